@@ -1,0 +1,35 @@
+/* log.c: diagnostics to stderr (see log.h). */
+#define _GNU_SOURCE
+#include "log.h"
+
+#include <stdarg.h>
+
+static enum log_level max_level = LOG_WARN;
+
+void log_set_level(enum log_level level) { max_level = level; }
+enum log_level log_get_level(void) { return max_level; }
+
+int log_full(enum log_level level, int err, const char *fmt, ...)
+{
+	static const char *const prefix[] = {
+		[LOG_ERR] = "error: ",
+		[LOG_WARN] = "warning: ",
+		[LOG_INFO] = "",
+		[LOG_DEBUG] = "debug: ",
+	};
+	int saved = errno;
+	va_list ap;
+
+	if (err < 0)
+		err = -err;
+	if (level <= max_level) {
+		fprintf(stderr, "cx5prof: %s", prefix[level]);
+		errno = err; /* for %m */
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	errno = saved;
+	return -err;
+}

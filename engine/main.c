@@ -1,0 +1,162 @@
+/* main.c: cx5prof's entry point: global options and the verb table.
+ *
+ * Owns: dispatch only. Adding a verb means one row in `verbs` and one
+ * verb_*.c file. */
+#define _GNU_SOURCE
+#include <getopt.h>
+
+#include "cli.h"
+#include "log.h"
+#include "output.h"
+#include "sysroot.h"
+#include "verbs.h"
+
+static int verb_help(struct cli *cli, int argc, char **argv);
+
+static const struct verb verbs[] = {
+	{ "help", verb_help, "[VERB]", "show the usage of cx5prof or of one verb", NULL },
+};
+
+enum { OPT_SYSROOT = 1000, OPT_DB, OPT_JSON, OPT_HELP, OPT_VERSION };
+
+static const struct option global_longopts[] = {
+	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+	{ "db", required_argument, NULL, OPT_DB },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ 0 },
+};
+
+const struct verb *cli_verb(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
+		if (streq(verbs[i].name, name))
+			return &verbs[i];
+	return NULL;
+}
+
+static void global_usage(FILE *f)
+{
+	fprintf(f, "Usage: cx5prof [--sysroot DIR] [--db PATH] [--json] [-v] VERB [ARGS]\n\n"
+		   "Make ConnectX-5 NICs reach full UDP throughput, and prove it.\n\nVerbs:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
+		fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(f, "\nGlobal options:\n"
+		   "  --sysroot DIR  read /proc and /sys under DIR (a copy of a host's files)\n"
+		   "  --db PATH      history database (default " CX5PROF_DEFAULT_DB ")\n"
+		   "  --json         machine-readable output on stdout\n"
+		   "  -v, --verbose  more diagnostics on stderr (twice: debug)\n"
+		   "  --version      print the version\n\n"
+		   "Run 'cx5prof VERB --help' for a verb's options; 'man 8 cx5prof' for everything.\n");
+}
+
+/* Suggest the closest verb for a typo (edit distance <= 2). */
+static const char *closest_verb(const char *s)
+{
+	const char *best = NULL;
+	size_t best_d = 3;
+
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
+		const char *t = verbs[i].name;
+		size_t n = strlen(s), m = strlen(t), prev[32], cur[32];
+
+		if (n >= 31 || m >= 31)
+			continue;
+		for (size_t j = 0; j <= m; j++)
+			prev[j] = j;
+		for (size_t a = 1; a <= n; a++) {
+			cur[0] = a;
+			for (size_t b = 1; b <= m; b++) {
+				size_t del = prev[b] + 1, ins = cur[b - 1] + 1, sub = prev[b - 1] + (s[a - 1] != t[b - 1]);
+				cur[b] = del < ins ? (del < sub ? del : sub) : (ins < sub ? ins : sub);
+			}
+			memcpy(prev, cur, sizeof(prev));
+		}
+		if (prev[m] < best_d) {
+			best_d = prev[m];
+			best = t;
+		}
+	}
+	return best;
+}
+
+static int verb_help(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_strv_free_ char **args = NULL;
+	const struct verb *verb;
+	int r;
+
+	r = cli_parse(cli, cli_verb("help"), argc, argv, NULL, NULL, &args);
+	if (r != 0)
+		return r < 0 ? EXIT_OK : r;
+	if (!args[0]) {
+		global_usage(stdout);
+		return EXIT_OK;
+	}
+	verb = cli_verb(args[0]);
+	if (!verb) {
+		log_error("help: unknown verb '%s'", args[0]);
+		return EXIT_USAGE;
+	}
+	cli_verb_usage(verb, stdout);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli = { .db_path = CX5PROF_DEFAULT_DB, .argv0 = argv[0] };
+	const struct verb *verb;
+	const char *env_db = getenv("CX5PROF_DB");
+	int c, r;
+
+	if (env_db && *env_db)
+		cli.db_path = env_db;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+vh", global_longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_SYSROOT:
+			cli.sysroot = optarg;
+			break;
+		case OPT_DB:
+			cli.db_path = optarg;
+			break;
+		case OPT_JSON:
+			cli.json = true;
+			break;
+		case 'v':
+			cli.verbose++;
+			break;
+		case 'h':
+			global_usage(stdout);
+			return EXIT_OK;
+		case OPT_VERSION:
+			printf("cx5prof %s\n", CX5PROF_VERSION);
+			return EXIT_OK;
+		default:
+			if (optopt && optopt < 256)
+				log_error("unknown option '-%c'", optopt);
+			else
+				log_error("unknown or incomplete option '%s'", argv[optind - 1]);
+			fprintf(stderr, "Usage: cx5prof [--sysroot DIR] [--db PATH] [--json] [-v] VERB [ARGS]\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		global_usage(stderr);
+		return EXIT_USAGE;
+	}
+	verb = cli_verb(argv[optind]);
+	if (!verb) {
+		const char *hint = closest_verb(argv[optind]);
+		if (hint)
+			log_error("unknown verb '%s' (did you mean '%s'?)", argv[optind], hint);
+		else
+			log_error("unknown verb '%s'", argv[optind]);
+		fprintf(stderr, "Run 'cx5prof --help' for the list of verbs.\n");
+		return EXIT_USAGE;
+	}
+	r = verb->run(&cli, argc - optind, argv + optind);
+	return r;
+}

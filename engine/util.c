@@ -1,0 +1,208 @@
+/* util.c: string, vector and number helpers (see util.h). */
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <time.h>
+
+void strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+char *strstrip_trailing(char *s)
+{
+	size_t n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+char *strprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return r < 0 ? NULL : s;
+}
+
+size_t strv_length(char *const *v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+int strv_push(char ***v, char *s)
+{
+	size_t n = strv_length(*v);
+	char **nv;
+
+	if (!s)
+		return -ENOMEM;
+	nv = realloc(*v, (n + 2) * sizeof(char *));
+	if (!nv) {
+		free(s);
+		return -ENOMEM;
+	}
+	nv[n] = s;
+	nv[n + 1] = NULL;
+	*v = nv;
+	return 0;
+}
+
+int strv_extend(char ***v, const char *s)
+{
+	return strv_push(v, strdup(s));
+}
+
+bool strv_contains(char *const *v, const char *s)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (streq(v[i], s))
+			return true;
+	return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strv_sort(char **v)
+{
+	qsort(v, strv_length(v), sizeof(char *), cmp_str);
+}
+
+int safe_atou64(const char *s, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int safe_atoi64(const char *s, int64_t *ret)
+{
+	char *end;
+	long long v;
+
+	if (!s || !(isdigit((unsigned char)s[0]) || (s[0] == '-' && isdigit((unsigned char)s[1]))))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int safe_atou32(const char *s, uint32_t *ret)
+{
+	uint64_t v;
+	int r = safe_atou64(s, &v);
+
+	if (r < 0)
+		return r;
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+int safe_atoi(const char *s, int *ret)
+{
+	int64_t v;
+	int r = safe_atoi64(s, &v);
+
+	if (r < 0)
+		return r;
+	if (v < INT32_MIN || v > INT32_MAX)
+		return -ERANGE;
+	*ret = (int)v;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t *ret)
+{
+	static const struct {
+		char suffix;
+		unsigned shift;
+	} units[] = { { 'K', 10 }, { 'M', 20 }, { 'G', 30 } };
+	_cleanup_free_ char *num = NULL;
+	size_t n;
+	uint64_t v;
+	int r;
+
+	if (!s || !*s)
+		return -EINVAL;
+	n = strlen(s);
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (toupper((unsigned char)s[n - 1]) != units[i].suffix)
+			continue;
+		num = strndup(s, n - 1);
+		if (!num)
+			return -ENOMEM;
+		r = safe_atou64(num, &v);
+		if (r < 0)
+			return r;
+		if (v > (UINT64_MAX >> units[i].shift))
+			return -ERANGE;
+		*ret = v << units[i].shift;
+		return 0;
+	}
+	r = safe_atou64(s, &v);
+	if (r < 0)
+		return r;
+	*ret = v;
+	return 0;
+}
+
+bool ifname_valid(const char *name)
+{
+	size_t n;
+
+	if (!name)
+		return false;
+	n = strlen(name);
+	if (n == 0 || n > 15)
+		return false;
+	if (streq(name, ".") || streq(name, ".."))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (c == '/' || c == ':' || isspace(c) || !isprint(c))
+			return false;
+	}
+	return true;
+}
+
+uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}

@@ -1,0 +1,97 @@
+/* util.h: small helpers shared by every engine module.
+ *
+ * Owns: resource-cleanup attributes (_cleanup_*), TAKE_PTR, string and
+ * number helpers. Must never: log, exit, or touch the host. Every function
+ * returns >= 0 on success and -errno on failure; ret_* outputs are written
+ * only on success. */
+#ifndef CX5_UTIL_H
+#define CX5_UTIL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _warn_unused_ __attribute__((warn_unused_result))
+
+static inline void freep(void *p) { free(*(void **)p); }
+static inline void fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+static inline void closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+void strv_free(char **v);
+static inline void strv_freep(char ***v) { strv_free(*v); }
+
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+#define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_strv_free_ _cleanup_(strv_freep)
+
+/* Hand ownership out of a _cleanup_ variable. */
+#define TAKE_PTR(p)                                                            \
+	({                                                                     \
+		__typeof__(p) _p_ = (p);                                       \
+		(p) = NULL;                                                    \
+		_p_;                                                           \
+	})
+#define TAKE_FD(fd)                                                            \
+	({                                                                     \
+		int _fd_ = (fd);                                               \
+		(fd) = -1;                                                     \
+		_fd_;                                                          \
+	})
+
+static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
+static inline bool streq_ptr(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+static inline const char *strna(const char *s) { return s ? s : "n/a"; }
+
+/* Remove trailing whitespace (newlines from sysfs) in place. */
+char *strstrip_trailing(char *s);
+
+/* asprintf that returns NULL on failure. */
+char *strprintf(const char *fmt, ...) _printf_(1, 2);
+
+/* NULL-terminated string vectors. */
+size_t strv_length(char *const *v);
+int strv_push(char ***v, char *s); /* takes ownership of s, even on failure */
+int strv_extend(char ***v, const char *s);
+bool strv_contains(char *const *v, const char *s);
+void strv_sort(char **v);
+
+/* Strict decimal parsing: whole string, no sign for unsigned, no overflow. */
+int safe_atou64(const char *s, uint64_t *ret);
+int safe_atoi64(const char *s, int64_t *ret);
+int safe_atou32(const char *s, uint32_t *ret);
+int safe_atoi(const char *s, int *ret);
+
+/* Sizes with binary suffixes K, M, G (1024-based, as netperf -s): "4M". */
+int parse_size(const char *s, uint64_t *ret);
+
+/* Interface names: 1..15 bytes, no '/', no whitespace, not "." or "..".
+ * Checked before a name becomes part of a path. */
+bool ifname_valid(const char *name);
+
+/* Monotonic clock in microseconds. */
+uint64_t now_usec(void);
+
+#endif
