@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# demo.sh: the main job end to end in the lab (`make demo`, as root).
+#
+# Brings up a private lab (contrib/lab/lab.sh, its own namespace prefix),
+# copies the cx5-2port fixture to a temporary sysroot, and runs cx5prof inside
+# the lab's host namespace against it: real veth links from the kernel,
+# ConnectX-5 facts from the sysroot. Everything is removed by the EXIT trap,
+# also after a failure or Ctrl-C. Never touches anything outside the lab's
+# namespaces and the temporary directory.
+#
+# Adding a step (plan, apply, verify, history, rollback): append a block in
+# the "Steps" section below: `step "N. title"`, then `require_verb VERB` and
+# `cx5 VERB ARGS...`. Keep steps in the order an operator would run them.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+CX5PROF=${CX5PROF:-$TOP/cx5prof}
+LAB=$TOP/contrib/lab/lab.sh
+FIXTURE=$TOP/tests/fixtures/sysroot/cx5-2port
+export CX5LAB_PREFIX=${CX5LAB_PREFIX:-cx5demo$$}
+HOST_NS=$CX5LAB_PREFIX-host
+WORK=""
+
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	echo
+	echo "==> cleanup"
+	"$LAB" down || rc=1
+	[ -n "$WORK" ] && rm -rf "$WORK"
+	exit "$rc"
+}
+
+step() { printf '\n==> %s\n' "$*"; }
+
+# Fail the demo with a clear message when a verb it needs is not built yet.
+require_verb() {
+	if ! "$CX5PROF" help "$1" >/dev/null 2>&1; then
+		echo "demo: cx5prof has no '$1' verb yet ('cx5prof help $1' failed): the demo cannot continue" >&2
+		exit 1
+	fi
+}
+
+# cx5prof inside the lab's host namespace, reading the demo sysroot.
+cx5() {
+	echo "+ ip netns exec $HOST_NS cx5prof --sysroot \$SYSROOT $*"
+	ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SYSROOT" "$@"
+}
+
+[ "$(id -u)" = 0 ] || { echo "demo: run as root (it creates network namespaces)" >&2; exit 77; }
+[ -x "$CX5PROF" ] || { echo "demo: $CX5PROF not found: run 'make' first" >&2; exit 1; }
+
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cx5demo.XXXXXX")
+SYSROOT=$WORK/sysroot
+
+# ---------------------------------------------------------------- Steps ----
+
+step "1. lab: namespaces $HOST_NS and $CX5LAB_PREFIX-peer, veth ens1f0/ens1f1"
+"$LAB" up
+
+step "2. sysroot: a private copy of tests/fixtures/sysroot/cx5-2port"
+mkdir -p "$SYSROOT"
+cp -a "$FIXTURE/." "$SYSROOT/"
+echo "SYSROOT=$SYSROOT"
+
+step "3. show: the observed state (links from the kernel, NIC facts from the sysroot)"
+require_verb show
+cx5 show
+
+# Next steps go here (plan, apply, verify, history, rollback).
+
+step "done"
