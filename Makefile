@@ -6,13 +6,21 @@ BIN       ?= cx5prof
 PKGS      := yaml-0.1 libnl-route-3.0 libcurl sqlite3 json-c
 CC        ?= cc
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libcurl is loaded with dlopen() when the mirror first needs it
+# (engine/curl_dl.h): its headers are used, it is not linked.
+PKG_LIBS   = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null)
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
              -Wmissing-prototypes -Wstrict-prototypes -fno-strict-aliasing -D_FILE_OFFSET_BITS=64
 CPPFLAGS  += -Iengine $(PKG_CFLAGS)
 LDLIBS    += $(PKG_LIBS) -lm -lpthread
 FUZZ_SECONDS ?= 20
+# Where `make install` puts the boot-time unit, the udev rule and the
+# completion (searched by systemd, udev and bash-completion under /usr/local
+# too; PREFIX=/usr for a package).
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+UDEVRULESDIR   ?= $(PREFIX)/lib/udev/rules.d
+BASHCOMPDIR    ?= $(PREFIX)/share/bash-completion/completions
 
 ENGINE_SRC := $(filter-out engine/main.c,$(wildcard engine/*.c))
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILDDIR)/%.o)
@@ -21,6 +29,7 @@ UNIT_BIN   := $(UNIT_SRC:%.c=$(BUILDDIR)/%)
 INTEG      := $(sort $(wildcard tests/integration/*.t))
 
 .PHONY: all check units run-tests asan install uninstall demo clean deps bench format
+.PHONY: fuzz fuzz-build fuzz-short fuzz-replay
 
 all: $(BIN)
 
@@ -47,12 +56,13 @@ deps:
 check: deps
 	@$(MAKE) --no-print-directory all units
 	@$(MAKE) --no-print-directory run-tests
+	@$(MAKE) --no-print-directory fuzz-short
 
 units: $(UNIT_BIN)
 
 run-tests:
 	CX5PROF=$(abspath $(BIN)) CMOCKA_MESSAGE_OUTPUT=TAP \
-		prove --merge --timer -e '' $(UNIT_BIN) :: 
+		prove --merge --timer -e "" $(UNIT_BIN)
 	CX5PROF=$(abspath $(BIN)) prove --merge --timer $(INTEG)
 
 # The whole suite under AddressSanitizer and UBSan, in its own build tree.
@@ -61,20 +71,72 @@ asan: deps
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" all units run-tests
 
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c, see tests/fuzz/README.md): the
+# engine rebuilt with clang, coverage and ASan/UBSan in build/fuzz.
+# `make fuzz FUZZ_SECONDS=N` fuzzes each harness N seconds (FUZZ_JOBS at a
+# time); `check` runs fuzz-short: replay every seed and regression input,
+# then FUZZ_SHORT_SECONDS per harness.
+FUZZ_CC      ?= clang
+FUZZ_JOBS    ?= 2
+FUZZ_SHORT_SECONDS ?= 10
+FUZZ_DIR     := build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) $(filter -W% -std=% -D% -fno-strict-aliasing,$(CFLAGS)) \
+                -Wno-gnu-variable-sized-type-not-at-end
+FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_DIR)/%)
+FUZZ_ENGINE_OBJ := $(ENGINE_SRC:%.c=$(FUZZ_DIR)/%.o)
+
+$(FUZZ_DIR)/engine/%.o: engine/%.c $(wildcard engine/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/libcx5.a: $(FUZZ_ENGINE_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_DIR)/libcx5.a
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -DFUZZ_PARENTS_DIR='"$(abspath tests/fuzz/parents)"' \
+		-fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libcx5.a $(LDLIBS)
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz-replay: fuzz-build
+	FUZZ_BUILD=$(abspath $(FUZZ_DIR)) FUZZ_JOBS=$(FUZZ_JOBS) tests/fuzz/run.sh replay
+
+fuzz: fuzz-replay
+	FUZZ_BUILD=$(abspath $(FUZZ_DIR)) FUZZ_JOBS=$(FUZZ_JOBS) tests/fuzz/run.sh fuzz $(FUZZ_SECONDS)
+
+fuzz-short: fuzz-replay
+	FUZZ_BUILD=$(abspath $(FUZZ_DIR)) FUZZ_JOBS=$(FUZZ_JOBS) tests/fuzz/run.sh fuzz $(FUZZ_SHORT_SECONDS)
+
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/sbin/cx5prof
 	install -D -m 0644 contrib/man/cx5prof.8 $(DESTDIR)$(PREFIX)/share/man/man8/cx5prof.8
 	install -d $(DESTDIR)$(PREFIX)/share/cx5prof/profiles $(DESTDIR)$(PREFIX)/share/cx5prof/schemas
 	install -m 0644 profiles/*.yaml $(DESTDIR)$(PREFIX)/share/cx5prof/profiles/
 	install -m 0644 schemas/*.json $(DESTDIR)$(PREFIX)/share/cx5prof/schemas/
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(BASHCOMPDIR)
+	sed 's|/usr/local/sbin/cx5prof|$(PREFIX)/sbin/cx5prof|' contrib/systemd/cx5prof-apply@.service \
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/cx5prof-apply@.service
+	install -m 0644 contrib/systemd/cx5prof-reapply.service $(DESTDIR)$(SYSTEMDUNITDIR)/
+	install -m 0644 contrib/udev/90-cx5prof.rules $(DESTDIR)$(UDEVRULESDIR)/
+	install -m 0644 contrib/completion/cx5prof.bash $(DESTDIR)$(BASHCOMPDIR)/cx5prof
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/sbin/cx5prof $(DESTDIR)$(PREFIX)/share/man/man8/cx5prof.8
 	rm -rf $(DESTDIR)$(PREFIX)/share/cx5prof
+	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/cx5prof-apply@.service $(DESTDIR)$(SYSTEMDUNITDIR)/cx5prof-reapply.service \
+		$(DESTDIR)$(UDEVRULESDIR)/90-cx5prof.rules $(DESTDIR)$(BASHCOMPDIR)/cx5prof
 
 # The main job, end to end, on the built-in lab (two namespaces, veth).
 demo: deps all
 	@./contrib/lab/demo.sh
+
+# Performance benchmarks: every tests/bench/*.sh and *.py, each printing its
+# table (README sections quote them). Each script skips itself when it cannot run.
+bench: all
+	@for s in $(sort $(wildcard tests/bench/*.sh tests/bench/*.py)); do echo "== $$s"; CX5PROF=$(abspath $(BIN)) $$s || exit 1; done
 
 format:
 	clang-format -i engine/*.c engine/*.h tests/unit/*.c

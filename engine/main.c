@@ -15,6 +15,21 @@ static int verb_help(struct cli *cli, int argc, char **argv);
 
 static const struct verb verbs[] = {
 	{ "help", verb_help, "[VERB]", "show the usage of cx5prof or of one verb", NULL },
+	{ "show", verb_show, "[IFACE...]", "print the observed state of the NICs and the host", NULL },
+	{ "validate", verb_validate, "FILE...", "check profiles (syntax, keys, ranges, extends) without touching anything", NULL },
+	{ "plan", verb_plan, "PROFILE", "show every change a profile would make, in order, with preconditions checked", NULL },
+	{ "apply", verb_apply, "PROFILE", "apply a profile as one transaction; undone on any failure", apply_options },
+	{ "rollback", verb_rollback, "[TXN]", "restore the state before the last (or the given) transaction", rollback_options },
+	{ "commit", verb_commit, "", "keep a transaction applied with --confirm", NULL },
+	{ "verify", verb_verify, "[PROFILE]", "check the host against a profile (default: the last applied) and benchmark it", verify_cli_options },
+	{ "doctor", verb_doctor, "[PROFILE]", "check the NIC, the host and the path to the peer before benchmarking", doctor_cli_options },
+	{ "serve", verb_serve, "", "receive the built-in UDP benchmark (the peer of `bench`)", serve_options },
+	{ "bench", verb_bench, "", "run the built-in UDP stream benchmark against `serve`", bench_options },
+	{ "history", verb_history, "[show RUN]", "list transactions and runs, newest first; or everything about one run", history_options },
+	{ "compare", verb_compare, "RUN RUN [RUN...]", "side-by-side table of what differed between runs, with result deltas", NULL },
+	{ "export", verb_export, "RUN --dir DIR", "write a self-contained bundle to reproduce one run", export_options },
+	{ "mirror", verb_mirror, "", "send pending history records to the TaoToken mirror", mirror_verb_options },
+	{ "analyze", verb_analyze, "RUN", "ask the model whether the sender or the receiver limited a run", analyze_options },
 };
 
 enum { OPT_SYSROOT = 1000, OPT_DB, OPT_JSON, OPT_HELP, OPT_VERSION };

@@ -4,5 +4,33 @@
 
 #include "cli.h"
 
+int verb_show(struct cli *cli, int argc, char **argv);
+int verb_validate(struct cli *cli, int argc, char **argv);
+int verb_serve(struct cli *cli, int argc, char **argv);
+int verb_bench(struct cli *cli, int argc, char **argv);
+extern const struct cli_option serve_options[];
+extern const struct cli_option bench_options[];
+
+int verb_history(struct cli *cli, int argc, char **argv);
+int verb_compare(struct cli *cli, int argc, char **argv);
+int verb_export(struct cli *cli, int argc, char **argv);
+int verb_mirror(struct cli *cli, int argc, char **argv);
+int verb_analyze(struct cli *cli, int argc, char **argv);
+extern const struct cli_option history_options[];
+extern const struct cli_option export_options[];
+extern const struct cli_option mirror_verb_options[];
+extern const struct cli_option analyze_options[];
+
+int verb_plan(struct cli *cli, int argc, char **argv);
+int verb_apply(struct cli *cli, int argc, char **argv);
+int verb_rollback(struct cli *cli, int argc, char **argv);
+int verb_commit(struct cli *cli, int argc, char **argv);
+extern const struct cli_option apply_options[];
+extern const struct cli_option rollback_options[];
+
+int verb_verify(struct cli *cli, int argc, char **argv);
+int verb_doctor(struct cli *cli, int argc, char **argv);
+extern const struct cli_option verify_cli_options[];
+extern const struct cli_option doctor_cli_options[];
 
 #endif

@@ -71,6 +71,42 @@ step "3. show: the observed state (links from the kernel, NIC facts from the sys
 require_verb show
 cx5 show
 
-# Next steps go here (plan, apply, verify, history, rollback).
+PROFILE=$TOP/contrib/lab/demo-profile.yaml
+export CX5PROF_DB=$WORK/history.db
+PEER_NS=$CX5LAB_PREFIX-peer
+
+# Exit code 2 of plan and apply --check means "changes pending", not failure.
+pending_ok() { local rc=0; "$@" || rc=$?; [ "$rc" -eq 0 ] || [ "$rc" -eq 2 ]; }
+
+step "4. validate: the demo profile (extends profiles/lab-udp.yaml)"
+require_verb validate
+"$CX5PROF" validate "$PROFILE"
+
+step "5. plan: every change, in apply order (exit 2: changes pending)"
+require_verb plan
+pending_ok cx5 plan "$PROFILE"
+
+step "6. apply: one transaction, undo log first (history in \$CX5PROF_DB)"
+require_verb apply
+cx5 apply "$PROFILE"
+
+step "7. verify: state, then iperf3 across the veth pair (server in $PEER_NS)"
+require_verb verify
+# Jumbo frames need both ends: the peer host runs the same MTU.
+echo "+ ip -n $PEER_NS link set peer0 mtu 9000"
+ip -n "$PEER_NS" link set peer0 mtu 9000
+ip netns exec "$PEER_NS" timeout 30 iperf3 -s -1 -B 198.18.0.2 >/dev/null 2>&1 &
+sleep 0.5
+cx5 verify
+
+step "8. history: the transaction and the run"
+require_verb history
+cx5 history
+
+step "9. rollback: the host back as it was"
+require_verb rollback
+cx5 rollback
+pending_ok cx5 plan "$PROFILE" >/dev/null
+echo "plan after rollback: changes pending again, as before step 6"
 
 step "done"

@@ -1,0 +1,356 @@
+#!/usr/bin/python3
+# cx5prof Ansible module: drives the cx5prof binary on the managed host
+# through its --json contract (schemas/plan.schema.json,
+# schemas/verify.schema.json) and its exit codes (README "Exit codes").
+#
+# Owns: the mapping of Ansible's desired state, check mode and diff mode onto
+# cx5prof verbs, and of their outcome onto changed/failed. Must never: change
+# the host itself (only cx5prof does), or parse cx5prof's human output.
+# SPDX-License-Identifier: MIT
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: cx5prof
+short_description: Apply, verify, commit or roll back a cx5prof NIC profile
+description:
+  - Runs the C(cx5prof) binary on the managed host with C(--json) and maps
+    its result onto Ansible. C(cx5prof) makes Mellanox ConnectX-5 NICs reach
+    full UDP throughput; it applies a YAML profile as one transaction with an
+    undo log, verifies it with a benchmark, and rolls back.
+  - I(state=applied) runs C(cx5prof apply PROFILE) (C(plan PROFILE) in check
+    mode). C(changed) is what cx5prof reports, false when the host is already
+    in the profile's state.
+  - I(state=verified) runs C(cx5prof verify [PROFILE]) and fails on drift
+    (exit 3) or a failed threshold (exit 4); the figures are returned either
+    way. It never changes the host, so C(changed) is always false.
+  - I(state=rolled_back) runs C(cx5prof rollback [TXN]).
+  - I(state=committed) runs C(cx5prof commit), which keeps a transaction applied
+    with I(confirm_timeout).
+version_added: "0.1.0"
+author: cx5prof authors
+options:
+  state:
+    description: What the host should be.
+    type: str
+    choices: [applied, verified, rolled_back, committed]
+    default: applied
+  profile:
+    description:
+      - Path of the profile on the managed host (absolute, or relative to
+        the module's working directory). Required for I(state=applied);
+        I(state=verified) without it checks the last applied profile.
+    type: path
+  confirm_timeout:
+    description:
+      - With I(state=applied), C(apply --confirm SECONDS) - a detached
+        watchdog rolls the change back unless I(state=committed) follows in
+        time (use it when a change could cut the controller off the host).
+    type: int
+  no_bench:
+    description: With I(state=verified), check the state only (C(verify --no-bench)).
+    type: bool
+    default: false
+  txn:
+    description: With I(state=rolled_back), the transaction to roll back (default the last apply).
+    type: int
+  binary:
+    description: The cx5prof binary (a name looked up in PATH, or a path).
+    type: str
+    default: cx5prof
+  sysroot:
+    description: C(--sysroot DIR) - read /proc and /sys under DIR (labs and tests).
+    type: path
+  db:
+    description: C(--db PATH) - the history database (default the binary's, /var/lib/cx5prof/history.db).
+    type: path
+notes:
+  - Supports check mode (I(state=applied) runs C(plan); the other states
+    report what they would do and change nothing) and diff mode
+    (C(diff.before)/C(diff.after) are the plan's object -> key -> value maps).
+  - Needs root on the managed host (C(become)), like cx5prof itself.
+"""
+
+EXAMPLES = r"""
+- name: Apply the UDP profile, rolled back unless committed within 5 minutes
+  cx5prof.fleet.cx5prof:
+    state: applied
+    profile: /etc/cx5prof/profiles/udp-jumbo.yaml
+    confirm_timeout: 300
+  register: cx5_apply
+
+- name: Verify against the profile's peer
+  cx5prof.fleet.cx5prof:
+    state: verified
+    profile: /etc/cx5prof/profiles/udp-jumbo.yaml
+  register: cx5_verify
+
+- name: Keep it
+  cx5prof.fleet.cx5prof:
+    state: committed
+  when: cx5_apply is changed
+
+- name: Undo exactly that transaction
+  cx5prof.fleet.cx5prof:
+    state: rolled_back
+    txn: "{{ cx5_apply.txn }}"
+"""
+
+RETURN = r"""
+exit_code:
+  description:
+    - cx5prof's exit code (README "Exit codes"). Not called C(rc), since
+      Ansible fails every result with a non-zero C(rc), and C(plan) says
+      "changes pending" with 2.
+  returned: always
+  type: int
+msg:
+  description: cx5prof's one-line summary, or its error messages on failure.
+  returned: always
+  type: str
+changes:
+  description: Every change (plan/apply, in apply order) or restore (rollback), as in schemas/plan.schema.json.
+  returned: state is applied or rolled_back
+  type: list
+txn:
+  description: The transaction applied, committed or rolled back.
+  returned: when cx5prof reports one
+  type: int
+pending_confirm:
+  description: The apply waits for I(state=committed) before its confirm timeout.
+  returned: state is applied
+  type: bool
+problems:
+  description: Why the profile cannot be applied (nothing was changed).
+  returned: when there are any
+  type: list
+result:
+  description: verify's verdict, pass, drift, fail or error.
+  returned: state is verified
+  type: str
+throughput_mbps:
+  description: Receive throughput of the benchmark, 10^6 bit/s (null when not measured).
+  returned: state is verified
+  type: float
+send_mbps:
+  description: Send throughput of the benchmark, 10^6 bit/s.
+  returned: state is verified
+  type: float
+loss_percent:
+  description: Datagrams lost, percent.
+  returned: state is verified
+  type: float
+run_id:
+  description: The verification run in the history (cx5prof history show RUN).
+  returned: state is verified
+  type: int
+verify:
+  description: The whole C(verify --json) document (schemas/verify.schema.json).
+  returned: state is verified
+  type: dict
+"""
+
+import json
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+# README "Exit codes" (engine/exitcode.h): never renumbered.
+EXIT_OK = 0
+EXIT_CHANGES = 2
+EXIT_DRIFT = 3
+EXIT_BENCH_FAIL = 4
+ERROR_PREFIX = "cx5prof: error: "
+
+
+class Cx5prof(object):
+    def __init__(self, module):
+        self.module = module
+        p = module.params
+        binary = p["binary"]
+        if os.sep not in binary:
+            binary = module.get_bin_path(binary, required=True)
+        self.base = [binary]
+        if p["sysroot"]:
+            self.base += ["--sysroot", p["sysroot"]]
+        if p["db"]:
+            self.base += ["--db", p["db"]]
+        self.base.append("--json")
+
+    def run(self, *args):
+        """Run one verb; returns (rc, document or {}, stderr)."""
+        cmd = self.base + list(args)
+        rc, out, err = self.module.run_command(cmd, check_rc=False)
+        doc = {}
+        if out.strip():
+            try:
+                doc = json.loads(out)
+            except ValueError:
+                self.module.fail_json(msg="cx5prof printed something that is not JSON", exit_code=rc, cmd=cmd,
+                                      stdout=out, stderr=err)
+        return rc, doc, err, cmd
+
+    def fail(self, rc, doc, err, cmd, **extra):
+        """Fail with the engine's own words: its error lines, else its msg."""
+        errors = [l[len(ERROR_PREFIX):] if l.startswith(ERROR_PREFIX) else l
+                  for l in err.splitlines() if l.startswith(ERROR_PREFIX)]
+        msg = "; ".join(errors) or doc.get("msg") or "cx5prof exited with %d" % rc
+        result = dict(exit_code=rc, cmd=cmd, stderr=err, changed=bool(doc.get("changed")) and rc == EXIT_OK)
+        for k in ("changes", "problems", "txn"):
+            if k in doc:
+                result[k] = doc[k]
+        result.update(extra)
+        self.module.fail_json(msg=msg, **result)
+
+
+def plan_result(module, rc, doc, changed):
+    for w in doc.get("warnings", []):
+        module.warn(w)
+    result = dict(changed=changed, exit_code=rc, msg=doc.get("msg", ""), changes=doc.get("changes", []))
+    if doc.get("problems"):
+        result["problems"] = doc["problems"]
+    if module._diff and "diff" in doc:
+        result["diff"] = dict(before=doc["diff"]["before"], after=doc["diff"]["after"])
+    return result
+
+
+def do_applied(module, cx):
+    p = module.params
+    if not p["profile"]:
+        module.fail_json(msg="state=applied needs profile")
+    if module.check_mode:
+        rc, doc, err, cmd = cx.run("plan", p["profile"])
+        if rc not in (EXIT_OK, EXIT_CHANGES):
+            cx.fail(rc, doc, err, cmd)
+        result = plan_result(module, rc, doc, rc == EXIT_CHANGES)
+        result["pending_confirm"] = False
+        return result
+    args = ["apply", p["profile"]]
+    if p["confirm_timeout"]:
+        args += ["--confirm", str(p["confirm_timeout"])]
+    rc, doc, err, cmd = cx.run(*args)
+    if rc != EXIT_OK or doc.get("failed"):
+        cx.fail(rc, doc, err, cmd)
+    changed = bool(doc.get("changed"))
+    result = plan_result(module, rc, doc, changed)
+    if "txn" in doc:
+        result["txn"] = doc["txn"]
+    result["pending_confirm"] = changed and bool(p["confirm_timeout"])
+    return result
+
+
+def verify_figures(doc):
+    b = doc.get("benchmark") or {}
+    return dict(
+        result=doc.get("result"),
+        run_id=doc.get("run_id"),
+        throughput_mbps=b.get("recv_mbps"),
+        send_mbps=b.get("send_mbps"),
+        loss_percent=b.get("loss_percent"),
+        runner=b.get("runner"),
+        drifts=(doc.get("state") or {}).get("drifts", []),
+        thresholds=doc.get("thresholds", []),
+        verify=doc,
+    )
+
+
+def do_verified(module, cx):
+    p = module.params
+    args = ["verify"]
+    if p["profile"]:
+        args.append(p["profile"])
+    if p["no_bench"]:
+        args.append("--no-bench")
+    rc, doc, err, cmd = cx.run(*args)
+    figures = verify_figures(doc)
+    if rc != EXIT_OK:
+        if rc == EXIT_BENCH_FAIL and not err.strip():
+            failed = [t for t in doc.get("thresholds", []) if t.get("status") == "fail"]
+            err = "".join("%s%s %s %s %s %s (measured %s)\n" % (
+                ERROR_PREFIX, t["label"], "below" if t["op"] == ">=" else "above",
+                t["op"], t["limit"], t["unit"], t["value"]) for t in failed)
+        cx.fail(rc, doc, err, cmd, **figures)
+    figures.update(changed=False, exit_code=rc, msg="verify: %s" % doc.get("result", "pass"))
+    return figures
+
+
+def do_rolled_back(module, cx):
+    p = module.params
+    if module.check_mode:
+        return preview_from_history(cx, p["txn"], ("committed", "pending_confirm", "open", "rollback_failed"),
+                                    "rolled back")
+    args = ["rollback"]
+    if p["txn"]:
+        args.append(str(p["txn"]))
+    rc, doc, err, cmd = cx.run(*args)
+    if rc != EXIT_OK:
+        cx.fail(rc, doc, err, cmd)
+    result = dict(changed=bool(doc.get("changed")), exit_code=rc, msg=doc.get("msg", ""), changes=doc.get("changes", []))
+    if "txn" in doc:
+        result["txn"] = doc["txn"]
+    return result
+
+
+def do_committed(module, cx):
+    if module.check_mode:
+        return preview_from_history(cx, None, ("pending_confirm",), "committed")
+    rc, doc, err, cmd = cx.run("commit")
+    if rc != EXIT_OK:
+        cx.fail(rc, doc, err, cmd)
+    result = dict(changed=bool(doc.get("changed")), exit_code=rc, msg=doc.get("msg", ""))
+    if "txn" in doc:
+        result["txn"] = doc["txn"]
+    return result
+
+
+def preview_from_history(cx, txn, statuses, verb):
+    """Check mode for rollback/commit: read the history, change nothing."""
+    rc, doc, err, cmd = cx.run("history", "--limit", "0")
+    if rc == 66:  # no history database yet: nothing was ever applied
+        return dict(changed=False, exit_code=0, msg="nothing would be %s (no history yet)" % verb)
+    if rc != EXIT_OK:
+        cx.fail(rc, doc, err, cmd)
+    applies = [e for e in doc.get("history", []) if e.get("type") == "transaction" and e.get("kind") == "apply"]
+    if txn:
+        applies = [e for e in applies if e.get("id") == txn]
+    target = applies[0] if applies else None
+    if target and target.get("status") in statuses:
+        return dict(changed=True, exit_code=0, txn=target["id"], msg="transaction %d would be %s" % (target["id"], verb))
+    return dict(changed=False, exit_code=0, msg="nothing would be %s" % verb)
+
+
+STATES = {
+    "applied": do_applied,
+    "verified": do_verified,
+    "rolled_back": do_rolled_back,
+    "committed": do_committed,
+}
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            state=dict(type="str", default="applied", choices=list(STATES)),
+            profile=dict(type="path"),
+            confirm_timeout=dict(type="int"),
+            no_bench=dict(type="bool", default=False),
+            txn=dict(type="int"),
+            binary=dict(type="str", default="cx5prof"),
+            sysroot=dict(type="path"),
+            db=dict(type="path"),
+        ),
+        required_if=[("state", "applied", ("profile",))],
+        supports_check_mode=True,
+    )
+    p = module.params
+    if p["confirm_timeout"] is not None and (p["state"] != "applied" or p["confirm_timeout"] <= 0):
+        module.fail_json(msg="confirm_timeout is a positive number of seconds, with state=applied only")
+    cx = Cx5prof(module)
+    module.exit_json(**STATES[p["state"]](module, cx))
+
+
+if __name__ == "__main__":
+    main()

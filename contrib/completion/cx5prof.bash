@@ -1,0 +1,113 @@
+# bash completion for cx5prof (installed as
+# $(PREFIX)/share/bash-completion/completions/cx5prof by `make install`).
+#
+# Verbs and options are read from cx5prof's own --help output, so the
+# completion never drifts from the binary. Profiles complete as *.yaml/*.yml
+# files (and directories), interface names from /sys/class/net, or from
+# DIR/sys/class/net when the command line has --sysroot DIR. Transactions
+# and runs are free text.
+
+_cx5prof_verbs()
+{
+	"${1:-cx5prof}" --help 2>/dev/null | awk '/^Verbs:/ {v=1; next} /^$/ {v=0} v && NF {print $1}'
+}
+
+_cx5prof_options()
+{
+	# $1 binary, $2 verb (empty: global options); only the option lines
+	# of the help, not options named in descriptions
+	if [ -n "$2" ]; then
+		"$1" "$2" --help 2>/dev/null
+	else
+		"$1" --help 2>/dev/null
+	fi | grep -E -- '^ +(-[a-zA-Z], )?--[a-z]' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
+}
+
+_cx5prof_ifnames()
+{
+	# $1 sysroot (may be empty)
+	local d=${1:+$1/}sys/class/net
+	[ -n "$1" ] || d=/sys/class/net
+	ls "$d" 2>/dev/null
+}
+
+_cx5prof_profiles()
+{
+	compopt -o filenames 2>/dev/null
+	# two patterns rather than one extglob: works without `shopt -s extglob`
+	COMPREPLY=($(compgen -f -X '!*.yaml' -- "$1") $(compgen -f -X '!*.yml' -- "$1") $(compgen -d -- "$1"))
+}
+
+_cx5prof()
+{
+	local cur prev bin verb sysroot="" i nargs=0
+	COMPREPLY=()
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+	bin=${COMP_WORDS[0]}
+
+	case $prev in
+	--sysroot|--dir)
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return
+		;;
+	--db|--peer-state|--config)
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
+	--profile)
+		_cx5prof_profiles "$cur"
+		return
+		;;
+	--format)
+		COMPREPLY=($(compgen -W "text prometheus" -- "$cur"))
+		return
+		;;
+	--confirm|--limit|--timeout|--port|--bind|--peer|--duration|--streams|--message-size)
+		return # a value the user types
+		;;
+	esac
+
+	# The verb is the first word that is neither an option nor an option's value.
+	verb=
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		--sysroot) ((i++)); sysroot=${COMP_WORDS[i]} ;;
+		--db) ((i++)) ;;
+		-*) ;;
+		*)
+			if [ -z "$verb" ]; then
+				verb=${COMP_WORDS[i]}
+			else
+				nargs=$((nargs + 1))
+			fi
+			;;
+		esac
+	done
+
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$(_cx5prof_options "$bin" "$verb")" -- "$cur"))
+		return
+	fi
+	if [ -z "$verb" ]; then
+		COMPREPLY=($(compgen -W "$(_cx5prof_verbs "$bin")" -- "$cur"))
+		return
+	fi
+	case $verb in
+	show)
+		COMPREPLY=($(compgen -W "$(_cx5prof_ifnames "$sysroot")" -- "$cur"))
+		;;
+	validate|plan|apply|verify|doctor)
+		_cx5prof_profiles "$cur"
+		;;
+	history)
+		[ "$nargs" = 0 ] && COMPREPLY=($(compgen -W "show" -- "$cur"))
+		;;
+	help)
+		COMPREPLY=($(compgen -W "$(_cx5prof_verbs "$bin")" -- "$cur"))
+		;;
+	esac
+}
+complete -F _cx5prof cx5prof

@@ -1,0 +1,342 @@
+/* apply.c: the transaction engine (see apply.h).
+ *
+ * Owns: the apply step loop, undo in reverse, rollback from the undo log,
+ * signal handling during a transaction, the --confirm watchdog process and
+ * the failpoints. Every change goes through its row in the change-kind
+ * table (plan.h). Must never: change the host before the undo log is
+ * durable; stop undoing at the first undo failure (restore all it can). */
+#define _GNU_SOURCE
+#include "apply.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "lock.h"
+#include "log.h"
+#include "plan.h"
+
+#define WATCHDOG_POLL_MS      100
+#define WATCHDOG_LOCK_WAIT_MS 30000
+
+static volatile sig_atomic_t interrupted_by;
+
+static void on_signal(int sig)
+{
+	interrupted_by = sig;
+}
+
+void apply_signals_install(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+bool failpoint(const char *name, int k)
+{
+	const char *env = getenv("CX5PROF_FAILPOINT");
+	_cleanup_free_ char *want = strprintf("%s:%d", name, k);
+	size_t n;
+
+	if (!env || !want)
+		return false;
+	n = strlen(want);
+	for (const char *p = env; (p = strstr(p, want)); p += n)
+		if ((p == env || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
+}
+
+static void failpoint_pause(const char *name, int k)
+{
+	if (!failpoint(name, k))
+		return;
+	fprintf(stderr, "cx5prof: failpoint: %s: paused before step %d (pid %d)\n", name, k, (int)getpid());
+	for (;;)
+		pause();
+}
+
+void apply_outcome_done(struct apply_outcome *o)
+{
+	free(o->failure);
+	strv_free(o->left);
+	*o = (struct apply_outcome){0};
+}
+
+/* "ens1f0 mtu 1500 -> 9000: Invalid argument (kernel: mtu greater than
+ * device maximum)" */
+static char *describe_failure(const struct change_record *c, const char *from, const char *to, int r,
+			      const char *kmsg)
+{
+	_cleanup_free_ char *f = change_value_human(c->kind, from, to);
+	_cleanup_free_ char *t = change_value_human(c->kind, to, from);
+
+	return strprintf("%s %s %s -> %s: %s%s%s%s", c->object, c->key, f ? f : strna(from), t ? t : strna(to),
+			 r == -EIO ? "read back differs or write failed (EIO)" : strerror(-r),
+			 kmsg ? " (kernel: " : "", kmsg ? kmsg : "", kmsg ? ")" : "");
+}
+
+/* Write one value through the change's kind, then verify it. */
+static int change_write(const struct change_record *c, const char *value, bool undo, char **kmsg)
+{
+	const struct change_kind *k = change_kind_find(c->kind);
+	int r;
+
+	if (!k)
+		return -EPROTO; /* an undo log from a newer cx5prof */
+	r = undo ? k->undo(k, c->object, c->key, value, kmsg) : k->write(c->object, c->key, value, kmsg);
+	if (r < 0)
+		return r;
+	return k->verify(k, c->object, c->key, value);
+}
+
+/* Undo steps idx..0 (reverse); each restore is idempotent. The failed
+ * step is restored too (it may have half-landed) but keeps its 'failed'
+ * mark and error in the history. */
+static int undo_from(struct history *h, const struct change_record *c, size_t idx_plus1,
+		     struct apply_outcome *o)
+{
+	int ret = 0;
+
+	for (size_t i = idx_plus1; i-- > 0;) {
+		_cleanup_free_ char *kmsg = NULL, *why = NULL;
+		int r = failpoint("undo-step", c[i].seq) ? -EIO
+							 : change_write(&c[i], c[i].old_value, true, &kmsg);
+
+		if (r >= 0) {
+			if (c[i].seq != o->failed_seq)
+				(void)history_change_set_state(h, c[i].txn, c[i].seq, CHANGE_UNDONE, NULL);
+			continue;
+		}
+		why = describe_failure(&c[i], c[i].new_value, c[i].old_value, r, kmsg);
+		log_debug("undo failed: %s", strna(why));
+		(void)history_change_set_state(h, c[i].txn, c[i].seq, CHANGE_FAILED, why);
+		if (strv_push(&o->left, TAKE_PTR(why)) < 0)
+			return -ENOMEM;
+		ret = -ENOTRECOVERABLE;
+	}
+	return ret;
+}
+
+static int apply_step(struct history *h, const struct change_record *c, struct apply_outcome *o)
+{
+	_cleanup_free_ char *kmsg = NULL;
+	int r;
+
+	if (interrupted_by)
+		return -EINTR;
+	failpoint_pause("apply-pause", c->seq);
+	if (interrupted_by)
+		return -EINTR;
+	r = failpoint("apply-step", c->seq) ? -EIO : change_write(c, c->new_value, false, &kmsg);
+	if (r >= 0)
+		r = history_change_set_state(h, c->txn, c->seq, CHANGE_APPLIED, NULL);
+	if (r < 0) {
+		o->failed_seq = c->seq;
+		o->failure = describe_failure(c, c->old_value, c->new_value, r, kmsg);
+		(void)history_change_set_state(h, c->txn, c->seq, CHANGE_FAILED, o->failure);
+	}
+	return r;
+}
+
+int apply_changes(struct history *h, int64_t txn, const struct change_record *c, size_t n,
+		  struct apply_outcome *o)
+{
+	size_t i;
+	int r = 0, u;
+
+	for (i = 0; i < n; i++) {
+		r = apply_step(h, &c[i], o);
+		if (r < 0)
+			break;
+		o->done++;
+	}
+	if (r >= 0)
+		return 0;
+	if (r == -EINTR) {
+		free(o->failure);
+		o->failure =
+		    strprintf("interrupted by signal %s before step %zu",
+			      sigabbrev_np(interrupted_by) ? sigabbrev_np(interrupted_by) : "?", i + 1);
+	}
+	/* The failed step may have half-landed: undo it too. */
+	u = undo_from(h, c, i < n ? i + 1 : n, o);
+	(void)history_txn_set_status(h, txn, u < 0 ? TXN_ROLLBACK_FAILED : TXN_ROLLED_BACK, o->failure);
+	return u < 0 ? u : -ECANCELED;
+}
+
+/* ---- rollback from the undo log ---- */
+
+static int rollback_record(struct history *h, int64_t target, const struct change_record *c, size_t n,
+			   int64_t *ret_id)
+{
+	struct change_record *rc = calloc(n ? n : 1, sizeof(*rc));
+	struct txn_record t = {.kind = TXN_ROLLBACK, .status = TXN_OPEN, .rolls_back_txn = target};
+	char host[256] = "";
+	int r;
+
+	if (!rc)
+		return -ENOMEM;
+	/* Reverse order; what is there now (best known) -> the old value. */
+	for (size_t i = 0; i < n; i++) {
+		const struct change_record *src = &c[n - 1 - i];
+		rc[i] = (struct change_record){.seq = (int)i + 1,
+					       .object = src->object,
+					       .kind = src->kind,
+					       .key = src->key,
+					       .old_value = src->new_value,
+					       .new_value = src->old_value};
+	}
+	gethostname(host, sizeof(host) - 1);
+	t.host = host;
+	t.user = getenv("SUDO_USER") ? getenv("SUDO_USER") : getenv("USER");
+	r = history_txn_create(h, &t, rc, n, ret_id);
+	free(rc);
+	return r;
+}
+
+int rollback_txn(struct history *h, int64_t target, const char *reason, struct apply_outcome *o)
+{
+	struct change_record *c = NULL;
+	int64_t id = 0;
+	size_t n = 0;
+	int r, ret = 0;
+
+	r = history_changes_load(h, target, &c, &n);
+	if (r < 0)
+		return r;
+	r = rollback_record(h, target, c, n, &id);
+	if (r < 0) {
+		change_records_free(c, n);
+		return r;
+	}
+	o->rollback_txn = id;
+	for (size_t i = n; i-- > 0;) {
+		_cleanup_free_ char *kmsg = NULL;
+		int seq = (int)(n - i);
+
+		failpoint_pause("rollback-pause", seq);
+		r = change_write(&c[i], c[i].old_value, true, &kmsg);
+		if (r >= 0) {
+			(void)history_change_set_state(h, id, seq, CHANGE_APPLIED, NULL);
+			(void)history_change_set_state(h, target, c[i].seq, CHANGE_UNDONE, NULL);
+			o->done++;
+			continue;
+		}
+		char *why = describe_failure(&c[i], c[i].new_value, c[i].old_value, r, kmsg);
+		(void)history_change_set_state(h, id, seq, CHANGE_FAILED, why);
+		if (strv_push(&o->left, why) < 0)
+			ret = -ENOMEM;
+		ret = ret < 0 ? ret : -ENOTRECOVERABLE;
+	}
+	change_records_free(c, n);
+	(void)history_txn_set_status(h, id, ret < 0 ? TXN_ROLLBACK_FAILED : TXN_COMMITTED,
+				     ret < 0 ? "incomplete" : NULL);
+	r = history_txn_set_status(h, target, ret < 0 ? TXN_ROLLBACK_FAILED : TXN_ROLLED_BACK, reason);
+	return ret < 0 ? ret : r;
+}
+
+/* ---- the --confirm watchdog ---- */
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+static void detach_stdio(void)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+	}
+	/* Everything else, the apply's lock fd included (flock follows the
+	 * open file: keeping it would keep the lock). */
+	for (int i = 3; i < 1024; i++)
+		close(i);
+}
+
+static bool txn_still_pending(struct history *h, int64_t txn)
+{
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	return history_txn_get(h, txn, &t) >= 0 && t.status == TXN_PENDING_CONFIRM;
+}
+
+static int watchdog_fire(const char *db_path, int64_t txn)
+{
+	_cleanup_history_ struct history *h = NULL;
+	struct apply_outcome o = {0};
+	int lock_fd, r;
+
+	lock_fd = lock_acquire_wait(db_path, WATCHDOG_LOCK_WAIT_MS, NULL);
+	if (lock_fd < 0)
+		return lock_fd;
+	r = history_open(db_path, 0, &h);
+	if (r >= 0 && txn_still_pending(h, txn))
+		r = rollback_txn(h, txn, "not confirmed in time (--confirm): rolled back by the watchdog",
+				 &o);
+	apply_outcome_done(&o);
+	lock_release(lock_fd);
+	return r;
+}
+
+static _Noreturn void watchdog_main(const char *db_path, int64_t txn, int64_t deadline_usec)
+{
+	struct history *h = NULL;
+
+	for (;;) {
+		if (!h && history_open(db_path, 0, &h) < 0)
+			h = NULL;
+		if (h && !txn_still_pending(h, txn))
+			_exit(0);
+		if (history_now_usec() >= deadline_usec)
+			break;
+		sleep_ms(WATCHDOG_POLL_MS);
+	}
+	history_close(h);
+	_exit(watchdog_fire(db_path, txn) < 0 ? 1 : 0);
+}
+
+int watchdog_spawn(const char *db_path, int64_t txn, int64_t deadline_usec)
+{
+	int pipefd[2], status;
+	pid_t child, grandchild = 0;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	fflush(NULL);
+	child = fork();
+	if (child < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -errno;
+	}
+	if (child == 0) {
+		pid_t gc;
+		setsid();
+		signal(SIGHUP, SIG_IGN);
+		gc = fork();
+		if (gc == 0) {
+			signal(SIGINT, SIG_IGN);
+			signal(SIGTERM, SIG_DFL);
+			detach_stdio(); /* closes the pipe too: the parent has the pid */
+			watchdog_main(db_path, txn, deadline_usec);
+		}
+		(void)!write(pipefd[1], &gc, sizeof(gc));
+		_exit(gc < 0 ? 1 : 0);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], &grandchild, sizeof(grandchild)) != sizeof(grandchild))
+		grandchild = -1;
+	close(pipefd[0]);
+	waitpid(child, &status, 0);
+	return grandchild > 0 ? grandchild : -ECHILD;
+}

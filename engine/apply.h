@@ -1,0 +1,62 @@
+/* apply.h: executing a transaction: apply in order, undo in reverse,
+ * rollback from the undo log, and the --confirm watchdog.
+ *
+ * Owns: the step loop (write, read back, record the state durably), the
+ * reaction to failures and to SIGINT/SIGTERM/SIGHUP (undo what landed, in
+ * reverse), the restore of a recorded transaction from its undo log (a
+ * rollback, itself recorded as a transaction), the detached watchdog, and
+ * the test failpoints (CX5PROF_FAILPOINT, below). The caller holds the lock
+ * (lock.h) and has recorded the transaction (history_txn_create) before
+ * calling apply_changes. Must never: write a change whose old value is not
+ * in the durable undo log; print results (the verb layer does).
+ *
+ * Failpoints, for tests only: CX5PROF_FAILPOINT="name:K[,name:K...]":
+ *   apply-step:K   the write of step K (1-based) fails with EIO
+ *   apply-pause:K  stop before step K (steps < K have landed) and wait to
+ *                  be killed; announces itself on stderr
+ *   undo-step:K    undoing step K fails with EIO (exit 7 path)
+ *   rollback-pause:K  `rollback` stops before its step K, as apply-pause */
+#ifndef CX5_APPLY_H
+#define CX5_APPLY_H
+
+#include "history.h"
+
+struct apply_outcome {
+	size_t done;	      /* changes written (apply) or restored (rollback) */
+	int failed_seq;	      /* apply: the step that failed, 0 when none */
+	char *failure;	      /* "ens1f0 mtu 1500 -> 9000: Invalid argument (kernel: ...)" */
+	char **left;	      /* strv: what is NOT restored, one line each */
+	int64_t rollback_txn; /* rollback: the transaction that recorded it */
+};
+void apply_outcome_done(struct apply_outcome *o);
+
+/* Apply the recorded changes of transaction txn, in order. On success
+ * every change is 'applied' and 0 is returned (the transaction status is
+ * left for the caller: committed or pending_confirm). On a failure or a
+ * signal, every change that may have landed is undone in reverse and the
+ * transaction is marked rolled_back (-ECANCELED returned) or, when an undo
+ * failed, rollback_failed (-ENOTRECOVERABLE; o->left says what is left). */
+int apply_changes(struct history *h, int64_t txn, const struct change_record *c, size_t n,
+		  struct apply_outcome *o);
+
+/* Restore every change of transaction target to its old value (whether or
+ * not it had landed), as a new 'rollback' transaction. 0 all restored,
+ * -ENOTRECOVERABLE some could not be (o->left). reason is recorded. */
+int rollback_txn(struct history *h, int64_t target, const char *reason, struct apply_outcome *o);
+
+/* Catch SIGINT, SIGTERM and SIGHUP: apply_changes stops before the next
+ * step and undoes. */
+void apply_signals_install(void);
+
+/* Start the detached --confirm watchdog (double fork, setsid). The caller
+ * must have closed its history handles first: SQLite connections must not
+ * cross fork() (the child's SQLite would believe it holds the parent's
+ * file locks). At
+ * deadline_usec (wall clock) it takes the lock and rolls back txn unless it
+ * is no longer pending_confirm. Returns the watchdog's pid or -errno. */
+int watchdog_spawn(const char *db_path, int64_t txn, int64_t deadline_usec);
+
+/* Is the failpoint name:k set in CX5PROF_FAILPOINT? */
+bool failpoint(const char *name, int k);
+
+#endif

@@ -1,0 +1,723 @@
+/* doctor.c: the pre-benchmark checklist (see doctor.h).
+ *
+ * Owns: the table of checks and the wording of every verdict and fix.
+ * Facts come from probe.h/nicfacts.h (ports), topology.h (NUMA), the
+ * sysroot (PCIe, kernel log), counters.h, netprobe.h. Must never: change
+ * the host, or probe anything but the profile's peer. */
+#define _GNU_SOURCE
+#include "doctor.h"
+
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+
+#include "counters.h"
+#include "exitcode.h"
+#include "netprobe.h"
+#include "nicfacts.h"
+#include "output.h"
+#include "probe.h"
+#include "profile.h"
+#include "runner.h"
+#include "sysroot.h"
+#include "topology.h"
+#include "version.h"
+
+/* Without a profile, doctor judges against the seed's host: a 25G port at
+ * full duplex and firmware no older than the one udp-jumbo.yaml requires. */
+#define DEFAULT_LINK_SPEED   25000
+#define DEFAULT_FIRMWARE_MIN "16.26.1040"
+
+static const char *const kernel_logs[] = {"/var/log/kern.log", "/var/log/dmesg", "/var/log/messages"};
+
+/* mlx5 firmware command failures, by function name (reference section 5). */
+static const struct {
+	const char *function;
+	const char *also; /* a second needle on the same line, or NULL */
+} timeout_patterns[] = {
+    {"wait_func", "timeout"},
+    {"wait_func_handle_exec_timeout", NULL},
+    {"mlx5_cmd_comp_handler", "after timeout"},
+    {"mlx5_init_one failed with error code -110", NULL},
+};
+
+const char *doctor_status_to_string(enum doctor_status s)
+{
+	static const char *const names[] = {
+	    [DOCTOR_PASS] = "pass",
+	    [DOCTOR_WARN] = "warn",
+	    [DOCTOR_FAIL] = "fail",
+	    [DOCTOR_SKIP] = "skip",
+	};
+	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : NULL;
+}
+
+struct ctx {
+	const struct doctor_options *o;
+	const struct profile *p;
+	const struct host_state *host;
+	struct topology *topo;
+	char **ports;
+	struct doctor_report *r;
+};
+
+static int add(struct ctx *c, const char *object, const char *name, enum doctor_status st, const char *fix,
+	       const char *fmt, ...) _printf_(6, 7);
+
+static int add(struct ctx *c, const char *object, const char *name, enum doctor_status st, const char *fix,
+	       const char *fmt, ...)
+{
+	struct doctor_report *r = c->r;
+	struct doctor_check *n, *k;
+	va_list ap;
+	char *detail = NULL;
+
+	n = realloc(r->checks, (r->n_checks + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	r->checks = n;
+	va_start(ap, fmt);
+	if (vasprintf(&detail, fmt, ap) < 0)
+		detail = NULL;
+	va_end(ap);
+	k = &n[r->n_checks];
+	*k = (struct doctor_check){
+	    .object = strdup(object),
+	    .name = name,
+	    .status = st,
+	    .detail = detail,
+	    .fix = fix && (st == DOCTOR_WARN || st == DOCTOR_FAIL) ? strdup(fix) : NULL,
+	};
+	r->n_checks++;
+	r->count[st]++;
+	if (!k->object || !k->detail || (fix && (st == DOCTOR_WARN || st == DOCTOR_FAIL) && !k->fix))
+		return -ENOMEM;
+	return 0;
+}
+
+/* ---- per port ---- */
+
+static int check_model(struct ctx *c, const struct iface_state *s)
+{
+	const struct nic_info *n = &s->nic;
+
+	if (!s->has_nic || !n->has_pci_id)
+		return add(c, s->name, "model", DOCTOR_FAIL,
+			   "run doctor on the host with the ConnectX-5 (or pass --sysroot)",
+			   "no PCI device behind %s (a virtual interface)", s->name);
+	if (n->is_connectx5)
+		return add(c, s->name, "model", DOCTOR_PASS, NULL, "%s (%04x:%04x) at %s", n->model,
+			   n->vendor, n->device, strna(n->pci_bdf));
+	return add(c, s->name, "model", DOCTOR_FAIL,
+		   "cx5prof's advice and thresholds are for ConnectX-5: check match.interfaces/match.pci",
+		   "not a ConnectX-5: %s %04x:%04x",
+		   n->model	    ? n->model
+		   : n->is_mellanox ? "Mellanox"
+				    : "vendor",
+		   n->vendor, n->device);
+}
+
+static int check_link(struct ctx *c, const struct iface_state *s)
+{
+	_cleanup_free_ char *duplex = NULL;
+	uint64_t speed, want = c->p && c->p->requires.link_speed.set ? c->p->requires.link_speed.value
+								     : DEFAULT_LINK_SPEED;
+	const char *want_duplex = c->p && c->p->requires.link_duplex.set
+				      ? profile_duplex_to_string(c->p->requires.link_duplex.value)
+				      : "full";
+	int r = nicfacts_link(s, &speed, &duplex);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return add(c, s->name, "link", DOCTOR_FAIL,
+			   "check the cable, the transceiver and the switch port",
+			   "link speed and duplex unknown (no link?)");
+	if (speed != want || !streq(duplex, want_duplex))
+		return add(c, s->name, "link", DOCTOR_FAIL,
+			   "check the cable, the transceiver, autonegotiation and the switch port",
+			   "%" PRIu64 " Mb/s %s duplex, expected %" PRIu64 " Mb/s %s", speed, duplex, want,
+			   want_duplex);
+	return add(c, s->name, "link", DOCTOR_PASS, NULL, "%" PRIu64 " Mb/s %s duplex", speed, duplex);
+}
+
+static int check_driver(struct ctx *c, const struct iface_state *s)
+{
+	const char *driver = nicfacts_driver(s);
+	_cleanup_free_ char *version = NULL;
+	const struct profile_string *min = c->p ? &c->p->requires.driver_min_version : NULL;
+	const char *want =
+	    c->p && c->p->requires.driver_name.set ? c->p->requires.driver_name.value : "mlx5_core";
+	int cmp, r;
+
+	r = nicfacts_driver_version(s, &version);
+	if (r == -ENOMEM)
+		return r;
+	if (!driver)
+		return add(c, s->name, "driver", DOCTOR_FAIL, "load mlx5_core (modprobe mlx5_core)",
+			   "no driver bound");
+	if (!streq(driver, want))
+		return add(c, s->name, "driver", DOCTOR_FAIL,
+			   "bind the port to mlx5_core, or change requires.driver.name",
+			   "driver %s, expected %s", driver, want);
+	if (min && min->set && version && version_compare(version, min->value, &cmp) >= 0 && cmp < 0)
+		return add(c, s->name, "driver", DOCTOR_FAIL,
+			   "install a newer driver (MLNX_OFED or a newer kernel)",
+			   "driver %s %s is older than the required %s", driver, version, min->value);
+	if (min && min->set && !version)
+		return add(c, s->name, "driver", DOCTOR_WARN, "check `ethtool -i` on the port",
+			   "driver %s, version unknown (the profile requires %s)", driver, min->value);
+	return add(c, s->name, "driver", DOCTOR_PASS, NULL, "driver %s %s", driver,
+		   version ? version : "(version unknown)");
+}
+
+static int check_firmware(struct ctx *c, const struct iface_state *s)
+{
+	const char *fw = nicfacts_firmware(s);
+	bool from_profile = c->p && c->p->requires.firmware_min_version.set;
+	const char *min = from_profile ? c->p->requires.firmware_min_version.value : DEFAULT_FIRMWARE_MIN;
+	int cmp;
+
+	if (!fw)
+		return add(c, s->name, "firmware", DOCTOR_WARN,
+			   "load mlx5_ib or read it with `ethtool -i`; compare with the release notes",
+			   "firmware version unknown");
+	if (version_compare(fw, min, &cmp) < 0)
+		return add(c, s->name, "firmware", DOCTOR_WARN, "compare it by hand with the release notes",
+			   "firmware %s cannot be compared with %s", fw, min);
+	if (cmp < 0)
+		return add(
+		    c, s->name, "firmware", from_profile ? DOCTOR_FAIL : DOCTOR_WARN,
+		    "update the NIC firmware (mlxup or mstflint)", "firmware %s is older than %s%s", fw, min,
+		    from_profile ? " (requires.firmware.min_version)" : " (cx5prof's recommended minimum)");
+	return add(c, s->name, "firmware", DOCTOR_PASS, NULL, "firmware %s (>= %s)", fw, min);
+}
+
+static int check_numa(struct ctx *c, const struct iface_state *s)
+{
+	unsigned nodes = c->topo ? c->topo->nnodes : 0;
+
+	if (!s->has_nic || !s->nic.has_device)
+		return add(c, s->name, "numa", DOCTOR_SKIP, NULL, "no PCI device");
+	if (s->nic.numa_node >= 0)
+		return add(c, s->name, "numa", DOCTOR_PASS, NULL, "NUMA node %d, local CPUs %s",
+			   s->nic.numa_node, strna(s->nic.local_cpulist));
+	if (nodes > 1)
+		return add(
+		    c, s->name, "numa", DOCTOR_WARN,
+		    "enable NUMA reporting (ACPI SRAT) in the BIOS; until then set irq.cpulist by hand",
+		    "the device reports no NUMA node (-1) on a host with %u nodes", nodes);
+	return add(c, s->name, "numa", DOCTOR_PASS, NULL, "a host without NUMA; local CPUs %s",
+		   strna(s->nic.local_cpulist));
+}
+
+int doctor_parse_pcie_speed(const char *s, double *ret)
+{
+	char *end;
+	double v;
+
+	if (!s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !(v > 0) || strncmp(end, " GT/s", 5) != 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static int check_pcie(struct ctx *c, const struct iface_state *s)
+{
+	const struct nic_info *n = &s->nic;
+	double cur, max;
+
+	if (!s->has_nic || !n->has_pcie_width || doctor_parse_pcie_speed(n->pcie_speed, &cur) < 0 ||
+	    doctor_parse_pcie_speed(n->pcie_max_speed, &max) < 0)
+		return add(c, s->name, "pcie", DOCTOR_SKIP, NULL, "PCIe link speed/width not readable");
+	if (cur < max || n->pcie_width < n->pcie_max_width)
+		return add(c, s->name, "pcie", DOCTOR_FAIL,
+			   "seat the card in a slot wired for its full width and speed; check BIOS "
+			   "bifurcation and ASPM",
+			   "PCIe link degraded: %.1f GT/s x%u, capable of %.1f GT/s x%u", cur, n->pcie_width,
+			   max, n->pcie_max_width);
+	return add(c, s->name, "pcie", DOCTOR_PASS, NULL, "PCIe %.1f GT/s x%u (its maximum)", cur,
+		   n->pcie_width);
+}
+
+static int check_counters(struct ctx *c, const struct iface_state *s)
+{
+	struct counter_snapshot a = {0}, b = {0};
+	_cleanup_free_ struct counter_delta *d = NULL;
+	_cleanup_free_ char *list = NULL;
+	size_t n = 0, rising = 0;
+	int r;
+
+	if (!s->present)
+		return add(c, s->name, "counters", DOCTOR_SKIP, NULL, "not in this network namespace");
+	r = counters_snapshot(s->name, &a);
+	if (r >= 0) {
+		usleep(c->o->counter_interval_ms * 1000);
+		r = counters_snapshot(s->name, &b);
+	}
+	if (r >= 0)
+		r = counters_diff(&a, &b, &d, &n);
+	counter_snapshot_done(&a);
+	counter_snapshot_done(&b);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return add(c, s->name, "counters", DOCTOR_SKIP, NULL, "statistics unavailable: %s",
+			   strerror(-r));
+	if (n == 0)
+		return add(c, s->name, "counters", DOCTOR_SKIP, NULL,
+			   "the driver reports none of the watched drop counters");
+	for (size_t i = 0; i < n; i++) {
+		char *l;
+		if (!d[i].rising)
+			continue;
+		l = strprintf("%s%s%s +%" PRIu64 " (%s)", list ? list : "", list ? "; " : "", d[i].def->name,
+			      d[i].delta, d[i].def->meaning);
+		if (!l)
+			return -ENOMEM;
+		free(list);
+		list = l;
+		rising++;
+	}
+	if (rising)
+		return add(c, s->name, "counters", DOCTOR_WARN, d[0].def->remedy,
+			   "drop counters rising while idle: %s", list);
+	return add(c, s->name, "counters", DOCTOR_PASS, NULL, "no drop counter rose in %u ms",
+		   c->o->counter_interval_ms);
+}
+
+static const struct port_check {
+	const char *name;
+	int (*run)(struct ctx *c, const struct iface_state *s);
+} port_checks[] = {
+    {"model", check_model}, {"link", check_link}, {"driver", check_driver},	{"firmware", check_firmware},
+    {"numa", check_numa},   {"pcie", check_pcie}, {"counters", check_counters},
+};
+
+/* ---- host ---- */
+
+static int check_firewall(struct ctx *c)
+{
+	if (c->host->firewall.active)
+		return add(c, "host", "firewall", DOCTOR_WARN,
+			   "allow the benchmark's ports from the peer (netperf: TCP 12865 and the data port; "
+			   "iperf3: 5201)",
+			   "a packet filter is active (%s): the benchmark's ports may be blocked",
+			   strna(c->host->firewall.evidence));
+	return add(c, "host", "firewall", DOCTOR_PASS, NULL, "no packet filter active");
+}
+
+static int check_irqbalance(struct ctx *c)
+{
+	if (!c->host->irqbalance_running)
+		return add(c, "host", "irqbalance", DOCTOR_PASS, NULL, "irqbalance is not running");
+	if (c->p && c->p->irq.irqbalance.set && c->p->irq.irqbalance.value != PROFILE_IRQBALANCE_LEAVE)
+		return add(c, "host", "irqbalance", DOCTOR_WARN,
+			   "apply the profile: it stops or bans irqbalance",
+			   "irqbalance is running and may move the IRQ pins");
+	return add(c, "host", "irqbalance", DOCTOR_WARN,
+		   "set irq.irqbalance: stop (or ban) in the profile and apply it",
+		   "irqbalance is running: it overwrites manual IRQ pins");
+}
+
+int doctor_scan_kernel_log(const char *text, unsigned *ret_count, char **ret_first)
+{
+	unsigned count = 0;
+	char *first = NULL;
+
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		_cleanup_free_ char *l = strndup(line, len);
+
+		if (!l) {
+			free(first);
+			return -ENOMEM;
+		}
+		if (strstr(l, "mlx5_core"))
+			for (size_t i = 0; i < ARRAY_SIZE(timeout_patterns); i++)
+				if (strstr(l, timeout_patterns[i].function) &&
+				    (!timeout_patterns[i].also || strstr(l, timeout_patterns[i].also))) {
+					count++;
+					if (!first)
+						first = TAKE_PTR(l);
+					break;
+				}
+		line = nl ? nl + 1 : NULL;
+	}
+	*ret_count = count;
+	if (ret_first)
+		*ret_first = first;
+	else
+		free(first);
+	return 0;
+}
+
+static int check_kernel_log(struct ctx *c)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(kernel_logs); i++) {
+		_cleanup_free_ char *text = NULL, *first = NULL;
+		unsigned n = 0;
+		int r = sysroot_read_all(kernel_logs[i], &text, NULL);
+
+		if (r == -ENOENT)
+			continue;
+		if (r < 0)
+			return add(c, "host", "kernel-log", DOCTOR_SKIP, NULL, "%s unreadable: %s",
+				   kernel_logs[i], strerror(-r));
+		r = doctor_scan_kernel_log(text, &n, &first);
+		if (r < 0)
+			return r;
+		if (n > 0)
+			return add(c, "host", "kernel-log", DOCTOR_FAIL,
+				   "the firmware command interface is stuck: update the NIC firmware and the "
+				   "driver; a "
+				   "reboot or `mlxfwreset` recovers it",
+				   "%u mlx5 firmware command timeout%s in %s, first: %s", n,
+				   n == 1 ? "" : "s", kernel_logs[i], first);
+		return add(c, "host", "kernel-log", DOCTOR_PASS, NULL,
+			   "no mlx5 firmware command timeouts in %s", kernel_logs[i]);
+	}
+	return add(c, "host", "kernel-log", DOCTOR_SKIP, NULL,
+		   "no kernel log file (/var/log/kern.log, /var/log/dmesg, /var/log/messages)");
+}
+
+static const struct host_check {
+	const char *name;
+	int (*run)(struct ctx *c);
+} host_checks[] = {
+    {"firewall", check_firewall},
+    {"irqbalance", check_irqbalance},
+    {"kernel-log", check_kernel_log},
+};
+
+/* ---- peer ---- */
+
+static uint16_t benchmark_port(const struct profile *p)
+{
+	const struct runner *rn;
+
+	if (p->verify.port.set)
+		return (uint16_t)p->verify.port.value;
+	rn = runner_find(p->verify.runners.set ? p->verify.runners.value[0] : "netperf");
+	return rn ? rn->default_port : 12865;
+}
+
+static int check_peer_port(struct ctx *c)
+{
+	const char *peer;
+	uint16_t port;
+	int r;
+
+	if (!c->p || !c->p->verify.peer.set)
+		return add(c, "peer", "peer-port", DOCTOR_SKIP, NULL, "no verify.peer in the profile");
+	peer = c->p->verify.peer.value;
+	port = benchmark_port(c->p);
+	r = netprobe_tcp(peer, port, c->o->probe_timeout_ms);
+	if (r == 0)
+		return add(c, peer, "peer-port", DOCTOR_PASS, NULL, "%s:%u accepts connections", peer, port);
+	if (r == -ECONNREFUSED)
+		return add(c, peer, "peer-port", DOCTOR_FAIL,
+			   "start the benchmark server on the peer (`netserver -p 12865`, `iperf3 -s`, "
+			   "`cx5prof serve`) "
+			   "and check its firewall",
+			   "nothing listens on %s:%u", peer, port);
+	return add(c, peer, "peer-port", DOCTOR_FAIL,
+		   "check the route to the peer and any firewall in between", "%s:%u unreachable: %s", peer,
+		   port, r == -EINVAL ? "cannot resolve the address" : strerror(-r));
+}
+
+static int check_jumbo(struct ctx *c)
+{
+	const struct iface_state *s = c->ports ? host_state_iface(c->host, c->ports[0]) : NULL;
+	const char *peer;
+	uint32_t mtu = 0, path_mtu = 0;
+	enum df_result res;
+	int r;
+
+	if (!c->p || !c->p->verify.peer.set)
+		return add(c, "peer", "jumbo-path", DOCTOR_SKIP, NULL, "no verify.peer in the profile");
+	peer = c->p->verify.peer.value;
+	if (c->p->link.mtu.set)
+		mtu = (uint32_t)c->p->link.mtu.value;
+	else if (s && s->present)
+		mtu = s->link.mtu;
+	if (mtu <= 1500)
+		return add(c, peer, "jumbo-path", DOCTOR_SKIP, NULL, "MTU %u: no jumbo frames to test", mtu);
+	r = netprobe_df(peer, mtu, c->o->probe_timeout_ms, &res, &path_mtu);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return add(c, peer, "jumbo-path", DOCTOR_SKIP, NULL, "cannot probe (%s): run doctor as root",
+			   strerror(-r));
+	switch (res) {
+	case DF_PASSED:
+		return add(c, peer, "jumbo-path", DOCTOR_PASS, NULL, "%u-byte frames with DF set reach %s",
+			   mtu, peer);
+	case DF_LOCAL_TOO_SMALL:
+		return add(c, peer, "jumbo-path", DOCTOR_FAIL,
+			   "apply the profile's MTU to the port (and the route)",
+			   "the route to %s has MTU %u, smaller than %u", peer, path_mtu, mtu);
+	case DF_DROPPED:
+		return add(c, peer, "jumbo-path", DOCTOR_FAIL,
+			   "raise the MTU on every switch port on the path and on the peer's NIC",
+			   "%s answers small pings but not %u-byte ones with DF set: a switch in between (or "
+			   "the peer) "
+			   "drops jumbo frames",
+			   peer, mtu - 28);
+	default:
+		return add(c, peer, "jumbo-path", DOCTOR_WARN, "allow ICMP echo on the peer to test the path",
+			   "%s answers no ICMP echo: the jumbo path is not tested", peer);
+	}
+}
+
+/* Model, driver and firmware of a port as `show --json` writes them. */
+struct port_id {
+	const char *model, *driver, *driver_version, *firmware;
+};
+
+static const char *json_str(struct json_object *o, const char *a, const char *b)
+{
+	struct json_object *v = NULL;
+
+	if (!o || !json_object_object_get_ex(o, a, &v) || !v)
+		return NULL;
+	if (b && (!json_object_is_type(v, json_type_object) || !json_object_object_get_ex(v, b, &v) || !v))
+		return NULL;
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static void peer_port_id(struct json_object *iface, struct port_id *id)
+{
+	id->model = json_str(iface, "model", NULL);
+	id->driver = json_str(iface, "device", "driver") ?: json_str(iface, "ethtool_driver", "driver");
+	id->driver_version =
+	    json_str(iface, "device", "driver_version") ?: json_str(iface, "ethtool_driver", "version");
+	id->firmware = json_str(iface, "device", "firmware") ?: json_str(iface, "ethtool_driver", "firmware");
+}
+
+static void local_port_id(const struct iface_state *s, struct port_id *id)
+{
+	bool kernel = s->present && s->drvinfo_r == 0;
+
+	id->model = s->has_nic ? s->nic.model : NULL;
+	id->driver = nicfacts_driver(s);
+	id->driver_version = s->has_nic && s->nic.driver_version ? s->nic.driver_version
+			     : kernel && *s->drvinfo.version	 ? s->drvinfo.version
+								 : NULL;
+	id->firmware = nicfacts_firmware(s);
+}
+
+static bool same_version(const char *a, const char *b)
+{
+	int cmp;
+
+	if (version_compare(a, b, &cmp) >= 0)
+		return cmp == 0;
+	return streq(a, b);
+}
+
+static int check_peer_state(struct ctx *c)
+{
+	const char *path = c->o->peer_state;
+	const struct iface_state *s = c->ports ? host_state_iface(c->host, c->ports[0]) : NULL;
+	struct json_object *root, *ifs = NULL, *peer_if = NULL;
+	struct port_id mine = {0}, theirs = {0};
+	_cleanup_free_ char *diff = NULL, *same = NULL;
+	int r = 0;
+	const struct {
+		const char *what;
+		const char **a, **b;
+		bool version;
+	} fields[] = {
+	    {"model", &mine.model, &theirs.model, false},
+	    {"driver", &mine.driver, &theirs.driver, false},
+	    {"driver version", &mine.driver_version, &theirs.driver_version, true},
+	    {"firmware", &mine.firmware, &theirs.firmware, true},
+	};
+
+	if (!path)
+		return 0;
+	root = json_object_from_file(path);
+	if (!root)
+		return add(c, path, "peer-state", DOCTOR_FAIL,
+			   "write it on the peer with `cx5prof show --json > FILE`",
+			   "cannot read %s as JSON: %s", path, json_util_get_last_err() ?: "unreadable");
+	if (json_object_object_get_ex(root, "interfaces", &ifs) && json_object_is_type(ifs, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(ifs) && !peer_if; i++) {
+			struct json_object *e = json_object_array_get_idx(ifs, i), *cx = NULL;
+			if (json_object_object_get_ex(e, "connectx5", &cx) && json_object_get_boolean(cx))
+				peer_if = e;
+		}
+	if (!peer_if || !s) {
+		r = add(c, path, "peer-state", DOCTOR_FAIL,
+			"compare with a `cx5prof show --json` of the peer's ConnectX-5 host", "%s",
+			!peer_if ? "the peer's state lists no ConnectX-5 port" : "no local port to compare");
+		json_object_put(root);
+		return r;
+	}
+	peer_port_id(peer_if, &theirs);
+	local_port_id(s, &mine);
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(fields); i++) {
+		const char *a = *fields[i].a, *b = *fields[i].b;
+		char **into;
+		char *n;
+
+		if (!a || !b)
+			continue; /* unknown on one side: nothing to compare */
+		if (fields[i].version ? same_version(a, b) : streq(a, b)) {
+			into = &same;
+			n = strprintf("%s%s%s %s", same ? same : "", same ? ", " : "", fields[i].what, a);
+		} else {
+			into = &diff;
+			n = strprintf("%s%s%s: %s here, %s on the peer", diff ? diff : "", diff ? "; " : "",
+				      fields[i].what, a, b);
+		}
+		if (!n)
+			r = -ENOMEM;
+		else {
+			free(*into);
+			*into = n;
+		}
+	}
+	json_object_put(root);
+	if (r < 0)
+		return r;
+	if (diff)
+		return add(c, s->name, "peer-state", DOCTOR_FAIL,
+			   "run both ends with the same NIC model, driver and firmware, or compare results "
+			   "only between "
+			   "like hosts",
+			   "results are not comparable: %s", diff);
+	return add(c, s->name, "peer-state", DOCTOR_PASS, NULL, "same as the peer: %s",
+		   same ? same : "nothing known");
+}
+
+static const struct host_check peer_checks[] = {
+    {"peer-port", check_peer_port},
+    {"jumbo-path", check_jumbo},
+    {"peer-state", check_peer_state},
+};
+
+/* ---- the whole ---- */
+
+static int select_ports(struct ctx *c)
+{
+	for (size_t i = 0; i < c->host->n_ifaces; i++) {
+		const struct iface_state *s = &c->host->ifaces[i];
+		bool pick;
+
+		if (c->p)
+			pick =
+			    profile_match(c->p, s->name, s->has_nic && s->nic.has_pci_id ? s->nic.vendor : 0,
+					  s->has_nic && s->nic.has_pci_id ? s->nic.device : 0);
+		else
+			pick = s->has_nic && s->nic.is_connectx5;
+		if (pick && strv_extend(&c->ports, s->name) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int doctor_run(const struct doctor_options *o, struct doctor_report **ret)
+{
+	_cleanup_host_state_ struct host_state *host = NULL;
+	_cleanup_topology_ struct topology *topo = NULL;
+	_cleanup_strv_free_ char **ports = NULL;
+	struct doctor_report *r = calloc(1, sizeof(*r));
+	struct ctx c = {.o = o, .p = o->profile, .r = r};
+	int rr;
+
+	if (!r)
+		return -ENOMEM;
+	if (o->profile && o->profile->name.set && !(r->profile_name = strdup(o->profile->name.value))) {
+		doctor_report_free(r);
+		return -ENOMEM;
+	}
+	rr = probe_host(NULL, &host);
+	if (rr < 0) {
+		doctor_report_free(r);
+		return rr;
+	}
+	if (topology_read(&topo) < 0)
+		topo = NULL;
+	c.host = host;
+	c.topo = topo;
+	rr = select_ports(&c);
+	ports = c.ports;
+	if (rr >= 0 && !c.ports)
+		rr = add(&c, "host", "model", DOCTOR_FAIL,
+			 c.p ? "check match.interfaces and match.pci in the profile"
+			     : "run doctor on the ConnectX-5 host (or pass --sysroot)",
+			 "%s", c.p ? "no interface matches the profile" : "no ConnectX-5 port found");
+	for (char **n = c.ports; rr >= 0 && n && *n; n++)
+		for (size_t k = 0; rr >= 0 && k < ARRAY_SIZE(port_checks); k++)
+			rr = port_checks[k].run(&c, host_state_iface(host, *n));
+	for (size_t k = 0; rr >= 0 && k < ARRAY_SIZE(host_checks); k++)
+		rr = host_checks[k].run(&c);
+	for (size_t k = 0; rr >= 0 && k < ARRAY_SIZE(peer_checks); k++)
+		rr = peer_checks[k].run(&c);
+	if (rr < 0) {
+		doctor_report_free(r);
+		return rr;
+	}
+	*ret = r;
+	return 0;
+}
+
+void doctor_report_free(struct doctor_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_checks; i++) {
+		free(r->checks[i].object);
+		free(r->checks[i].detail);
+		free(r->checks[i].fix);
+	}
+	free(r->checks);
+	free(r->profile_name);
+	free(r);
+}
+
+int doctor_exit_code(const struct doctor_report *r)
+{
+	return r->count[DOCTOR_FAIL] ? EXIT_PRECONDITION : EXIT_OK;
+}
+
+void doctor_render(const struct doctor_report *r)
+{
+	out_open_object(NULL);
+	out_string(OUT_JSON, "profile", NULL, r->profile_name);
+	out_open_array("checks");
+	for (size_t i = 0; i < r->n_checks; i++) {
+		const struct doctor_check *k = &r->checks[i];
+		char status[8];
+
+		snprintf(status, sizeof(status), "%s", doctor_status_to_string(k->status));
+		for (char *p = status; *p; p++)
+			*p = (char)(*p - 'a' + 'A');
+		out_open_object(NULL);
+		out_string(OUT_JSON, "object", NULL, k->object);
+		out_string(OUT_JSON, "check", NULL, k->name);
+		out_string(OUT_JSON, "status", NULL, doctor_status_to_string(k->status));
+		out_string(OUT_JSON, "detail", NULL, k->detail);
+		out_string(OUT_JSON, "fix", NULL, k->fix);
+		out_close_object();
+		out_text("%-5s %-15s %-11s %s\n", status, k->object, k->name, k->detail);
+		if (k->fix)
+			out_text("%-33s fix: %s\n", "", k->fix);
+	}
+	out_close_array();
+	out_open_object("summary");
+	out_uint(OUT_ANY, "pass", "%" PRIu64 " pass", r->count[DOCTOR_PASS]);
+	out_uint(OUT_ANY, "warn", ", %" PRIu64 " warn", r->count[DOCTOR_WARN]);
+	out_uint(OUT_ANY, "fail", ", %" PRIu64 " fail", r->count[DOCTOR_FAIL]);
+	out_uint(OUT_ANY, "skip", ", %" PRIu64 " skipped\n", r->count[DOCTOR_SKIP]);
+	out_close_object();
+	out_int(OUT_JSON, "exit_code", NULL, doctor_exit_code(r));
+	out_close_object();
+}

@@ -1,0 +1,373 @@
+/* ethtool.c: SIOCETHTOOL requests (see ethtool.h).
+ *
+ * Owns: the ioctl socket (one per call), the request structures, and the
+ * read-compare-write-readback sequence for channels and rings. A setting is
+ * only sent when it differs from the current one. Must never: touch /proc
+ * or /sys, change a field the caller did not give (rx mini/jumbo rings are
+ * copied from the current values). */
+#define _GNU_SOURCE
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include "ethtool.h"
+
+const char *const eth_drop_counters[] = {
+	"rx_discards_phy", "rx_out_of_buffer", "rx_buffer_passed_thres_phy", "tx_discards_phy", "rx_crc_errors_phy",
+	NULL,
+};
+
+static const char *const duplex_names[_ETH_DUPLEX_MAX] = {
+	[ETH_DUPLEX_HALF] = "half",
+	[ETH_DUPLEX_FULL] = "full",
+	[ETH_DUPLEX_UNKNOWN] = "unknown",
+};
+
+const char *eth_duplex_to_string(enum eth_duplex d)
+{
+	if ((unsigned)d >= _ETH_DUPLEX_MAX)
+		return NULL;
+	return duplex_names[d];
+}
+
+int eth_duplex_from_string(const char *s, enum eth_duplex *ret)
+{
+	for (unsigned i = 0; i < _ETH_DUPLEX_MAX; i++)
+		if (streq(duplex_names[i], s)) {
+			*ret = (enum eth_duplex)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* A datagram socket for the ioctl; AF_UNIX when IPv4 is compiled out. */
+static int ethtool_socket(void)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+/* One SIOCETHTOOL request on ifname with data as the command block. */
+static int ethtool_ioctl(int fd, const char *ifname, void *data)
+{
+	struct ifreq ifr = { 0 };
+
+	if (!ifname || !ifname_valid(ifname))
+		return -EINVAL;
+	memcpy(ifr.ifr_name, ifname, strlen(ifname));
+	ifr.ifr_data = data;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+		return errno == EOPNOTSUPP || errno == ENOTSUP ? -EOPNOTSUPP : -errno;
+	return 0;
+}
+
+/* Open a socket and run one request. */
+static int ethtool_do(const char *ifname, void *data)
+{
+	_cleanup_close_ int fd = -1;
+
+	if (!ifname || !ifname_valid(ifname))
+		return -EINVAL;
+	fd = ethtool_socket();
+	if (fd < 0)
+		return fd;
+	return ethtool_ioctl(fd, ifname, data);
+}
+
+static void copy_str(char *dst, size_t n, const char *src, size_t srcn)
+{
+	size_t len = strnlen(src, srcn);
+
+	if (len >= n)
+		len = n - 1;
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+int ethtool_get_drvinfo(const char *ifname, struct eth_drvinfo *ret)
+{
+	struct ethtool_drvinfo d = { .cmd = ETHTOOL_GDRVINFO };
+	int r = ethtool_do(ifname, &d);
+
+	if (r < 0)
+		return r;
+	copy_str(ret->driver, sizeof(ret->driver), d.driver, sizeof(d.driver));
+	copy_str(ret->version, sizeof(ret->version), d.version, sizeof(d.version));
+	copy_str(ret->fw_version, sizeof(ret->fw_version), d.fw_version, sizeof(d.fw_version));
+	copy_str(ret->bus_info, sizeof(ret->bus_info), d.bus_info, sizeof(d.bus_info));
+	return 0;
+}
+
+static enum eth_duplex duplex_from_kernel(uint8_t d)
+{
+	switch (d) {
+	case DUPLEX_HALF:
+		return ETH_DUPLEX_HALF;
+	case DUPLEX_FULL:
+		return ETH_DUPLEX_FULL;
+	default:
+		return ETH_DUPLEX_UNKNOWN;
+	}
+}
+
+static void link_from_speed(uint32_t speed, uint8_t duplex, uint8_t autoneg, struct eth_link *ret)
+{
+	ret->speed_known = speed != 0 && speed != (uint32_t)SPEED_UNKNOWN;
+	ret->speed = ret->speed_known ? speed : 0;
+	ret->duplex = duplex_from_kernel(duplex);
+	ret->autoneg = autoneg == AUTONEG_ENABLE;
+}
+
+/* ETHTOOL_GLINKSETTINGS: the first call with 0 mask words makes the kernel
+ * answer with the (negated) number it wants; the second call reads. */
+static int get_link_ksettings(int fd, const char *ifname, struct eth_link *ret)
+{
+	struct {
+		struct ethtool_link_settings s;
+		uint32_t masks[3 * 127];
+	} req = { .s = { .cmd = ETHTOOL_GLINKSETTINGS } };
+	int8_t nwords;
+	int r;
+
+	r = ethtool_ioctl(fd, ifname, &req);
+	if (r < 0)
+		return r;
+	nwords = req.s.link_mode_masks_nwords;
+	if (nwords >= 0 || -nwords > 127)
+		return -EPROTO;
+	memset(&req, 0, sizeof(req));
+	req.s.cmd = ETHTOOL_GLINKSETTINGS;
+	req.s.link_mode_masks_nwords = (int8_t)-nwords;
+	r = ethtool_ioctl(fd, ifname, &req);
+	if (r < 0)
+		return r;
+	if (req.s.link_mode_masks_nwords <= 0)
+		return -EPROTO;
+	link_from_speed(req.s.speed, req.s.duplex, req.s.autoneg, ret);
+	return 0;
+}
+
+int ethtool_get_link(const char *ifname, struct eth_link *ret)
+{
+	_cleanup_close_ int fd = -1;
+	struct ethtool_cmd ecmd = { .cmd = ETHTOOL_GSET };
+	struct eth_link l;
+	int r;
+
+	if (!ifname || !ifname_valid(ifname))
+		return -EINVAL;
+	fd = ethtool_socket();
+	if (fd < 0)
+		return fd;
+	r = get_link_ksettings(fd, ifname, &l);
+	if (r == -EOPNOTSUPP) {
+		r = ethtool_ioctl(fd, ifname, &ecmd);
+		if (r >= 0)
+			link_from_speed(ethtool_cmd_speed(&ecmd), ecmd.duplex, ecmd.autoneg, &l);
+	}
+	if (r < 0)
+		return r;
+	*ret = l;
+	return 0;
+}
+
+int ethtool_get_channels(const char *ifname, struct eth_channels *ret)
+{
+	struct ethtool_channels c = { .cmd = ETHTOOL_GCHANNELS };
+	int r = ethtool_do(ifname, &c);
+
+	if (r < 0)
+		return r;
+	*ret = (struct eth_channels){
+		.rx = c.rx_count,
+		.tx = c.tx_count,
+		.other = c.other_count,
+		.combined = c.combined_count,
+		.max_rx = c.max_rx,
+		.max_tx = c.max_tx,
+		.max_other = c.max_other,
+		.max_combined = c.max_combined,
+	};
+	return 0;
+}
+
+int ethtool_set_channels(const char *ifname, const struct eth_channels *want)
+{
+	_cleanup_close_ int fd = -1;
+	struct ethtool_channels c = { .cmd = ETHTOOL_GCHANNELS };
+	int r;
+
+	if (!ifname || !ifname_valid(ifname))
+		return -EINVAL;
+	fd = ethtool_socket();
+	if (fd < 0)
+		return fd;
+	r = ethtool_ioctl(fd, ifname, &c);
+	if (r < 0)
+		return r;
+	if (c.rx_count == want->rx && c.tx_count == want->tx && c.other_count == want->other &&
+	    c.combined_count == want->combined)
+		return 0;
+	if (want->rx > c.max_rx || want->tx > c.max_tx || want->other > c.max_other ||
+	    want->combined > c.max_combined)
+		return -ERANGE;
+	c.cmd = ETHTOOL_SCHANNELS;
+	c.rx_count = want->rx;
+	c.tx_count = want->tx;
+	c.other_count = want->other;
+	c.combined_count = want->combined;
+	r = ethtool_ioctl(fd, ifname, &c);
+	if (r < 0)
+		return r;
+	c = (struct ethtool_channels){ .cmd = ETHTOOL_GCHANNELS };
+	r = ethtool_ioctl(fd, ifname, &c);
+	if (r < 0)
+		return r;
+	if (c.rx_count != want->rx || c.tx_count != want->tx || c.other_count != want->other ||
+	    c.combined_count != want->combined)
+		return -EIO;
+	return 1;
+}
+
+int ethtool_get_rings(const char *ifname, struct eth_rings *ret)
+{
+	struct ethtool_ringparam g = { .cmd = ETHTOOL_GRINGPARAM };
+	int r = ethtool_do(ifname, &g);
+
+	if (r < 0)
+		return r;
+	*ret = (struct eth_rings){
+		.rx = g.rx_pending,
+		.tx = g.tx_pending,
+		.max_rx = g.rx_max_pending,
+		.max_tx = g.tx_max_pending,
+	};
+	return 0;
+}
+
+int ethtool_set_rings(const char *ifname, const struct eth_rings *want)
+{
+	_cleanup_close_ int fd = -1;
+	struct ethtool_ringparam g = { .cmd = ETHTOOL_GRINGPARAM };
+	int r;
+
+	if (!ifname || !ifname_valid(ifname))
+		return -EINVAL;
+	fd = ethtool_socket();
+	if (fd < 0)
+		return fd;
+	r = ethtool_ioctl(fd, ifname, &g);
+	if (r < 0)
+		return r;
+	if (g.rx_pending == want->rx && g.tx_pending == want->tx)
+		return 0;
+	if (want->rx > g.rx_max_pending || want->tx > g.tx_max_pending)
+		return -ERANGE;
+	g.cmd = ETHTOOL_SRINGPARAM;
+	g.rx_pending = want->rx;
+	g.tx_pending = want->tx;
+	r = ethtool_ioctl(fd, ifname, &g);
+	if (r < 0)
+		return r;
+	g = (struct ethtool_ringparam){ .cmd = ETHTOOL_GRINGPARAM };
+	r = ethtool_ioctl(fd, ifname, &g);
+	if (r < 0)
+		return r;
+	if (g.rx_pending != want->rx || g.tx_pending != want->tx)
+		return -EIO;
+	return 1;
+}
+
+/* Number of ETH_SS_STATS strings: GSSET_INFO, else the old drvinfo field. */
+static int stats_count(int fd, const char *ifname, uint32_t *ret)
+{
+	struct {
+		struct ethtool_sset_info hdr;
+		uint32_t buf[1];
+	} sset = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_STATS } };
+	struct ethtool_drvinfo d = { .cmd = ETHTOOL_GDRVINFO };
+	int r;
+
+	r = ethtool_ioctl(fd, ifname, &sset);
+	if (r >= 0) {
+		*ret = (sset.hdr.sset_mask & (1ULL << ETH_SS_STATS)) ? sset.hdr.data[0] : 0;
+		return 0;
+	}
+	if (r != -EOPNOTSUPP)
+		return r;
+	r = ethtool_ioctl(fd, ifname, &d);
+	if (r < 0)
+		return r;
+	*ret = d.n_stats;
+	return 0;
+}
+
+#define ETH_STATS_MAX 65536u
+
+int ethtool_get_stats(const char *ifname, struct eth_stat **ret, size_t *ret_n)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ struct ethtool_gstrings *strings = NULL;
+	_cleanup_free_ struct ethtool_stats *stats = NULL;
+	_cleanup_free_ struct eth_stat *v = NULL;
+	uint32_t n;
+	int r;
+
+	if (!ifname || !ifname_valid(ifname))
+		return -EINVAL;
+	fd = ethtool_socket();
+	if (fd < 0)
+		return fd;
+	r = stats_count(fd, ifname, &n);
+	if (r < 0)
+		return r;
+	if (n == 0)
+		return -EOPNOTSUPP;
+	if (n > ETH_STATS_MAX)
+		return -E2BIG;
+	strings = calloc(1, sizeof(*strings) + (size_t)n * ETH_GSTRING_LEN);
+	stats = calloc(1, sizeof(*stats) + (size_t)n * sizeof(uint64_t));
+	v = calloc(n, sizeof(*v));
+	if (!strings || !stats || !v)
+		return -ENOMEM;
+	strings->cmd = ETHTOOL_GSTRINGS;
+	strings->string_set = ETH_SS_STATS;
+	strings->len = n;
+	r = ethtool_ioctl(fd, ifname, strings);
+	if (r < 0)
+		return r;
+	stats->cmd = ETHTOOL_GSTATS;
+	stats->n_stats = n;
+	r = ethtool_ioctl(fd, ifname, stats);
+	if (r < 0)
+		return r;
+	/* The count may shrink between calls (channels changed): trust the
+	 * smaller of the two answers. */
+	if (strings->len < n)
+		n = strings->len;
+	if (stats->n_stats < n)
+		n = stats->n_stats;
+	for (uint32_t i = 0; i < n; i++) {
+		copy_str(v[i].name, sizeof(v[i].name), (const char *)strings->data + (size_t)i * ETH_GSTRING_LEN,
+			 ETH_GSTRING_LEN);
+		v[i].value = stats->data[i];
+	}
+	*ret = TAKE_PTR(v);
+	*ret_n = n;
+	return 0;
+}
+
+int eth_stats_find(const struct eth_stat *stats, size_t n, const char *name, uint64_t *ret)
+{
+	for (size_t i = 0; i < n; i++)
+		if (streq(stats[i].name, name)) {
+			*ret = stats[i].value;
+			return 0;
+		}
+	return -ENOENT;
+}

@@ -1,0 +1,86 @@
+/* irqbalance.h: detecting irqbalance and keeping it off our IRQs.
+ *
+ * Owns: whether irqbalance runs (a process named "irqbalance" in
+ * /proc/<pid>/comm, through the sysroot), its service state (enabled,
+ * active), and the three profile actions: stop (stop + disable the service),
+ * ban (keep it running, exclude our IRQs with --banirq in IRQBALANCE_ARGS of
+ * /etc/default/irqbalance or /etc/sysconfig/irqbalance), leave (a warning).
+ * Each action returns an undo record (a JSON string) that restores exactly
+ * the old state.
+ *
+ * Service control runs a command, never a shell: `systemctl` on the live
+ * host. With a --sysroot the host's service manager is never asked: the
+ * command is $CX5PROF_SYSTEMCTL when set (tests point it to a script that
+ * keeps the service state in files under the sysroot), else service control
+ * is unavailable (-EOPNOTSUPP) and the state "unknown". Config files are
+ * resolved under the sysroot root like /proc and /sys.
+ * Must never: reach the live host's service manager while a sysroot is set,
+ * kill processes, or edit anything but the IRQBALANCE_ARGS line. */
+#ifndef CX5_IRQBALANCE_H
+#define CX5_IRQBALANCE_H
+
+#include "util.h"
+
+#define IRQBALANCE_SERVICE "irqbalance.service"
+
+enum irqbalance_action {
+	IRQBALANCE_LEAVE,
+	IRQBALANCE_STOP,
+	IRQBALANCE_BAN,
+	_IRQBALANCE_ACTION_MAX,
+};
+const char *irqbalance_action_to_string(enum irqbalance_action a); /* "leave", "stop", "ban" */
+int irqbalance_action_from_string(const char *s);
+
+/* -1 = unknown (no service manager to ask). */
+struct irqbalance_state {
+	bool running;	   /* a process named irqbalance exists */
+	int pid;	   /* its pid (the smallest), 0 when not running */
+	int enabled;	   /* service enabled at boot: 1, 0, -1 */
+	int active;	   /* service active now: 1, 0, -1 */
+	char *config_path; /* host path of the config file holding IRQBALANCE_ARGS, NULL when none exists */
+	char *args;	   /* current IRQBALANCE_ARGS value, NULL when unset */
+};
+
+int irqbalance_detect(struct irqbalance_state *ret);
+void irqbalance_state_done(struct irqbalance_state *s);
+
+/* The service-control command in use ("systemctl", $CX5PROF_SYSTEMCTL), or
+ * NULL when unavailable (a sysroot without CX5PROF_SYSTEMCTL). */
+const char *irqbalance_service_command(void);
+
+/* A plan/verify-time warning for `action` given the state, or NULL when
+ * there is nothing to say (caller frees). */
+char *irqbalance_warning(const struct irqbalance_state *s, enum irqbalance_action action);
+
+/* stop: stop and disable the service. *ret_undo records the old active and
+ * enabled states. Returns 1 when something changed, 0 when it was already
+ * stopped and disabled. -EOPNOTSUPP without service control; -EBUSY when an
+ * irqbalance process is still running afterwards (one the service did not
+ * start): the service is then put back as it was. */
+int irqbalance_stop(char **ret_undo);
+/* ban: add --banirq=<n> for each IRQ not banned yet to IRQBALANCE_ARGS
+ * (everything else in the file is kept), creating the file in /etc/default
+ * or /etc/sysconfig if none exists, and try-restart the service so it reads
+ * them. *ret_undo records the file's old content (or its absence). Returns
+ * 1 when changed, 0 when already so. IRQ numbers change across reboots and
+ * driver reloads: a ban is re-applied with the profile, never kept. */
+int irqbalance_ban(const unsigned *irqs, size_t n, char **ret_undo);
+/* The undo record irqbalance_ban would return now (the config file's path,
+ * its content or absence, its mode), without changing anything: the plan
+ * stores it as the ban's old value. -ENOENT when there is no config file
+ * and no directory to create one in; -EINVAL when IRQBALANCE_ARGS holds a
+ * value irqbalance_ban would refuse to rewrite ($, quotes, backslashes). */
+int irqbalance_ban_snapshot(char **ret_undo);
+/* The IRQs banned (--banirq=N, --banirq N, -i N, -iN) in IRQBALANCE_ARGS
+ * of the config file as the ban undo record `undo` describes it, or as it
+ * is now when undo is NULL; an empty list without a file. */
+int irqbalance_ban_list(const char *undo, unsigned **ret_irqs, size_t *ret_n);
+/* 1 when the config file is now exactly as the ban undo record says
+ * (content byte for byte and mode, or absent), 0 when not, -EINVAL for a
+ * record that is not a ban of this module's files. */
+int irqbalance_ban_matches(const char *undo);
+/* Restore what an undo record of stop or ban says; idempotent. */
+int irqbalance_restore(const char *undo);
+
+#endif

@@ -1,0 +1,161 @@
+/* mirror.c: the outbox drain (see mirror.h).
+ *
+ * Owns: the order of a drain (config check and key before any network
+ * call; oldest row first; stop at the first failure; honour the budget)
+ * and the backoff decision. Must never: delete or resend an acknowledged
+ * row (outbox.c enforces it), log the key, or log above debug. */
+#define _GNU_SOURCE
+#include "mirror.h"
+
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <sys/time.h>
+
+#include "history.h"
+#include "log.h"
+#include "outbox.h"
+#include "profile.h"
+
+static int64_t wallclock_usec(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+const char *mirror_config_path(const char *path_override)
+{
+	const char *e = getenv(MIRROR_CONFIG_ENV);
+
+	if (path_override && *path_override)
+		return path_override;
+	if (e && *e)
+		return e;
+	return MIRROR_CONFIG_DEFAULT_PATH;
+}
+
+int mirror_config_resolve(const char *path, struct mirror_config *storage, struct taotoken_config *ret,
+			  struct profile_error *err)
+{
+	int r = mirror_config_load(path, storage, err);
+
+	if (r < 0)
+		return r;
+	taotoken_config_from_mirror(storage, path, ret);
+	return 0;
+}
+
+static char *system_prompt(const struct taotoken_config *c)
+{
+	return strprintf(
+	    "cx5prof history record for task \"%s\"%s%s. Store it; reply with the single word OK.",
+	    c->task && *c->task ? c->task : "cx5prof", c->note && *c->note ? ". Note: " : "",
+	    c->note && *c->note ? c->note : "");
+}
+
+/* When to try a failed row again: transient failures back off
+ * exponentially (never before Retry-After); failures that need the
+ * operator (key, base_url, model_id, TLS) wait an hour; an exhausted quota
+ * waits for `cx5prof mirror --now`. */
+static int64_t next_attempt(const struct taotoken_error *err, int64_t attempts)
+{
+	if (err->kind == TT_QUOTA)
+		return MIRROR_NEVER;
+	if (!err->retry)
+		return wallclock_usec() + MIRROR_OPERATOR_WAIT_USEC;
+	return wallclock_usec() + outbox_backoff_usec(attempts, err->retry_after_s);
+}
+
+static int send_one(struct history *h, const struct taotoken_config *cfg, const char *key,
+		    const struct outbox_row *row, long timeout_ms, struct taotoken_error *err)
+{
+	_cleanup_free_ char *sys = system_prompt(cfg);
+	_cleanup_free_ char *user =
+	    strprintf("%s %" PRId64 ": %s", row->source_kind, row->source_id, row->payload);
+	struct taotoken_reply rep = {0};
+	int r, q;
+
+	if (!sys || !user)
+		return -ENOMEM;
+	r = taotoken_chat(cfg, key, sys, user, MIRROR_MAX_TOKENS, timeout_ms, &rep, err);
+	if (r < 0) {
+		int64_t next = next_attempt(err, row->attempts + 1);
+
+		q = outbox_mark_failed(h, row->id, err->message, next);
+		return q < 0 ? q : r;
+	}
+	q = outbox_mark_sent(h, row, rep.id, rep.content, rep.usage, wallclock_usec());
+	taotoken_reply_done(&rep);
+	return q;
+}
+
+int mirror_drain(struct history *h, const struct taotoken_config *cfg, const struct mirror_options *o,
+		 struct mirror_result *ret)
+{
+	_cleanup_key_ char *key = NULL;
+	struct mirror_result res = {.error.kind = TT_OK, .error.retry_after_s = -1};
+	uint64_t deadline = now_usec() + (uint64_t)o->budget_ms * 1000;
+	int r = 0, q;
+
+	r = taotoken_config_check(cfg, &res.error);
+	if (r >= 0)
+		r = taotoken_key_load(cfg, &key, &res.error);
+	while (r >= 0) {
+		struct outbox_row row = {0};
+		uint64_t now = now_usec();
+		long left_ms = now < deadline ? (long)((deadline - now) / 1000) : 0;
+
+		if (left_ms < 100) {
+			res.out_of_time = true;
+			break;
+		}
+		q = outbox_claim_next(h, wallclock_usec(), o->force, &row);
+		if (q <= 0) {
+			r = q;
+			break;
+		}
+		r = send_one(h, cfg, key, &row,
+			     left_ms < o->request_timeout_ms ? left_ms : o->request_timeout_ms, &res.error);
+		outbox_row_done(&row);
+		if (r >= 0)
+			res.sent++;
+	}
+	q = outbox_count(h, &res.pending, NULL);
+	if (q >= 0)
+		q = outbox_next_attempt(h, &res.next_attempt_usec);
+	if (r >= 0 && q < 0)
+		r = q;
+	*ret = res;
+	return r;
+}
+
+size_t mirror_opportunistic(struct history *h, const struct mirror_config *profile_mirror)
+{
+	struct mirror_options o = {.budget_ms = MIRROR_OPPORTUNISTIC_BUDGET_MS, .request_timeout_ms = 2000};
+	struct mirror_config storage = {0};
+	struct profile_error perr = {0};
+	struct taotoken_config cfg;
+	struct mirror_result res;
+	size_t pending = 0;
+	int r;
+
+	if (!h || outbox_count(h, &pending, NULL) < 0 || pending == 0)
+		return 0;
+	if (profile_mirror && profile_mirror->present)
+		taotoken_config_from_mirror(profile_mirror, "profile mirror.taotoken", &cfg);
+	else {
+		const char *path = mirror_config_path(NULL);
+
+		if (access(path, F_OK) < 0)
+			return 0; /* no mirror configured */
+		if (mirror_config_resolve(path, &storage, &cfg, &perr) < 0) {
+			log_debug("mirror: %s: %s", path, perr.message);
+			return 0;
+		}
+	}
+	r = mirror_drain(h, &cfg, &o, &res);
+	if (r < 0)
+		log_debug("mirror: %zu sent, %zu pending: %s", res.sent, res.pending, res.error.message);
+	mirror_config_done(&storage);
+	return r < 0 && res.sent == 0 ? 0 : res.sent;
+}

@@ -1,0 +1,64 @@
+/* nicfacts.c: driver, firmware and link facts of a port (see nicfacts.h).
+ *
+ * Owns: nothing but the choice of source. Must never: write anything. */
+#define _GNU_SOURCE
+#include "nicfacts.h"
+
+#include "sysroot.h"
+
+static bool use_sysroot(const struct iface_state *s)
+{
+	return s->has_nic && !sysroot_is_live();
+}
+
+const char *nicfacts_driver(const struct iface_state *s)
+{
+	if (s->has_nic && s->nic.driver)
+		return s->nic.driver;
+	return s->present && s->drvinfo_r == 0 && s->drvinfo.driver[0] ? s->drvinfo.driver : NULL;
+}
+
+int nicfacts_driver_version(const struct iface_state *s, char **ret)
+{
+	if (s->has_nic && s->nic.driver_version) {
+		*ret = strdup(s->nic.driver_version);
+		return *ret ? 0 : -ENOMEM;
+	}
+	if (use_sysroot(s)) /* an inbox driver's version is the kernel's */
+		return sysroot_read_line("/proc/sys/kernel/osrelease", ret);
+	if (s->present && s->drvinfo_r == 0 && s->drvinfo.version[0]) {
+		*ret = strdup(s->drvinfo.version);
+		return *ret ? 0 : -ENOMEM;
+	}
+	return -ENODATA;
+}
+
+const char *nicfacts_firmware(const struct iface_state *s)
+{
+	if (s->has_nic && s->nic.firmware)
+		return s->nic.firmware;
+	return s->present && s->drvinfo_r == 0 && s->drvinfo.fw_version[0] ? s->drvinfo.fw_version : NULL;
+}
+
+int nicfacts_link(const struct iface_state *s, uint64_t *ret_speed, char **ret_duplex)
+{
+	if (use_sysroot(s)) {
+		_cleanup_free_ char *speed = NULL, *duplex = NULL;
+		uint64_t v;
+
+		if (sysroot_read_linef(&speed, "/sys/class/net/%s/speed", s->name) < 0 ||
+		    sysroot_read_linef(&duplex, "/sys/class/net/%s/duplex", s->name) < 0 ||
+		    safe_atou64(speed, &v) < 0)
+			return -ENODATA;
+		*ret_speed = v;
+		*ret_duplex = TAKE_PTR(duplex);
+		return 0;
+	}
+	if (!s->present || s->ethlink_r < 0 || !s->ethlink.speed_known)
+		return -ENODATA;
+	*ret_duplex = strdup(eth_duplex_to_string(s->ethlink.duplex));
+	if (!*ret_duplex)
+		return -ENOMEM;
+	*ret_speed = s->ethlink.speed;
+	return 0;
+}

@@ -1,0 +1,25 @@
+/* nicfacts.h: one port's driver, firmware and link facts, from the source
+ * that describes the port.
+ *
+ * Owns: the choice of source for verify's run record and doctor's checks:
+ * the sysroot's files when --sysroot describes the port (a fixture of a
+ * ConnectX-5 host seen from a veth lab), the kernel's ethtool answers
+ * otherwise. This is the same rule plan.c applies to its preconditions
+ * (there as static helpers); keep the two in step. Must never: read the
+ * host except through the probe's state and the sysroot. */
+#ifndef CX5_NICFACTS_H
+#define CX5_NICFACTS_H
+
+#include "probe.h"
+
+/* "mlx5_core"; NULL unknown. Points into s. */
+const char *nicfacts_driver(const struct iface_state *s);
+/* OFED's module version, else (sysroot) the kernel release, else ethtool's
+ * version. -ENODATA unknown. */
+int nicfacts_driver_version(const struct iface_state *s, char **ret);
+/* "16.29.1030 (MT_0000000080)"; NULL unknown. Points into s. */
+const char *nicfacts_firmware(const struct iface_state *s);
+/* Speed in Mb/s and duplex ("full", "half", "unknown"). -ENODATA unknown. */
+int nicfacts_link(const struct iface_state *s, uint64_t *ret_speed, char **ret_duplex);
+
+#endif

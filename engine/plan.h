@@ -1,0 +1,115 @@
+/* plan.h: the change kinds and the plan: what must change on the host to
+ * reach a profile, in which order, and whether it may change at all.
+ *
+ * Owns: the ONE table of change kinds (name, apply rank, "resets the link",
+ * read, write, undo, verify), the diff of a profile against a probed host
+ * (plan_build), the preconditions (driver, firmware, link, MTU range,
+ * channel/ring maximums, unsupported settings) and the plan's rendering for
+ * people and for --json (schemas/plan.schema.json). A change is described
+ * by strings only (object, key, old, new), so the undo log in the history
+ * is enough to restore it after a crash. Must never: change the host while
+ * planning; drop a managed key silently (unsupported is a problem, not a
+ * skip).
+ *
+ * Objects and keys:
+ *   mtu       object "ens1f0", key "mtu"
+ *   channels  object "ens1f0", key "channels.combined|rx|tx"
+ *   rings     object "ens1f0", key "rings.rx|tx"
+ *   sysctl    object "sysctl", key "net.core.rmem_max", ...
+ *   irq       object "irq ens1f0 q3", key "smp_affinity_list 98" (IRQ 98),
+ *             values CPU lists ("0-31" -> "17")
+ *   irqbalance      object "irqbalance", key "service": "active=A,enabled=E"
+ *                   -> "stopped"
+ *   irqbalance-ban  object "irqbalance", key "banirq": the config file's
+ *                   undo record (JSON) -> the IRQs to ban ("99,109-123") */
+#ifndef CX5_PLAN_H
+#define CX5_PLAN_H
+
+#include <json-c/json.h>
+
+#include "util.h"
+
+struct profile;
+struct host_state;
+
+struct change_kind {
+	const char *name;
+	int rank;		/* apply order: lower first; undo in reverse */
+	bool resets_link;	/* writing it briefly takes the link down */
+	const char *order_note; /* why this kind comes where it does, or NULL */
+	/* Current value as the plan would write it. */
+	int (*read)(const char *object, const char *key, char **ret_value);
+	/* Write value, reading it back: 1 changed, 0 already so, -errno.
+	 * *ret_kernel_msg: the kernel's extack text, when it sent one. */
+	int (*write)(const char *object, const char *key, const char *value, char **ret_kernel_msg);
+	/* Restore old_value (idempotent: 0 when it already is). */
+	int (*undo)(const struct change_kind *k, const char *object, const char *key, const char *old_value,
+		    char **ret_kernel_msg);
+	/* 0 when the live value equals value, -EIO when it differs, -errno. */
+	int (*verify)(const struct change_kind *k, const char *object, const char *key, const char *value);
+};
+
+/* The kind named `name` ("mtu", "channels", ...), NULL when unknown. */
+const struct change_kind *change_kind_find(const char *name);
+
+struct plan_change {
+	const struct change_kind *kind;
+	char *object;
+	char *key;
+	char *old_value;
+	char *new_value;
+	char *note; /* side effect or ordering reason, or NULL */
+};
+
+/* A reason the plan cannot be applied: object, what is wrong, what to do. */
+struct plan_problem {
+	int exit_code; /* EXIT_PRECONDITION, EXIT_UNSUPPORTED, EXIT_NOT_FOUND, ... */
+	char *object;
+	char *message;
+	char *remedy;
+};
+
+struct plan {
+	struct plan_change *changes; /* in apply order */
+	size_t n_changes;
+	struct plan_problem *problems;
+	size_t n_problems;
+	char **warnings;   /* strv: things the operator should know */
+	char **interfaces; /* strv: the ports the profile manages */
+};
+
+/* Diff profile p against the probed host. Problems (preconditions,
+ * unsupported keys, missing interfaces) are collected, all of them, in
+ * plan->problems; the return value is -errno only when planning itself
+ * failed (memory, unreadable topology). */
+int plan_build(const struct profile *p, const struct host_state *host, struct plan **ret);
+void plan_free(struct plan *p);
+static inline void plan_freep(struct plan **p)
+{
+	if (*p)
+		plan_free(*p);
+}
+#define _cleanup_plan_ _cleanup_(plan_freep)
+
+/* The exit code for the problems: 0 when there are none, else the most
+ * specific one (not found, then unsupported, then precondition). */
+int plan_problems_exit_code(const struct plan *p);
+
+/* Add a change (used by plan_build and by tests). Takes copies. */
+int plan_add_change(struct plan *p, const char *kind, const char *object, const char *key,
+		    const char *old_value, const char *new_value);
+/* Stable sort of the changes by kind rank, then set the notes. */
+void plan_order(struct plan *p);
+
+/* A change's value as people should read it (caller frees): the value
+ * itself, or for a value that is an undo record (irqbalance-ban: the whole
+ * config file) a short summary computed against its counterpart (the
+ * other side of the change). NULL only when out of memory. */
+char *change_value_human(const char *kind, const char *value, const char *counterpart);
+
+/* Print the plan through output.h: one line per change ("ens1f0  mtu
+ * 1500 -> 9000"), problems and warnings on stderr; JSON keys "changed",
+ * "diff" {"before","after"}, "changes", "problems", "warnings", "msg". */
+void plan_render(const struct plan *p, const char *msg);
+
+#endif

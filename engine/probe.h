@@ -1,0 +1,77 @@
+/* probe.h: the observed state of the host, assembled in one place.
+ *
+ * Owns: joining the kernel's links (link.h, ethtool.h; current network
+ * namespace) with sysfs facts from the sysroot (nic.h), the managed
+ * sysctls (sysctl.h), irqbalance and the firewall. Read-only. Each fact
+ * carries its own result code, so "unsupported" (-EOPNOTSUPP) is never
+ * confused with "failed". Must never: change the host, log above debug. */
+#ifndef CX5_PROBE_H
+#define CX5_PROBE_H
+
+#include "ethtool.h"
+#include "firewall.h"
+#include "irq.h"
+#include "irqbalance.h"
+#include "link.h"
+#include "nic.h"
+#include "sysctl.h"
+
+struct iface_state {
+	char *name;
+	/* In the kernel (this namespace). false: only in the sysroot; then
+	 * link, ethtool and their result codes are not meaningful. */
+	bool present;
+	struct link_info link;
+	/* Result of each ethtool read: 0, -EOPNOTSUPP (unsupported), other -errno. */
+	int drvinfo_r;
+	struct eth_drvinfo drvinfo;
+	int ethlink_r;
+	struct eth_link ethlink;
+	int channels_r;
+	struct eth_channels channels;
+	int rings_r;
+	struct eth_rings rings;
+	/* sysfs facts: has_nic is true when /sys/class/net/<name> exists under
+	 * the sysroot; nic_r is the result of nic_read otherwise. */
+	bool has_nic;
+	int nic_r;
+	struct nic_info nic;
+	/* The device's IRQs (irq.h: msi_irqs + /proc/interrupts, affinity);
+	 * irqs is NULL unless irqs_r == 0 (-ENODEV without sysfs facts). A
+	 * virtual interface has an empty list. */
+	int irqs_r;
+	struct irq_list *irqs;
+};
+
+struct sysctl_state {
+	int r;          /* 0, -ENOENT (absent here), other -errno */
+	uint64_t value; /* valid when r == 0 */
+};
+
+struct host_state {
+	struct iface_state *ifaces; /* kernel links by ifindex, then sysroot-only by name */
+	size_t n_ifaces;
+	struct sysctl_state sysctl[_SYSCTL_MAX];
+	bool irqbalance_running;
+	/* irqbalance.h's view: process, service enabled/active (-1 unknown). */
+	struct irqbalance_state irqbalance;
+	struct firewall_state firewall;
+};
+
+/* Probe the host. only: NULL for every interface (loopback skipped), or a
+ * NULL-terminated list of names to keep (names found nowhere are simply
+ * absent: check with host_state_iface). -errno only when the kernel's link
+ * list itself cannot be read. */
+int probe_host(char *const *only, struct host_state **ret);
+void host_state_free(struct host_state *h);
+static inline void host_state_freep(struct host_state **h) { host_state_free(*h); }
+#define _cleanup_host_state_ _cleanup_(host_state_freep)
+
+/* The interface named `name`, or NULL. */
+const struct iface_state *host_state_iface(const struct host_state *h, const char *name);
+
+/* Is a process with this comm running (scan of /proc/<pid>/comm under the
+ * sysroot)? */
+bool probe_process_running(const char *comm);
+
+#endif

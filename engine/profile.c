@@ -1,0 +1,1703 @@
+/* profile.c: profile format v1 -> struct profile (see profile.h).
+ *
+ * Owns: the key tables (one row per YAML key: name, type, range, where the
+ * value goes), the `extends` chain, the checks that span keys, the JSON form
+ * of a profile and its hash. A new key is one table row (plus its JSON
+ * Schema entry, README row and a test), never a new if-branch.
+ * Must never: touch the host, read any file but the profiles named by the
+ * caller and their parents, log above debug, or accept a value it cannot
+ * range-check. The YAML syntax itself is yamltree.c's business. */
+#define _GNU_SOURCE
+#include "profile.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+#include "cpuset.h"
+#include "exitcode.h"
+#include "sha256.h"
+#include "version.h"
+#include "yamltree.h"
+
+#define PATH_BUF	 256
+#define PROFILE_MAX_PATH 4096
+
+struct loader {
+	const char *file; /* stable name of the file being applied (marks point here) */
+	struct profile_error *err;
+};
+
+static int fail_at(struct loader *l, const char *file, unsigned line, unsigned column, const char *fmt, ...)
+    _printf_(5, 6);
+static int fail_at(struct loader *l, const char *file, unsigned line, unsigned column, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (l->err) {
+		snprintf(l->err->file, sizeof(l->err->file), "%s", file);
+		l->err->line = line;
+		l->err->column = column;
+		va_start(ap, fmt);
+		vsnprintf(l->err->message, sizeof(l->err->message), fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+#define fail(l, node, ...) fail_at((l), (l)->file, (node)->line, (node)->column, __VA_ARGS__)
+
+static int fail_oom(struct loader *l, const char *file)
+{
+	fail_at(l, file, 0, 0, "out of memory");
+	return -ENOMEM;
+}
+
+static struct profile_mark mark_of(const struct loader *l, const struct ynode *n)
+{
+	return (struct profile_mark){l->file, n->line, n->column};
+}
+
+/* Levenshtein distance, for "did you mean". Long strings are not compared. */
+static size_t edit_distance(const char *s, const char *t)
+{
+	size_t n = strlen(s), m = strlen(t), prev[72], cur[72];
+
+	if (n >= ARRAY_SIZE(prev) || m >= ARRAY_SIZE(prev))
+		return SIZE_MAX;
+	for (size_t j = 0; j <= m; j++)
+		prev[j] = j;
+	for (size_t a = 1; a <= n; a++) {
+		cur[0] = a;
+		for (size_t b = 1; b <= m; b++) {
+			size_t del = prev[b] + 1, ins = cur[b - 1] + 1,
+			       sub = prev[b - 1] + (s[a - 1] != t[b - 1]);
+			cur[b] = del < ins ? (del < sub ? del : sub) : (ins < sub ? ins : sub);
+		}
+		memcpy(prev, cur, sizeof(prev));
+	}
+	return prev[m];
+}
+
+/* The closest of names (stride bytes apart, NULL name ends) within 2 edits,
+ * or a quarter of the candidate's length for long names ("net.core.rmem"),
+ * or of which s is a prefix of at least 4 characters. */
+static const char *closest(const char *s, const void *names, size_t stride, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *t = *(const char *const *)((const char *)names + i * stride);
+		size_t d;
+		if (!t)
+			break;
+		d = edit_distance(s, t);
+		if (strlen(s) >= 4 && strncmp(s, t, strlen(s)) == 0 && d > 2)
+			d = 2; /* "throughput" for "throughput_mbps" */
+		if (d < best_d && d < strlen(t) && (d <= 2 || d <= strlen(t) / 4)) {
+			best_d = d;
+			best = t;
+		}
+	}
+	return best;
+}
+
+/* ---- enum tables ---- */
+
+static const char *const irq_policy_names[] = {
+    [PROFILE_IRQ_NUMA_LOCAL] = "numa-local", [PROFILE_IRQ_CPULIST] = "cpulist", NULL};
+static const char *const irqbalance_names[] = {[PROFILE_IRQBALANCE_STOP] = "stop",
+					       [PROFILE_IRQBALANCE_BAN] = "ban",
+					       [PROFILE_IRQBALANCE_LEAVE] = "leave",
+					       NULL};
+static const char *const duplex_names[] = {
+    [PROFILE_DUPLEX_HALF] = "half", [PROFILE_DUPLEX_FULL] = "full", NULL};
+static const char *const test_names[] = {[PROFILE_TEST_UDP_STREAM] = "UDP_STREAM", NULL};
+static const char *const sysctl_op_names[] = {
+    [PROFILE_SYSCTL_EXACT] = "exact", [PROFILE_SYSCTL_FLOOR] = "floor", NULL};
+static const char *const runner_names[] = {"netperf", "iperf3", "builtin", NULL};
+
+static const char *name_of(const char *const *names, size_t n, int v)
+{
+	return v >= 0 && (size_t)v < n - 1 ? names[v] : NULL;
+}
+
+const char *profile_irq_policy_to_string(int v)
+{
+	return name_of(irq_policy_names, ARRAY_SIZE(irq_policy_names), v);
+}
+const char *profile_irqbalance_to_string(int v)
+{
+	return name_of(irqbalance_names, ARRAY_SIZE(irqbalance_names), v);
+}
+const char *profile_duplex_to_string(int v)
+{
+	return name_of(duplex_names, ARRAY_SIZE(duplex_names), v);
+}
+const char *profile_verify_test_to_string(int v)
+{
+	return name_of(test_names, ARRAY_SIZE(test_names), v);
+}
+const char *profile_sysctl_op_to_string(int v)
+{
+	return name_of(sysctl_op_names, ARRAY_SIZE(sysctl_op_names), v);
+}
+
+/* The sysctls a profile may set, with the values the kernel accepts (the
+ * buffer sizes are ints; below 4096 a socket buffer limit is meaningless). */
+static const struct sysctl_def {
+	const char *name;
+	enum sysctl_key key;
+	uint64_t min, max;
+} sysctl_defs[] = {
+    {"net.core.rmem_max", SYSCTL_RMEM_MAX, 4096, INT_MAX},
+    {"net.core.wmem_max", SYSCTL_WMEM_MAX, 4096, INT_MAX},
+    {"net.core.rmem_default", SYSCTL_RMEM_DEFAULT, 4096, INT_MAX},
+    {"net.core.wmem_default", SYSCTL_WMEM_DEFAULT, 4096, INT_MAX},
+    {"net.core.netdev_max_backlog", SYSCTL_NETDEV_MAX_BACKLOG, 1, INT_MAX},
+};
+
+/* ---- key tables ---- */
+
+enum key_type {
+	KT_SECTION,	   /* a mapping with its own table */
+	KT_FORMAT_VERSION, /* version: 1 */
+	KT_UINT,	   /* decimal integer min..max */
+	KT_SIZE,	   /* integer or "4M" (K, M, G: 1024-based), min..max bytes */
+	KT_NUMBER,	   /* integer or decimal fraction, dmin..dmax */
+	KT_BOOL,	   /* true | false */
+	KT_ENUM,	   /* one of names[] */
+	KT_TEXT,	   /* any string, min..max characters */
+	KT_NAME,	   /* profile name */
+	KT_EXTENDS,	   /* path of the parent profile */
+	KT_VERSION,	   /* version.h syntax */
+	KT_DRIVER,	   /* kernel driver name */
+	KT_CPULIST,	   /* "8-15,24-31" (min 1: must not be empty) */
+	KT_PEER,	   /* IP literal or host name */
+	KT_URL,		   /* http:// or https:// */
+	KT_ABSPATH,	   /* absolute path */
+	KT_ENVNAME,	   /* environment variable name */
+	KT_IFNAMES,	   /* list of interface names */
+	KT_PCI,		   /* list of vendor:device */
+	KT_RUNNERS,	   /* runner name or list of them */
+	KT_SYSCTLS,	   /* the sysctl mapping */
+	KT_FORBIDDEN,	   /* a key that is always an error (why says why) */
+	_KT_MAX,
+};
+
+struct key_def {
+	const char *name;
+	enum key_type type;
+	size_t offset; /* field of the base; for sections: shift of the base for children */
+	int64_t min, max;
+	double dmin, dmax;
+	bool dmin_exclusive;
+	const char *const *names;
+	const struct key_def *children;
+	void (*enter)(struct loader *l, void *field, const struct ynode *key);
+	const char *why;
+};
+
+#define P(member) offsetof(struct profile, member)
+#define M(member) offsetof(struct mirror_config, member)
+#define UINT(n, o, lo, hi)                                                                                   \
+	{                                                                                                    \
+		.name = n, .type = KT_UINT, .offset = o, .min = lo, .max = hi                                \
+	}
+#define SIZE(n, o, lo, hi)                                                                                   \
+	{                                                                                                    \
+		.name = n, .type = KT_SIZE, .offset = o, .min = lo, .max = hi                                \
+	}
+#define PERCENT(n, o)                                                                                        \
+	{                                                                                                    \
+		.name = n, .type = KT_NUMBER, .offset = o, .dmin = 0, .dmax = 100                            \
+	}
+#define STR(n, t, o, lo, hi)                                                                                 \
+	{                                                                                                    \
+		.name = n, .type = t, .offset = o, .min = lo, .max = hi                                      \
+	}
+#define ENUM(n, o, list)                                                                                     \
+	{                                                                                                    \
+		.name = n, .type = KT_ENUM, .offset = o, .names = list                                       \
+	}
+#define SECTION(n, o, table)                                                                                 \
+	{                                                                                                    \
+		.name = n, .type = KT_SECTION, .offset = o, .children = table                                \
+	}
+
+static void match_enter(struct loader *l, void *field, const struct ynode *key);
+static void taotoken_enter(struct loader *l, void *field, const struct ynode *key);
+
+static const struct key_def match_keys[] = {
+    {.name = "interfaces", .type = KT_IFNAMES, .offset = P(match.interfaces)},
+    {.name = "pci", .type = KT_PCI, .offset = P(match.pci)},
+    {0},
+};
+
+static const struct key_def driver_keys[] = {
+    STR("name", KT_DRIVER, P(requires.driver_name), 1, 64),
+    STR("min_version", KT_VERSION, P(requires.driver_min_version), 1, 64),
+    {0},
+};
+
+static const struct key_def firmware_keys[] = {
+    STR("min_version", KT_VERSION, P(requires.firmware_min_version), 1, 64),
+    {0},
+};
+
+static const struct key_def requires_link_keys[] = {
+    UINT("speed", P(requires.link_speed), 10, 800000),
+    ENUM("duplex", P(requires.link_duplex), duplex_names),
+    {0},
+};
+
+static const struct key_def requires_keys[] = {
+    SECTION("driver", 0, driver_keys),
+    SECTION("firmware", 0, firmware_keys),
+    SECTION("link", 0, requires_link_keys),
+    {0},
+};
+
+static const struct key_def channels_keys[] = {
+    UINT("combined", P(link.channels_combined), 0, 1024),
+    UINT("rx", P(link.channels_rx), 0, 1024),
+    UINT("tx", P(link.channels_tx), 0, 1024),
+    {0},
+};
+
+static const struct key_def rings_keys[] = {
+    UINT("rx", P(link.rings_rx), 1, 65536),
+    UINT("tx", P(link.rings_tx), 1, 65536),
+    {0},
+};
+
+static const struct key_def link_keys[] = {
+    UINT("mtu", P(link.mtu), 68, 65535),
+    SECTION("channels", 0, channels_keys),
+    SECTION("rings", 0, rings_keys),
+    {0},
+};
+
+static const struct key_def irq_keys[] = {
+    ENUM("policy", P(irq.policy), irq_policy_names),
+    STR("cpulist", KT_CPULIST, P(irq.cpulist), 1, 4096),
+    STR("exclude_cpus", KT_CPULIST, P(irq.exclude_cpus), 0, 4096),
+    ENUM("irqbalance", P(irq.irqbalance), irqbalance_names),
+    {0},
+};
+
+static const struct key_def socket_buffer_keys[] = {
+    SIZE("send", P(verify.socket_send), 1, INT_MAX),
+    SIZE("receive", P(verify.socket_receive), 1, INT_MAX),
+    {0},
+};
+
+static const struct key_def thresholds_keys[] = {
+    {.name = "throughput_mbps",
+     .type = KT_NUMBER,
+     .offset = P(verify.throughput_mbps),
+     .dmin = 0,
+     .dmax = 1000000,
+     .dmin_exclusive = true},
+    PERCENT("loss_percent", P(verify.loss_percent)),
+    PERCENT("irq_planned_percent", P(verify.irq_planned_percent)),
+    PERCENT("irq_max_cpu_percent", P(verify.irq_max_cpu_percent)),
+    PERCENT("softirq_max_percent", P(verify.softirq_max_percent)),
+    {0},
+};
+
+static const struct key_def verify_keys[] = {
+    STR("peer", KT_PEER, P(verify.peer), 1, 253),
+    {.name = "runner", .type = KT_RUNNERS, .offset = P(verify.runners), .names = runner_names},
+    ENUM("test", P(verify.test), test_names),
+    UINT("duration", P(verify.duration), 1, 3600),
+    UINT("message_size", P(verify.message_size), 1, 65507),
+    SECTION("socket_buffer", 0, socket_buffer_keys),
+    UINT("streams", P(verify.streams), 1, 64),
+    UINT("port", P(verify.port), 1, 65535),
+    {.name = "gso", .type = KT_BOOL, .offset = P(verify.gso)},
+    SECTION("thresholds", 0, thresholds_keys),
+    {0},
+};
+
+/* Relative to struct mirror_config: shared by profiles and mirror.yaml. */
+static const struct key_def taotoken_keys[] = {
+    STR("base_url", KT_URL, M(base_url), 1, 2048),
+    STR("api_key_file", KT_ABSPATH, M(api_key_file), 1, PROFILE_MAX_PATH),
+    STR("api_key_env", KT_ENVNAME, M(api_key_env), 1, 128),
+    {.name = "api_key",
+     .type = KT_FORBIDDEN,
+     .why = "an API key is never written in a file cx5prof reads as configuration: put it in a file "
+	    "only root can read and set api_key_file, or set api_key_env"},
+    STR("model_id", KT_TEXT, M(model_id), 1, 256),
+    STR("task", KT_TEXT, M(task), 1, 128),
+    STR("note", KT_TEXT, M(note), 0, 1024),
+    {0},
+};
+
+static const struct key_def mirror_keys[] = {
+    {.name = "taotoken",
+     .type = KT_SECTION,
+     .offset = P(mirror),
+     .children = taotoken_keys,
+     .enter = taotoken_enter},
+    {0},
+};
+
+static const struct key_def profile_keys[] = {
+    {.name = "version", .type = KT_FORMAT_VERSION, .offset = P(version), .min = 1, .max = 1},
+    STR("name", KT_NAME, P(name), 1, 64),
+    STR("description", KT_TEXT, P(description), 0, 1024),
+    STR("extends", KT_EXTENDS, P(extends), 1, PROFILE_MAX_PATH),
+    {.name = "match", .type = KT_SECTION, .children = match_keys, .enter = match_enter},
+    SECTION("requires", 0, requires_keys),
+    SECTION("link", 0, link_keys),
+    SECTION("irq", 0, irq_keys),
+    {.name = "sysctl", .type = KT_SYSCTLS},
+    SECTION("verify", 0, verify_keys),
+    SECTION("mirror", 0, mirror_keys),
+    {0},
+};
+
+/* /etc/cx5prof/mirror.yaml, relative to struct mirror_config. */
+static const struct key_def mirror_file_keys[] = {
+    {.name = "taotoken", .type = KT_SECTION, .children = taotoken_keys, .enter = taotoken_enter},
+    {0},
+};
+
+/* ---- value parsers, one per type ---- */
+
+typedef int (*parse_fn)(struct loader *l, const struct key_def *k, const struct ynode *key,
+			const struct ynode *v, void *field, const char *path);
+
+static int apply_mapping(struct loader *l, const struct key_def *table, void *base, const struct ynode *map,
+			 const char *path);
+
+static int expect(struct loader *l, const struct ynode *v, const char *path, const char *what)
+{
+	char buf[64];
+	return fail(l, v, "%s: expected %s, got %s", path, what, ynode_describe(v, buf, sizeof(buf)));
+}
+
+static int parse_section(struct loader *l, const struct key_def *k, const struct ynode *key,
+			 const struct ynode *v, void *field, const char *path)
+{
+	if (v->kind != YNODE_MAPPING)
+		return expect(l, v, path, "a mapping");
+	if (k->enter)
+		k->enter(l, field, key);
+	return apply_mapping(l, k->children, field, v, path);
+}
+
+/* Decimal integers only, as YAML 1.1 and 1.2 agree on them: an optional
+ * sign and no leading zeros. -ERANGE beyond int64. */
+static int scalar_integer(const struct ynode *v, int64_t *ret)
+{
+	const char *s = v->value;
+	char *end;
+	long long x;
+
+	if (v->kind != YNODE_SCALAR || !v->plain)
+		return -EINVAL;
+	if (*s == '-' || *s == '+')
+		s++;
+	if (!isdigit((unsigned char)*s) || (s[0] == '0' && s[1] != '\0'))
+		return -EINVAL;
+	for (const char *c = s; *c; c++)
+		if (!isdigit((unsigned char)*c))
+			return -EINVAL;
+	errno = 0;
+	x = strtoll(v->value, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	*ret = x;
+	return 0;
+}
+
+static int set_uint(struct loader *l, const struct key_def *k, const struct ynode *v, int64_t x,
+		    bool range_ok, void *field, const char *path)
+{
+	struct profile_uint *f = field;
+
+	if (!range_ok || x < k->min || x > k->max)
+		return fail(l, v, "%s: %s is out of range %" PRId64 "..%" PRId64, path, v->value, k->min,
+			    k->max);
+	f->set = true;
+	f->value = (uint64_t)x;
+	f->at = mark_of(l, v);
+	return 0;
+}
+
+static int parse_uint(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
+		      const struct ynode *v, void *field, const char *path)
+{
+	int64_t x = 0;
+	int r = scalar_integer(v, &x);
+
+	if (r == -EINVAL)
+		return expect(l, v, path, "an integer");
+	return set_uint(l, k, v, x, r == 0, field, path);
+}
+
+static int parse_format_version(struct loader *l, const struct key_def *k, const struct ynode *key,
+				const struct ynode *v, void *field, const char *path)
+{
+	int64_t x = 0;
+	int r = scalar_integer(v, &x);
+
+	if (r == -EINVAL)
+		return expect(l, v, path, "an integer");
+	if (r < 0 || x != PROFILE_FORMAT_VERSION)
+		return fail(l, v,
+			    "version: %s is not supported (this cx5prof reads profile format version %d)",
+			    v->value, PROFILE_FORMAT_VERSION);
+	return parse_uint(l, k, key, v, field, path);
+}
+
+/* "4194304", 4194304, "4M", 4M. */
+static int scalar_size(const struct ynode *v, int64_t *ret)
+{
+	uint64_t x;
+	int r;
+
+	r = scalar_integer(v, ret);
+	if (r != -EINVAL)
+		return r;
+	if (v->kind != YNODE_SCALAR || ynode_scalar_type(v) != YSCALAR_STRING ||
+	    !isdigit((unsigned char)v->value[0]))
+		return -EINVAL;
+	for (size_t i = 0; i + 1 < v->len; i++)
+		if (!isdigit((unsigned char)v->value[i]))
+			return -EINVAL;
+	if (!strchr("0123456789KkMmGg", v->value[v->len - 1]))
+		return -EINVAL;
+	r = parse_size(v->value, &x);
+	if (r < 0)
+		return r == -ERANGE ? -ERANGE : -EINVAL;
+	if (x > INT64_MAX)
+		return -ERANGE;
+	*ret = (int64_t)x;
+	return 0;
+}
+
+static int parse_size_value(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
+			    const struct ynode *v, void *field, const char *path)
+{
+	int64_t x = 0;
+	int r = scalar_size(v, &x);
+
+	if (r == -EINVAL)
+		return expect(l, v, path, "a size (bytes, or a number with K, M or G)");
+	return set_uint(l, k, v, x, r == 0, field, path);
+}
+
+static int parse_number(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
+			const struct ynode *v, void *field, const char *path)
+{
+	struct profile_double *f = field;
+	const char *s = v->value;
+	bool digits = false;
+	double x;
+
+	if (v->kind != YNODE_SCALAR || !v->plain)
+		return expect(l, v, path, "a number");
+	/* [-+]?(0|[1-9][0-9]*)(\.[0-9]*)? or [-+]?\.[0-9]+ */
+	if (*s == '-' || *s == '+')
+		s++;
+	if (s[0] == '0' && isdigit((unsigned char)s[1]))
+		return expect(l, v, path, "a number");
+	for (; isdigit((unsigned char)*s); s++)
+		digits = true;
+	if (*s == '.')
+		for (s++; isdigit((unsigned char)*s); s++)
+			digits = true;
+	if (*s || !digits)
+		return expect(l, v, path, "a number");
+	x = strtod(v->value, NULL);
+	if (k->dmin_exclusive && x <= k->dmin)
+		return fail(l, v, "%s: %s must be greater than %.10g", path, v->value, k->dmin);
+	if (x < k->dmin || x > k->dmax)
+		return fail(l, v, "%s: %s is out of range %.10g..%.10g", path, v->value, k->dmin, k->dmax);
+	f->set = true;
+	f->value = x;
+	f->at = mark_of(l, v);
+	return 0;
+}
+
+static int parse_bool(struct loader *l, const struct key_def *k _unused_, const struct ynode *key _unused_,
+		      const struct ynode *v, void *field, const char *path)
+{
+	static const struct {
+		const char *text;
+		bool value;
+	} words[] = {{"true", true},   {"True", true},	 {"TRUE", true},
+		     {"false", false}, {"False", false}, {"FALSE", false}};
+	struct profile_bool *f = field;
+
+	if (v->kind == YNODE_SCALAR && v->plain)
+		for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+			if (streq(v->value, words[i].text)) {
+				f->set = true;
+				f->value = words[i].value;
+				f->at = mark_of(l, v);
+				return 0;
+			}
+	return expect(l, v, path, "true or false");
+}
+
+/* A scalar that YAML reads as a string (quoted, or plain but not a number,
+ * boolean, null or date): the others would be typed differently by every
+ * other YAML tool, so they are refused with a hint to quote them. */
+static int scalar_string(struct loader *l, const struct ynode *v, const char *path, bool int_ok)
+{
+	char buf[64];
+
+	if (v->kind != YNODE_SCALAR)
+		return expect(l, v, path, "a string");
+	switch (ynode_scalar_type(v)) {
+	case YSCALAR_STRING:
+		return 0;
+	case YSCALAR_NULL:
+		return expect(l, v, path, "a string");
+	case YSCALAR_INT:
+		if (int_ok)
+			return 0;
+		__attribute__((fallthrough));
+	default:
+		return fail(l, v, "%s: expected a string, got %s (put it in quotes)", path,
+			    ynode_describe(v, buf, sizeof(buf)));
+	}
+}
+
+static size_t utf8_length(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static bool all_chars(const char *s, const char *extra)
+{
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(extra, *s))
+			return false;
+	return true;
+}
+
+/* The checks of string-valued types: NULL when s is acceptable, else the
+ * end of the message "PATH: "S" is not ...". */
+static const char *check_name(const char *s)
+{
+	for (const char *c = s; *c; c++)
+		if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c) && !strchr("._-", *c))
+			return "a valid name (a-z, 0-9, '.', '_', '-', starting with a letter or digit)";
+	if (!islower((unsigned char)s[0]) && !isdigit((unsigned char)s[0]))
+		return "a valid name (a-z, 0-9, '.', '_', '-', starting with a letter or digit)";
+	return NULL;
+}
+
+/* A minimum in a profile is numbers only (plus the PSID ethtool prints for
+ * firmware); tags like "-generic" are accepted from hosts, not here. */
+static const char *check_version(const char *s)
+{
+	size_t n = strcspn(s, " ");
+
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]) && !strchr("._-", s[i]))
+			return "a version (numbers separated by '.', '-' or '_', like \"5.2-2.0.7\")";
+	return version_valid(s) ? NULL
+				: "a version (numbers separated by '.', '-' or '_', like \"5.2-2.0.7\")";
+}
+
+static const char *check_driver(const char *s)
+{
+	return all_chars(s, "._-") ? NULL : "a driver name (letters, digits, '.', '_', '-')";
+}
+
+/* "8-15,24-31": decimal CPUs and ranges; the kernel's other forms are not
+ * accepted in profiles, so the JSON Schema can state the same rule. */
+static const char *check_cpulist_syntax(const char *s)
+{
+	static const char *const msg = "a CPU list (like \"8-15,24-31\")";
+
+	if (!*s)
+		return NULL;
+	for (;;) {
+		if (!isdigit((unsigned char)*s))
+			return msg;
+		while (isdigit((unsigned char)*s))
+			s++;
+		if (*s == '-') {
+			s++;
+			if (!isdigit((unsigned char)*s))
+				return msg;
+			while (isdigit((unsigned char)*s))
+				s++;
+		}
+		if (*s == '\0')
+			return NULL;
+		if (*s++ != ',')
+			return msg;
+	}
+}
+
+static bool hostname_valid(const char *s)
+{
+	const char *label = s;
+	bool letter = false;
+
+	if (strlen(s) > 253)
+		return false;
+	for (const char *c = s;; c++) {
+		if (*c == '.' || *c == '\0') {
+			size_t n = (size_t)(c - label);
+			if (n == 0 || n > 63 || label[0] == '-' || c[-1] == '-')
+				return false;
+			if (*c == '\0')
+				return letter; /* "198.18.0.999" is a bad address, not a name */
+			label = c + 1;
+			letter = false;
+			continue;
+		}
+		if (isalpha((unsigned char)*c))
+			letter = true;
+		else if (!isdigit((unsigned char)*c) && *c != '-')
+			return false;
+	}
+}
+
+static const char *check_peer(const char *s)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+
+	if (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1 || hostname_valid(s))
+		return NULL;
+	return "an IP address or a host name";
+}
+
+static const char *check_url(const char *s)
+{
+	const char *host;
+
+	if (strncmp(s, "https://", 8) == 0)
+		host = s + 8;
+	else if (strncmp(s, "http://", 7) == 0)
+		host = s + 7;
+	else
+		return "an http:// or https:// URL";
+	if (strchr("/?#", *host))
+		return "an http:// or https:// URL";
+	for (const char *c = s; *c; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f)
+			return "an http:// or https:// URL";
+	return NULL;
+}
+
+static const char *check_abspath(const char *s)
+{
+	return s[0] == '/' ? NULL : "an absolute path";
+}
+
+static const char *check_envname(const char *s)
+{
+	return !isdigit((unsigned char)s[0]) && all_chars(s, "_")
+		   ? NULL
+		   : "an environment variable name ([A-Za-z_][A-Za-z0-9_]*)";
+}
+
+static const char *check_any(const char *s _unused_)
+{
+	return NULL;
+}
+
+static const struct string_type {
+	const char *(*check)(const char *s);
+	bool int_ok; /* a plain integer is this type's text too ("exclude_cpus: 0") */
+} string_types[_KT_MAX] = {
+    [KT_TEXT] = {check_any, false},	   [KT_NAME] = {check_name, false},
+    [KT_EXTENDS] = {check_any, false},	   [KT_VERSION] = {check_version, false},
+    [KT_DRIVER] = {check_driver, false},   [KT_CPULIST] = {check_cpulist_syntax, true},
+    [KT_PEER] = {check_peer, false},	   [KT_URL] = {check_url, false},
+    [KT_ABSPATH] = {check_abspath, false}, [KT_ENVNAME] = {check_envname, false},
+};
+
+static int set_string(struct loader *l, struct profile_string *f, const struct ynode *v)
+{
+	char *s = strdup(v->value);
+
+	if (!s)
+		return fail_oom(l, l->file);
+	free(f->value);
+	f->value = s;
+	f->set = true;
+	f->at = mark_of(l, v);
+	return 0;
+}
+
+static int parse_string(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
+			const struct ynode *v, void *field, const char *path)
+{
+	const struct string_type *t = &string_types[k->type];
+	const char *why;
+	char buf[64];
+	size_t n;
+	int r;
+
+	r = scalar_string(l, v, path, t->int_ok);
+	if (r < 0)
+		return r;
+	n = utf8_length(v->value);
+	if (n < (size_t)k->min)
+		return fail(l, v, "%s: must not be empty", path);
+	if (n > (size_t)k->max)
+		return fail(l, v, "%s: longer than %" PRId64 " characters", path, k->max);
+	why = t->check(v->value);
+	if (why)
+		return fail(l, v, "%s: %s is not %s", path, ynode_quote(v, buf, sizeof(buf)), why);
+	if (k->type == KT_CPULIST) {
+		_cleanup_cpuset_ struct cpuset set = CPUSET_INIT;
+		r = cpuset_parse_list(v->value, &set);
+		if (r == -ENOMEM)
+			return fail_oom(l, l->file);
+		if (r < 0)
+			return fail(l, v, "%s: %s has a reversed range or a CPU above %d", path,
+				    ynode_quote(v, buf, sizeof(buf)), CPUSET_MAX_CPUS - 1);
+	}
+	return set_string(l, field, v);
+}
+
+static int parse_enum(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
+		      const struct ynode *v, void *field, const char *path)
+{
+	struct profile_enum *f = field;
+	char list[128] = "", buf[64];
+	const char *hint;
+	size_t o = 0;
+	int r;
+
+	r = scalar_string(l, v, path, false);
+	if (r < 0)
+		return r;
+	for (int i = 0; k->names[i]; i++) {
+		if (streq(v->value, k->names[i])) {
+			f->set = true;
+			f->value = i;
+			f->at = mark_of(l, v);
+			return 0;
+		}
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", i ? ", " : "", k->names[i]);
+		if (o >= sizeof(list))
+			o = sizeof(list) - 1;
+	}
+	hint = closest(v->value, k->names, sizeof(char *), SIZE_MAX);
+	if (hint)
+		return fail(l, v, "%s: %s is not one of %s (did you mean \"%s\"?)", path,
+			    ynode_quote(v, buf, sizeof(buf)), list, hint);
+	return fail(l, v, "%s: %s is not one of %s", path, ynode_quote(v, buf, sizeof(buf)), list);
+}
+
+/* A list of strings, each checked by check (which may fill *extra), with
+ * no repeats. items() gets each accepted element. */
+static int parse_string_list(struct loader *l, const struct ynode *v, const char *path, const char *what,
+			     int (*item)(struct loader *l, const struct key_def *k, const struct ynode *e,
+					 const char *epath),
+			     const struct key_def *k)
+{
+	char epath[PATH_BUF], buf[64];
+	int r;
+
+	if (v->kind != YNODE_SEQUENCE)
+		return expect(l, v, path, what);
+	if (v->n_items == 0)
+		return fail(l, v, "%s: the list is empty", path);
+	for (size_t i = 0; i < v->n_items; i++) {
+		const struct ynode *e = v->items[i];
+		snprintf(epath, sizeof(epath), "%s[%zu]", path, i);
+		r = scalar_string(l, e, epath, false);
+		if (r < 0)
+			return r;
+		for (size_t j = 0; j < i; j++)
+			if (streq(v->items[j]->value, e->value))
+				return fail(l, e, "%s: %s is listed twice", epath,
+					    ynode_quote(e, buf, sizeof(buf)));
+		r = item(l, k, e, epath);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int ifname_item(struct loader *l, const struct key_def *k _unused_, const struct ynode *e,
+		       const char *epath)
+{
+	char buf[64];
+
+	if (!ifname_valid(e->value))
+		return fail(l, e,
+			    "%s: %s is not a valid interface name (1..15 bytes, no '/', ':' or whitespace, "
+			    "not \".\" or \"..\")",
+			    epath, ynode_quote(e, buf, sizeof(buf)));
+	return 0;
+}
+
+static int set_strv(struct loader *l, struct profile_strv *f, const struct ynode *v)
+{
+	_cleanup_strv_free_ char **list = NULL;
+	size_t n = v->kind == YNODE_SEQUENCE ? v->n_items : 1;
+
+	for (size_t i = 0; i < n; i++)
+		if (strv_extend(&list, v->kind == YNODE_SEQUENCE ? v->items[i]->value : v->value) < 0)
+			return fail_oom(l, l->file);
+	strv_free(f->value);
+	f->value = TAKE_PTR(list);
+	f->set = true;
+	f->at = mark_of(l, v);
+	return 0;
+}
+
+static int parse_ifnames(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
+			 const struct ynode *v, void *field, const char *path)
+{
+	int r = parse_string_list(l, v, path, "a list of interface names", ifname_item, k);
+	return r < 0 ? r : set_strv(l, field, v);
+}
+
+static int runner_item(struct loader *l, const struct key_def *k, const struct ynode *e, const char *epath)
+{
+	struct key_def as_enum = {.name = k->name, .type = KT_ENUM, .names = k->names};
+	struct profile_enum ignored = {0};
+
+	return parse_enum(l, &as_enum, NULL, e, &ignored, epath);
+}
+
+static int parse_runners(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
+			 const struct ynode *v, void *field, const char *path)
+{
+	int r;
+
+	if (v->kind == YNODE_SEQUENCE)
+		r = parse_string_list(l, v, path, "a runner or a list of runners", runner_item, k);
+	else if (v->kind == YNODE_SCALAR)
+		r = runner_item(l, k, v, path);
+	else
+		r = expect(l, v, path, "a runner or a list of runners");
+	return r < 0 ? r : set_strv(l, field, v);
+}
+
+static int parse_pci_id(const char *s, struct profile_pci_id *ret)
+{
+	unsigned vendor, device;
+	int n = 0;
+
+	if (strlen(s) != 9 || s[4] != ':')
+		return -EINVAL;
+	for (int i = 0; i < 9; i++)
+		if (i != 4 && !isxdigit((unsigned char)s[i]))
+			return -EINVAL;
+	if (sscanf(s, "%4x:%4x%n", &vendor, &device, &n) != 2 || n != 9)
+		return -EINVAL;
+	*ret = (struct profile_pci_id){(uint16_t)vendor, (uint16_t)device};
+	return 0;
+}
+
+static int pci_item(struct loader *l, const struct key_def *k _unused_, const struct ynode *e,
+		    const char *epath)
+{
+	struct profile_pci_id id;
+	char buf[64];
+
+	if (parse_pci_id(e->value, &id) < 0)
+		return fail(l, e, "%s: %s is not a PCI vendor:device id (like \"15b3:1017\")", epath,
+			    ynode_quote(e, buf, sizeof(buf)));
+	return 0;
+}
+
+static int parse_pci(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
+		     const struct ynode *v, void *field, const char *path)
+{
+	struct profile_pci_list *f = field;
+	struct profile_pci_id *ids;
+	int r;
+
+	r = parse_string_list(l, v, path, "a list of PCI vendor:device ids", pci_item, k);
+	if (r < 0)
+		return r;
+	ids = calloc(v->n_items, sizeof(*ids));
+	if (!ids)
+		return fail_oom(l, l->file);
+	for (size_t i = 0; i < v->n_items; i++)
+		(void)parse_pci_id(v->items[i]->value, &ids[i]);
+	free(f->ids);
+	f->ids = ids;
+	f->n_ids = v->n_items;
+	f->set = true;
+	f->at = mark_of(l, v);
+	return 0;
+}
+
+static int parse_forbidden(struct loader *l, const struct key_def *k, const struct ynode *key,
+			   const struct ynode *v _unused_, void *field _unused_, const char *path)
+{
+	return fail(l, key, "%s: not allowed: %s", path, k->why);
+}
+
+/* Walk a mapping's keys: strings, no repeats. */
+static int check_key(struct loader *l, const struct ynode *map, size_t i)
+{
+	const struct ynode *key = map->items[i];
+	char buf[64];
+
+	if (key->kind != YNODE_SCALAR)
+		return fail(l, key, "mapping keys must be strings, got %s",
+			    ynode_describe(key, buf, sizeof(buf)));
+	for (size_t j = 0; j < i; j += 2)
+		if (streq(map->items[j]->value, key->value))
+			return fail(l, key, "duplicate key %s (first at %u:%u)",
+				    ynode_quote(key, buf, sizeof(buf)), map->items[j]->line,
+				    map->items[j]->column);
+	return 0;
+}
+
+static const struct sysctl_def *sysctl_def_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(sysctl_defs); i++)
+		if (streq(sysctl_defs[i].name, name))
+			return &sysctl_defs[i];
+	return NULL;
+}
+
+/* sysctl: NAME: VALUE | "VALUE" | ">= VALUE" */
+static int parse_sysctls(struct loader *l, const struct key_def *k _unused_, const struct ynode *key _unused_,
+			 const struct ynode *map, void *field, const char *path)
+{
+	struct profile *p = field;
+	char buf[64], vpath[PATH_BUF];
+	int r;
+
+	if (map->kind != YNODE_MAPPING)
+		return expect(l, map, path, "a mapping");
+	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
+		const struct ynode *name = map->items[i], *v = map->items[i + 1];
+		const struct sysctl_def *def;
+		struct ynode num = *v;
+		enum profile_sysctl_op op = PROFILE_SYSCTL_EXACT;
+		int64_t x = 0;
+		size_t j;
+
+		r = check_key(l, map, i);
+		if (r < 0)
+			return r;
+		def = sysctl_def_find(name->value);
+		if (!def) {
+			const char *hint = closest(name->value, sysctl_defs, sizeof(sysctl_defs[0]),
+						   ARRAY_SIZE(sysctl_defs));
+			if (hint)
+				return fail(l, name, "unknown sysctl %s (did you mean \"%s\"?)",
+					    ynode_quote(name, buf, sizeof(buf)), hint);
+			return fail(
+			    l, name,
+			    "unknown sysctl %s (cx5prof manages net.core.rmem_max, net.core.wmem_max, "
+			    "net.core.rmem_default, net.core.wmem_default, net.core.netdev_max_backlog)",
+			    ynode_quote(name, buf, sizeof(buf)));
+		}
+		snprintf(vpath, sizeof(vpath), "%s.%s", path, def->name);
+		/* A floor: ">= 4M", spaces after ">=" optional. */
+		if (v->kind == YNODE_SCALAR && strncmp(v->value, ">=", 2) == 0) {
+			op = PROFILE_SYSCTL_FLOOR;
+			num.value = v->value + 2;
+			while (*num.value == ' ')
+				num.value++;
+			num.len = strlen(num.value);
+			num.plain = false; /* the number is inside a string */
+		}
+		r = scalar_size(&num, &x);
+		if (r == -EINVAL)
+			return fail(l, v,
+				    "%s: expected a number, a size like 4M or a floor like \">= 4M\", got %s",
+				    vpath, ynode_describe(v, buf, sizeof(buf)));
+		if (r < 0 || (uint64_t)x < def->min || (uint64_t)x > def->max)
+			return fail(l, v, "%s: %s is out of range %" PRIu64 "..%" PRIu64, vpath, num.value,
+				    def->min, def->max);
+		for (j = 0; j < p->n_sysctls; j++)
+			if (p->sysctls[j].key == def->key)
+				break;
+		if (j == p->n_sysctls) {
+			struct profile_sysctl *a = reallocarray(p->sysctls, p->n_sysctls + 1, sizeof(*a));
+			if (!a)
+				return fail_oom(l, l->file);
+			p->sysctls = a;
+			p->n_sysctls++;
+		}
+		p->sysctls[j] = (struct profile_sysctl){def->key, def->name, op, (uint64_t)x, mark_of(l, v)};
+	}
+	return 0;
+}
+
+static const parse_fn parsers[_KT_MAX] = {
+    [KT_SECTION] = parse_section, [KT_FORMAT_VERSION] = parse_format_version,
+    [KT_UINT] = parse_uint,	  [KT_SIZE] = parse_size_value,
+    [KT_NUMBER] = parse_number,	  [KT_BOOL] = parse_bool,
+    [KT_ENUM] = parse_enum,	  [KT_TEXT] = parse_string,
+    [KT_NAME] = parse_string,	  [KT_EXTENDS] = parse_string,
+    [KT_VERSION] = parse_string,  [KT_DRIVER] = parse_string,
+    [KT_CPULIST] = parse_string,  [KT_PEER] = parse_string,
+    [KT_URL] = parse_string,	  [KT_ABSPATH] = parse_string,
+    [KT_ENVNAME] = parse_string,  [KT_IFNAMES] = parse_ifnames,
+    [KT_PCI] = parse_pci,	  [KT_RUNNERS] = parse_runners,
+    [KT_SYSCTLS] = parse_sysctls, [KT_FORBIDDEN] = parse_forbidden,
+};
+
+static int apply_mapping(struct loader *l, const struct key_def *table, void *base, const struct ynode *map,
+			 const char *path)
+{
+	char buf[64], kpath[PATH_BUF];
+	int r;
+
+	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
+		const struct ynode *key = map->items[i], *v = map->items[i + 1];
+		const struct key_def *k;
+		const char *hint;
+
+		r = check_key(l, map, i);
+		if (r < 0)
+			return r;
+		for (k = table; k->name; k++)
+			if (streq(k->name, key->value))
+				break;
+		if (!k->name) {
+			hint = closest(key->value, table, sizeof(*table), SIZE_MAX);
+			return fail(l, key, "unknown key %s%s%s%s%s%s", ynode_quote(key, buf, sizeof(buf)),
+				    path ? " in " : "", path ? path : "", hint ? " (did you mean \"" : "",
+				    hint ? hint : "", hint ? "\"?)" : "");
+		}
+		snprintf(kpath, sizeof(kpath), "%s%s%s", path ? path : "", path ? "." : "", k->name);
+		r = parsers[k->type](l, k, key, v, (char *)base + k->offset, kpath);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- hooks and checks that span keys ---- */
+
+static void string_clear(struct profile_string *s)
+{
+	free(s->value);
+	*s = (struct profile_string){0};
+}
+
+/* match is replaced as a whole: a child that names interfaces must not keep
+ * matching its parent's PCI ids. */
+static void match_enter(struct loader *l _unused_, void *field, const struct ynode *key _unused_)
+{
+	struct profile *p = field;
+
+	strv_free(p->match.interfaces.value);
+	free(p->match.pci.ids);
+	p->match.interfaces = (struct profile_strv){0};
+	p->match.pci = (struct profile_pci_list){0};
+}
+
+static void taotoken_enter(struct loader *l, void *field, const struct ynode *key)
+{
+	struct mirror_config *m = field;
+
+	m->present = true;
+	m->at = mark_of(l, key);
+}
+
+/* After one file: the key source of the mirror is one choice. */
+static int check_mirror_file(struct loader *l, struct mirror_config *m, const char *path)
+{
+	bool file_here = m->api_key_file.set && m->api_key_file.at.file == l->file;
+	bool env_here = m->api_key_env.set && m->api_key_env.at.file == l->file;
+
+	if (file_here && env_here) {
+		const struct profile_string *later =
+		    m->api_key_env.at.line > m->api_key_file.at.line ? &m->api_key_env : &m->api_key_file;
+		return fail_at(l, l->file, later->at.line, later->at.column,
+			       "%s: api_key_file and api_key_env are exclusive (set one)", path);
+	}
+	if (file_here)
+		string_clear(&m->api_key_env);
+	if (env_here)
+		string_clear(&m->api_key_file);
+	return 0;
+}
+
+static int check_file(struct loader *l, struct profile *p)
+{
+	/* A child that switches away from cpulist drops the inherited list. */
+	if (p->irq.policy.set && p->irq.policy.at.file == l->file &&
+	    p->irq.policy.value != PROFILE_IRQ_CPULIST && p->irq.cpulist.set &&
+	    p->irq.cpulist.at.file != l->file)
+		string_clear(&p->irq.cpulist);
+	return check_mirror_file(l, &p->mirror, "mirror.taotoken");
+}
+
+static int check_mirror_complete(struct loader *l, const struct mirror_config *m, const char *path)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} required[] = {{"base_url", M(base_url)}, {"model_id", M(model_id)}};
+
+	if (!m->present)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(required); i++)
+		if (!((const struct profile_string *)((const char *)m + required[i].offset))->set)
+			return fail_at(l, m->at.file, m->at.line, m->at.column,
+				       "%s: missing required key \"%s\"", path, required[i].name);
+	if (!m->api_key_file.set && !m->api_key_env.set)
+		return fail_at(l, m->at.file, m->at.line, m->at.column,
+			       "%s: missing api_key_file or api_key_env (where to read the API key)", path);
+	return 0;
+}
+
+/* The effective profile, after the whole chain. */
+static int check_effective(struct loader *l, struct profile *p, const struct ynode *root)
+{
+	int r;
+
+	if (!p->name.set)
+		return fail_at(l, p->files[0], root->line, root->column, "missing required key \"name\"");
+	if (p->irq.policy.set && p->irq.policy.value == PROFILE_IRQ_CPULIST && !p->irq.cpulist.set)
+		return fail_at(l, p->irq.policy.at.file, p->irq.policy.at.line, p->irq.policy.at.column,
+			       "irq.policy: cpulist needs irq.cpulist (the CPUs to spread the IRQs over)");
+	if (p->irq.cpulist.set && (!p->irq.policy.set || p->irq.policy.value != PROFILE_IRQ_CPULIST))
+		return fail_at(l, p->irq.cpulist.at.file, p->irq.cpulist.at.line, p->irq.cpulist.at.column,
+			       "irq.cpulist: only used with \"policy: cpulist\"");
+	r = check_mirror_complete(l, &p->mirror, "mirror.taotoken");
+	if (r < 0)
+		return r;
+	return 0;
+}
+
+/* ---- files and the extends chain ---- */
+
+/* read_file()'s error for a FIFO, device or socket. */
+#define EFTYPE_NOT_REGULAR ENODEV
+
+static int read_file(const char *path, char **ret, size_t *ret_size)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0;
+	struct stat st;
+
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; anything but
+	 * a regular file is refused before it is read. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EFTYPE_NOT_REGULAR;
+	if (st.st_size > PROFILE_MAX_BYTES)
+		return -EFBIG;
+	buf = malloc(PROFILE_MAX_BYTES + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = read(fd, buf + size, PROFILE_MAX_BYTES + 1 - size);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		size += (size_t)n;
+		if (size > PROFILE_MAX_BYTES)
+			return -EFBIG;
+	}
+	*ret = TAKE_PTR(buf);
+	*ret_size = size;
+	return 0;
+}
+
+struct chain {
+	char *canon[PROFILE_MAX_EXTENDS];
+	const char *display[PROFILE_MAX_EXTENDS];
+	unsigned n;
+};
+
+static void chain_done(struct chain *c)
+{
+	for (unsigned i = 0; i < c->n; i++)
+		free(c->canon[i]);
+}
+
+static const struct ynode *mapping_get(const struct ynode *map, const char *key)
+{
+	for (size_t i = 0; i + 1 < map->n_items; i += 2)
+		if (map->items[i]->kind == YNODE_SCALAR && streq(map->items[i]->value, key))
+			return map->items[i + 1];
+	return NULL;
+}
+
+/* "dir/child.yaml" + "parent.yaml" -> "dir/parent.yaml". */
+static char *parent_path(const char *child, const char *extends)
+{
+	const char *slash = strrchr(child, '/');
+
+	if (extends[0] == '/' || !slash)
+		return strdup(extends);
+	return strprintf("%.*s/%s", (int)(slash - child), child, extends);
+}
+
+static int parse_tree(struct loader *l, const char *file, const char *data, size_t size, struct ynode **ret)
+{
+	struct ytree_error e = {0};
+	struct ynode *root = NULL;
+	char buf[64];
+	int r;
+
+	r = ytree_parse(data, size, &root, &e);
+	if (r == -ENOMEM)
+		return fail_oom(l, file);
+	if (r < 0)
+		return fail_at(l, file, e.line, e.column, "%s", e.message);
+	if (!root)
+		return fail_at(l, file, 0, 0, "empty file (a profile starts with \"version: 1\")");
+	if (root->kind != YNODE_MAPPING) {
+		r = fail_at(l, file, root->line, root->column, "expected a mapping at the top level, got %s",
+			    ynode_describe(root, buf, sizeof(buf)));
+		ynode_free(root);
+		return r;
+	}
+	*ret = root;
+	return 0;
+}
+
+static int load_file(struct loader *l, struct profile *p, struct chain *c, const char *display,
+		     const char *canon, const char *data, size_t size, struct ynode **ret_root);
+
+static int load_parent(struct loader *l, struct profile *p, struct chain *c, const char *child,
+		       const struct ynode *ext)
+{
+	_cleanup_free_ char *path = NULL, *canon = NULL, *data = NULL, *cycle = NULL;
+	_cleanup_ynode_ struct ynode *root = NULL;
+	struct stat st;
+	size_t size = 0;
+	int r;
+
+	path = parent_path(child, ext->value);
+	if (!path)
+		return fail_oom(l, child);
+	canon = realpath(path, NULL);
+	if (!canon)
+		return fail(l, ext, "extends: cannot read \"%s\": %s", path, strerror(errno));
+	for (unsigned i = 0; i < c->n; i++) {
+		if (!streq(c->canon[i], canon))
+			continue;
+		cycle = strdup("");
+		for (unsigned j = i; j < c->n && cycle; j++) {
+			char *s = strprintf("%s%s -> ", cycle, c->display[j]);
+			free(cycle);
+			cycle = s;
+		}
+		if (!cycle)
+			return fail_oom(l, child);
+		return fail(l, ext, "extends: cycle: %s%s", cycle, path);
+	}
+	if (c->n >= PROFILE_MAX_EXTENDS)
+		return fail(l, ext, "extends: more than %d files in the chain", PROFILE_MAX_EXTENDS);
+	/* A parent must be a regular file: a FIFO or a device named in a
+	 * profile would block the loader or read the host. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return fail(l, ext, "extends: cannot read \"%s\": %s", path,
+			    S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+	r = read_file(path, &data, &size);
+	if (r == -EFBIG)
+		return fail_at(l, path, 0, 0, "file is larger than %d bytes", PROFILE_MAX_BYTES);
+	if (r == -ENOMEM)
+		return fail_oom(l, child);
+	if (r < 0)
+		return fail(l, ext, "extends: cannot read \"%s\": %s", path, strerror(-r));
+	return load_file(l, p, c, path, canon, data, size, &root);
+}
+
+/* Load one file of the chain into p: its parent first, then its own keys. */
+static int load_file(struct loader *l, struct profile *p, struct chain *c, const char *display,
+		     const char *canon, const char *data, size_t size, struct ynode **ret_root)
+{
+	_cleanup_ynode_ struct ynode *root = NULL;
+	const struct ynode *ext;
+	const char *stable;
+	int r;
+
+	r = parse_tree(l, display, data, size, &root);
+	if (r < 0)
+		return r;
+	/* The marks of this file's values point to its entry in p->files. */
+	if (strv_extend(&p->files, display) < 0)
+		return fail_oom(l, display);
+	stable = p->files[strv_length(p->files) - 1];
+	c->canon[c->n] = strdup(canon);
+	if (!c->canon[c->n])
+		return fail_oom(l, display);
+	c->display[c->n++] = stable;
+
+	ext = mapping_get(root, "extends");
+	if (ext) {
+		struct loader sub = {.file = stable, .err = l->err};
+		r = scalar_string(&sub, ext, "extends", false);
+		if (r < 0)
+			return r;
+		if (ext->len == 0)
+			return fail(&sub, ext, "extends: must not be empty");
+		r = load_parent(&sub, p, c, stable, ext);
+		if (r < 0)
+			return r;
+	}
+
+	struct loader here = {.file = stable, .err = l->err};
+	r = apply_mapping(&here, profile_keys, p, root, NULL);
+	if (r < 0)
+		return r;
+	if (!p->version.set || p->version.at.file != stable)
+		return fail_at(l, stable, root->line, root->column,
+			       "missing required key \"version\" (add \"version: %d\")",
+			       PROFILE_FORMAT_VERSION);
+	r = check_file(&here, p);
+	if (r < 0)
+		return r;
+	if (ret_root)
+		*ret_root = TAKE_PTR(root);
+	return 0;
+}
+
+static void field_free(const struct key_def *table, void *base);
+
+static int load_common(const char *data, size_t size, const char *name, const char *canon,
+		       struct profile **ret, struct profile_error *err)
+{
+	_cleanup_profile_ struct profile *p = NULL;
+	_cleanup_ynode_ struct ynode *root = NULL;
+	_cleanup_(chain_done) struct chain c = {0};
+	struct profile_error dummy;
+	struct loader l = {.file = name, .err = err ? err : &dummy};
+	int r;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return fail_oom(&l, name);
+	r = load_file(&l, p, &c, name, canon, data, size, &root);
+	if (r < 0)
+		return r;
+	/* files[0] is the named file: load_file() appended it first. */
+	r = check_effective(&l, p, root);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(p);
+	return 0;
+}
+
+static int read_error(struct profile_error *err, const char *path, int r)
+{
+	struct profile_error dummy;
+	struct loader l = {.file = path, .err = err ? err : &dummy};
+
+	if (r == -EFBIG)
+		return fail_at(&l, path, 0, 0, "file is larger than %d bytes", PROFILE_MAX_BYTES);
+	if (r == -EFTYPE_NOT_REGULAR)
+		return fail_at(&l, path, 0, 0, "cannot read: not a regular file");
+	fail_at(&l, path, 0, 0, "cannot read: %s", strerror(-r));
+	return r;
+}
+
+int profile_load(const char *path, struct profile **ret, struct profile_error *err)
+{
+	_cleanup_free_ char *data = NULL, *canon = NULL;
+	size_t size = 0;
+	int r;
+
+	r = read_file(path, &data, &size);
+	if (r < 0)
+		return read_error(err, path, r);
+	canon = realpath(path, NULL);
+	return load_common(data, size, path, canon ? canon : path, ret, err);
+}
+
+int profile_load_string(const char *data, size_t size, const char *name, struct profile **ret,
+			struct profile_error *err)
+{
+	_cleanup_free_ char *canon = realpath(name, NULL);
+
+	return load_common(data, size, name, canon ? canon : name, ret, err);
+}
+
+/* ---- freeing, JSON, hash, match ---- */
+
+static void field_free(const struct key_def *table, void *base)
+{
+	for (const struct key_def *k = table; k->name; k++) {
+		void *f = (char *)base + k->offset;
+		switch (k->type) {
+		case KT_SECTION:
+			field_free(k->children, f);
+			break;
+		case KT_IFNAMES:
+		case KT_RUNNERS:
+			strv_free(((struct profile_strv *)f)->value);
+			break;
+		case KT_PCI:
+			free(((struct profile_pci_list *)f)->ids);
+			break;
+		default:
+			if (string_types[k->type].check)
+				free(((struct profile_string *)f)->value);
+			break;
+		}
+	}
+}
+
+void profile_free(struct profile *p)
+{
+	if (!p)
+		return;
+	field_free(profile_keys, p);
+	free(p->sysctls);
+	strv_free(p->files);
+	free(p);
+}
+
+void mirror_config_done(struct mirror_config *c)
+{
+	if (!c)
+		return;
+	field_free(taotoken_keys, c);
+	free(c->path);
+	*c = (struct mirror_config){0};
+}
+
+static struct json_object *field_json(const struct key_def *k, const void *f);
+
+static struct json_object *section_json(const struct key_def *table, const void *base)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	for (const struct key_def *k = table; k->name; k++) {
+		struct json_object *v = field_json(k, (const char *)base + k->offset);
+		if (v)
+			json_object_object_add(o, k->name, v);
+	}
+	if (json_object_object_length(o) == 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static struct json_object *strv_json(char *const *v)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && v && v[i]; i++)
+		json_object_array_add(a, json_object_new_string(v[i]));
+	return a;
+}
+
+static struct json_object *sysctls_json(const struct profile *p)
+{
+	struct json_object *o;
+
+	if (p->n_sysctls == 0)
+		return NULL;
+	o = json_object_new_object();
+	for (size_t i = 0; o && i < p->n_sysctls; i++) {
+		const struct profile_sysctl *s = &p->sysctls[i];
+		if (s->op == PROFILE_SYSCTL_FLOOR) {
+			char buf[32];
+			snprintf(buf, sizeof(buf), ">= %" PRIu64, s->value);
+			json_object_object_add(o, s->name, json_object_new_string(buf));
+		} else {
+			json_object_object_add(o, s->name, json_object_new_uint64(s->value));
+		}
+	}
+	return o;
+}
+
+/* NULL when the field is unset (or never shown, like extends). */
+static struct json_object *field_json(const struct key_def *k, const void *f)
+{
+	switch (k->type) {
+	case KT_SECTION:
+		return section_json(k->children, f);
+	case KT_FORMAT_VERSION:
+	case KT_UINT:
+	case KT_SIZE: {
+		const struct profile_uint *u = f;
+		return u->set ? json_object_new_uint64(u->value) : NULL;
+	}
+	case KT_NUMBER: {
+		const struct profile_double *d = f;
+		return d->set ? json_object_new_double(d->value) : NULL;
+	}
+	case KT_BOOL: {
+		const struct profile_bool *b = f;
+		return b->set ? json_object_new_boolean(b->value) : NULL;
+	}
+	case KT_ENUM: {
+		const struct profile_enum *e = f;
+		return e->set ? json_object_new_string(k->names[e->value]) : NULL;
+	}
+	case KT_IFNAMES:
+	case KT_RUNNERS: {
+		const struct profile_strv *s = f;
+		return s->set ? strv_json(s->value) : NULL;
+	}
+	case KT_PCI: {
+		const struct profile_pci_list *l = f;
+		struct json_object *a;
+		if (!l->set)
+			return NULL;
+		a = json_object_new_array();
+		for (size_t i = 0; a && i < l->n_ids; i++) {
+			char buf[16];
+			snprintf(buf, sizeof(buf), "%04x:%04x", l->ids[i].vendor, l->ids[i].device);
+			json_object_array_add(a, json_object_new_string(buf));
+		}
+		return a;
+	}
+	case KT_SYSCTLS:
+		return sysctls_json(f);
+	case KT_EXTENDS:
+	case KT_FORBIDDEN:
+		return NULL;
+	default: {
+		const struct profile_string *s = f;
+		return s->set ? json_object_new_string(s->value) : NULL;
+	}
+	}
+}
+
+int profile_to_json(const struct profile *p, struct json_object **ret)
+{
+	struct json_object *o = section_json(profile_keys, p);
+
+	if (!o)
+		return -ENOMEM; /* version and name are always set */
+	*ret = o;
+	return 0;
+}
+
+int profile_hash(const struct profile *p, char **ret)
+{
+	struct json_object *o = NULL;
+	char hex[SHA256_HEX_LEN + 1];
+	const char *s;
+	char *h;
+	int r;
+
+	r = profile_to_json(p, &o);
+	if (r < 0)
+		return r;
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!s) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	sha256_hex(s, strlen(s), hex);
+	json_object_put(o);
+	h = strdup(hex);
+	if (!h)
+		return -ENOMEM;
+	*ret = h;
+	return 0;
+}
+
+bool profile_match_default_pci(uint16_t vendor, uint16_t device)
+{
+	static const uint16_t connectx5[] = {0x1017, 0x1018, 0x1019, 0x101a, 0xa2d2};
+
+	if (vendor != 0x15b3)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(connectx5); i++)
+		if (device == connectx5[i])
+			return true;
+	return false;
+}
+
+bool profile_match(const struct profile *p, const char *ifname, uint16_t vendor, uint16_t device)
+{
+	if (!p->match.interfaces.set && !p->match.pci.set)
+		return profile_match_default_pci(vendor, device);
+	if (p->match.interfaces.set && ifname && strv_contains(p->match.interfaces.value, ifname))
+		return true;
+	for (size_t i = 0; p->match.pci.set && i < p->match.pci.n_ids; i++)
+		if (p->match.pci.ids[i].vendor == vendor && p->match.pci.ids[i].device == device &&
+		    vendor != 0)
+			return true;
+	return false;
+}
+
+char *profile_error_format(const struct profile_error *err)
+{
+	if (err->line == 0)
+		return strprintf("%s: %s", err->file, err->message);
+	return strprintf("%s:%u:%u: %s", err->file, err->line, err->column, err->message);
+}
+
+int profile_load_exit_code(int r)
+{
+	switch (r) {
+	case -ENOENT:
+		return EXIT_NOT_FOUND;
+	case -EINVAL:
+		return EXIT_INVALID;
+	case -EACCES:
+	case -EPERM:
+		return EXIT_PERMISSION;
+	default:
+		return r >= 0 ? EXIT_OK : EXIT_ERROR;
+	}
+}
+
+/* ---- /etc/cx5prof/mirror.yaml ---- */
+
+int mirror_config_load(const char *path, struct mirror_config *ret, struct profile_error *err)
+{
+	_cleanup_free_ char *data = NULL;
+	_cleanup_ynode_ struct ynode *root = NULL;
+	struct mirror_config m = {0};
+	struct profile_error dummy;
+	struct loader l = {.err = err ? err : &dummy};
+	size_t size = 0;
+	int r;
+
+	r = read_file(path, &data, &size);
+	if (r < 0)
+		return read_error(err, path, r);
+	m.path = strdup(path);
+	if (!m.path)
+		return fail_oom(&l, path);
+	l.file = m.path;
+	r = parse_tree(&l, m.path, data, size, &root);
+	if (r >= 0)
+		r = apply_mapping(&l, mirror_file_keys, &m, root, NULL);
+	if (r >= 0 && !m.present)
+		r = fail_at(&l, m.path, root->line, root->column, "missing required key \"taotoken\"");
+	if (r >= 0)
+		r = check_mirror_file(&l, &m, "taotoken");
+	if (r >= 0)
+		r = check_mirror_complete(&l, &m, "taotoken");
+	if (r < 0) {
+		mirror_config_done(&m);
+		return r;
+	}
+	*ret = m;
+	return 0;
+}

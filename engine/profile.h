@@ -1,0 +1,284 @@
+/* profile.h: the profile format v1 (YAML) and its loader.
+ *
+ * Owns: reading profile files (and /etc/cx5prof/mirror.yaml) into a typed,
+ * partial description of the wanted NIC state, resolving `extends` chains,
+ * and the exact error text ("file:line:col: message") for bad input. Every
+ * key is described by one table row in profile.c (name, type, range, where it
+ * goes); README "Profiles" and schemas/profile.schema.json document the same
+ * keys with the same ranges.
+ * Must never: touch the host (it only reads the named files), log above debug,
+ * or guess a value the operator did not write: a field whose `set` is false is
+ * not managed by cx5prof.
+ *
+ * Partial state: each field carries `set` and `at` (where it was written:
+ * file, 1-based line and column, for messages like "udp-jumbo.yaml:12:7: mtu
+ * 9000 exceeds the device maximum 1500"). With `extends`, the parent is
+ * loaded first and the child is applied on top, field by field: mappings
+ * merge key by key, scalars and lists replace. Exceptions (documented in
+ * README): `match` is replaced as a whole; `mirror.taotoken.api_key_file` and
+ * `api_key_env` are one choice (setting one drops the inherited other);
+ * setting `irq.policy` to something other than cpulist drops an inherited
+ * `irq.cpulist`. */
+#ifndef CX5_PROFILE_H
+#define CX5_PROFILE_H
+
+#include <json-c/json.h>
+
+#include "sysctl.h"
+#include "util.h"
+
+#define PROFILE_FORMAT_VERSION 1
+#define PROFILE_MAX_BYTES      (1024 * 1024) /* a larger file is rejected unread */
+#define PROFILE_MAX_DEPTH      32	     /* nesting of mappings and lists */
+#define PROFILE_MAX_NODES      10000	     /* YAML nodes per file */
+#define PROFILE_MAX_EXTENDS    16	     /* files in one extends chain */
+
+/* Where a value was written. file points into profile->files (or is the
+ * mirror config path); line and column are 1-based, 0 when unknown. */
+struct profile_mark {
+	const char *file;
+	unsigned line;
+	unsigned column;
+};
+
+struct profile_uint {
+	bool set;
+	uint64_t value;
+	struct profile_mark at;
+};
+
+struct profile_double {
+	bool set;
+	double value;
+	struct profile_mark at;
+};
+
+struct profile_bool {
+	bool set;
+	bool value;
+	struct profile_mark at;
+};
+
+/* For enums: value is one of the enum types below. */
+struct profile_enum {
+	bool set;
+	int value;
+	struct profile_mark at;
+};
+
+struct profile_string {
+	bool set;
+	char *value; /* never NULL when set */
+	struct profile_mark at;
+};
+
+struct profile_strv {
+	bool set;
+	char **value; /* NULL-terminated, at least one entry when set */
+	struct profile_mark at;
+};
+
+struct profile_pci_id {
+	uint16_t vendor;
+	uint16_t device;
+};
+
+struct profile_pci_list {
+	bool set;
+	struct profile_pci_id *ids;
+	size_t n_ids; /* >= 1 when set */
+	struct profile_mark at;
+};
+
+enum profile_duplex {
+	PROFILE_DUPLEX_HALF,
+	PROFILE_DUPLEX_FULL,
+};
+
+enum profile_irq_policy {
+	PROFILE_IRQ_NUMA_LOCAL, /* default when unset */
+	PROFILE_IRQ_CPULIST,
+};
+
+enum profile_irqbalance {
+	PROFILE_IRQBALANCE_STOP,
+	PROFILE_IRQBALANCE_BAN,
+	PROFILE_IRQBALANCE_LEAVE,
+};
+
+enum profile_verify_test {
+	PROFILE_TEST_UDP_STREAM,
+};
+
+/* How a sysctl value is wanted: exactly this value, or at least it (a
+ * larger current value is left alone). */
+enum profile_sysctl_op {
+	PROFILE_SYSCTL_EXACT,
+	PROFILE_SYSCTL_FLOOR,
+};
+
+struct profile_sysctl {
+	enum sysctl_key key;
+	const char *name; /* "net.core.rmem_max" (static string) */
+	enum profile_sysctl_op op;
+	uint64_t value; /* bytes/units after suffix expansion */
+	struct profile_mark at;
+};
+
+/* mirror.taotoken in a profile, and the whole of /etc/cx5prof/mirror.yaml.
+ * At most one of api_key_file / api_key_env is set. When a profile or
+ * mirror file has the section, base_url, model_id and one key source are
+ * checked to be present (on the effective profile, after extends). */
+struct mirror_config {
+	char *path;   /* mirror_config_load(): the file (marks point here); NULL inside a profile */
+	bool present; /* the section exists */
+	struct profile_mark at;
+	struct profile_string base_url;	    /* http:// or https:// URL */
+	struct profile_string api_key_file; /* absolute path */
+	struct profile_string api_key_env;  /* environment variable name */
+	struct profile_string model_id;
+	struct profile_string task;
+	struct profile_string note;
+};
+
+struct profile {
+	/* The files read, the named one first, then each parent: files[0]
+	 * extends files[1] ... (at least one entry). */
+	char **files;
+
+	struct profile_uint version; /* always 1 */
+	struct profile_string name;  /* required on the effective profile */
+	struct profile_string description;
+	struct profile_string extends; /* as written in files[0] (not inherited) */
+
+	struct {
+		/* Neither set: every ConnectX-5 port (profile_match_default_pci).
+		 * Otherwise a port matches when its name is in interfaces OR its
+		 * PCI vendor:device is in pci. */
+		struct profile_strv interfaces; /* each ifname_valid() */
+		struct profile_pci_list pci;
+	} match;
+
+	struct {
+		struct profile_string driver_name;	  /* requires.driver.name */
+		struct profile_string driver_min_version; /* requires.driver.min_version (version.h) */
+		struct profile_string firmware_min_version;
+		struct profile_uint link_speed;	 /* Mb/s */
+		struct profile_enum link_duplex; /* enum profile_duplex */
+	} requires;
+
+	struct {
+		struct profile_uint mtu;					 /* 68..65535 */
+		struct profile_uint channels_combined, channels_rx, channels_tx; /* 0..1024 */
+		struct profile_uint rings_rx, rings_tx;				 /* 1..65536 */
+	} link;
+
+	struct {
+		struct profile_enum policy; /* enum profile_irq_policy; unset = numa-local */
+		struct profile_string
+		    cpulist; /* set iff policy is cpulist; valid cpuset_parse_list() input */
+		struct profile_string
+		    exclude_cpus; /* cpulist; unset: the planner's default (CPU0 when there is a choice) */
+		struct profile_enum irqbalance; /* enum profile_irqbalance */
+	} irq;
+
+	/* In the order written (parents' entries first, overridden in place). */
+	struct profile_sysctl *sysctls;
+	size_t n_sysctls;
+
+	struct {
+		struct profile_string peer;   /* IPv4/IPv6 literal or hostname */
+		struct profile_strv runners;  /* "netperf" | "iperf3" | "builtin", in order of preference */
+		struct profile_enum test;     /* enum profile_verify_test */
+		struct profile_uint duration; /* seconds, 1..3600 */
+		struct profile_uint message_size;   /* bytes, 1..65507 */
+		struct profile_uint socket_send;    /* verify.socket_buffer.send, bytes */
+		struct profile_uint socket_receive; /* verify.socket_buffer.receive, bytes */
+		struct profile_uint streams;	    /* 1..64 */
+		struct profile_uint port;	    /* 1..65535 */
+		struct profile_bool gso;
+		struct profile_double throughput_mbps;	   /* floor, > 0 */
+		struct profile_double loss_percent;	   /* ceiling, 0..100 */
+		struct profile_double irq_planned_percent; /* floor, 0..100 */
+		struct profile_double irq_max_cpu_percent; /* ceiling, 0..100 */
+		struct profile_double softirq_max_percent; /* ceiling, 0..100 */
+	} verify;
+
+	struct mirror_config mirror; /* mirror.taotoken */
+};
+
+/* A load failure. line/column are 1-based; 0 when the problem has no place
+ * in the file (missing file, file too large). file is the file at fault,
+ * which may be a parent in the extends chain. */
+struct profile_error {
+	char file[1024];
+	unsigned line;
+	unsigned column;
+	char message[512];
+};
+
+/* Load a profile and its extends chain. Returns 0 and *ret, or:
+ *   -ENOENT  the named file does not exist (err says so; a missing parent
+ *            is -EINVAL with the place of its `extends` line),
+ *   -EINVAL  invalid content (syntax, key, type, range, cycle, limits),
+ *   -ENOMEM, -EACCES, -EIO, ... reading failed.
+ * err (may be NULL) is filled on every failure. */
+int profile_load(const char *path, struct profile **ret, struct profile_error *err);
+
+/* The same from memory (fuzzing, tests). name is used in messages and as
+ * the base for a relative `extends`. */
+int profile_load_string(const char *data, size_t size, const char *name, struct profile **ret,
+			struct profile_error *err);
+
+void profile_free(struct profile *p);
+static inline void profile_freep(struct profile **p)
+{
+	if (*p)
+		profile_free(*p);
+}
+#define _cleanup_profile_ _cleanup_(profile_freep)
+
+/* "file:line:col: message" ("file: message" when line is 0). NULL on ENOMEM. */
+char *profile_error_format(const struct profile_error *err);
+
+/* The exit code (exitcode.h) for a profile_load()/mirror_config_load()
+ * return value: EXIT_NOT_FOUND for -ENOENT, EXIT_INVALID for -EINVAL,
+ * EXIT_PERMISSION for -EACCES/-EPERM, EXIT_ERROR otherwise. */
+int profile_load_exit_code(int r);
+
+/* The effective profile as JSON, in the YAML's shape (schemas/profile.schema.json
+ * validates it): only set keys; sizes as byte counts; sysctl floors as
+ * ">= N"; runners as a list; no `extends` (the chain is in p->files). */
+int profile_to_json(const struct profile *p, struct json_object **ret);
+
+/* Content hash of the effective profile for history: SHA-256 (sha256.h) of
+ * profile_to_json()'s compact text (JSON_C_TO_STRING_PLAIN |
+ * JSON_C_TO_STRING_NOSLASHESCAPE), as 64
+ * lowercase hex digits. Equal effective profiles hash equal, whatever files
+ * and comments produced them. */
+int profile_hash(const struct profile *p, char **ret);
+
+/* Does the profile manage this port? vendor/device 0 when it has no PCI
+ * function (veth). See struct profile.match. */
+bool profile_match(const struct profile *p, const char *ifname, uint16_t vendor, uint16_t device);
+
+/* The default match: every ConnectX-5 function (15b3:1017, 1018, 1019,
+ * 101a, a2d2). */
+bool profile_match_default_pci(uint16_t vendor, uint16_t device);
+
+/* enum <-> string ("numa-local", "stop", "full", "UDP_STREAM"); NULL out of range. */
+const char *profile_irq_policy_to_string(int v);
+const char *profile_irqbalance_to_string(int v);
+const char *profile_duplex_to_string(int v);
+const char *profile_verify_test_to_string(int v);
+const char *profile_sysctl_op_to_string(int v); /* "exact" | "floor" */
+
+/* /etc/cx5prof/mirror.yaml: a top-level mapping `taotoken:` with the keys of
+ * a profile's mirror.taotoken. Same error contract as profile_load(). On
+ * success *ret is filled (free with mirror_config_done()); ret->present is
+ * true. */
+#define MIRROR_CONFIG_DEFAULT_PATH "/etc/cx5prof/mirror.yaml"
+int mirror_config_load(const char *path, struct mirror_config *ret, struct profile_error *err);
+void mirror_config_done(struct mirror_config *c);
+
+#endif

@@ -1,0 +1,49 @@
+/* udpsink.h: the receiving side of the built-in UDP benchmark (`serve`).
+ *
+ * Owns: the listening control socket, one test session at a time (SETUP ->
+ * N UDP sinks counting with recvmmsg -> DONE -> drain -> REPORT), and the
+ * per-CPU softirq load measured over the test from /proc/stat through the
+ * sysroot. Must never: send UDP anywhere (the sinks only receive), wait
+ * without a deadline, or let a client's bytes crash or stall the server. */
+#ifndef CX5_UDPSINK_H
+#define CX5_UDPSINK_H
+
+#include <netinet/in.h>
+#include <signal.h>
+
+#include "cpuset.h"
+#include "udpbench.h"
+
+/* Timeouts of the control conversation. */
+#define UDPSINK_SETUP_TIMEOUT_USEC (5 * 1000000ull)  /* whole SETUP frame after accept */
+#define UDPSINK_FRAME_TIMEOUT_USEC (5 * 1000000ull)  /* any frame, once its first byte came */
+#define UDPSINK_DONE_GRACE_USEC	   (15 * 1000000ull) /* DONE after duration + this */
+#define UDPSINK_DRAIN_MAX_USEC	   (2 * 1000000ull)  /* draining after DONE */
+
+/* Listening TCP socket on bind:port ("0.0.0.0", "::", "198.18.0.2"). */
+int udpsink_listen(const char *bind, uint16_t port, int *ret_fd);
+
+struct udpsink_summary {
+	char peer[INET6_ADDRSTRLEN + 8]; /* "198.18.0.1:40312" */
+	struct udpb_setup setup;	 /* valid once a SETUP was decoded */
+	bool completed;			 /* REPORT sent */
+	uint64_t sent;			 /* datagrams the client says it sent */
+	uint64_t received;
+	uint64_t stray; /* datagrams on the sinks that were not this test's */
+};
+
+/* Serve one accepted control connection to its end (closes nothing: the
+ * caller owns cfd). lfd, the listening socket, is polled meanwhile so
+ * that other clients get an immediate "busy" ERROR instead of waiting.
+ * cpus (NULL or empty: none) pins sink i to the i-th CPU of the set,
+ * wrapping. *quit (set by a signal handler) aborts the session. 0 when the test
+ * completed; -errno otherwise, with *ret_reason (caller frees) saying why
+ * in one line ("truncated setup frame", "unsupported protocol version").
+ * *ret summary is filled in every case. */
+int udpsink_session(int cfd, int lfd, const struct cpuset *cpus, const volatile sig_atomic_t *quit,
+		    struct udpsink_summary *ret, char **ret_reason);
+
+/* Refuse a connection with an ERROR frame (best effort, bounded). */
+void udpsink_refuse(int fd, uint16_t code, const char *text);
+
+#endif

@@ -1,0 +1,564 @@
+/* verb_apply.c: `cx5prof apply PROFILE [--check] [--confirm SECONDS]`,
+ * `cx5prof rollback [TXN] [--force]` and `cx5prof commit`.
+ *
+ * Owns: the order of a transaction as the operator sees it: lock, refuse
+ * an unfinished transaction, plan, record the undo log durably, apply,
+ * then commit or hand over to the --confirm watchdog; the one report of
+ * each outcome with its exit code. Must never: change the host before
+ * history_txn_create() has returned (the undo log is on disk). */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <pwd.h>
+
+#include "apply.h"
+#include "lock.h"
+#include "log.h"
+#include "mirror.h"
+#include "output.h"
+#include "profile.h"
+#include "verb_txn.h"
+#include "verbs.h"
+
+#define COMMIT_LOCK_WAIT_MS 5000
+#define CONFIRM_MAX_SECONDS 86400
+
+enum { OPT_CHECK = 1000, OPT_CONFIRM, OPT_FORCE };
+
+const struct cli_option apply_options[] = {
+    {"check", CLI_ARG_NONE, OPT_CHECK, NULL, "dry run: print the plan, exit as apply would (0 or 2)"},
+    {"confirm", CLI_ARG_REQUIRED, OPT_CONFIRM, "SECONDS",
+     "roll back automatically unless `cx5prof commit` follows in time"},
+    {0},
+};
+
+const struct cli_option rollback_options[] = {
+    {"force", CLI_ARG_NONE, OPT_FORCE, NULL, "roll back even if later transactions changed the same keys"},
+    {0},
+};
+
+struct txn_args {
+	bool check;
+	bool force;
+	unsigned confirm;
+};
+
+static int handle_option(int id, const char *arg, void *userdata)
+{
+	struct txn_args *a = userdata;
+	uint32_t v;
+
+	switch (id) {
+	case OPT_CHECK:
+		a->check = true;
+		return 0;
+	case OPT_FORCE:
+		a->force = true;
+		return 0;
+	case OPT_CONFIRM:
+		if (safe_atou32(arg, &v) < 0 || v == 0 || v > CONFIRM_MAX_SECONDS) {
+			log_error("apply: --confirm expects seconds between 1 and %d, not '%s'",
+				  CONFIRM_MAX_SECONDS, arg);
+			return EXIT_USAGE;
+		}
+		a->confirm = v;
+		return 0;
+	}
+	return EXIT_USAGE;
+}
+
+/* ---- apply ---- */
+
+static const char *current_user(void)
+{
+	const char *u = getenv("SUDO_USER");
+	struct passwd *pw;
+
+	if (u && *u)
+		return u;
+	pw = getpwuid(getuid());
+	return pw ? pw->pw_name : "unknown";
+}
+
+static int changes_from_plan(const struct plan *p, struct change_record **ret)
+{
+	struct change_record *c = calloc(p->n_changes ? p->n_changes : 1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n_changes; i++)
+		c[i] = (struct change_record){.seq = (int)i + 1,
+					      .object = p->changes[i].object,
+					      .kind = (char *)p->changes[i].kind->name,
+					      .key = p->changes[i].key,
+					      .old_value = p->changes[i].old_value,
+					      .new_value = p->changes[i].new_value};
+	*ret = c;
+	return 0;
+}
+
+/* Record the transaction and its undo log, durably. */
+static int record_txn(struct history *h, const struct profile *prof, const struct plan *p, int64_t *ret_id)
+{
+	_cleanup_free_ struct change_record *c = NULL;
+	_cleanup_free_ char *hash = NULL;
+	struct json_object *js = NULL;
+	char host[256] = "";
+	int r;
+
+	r = changes_from_plan(p, &c);
+	if (r < 0)
+		return r;
+	(void)profile_hash(prof, &hash);
+	(void)profile_to_json(prof, &js);
+	gethostname(host, sizeof(host) - 1);
+	struct txn_record t = {
+	    .kind = TXN_APPLY,
+	    .status = TXN_OPEN,
+	    .profile_name = prof->name.value,
+	    .profile_hash = hash,
+	    .profile_json = js ? (char *)json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN) : NULL,
+	    .user = (char *)current_user(),
+	    .host = host,
+	};
+	r = history_txn_create(h, &t, c, p->n_changes, ret_id);
+	json_object_put(js);
+	return r;
+}
+
+static int changes_load_or_report(struct history *h, int64_t txn, struct change_record **c, size_t *n)
+{
+	int r = history_changes_load(h, txn, c, n);
+	if (r < 0)
+		log_error_errno(r, "history %s: cannot read the undo log of transaction %" PRId64 ": %m",
+				history_path(h), txn);
+	return r;
+}
+
+static void report_left(char **left)
+{
+	for (char **l = left; l && *l; l++)
+		log_error("NOT restored: %s", *l);
+}
+
+/* Commit, or hand over to the watchdog. The watchdog is forked: SQLite
+ * state must not cross fork(), so *hp is closed first (and NULL after). */
+static int finish_apply(struct history **hp, int64_t txn, const struct cli *cli, unsigned confirm, size_t n,
+			char *msg, size_t msg_size)
+{
+	int64_t deadline;
+	int r, pid;
+
+	if (!confirm) {
+		r = history_txn_set_status(*hp, txn, TXN_COMMITTED, NULL);
+		snprintf(msg, msg_size, "applied %zu change%s (transaction %" PRId64 ")", n,
+			 n == 1 ? "" : "s", txn);
+		return r;
+	}
+	deadline = history_now_usec() + (int64_t)confirm * 1000000;
+	r = history_txn_set_pending_confirm(*hp, txn, deadline);
+	if (r < 0)
+		return r;
+	history_close(TAKE_PTR(*hp));
+	pid = watchdog_spawn(cli->db_path, txn, deadline);
+	if (pid < 0)
+		return pid;
+	snprintf(msg, msg_size,
+		 "applied %zu change%s (transaction %" PRId64
+		 "): run `cx5prof commit` within %u s to keep them, "
+		 "else they are rolled back (watchdog pid %d)",
+		 n, n == 1 ? "" : "s", txn, confirm, pid);
+	return 0;
+}
+
+static int run_transaction(struct history **hp, const struct cli *cli, const struct profile *prof,
+			   const struct plan *p, unsigned confirm)
+{
+	struct change_record *c = NULL;
+	struct apply_outcome o = {0};
+	int64_t txn = 0;
+	char msg[512];
+	struct history *h = *hp;
+	size_t n = 0;
+	int r, code;
+
+	r = record_txn(h, prof, p, &txn);
+	if (r < 0) {
+		log_error_errno(r, "history %s: cannot write the undo log: %m: %s; nothing was changed",
+				history_path(h), history_remedy(r));
+		return EXIT_ERROR;
+	}
+	if (changes_load_or_report(h, txn, &c, &n) < 0)
+		return EXIT_ERROR;
+	apply_signals_install();
+	r = apply_changes(h, txn, c, n, &o);
+	change_records_free(c, n);
+	if (r >= 0) {
+		r = finish_apply(hp, txn, cli, confirm, n, msg, sizeof(msg));
+		if (r < 0) {
+			log_error_errno(r,
+					"transaction %" PRId64 " applied but not recorded as finished: %m; "
+					"run `cx5prof rollback` to undo it",
+					txn);
+			code = EXIT_ERROR;
+		} else
+			code = EXIT_OK;
+	} else if (r == -ECANCELED) {
+		log_error("apply failed at step %d: %s", o.failed_seq, strna(o.failure));
+		snprintf(msg, sizeof(msg),
+			 "every change was undone: the host is back as it was (transaction %" PRId64
+			 " rolled back)",
+			 txn);
+		log_error("%s", msg);
+		code = EXIT_ROLLED_BACK;
+	} else {
+		log_error("apply failed at step %d: %s", o.failed_seq, strna(o.failure));
+		report_left(o.left);
+		snprintf(msg, sizeof(msg),
+			 "the host is NOT fully restored (transaction %" PRId64 "): fix the above, "
+			 "then run `cx5prof rollback %" PRId64 "`",
+			 txn, txn);
+		log_error("%s", msg);
+		code = EXIT_ROLLBACK_FAILED;
+	}
+	plan_render(p, msg);
+	out_uint(OUT_JSON, "txn", NULL, (uint64_t)txn);
+	out_bool(OUT_JSON, "failed", NULL, code != EXIT_OK);
+	apply_outcome_done(&o);
+	return code;
+}
+
+int verb_apply(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_strv_free_ char **args = NULL;
+	_cleanup_profile_ struct profile *prof = NULL;
+	_cleanup_plan_ struct plan *p = NULL;
+	_cleanup_history_ struct history *h = NULL;
+	struct txn_args a = {0};
+	int lock_fd = -1, r;
+
+	r = cli_parse(cli, cli_verb("apply"), argc, argv, handle_option, &a, &args);
+	if (r != 0)
+		return r < 0 ? EXIT_OK : r;
+	if (strv_length(args) != 1) {
+		log_error("apply: expected one PROFILE");
+		return EXIT_USAGE;
+	}
+	r = txn_verb_open_history(cli, a.check, &h);
+	if (r == EXIT_OK && !a.check)
+		r = txn_verb_lock(cli, 0, &lock_fd);
+	if (r == EXIT_OK)
+		r = txn_verb_refuse_unfinished(h);
+	if (r == EXIT_OK)
+		r = txn_verb_plan(args[0], &prof, &p);
+	if (r != EXIT_OK) {
+		lock_release(lock_fd);
+		return txn_verb_json_failure(r);
+	}
+	txn_verb_report_problems(p);
+	out_open_object(NULL);
+	if (p->n_problems > 0) {
+		plan_render(p, "cannot apply: nothing was changed");
+		r = plan_problems_exit_code(p);
+	} else if (p->n_changes == 0) {
+		plan_render(p, "nothing to change");
+	} else if (a.check) {
+		plan_render(p, "changes pending (--check: nothing was changed)");
+		r = EXIT_CHANGES;
+	} else
+		r = run_transaction(&h, cli, prof, p, a.confirm);
+	out_close_object();
+	(void)out_finish();
+	lock_release(lock_fd);
+	/* The transaction is recorded (and queued for the mirror): send what is
+	 * due within a short budget; never changes the exit code. */
+	if (h && !a.check)
+		mirror_opportunistic(h, &prof->mirror);
+	return r;
+}
+
+/* ---- rollback ---- */
+
+/* A refusal reported on stderr: the JSON document still says so. */
+static int json_refused(int r)
+{
+	out_bool(OUT_JSON, "changed", NULL, false);
+	out_bool(OUT_JSON, "failed", NULL, true);
+	out_int(OUT_JSON, "exit_code", NULL, r);
+	out_string(OUT_JSON, "msg", NULL, "refused (see stderr)");
+	return r;
+}
+
+static int pick_target(struct history *h, char **args, struct txn_record *ret)
+{
+	int64_t id;
+	int r;
+
+	if (args[0]) {
+		if (safe_atoi64(args[0], &id) < 0 || id <= 0) {
+			log_error("rollback: '%s' is not a transaction number", args[0]);
+			return EXIT_USAGE;
+		}
+		r = history_txn_get(h, id, ret);
+		if (r == -ENOENT) {
+			log_error("rollback: no transaction %" PRId64 " in %s", id, history_path(h));
+			return EXIT_NOT_FOUND;
+		}
+	} else {
+		r = history_txn_find_last_apply(h, ret);
+		if (r == 0)
+			return -1; /* nothing to roll back */
+	}
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
+/* An interrupted rollback is finished by rolling back its target again. */
+static int resolve_rollback_target(struct history *h, struct txn_record *t)
+{
+	int64_t target = t->rolls_back_txn;
+
+	if (t->kind != TXN_ROLLBACK)
+		return EXIT_OK;
+	if (t->status != TXN_OPEN) {
+		log_error("rollback: transaction %" PRId64
+			  " is itself a rollback: roll back an apply transaction",
+			  t->id);
+		return EXIT_ERROR;
+	}
+	(void)history_txn_set_status(h, t->id, TXN_FAILED, "interrupted; finished by a later rollback");
+	txn_record_done(t);
+	return history_txn_get(h, target, t) < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+static int check_rollback_allowed(struct history *h, const struct txn_record *t, bool force)
+{
+	int64_t later = 0;
+	int r;
+
+	if (t->status == TXN_ROLLED_BACK || t->status == TXN_FAILED) {
+		log_info("transaction %" PRId64 " is already %s: nothing to roll back", t->id,
+			 txn_status_to_string(t->status));
+		return -1;
+	}
+	r = history_txn_find_later_overlap(h, t->id, &later);
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m", history_path(h));
+		return EXIT_ERROR;
+	}
+	if (r > 0 && !force) {
+		log_error("rollback: transaction %" PRId64
+			  " changed the same settings later: roll it back first, "
+			  "or use --force to restore transaction %" PRId64 "'s old values anyway",
+			  later, t->id);
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
+static int report_rollback(struct history *h, const struct txn_record *t, int r,
+			   const struct apply_outcome *o)
+{
+	struct change_record *c = NULL;
+	size_t n = 0;
+	char msg[256];
+
+	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t->id);
+	out_uint(OUT_JSON, "rollback_txn", NULL, (uint64_t)o->rollback_txn);
+	out_open_array("changes");
+	if (history_changes_load(h, o->rollback_txn, &c, &n) >= 0)
+		for (size_t i = 0; i < n; i++) {
+			out_open_object(NULL);
+			out_string(OUT_ANY, "object", "%s  ", c[i].object);
+			out_string(OUT_ANY, "key", "%s  ", c[i].key);
+			_cleanup_free_ char *before = change_value_human(c[i].kind, c[i].old_value, c[i].new_value);
+			_cleanup_free_ char *after = change_value_human(c[i].kind, c[i].new_value, c[i].old_value);
+			out_string(OUT_JSON, "before", NULL, c[i].old_value);
+			out_string(OUT_JSON, "after", NULL, c[i].new_value);
+			out_string(OUT_HUMAN, NULL, "%s -> ", before ? before : c[i].old_value);
+			out_string(OUT_HUMAN, NULL, "%s", after ? after : c[i].new_value);
+			out_string(OUT_ANY, "state", "  %s\n", change_state_to_string(c[i].state));
+			out_close_object();
+		}
+	change_records_free(c, n);
+	out_close_array();
+	out_bool(OUT_JSON, "changed", NULL, o->done > 0);
+	if (r < 0) {
+		report_left(o->left);
+		snprintf(msg, sizeof(msg),
+			 "rollback of transaction %" PRId64 " is incomplete: the host is NOT as before",
+			 t->id);
+		log_error("%s", msg);
+	} else
+		snprintf(msg, sizeof(msg),
+			 "rolled back transaction %" PRId64 " (recorded as transaction %" PRId64 ")", t->id,
+			 o->rollback_txn);
+	out_string(OUT_ANY, "msg", "%s\n", msg);
+	return r < 0 ? EXIT_ROLLBACK_FAILED : EXIT_OK;
+}
+
+/* A rollback killed midway stays open; the rollback now running redoes
+ * its work (restoring is idempotent), so close it. */
+static int close_interrupted_rollbacks(struct history *h)
+{
+	for (;;) {
+		_cleanup_(txn_record_done) struct txn_record t = {0};
+		int r = history_txn_find_unfinished(h, &t);
+
+		if (r <= 0 || t.kind != TXN_ROLLBACK || t.status != TXN_OPEN)
+			return r;
+		r = history_txn_set_status(h, t.id, TXN_FAILED, "interrupted; finished by a later rollback");
+		if (r < 0)
+			return r;
+	}
+}
+
+static int rollback_locked(struct history *h, char **args, bool force)
+{
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	struct apply_outcome o = {0};
+	int r;
+
+	r = close_interrupted_rollbacks(h);
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
+		return EXIT_ERROR;
+	}
+	r = pick_target(h, args, &t);
+	if (r == EXIT_OK)
+		r = resolve_rollback_target(h, &t);
+	if (r == EXIT_OK)
+		r = check_rollback_allowed(h, &t, force);
+	if (r < 0) {
+		out_bool(OUT_JSON, "changed", NULL, false);
+		out_string(OUT_ANY, "msg", "%s\n", "nothing to roll back");
+		return EXIT_OK;
+	}
+	if (r != EXIT_OK)
+		return r;
+	apply_signals_install();
+	r = rollback_txn(h, t.id, "rolled back by `cx5prof rollback`", &o);
+	if (r < 0 && r != -ENOTRECOVERABLE) {
+		log_error_errno(r, "history %s: cannot record the rollback: %m: %s", history_path(h),
+				history_remedy(r));
+		apply_outcome_done(&o);
+		return EXIT_ERROR;
+	}
+	r = report_rollback(h, &t, r, &o);
+	apply_outcome_done(&o);
+	return r;
+}
+
+int verb_rollback(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_strv_free_ char **args = NULL;
+	_cleanup_history_ struct history *h = NULL;
+	struct txn_args a = {0};
+	int lock_fd = -1, r;
+
+	r = cli_parse(cli, cli_verb("rollback"), argc, argv, handle_option, &a, &args);
+	if (r != 0)
+		return r < 0 ? EXIT_OK : r;
+	if (strv_length(args) > 1) {
+		log_error("rollback: expected at most one TXN");
+		return EXIT_USAGE;
+	}
+	r = txn_verb_open_history(cli, false, &h);
+	if (r == EXIT_OK)
+		r = txn_verb_lock(cli, 0, &lock_fd);
+	if (r != EXIT_OK)
+		return txn_verb_json_failure(r);
+	out_open_object(NULL);
+	r = rollback_locked(h, args, a.force);
+	if (r != EXIT_OK && r != EXIT_ROLLBACK_FAILED)
+		json_refused(r);
+	out_close_object();
+	(void)out_finish();
+	lock_release(lock_fd);
+	mirror_opportunistic(h, NULL);
+	return r;
+}
+
+/* ---- commit ---- */
+
+/* No pending transaction: say whether the watchdog was faster. */
+static int commit_nothing_pending(struct history *h)
+{
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	int r = history_txn_find_last(h, TXN_APPLY, &t);
+
+	if (r > 0 && t.status == TXN_ROLLED_BACK && t.confirm_deadline_usec) {
+		log_error("transaction %" PRId64
+			  " was not confirmed in time and has been rolled back: apply it again",
+			  t.id);
+		return EXIT_ERROR;
+	}
+	out_bool(OUT_JSON, "changed", NULL, false);
+	out_string(OUT_ANY, "msg", "%s\n", "nothing to commit");
+	return EXIT_OK;
+}
+
+static int commit_locked(struct history *h)
+{
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	int r = history_txn_find_unfinished(h, &t);
+
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
+		return EXIT_ERROR;
+	}
+	if (r > 0 && t.status == TXN_OPEN) {
+		log_error("transaction %" PRId64 " was interrupted, not applied: run `cx5prof rollback`",
+			  t.id);
+		return EXIT_OPEN_TXN;
+	}
+	if (r == 0)
+		return commit_nothing_pending(h);
+	if (history_now_usec() > t.confirm_deadline_usec) {
+		log_error("transaction %" PRId64
+			  ": the confirm deadline has passed, it is not kept: the watchdog "
+			  "rolls it back (if the watchdog was stopped, run `cx5prof rollback`)",
+			  t.id);
+		return EXIT_ERROR;
+	}
+	r = history_txn_set_status(h, t.id, TXN_COMMITTED, NULL);
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
+		return EXIT_ERROR;
+	}
+	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t.id);
+	out_bool(OUT_JSON, "changed", NULL, true);
+	out_text("committed transaction %" PRId64 "\n", t.id);
+	out_string(OUT_JSON, "msg", NULL, "committed");
+	return EXIT_OK;
+}
+
+int verb_commit(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_strv_free_ char **args = NULL;
+	_cleanup_history_ struct history *h = NULL;
+	int lock_fd = -1, r;
+
+	r = cli_parse(cli, cli_verb("commit"), argc, argv, NULL, NULL, &args);
+	if (r != 0)
+		return r < 0 ? EXIT_OK : r;
+	if (args[0]) {
+		log_error("commit: takes no arguments");
+		return EXIT_USAGE;
+	}
+	r = txn_verb_open_history(cli, false, &h);
+	if (r == EXIT_OK)
+		r = txn_verb_lock(cli, COMMIT_LOCK_WAIT_MS, &lock_fd);
+	if (r != EXIT_OK)
+		return txn_verb_json_failure(r);
+	out_open_object(NULL);
+	r = commit_locked(h);
+	if (r != EXIT_OK)
+		json_refused(r);
+	out_close_object();
+	(void)out_finish();
+	lock_release(lock_fd);
+	return r;
+}

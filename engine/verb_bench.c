@@ -1,0 +1,306 @@
+/* verb_bench.c: `cx5prof bench`: an ad-hoc run of the built-in UDP stream
+ * benchmark against `cx5prof serve` on the peer.
+ *
+ * Owns: the bench command line, printing the result (human and JSON, keys
+ * in schemas/bench.schema.json) and recording the run in the history.
+ * Must never: send traffic anywhere but --peer. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+
+#include "history.h"
+#include "log.h"
+#include "mirror.h"
+#include "output.h"
+#include "runs.h"
+#include "udpsend.h"
+#include "verbs.h"
+
+enum {
+	OPT_PEER = 'H',
+	OPT_PORT = 'p',
+	OPT_DURATION = 'l',
+	OPT_MESSAGE = 'm',
+	OPT_SOCKBUF = 1000,
+	OPT_SNDBUF = 's',
+	OPT_RCVBUF = 'S',
+	OPT_STREAMS = 'n',
+	OPT_CPUS = 1001,
+	OPT_GSO = 1002,
+	OPT_NO_RECORD = 1003,
+};
+
+const struct cli_option bench_options[] = {
+    {"peer", CLI_ARG_REQUIRED, OPT_PEER, "ADDR", "numeric address of the host running `cx5prof serve`"},
+    {"port", CLI_ARG_REQUIRED, OPT_PORT, "PORT", "its control port (default 12866)"},
+    {"duration", CLI_ARG_REQUIRED, OPT_DURATION, "SECONDS", "test length, 1..3600 (default 10)"},
+    {"message-size", CLI_ARG_REQUIRED, OPT_MESSAGE, "BYTES",
+     "UDP payload per datagram, as netperf -m (default 8000)"},
+    {"socket-buffer", CLI_ARG_REQUIRED, OPT_SOCKBUF, "SIZE",
+     "send and receive socket buffers (4M), as -s/-S"},
+    {"send-buffer", CLI_ARG_REQUIRED, OPT_SNDBUF, "SIZE", "sender's SO_SNDBUF, as netperf -s"},
+    {"recv-buffer", CLI_ARG_REQUIRED, OPT_RCVBUF, "SIZE", "receiver's SO_RCVBUF, as netperf -S"},
+    {"streams", CLI_ARG_REQUIRED, OPT_STREAMS, "N", "parallel streams, 1..64 (default 1)"},
+    {"cpus", CLI_ARG_REQUIRED, OPT_CPUS, "LIST",
+     "pin stream i to the i-th CPU of LIST; none: no pinning (default: the NIC's local CPUs)"},
+    {"gso", CLI_ARG_NONE, OPT_GSO, NULL, "send with UDP GSO (UDP_SEGMENT) when the kernel allows"},
+    {"no-record", CLI_ARG_NONE, OPT_NO_RECORD, NULL, "do not record the run in the history"},
+    {0},
+};
+
+struct bench_args {
+	struct udpsend_params p;
+	struct cpuset cpus;
+	bool cpus_given;
+	bool no_record;
+};
+
+static int parse_u32(const char *opt, const char *arg, uint32_t min, uint32_t max, uint32_t *ret)
+{
+	uint32_t v;
+
+	if (safe_atou32(arg, &v) < 0 || v < min || v > max) {
+		log_error("bench: invalid --%s '%s': expected %u..%u", opt, arg, min, max);
+		return EXIT_USAGE;
+	}
+	*ret = v;
+	return 0;
+}
+
+static int parse_buffer(const char *opt, const char *arg, uint64_t *ret)
+{
+	uint64_t v;
+
+	if (parse_size(arg, &v) < 0 || v > UDPB_MAX_RECV_BUFFER) {
+		log_error("bench: invalid --%s '%s': expected a size up to 1G (e.g. 4M)", opt, arg);
+		return EXIT_USAGE;
+	}
+	*ret = v;
+	return 0;
+}
+
+static int parse_opt(int id, const char *arg, void *userdata)
+{
+	struct bench_args *a = userdata;
+	uint32_t v = 0;
+	int r;
+
+	switch (id) {
+	case OPT_PEER:
+		a->p.peer = arg;
+		return 0;
+	case OPT_PORT:
+		r = parse_u32("port", arg, 1, 65535, &v);
+		a->p.port = (uint16_t)v;
+		return r;
+	case OPT_DURATION:
+		return parse_u32("duration", arg, 1, UDPB_MAX_DURATION, &a->p.duration_s);
+	case OPT_MESSAGE:
+		return parse_u32("message-size", arg, UDPB_MIN_MESSAGE, UDPB_MAX_MESSAGE, &a->p.message_size);
+	case OPT_SOCKBUF:
+		r = parse_buffer("socket-buffer", arg, &a->p.send_buffer);
+		a->p.recv_buffer = a->p.send_buffer;
+		return r;
+	case OPT_SNDBUF:
+		return parse_buffer("send-buffer", arg, &a->p.send_buffer);
+	case OPT_RCVBUF:
+		return parse_buffer("recv-buffer", arg, &a->p.recv_buffer);
+	case OPT_STREAMS:
+		return parse_u32("streams", arg, 1, UDPB_MAX_STREAMS, &a->p.streams);
+	case OPT_CPUS:
+		cpuset_done(&a->cpus);
+		a->cpus_given = true;
+		if (streq(arg, "none"))
+			return 0; /* empty set: not pinned */
+		if (cpuset_parse_list(arg, &a->cpus) < 0 || cpuset_count(&a->cpus) == 0) {
+			log_error("bench: invalid --cpus '%s': expected a CPU list such as 0-3,8", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case OPT_GSO:
+		a->p.gso = true;
+		return 0;
+	case OPT_NO_RECORD:
+		a->no_record = true;
+		return 0;
+	}
+	return EXIT_USAGE;
+}
+
+static void print_result(const struct udpsend_params *p, const struct udpsend_result *res,
+			 const char *command)
+{
+	out_open_object(NULL);
+	out_string(OUT_JSON, "runner", NULL, "builtin");
+	out_string(OUT_JSON, "command", NULL, command);
+	out_string(OUT_ANY, "peer", "builtin UDP stream to %s", p->peer);
+	out_uint(OUT_ANY, "port", ":%" PRIu64, p->port);
+	out_uint(OUT_ANY, "duration_s", ": %" PRIu64 " s", p->duration_s);
+	out_uint(OUT_ANY, "message_size", ", %" PRIu64 "-byte messages", p->message_size);
+	out_uint(OUT_ANY, "streams", ", %" PRIu64 " stream(s)", p->streams);
+	out_bool(OUT_ANY, "gso", ", gso %s", res->gso_used);
+	out_uint(OUT_JSON, "gso_segments", NULL, res->gso_used ? res->gso_segments : 1);
+	out_uint(OUT_JSON, "send_buffer", NULL, p->send_buffer);
+	out_uint(OUT_JSON, "recv_buffer", NULL, p->recv_buffer);
+	out_uint(OUT_ANY, "send_buffer_actual", "\nsocket buffers (kernel-doubled): send %" PRIu64,
+		 res->send_buffer_actual);
+	out_uint(OUT_ANY, "recv_buffer_actual", ", receive %" PRIu64 "\n", res->recv_buffer_actual);
+
+	out_text("%-6s %-4s %12s %12s %10s %7s %10s %10s %6s\n", "stream", "cpu", "sent", "received", "lost",
+		 "loss%", "send_Mbps", "recv_Mbps", "cpu%");
+	out_open_array("per_stream");
+	for (unsigned i = 0; i < res->streams; i++) {
+		const struct udpsend_stream *s = &res->stream[i];
+		double loss = s->sent ? 100.0 * (double)s->lost / (double)s->sent : 0.0;
+		double cpu = s->send_usec ? s->cpu_sec * 1e8 / (double)s->send_usec : 0.0;
+
+		out_open_object(NULL);
+		out_uint(OUT_ANY, "stream", "%-6" PRIu64 " ", i);
+		if (s->cpu >= 0)
+			out_int(OUT_ANY, "cpu", "%-4" PRId64 " ", s->cpu);
+		else
+			out_string(OUT_ANY, "cpu", "%-4s ", NULL);
+		out_bool(OUT_JSON, "gso", NULL, s->gso);
+		out_uint(OUT_ANY, "sent", "%12" PRIu64 " ", s->sent);
+		out_uint(OUT_ANY, "received", "%12" PRIu64 " ", s->received);
+		out_uint(OUT_ANY, "lost", "%10" PRIu64 " ", s->lost);
+		out_double(OUT_ANY, "loss_percent", "%7.3f ", loss);
+		out_double(OUT_ANY, "send_mbps", "%10.1f ", s->send_mbps);
+		out_double(OUT_ANY, "recv_mbps", "%10.1f ", s->recv_mbps);
+		out_double(OUT_ANY, "cpu_percent", "%6.1f\n", cpu);
+		out_uint(OUT_JSON, "send_errors", NULL, s->send_errors);
+		out_uint(OUT_JSON, "reordered", NULL, s->reordered);
+		out_close_object();
+	}
+	out_close_array();
+	out_text("%-6s %-4s ", "total", "");
+	out_uint(OUT_ANY, "sent", "%12" PRIu64 " ", res->sent);
+	out_uint(OUT_ANY, "received", "%12" PRIu64 " ", res->received);
+	out_uint(OUT_ANY, "lost", "%10" PRIu64 " ", res->lost);
+	out_double(OUT_ANY, "loss_percent", "%7.3f ", res->loss_percent);
+	out_double(OUT_ANY, "send_mbps", "%10.1f ", res->send_mbps);
+	out_double(OUT_ANY, "recv_mbps", "%10.1f ", res->recv_mbps);
+	out_double(OUT_ANY, "sender_cpu_percent", "%6.1f\n", res->cpu_percent);
+	out_uint(OUT_JSON, "send_errors", NULL, res->send_errors);
+	out_uint(OUT_JSON, "send_usec", NULL, res->send_usec);
+	out_uint(OUT_JSON, "recv_window_usec", NULL, res->recv_window_usec);
+
+	out_text("receiver softirq load:");
+	out_open_array("receiver_softirq");
+	for (unsigned i = 0; i < res->ncpus; i++) {
+		out_open_object(NULL);
+		out_uint(OUT_ANY, "cpu", " cpu%" PRIu64, res->softirq[i].cpu);
+		out_double(OUT_ANY, "softirq_percent", " %.1f%%", res->softirq[i].softirq_centipct / 100.0);
+		out_close_object();
+	}
+	out_close_array();
+	out_text("%s\n", res->ncpus ? "" : " unknown");
+	out_open_array("notes");
+	for (char **n = res->notes; n && *n; n++)
+		out_string(OUT_ANY, NULL, "note: %s\n", *n);
+	out_close_array();
+	out_close_object();
+}
+
+static char *report_text(const struct udpsend_result *res)
+{
+	return strprintf(
+	    "sent %" PRIu64 " received %" PRIu64 " lost %" PRIu64 " loss %.4f%% send %.1f Mbps "
+	    "recv %.1f Mbps sender cpu %.1f%% gso %s send_usec %" PRIu64 " recv_window_usec %" PRIu64,
+	    res->sent, res->received, res->lost, res->loss_percent, res->send_mbps, res->recv_mbps,
+	    res->cpu_percent, res->gso_used ? "on" : "off", res->send_usec, res->recv_window_usec);
+}
+
+static void record(struct cli *cli, const struct udpsend_params *p, const struct udpsend_result *res,
+		   const char *command, const char *ifname)
+{
+	_cleanup_free_ char *raw = report_text(res);
+	struct run_artifact arts[2] = {{(char *)"command", (char *)command}, {(char *)"runner_output", raw}};
+	struct run_record rec = {
+	    .runner = (char *)"builtin",
+	    .command_line = (char *)command,
+	    .ifname = (char *)ifname,
+	    .peer = (char *)p->peer,
+	    .message_size = p->message_size,
+	    .send_buffer = p->send_buffer,
+	    .recv_buffer = p->recv_buffer,
+	    .streams = p->streams,
+	    .duration_s = p->duration_s,
+	    .sent = res->sent,
+	    .received = res->received,
+	    .lost = res->lost,
+	    .send_mbps = res->send_mbps,
+	    .recv_mbps = res->recv_mbps,
+	    .loss_pct = res->loss_percent,
+	    .passed = true,
+	    .artifacts = arts,
+	    .n_artifacts = raw ? 2 : 1,
+	};
+	struct history *h = NULL;
+	int r;
+
+	r = history_open(cli->db_path, 0, &h);
+	if (r < 0) {
+		log_warn_errno(
+		    r, "bench: cannot open the history %s: %m; run not recorded (use --db or --no-record)",
+		    cli->db_path);
+		return;
+	}
+	r = runs_record(h, &rec, NULL);
+	if (r < 0)
+		log_warn_errno(r, "bench: cannot record the run in %s: %m", cli->db_path);
+	else
+		mirror_opportunistic(h, NULL); /* never fails the bench */
+	history_close(h);
+}
+
+int verb_bench(struct cli *cli, int argc, char **argv)
+{
+	struct bench_args a = {.p = {.duration_s = 10, .message_size = 8000, .streams = 1}};
+	_cleanup_strv_free_ char **args = NULL;
+	_cleanup_free_ char *command = NULL, *ifname = NULL;
+	_cleanup_cpuset_ struct cpuset cpus = CPUSET_INIT;
+	struct udpsend_result res = {0};
+	int r;
+
+	r = cli_parse(cli, cli_verb("bench"), argc, argv, parse_opt, &a, &args);
+	if (r != 0) {
+		cpuset_done(&a.cpus);
+		return r < 0 ? EXIT_OK : r;
+	}
+	cpus = a.cpus;
+	if (args[0]) {
+		log_error("bench: unexpected argument '%s'", args[0]);
+		return EXIT_USAGE;
+	}
+	if (!a.p.peer) {
+		log_error("bench: --peer ADDR is required (the host running `cx5prof serve`)");
+		return EXIT_USAGE;
+	}
+	if (!a.p.port)
+		a.p.port = UDPB_DEFAULT_PORT;
+	if (!a.cpus_given) {
+		r = udpsend_local_cpus(a.p.peer, &cpus, &ifname);
+		if (r < 0)
+			log_info("bench: streams not pinned: no NIC-local CPU list for the route to %s (use "
+				 "--cpus)",
+				 a.p.peer);
+	}
+	a.p.cpus = &cpus;
+	if (udpsend_command_line(&a.p, &command) < 0)
+		return log_error("out of memory"), EXIT_ERROR;
+
+	r = udpsend_run(&a.p, &res);
+	if (r < 0) {
+		log_error("bench: %s", strna(res.error));
+		udpsend_result_done(&res);
+		return r == -EINVAL ? EXIT_USAGE : EXIT_ERROR;
+	}
+	for (char **n = res.notes; n && *n; n++)
+		log_info("bench: %s", *n);
+	print_result(&a.p, &res, command);
+	if (!a.no_record)
+		record(cli, &a.p, &res, command, ifname);
+	udpsend_result_done(&res);
+	r = out_finish();
+	return r < 0 ? EXIT_ERROR : EXIT_OK;
+}

@@ -1,0 +1,1281 @@
+/* verb_history.c: `history`, `history show RUN`, `compare`, `export`,
+ * `mirror` and `analyze`: what cx5prof remembers, and its TaoToken mirror.
+ *
+ * Owns: the presentation of the history (human and JSON through output.h,
+ * keys in schemas/history.schema.json), the export bundle's layout, and the
+ * one report of a mirror failure (object + cause + remedy) with its exit
+ * code. Must never: print, store or export the API key (only its
+ * fingerprint appears, inside messages), change the host, or write to the
+ * database from history/compare/export (they open it read-only). */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "history.h"
+#include "log.h"
+#include "metrics_prom.h"
+#include "mirror.h"
+#include "outbox.h"
+#include "output.h"
+#include "profile.h"
+#include "runs.h"
+#include "verbs.h"
+
+#define ANALYZE_MAX_TOKENS   200
+#define ANALYZE_EVIDENCE_MAX 6000 /* bytes per artifact in the question */
+#define ARTIFACT_ANALYSIS    "analysis.json"
+
+enum {
+	OPT_LIMIT = 3000,
+	OPT_DIR,
+	OPT_CONFIG,
+	OPT_PROFILE,
+	OPT_NOW,
+	OPT_LIST,
+	OPT_TIMEOUT,
+	OPT_FORMAT,
+};
+
+const struct cli_option history_options[] = {
+    {"limit", CLI_ARG_REQUIRED, OPT_LIMIT, "N", "show the newest N entries (default 20; 0: all)"},
+    {"format", CLI_ARG_REQUIRED, OPT_FORMAT, "FMT",
+     "text (default), or prometheus: node_exporter textfile metrics"},
+    {0},
+};
+
+const struct cli_option export_options[] = {
+    {"dir", CLI_ARG_REQUIRED, OPT_DIR, "DIR", "write the bundle into DIR (created; must be empty)"},
+    {0},
+};
+
+const struct cli_option mirror_verb_options[] = {
+    {"config", CLI_ARG_REQUIRED, OPT_CONFIG, "FILE",
+     "mirror file (default $" MIRROR_CONFIG_ENV ", else " MIRROR_CONFIG_DEFAULT_PATH ")"},
+    {"profile", CLI_ARG_REQUIRED, OPT_PROFILE, "FILE", "use this profile's mirror.taotoken section"},
+    {"now", CLI_ARG_NONE, OPT_NOW, NULL, "retry failed records now, ignoring the backoff schedule"},
+    {"list", CLI_ARG_NONE, OPT_LIST, NULL, "show the outbox; send nothing"},
+    {"timeout", CLI_ARG_REQUIRED, OPT_TIMEOUT, "SEC", "total time budget (default 30)"},
+    {0},
+};
+
+const struct cli_option analyze_options[] = {
+    {"config", CLI_ARG_REQUIRED, OPT_CONFIG, "FILE",
+     "mirror file (default $" MIRROR_CONFIG_ENV ", else " MIRROR_CONFIG_DEFAULT_PATH ")"},
+    {"profile", CLI_ARG_REQUIRED, OPT_PROFILE, "FILE", "use this profile's mirror.taotoken section"},
+    {"timeout", CLI_ARG_REQUIRED, OPT_TIMEOUT, "SEC", "wait at most SEC for the answer (default 60)"},
+    {0},
+};
+
+struct args {
+	uint64_t limit;
+	const char *dir;
+	const char *config;
+	const char *profile;
+	bool now;
+	bool list;
+	uint64_t timeout_s;
+	bool prometheus;
+};
+
+static int parse_opt(int id, const char *arg, void *userdata)
+{
+	struct args *a = userdata;
+
+	switch (id) {
+	case OPT_LIMIT:
+		if (safe_atou64(arg, &a->limit) < 0) {
+			log_error("--limit: '%s' is not a number", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case OPT_TIMEOUT:
+		if (safe_atou64(arg, &a->timeout_s) < 0 || a->timeout_s == 0 || a->timeout_s > 3600) {
+			log_error("--timeout: '%s' is not a number of seconds between 1 and 3600", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case OPT_DIR:
+		a->dir = arg;
+		return 0;
+	case OPT_CONFIG:
+		a->config = arg;
+		return 0;
+	case OPT_PROFILE:
+		a->profile = arg;
+		return 0;
+	case OPT_NOW:
+		a->now = true;
+		return 0;
+	case OPT_LIST:
+		a->list = true;
+		return 0;
+	case OPT_FORMAT:
+		if (!streq(arg, "text") && !streq(arg, "prometheus")) {
+			log_error("--format: '%s' is not a format (text, prometheus)", arg);
+			return EXIT_USAGE;
+		}
+		a->prometheus = streq(arg, "prometheus");
+		return 0;
+	}
+	return EXIT_USAGE;
+}
+
+/* ---- shared ---- */
+
+static int open_db(struct cli *cli, bool read_only, struct history **ret)
+{
+	int r = history_open(cli->db_path, read_only ? HISTORY_READ_ONLY : 0, ret);
+
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
+		return r == -ENOENT		     ? EXIT_NOT_FOUND
+		       : r == -EACCES || r == -EPERM ? EXIT_PERMISSION
+						     : EXIT_ERROR;
+	}
+	return 0;
+}
+
+static int parse_run_id(const char *s, int64_t *ret)
+{
+	if (safe_atoi64(s, ret) < 0 || *ret <= 0) {
+		log_error("'%s' is not a run id (a positive number, as listed by 'cx5prof history')", s);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int load_run(struct cli *cli, struct history *h, int64_t id, struct run_record *ret)
+{
+	int r = runs_get(h, id, ret);
+
+	if (r == -ENOENT) {
+		log_error("run %" PRId64 " not found in %s: see 'cx5prof history'", id, cli->db_path);
+		return EXIT_NOT_FOUND;
+	}
+	if (r < 0) {
+		log_error_errno(r, "history %s: cannot read run %" PRId64 ": %m: %s", cli->db_path, id,
+				history_remedy(r));
+		return EXIT_ERROR;
+	}
+	return 0;
+}
+
+static const char *fmt_time(int64_t usec, char buf[static 32])
+{
+	time_t t = (time_t)(usec / 1000000);
+	struct tm tm;
+
+	if (usec <= 0 || !localtime_r(&t, &tm) || strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		return "-";
+	return buf;
+}
+
+/* ---- history ---- */
+
+struct entry {
+	int64_t when;
+	const struct txn_record *txn;
+	const struct run_record *run;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->when != y->when)
+		return x->when < y->when ? 1 : -1;
+	return x->run && !y->run ? -1 : !x->run && y->run ? 1 : 0;
+}
+
+/* The newest `limit` transactions. history.h has no list call yet: ids
+ * come from one read-only query, records from history_txn_get(). */
+static int load_txns(struct history *h, size_t limit, struct txn_record **ret, size_t *ret_n)
+{
+	sqlite3_stmt *s = NULL;
+	struct txn_record *v = NULL;
+	size_t n = 0;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(history_db(h),
+				"SELECT id FROM transactions ORDER BY started_usec DESC, id DESC LIMIT ?", -1,
+				&s, NULL);
+	if (rc != SQLITE_OK)
+		return history_errno(rc);
+	sqlite3_bind_int64(s, 1, limit ? (int64_t)limit : -1);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct txn_record *nv = reallocarray(v, n + 1, sizeof(*v));
+
+		if (!nv) {
+			r = -ENOMEM;
+			break;
+		}
+		v = nv;
+		v[n] = (struct txn_record){0};
+		r = history_txn_get(h, sqlite3_column_int64(s, 0), &v[n]);
+		if (r < 0)
+			break;
+		n++;
+	}
+	if (r >= 0 && rc != SQLITE_DONE)
+		r = history_errno(rc);
+	sqlite3_finalize(s);
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			txn_record_done(&v[i]);
+		free(v);
+		return r;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+static void print_txn_entry(const struct txn_record *t)
+{
+	char tb[32];
+
+	out_string(OUT_JSON, "type", NULL, "transaction");
+	out_int(OUT_JSON, "id", NULL, t->id);
+	out_string(OUT_HUMAN, NULL, "%-19s  ", fmt_time(t->started_usec, tb));
+	out_text("txn %-5" PRId64 " ", t->id);
+	out_int(OUT_JSON, "started_usec", NULL, t->started_usec);
+	if (t->ended_usec)
+		out_int(OUT_JSON, "ended_usec", NULL, t->ended_usec);
+	else
+		out_string(OUT_JSON, "ended_usec", NULL, NULL);
+	out_string(OUT_ANY, "kind", "%-8s ", txn_kind_to_string(t->kind));
+	out_string(OUT_ANY, "profile", "%s ", t->profile_name);
+	out_string(OUT_ANY, "status", "%s", txn_status_to_string(t->status));
+	out_string(OUT_JSON, "user", NULL, t->user);
+	out_string(OUT_JSON, "error", NULL, t->error);
+	if (t->error)
+		out_text(": %s", t->error);
+	out_text("\n");
+}
+
+static void print_run_summary(const struct run_record *r)
+{
+	char tb[32];
+
+	out_string(OUT_JSON, "type", NULL, "run");
+	out_int(OUT_JSON, "id", NULL, r->id);
+	out_string(OUT_HUMAN, NULL, "%-19s  ", fmt_time(r->started_usec, tb));
+	out_text("run %-5" PRId64 " ", r->id);
+	out_int(OUT_JSON, "started_usec", NULL, r->started_usec);
+	out_int(OUT_JSON, "ended_usec", NULL, r->ended_usec);
+	out_string(OUT_ANY, "runner", "%-8s ", r->runner);
+	out_string(OUT_ANY, "profile", "%s ", r->profile);
+	out_string(OUT_ANY, "interface", "%s ", r->ifname);
+	out_uint(OUT_ANY, "mtu", "mtu %" PRIu64 " ", r->mtu);
+	out_uint(OUT_ANY, "message_size", "msg %" PRIu64 ": ", r->message_size);
+	out_double(OUT_ANY, "recv_mbps", "%.1f Mbps, ", r->recv_mbps);
+	out_double(OUT_ANY, "loss_pct", "loss %.2f%%, ", r->loss_pct);
+	out_bool(OUT_JSON, "pass", NULL, r->passed);
+	out_text("%s\n", r->passed ? "pass" : "FAIL");
+}
+
+static int history_list(struct cli *cli, struct history *h, size_t limit)
+{
+	struct txn_record *txns = NULL;
+	struct run_record *runs = NULL;
+	_cleanup_free_ struct entry *e = NULL;
+	size_t nt = 0, nr = 0, n = 0;
+	int r;
+
+	r = load_txns(h, limit, &txns, &nt);
+	if (r >= 0)
+		r = runs_list(h, limit, &runs, &nr);
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
+		goto out;
+	}
+	e = calloc(nt + nr + 1, sizeof(*e));
+	if (!e) {
+		r = log_error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nt; i++)
+		e[n++] = (struct entry){.when = txns[i].started_usec, .txn = &txns[i]};
+	for (size_t i = 0; i < nr; i++)
+		e[n++] = (struct entry){.when = runs[i].started_usec, .run = &runs[i]};
+	qsort(e, n, sizeof(*e), cmp_entry);
+	if (limit && n > limit)
+		n = limit;
+
+	out_open_object(NULL);
+	out_open_array("history");
+	if (n == 0)
+		out_text("no transactions or runs recorded in %s yet\n", cli->db_path);
+	for (size_t i = 0; i < n; i++) {
+		out_open_object(NULL);
+		if (e[i].txn)
+			print_txn_entry(e[i].txn);
+		else
+			print_run_summary(e[i].run);
+		out_close_object();
+	}
+	out_close_array();
+	out_close_object();
+	r = out_finish();
+out:
+	for (size_t i = 0; i < nt; i++)
+		txn_record_done(&txns[i]);
+	free(txns);
+	run_records_free(runs, nr);
+	return r < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+static void print_mirror_state(const struct outbox_row *o, bool found)
+{
+	char tb[32];
+
+	out_open_object("mirror");
+	if (!found) {
+		out_string(OUT_ANY, "status", "mirror: %s\n", "not queued");
+		out_close_object();
+		return;
+	}
+	out_string(OUT_ANY, "status", "mirror: %s", o->status);
+	out_int(OUT_ANY, "attempts", ", %" PRId64 " attempt(s)", o->attempts);
+	if (o->sent_usec)
+		out_string(OUT_HUMAN, NULL, ", sent %s", fmt_time(o->sent_usec, tb));
+	out_string(OUT_ANY, "reply_id", ", reply %s", o->reply_id);
+	out_string(OUT_JSON, "last_error", NULL, o->last_error);
+	if (o->last_error)
+		out_text(", last error: %s", o->last_error);
+	out_text("\n");
+	out_close_object();
+}
+
+static int history_show(struct cli *cli, struct history *h, int64_t id)
+{
+	_cleanup_(run_record_done) struct run_record run = {0};
+	_cleanup_(outbox_row_done) struct outbox_row o = {0};
+	char tb[32];
+	int r, found;
+
+	r = load_run(cli, h, id, &run);
+	if (r != 0)
+		return r;
+	found = outbox_find_source(h, "run", id, &o);
+	if (found < 0) {
+		log_error_errno(found, "history %s: %m: %s", cli->db_path, history_remedy(found));
+		return EXIT_ERROR;
+	}
+	if (out_is_json()) {
+		out_open_object(NULL);
+		out_json("run", run_record_to_json(&run, true));
+		print_mirror_state(&o, found > 0);
+		out_close_object();
+		return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
+	}
+	out_text("run %" PRId64 "  %s", run.id, fmt_time(run.started_usec, tb));
+	out_text("  (%.1f s)\n", (double)(run.ended_usec - run.started_usec) / 1e6);
+	if (run.transaction_id)
+		out_text("transaction  %" PRId64 "\n", run.transaction_id);
+	out_text("runner       %s\n", strna(run.runner));
+	out_text("command      %s\n", strna(run.command_line));
+	out_text("profile      %s%s%s%s\n", strna(run.profile), run.profile_hash ? " (" : "",
+		 run.profile_hash ? run.profile_hash : "", run.profile_hash ? ")" : "");
+	out_text("interface    %s  peer %s  test %s\n", strna(run.ifname), strna(run.peer), strna(run.test));
+	out_text("parameters   mtu %" PRIu32 "  message %" PRIu64 "  sndbuf %" PRIu64 "  rcvbuf %" PRIu64
+		 "  streams %" PRIu32 "  duration %.1f s\n",
+		 run.mtu, run.message_size, run.send_buffer, run.recv_buffer, run.streams, run.duration_s);
+	out_text("irq          policy %s  map %s\n", strna(run.irq_policy), strna(run.irq_map));
+	out_text("driver       %s %s  firmware %s\n", strna(run.driver), strna(run.driver_version),
+		 strna(run.firmware_version));
+	out_text("results      sent %" PRIu64 "  received %" PRIu64 "  lost %" PRIu64 " (%.2f%%)\n", run.sent,
+		 run.received, run.lost, run.loss_pct);
+	out_text("             send %.1f Mbps  recv %.1f Mbps  %s%s%s\n", run.send_mbps, run.recv_mbps,
+		 run.passed ? "pass" : "FAIL", run.verdict ? ": " : "", run.verdict ? run.verdict : "");
+	print_mirror_state(&o, found > 0);
+	for (size_t i = 0; i < run.n_artifacts; i++) {
+		const char *c = run.artifacts[i].content;
+		size_t len = strlen(c);
+
+		out_text("\n--- %s (%zu bytes) ---\n%s%s", run.artifacts[i].name, len, c,
+			 len && c[len - 1] != '\n' ? "\n" : "");
+	}
+	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+/* Text exposition format for node_exporter's textfile collector (metrics_prom.h). */
+static int history_prometheus(struct cli *cli, struct history *h)
+{
+	struct run_record *runs = NULL;
+	_cleanup_free_ char *text = NULL;
+	size_t nr = 0;
+	int r;
+
+	r = runs_list(h, 0, &runs, &nr);
+	if (r >= 0)
+		r = metrics_prom_render(runs, nr, &text);
+	run_records_free(runs, nr);
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
+		return EXIT_ERROR;
+	}
+	out_text("%s", text);
+	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+int verb_history(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_strv_free_ char **args = NULL;
+	_cleanup_history_ struct history *h = NULL;
+	struct args a = {.limit = 20};
+	int64_t id = 0;
+	int r;
+
+	r = cli_parse(cli, cli_verb("history"), argc, argv, parse_opt, &a, &args);
+	if (r != 0)
+		return r < 0 ? EXIT_OK : r;
+	if (args[0] && !streq(args[0], "show")) {
+		log_error("history: unknown subcommand '%s' (expected 'show RUN')", args[0]);
+		return EXIT_USAGE;
+	}
+	if (args[0] && (!args[1] || args[2])) {
+		log_error("history show: expected exactly one run id");
+		return EXIT_USAGE;
+	}
+	if (a.prometheus && (args[0] || out_is_json())) {
+		log_error("history: --format prometheus lists the newest runs; "
+			  "it takes no 'show' and no --json");
+		return EXIT_USAGE;
+	}
+	if (args[0]) {
+		r = parse_run_id(args[1], &id);
+		if (r != 0)
+			return r;
+	}
+	r = open_db(cli, true, &h);
+	if (r != 0)
+		return r;
+	if (args[0])
+		return history_show(cli, h, id);
+	if (a.prometheus)
+		return history_prometheus(cli, h);
+	return history_list(cli, h, a.limit);
+}
+
+/* ---- compare ---- */
+
+enum field_type { F_STR, F_U64, F_DBL, F_BOOL };
+
+struct field {
+	const char *name;
+	enum field_type type;
+	bool result; /* results get deltas against the first run */
+	size_t offset;
+};
+
+#define FS(n, t, res)                                                                                        \
+	{                                                                                                    \
+#n, t, res, offsetof(struct run_record, n)                                                   \
+	}
+static const struct field compare_fields[] = {
+    FS(runner, F_STR, false),
+    FS(profile, F_STR, false),
+    {"interface", F_STR, false, offsetof(struct run_record, ifname)},
+    FS(peer, F_STR, false),
+    FS(test, F_STR, false),
+    {"mtu", F_U64, false, offsetof(struct run_record, mtu)},
+    FS(message_size, F_U64, false),
+    FS(send_buffer, F_U64, false),
+    FS(recv_buffer, F_U64, false),
+    {"streams", F_U64, false, offsetof(struct run_record, streams)},
+    FS(duration_s, F_DBL, false),
+    FS(irq_policy, F_STR, false),
+    FS(irq_map, F_STR, false),
+    FS(driver, F_STR, false),
+    FS(driver_version, F_STR, false),
+    FS(firmware_version, F_STR, false),
+    FS(sent, F_U64, true),
+    FS(received, F_U64, true),
+    FS(lost, F_U64, true),
+    FS(send_mbps, F_DBL, true),
+    FS(recv_mbps, F_DBL, true),
+    FS(loss_pct, F_DBL, true),
+    {"pass", F_BOOL, true, offsetof(struct run_record, passed)},
+};
+
+static double field_num(const struct run_record *r, const struct field *f)
+{
+	const char *p = (const char *)r + f->offset;
+
+	if (f->type == F_DBL)
+		return *(const double *)p;
+	if (f->type == F_BOOL)
+		return *(const bool *)p;
+	if (streq(f->name, "mtu") || streq(f->name, "streams"))
+		return *(const uint32_t *)p;
+	return (double)*(const uint64_t *)p;
+}
+
+static const char *field_str(const struct run_record *r, const struct field *f)
+{
+	return *(char *const *)((const char *)r + f->offset);
+}
+
+/* Text of a value for people ("-" when unknown). */
+static void field_text(const struct run_record *r, const struct field *f, char *buf, size_t size)
+{
+	double v;
+
+	switch (f->type) {
+	case F_STR:
+		snprintf(buf, size, "%s", field_str(r, f) ? field_str(r, f) : "-");
+		return;
+	case F_BOOL:
+		snprintf(buf, size, "%s", field_num(r, f) ? "pass" : "FAIL");
+		return;
+	case F_U64:
+		v = field_num(r, f);
+		if (v == 0 && !f->result)
+			snprintf(buf, size, "-");
+		else
+			snprintf(buf, size, "%.0f", v);
+		return;
+	case F_DBL:
+		snprintf(buf, size, f->result || field_num(r, f) != 0 ? "%.2f" : "-", field_num(r, f));
+		return;
+	}
+}
+
+static bool field_differs(const struct run_record *runs, size_t n, const struct field *f)
+{
+	for (size_t i = 1; i < n; i++) {
+		if (f->type == F_STR ? !streq_ptr(field_str(&runs[0], f), field_str(&runs[i], f))
+				     : field_num(&runs[0], f) != field_num(&runs[i], f))
+			return true;
+	}
+	return false;
+}
+
+static void compare_field_json(const struct run_record *runs, size_t n, const struct field *f, bool differs)
+{
+	struct json_object *o = json_object_new_object(), *vals = json_object_new_array(), *deltas = NULL,
+			   *pcts = NULL;
+
+	json_object_object_add(o, "name", json_object_new_string(f->name));
+	json_object_object_add(o, "differs", json_object_new_boolean(differs));
+	if (f->result && f->type != F_BOOL) {
+		deltas = json_object_new_array();
+		pcts = json_object_new_array();
+	}
+	for (size_t i = 0; i < n; i++) {
+		double v = field_num(&runs[i], f), base = field_num(&runs[0], f);
+
+		switch (f->type) {
+		case F_STR:
+			json_object_array_add(vals, field_str(&runs[i], f)
+							? json_object_new_string(field_str(&runs[i], f))
+							: NULL);
+			break;
+		case F_BOOL:
+			json_object_array_add(vals, json_object_new_boolean(v != 0));
+			break;
+		case F_U64:
+			json_object_array_add(vals, v == 0 && !f->result ? NULL
+									 : json_object_new_int64((int64_t)v));
+			break;
+		case F_DBL:
+			json_object_array_add(vals, v == 0 && !f->result ? NULL : json_object_new_double(v));
+			break;
+		}
+		if (deltas) {
+			json_object_array_add(deltas, i == 0 ? NULL : json_object_new_double(v - base));
+			json_object_array_add(pcts, i == 0 || base == 0
+							? NULL
+							: json_object_new_double(100.0 * (v - base) / base));
+		}
+	}
+	json_object_object_add(o, "values", vals);
+	if (deltas) {
+		json_object_object_add(o, "deltas", deltas);
+		json_object_object_add(o, "delta_pct", pcts);
+	}
+	out_json(NULL, o);
+}
+
+/* One cell for people: the value, and for results its change against
+ * the first run ("7742.80 (+136.2%)"). */
+static void compare_cell(const struct run_record *runs, size_t i, const struct field *f, bool differs,
+			 char *cell, size_t size)
+{
+	char buf[64];
+	double v = field_num(&runs[i], f), base = field_num(&runs[0], f);
+
+	field_text(&runs[i], f, buf, sizeof(buf));
+	if (i > 0 && f->result && f->type != F_BOOL && differs) {
+		if (base != 0)
+			snprintf(cell, size, "%s (%+.1f%%)", buf, 100.0 * (v - base) / base);
+		else
+			snprintf(cell, size, "%s (%+.2f)", buf, v - base);
+	} else
+		snprintf(cell, size, "%s", buf);
+}
+
+static void compare_human(const struct run_record *runs, size_t n)
+{
+	_cleanup_free_ int *width = calloc(n, sizeof(int));
+	char cell[128];
+
+	if (!width)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		width[i] = snprintf(cell, sizeof(cell), "run %" PRId64, runs[i].id);
+		for (size_t k = 0; k < ARRAY_SIZE(compare_fields); k++) {
+			const struct field *f = &compare_fields[k];
+			int w;
+
+			compare_cell(runs, i, f, field_differs(runs, n, f), cell, sizeof(cell));
+			w = (int)strlen(cell);
+			if (w > width[i])
+				width[i] = w;
+		}
+	}
+	out_text("%-18s", "");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(cell, sizeof(cell), "run %" PRId64, runs[i].id);
+		out_text("  %-*s", i + 1 < n ? width[i] : 0, cell);
+	}
+	out_text("\n");
+	for (int part = 0; part < 2; part++) {
+		out_text(part ? "results\n" : "parameters\n");
+		for (size_t k = 0; k < ARRAY_SIZE(compare_fields); k++) {
+			const struct field *f = &compare_fields[k];
+			bool d = field_differs(runs, n, f);
+
+			if (f->result != (part == 1))
+				continue;
+			out_text("%c %-16s", d ? '*' : ' ', f->name);
+			for (size_t i = 0; i < n; i++) {
+				compare_cell(runs, i, f, d, cell, sizeof(cell));
+				out_text("  %-*s", i + 1 < n ? width[i] : 0, cell);
+			}
+			out_text("\n");
+		}
+	}
+	out_text("(* differs; in parentheses: change against run %" PRId64 ")\n", runs[0].id);
+}
+
+int verb_compare(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_strv_free_ char **args = NULL;
+	_cleanup_history_ struct history *h = NULL;
+	struct run_record *runs = NULL;
+	size_t n, loaded = 0;
+	int r;
+
+	r = cli_parse(cli, cli_verb("compare"), argc, argv, NULL, NULL, &args);
+	if (r != 0)
+		return r < 0 ? EXIT_OK : r;
+	n = strv_length(args);
+	if (n < 2) {
+		log_error("compare: give at least two run ids (see 'cx5prof history')");
+		return EXIT_USAGE;
+	}
+	runs = calloc(n, sizeof(*runs));
+	if (!runs)
+		return log_error("out of memory"), EXIT_ERROR;
+	for (size_t i = 0; i < n; i++) {
+		r = parse_run_id(args[i], &runs[i].id);
+		if (r != 0)
+			goto out;
+	}
+	r = open_db(cli, true, &h);
+	if (r != 0)
+		goto out;
+	for (; loaded < n; loaded++) {
+		r = load_run(cli, h, runs[loaded].id, &runs[loaded]);
+		if (r != 0)
+			goto out;
+	}
+
+	if (!out_is_json()) {
+		compare_human(runs, n);
+		r = out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
+		goto out;
+	}
+	out_open_object(NULL);
+	out_open_array("runs");
+	for (size_t i = 0; i < n; i++)
+		out_int(OUT_JSON, NULL, NULL, runs[i].id);
+	out_close_array();
+	for (int part = 0; part < 2; part++) {
+		out_open_array(part ? "results" : "parameters");
+		for (size_t k = 0; k < ARRAY_SIZE(compare_fields); k++) {
+			const struct field *f = &compare_fields[k];
+
+			if (f->result == (part == 1))
+				compare_field_json(runs, n, f, field_differs(runs, n, f));
+		}
+		out_close_array();
+	}
+	out_close_object();
+	r = out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
+out:
+	for (size_t i = 0; i < n; i++)
+		run_record_done(&runs[i]);
+	free(runs);
+	return r;
+}
+
+/* ---- export ---- */
+
+static int write_file(int dirfd, const char *name, const char *content)
+{
+	_cleanup_close_ int fd =
+	    openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	size_t len = strlen(content), done = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t w = write(fd, content + done, len - done);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		done += (size_t)w;
+	}
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+static int dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n == 0;
+}
+
+/* What the known artifacts are, for the bundle's README. */
+static const struct {
+	const char *name;
+	const char *what;
+} artifact_descriptions[] = {
+    {"command", "the exact command line(s) run"},
+    {"runner_output", "the benchmark tool's raw output"},
+    {"ethtool_i", "driver and firmware facts (`ethtool -i`)"},
+    {"counters_before", "NIC drop counters before the run"},
+    {"counters_after", "NIC drop counters after the run"},
+    {"interrupts_before", "/proc/interrupts before the run"},
+    {"interrupts_after", "/proc/interrupts after the run"},
+    {"proc_stat_before", "/proc/stat before the run (softirq load)"},
+    {"proc_stat_after", "/proc/stat after the run"},
+    {"irq_map", "the IRQ -> CPU map during the run"},
+    {"profile", "the effective profile verified"},
+    {"verify_summary", "the verification report"},
+    {"analysis.json", "the model's bottleneck analysis (`cx5prof analyze`)"},
+};
+
+static const char *artifact_description(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(artifact_descriptions); i++)
+		if (streq(artifact_descriptions[i].name, name))
+			return artifact_descriptions[i].what;
+	return NULL;
+}
+
+static char *export_readme(const struct run_record *run, bool has_profile)
+{
+	char tb[32];
+	_cleanup_free_ char *files = NULL;
+	size_t fl = 0;
+	FILE *f = open_memstream(&files, &fl);
+	char *s;
+
+	if (!f)
+		return NULL;
+	fprintf(f,
+		"- `run.json`: the round: parameters and results (schemas/history.schema.json, \"run\").\n");
+	fprintf(f, "- `command.txt`: the exact benchmark command line.\n");
+	if (has_profile)
+		fprintf(f, "- `profile.json`: the effective profile the transaction applied.\n");
+	for (size_t i = 0; i < run->n_artifacts; i++) {
+		const char *what = artifact_description(run->artifacts[i].name);
+
+		fprintf(f, "- `artifacts/%s`%s%s\n", run->artifacts[i].name, what ? ": " : "",
+			what ? what : "");
+	}
+	if (fclose(f) != 0)
+		return NULL;
+	s = strprintf(
+	    "# cx5prof run %" PRId64 "\n\n"
+	    "Exported by cx5prof " CX5PROF_VERSION ". Recorded %s, runner %s%s%s, interface %s, peer %s.\n"
+	    "Result: %.1f Mbps received, loss %.2f%%, %s.\n\n"
+	    "## Files\n\n%s\n"
+	    "## Reproduce\n\n"
+	    "1. Put the host in the same state: `cx5prof apply profile.json` (JSON is valid\n"
+	    "   YAML) when the bundle has it, and compare `artifacts/` with `cx5prof show`.\n"
+	    "2. Run the command in `command.txt` against the same peer.\n"
+	    "3. Compare with this round: `cx5prof compare %" PRId64 " NEW_RUN` on the original\n"
+	    "   history database, or by hand with `run.json`.\n\n"
+	    "This bundle holds no credentials: the TaoToken API key is never stored in the\n"
+	    "history database or exported.\n",
+	    run->id, fmt_time(run->started_usec, tb), strna(run->runner), run->profile ? ", profile " : "",
+	    run->profile ? run->profile : "", strna(run->ifname), strna(run->peer), run->recv_mbps,
+	    run->loss_pct, run->passed ? "pass" : "FAIL", files, run->id);
+	return s;
+}
+
+static int export_bundle(struct cli *cli, struct history *h, const struct run_record *run, const char *dir)
+{
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	_cleanup_close_ int dfd = -1, afd = -1;
+	_cleanup_free_ char *readme = NULL, *json = NULL;
+	struct json_object *j;
+	bool has_profile = false;
+	int r;
+
+	(void)cli;
+	if (run->transaction_id) {
+		r = history_txn_get(h, run->transaction_id, &t);
+		if (r < 0 && r != -ENOENT)
+			return r;
+		has_profile = r >= 0 && t.profile_json;
+	}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	r = dir_is_empty(dir);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return -ENOTEMPTY;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	j = run_record_to_json(run, false);
+	if (!j)
+		return -ENOMEM;
+	json = strprintf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+								       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
+	readme = export_readme(run, has_profile);
+	if (!json || !readme)
+		return -ENOMEM;
+	r = write_file(dfd, "README.md", readme);
+	if (r >= 0)
+		r = write_file(dfd, "run.json", json);
+	if (r >= 0) {
+		_cleanup_free_ char *cmd = strprintf("%s\n", strna(run->command_line));
+		r = cmd ? write_file(dfd, "command.txt", cmd) : -ENOMEM;
+	}
+	if (r >= 0 && has_profile)
+		r = write_file(dfd, "profile.json", t.profile_json);
+	if (r < 0)
+		return r;
+	if (mkdirat(dfd, "artifacts", 0755) < 0)
+		return -errno;
+	afd = openat(dfd, "artifacts", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (afd < 0)
+		return -errno;
+	for (size_t i = 0; i < run->n_artifacts; i++) {
+		/* Names were validated when recorded: [a-z0-9_.-], no leading dot. */
+		if (!run_artifact_name_valid(run->artifacts[i].name))
+			continue;
+		r = write_file(afd, run->artifacts[i].name, run->artifacts[i].content);
+		if (r < 0)
+			return r;
+	}
+	return fsync(dfd) < 0 ? -errno : 0;
+}
+
+int verb_export(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_strv_free_ char **args = NULL;
+	_cleanup_history_ struct history *h = NULL;
+	_cleanup_(run_record_done) struct run_record run = {0};
+	struct args a = {0};
+	int64_t id;
+	int r;
+
+	r = cli_parse(cli, cli_verb("export"), argc, argv, parse_opt, &a, &args);
+	if (r != 0)
+		return r < 0 ? EXIT_OK : r;
+	if (!args[0] || args[1] || !a.dir) {
+		log_error("export: expected one run id and --dir DIR");
+		return EXIT_USAGE;
+	}
+	r = parse_run_id(args[0], &id);
+	if (r == 0)
+		r = open_db(cli, true, &h);
+	if (r == 0)
+		r = load_run(cli, h, id, &run);
+	if (r != 0)
+		return r;
+	r = export_bundle(cli, h, &run, a.dir);
+	if (r == -ENOTEMPTY) {
+		log_error("export: directory %s is not empty: choose a new or empty directory", a.dir);
+		return EXIT_USAGE;
+	}
+	if (r < 0) {
+		log_error_errno(r, "export: cannot write the bundle of run %" PRId64 " to %s: %m", id, a.dir);
+		return r == -EACCES || r == -EPERM ? EXIT_PERMISSION : EXIT_ERROR;
+	}
+	out_open_object(NULL);
+	out_int(OUT_ANY, "run", "exported run %" PRId64, id);
+	out_string(OUT_ANY, "dir", " to %s\n", a.dir);
+	out_uint(OUT_JSON, "artifacts", NULL, run.n_artifacts);
+	out_close_object();
+	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+/* ---- mirror configuration for the verbs ---- */
+
+struct mirror_source {
+	struct mirror_config file;
+	struct profile *profile;
+	char *label;
+	struct taotoken_config cfg;
+};
+
+static void mirror_source_done(struct mirror_source *m)
+{
+	mirror_config_done(&m->file);
+	profile_free(m->profile);
+	free(m->label);
+}
+
+static int mirror_source_load(const struct args *a, struct mirror_source *m)
+{
+	struct profile_error perr = {0};
+	const char *path;
+	int r;
+
+	if (a->profile) {
+		r = profile_load(a->profile, &m->profile, &perr);
+		if (r >= 0 && !m->profile->mirror.present) {
+			log_error("%s: no mirror.taotoken section: add base_url, api_key_file and model_id",
+				  a->profile);
+			return EXIT_INVALID;
+		}
+		m->label = strprintf("%s mirror.taotoken", a->profile);
+		if (r >= 0 && m->label)
+			taotoken_config_from_mirror(&m->profile->mirror, m->label, &m->cfg);
+	} else {
+		path = mirror_config_path(a->config);
+		r = mirror_config_resolve(path, &m->file, &m->cfg, &perr);
+		if (r == -ENOENT) {
+			log_error(
+			    "mirror config %s does not exist: create it (taotoken: base_url, api_key_file, "
+			    "model_id), or name one with --config or $" MIRROR_CONFIG_ENV,
+			    path);
+			return EXIT_NOT_FOUND;
+		}
+	}
+	if (r < 0) {
+		_cleanup_free_ char *msg = profile_error_format(&perr);
+
+		log_error("%s", msg ? msg : perr.message);
+		return profile_load_exit_code(r);
+	}
+	return 0;
+}
+
+/* The exit code of a mirror failure, by kind (a key that cannot be read:
+ * by cause). */
+static int exit_code_of(enum taotoken_error_kind k, int r)
+{
+	static const int map[_TT_KIND_MAX] = {
+	    [TT_OK] = EXIT_OK,
+	    [TT_CONFIG] = EXIT_INVALID,
+	    [TT_KEY] = EXIT_PERMISSION,
+	    [TT_KEY_REJECTED] = EXIT_PERMISSION,
+	    [TT_NOT_FOUND] = EXIT_NOT_FOUND,
+	    [TT_QUOTA] = EXIT_ERROR,
+	    [TT_RATE_LIMITED] = EXIT_ERROR,
+	    [TT_SERVER] = EXIT_ERROR,
+	    [TT_TIMEOUT] = EXIT_ERROR,
+	    [TT_PROXY] = EXIT_ERROR,
+	    [TT_CONNECT] = EXIT_ERROR,
+	    [TT_TLS] = EXIT_ERROR,
+	    [TT_CHOICES] = EXIT_INVALID,
+	    [TT_HTTP] = EXIT_ERROR,
+	};
+	if (k == TT_KEY)
+		return r == -EACCES || r == -EPERM ? EXIT_PERMISSION
+		       : r == -ENOENT		   ? EXIT_NOT_FOUND
+						   : EXIT_INVALID;
+	return k < _TT_KIND_MAX ? map[k] : EXIT_ERROR;
+}
+
+/* ---- mirror ---- */
+
+static int mirror_list(struct cli *cli, struct history *h)
+{
+	struct outbox_row *rows = NULL;
+	size_t n = 0;
+	int r;
+
+	r = outbox_list(h, false, &rows, &n);
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
+		return EXIT_ERROR;
+	}
+	out_open_object(NULL);
+	out_open_array("outbox");
+	for (size_t i = 0; i < n; i++) {
+		const struct outbox_row *o = &rows[i];
+
+		out_open_object(NULL);
+		out_int(OUT_ANY, "id", "%" PRId64, o->id);
+		out_string(OUT_ANY, "source_kind", " %s", o->source_kind);
+		out_int(OUT_ANY, "source_id", " %" PRId64, o->source_id);
+		out_string(OUT_ANY, "status", " %s", o->status);
+		out_int(OUT_ANY, "attempts", " attempts=%" PRId64, o->attempts);
+		out_int(OUT_JSON, "next_attempt_usec", NULL, o->next_attempt_usec);
+		out_string(OUT_ANY, "reply_id", " reply=%s", o->reply_id);
+		out_string(OUT_JSON, "reply_content", NULL, o->reply_content);
+		out_string(OUT_JSON, "reply_usage", NULL, o->reply_usage);
+		out_string(OUT_ANY, "last_error", " error=%s", o->last_error);
+		out_text("\n");
+		out_close_object();
+	}
+	out_close_array();
+	out_close_object();
+	outbox_rows_free(rows, n);
+	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+int verb_mirror(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_strv_free_ char **args = NULL;
+	_cleanup_history_ struct history *h = NULL;
+	_cleanup_(mirror_source_done) struct mirror_source m = {0};
+	struct args a = {.timeout_s = 30};
+	struct mirror_options o;
+	struct mirror_result res;
+	int r;
+
+	r = cli_parse(cli, cli_verb("mirror"), argc, argv, parse_opt, &a, &args);
+	if (r != 0)
+		return r < 0 ? EXIT_OK : r;
+	if (args[0]) {
+		log_error("mirror: unexpected argument '%s'", args[0]);
+		return EXIT_USAGE;
+	}
+	r = open_db(cli, false, &h);
+	if (r != 0)
+		return r;
+	if (a.list)
+		return mirror_list(cli, h);
+	r = mirror_source_load(&a, &m);
+	if (r != 0)
+		return r;
+	o = (struct mirror_options){.budget_ms = (long)a.timeout_s * 1000,
+				    .request_timeout_ms =
+					(long)a.timeout_s * 1000 < 20000 ? (long)a.timeout_s * 1000 : 20000,
+				    .force = a.now};
+	r = mirror_drain(h, &m.cfg, &o, &res);
+	if (r < 0 && res.error.kind == TT_OK) {
+		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
+		return EXIT_ERROR;
+	}
+	if (r < 0)
+		log_error("mirror: %s", res.error.message);
+	out_open_object(NULL);
+	out_uint(OUT_ANY, "sent", "sent %" PRIu64, res.sent);
+	out_uint(OUT_ANY, "pending", ", pending %" PRIu64, res.pending);
+	out_string(OUT_JSON, "error", NULL, r < 0 ? res.error.message : NULL);
+	out_string(OUT_JSON, "error_kind", NULL,
+		   r < 0 ? taotoken_error_kind_to_string(res.error.kind) : NULL);
+	if (!res.pending || !res.next_attempt_usec)
+		out_string(OUT_JSON, "next_attempt_s", NULL, NULL);
+	else if (res.next_attempt_usec == MIRROR_NEVER) {
+		out_string(OUT_JSON, "next_attempt_s", NULL, NULL);
+		out_text(", next attempt only with 'cx5prof mirror --now'");
+	} else {
+		struct timespec ts;
+		int64_t now, wait_s;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+		wait_s = res.next_attempt_usec > now ? (res.next_attempt_usec - now + 999999) / 1000000 : 0;
+		out_int(OUT_ANY, "next_attempt_s", ", next attempt in %" PRId64 " s", wait_s);
+	}
+	out_text("\n");
+	out_close_object();
+	if (out_finish() < 0)
+		return EXIT_ERROR;
+	if (r < 0)
+		return exit_code_of(res.error.kind, r);
+	if (res.out_of_time) {
+		log_warn("mirror: time budget of %" PRIu64
+			 " s used up; %zu record(s) still pending: run 'cx5prof "
+			 "mirror' again",
+			 a.timeout_s, res.pending);
+	}
+	return EXIT_OK;
+}
+
+/* ---- analyze ---- */
+
+static const char *const analyze_evidence[] = {
+    "command",		 "runner_output",    "ethtool_i", "counters_before", "counters_after",
+    "interrupts_before", "interrupts_after", "softirq",	  "irq_map",
+};
+
+static char *analyze_question(const struct run_record *run)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct json_object *j = run_record_to_json(run, false);
+
+	if (!f || !j) {
+		if (f)
+			fclose(f);
+		json_object_put(j);
+		return NULL;
+	}
+	fprintf(f, "UDP benchmark round (cx5prof run %" PRId64 "):\n%s\n", run->id,
+		json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	json_object_put(j);
+	for (size_t i = 0; i < ARRAY_SIZE(analyze_evidence); i++) {
+		const struct run_artifact *a = run_record_artifact(run, analyze_evidence[i]);
+		size_t n;
+
+		if (!a)
+			continue;
+		n = strlen(a->content);
+		fprintf(f, "\n--- %s%s ---\n%.*s\n", a->name, n > ANALYZE_EVIDENCE_MAX ? " (truncated)" : "",
+			(int)(n > ANALYZE_EVIDENCE_MAX ? ANALYZE_EVIDENCE_MAX : n), a->content);
+	}
+	if (fclose(f) != 0)
+		return NULL;
+	return TAKE_PTR(buf);
+}
+
+/* SENDER / RECEIVER / UNCLEAR from the answer's first word, else NULL. */
+static const char *bottleneck_of(const char *answer)
+{
+	static const char *const words[] = {"sender", "receiver", "unclear"};
+
+	while (*answer == ' ' || *answer == '*' || *answer == '\n')
+		answer++;
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (strncasecmp(answer, words[i], strlen(words[i])) == 0)
+			return words[i];
+	return NULL;
+}
+
+int verb_analyze(struct cli *cli, int argc, char **argv)
+{
+	static const char system_prompt[] =
+	    "You are a Linux network performance engineer. Given a UDP_STREAM benchmark round between two "
+	    "hosts with Mellanox ConnectX-5 NICs (parameters, results, drop counters, /proc/interrupts), "
+	    "say whether the bottleneck is the SENDER or the RECEIVER. Start with exactly one word: SENDER, "
+	    "RECEIVER or UNCLEAR; then at most three short sentences citing the evidence.";
+	_cleanup_strv_free_ char **args = NULL;
+	_cleanup_history_ struct history *h = NULL;
+	_cleanup_(mirror_source_done) struct mirror_source m = {0};
+	_cleanup_(run_record_done) struct run_record run = {0};
+	_cleanup_free_ char *question = NULL, *stored = NULL;
+	_cleanup_key_ char *key = NULL;
+	struct taotoken_reply rep = {0};
+	struct taotoken_error err = {0};
+	struct json_object *j;
+	struct args a = {.timeout_s = 60};
+	const char *bottleneck;
+	int64_t id;
+	int r;
+
+	r = cli_parse(cli, cli_verb("analyze"), argc, argv, parse_opt, &a, &args);
+	if (r != 0)
+		return r < 0 ? EXIT_OK : r;
+	if (!args[0] || args[1]) {
+		log_error("analyze: expected exactly one run id");
+		return EXIT_USAGE;
+	}
+	r = parse_run_id(args[0], &id);
+	if (r == 0)
+		r = open_db(cli, false, &h);
+	if (r == 0)
+		r = load_run(cli, h, id, &run);
+	if (r == 0)
+		r = mirror_source_load(&a, &m);
+	if (r != 0)
+		return r;
+	r = taotoken_config_check(&m.cfg, &err);
+	if (r >= 0)
+		r = taotoken_key_load(&m.cfg, &key, &err);
+	if (r < 0) {
+		log_error("analyze: %s", err.message);
+		return exit_code_of(err.kind, r);
+	}
+	question = analyze_question(&run);
+	if (!question)
+		return log_error("out of memory"), EXIT_ERROR;
+	r = taotoken_chat(&m.cfg, key, system_prompt, question, ANALYZE_MAX_TOKENS, (long)a.timeout_s * 1000,
+			  &rep, &err);
+	if (r < 0) {
+		log_error("analyze run %" PRId64 ": %s", id, err.message);
+		return exit_code_of(err.kind, r);
+	}
+	bottleneck = bottleneck_of(rep.content);
+	j = json_object_new_object();
+	if (j) {
+		json_object_object_add(j, "model", json_object_new_string(m.cfg.model_id));
+		json_object_object_add(j, "reply_id", rep.id ? json_object_new_string(rep.id) : NULL);
+		json_object_object_add(j, "bottleneck",
+				       bottleneck ? json_object_new_string(bottleneck) : NULL);
+		json_object_object_add(j, "answer", json_object_new_string(rep.content));
+		json_object_object_add(j, "usage", rep.usage ? json_tokener_parse(rep.usage) : NULL);
+		stored = strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+								      JSON_C_TO_STRING_NOSLASHESCAPE));
+	}
+	if (!stored) {
+		json_object_put(j);
+		taotoken_reply_done(&rep);
+		return log_error("out of memory"), EXIT_ERROR;
+	}
+	r = runs_set_artifact(h, id, ARTIFACT_ANALYSIS, stored);
+	if (r < 0) {
+		log_error_errno(r, "history %s: cannot store the analysis of run %" PRId64 ": %m: %s",
+				cli->db_path, id, history_remedy(r));
+		json_object_put(j);
+		taotoken_reply_done(&rep);
+		return EXIT_ERROR;
+	}
+	out_open_object(NULL);
+	out_int(OUT_ANY, "run", "run %" PRId64, id);
+	out_string(OUT_ANY, "bottleneck", ": bottleneck %s\n", bottleneck);
+	out_string(OUT_ANY, "answer", "%s\n", rep.content);
+	out_string(OUT_JSON, "model", NULL, m.cfg.model_id);
+	out_string(OUT_JSON, "reply_id", NULL, rep.id);
+	{
+		struct json_object *u = NULL;
+		json_object_object_get_ex(j, "usage", &u);
+		out_json("usage", json_object_get(u));
+	}
+	out_close_object();
+	json_object_put(j);
+	taotoken_reply_done(&rep);
+	r = out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
+	/* Opportunistic: send what the outbox has due, within a short budget. */
+	{
+		struct mirror_options mo = {.budget_ms = MIRROR_OPPORTUNISTIC_BUDGET_MS,
+					    .request_timeout_ms = 2000};
+		struct mirror_result mr;
+
+		(void)mirror_drain(h, &m.cfg, &mo, &mr);
+	}
+	return r;
+}

@@ -1,0 +1,192 @@
+/* verb_plan.c: `cx5prof plan PROFILE`, and the planning steps that apply
+ * shares (verb_txn.h).
+ *
+ * Owns: the report of profile, plan, history and lock errors for the
+ * transaction verbs. Must never: change the host. Exit codes as terraform
+ * plan -detailed-exitcode: 0 nothing to do, 2 changes pending, 1 error,
+ * plus 5, 65, 66, 69 for the plan's problems. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+
+#include "lock.h"
+#include "log.h"
+#include "output.h"
+#include "probe.h"
+#include "profile.h"
+#include "verb_txn.h"
+#include "verbs.h"
+
+int txn_verb_plan(const char *path, struct profile **ret_profile, struct plan **ret_plan)
+{
+	_cleanup_profile_ struct profile *prof = NULL;
+	_cleanup_host_state_ struct host_state *host = NULL;
+	struct profile_error err = {0};
+	struct plan *p = NULL;
+	int r;
+
+	r = profile_load(path, &prof, &err);
+	if (r < 0) {
+		_cleanup_free_ char *msg = profile_error_format(&err);
+		log_error("%s", msg ? msg : path);
+		return profile_load_exit_code(r);
+	}
+	r = probe_host(NULL, &host);
+	if (r < 0) {
+		log_error_errno(r, "cannot read the network interfaces: %m");
+		return EXIT_ERROR;
+	}
+	r = plan_build(prof, host, &p);
+	if (r < 0) {
+		log_error_errno(r, "cannot plan %s: %m", path);
+		return EXIT_ERROR;
+	}
+	*ret_profile = TAKE_PTR(prof);
+	*ret_plan = p;
+	return EXIT_OK;
+}
+
+void txn_verb_report_problems(const struct plan *p)
+{
+	for (size_t i = 0; i < p->n_problems; i++)
+		log_error("%s: %s: %s", p->problems[i].object, p->problems[i].message, p->problems[i].remedy);
+	for (char **w = p->warnings; w && *w; w++)
+		log_warn("%s", *w);
+}
+
+int txn_verb_open_history(const struct cli *cli, bool read_only, struct history **ret)
+{
+	int r = history_open(cli->db_path, read_only ? HISTORY_READ_ONLY : 0, ret);
+
+	if (r == -ENOENT && read_only) {
+		*ret = NULL;
+		return EXIT_OK;
+	}
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
+		return r == -EACCES || r == -EPERM ? EXIT_PERMISSION : EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
+int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd)
+{
+	pid_t holder = 0;
+	int fd =
+	    wait_ms ? lock_acquire_wait(cli->db_path, wait_ms, &holder) : lock_acquire(cli->db_path, &holder);
+
+	if (fd == -EBUSY) {
+		log_error(
+		    "another apply or rollback is running: locked by pid %d (%s.lock): wait for it to finish",
+		    (int)holder, cli->db_path);
+		return EXIT_LOCKED;
+	}
+	if (fd < 0) {
+		log_error_errno(fd, "cannot lock %s.lock: %m", cli->db_path);
+		return EXIT_ERROR;
+	}
+	*ret_fd = fd;
+	return EXIT_OK;
+}
+
+int txn_verb_refuse_unfinished(struct history *h)
+{
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	int r = h ? history_txn_find_unfinished(h, &t) : 0;
+
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
+		return EXIT_ERROR;
+	}
+	if (r == 0)
+		return EXIT_OK;
+	if (t.kind == TXN_ROLLBACK)
+		log_error("transaction %" PRId64 " (rollback of transaction %" PRId64 ") was interrupted: "
+			  "run `cx5prof rollback` to finish it",
+			  t.id, t.rolls_back_txn);
+	else if (t.status == TXN_ROLLBACK_FAILED)
+		log_error("transaction %" PRId64
+			  " (%s %s) could not be fully undone: fix the cause reported then, "
+			  "and run `cx5prof rollback %" PRId64 "`",
+			  t.id, txn_kind_to_string(t.kind), strna(t.profile_name), t.id);
+	else if (t.status == TXN_PENDING_CONFIRM)
+		log_error("transaction %" PRId64
+			  " (%s %s) waits for confirmation: run `cx5prof commit` to keep it "
+			  "or `cx5prof rollback` to undo it",
+			  t.id, txn_kind_to_string(t.kind), strna(t.profile_name));
+	else
+		log_error("transaction %" PRId64
+			  " (%s %s) was interrupted and may have left changes on the host: "
+			  "run `cx5prof rollback` first",
+			  t.id, txn_kind_to_string(t.kind), strna(t.profile_name));
+	return EXIT_OPEN_TXN;
+}
+
+int txn_verb_json_failure(int code)
+{
+	static const struct {
+		int code;
+		const char *msg;
+	} msgs[] = {
+	    {EXIT_LOCKED, "another apply or rollback holds the lock"},
+	    {EXIT_OPEN_TXN, "an earlier transaction must be rolled back or committed first"},
+	    {EXIT_INVALID, "invalid profile"},
+	    {EXIT_NOT_FOUND, "not found"},
+	    {EXIT_PERMISSION, "permission denied"},
+	    {EXIT_USAGE, "bad command line"},
+	};
+	const char *msg = "error (see stderr)";
+
+	if (!out_is_json() || code == EXIT_OK)
+		return code;
+	for (size_t i = 0; i < ARRAY_SIZE(msgs); i++)
+		if (msgs[i].code == code)
+			msg = msgs[i].msg;
+	out_open_object(NULL);
+	out_bool(OUT_JSON, "changed", NULL, false);
+	out_bool(OUT_JSON, "failed", NULL, true);
+	out_int(OUT_JSON, "exit_code", NULL, code);
+	out_string(OUT_JSON, "msg", NULL, msg);
+	out_close_object();
+	(void)out_finish();
+	return code;
+}
+
+static const char *plan_message(const struct plan *p, char *buf, size_t size)
+{
+	if (p->n_problems > 0)
+		snprintf(buf, size, "cannot apply: %zu problem%s", p->n_problems,
+			 p->n_problems == 1 ? "" : "s");
+	else if (p->n_changes == 0)
+		snprintf(buf, size, "nothing to change");
+	else
+		snprintf(buf, size, "%zu change%s pending", p->n_changes, p->n_changes == 1 ? "" : "s");
+	return buf;
+}
+
+int verb_plan(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_strv_free_ char **args = NULL;
+	_cleanup_profile_ struct profile *prof = NULL;
+	_cleanup_plan_ struct plan *p = NULL;
+	char msg[128];
+	int r;
+
+	r = cli_parse(cli, cli_verb("plan"), argc, argv, NULL, NULL, &args);
+	if (r != 0)
+		return r < 0 ? EXIT_OK : r;
+	if (strv_length(args) != 1) {
+		log_error("plan: expected one PROFILE");
+		return EXIT_USAGE;
+	}
+	r = txn_verb_plan(args[0], &prof, &p);
+	if (r != EXIT_OK)
+		return txn_verb_json_failure(r);
+	txn_verb_report_problems(p);
+	out_open_object(NULL);
+	plan_render(p, plan_message(p, msg, sizeof(msg)));
+	out_close_object();
+	(void)out_finish();
+	if (p->n_problems > 0)
+		return plan_problems_exit_code(p);
+	return p->n_changes > 0 ? EXIT_CHANGES : EXIT_OK;
+}

@@ -1,0 +1,105 @@
+# taotoken.sh: shared setup for the history and mirror tests (60-69),
+# sourced after lib.sh.
+#
+# tt_setup: a private temp dir ($TT), a history database with the seed's
+# three rounds ($DB, made by `test_runs --make-db`, see tests/unit/test_runs.c),
+# a key file ($KEYFILE, mode 0600, holding $KEY), a real HTTP server on
+# 127.0.0.1 (tests/helpers/taotoken_server.py) and a mirror file
+# ($CX5PROF_MIRROR_CONFIG) pointing at it. Everything goes in the EXIT trap.
+
+TT_SERVER_PID=
+tt_cleanup() {
+	if [ -n "$TT_SERVER_PID" ]; then
+		kill "$TT_SERVER_PID" 2>/dev/null
+		wait "$TT_SERVER_PID" 2>/dev/null
+	fi
+	[ -n "${TT:-}" ] && rm -rf "$TT"
+}
+
+# The unit-test binary that doubles as the fixture maker, next to the
+# cx5prof under test (make asan builds both under build/asan).
+tt_test_runs() {
+	local d
+	d=$(dirname "$CX5PROF")
+	for c in "$d/tests/unit/test_runs" "$d/build/tests/unit/test_runs" "$TOP/build/tests/unit/test_runs"; do
+		if [ -x "$c" ]; then
+			echo "$c"
+			return 0
+		fi
+	done
+	return 1
+}
+
+tt_setup() {
+	local runs
+	TT=$(mktemp -d /tmp/cx5t-mirror.XXXXXX)
+	trap tt_cleanup EXIT
+	export TZ=UTC
+	unset http_proxy https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+	DB=$TT/history.db
+	runs=$(tt_test_runs) || {
+		echo "1..0 # SKIP build/tests/unit/test_runs missing: run 'make units' first"
+		exit 0
+	}
+	"$runs" --make-db "$DB" || exit 1
+	KEY="sk-cx5test-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+	KEYFILE=$TT/taotoken.key
+	(umask 077 && printf '%s\n' "$KEY" >"$KEYFILE")
+	SCENARIO=$TT/scenario
+	SRVLOG=$TT/requests.jsonl
+	echo success >"$SCENARIO"
+	: >"$SRVLOG"
+	/usr/bin/python3 "$TESTS_DIR/helpers/taotoken_server.py" --port-file "$TT/port" \
+		--scenario-file "$SCENARIO" --log "$SRVLOG" --key-file "$KEYFILE" &
+	TT_SERVER_PID=$!
+	for _ in $(seq 600); do # python starts slowly on a busy machine: up to 30 s
+		[ -s "$TT/port" ] && break
+		sleep 0.05
+	done
+	PORT=$(cat "$TT/port" 2>/dev/null)
+	[ -n "$PORT" ] || {
+		echo "Bail out! taotoken_server.py did not start"
+		exit 1
+	}
+	BASE_URL="http://127.0.0.1:$PORT"
+	export CX5PROF_MIRROR_CONFIG=$TT/mirror.yaml
+	tt_write_config "base_url: $BASE_URL" "api_key_file: $KEYFILE" "model_id: test-model" \
+		"task: cx5-lab" "note: rack 12"
+}
+
+# tt_write_config LINE...: the mirror file with these taotoken keys.
+tt_write_config() {
+	{
+		echo "taotoken:"
+		for l in "$@"; do echo "  $l"; done
+	} >"$CX5PROF_MIRROR_CONFIG"
+}
+
+scenario() { echo "$1" >"$SCENARIO"; }
+
+# One line per outbox row: "ID KIND SOURCE STATUS ATTEMPTS".
+outbox_state() {
+	sqlite3 "$DB" "SELECT id||' '||source_kind||' '||source_id||' '||status||' '||attempts FROM outbox ORDER BY id"
+}
+
+# Rows still pending / rows sent.
+outbox_count() { sqlite3 "$DB" "SELECT COUNT(*) FROM outbox WHERE status = '$1'"; }
+
+# The requests the server answered with 200 + choices, per record, sorted:
+# exactly-once delivery means every record appears once here.
+acked_records() {
+	/usr/bin/python3 -c '
+import json, sys
+seen = []
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["status"] == 200 and e["scenario"] in ("success",):
+        seen.append(e["record"])
+print("\n".join(sorted(seen)))
+' "$SRVLOG"
+}
+
+requests_total() { wc -l <"$SRVLOG" | tr -d ' '; }
+
+# Make every pending row due now (instead of sleeping through the backoff).
+outbox_make_due() { sqlite3 "$DB" "UPDATE outbox SET next_attempt_usec = 0 WHERE status = 'pending'"; }

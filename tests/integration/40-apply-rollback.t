@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# 40-apply-rollback.t: plan, apply --check, apply, idempotent re-apply,
+# rollback, in the lab: veths in namespaces + a private copy of the cx5-2port
+# sysroot. After the rollback, `show --json` and every sysroot file are as
+# before.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/txn-lib.sh"
+need_root_netns
+txn_setup 40
+
+P=$WORK/profiles/udp-jumbo.yaml
+
+# ---- plan
+run cx plan "$P"
+is "$rc" 2 "plan: exit 2 (changes pending)"
+is "$(printf '%s\n' "$out" | head -n 5)" "sysctl  net.core.rmem_max  212992 -> 4194304
+sysctl  net.core.wmem_max  212992 -> 4194304
+ens1f0  mtu  1500 -> 9000
+ens1f1  mtu  1500 -> 9000
+irq ens1f0 q0  smp_affinity_list 99  0 -> 8" "plan: one line per change, in apply order"
+is "$(printf '%s\n' "$out" | tail -n 1)" "36 changes pending" "plan: every difference (2 sysctls, 2 MTUs, 32 IRQs)"
+is "$(printf '%s\n' "$err" | head -n 1)" \
+	"cx5prof: warning: irqbalance is running and left alone: it may overwrite the IRQ pins" \
+	"plan: warns that irqbalance may overwrite the pins"
+
+run cx --json plan "$P"
+is "$rc" 2 "plan --json: exit 2"
+is "$(printf '%s' "$out" | jq -c '[.changed, (.changes|length), .diff.before.ens1f0, .diff.after.ens1f0, .msg]')" \
+	'[true,36,{"mtu":"1500"},{"mtu":"9000"},"36 changes pending"]' "plan --json: changed, changes, diff before/after, msg"
+is "$(printf '%s' "$out" | jq -c '.changes[2]')" \
+	'{"object":"ens1f0","kind":"mtu","key":"mtu","before":"1500","after":"9000","resets_link":false,"note":null}' \
+	"plan --json: a change object"
+if command -v python3 >/dev/null && python3 -c 'import jsonschema' 2>/dev/null; then
+	printf '%s' "$out" >"$WORK/plan.json"
+	python3 - "$TOP/schemas/plan.schema.json" "$WORK/plan.json" <<'EOF'
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
+EOF
+	ok $? "plan --json validates against schemas/plan.schema.json"
+fi
+
+# ---- apply --check changes nothing
+run cx apply --check "$P"
+is "$rc" 2 "apply --check: exit 2 like plan"
+is "$(printf '%s\n' "$out" | tail -n 1)" "changes pending (--check: nothing was changed)" "apply --check says so"
+host_as_before
+ok $? "apply --check: host unchanged"
+
+# ---- apply
+run cx apply "$P"
+is "$rc" 0 "apply: exit 0"
+is "$(printf '%s\n' "$out" | tail -n 1)" "applied 36 changes (transaction 1)" "apply: summary line"
+is "$(mtu_of ens1f0) $(mtu_of ens1f1)" "9000 9000" "apply: both MTUs are 9000 in the kernel"
+is "$(cat "$SR/proc/irq/99/smp_affinity_list") $(cat "$SR/proc/irq/146/smp_affinity_list")" "8 31" \
+	"apply: IRQ affinity written under the sysroot"
+is "$(cat "$SR/proc/sys/net/core/rmem_max" "$SR/proc/sys/net/core/wmem_max" | tr '\n' ' ')" "4194304 4194304 " \
+	"apply: sysctl floors raised"
+is "$(txn_status 1)" committed "history: transaction 1 committed"
+is "$(sqlite3 "$DB" "SELECT count(*), min(state), max(state) FROM changes WHERE txn = 1")" "36|applied|applied" \
+	"history: 36 changes recorded applied, with their old values"
+is "$(sqlite3 "$DB" "SELECT old_value || ' ' || new_value FROM changes WHERE txn = 1 AND key = 'mtu' LIMIT 1")" \
+	"1500 9000" "history: the undo log holds the old MTU"
+
+# ---- idempotent
+run cx apply "$P"
+is "$rc" 0 "second apply: exit 0"
+is "$(printf '%s\n' "$out")" "nothing to change" "second apply: says nothing to change"
+run cx --json apply "$P"
+is "$(printf '%s' "$out" | jq -c '[.changed, (.changes|length), .msg]')" '[false,0,"nothing to change"]' \
+	"second apply --json: changed false"
+run cx plan "$P"
+is "$rc" 0 "plan after apply: exit 0"
+is "$(txn_count)" 1 "no transaction recorded for a no-op apply"
+
+# ---- rollback
+run cx rollback
+is "$rc" 0 "rollback: exit 0"
+is "$(printf '%s\n' "$out" | head -n 1)" "irq ens1f1 q15  smp_affinity_list 146  31 -> 0  applied" \
+	"rollback: undoes in reverse order"
+is "$(printf '%s\n' "$out" | tail -n 1)" "rolled back transaction 1 (recorded as transaction 2)" "rollback: summary"
+host_as_before
+ok $? "after rollback: show --json, link MTUs and sysroot files are as before"
+is "$(txn_status 1) $(txn_status 2)" "rolled_back committed" "history: apply rolled back, rollback recorded"
+is "$(sqlite3 "$DB" "SELECT kind, rolls_back_txn FROM transactions WHERE id = 2")" "rollback|1" \
+	"history: the rollback is itself a transaction"
+
+run cx rollback
+is "$rc:$out" "0:nothing to roll back" "a second rollback: nothing to roll back, exit 0"
+
+# ---- rollback of an older transaction is refused when a later one touched the same keys
+sed 's/^name: .*/name: mtu-4000/; s/^  mtu: .*/  mtu: 4000/' "$WORK/profiles/mtu-jumbo.yaml" >"$WORK/profiles/mtu-4000.yaml"
+run cx apply "$WORK/profiles/mtu-jumbo.yaml"
+is "$rc" 0 "apply mtu-jumbo (txn 3)"
+run cx apply "$WORK/profiles/mtu-4000.yaml"
+is "$rc:$(mtu_of ens1f0)" "0:4000" "apply mtu-4000 on top (txn 4)"
+run cx rollback 3
+is "$rc" 1 "rollback 3: refused"
+is "$err" "cx5prof: error: rollback: transaction 4 changed the same settings later: roll it back first, or use --force to restore transaction 3's old values anyway" \
+	"rollback 3: says why and what to do"
+is "$(mtu_of ens1f0)" 4000 "rollback 3 refused: nothing changed"
+run cx rollback
+is "$rc:$(mtu_of ens1f0)" "0:9000" "rollback (the last: 4) restores 9000"
+run cx rollback
+is "$rc" 0 "rollback (then 3)"
+host_as_before
+ok $? "after rolling back both: host as before"
+
+# --force: roll back 3 while 4 is still in place
+run cx apply "$WORK/profiles/mtu-jumbo.yaml"
+run cx apply "$WORK/profiles/mtu-4000.yaml"
+run cx rollback --force 7
+is "$rc:$(mtu_of ens1f0)" "0:1500" "rollback --force 7: restores 7's old values anyway"
+run cx rollback
+is "$rc:$(mtu_of ens1f0)" "0:9000" "then rolling back 8 puts back what 8 found"
+run cx rollback 99
+is "$rc:$err" "66:cx5prof: error: rollback: no transaction 99 in $DB" "rollback of an unknown transaction: exit 66"
+
+done_testing

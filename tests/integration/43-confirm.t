@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# 43-confirm.t: `apply --confirm SECONDS` (as nmstatectl --no-commit
+# --timeout). Without `commit` the detached watchdog rolls back, even when
+# the shell that ran apply is killed right after it (an MTU change can cut
+# the operator's SSH session); with `commit` in time the changes stay.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/txn-lib.sh"
+need_root_netns
+txn_setup 43
+
+P=$WORK/profiles/mtu-jumbo.yaml
+
+# ---- no commit: rolled back, even though the shell that ran apply dies
+(setsid bash -c 'ip netns exec "$1" "$2" --sysroot "$3" --db "$4" apply --confirm 2 "$5" >"$6/out" 2>&1; kill -9 $$' \
+	_ "$HOST_NS" "$CX5PROF" "$SR" "$DB" "$P" "$WORK"; true) 2>/dev/null # its shell is killed: that is the point
+out=$(cat "$WORK/out")
+case $out in
+*"applied 2 changes (transaction 1): run \`cx5prof commit\` within 2 s to keep them, else they are rolled back (watchdog pid "*)
+	ok 0 "apply --confirm 2: says commit is needed within 2 s" ;;
+*) ok 1 "apply --confirm 2: says commit is needed within 2 s"; diag "$out" ;;
+esac
+wd=$(printf '%s' "$out" | sed -n 's/.*watchdog pid \([0-9]*\)).*/\1/p')
+TXN_PIDS="$TXN_PIDS $wd"
+is "$(mtu_of ens1f0) $(txn_status 1)" "9000 pending_confirm" "applied, pending confirmation"
+run cx apply "$WORK/profiles/udp-jumbo.yaml"
+is "$rc" 9 "another apply while pending: exit 9"
+is "$err" "cx5prof: error: transaction 1 (apply mtu-jumbo) waits for confirmation: run \`cx5prof commit\` to keep it or \`cx5prof rollback\` to undo it" \
+	"and says commit or rollback"
+for _ in $(seq 80); do
+	[ "$(txn_status 1)" = rolled_back ] && break
+	sleep 0.1
+done
+is "$(txn_status 1)" rolled_back "no commit: the watchdog rolled back within a few seconds"
+host_as_before
+ok $? "the host is as before"
+is "$(sqlite3 "$DB" "SELECT error FROM transactions WHERE id = 1")" \
+	"not confirmed in time (--confirm): rolled back by the watchdog" "history says why"
+for _ in $(seq 20); do kill -0 "$wd" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$wd" 2>/dev/null
+ok $((!$?)) "the watchdog has exited"
+run cx commit
+is "$rc" 1 "a late commit: exit 1"
+is "$err" "cx5prof: error: transaction 1 was not confirmed in time and has been rolled back: apply it again" \
+	"a late commit says it was too late"
+
+# ---- commit in time: kept
+run cx apply --confirm 3 "$P"
+is "$rc" 0 "apply --confirm 3"
+wd=$(printf '%s' "$out" | sed -n 's/.*watchdog pid \([0-9]*\)).*/\1/p')
+TXN_PIDS="$TXN_PIDS $wd"
+run cx commit
+is "$rc:$out" "0:committed transaction 3" "commit: exit 0"
+for _ in $(seq 30); do kill -0 "$wd" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$wd" 2>/dev/null
+ok $((!$?)) "the watchdog exits once the transaction is committed"
+sleep 1
+is "$(mtu_of ens1f0) $(txn_status 3)" "9000 committed" "after the deadline: still applied, committed"
+run cx commit
+is "$rc:$out" "0:nothing to commit" "a second commit: nothing to commit"
+
+# ---- rollback of a pending transaction also works (and stops the watchdog)
+run cx rollback
+is "$rc" 0 "rollback of the committed one"
+run cx apply --confirm 30 "$P"
+wd=$(printf '%s' "$out" | sed -n 's/.*watchdog pid \([0-9]*\)).*/\1/p')
+TXN_PIDS="$TXN_PIDS $wd"
+run cx rollback
+is "$rc" 0 "rollback while pending confirmation"
+host_as_before
+ok $? "host as before"
+for _ in $(seq 30); do kill -0 "$wd" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$wd" 2>/dev/null
+ok $((!$?)) "the watchdog exits when the transaction is rolled back"
+
+run cx --json apply --confirm 0 "$P"
+is "$rc" 64 "--confirm 0: usage error"
+
+done_testing

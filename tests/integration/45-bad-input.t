@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# 45-bad-input.t: bad input is refused with a clear message and the right
+# exit code, and nothing on the host changes: a profile error, a missing
+# interface, preconditions (link speed, driver version, channel maximums),
+# unsupported settings (rings and combined channels on a veth, irqbalance
+# stop without a service manager), an MTU the kernel refuses (a macvlan above its lower device's MTU:
+# undone, exit 6), and a corrupt history database.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/txn-lib.sh"
+need_root_netns
+txn_setup 45
+
+W=$WORK/profiles
+unchanged() { # unchanged NAME: the host is as before and no transaction was recorded
+	host_as_before
+	ok $? "$1: host unchanged"
+	is "$(txn_count)" 0 "$1: no transaction recorded"
+}
+profile() { # profile FILE BODY
+	printf 'version: 1\nname: %s\n%s\n' "$(basename "$1" .yaml)" "$2" >"$1"
+}
+
+# ---- a profile error
+profile "$W/typo.yaml" 'link:
+  mtuu: 9000'
+run cx apply "$W/typo.yaml"
+is "$rc" 65 "profile error: exit 65"
+is "$err" "cx5prof: error: $W/typo.yaml:4:3: unknown key \"mtuu\" in link (did you mean \"mtu\"?)" \
+	"profile error: file:line:col and a suggestion"
+run cx plan "$W/typo.yaml"
+is "$rc" 65 "plan: the same exit 65"
+run cx --json apply "$W/typo.yaml"
+is "$rc:$(printf '%s' "$out" | jq -c .)" '65:{"changed":false,"failed":true,"exit_code":65,"msg":"invalid profile"}' \
+	"apply --json: still one JSON document saying it failed"
+run cx apply "$W/nonexistent.yaml"
+is "$rc" 66 "missing profile file: exit 66"
+unchanged "profile errors"
+
+# ---- a missing interface
+profile "$W/ens9.yaml" 'match:
+  interfaces: [ens1f0, ens9]
+link:
+  mtu: 9000'
+run cx apply "$W/ens9.yaml"
+is "$rc" 66 "missing interface: exit 66"
+is "$err" "cx5prof: error: ens9: no such interface: check the interface name in match.interfaces" \
+	"missing interface: named, with the remedy"
+unchanged "missing interface"
+
+# ---- preconditions: every one reported, not the first
+profile "$W/pre.yaml" 'match:
+  interfaces: [ens1f0]
+requires:
+  driver:
+    name: mlx5_core
+    min_version: "99.1"
+  firmware:
+    min_version: "16.35.2000"
+  link:
+    speed: 100000
+link:
+  mtu: 9000
+  channels:
+    rx: 64'
+run cx plan "$W/pre.yaml"
+is "$rc" 5 "preconditions: exit 5"
+is "$err" "cx5prof: error: ens1f0: driver version 6.12.12-amd64 is older than the required 99.1: install a newer driver (MLNX_OFED or a newer kernel)
+cx5prof: error: ens1f0: firmware version 16.29.1030 is older than the required 16.35.2000: update the NIC firmware (mlxup or mstflint)
+cx5prof: error: ens1f0: link speed is 25000 Mb/s, the profile requires 100000: check the cable, the transceiver and the switch port
+cx5prof: error: ens1f0: channels.rx 64 exceeds the device maximum 2: lower the value in the profile" \
+	"preconditions: each one with its remedy"
+run cx --json apply "$W/pre.yaml"
+is "$rc" 5 "apply: exit 5 too"
+is "$(printf '%s' "$out" | jq -c '[.changed, (.problems|length), .problems[0].exit_code, .msg]')" \
+	'[false,4,5,"cannot apply: nothing was changed"]' "apply --json: the problems, changed false"
+unchanged "preconditions"
+
+# ---- unsupported settings are reported, never dropped
+profile "$W/rings.yaml" 'match:
+  interfaces: [ens1f0]
+link:
+  mtu: 9000
+  channels:
+    combined: 2
+  rings:
+    rx: 1024'
+run cx apply "$W/rings.yaml"
+is "$rc" 69 "rings/combined on a veth: exit 69"
+is "$err" "cx5prof: error: ens1f0: channels.combined: the device has no such setting: remove the key from the profile for this port
+cx5prof: error: ens1f0: rings: not supported by the driver: remove the key from the profile for this port" \
+	"unsupported: each named"
+sed 's/irqbalance: leave/irqbalance: stop/' "$W/udp-jumbo.yaml" >"$W/stop.yaml"
+run cx apply "$W/stop.yaml"
+is "$rc:$(printf '%s\n' "$err" | grep irqbalance:)" \
+	"69:cx5prof: error: irqbalance: irq.irqbalance: stop: no service manager to stop it with: stop it by hand, or with --sysroot set CX5PROF_SYSTEMCTL" \
+	"irqbalance stop without a service manager (a sysroot): exit 69, said so"
+unchanged "unsupported"
+
+# ---- an MTU the kernel refuses: a macvlan cannot exceed its lower device's MTU
+ip -n "$HOST_NS" link add link ens1f0 name mv0 type macvlan
+profile "$W/mv.yaml" 'match:
+  interfaces: [mv0]
+link:
+  mtu: 9000
+sysctl:
+  net.core.rmem_max: ">= 8M"'
+state_snapshot "$WORK/before.json"
+run cx apply "$W/mv.yaml"
+is "$rc" 6 "refused MTU: exit 6 (undone)"
+is "$(printf '%s\n' "$err" | head -n 1)" \
+	"cx5prof: error: apply failed at step 2: mv0 mtu 1500 -> 9000: Invalid argument" \
+	"refused MTU: the object, the change and the kernel's answer"
+is "$(printf '%s\n' "$err" | tail -n 1)" \
+	"cx5prof: error: every change was undone: the host is back as it was (transaction 1 rolled back)" \
+	"refused MTU: says the host is back as it was"
+host_as_before
+ok $? "refused MTU: the sysctl raised at step 1 is restored"
+ip -n "$HOST_NS" link del mv0
+state_snapshot "$WORK/before.json"
+
+# ---- a corrupt history database: nothing is changed without the undo log
+printf 'this is not a database %.0s' $(seq 100) >"$DB"
+run cx apply "$W/mtu-jumbo.yaml"
+is "$rc" 1 "corrupt database: exit 1"
+is "$err" "cx5prof: error: history $DB: Bad message: the file is corrupt or not a cx5prof history: move it aside (a new one is created)" \
+	"corrupt database: names the file and the remedy"
+host_as_before
+ok $? "corrupt database: host unchanged"
+run cx --db /proc/version apply "$W/mtu-jumbo.yaml"
+ok $((rc == 0)) "an unusable database path fails (exit $rc)"
+host_as_before
+ok $? "unusable database: host unchanged"
+
+done_testing

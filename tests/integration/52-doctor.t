@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# 52-doctor.t: `cx5prof doctor` on the sysroot fixtures and on private
+# copies made known-bad: degraded PCIe and old firmware (cx5-8node), a
+# kernel log with mlx5 firmware command timeouts, a NIC without a NUMA
+# node on a NUMA host, and --peer-state comparisons. No privileges needed:
+# no interface of the fixtures exists in this namespace.
+. "$(dirname "$0")/lib.sh"
+FIX=$FIXTURES/sysroot
+WORK=$(mktemp -d /tmp/cx5t-doctor.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+cxs() { local sr=$1; shift; "$CX5PROF" --sysroot "$sr" "$@"; }
+
+# ---- a healthy two-port host; irqbalance runs in this fixture
+run cxs "$FIX/cx5-2port" doctor
+is "$rc" 0 "cx5-2port: exit 0 (warnings only)"
+is "$out" "PASS  ens1f0          model       ConnectX-5 (15b3:1017) at 0000:af:00.0
+PASS  ens1f0          link        25000 Mb/s full duplex
+PASS  ens1f0          driver      driver mlx5_core 6.12.12-amd64
+PASS  ens1f0          firmware    firmware 16.29.1030 (>= 16.26.1040)
+PASS  ens1f0          numa        NUMA node 1, local CPUs 8-15,24-31
+PASS  ens1f0          pcie        PCIe 8.0 GT/s x8 (its maximum)
+SKIP  ens1f0          counters    not in this network namespace
+PASS  ens1f1          model       ConnectX-5 (15b3:1017) at 0000:af:00.1
+PASS  ens1f1          link        25000 Mb/s full duplex
+PASS  ens1f1          driver      driver mlx5_core 6.12.12-amd64
+PASS  ens1f1          firmware    firmware 16.29.1030 (>= 16.26.1040)
+PASS  ens1f1          numa        NUMA node 1, local CPUs 8-15,24-31
+PASS  ens1f1          pcie        PCIe 8.0 GT/s x8 (its maximum)
+SKIP  ens1f1          counters    not in this network namespace
+PASS  host            firewall    no packet filter active
+WARN  host            irqbalance  irqbalance is running: it overwrites manual IRQ pins
+                                  fix: set irq.irqbalance: stop (or ban) in the profile and apply it
+SKIP  host            kernel-log  no kernel log file (/var/log/kern.log, /var/log/dmesg, /var/log/messages)
+SKIP  peer            peer-port   no verify.peer in the profile
+SKIP  peer            jumbo-path  no verify.peer in the profile
+13 pass, 1 warn, 0 fail, 5 skipped" "cx5-2port: the checklist"
+
+# ---- degraded PCIe and old firmware (the 8-node fixture)
+run cxs "$FIX/cx5-8node" doctor
+is "$rc" 5 "cx5-8node: a failed check: exit 5"
+is "$(printf '%s\n' "$out" | grep --no-group-separator -A1 -E '^(FAIL|WARN) ')" "WARN  enp216s0f0np0   firmware    firmware 16.21.0106 is older than 16.26.1040 (cx5prof's recommended minimum)
+                                  fix: update the NIC firmware (mlxup or mstflint)
+FAIL  enp216s0f0np0   pcie        PCIe link degraded: 16.0 GT/s x8, capable of 16.0 GT/s x16
+                                  fix: seat the card in a slot wired for its full width and speed; check BIOS bifurcation and ASPM
+WARN  host            firewall    a packet filter is active (ip_tables: filter): the benchmark's ports may be blocked
+                                  fix: allow the benchmark's ports from the peer (netperf: TCP 12865 and the data port; iperf3: 5201)" \
+	"cx5-8node: firmware, PCIe and firewall findings with fixes"
+
+# A profile's firmware minimum turns the warning into a failure.
+cat >"$WORK/fw.yaml" <<YAML
+version: 1
+name: fw-min
+requires:
+  firmware:
+    min_version: "16.26.1040"
+  link:
+    speed: 25000
+    duplex: full
+YAML
+run cxs "$FIX/cx5-8node" doctor "$WORK/fw.yaml"
+printf '%s\n' "$out" | grep -qx 'FAIL  enp216s0f0np0   firmware    firmware 16.21.0106 is older than 16.26.1040 (requires.firmware.min_version)'
+ok $? "profile minimum: old firmware fails"
+
+# ---- a kernel log with mlx5 firmware command timeouts (reference section 5)
+copy_sysroot cx5-2port "$WORK/klog"
+mkdir -p "$WORK/klog/var/log"
+cat >"$WORK/klog/var/log/kern.log" <<'LOG'
+Dec  2 10:00:01 host kernel: [    1.000000] mlx5_core 0000:af:00.0: firmware version: 16.29.1030
+Dec  2 10:00:02 host kernel: [ 4711.123456] mlx5_core 0000:af:00.0: wait_func:1133:(pid 97972): ENABLE_HCA(0x104) timeout. Will cause a leak of a command resource
+Dec  2 10:00:03 host kernel: [ 4712.000001] mlx5_core 0000:af:00.0: wait_func_handle_exec_timeout:1159:(pid 72061): cmd[0]: ACCESS_REG(0x805) No done completion
+Dec  2 10:00:04 host kernel: [ 4713.000001] mlx5_core 0000:af:00.0: mlx5_cmd_comp_handler:1709:(pid 0): Command completion arrived after timeout (entry idx = 0).
+Dec  2 10:00:05 host kernel: [ 4714.000001] mlx5_core 0000:af:00.1: probe_one:1686:(pid 97972): mlx5_init_one failed with error code -110
+Dec  2 10:00:06 host kernel: [ 4715.000001] e1000e 0000:00:1f.6: wait_func timeout on another driver (not mlx5)
+LOG
+run cxs "$WORK/klog" doctor
+is "$rc" 5 "kernel log: exit 5"
+is "$(printf '%s\n' "$out" | grep -A1 '^FAIL ')" "FAIL  host            kernel-log  4 mlx5 firmware command timeouts in /var/log/kern.log, first: Dec  2 10:00:02 host kernel: [ 4711.123456] mlx5_core 0000:af:00.0: wait_func:1133:(pid 97972): ENABLE_HCA(0x104) timeout. Will cause a leak of a command resource
+                                  fix: the firmware command interface is stuck: update the NIC firmware and the driver; a reboot or \`mlxfwreset\` recovers it" \
+	"kernel log: timeouts counted by function name, first one shown"
+printf 'Dec  2 10:00:01 host kernel: mlx5_core 0000:af:00.0: Port module event: module 0, Cable plugged\n' >"$WORK/klog/var/log/kern.log"
+run cxs "$WORK/klog" doctor
+printf '%s\n' "$out" | grep -qx 'PASS  host            kernel-log  no mlx5 firmware command timeouts in /var/log/kern.log'
+ok $? "kernel log without timeouts: pass"
+
+# ---- a NIC that reports no NUMA node on a 2-node host
+copy_sysroot cx5-2port "$WORK/nonode"
+echo -1 >"$WORK/nonode/sys/bus/pci/devices/0000:af:00.0/numa_node" 2>/dev/null ||
+	echo -1 >"$(readlink -f "$WORK/nonode/sys/class/net/ens1f0/device")/numa_node"
+run cxs "$WORK/nonode" doctor
+printf '%s\n' "$out" | grep -qx 'WARN  ens1f0          numa        the device reports no NUMA node (-1) on a host with 2 nodes'
+ok $? "numa_node -1 on a NUMA host: warning"
+run cxs "$FIX/cx5-nonuma" doctor
+printf '%s\n' "$out" | grep -qx 'PASS  ens1f0          numa        a host without NUMA; local CPUs 0-3'
+ok $? "a host without NUMA: pass"
+
+# ---- --peer-state: model, driver and firmware must match
+cxs "$FIX/cx5-8node" show --json >"$WORK/peer-8node.json"
+cxs "$FIX/cx5-2port" show --json >"$WORK/peer-2port.json"
+run cxs "$FIX/cx5-2port" doctor --peer-state "$WORK/peer-8node.json"
+is "$rc" 5 "peer differs: exit 5"
+is "$(printf '%s\n' "$out" | grep -A1 'peer-state')" "FAIL  ens1f0          peer-state  results are not comparable: model: ConnectX-5 here, ConnectX-5 Ex on the peer; firmware: 16.29.1030 here, 16.21.0106 on the peer
+                                  fix: run both ends with the same NIC model, driver and firmware, or compare results only between like hosts" \
+	"peer differs: every difference named"
+run cxs "$FIX/cx5-2port" doctor --peer-state "$WORK/peer-2port.json"
+printf '%s\n' "$out" | grep -qx 'PASS  ens1f0          peer-state  same as the peer: model ConnectX-5, driver mlx5_core, firmware 16.29.1030'
+ok $? "peer alike: pass"
+echo '{"interfaces": [' >"$WORK/bad.json"
+run cxs "$FIX/cx5-2port" doctor --peer-state "$WORK/bad.json"
+printf '%s\n' "$out" | grep -q "^FAIL  $WORK/bad.json peer-state  cannot read $WORK/bad.json as JSON"
+ok $? "unreadable peer state: a failed check"
+is "$rc" 5 "unreadable peer state: exit 5"
+
+# ---- --json against the schema
+cxs "$FIX/cx5-8node" doctor --json --peer-state "$WORK/peer-2port.json" >"$WORK/d.json"
+run /usr/bin/python3 - "$WORK/d.json" "$TOP/schemas/doctor.schema.json" <<'PYEOF'
+import json, sys, jsonschema
+d = json.load(open(sys.argv[1]))
+jsonschema.validate(d, json.load(open(sys.argv[2])))
+print(d["summary"], d["exit_code"], [c["check"] for c in d["checks"] if c["status"] == "fail"])
+PYEOF
+is "$out" "{'pass': 5, 'warn': 2, 'fail': 2, 'skip': 4} 5 ['pcie', 'peer-state']" "--json: valid, summary and failures"
+
+run cxs "$FIX/cx5-2port" doctor a.yaml b.yaml
+is "$rc" 64 "two profiles: usage error"
+
+done_testing

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# 68-migration.t: history files written by older versions. A schema v1
+# file is built here with the sqlite3 tool (the v1 DDL as released, rows
+# inserted by hand, PRAGMA user_version = 1); cx5prof reads it read-only,
+# migrates it when it writes (mirror), keeps every row, and drains its
+# outbox. An empty (v0) file gets the current schema; a file from a newer
+# cx5prof and a corrupt file are refused with the remedy.
+. "$(dirname "$0")/lib.sh"
+. "$TESTS_DIR/helpers/taotoken.sh"
+tt_setup
+OLD=$TT/old-v1.db
+CURRENT=$(sqlite3 "$DB" 'PRAGMA user_version')
+
+sqlite3 "$OLD" <<'SQL'
+CREATE TABLE transactions ( id INTEGER PRIMARY KEY, kind TEXT NOT NULL CHECK (kind IN ('apply','rollback')),
+ profile_name TEXT, profile_hash TEXT, profile_json TEXT, user TEXT NOT NULL, host TEXT NOT NULL,
+ started_usec INTEGER NOT NULL, ended_usec INTEGER,
+ status TEXT NOT NULL CHECK (status IN ('open','committed','pending_confirm','rolled_back','failed','rollback_failed')),
+ confirm_deadline_usec INTEGER, rolls_back_txn INTEGER REFERENCES transactions(id), error TEXT);
+CREATE INDEX transactions_by_status ON transactions(status);
+CREATE TABLE changes ( txn INTEGER NOT NULL REFERENCES transactions(id) ON DELETE CASCADE, seq INTEGER NOT NULL,
+ object TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL, old_value TEXT, new_value TEXT,
+ state TEXT NOT NULL CHECK (state IN ('planned','applied','undone','failed')), error TEXT, PRIMARY KEY (txn, seq));
+CREATE INDEX changes_by_key ON changes(object, key);
+CREATE TABLE runs ( id INTEGER PRIMARY KEY, txn INTEGER REFERENCES transactions(id),
+ profile_name TEXT, profile_hash TEXT, interface TEXT, runner TEXT NOT NULL, peer TEXT, test TEXT, duration_s REAL,
+ mtu INTEGER, message_size INTEGER, send_buffer INTEGER, recv_buffer INTEGER, streams INTEGER, irq_policy TEXT,
+ driver TEXT, driver_version TEXT, firmware_version TEXT, sent INTEGER, received INTEGER, lost INTEGER,
+ send_mbps REAL, recv_mbps REAL, loss_pct REAL, pass INTEGER CHECK (pass IN (0,1)), verdict TEXT,
+ started_usec INTEGER NOT NULL, ended_usec INTEGER);
+CREATE TABLE artifacts ( run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, name TEXT NOT NULL, content BLOB,
+ PRIMARY KEY (run, name));
+CREATE TABLE outbox ( id INTEGER PRIMARY KEY, source_kind TEXT NOT NULL CHECK (source_kind IN ('txn','run')),
+ source_id INTEGER NOT NULL, payload TEXT NOT NULL,
+ status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','sent','failed_permanent')),
+ attempts INTEGER NOT NULL DEFAULT 0, next_attempt_usec INTEGER NOT NULL DEFAULT 0,
+ last_error TEXT, reply_id TEXT, reply_content TEXT, reply_usage TEXT, created_usec INTEGER NOT NULL, sent_usec INTEGER);
+CREATE INDEX outbox_by_status ON outbox(status, next_attempt_usec);
+INSERT INTO transactions VALUES (1, 'apply', 'old-profile', 'fnv1a64:1111111111111111', '{}', 'root', 'lab-old',
+ 1700000000000000, 1700000005000000, 'committed', NULL, NULL, NULL);
+INSERT INTO changes VALUES (1, 1, 'ens1f0', 'mtu', 'mtu', '1500', '9000', 'applied', NULL);
+INSERT INTO runs VALUES (1, 1, 'old-profile', NULL, 'ens1f0', 'iperf3', '198.18.0.2', 'UDP_STREAM', 10.0,
+ 9000, 8000, 4194304, 4194304, 1, 'numa-local', 'mlx5_core', '5.8-1.0.1', '16.35.2000 (MT_0000000080)',
+ 100, 99, 1, 800.0, 792.0, 1.0, 1, 'ok', 1700000010000000, 1700000020000000);
+INSERT INTO artifacts VALUES (1, 'command', 'iperf3 -c 198.18.0.2 -u -b 0 -l 8000 --json');
+INSERT INTO outbox (source_kind, source_id, payload, created_usec) VALUES ('txn', 1, '{"id":1}', 1700000005000000);
+INSERT INTO outbox (source_kind, source_id, payload, created_usec) VALUES ('run', 1, '{"id":1}', 1700000020000000);
+PRAGMA user_version = 1;
+SQL
+
+run "$CX5PROF" --db "$OLD" history
+is "$rc" 0 "v1 file: history reads it"
+is "$out" "2023-11-14 22:13:30  run 1     iperf3   old-profile ens1f0 mtu 9000 msg 8000: 792.0 Mbps, loss 1.00%, pass
+2023-11-14 22:13:20  txn 1     apply    old-profile committed" "v1 file: its transaction and run"
+run "$CX5PROF" --db "$OLD" history show 1
+echo "$out" | grep -qx 'command      iperf3 -c 198.18.0.2 -u -b 0 -l 8000 --json'
+ok $? "v1 file: history show reads the artifacts"
+
+run "$CX5PROF" --db "$OLD" mirror
+is "$rc/$out" "0/sent 2, pending 0" "v1 file: opened for writing (migrated) and its outbox drained"
+is "$(sqlite3 "$OLD" 'PRAGMA user_version')" "$CURRENT" "v1 file: now at the current schema version ($CURRENT)"
+is "$(sqlite3 "$OLD" 'SELECT COUNT(*) FROM transactions')/$(sqlite3 "$OLD" 'SELECT COUNT(*) FROM changes')/$(sqlite3 "$OLD" 'SELECT COUNT(*) FROM runs')/$(sqlite3 "$OLD" 'SELECT COUNT(*) FROM artifacts')" \
+	"1/1/1/1" "v1 file: every row kept"
+is "$(acked_records | tr '\n' ' ')" "run 1 txn 1 " "v1 file: each old record sent once"
+
+: >"$TT/empty.db"
+run "$CX5PROF" --db "$TT/empty.db" mirror --list
+is "$rc" 0 "v0 (empty) file: accepted"
+is "$(sqlite3 "$TT/empty.db" 'PRAGMA user_version')" "$CURRENT" "v0 file: migrated to the current schema"
+
+cp "$OLD" "$TT/newer.db"
+sqlite3 "$TT/newer.db" 'PRAGMA user_version = 99'
+run "$CX5PROF" --db "$TT/newer.db" history
+is "$rc" 1 "file from a newer cx5prof: refused"
+is "$err" "cx5prof: error: history $TT/newer.db: Protocol not supported: the database was written by a newer cx5prof: use that version" \
+	"file from a newer cx5prof: message with the remedy"
+
+head -c 4096 /dev/urandom >"$TT/corrupt.db"
+run "$CX5PROF" --db "$TT/corrupt.db" mirror --list
+is "$rc" 1 "corrupt file: refused"
+is "$err" "cx5prof: error: history $TT/corrupt.db: Bad message: the file is corrupt or not a cx5prof history: move it aside (a new one is created)" \
+	"corrupt file: message with the remedy"
+done_testing

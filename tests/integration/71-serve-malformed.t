@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# 71-serve-malformed.t: `cx5prof serve` against hostile control clients.
+#
+# A python3 client on 127.0.0.1 sends truncated, oversized, random, wrong-
+# version, out-of-range and out-of-order frames, and one that dribbles a
+# few bytes and goes silent (slowloris). Each is closed with a log line
+# (and an ERROR frame where the client still listens); after each one a
+# real `cx5prof bench` still completes: the server keeps serving. A second
+# client during a test is turned away at once as busy.
+. "$(dirname "$0")/lib.sh"
+
+TMP=$(mktemp -d)
+SERVE_PID=
+cleanup() {
+	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$CX5PROF" serve --bind 127.0.0.1 --port "$PORT" 2>"$TMP/serve.log" &
+SERVE_PID=$!
+for _ in $(seq 100); do grep -q listening "$TMP/serve.log" && break; sleep 0.1; done
+grep -q listening "$TMP/serve.log" || { echo "Bail out! serve did not start: $(cat "$TMP/serve.log")"; exit 1; }
+
+# evil KIND: send one hostile message, print what came back:
+# "error <code> <text>" for an ERROR frame, "closed" when the server
+# closed without one.
+cat >"$TMP/evil.py" <<'EOF'
+import random, socket, struct, sys, time
+kind, port = sys.argv[1], int(sys.argv[2])
+def frame(version, ftype, payload, length=None):
+    return struct.pack(">IBBHI", 0x43355542, version, ftype, 0,
+                       len(payload) if length is None else length) + payload
+setup = struct.pack(">IIIHH", 1, 8000, 0, 1, 0)
+msgs = {
+    "truncated": frame(1, 1, setup)[:20],
+    "oversized": frame(1, 1, b"", length=0x7fffffff),
+    "random": bytes(random.Random(7).getrandbits(8) for _ in range(200)),
+    "version": frame(2, 1, setup),
+    "range": frame(1, 1, struct.pack(">IIIHH", 0, 8000, 0, 1, 0)),
+    "streams": frame(1, 1, struct.pack(">IIIHH", 1, 8000, 0, 1000, 0)),
+    "type": frame(1, 3, struct.pack(">QHH", 0, 1, 0) + b"\0" * 8),
+    "trailing": frame(1, 1, setup + b"x"),
+    "slowloris": frame(1, 1, setup)[:3],
+}
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+s.sendall(msgs[kind])
+if kind == "truncated":
+    s.shutdown(socket.SHUT_WR)
+data = b""
+try:
+    while True:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+except socket.timeout:
+    print("no answer"); sys.exit(0)
+if len(data) >= 16 and data[5] == 5:
+    code, tlen = struct.unpack(">HH", data[12:16])
+    print("error", code, data[16:16 + tlen].decode())
+else:
+    print("closed" if not data else "unexpected %r" % data[:32])
+EOF
+
+bench_ok() { # after each attack, a real test must complete
+	run "$CX5PROF" bench --no-record --peer 127.0.0.1 --port "$PORT" --duration 1 --json
+	[ "$rc" = 0 ] && printf '%s' "$out" | jq -e '.sent == .received + .lost and .sent > 0' >/dev/null
+	ok $? "$1: the next client's test completes"
+}
+
+# kind | expected reply | expected log reason
+while IFS='|' read -r kind reply reason; do
+	run /usr/bin/python3 "$TMP/evil.py" "$kind" "$PORT"
+	is "$out" "$reply" "$kind: reply"
+	sleep 0.2
+	grep -q "serve: client 127.0.0.1:[0-9]*: $reason; connection closed" "$TMP/serve.log"
+	ok $? "$kind: logged '$reason'"
+	bench_ok "$kind"
+done <<'EOF'
+truncated|error 1 truncated frame|setup: truncated frame
+oversized|error 1 oversized frame|setup: oversized frame
+random|error 1 malformed frame (bad magic, reserved field or length)|setup: malformed frame (bad magic, reserved field or length)
+version|error 2 unsupported protocol version|setup: unsupported protocol version
+range|error 1 field out of range|setup: field out of range
+streams|error 1 field out of range|setup: field out of range
+type|error 1 unexpected frame type|setup: unexpected frame type
+trailing|error 1 malformed frame (bad magic, reserved field or length)|setup: malformed frame (bad magic, reserved field or length)
+EOF
+
+# Slowloris: three bytes, then silence. Closed after the 5 s setup timeout.
+start=$(date +%s)
+run /usr/bin/python3 "$TMP/evil.py" slowloris "$PORT"
+took=$(( $(date +%s) - start ))
+is "$out" "error 5 timed out waiting for the client" "slowloris: told it timed out"
+[ "$took" -ge 4 ] && [ "$took" -le 10 ]
+ok $? "slowloris: closed after the setup timeout (${took}s)"
+sleep 0.2
+grep -q "setup: timed out waiting for the client; connection closed" "$TMP/serve.log"
+ok $? "slowloris: logged"
+bench_ok slowloris
+
+# A connection that closes at once: logged, nothing sent.
+/usr/bin/python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1]))).close()' "$PORT"
+sleep 0.2
+grep -q "setup: client closed the connection; connection closed" "$TMP/serve.log"
+ok $? "an empty connection is logged"
+
+# Busy: a second client during a running test gets an immediate ERROR.
+"$CX5PROF" bench --no-record --peer 127.0.0.1 --port "$PORT" --duration 2 >/dev/null 2>&1 &
+first=$!
+sleep 0.5
+run "$CX5PROF" bench --no-record --peer 127.0.0.1 --port "$PORT" --duration 1
+is "$rc" 1 "second client during a test: exit 1"
+is "$err" "cx5prof: error: bench: cx5prof serve on 127.0.0.1:$PORT is busy with another test: retry later" \
+	"second client: told the server is busy"
+wait "$first"
+is "$?" 0 "the running test was not disturbed"
+
+# Bad command lines: exit 64 with the reason, nothing started.
+while IFS='|' read -r args msg; do
+	# shellcheck disable=SC2086
+	run "$CX5PROF" $args
+	is "$rc $err" "64 cx5prof: error: $msg" "usage: $args"
+done <<'EOF'
+serve --port 0|serve: invalid port '0': expected 1..65535
+serve --cpus x|serve: invalid --cpus 'x': expected a CPU list such as 0-3,8
+serve --bind example.org|serve: 'example.org' is not a numeric IPv4 or IPv6 address
+bench|bench: --peer ADDR is required (the host running `cx5prof serve`)
+bench --peer 127.0.0.1 --message-size 23|bench: invalid --message-size '23': expected 24..65507
+bench --peer 127.0.0.1 --duration 3601|bench: invalid --duration '3601': expected 1..3600
+bench --peer 127.0.0.1 --streams 65|bench: invalid --streams '65': expected 1..64
+bench --peer 127.0.0.1 --socket-buffer 2G|bench: invalid --socket-buffer '2G': expected a size up to 1G (e.g. 4M)
+EOF
+run "$CX5PROF" bench --no-record --peer not-an-address --duration 1
+is "$rc $err" "64 cx5prof: error: bench: peer 'not-an-address' is not a numeric IPv4 or IPv6 address" \
+	"a host name is refused: traffic goes to the numeric address given only"
+
+kill -0 "$SERVE_PID"
+ok $? "serve survived every hostile client"
+is "$(grep -c 'connection closed' "$TMP/serve.log")" 10 "10 hostile connections logged"
+done_testing

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# 72-verify-builtin.t: `cx5prof verify` with `runner: builtin` across the
+# lab's veth pair, against `cx5prof serve --once` in the peer namespace: the
+# report names the builtin runner and its command, the books balance in the
+# history, GSO from the profile reaches the sender, and a missing server is
+# a clear error (exit 1).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/verify-lib.sh"
+need_root_netns
+vsetup v72
+
+profile() { # profile FILE GSO
+	cat >"$1" <<YAML
+version: 1
+name: lab-builtin
+match:
+  interfaces: [ens1f0]
+link:
+  mtu: 9000
+verify:
+  peer: 198.18.0.2
+  runner: [builtin]
+  duration: 1
+  message_size: 8000
+  gso: $2
+  thresholds:
+    throughput_mbps: 1
+    loss_percent: 100
+YAML
+}
+profile "$WORK/plain.yaml" false
+profile "$WORK/gso.yaml" true
+set_mtu 9000 9000
+
+serve_once() {
+	timeout -k 1 30 ip netns exec "$PEER_NS" "$CX5PROF" serve --once --bind 198.18.0.2 2>>"$WORK/serve.log" &
+	V_PIDS="$V_PIDS $!"
+	wait_listen 12866
+}
+
+serve_once
+run cx verify "$WORK/plain.yaml"
+is "$rc" 0 "builtin runner: exit 0 with a low floor"
+printf '%s\n' "$out" | grep -qx 'benchmark   builtin to 198.18.0.2, 1 s, 8000-byte messages, 1 stream'
+ok $? "the report names the builtin runner"
+printf '%s\n' "$out" | grep -qE '^  command   cx5prof bench --peer 198.18.0.2 --port 12866 --duration 1 --message-size 8000 --send-buffer 0 --recv-buffer 0 --streams 1'
+ok $? "the report shows the equivalent bench command"
+
+check_run() {
+	"$PY" - "$DB" <<'PYEOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+r = db.execute("select runner, sent, received, lost from runs order by id desc limit 1").fetchone()
+out = db.execute("select content from artifacts where run = (select max(id) from runs) and name = 'runner_output'").fetchone()[0]
+out = out if isinstance(out, str) else out.decode()
+print(r[0], "sent=received+lost" if r[1] == r[2] + r[3] and r[1] > 0 else "MISMATCH",
+      "gso on" if "gso on" in out else "gso off")
+PYEOF
+}
+is "$(check_run)" "builtin sent=received+lost gso off" "the run is in the history, balanced, without GSO"
+
+wait_closed 12866
+serve_once
+run cx verify "$WORK/gso.yaml"
+is "$rc" 0 "builtin runner with gso: exit 0"
+is "$(check_run)" "builtin sent=received+lost gso on" "gso: true in the profile reaches the sender"
+
+# No server.
+wait_closed 12866
+run cx verify "$WORK/plain.yaml"
+is "$rc" 1 "no serve on the peer: exit 1"
+printf '%s\n' "$err$out" | grep -q 'no cx5prof serve on 198.18.0.2:12866 (Connection refused): start `cx5prof serve --port 12866` on the peer'
+ok $? "no serve on the peer: what to do"
+is "$(grep -c 'received [0-9]* of [0-9]* datagrams' "$WORK/serve.log")" 2 "serve --once served one test each time"
+done_testing

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# 83-completion.t: contrib/completion/cx5prof.bash, sourced in a fresh bash
+# (no bash-completion package, no extglob) and called like readline does,
+# with COMP_WORDS/COMP_CWORD set: verbs and options (read from the binary's
+# --help), option values, profile files, interface names (from --sysroot).
+. "$(dirname "$0")/lib.sh"
+T=$(mktemp -d /tmp/cx5t-compl.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/profiles/sub" "$T/empty"
+touch "$T/profiles/a.yaml" "$T/profiles/b.yml" "$T/profiles/notes.txt"
+SR=$TOP/tests/fixtures/sysroot/cx5-2port
+
+# comp WORD...: the sorted completions of the last word (cwd $T).
+comp() {
+	(cd "$T" && bash --norc --noprofile -c '
+		source "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		_cx5prof
+		printf "%s\n" "${COMPREPLY[@]}" | sort | paste -sd" "' \
+		_ "$TOP/contrib/completion/cx5prof.bash" "$@")
+}
+
+verbs=$("$CX5PROF" --help | awk '/^Verbs:/ {v=1; next} /^$/ {v=0} v && NF {print $1}' | sort | paste -sd' ')
+is "$verbs" "analyze apply bench commit compare doctor export help history mirror plan rollback serve show validate verify" \
+	"the binary lists the verbs"
+is "$(comp "$CX5PROF" "")" "$verbs" "first word: every verb"
+is "$(comp "$CX5PROF" ap)" "apply" "'ap': apply"
+is "$(comp "$CX5PROF" --sysroot "$SR" --json ro)" "rollback" "after global options: still the verb"
+is "$(comp "$CX5PROF" --)" "--db --json --sysroot --verbose --version" "'--': the global options the usage lists"
+is "$(comp "$CX5PROF" apply --c)" "--check --confirm" "apply --c: its options"
+is "$(comp "$CX5PROF" verify --no)" "--no-bench" "verify --no: --no-bench"
+is "$(comp "$CX5PROF" history --)" "--db --format --help --json --limit --sysroot --verbose" "history --: its options"
+is "$(comp "$CX5PROF" history --format "")" "prometheus text" "history --format: the formats"
+is "$(comp "$CX5PROF" history "")" "show" "history: the show subcommand"
+is "$(comp "$CX5PROF" help pl)" "plan" "help VERB"
+is "$(comp "$CX5PROF" apply profiles/)" "profiles/a.yaml profiles/b.yml profiles/sub" "apply: profile files and directories only"
+is "$(comp "$CX5PROF" --db x.db plan "")" "empty profiles" "plan: directories from the cwd"
+is "$(comp "$CX5PROF" validate profiles/a)" "profiles/a.yaml" "validate: a profile"
+is "$(comp "$CX5PROF" --sysroot "$SR" show "")" "ens1f0 ens1f1 lo" "show: interfaces of the --sysroot"
+is "$(comp "$CX5PROF" --sysroot "$SR" show ens1f0 ens)" "ens1f0 ens1f1" "show: more interfaces"
+is "$(comp "$CX5PROF" show "")" "$(ls /sys/class/net | sort | paste -sd' ')" "show: interfaces of this host"
+is "$(comp "$CX5PROF" --sysroot emp)" "empty" "--sysroot: directories"
+is "$(comp "$CX5PROF" apply --confirm "")" "" "--confirm: a number, nothing offered"
+is "$(comp "$CX5PROF" commit "")" "" "commit: no arguments"
+is "$(comp /nonexistent/cx5prof "")" "" "no binary: no verbs, no error"
+done_testing

@@ -1,0 +1,104 @@
+# verify-lib.sh: shared setup of the verification tests (50-59), sourced
+# after lib.sh. Each test gets its own lab (contrib/lab/lab.sh with a unique
+# CX5LAB_PREFIX), a private copy of a sysroot fixture, its own history
+# database and profiles under $WORK. Every server it starts is bounded by
+# `timeout` and killed at exit.
+#
+#   vsetup NAME [FIXTURE]   lab up, $WORK, $SR (copy of FIXTURE, default
+#                           cx5-2port), $DB; trap cleans up
+#   cx ARGS...              cx5prof in the lab's host namespace, --sysroot/--db
+#   set_mtu HOST PEER       MTU of ens1f0 (host side) and peer0 (peer side)
+#   iperf3_server           one-shot `iperf3 -s -1 -B 198.18.0.2` in the peer
+#   tcp_listener PORT       a TCP listener on 198.18.0.2:PORT in the peer
+#                           (accepts and closes; a stand-in netserver)
+#   stop_servers            stop them (and wait)
+#   numbers_out TEXT        TEXT with every measured figure replaced by N
+
+LAB=$TOP/contrib/lab/lab.sh
+PY=/usr/bin/python3
+
+# TERM to `timeout`, which passes it on and KILLs one second later.
+stop_servers() {
+	local pid
+	for pid in ${V_PIDS:-}; do
+		{ kill "$pid" && wait "$pid"; } 2>/dev/null
+	done
+	V_PIDS=
+}
+
+v_cleanup() {
+	stop_servers
+	CX5LAB_PREFIX=$CX5LAB_PREFIX "$LAB" down >/dev/null 2>&1
+	[ -n "${WORK:-}" ] && rm -rf "$WORK"
+}
+
+vsetup() {
+	export CX5LAB_PREFIX=cx5t-$1-$$
+	HOST_NS=$CX5LAB_PREFIX-host
+	PEER_NS=$CX5LAB_PREFIX-peer
+	WORK=$(mktemp -d /tmp/cx5t-verify.XXXXXX)
+	SR=$WORK/sysroot
+	DB=$WORK/history.db
+	V_PIDS=
+	trap v_cleanup EXIT
+	copy_sysroot "${2:-cx5-2port}" "$SR"
+	if ! "$LAB" up >/dev/null; then
+		echo "Bail out! lab.sh up failed"
+		exit 1
+	fi
+}
+
+cx() { ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" "$@"; }
+
+set_mtu() {
+	ip -n "$HOST_NS" link set dev ens1f0 mtu "$1"
+	ip -n "$PEER_NS" link set dev peer0 mtu "$2"
+}
+
+# Wait (at most 5 s) until something listens on TCP PORT in the peer.
+wait_listen() {
+	local i
+	for i in $(seq 50); do
+		ip netns exec "$PEER_NS" ss -Hltn "sport = :$1" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+wait_closed() {
+	local i
+	for i in $(seq 50); do
+		ip netns exec "$PEER_NS" ss -Hltn "sport = :$1" | grep -q . || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+iperf3_server() {
+	timeout -k 1 20 ip netns exec "$PEER_NS" iperf3 -s -1 -B 198.18.0.2 >/dev/null 2>&1 &
+	V_PIDS="$V_PIDS $!"
+	wait_listen 5201
+}
+
+tcp_listener() {
+	timeout -k 1 30 ip netns exec "$PEER_NS" "$PY" -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("198.18.0.2", int(sys.argv[1])))
+s.listen(16)
+while True:
+    c, _ = s.accept()
+    c.close()
+' "$1" >/dev/null 2>&1 &
+	V_PIDS="$V_PIDS $!"
+	wait_listen "$1"
+}
+
+# The figures a benchmark measures differ from run to run.
+numbers_out() {
+	printf '%s\n' "$1" | sed -E \
+		-e '/^  (result|rate) /s/[0-9]+(\.[0-9]+)?/N/g' \
+		-e 's/(Mbps|%): [0-9]+\.[0-9]+ (Mbps|%)/\1: N \2/' \
+		-e 's/\(run [0-9]+ recorded\)/(run N recorded)/'
+}

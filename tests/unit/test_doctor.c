@@ -1,0 +1,71 @@
+/* test_doctor.c: the kernel-log scan for mlx5 firmware command timeouts
+ * (matched by function name, reference section 5) and the PCIe speed
+ * parser. The checks themselves run in tests/integration/52-doctor.t. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "doctor.h"
+
+static void test_kernel_log(void **state)
+{
+	const char *log =
+	    "[ 1.0] mlx5_core 0000:0b:06.0: firmware version: 16.29.1030\n"
+	    "[ 2.0] mlx5_core 0000:0b:06.0: wait_func:1133:(pid 97972): ENABLE_HCA(0x104) timeout. Will "
+	    "cause a leak of a command resource\n"
+	    "[ 3.0] mlx5_core 0000:56:00.0: wait_func_handle_exec_timeout:1159:(pid 72061): cmd[0]: "
+	    "ACCESS_REG(0x805) No done completion\n"
+	    "[ 4.0] mlx5_core 0000:56:00.0: mlx5_cmd_comp_handler:1709:(pid 0): Command completion arrived "
+	    "after timeout (entry idx = 0).\n"
+	    "[ 5.0] mlx5_core 0000:18:00.0: probe_one:1686:(pid 97972): mlx5_init_one failed with error code "
+	    "-110\n"
+	    "[ 6.0] mlx5_core 0000:18:00.0: mlx5_cmd_comp_handler:1709:(pid 0): completion on time\n"
+	    "[ 7.0] ixgbe 0000:03:00.0: wait_func timeout (another driver)\n"
+	    "[ 8.0] mlx5_core 0000:18:00.0: wait_func:1200:(pid 1) line numbers differ";
+	unsigned n = 0;
+	char *first = NULL;
+
+	(void)state;
+	assert_int_equal(doctor_scan_kernel_log(log, &n, &first), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(
+	    first, "[ 2.0] mlx5_core 0000:0b:06.0: wait_func:1133:(pid 97972): ENABLE_HCA(0x104) timeout. "
+		   "Will cause a leak of a command resource");
+	free(first);
+	assert_int_equal(doctor_scan_kernel_log("", &n, NULL), 0);
+	assert_int_equal(n, 0);
+	/* A wait_func timeout line with a different line number still counts. */
+	assert_int_equal(
+	    doctor_scan_kernel_log(
+		"mlx5_core 0000:af:00.0: wait_func:1190:(pid 5): QUERY_VPORT(0x750) timeout.\n", &n, NULL),
+	    0);
+	assert_int_equal(n, 1);
+}
+
+static void test_pcie_speed(void **state)
+{
+	double v;
+
+	(void)state;
+	assert_int_equal(doctor_parse_pcie_speed("8.0 GT/s PCIe", &v), 0);
+	assert_true(v == 8.0);
+	assert_int_equal(doctor_parse_pcie_speed("16.0 GT/s PCIe", &v), 0);
+	assert_true(v == 16.0);
+	assert_int_equal(doctor_parse_pcie_speed("2.5 GT/s", &v), 0);
+	assert_true(v == 2.5);
+	assert_int_equal(doctor_parse_pcie_speed("Unknown", &v), -EINVAL);
+	assert_int_equal(doctor_parse_pcie_speed("8.0 Gb/s", &v), -EINVAL);
+	assert_int_equal(doctor_parse_pcie_speed(NULL, &v), -EINVAL);
+	assert_true(streq(doctor_status_to_string(DOCTOR_WARN), "warn"));
+	assert_null(doctor_status_to_string(_DOCTOR_STATUS_MAX));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_kernel_log),
+	    cmocka_unit_test(test_pcie_speed),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,350 @@
+/* test_history.c: the SQLite history on real temporary files: schema,
+ * durable undo log, unfinished-transaction detection, errors, lock. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "history.h"
+#include "lock.h"
+
+struct fixture {
+	char dir[64];
+	char path[128];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	strcpy(f->dir, "/tmp/cx5-test-history-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/sub/history.db", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_free_ char *cmd = strprintf("rm -rf '%s'", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+static int64_t count_rows(struct history *h, const char *sql)
+{
+	sqlite3_stmt *s;
+	int64_t n;
+
+	assert_int_equal(sqlite3_prepare_v2(history_db(h), sql, -1, &s, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+static const struct change_record sample_changes[] = {
+    {.seq = 1, .object = "ens1f0", .kind = "mtu", .key = "mtu", .old_value = "1500", .new_value = "9000"},
+    {.seq = 2,
+     .object = "irq ens1f0 q0",
+     .kind = "irq",
+     .key = "/proc/irq/98/smp_affinity_list",
+     .old_value = "0-31",
+     .new_value = "17"},
+    {.seq = 3,
+     .object = "sysctl",
+     .kind = "sysctl",
+     .key = "net.core.rmem_max",
+     .old_value = "212992",
+     .new_value = "4194304"},
+};
+
+static int64_t create_sample(struct history *h, enum txn_status status)
+{
+	struct txn_record t = {.kind = TXN_APPLY,
+			       .profile_name = "udp-jumbo",
+			       .profile_hash = "fnv1a64:00",
+			       .profile_json = "{}",
+			       .user = "root",
+			       .host = "lab",
+			       .status = status};
+	int64_t id = 0;
+
+	assert_int_equal(history_txn_create(h, &t, sample_changes, ARRAY_SIZE(sample_changes), &id), 0);
+	assert_true(id > 0);
+	return id;
+}
+
+static void test_schema(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_history_ struct history *h = NULL;
+	struct stat st;
+	static const char *const tables[] = {"transactions", "changes", "runs", "artifacts", "outbox"};
+
+	assert_int_equal(history_open(f->path, 0, &h), 0);
+	assert_int_equal(history_schema_version(h), HISTORY_SCHEMA_VERSION);
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
+		_cleanup_free_ char *sql = strprintf(
+		    "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='%s'", tables[i]);
+		assert_int_equal(count_rows(h, sql), 1);
+	}
+	assert_int_equal(count_rows(h, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode='wal'"),
+			 1);
+	assert_int_equal(count_rows(h, "PRAGMA foreign_keys"), 1);
+	assert_int_equal(count_rows(h, "PRAGMA synchronous"), 2); /* FULL */
+	/* The directory was created private. */
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	{
+		_cleanup_free_ char *dir = strprintf("%s/sub", f->dir);
+		assert_int_equal(stat(dir, &st), 0);
+		assert_int_equal(st.st_mode & 0777, 0700);
+	}
+	/* Reopening an up-to-date file changes nothing. */
+	history_close(TAKE_PTR(h));
+	assert_int_equal(history_open(f->path, 0, &h), 0);
+	assert_int_equal(history_schema_version(h), HISTORY_SCHEMA_VERSION);
+}
+
+static void test_migration_from_v0(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_history_ struct history *h = NULL;
+	sqlite3 *db;
+
+	/* A version-0 file: a SQLite database without our tables. */
+	{
+		_cleanup_free_ char *sub = strprintf("%s/sub", f->dir);
+		assert_int_equal(mkdir(sub, 0700), 0);
+	}
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE unrelated(x)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	/* Read-only users never migrate. */
+	assert_int_equal(history_open(f->path, HISTORY_READ_ONLY, &h), -ENOENT);
+	assert_int_equal(history_open(f->path, 0, &h), 0);
+	assert_int_equal(history_schema_version(h), 1);
+	assert_int_equal(count_rows(h, "SELECT count(*) FROM unrelated"), 0);
+}
+
+static void test_newer_schema_refused(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_history_ struct history *h = NULL;
+
+	assert_int_equal(history_open(f->path, 0, &h), 0);
+	assert_int_equal(history_exec(h, "PRAGMA user_version = 99", NULL), 0);
+	history_close(TAKE_PTR(h));
+	assert_int_equal(history_open(f->path, 0, &h), -EPROTONOSUPPORT);
+	assert_null(h);
+}
+
+static void test_undo_log_durable(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_history_ struct history *h = NULL;
+	struct change_record *c = NULL;
+	size_t n = 0;
+	int64_t id;
+	pid_t pid;
+	int status;
+
+	assert_int_equal(history_open(f->path, 0, &h), 0);
+	/* A child records the transaction and dies without closing anything:
+	 * the undo log must be there for the next process. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct history *child = NULL;
+		if (history_open(f->path, 0, &child) < 0)
+			_exit(1);
+		create_sample(child, TXN_OPEN);
+		_exit(history_change_set_state(child, 1, 1, CHANGE_APPLIED, NULL) < 0 ? 2 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+
+	id = 1;
+	assert_int_equal(history_changes_load(h, id, &c, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(c[0].object, "ens1f0");
+	assert_string_equal(c[0].old_value, "1500");
+	assert_int_equal(c[0].state, CHANGE_APPLIED);
+	assert_int_equal(c[1].state, CHANGE_PLANNED);
+	assert_string_equal(c[2].key, "net.core.rmem_max");
+	assert_string_equal(c[2].new_value, "4194304");
+	change_records_free(c, n);
+	/* The mirror outbox got the transaction in the same SQLite transaction. */
+	assert_int_equal(count_rows(h, "SELECT count(*) FROM outbox WHERE source_kind='txn' AND source_id=1"),
+			 1);
+}
+
+static void test_unfinished_detection(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_history_ struct history *h = NULL;
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	int64_t a, b;
+
+	assert_int_equal(history_open(f->path, 0, &h), 0);
+	assert_int_equal(history_txn_find_unfinished(h, &t), 0);
+	assert_int_equal(history_txn_find_last_apply(h, &t), 0);
+
+	a = create_sample(h, TXN_OPEN);
+	assert_int_equal(history_txn_find_unfinished(h, &t), 1);
+	assert_int_equal(t.id, a);
+	assert_int_equal(t.status, TXN_OPEN);
+	assert_string_equal(t.profile_name, "udp-jumbo");
+	txn_record_done(&t);
+
+	assert_int_equal(history_txn_set_status(h, a, TXN_COMMITTED, NULL), 0);
+	assert_int_equal(history_txn_find_unfinished(h, &t), 0);
+	assert_int_equal(history_txn_get(h, a, &t), 0);
+	assert_int_equal(t.status, TXN_COMMITTED);
+	assert_true(t.ended_usec >= t.started_usec);
+	txn_record_done(&t);
+
+	b = create_sample(h, TXN_OPEN);
+	assert_int_equal(history_txn_set_pending_confirm(h, b, 1234), 0);
+	assert_int_equal(history_txn_find_unfinished(h, &t), 1);
+	assert_int_equal(t.id, b);
+	assert_int_equal(t.status, TXN_PENDING_CONFIRM);
+	assert_int_equal(t.confirm_deadline_usec, 1234);
+	txn_record_done(&t);
+
+	/* b touched the same keys after a: rolling back a must be refused. */
+	{
+		int64_t later = 0;
+		assert_int_equal(history_txn_find_later_overlap(h, a, &later), 1);
+		assert_int_equal(later, b);
+		assert_int_equal(history_txn_find_later_overlap(h, b, &later), 0);
+	}
+	assert_int_equal(history_txn_set_status(h, b, TXN_ROLLED_BACK, "confirm timeout"), 0);
+	assert_int_equal(history_txn_find_last_apply(h, &t), 1);
+	assert_int_equal(t.id, a);
+	txn_record_done(&t);
+	assert_int_equal(history_txn_get(h, 999, &t), -ENOENT);
+	assert_int_equal(history_change_set_state(h, 999, 1, CHANGE_UNDONE, NULL), -ENOENT);
+	/* One outbox row per transaction, following its status. */
+	assert_int_equal(count_rows(h, "SELECT count(*) FROM outbox"), 2);
+	assert_int_equal(count_rows(h, "SELECT count(*) FROM outbox WHERE payload LIKE '%\"rolled_back\"%'"),
+			 1);
+}
+
+static void test_json(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_history_ struct history *h = NULL;
+	_cleanup_free_ char *js = NULL;
+	int64_t id;
+
+	assert_int_equal(history_open(f->path, 0, &h), 0);
+	id = create_sample(h, TXN_OPEN);
+	assert_int_equal(history_txn_to_json(h, id, &js), 0);
+	assert_non_null(strstr(js, "\"kind\":\"apply\",\"status\":\"open\",\"profile\":\"udp-jumbo\""));
+	assert_non_null(strstr(js,
+			       "{\"seq\":1,\"object\":\"ens1f0\",\"kind\":\"mtu\",\"key\":\"mtu\","
+			       "\"old\":\"1500\",\"new\":\"9000\",\"state\":\"planned\",\"error\":null}"));
+}
+
+static void write_file(const char *path, const char *data)
+{
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(data, fp);
+	fclose(fp);
+}
+
+static void test_errors(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_history_ struct history *h = NULL;
+	_cleanup_free_ char *garbage = strprintf("%s/garbage.db", f->dir);
+	_cleanup_free_ char *missing = strprintf("%s/missing.db", f->dir);
+	_cleanup_free_ char *notdir = strprintf("%s/garbage.db/x.db", f->dir);
+
+	write_file(garbage, "this is not a SQLite database, just some text that is long enough.........."
+			    "..............................................................................");
+	assert_int_equal(history_open(garbage, 0, &h), -EBADMSG);
+	assert_null(h);
+	assert_non_null(strstr(history_remedy(-EBADMSG), "corrupt"));
+	assert_int_equal(history_open(missing, HISTORY_READ_ONLY, &h), -ENOENT);
+	assert_int_equal(history_open(notdir, 0, &h), -ENOTDIR);
+	assert_int_equal(history_errno(SQLITE_BUSY), -EBUSY);
+	assert_int_equal(history_errno(SQLITE_IOERR_FSYNC), -EIO);
+	assert_int_equal(history_errno(SQLITE_READONLY), -EROFS);
+	assert_int_equal(history_errno(SQLITE_DONE), 0);
+
+	/* A read-only file refuses writes with -EROFS, naming no partial state. */
+	if (geteuid() != 0) {
+		assert_int_equal(history_open(f->path, 0, &h), 0);
+		history_close(TAKE_PTR(h));
+		assert_int_equal(chmod(f->path, 0400), 0);
+		assert_true(history_open(f->path, 0, &h) < 0);
+	}
+}
+
+static void test_read_only_open(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_history_ struct history *h = NULL;
+	struct txn_record t = {.kind = TXN_APPLY, .user = "u", .host = "h", .status = TXN_OPEN};
+	int64_t id;
+
+	assert_int_equal(history_open(f->path, 0, &h), 0);
+	create_sample(h, TXN_COMMITTED);
+	history_close(TAKE_PTR(h));
+	assert_int_equal(history_open(f->path, HISTORY_READ_ONLY, &h), 0);
+	assert_int_equal(history_txn_create(h, &t, NULL, 0, &id), -EROFS);
+}
+
+static void test_lock(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_free_ char *db = strprintf("%s/l.db", f->dir);
+	int fd, fd2;
+	pid_t holder = 0, pid;
+	int status;
+
+	fd = lock_acquire(db, &holder);
+	assert_true(fd >= 0);
+	pid = fork();
+	if (pid == 0) {
+		pid_t h2 = 0;
+		lock_release(fd); /* the child's copy of the open file */
+		int r = lock_acquire(db, &h2);
+		_exit(r == -EBUSY && h2 == getppid() ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* Same process, second open file: also refused (flock is per open file). */
+	assert_int_equal(lock_acquire(db, &holder), -EBUSY);
+	assert_int_equal(holder, getpid());
+	lock_release(fd);
+	fd2 = lock_acquire_wait(db, 100, &holder);
+	assert_true(fd2 >= 0);
+	lock_release(fd2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_schema, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_migration_from_v0, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_undo_log_durable, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unfinished_detection, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_only_open, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

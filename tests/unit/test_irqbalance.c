@@ -1,0 +1,401 @@
+/* test_irqbalance.c: irqbalance detection and stop/ban/restore against a
+ * private sysroot. The service manager is a fake `systemctl` written by the
+ * test (CX5PROF_SYSTEMCTL) that keeps the service state in files under the
+ * sysroot: the real code path (fork/exec, exit codes, stdout) runs, and the
+ * host's irqbalance is never touched. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <sys/stat.h>
+
+#include "irqbalance.h"
+#include "sysroot.h"
+
+static const char fake_systemctl[] =
+    "#!/bin/sh\n"
+    "# fake service manager: state under $CX5PROF_SYSROOT/run/fake-systemd\n"
+    "s=\"$CX5PROF_SYSROOT/run/fake-systemd\"\n"
+    "echo \"$*\" >> \"$s/calls\"\n"
+    "[ \"$2\" = irqbalance.service ] || exit 5\n"
+    "case \"$1\" in\n"
+    "is-enabled) cat \"$s/enabled\"; [ \"$(cat \"$s/enabled\")\" = enabled ] ;;\n"
+    "is-active) cat \"$s/active\"; [ \"$(cat \"$s/active\")\" = active ] ;;\n"
+    "stop) echo inactive > \"$s/active\"; rm -rf \"$CX5PROF_SYSROOT/proc/812\" ;;\n"
+    "start) echo active > \"$s/active\"; mkdir -p \"$CX5PROF_SYSROOT/proc/812\";"
+    " echo irqbalance > \"$CX5PROF_SYSROOT/proc/812/comm\" ;;\n"
+    "enable) echo enabled > \"$s/enabled\" ;;\n"
+    "disable) echo disabled > \"$s/enabled\" ;;\n"
+    "try-restart) if [ \"$(cat \"$s/active\")\" = active ]; then echo restart >> \"$s/restarts\"; fi ;;\n"
+    "*) exit 1 ;;\n"
+    "esac\n";
+
+static const char debian_default[] = "# irqbalance configuration\n"
+				     "#IRQBALANCE_ONESHOT=\n"
+				     "IRQBALANCE_ARGS=\"--hintpolicy=ignore\"\n"
+				     "#IRQBALANCE_BANNED_CPUS=\n";
+
+static char root[64];
+
+static char *path_of(const char *rel)
+{
+	return strprintf("%s%s", root, rel);
+}
+
+static void put(const char *rel, const char *content)
+{
+	_cleanup_free_ char *p = path_of(rel);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(content, f);
+	fclose(f);
+}
+
+static char *get(const char *rel)
+{
+	_cleanup_free_ char *p = path_of(rel);
+	char *s = NULL;
+	FILE *f = fopen(p, "r");
+	size_t n = 0;
+
+	if (!f)
+		return NULL;
+	assert_true(getdelim(&s, &n, '\0', f) >= 0 || feof(f));
+	fclose(f);
+	return s ? s : strdup("");
+}
+
+static bool exists(const char *rel)
+{
+	_cleanup_free_ char *p = path_of(rel);
+	return access(p, F_OK) == 0;
+}
+
+static int setup(void **state)
+{
+	_cleanup_free_ char *cmd = NULL;
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/cx5t-irqb-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	cmd =
+	    strprintf("mkdir -p %s/proc/812 %s/proc/1 %s/proc/self %s/etc/default %s/run/fake-systemd %s/bin",
+		      root, root, root, root, root, root);
+	assert_int_equal(system(cmd), 0);
+	put("/proc/812/comm", "irqbalance\n");
+	put("/proc/1/comm", "systemd\n");
+	put("/etc/default/irqbalance", debian_default);
+	put("/run/fake-systemd/enabled", "enabled\n");
+	put("/run/fake-systemd/active", "active\n");
+	put("/bin/systemctl", fake_systemctl);
+	{
+		_cleanup_free_ char *p = path_of("/bin/systemctl");
+		assert_int_equal(chmod(p, 0755), 0);
+		assert_int_equal(setenv("CX5PROF_SYSTEMCTL", p, 1), 0);
+	}
+	assert_int_equal(sysroot_set(root), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	_cleanup_free_ char *cmd = strprintf("rm -rf %s", root);
+
+	(void)state;
+	sysroot_set(NULL);
+	unsetenv("CX5PROF_SYSTEMCTL");
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+static void test_detect(void **state)
+{
+	struct irqbalance_state s;
+	_cleanup_free_ char *w = NULL;
+
+	(void)state;
+	assert_int_equal(irqbalance_detect(&s), 0);
+	assert_true(s.running);
+	assert_int_equal(s.pid, 812);
+	assert_int_equal(s.enabled, 1);
+	assert_int_equal(s.active, 1);
+	assert_string_equal(s.config_path, "/etc/default/irqbalance");
+	assert_string_equal(s.args, "--hintpolicy=ignore");
+	w = irqbalance_warning(&s, IRQBALANCE_LEAVE);
+	assert_string_equal(
+	    w, "irqbalance is running and left alone (irq.irqbalance: leave): it may overwrite the "
+	       "IRQ pins; use stop or ban");
+	assert_null(irqbalance_warning(&s, IRQBALANCE_STOP));
+	irqbalance_state_done(&s);
+}
+
+static void test_no_service_manager_in_sysroot(void **state)
+{
+	struct irqbalance_state s;
+	_cleanup_free_ char *w = NULL, *undo = NULL, *calls = NULL;
+	unsigned irq = 99;
+
+	(void)state;
+	unsetenv("CX5PROF_SYSTEMCTL");
+	/* a sysroot never reaches the host's systemctl */
+	assert_null(irqbalance_service_command());
+	assert_int_equal(irqbalance_detect(&s), 0);
+	assert_true(s.running);
+	assert_int_equal(s.enabled, -1);
+	assert_int_equal(s.active, -1);
+	w = irqbalance_warning(&s, IRQBALANCE_BAN);
+	assert_string_equal(w, "irqbalance is running and no service manager is reachable (a sysroot without "
+			       "CX5PROF_SYSTEMCTL): irq.irqbalance: ban cannot be carried out");
+	assert_int_equal(irqbalance_stop(&undo), -EOPNOTSUPP);
+	assert_null(undo);
+	assert_int_equal(irqbalance_restore("{\"action\":\"stop\",\"active\":1,\"enabled\":1}"), -EOPNOTSUPP);
+	/* the config edit itself needs no service manager */
+	assert_int_equal(irqbalance_ban(&irq, 1, &undo), 1);
+	assert_int_equal(irqbalance_restore(undo), 0);
+	calls = get("/run/fake-systemd/calls");
+	assert_null(calls); /* never ran */
+	irqbalance_state_done(&s);
+}
+
+static void test_stop_and_restore(void **state)
+{
+	struct irqbalance_state s;
+	_cleanup_free_ char *undo = NULL, *undo2 = NULL, *calls = NULL;
+
+	(void)state;
+	assert_int_equal(irqbalance_stop(&undo), 1);
+	assert_string_equal(undo, "{\"action\":\"stop\",\"active\":1,\"enabled\":1}");
+	assert_int_equal(irqbalance_detect(&s), 0);
+	assert_false(s.running);
+	assert_int_equal(s.enabled, 0);
+	assert_int_equal(s.active, 0);
+	irqbalance_state_done(&s);
+	calls = get("/run/fake-systemd/calls");
+	assert_string_equal(calls, "is-active irqbalance.service\nis-enabled irqbalance.service\n"
+				   "stop irqbalance.service\ndisable irqbalance.service\n"
+				   "is-enabled irqbalance.service\nis-active irqbalance.service\n");
+
+	/* already stopped: nothing to do, the undo says so */
+	assert_int_equal(irqbalance_stop(&undo2), 0);
+	assert_string_equal(undo2, "{\"action\":\"stop\",\"active\":0,\"enabled\":0}");
+	assert_int_equal(irqbalance_restore(undo2), 0);
+	assert_false(exists("/proc/812/comm"));
+
+	/* rollback restores both states; twice is the same */
+	assert_int_equal(irqbalance_restore(undo), 0);
+	assert_int_equal(irqbalance_restore(undo), 0);
+	assert_int_equal(irqbalance_detect(&s), 0);
+	assert_true(s.running);
+	assert_int_equal(s.enabled, 1);
+	assert_int_equal(s.active, 1);
+	irqbalance_state_done(&s);
+}
+
+static void test_stop_leaves_foreign_process(void **state)
+{
+	_cleanup_free_ char *undo = NULL;
+	_cleanup_free_ char *cmd = strprintf("mkdir -p %s/proc/4242", root);
+
+	(void)state;
+	/* an irqbalance started by hand, not by the service */
+	assert_int_equal(system(cmd), 0);
+	put("/proc/4242/comm", "irqbalance\n");
+	assert_int_equal(irqbalance_stop(&undo), -EBUSY);
+	assert_null(undo);
+	/* and the service is back as it was */
+	{
+		struct irqbalance_state s;
+		assert_int_equal(irqbalance_detect(&s), 0);
+		assert_int_equal(s.enabled, 1);
+		assert_int_equal(s.active, 1);
+		irqbalance_state_done(&s);
+	}
+}
+
+static void test_ban_and_restore(void **state)
+{
+	static const unsigned irqs[] = {99, 109, 99};
+	_cleanup_free_ char *undo = NULL, *undo2 = NULL, *text = NULL, *restarts = NULL;
+	struct irqbalance_state s;
+
+	(void)state;
+	assert_int_equal(irqbalance_ban(irqs, ARRAY_SIZE(irqs), &undo), 1);
+	text = get("/etc/default/irqbalance");
+	assert_string_equal(text, "# irqbalance configuration\n"
+				  "#IRQBALANCE_ONESHOT=\n"
+				  "IRQBALANCE_ARGS=\"--hintpolicy=ignore --banirq=99 --banirq=109\"\n"
+				  "#IRQBALANCE_BANNED_CPUS=\n");
+	restarts = get("/run/fake-systemd/restarts");
+	assert_string_equal(restarts, "restart\n");
+	assert_int_equal(irqbalance_detect(&s), 0);
+	assert_true(s.running); /* ban keeps it running */
+	assert_string_equal(s.args, "--hintpolicy=ignore --banirq=99 --banirq=109");
+	irqbalance_state_done(&s);
+
+	/* the same bans again: nothing changes */
+	assert_int_equal(irqbalance_ban(irqs, 2, &undo2), 0);
+	assert_false(exists("/etc/default/irqbalance.cx5prof-new"));
+
+	assert_int_equal(irqbalance_restore(undo), 0);
+	free(text);
+	text = get("/etc/default/irqbalance");
+	assert_string_equal(text, debian_default);
+	assert_int_equal(irqbalance_restore(undo), 0);
+	free(text);
+	text = get("/etc/default/irqbalance");
+	assert_string_equal(text, debian_default);
+}
+
+static void test_ban_creates_and_removes(void **state)
+{
+	_cleanup_free_ char *undo = NULL, *text = NULL, *p = path_of("/etc/default/irqbalance");
+	unsigned irq = 7;
+
+	(void)state;
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(irqbalance_ban(&irq, 1, &undo), 1);
+	text = get("/etc/default/irqbalance");
+	assert_string_equal(text, "# added by cx5prof: keep irqbalance off the NIC's pinned IRQs\n"
+				  "IRQBALANCE_ARGS=\"--banirq=7\"\n");
+	assert_int_equal(irqbalance_restore(undo), 0);
+	assert_false(exists("/etc/default/irqbalance"));
+	put("/etc/default/irqbalance", debian_default);
+}
+
+static void test_ban_existing_forms(void **state)
+{
+	_cleanup_free_ char *undo = NULL, *text = NULL;
+	static const unsigned irqs[] = {5, 6, 8};
+
+	(void)state;
+	/* already banned in both spellings; single quotes; no final newline */
+	put("/etc/default/irqbalance", "IRQBALANCE_ARGS='--banirq 5 -i 6'");
+	assert_int_equal(irqbalance_ban(irqs, 3, &undo), 1);
+	text = get("/etc/default/irqbalance");
+	assert_string_equal(text, "IRQBALANCE_ARGS=\"--banirq 5 -i 6 --banirq=8\"");
+	assert_int_equal(irqbalance_restore(undo), 0);
+	free(text);
+	text = get("/etc/default/irqbalance");
+	assert_string_equal(text, "IRQBALANCE_ARGS='--banirq 5 -i 6'");
+	free(undo);
+	undo = NULL;
+
+	/* a value we cannot write back faithfully is left alone */
+	put("/etc/default/irqbalance", "IRQBALANCE_ARGS=\"$EXTRA --foo\"\n");
+	assert_int_equal(irqbalance_ban(irqs, 1, &undo), -EINVAL);
+	assert_null(undo);
+	put("/etc/default/irqbalance", debian_default);
+}
+
+static void test_ban_snapshot_list_matches(void **state)
+{
+	_cleanup_free_ char *snap = NULL, *undo = NULL, *absent = NULL,
+			    *p = path_of("/etc/default/irqbalance");
+	_cleanup_free_ unsigned *v = NULL;
+	static const unsigned irqs[] = {99, 109};
+	mode_t old_umask;
+	struct stat st;
+	size_t n = 0;
+
+	(void)state;
+	/* the snapshot is what ban records, before anything changes */
+	assert_int_equal(chmod(p, 0664), 0);
+	assert_int_equal(irqbalance_ban_snapshot(&snap), 0);
+	assert_string_equal(snap,
+			    "{\"action\":\"ban\",\"path\":\"/etc/default/irqbalance\",\"content\":"
+			    "\"# irqbalance configuration\\n#IRQBALANCE_ONESHOT=\\n"
+			    "IRQBALANCE_ARGS=\\\"--hintpolicy=ignore\\\"\\n#IRQBALANCE_BANNED_CPUS=\\n\","
+			    "\"mode\":436}");
+	assert_int_equal(irqbalance_ban_matches(snap), 1);
+	assert_int_equal(irqbalance_ban_list(NULL, &v, &n), 0);
+	assert_int_equal(n, 0);
+	free(v);
+	v = NULL;
+
+	/* ban under a strict umask: the mode stays as it was */
+	old_umask = umask(077);
+	assert_int_equal(irqbalance_ban(irqs, ARRAY_SIZE(irqs), &undo), 1);
+	assert_string_equal(undo, snap);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0664);
+	assert_int_equal(irqbalance_ban_matches(snap), 0);
+	assert_int_equal(irqbalance_ban_list(NULL, &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0], 99);
+	assert_int_equal(v[1], 109);
+	free(v);
+	v = NULL;
+	/* the recorded file had none */
+	assert_int_equal(irqbalance_ban_list(snap, &v, &n), 0);
+	assert_int_equal(n, 0);
+	free(v);
+	v = NULL;
+	assert_int_equal(irqbalance_restore(undo), 0);
+	umask(old_umask);
+	assert_int_equal(irqbalance_ban_matches(snap), 1);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0664);
+	/* a different mode is a difference */
+	assert_int_equal(chmod(p, 0644), 0);
+	assert_int_equal(irqbalance_ban_matches(snap), 0);
+
+	/* every spelling irqbalance takes */
+	put("/etc/default/irqbalance", "IRQBALANCE_ARGS=\"--banirq=5 --banirq 6 -i 7 -i8 --foo=9 -i x\"\n");
+	assert_int_equal(irqbalance_ban_list(NULL, &v, &n), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(v[0], 5);
+	assert_int_equal(v[1], 6);
+	assert_int_equal(v[2], 7);
+	assert_int_equal(v[3], 8);
+
+	/* no file: the snapshot records its absence where ban would create it */
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(irqbalance_ban_snapshot(&absent), 0);
+	assert_string_equal(absent,
+			    "{\"action\":\"ban\",\"path\":\"/etc/default/irqbalance\",\"content\":null,"
+			    "\"mode\":420}");
+	assert_int_equal(irqbalance_ban_matches(absent), 1);
+	put("/etc/default/irqbalance", debian_default);
+	assert_int_equal(irqbalance_ban_matches(absent), 0);
+
+	/* what ban would refuse, the snapshot refuses too */
+	put("/etc/default/irqbalance", "IRQBALANCE_ARGS=\"$EXTRA --foo\"\n");
+	free(snap);
+	snap = NULL;
+	assert_int_equal(irqbalance_ban_snapshot(&snap), -EINVAL);
+	assert_null(snap);
+	assert_int_equal(irqbalance_ban_matches("{\"action\":\"ban\",\"path\":\"/etc/passwd\"}"), -EINVAL);
+	put("/etc/default/irqbalance", debian_default);
+}
+
+static void test_restore_rejects(void **state)
+{
+	(void)state;
+	assert_int_equal(irqbalance_restore("not json"), -EINVAL);
+	assert_int_equal(irqbalance_restore("{}"), -EINVAL);
+	assert_int_equal(irqbalance_restore("{\"action\":\"dance\"}"), -EINVAL);
+	assert_int_equal(
+	    irqbalance_restore("{\"action\":\"ban\",\"path\":\"/etc/passwd\",\"content\":\"x\"}"), -EINVAL);
+	assert_int_equal(irqbalance_restore("{\"action\":\"stop\"}"), -EINVAL);
+	assert_string_equal(irqbalance_action_to_string(IRQBALANCE_BAN), "ban");
+	assert_int_equal(irqbalance_action_from_string("stop"), IRQBALANCE_STOP);
+	assert_int_equal(irqbalance_action_from_string("kill"), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_detect, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_service_manager_in_sysroot, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stop_and_restore, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stop_leaves_foreign_process, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ban_and_restore, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ban_creates_and_removes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ban_existing_forms, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ban_snapshot_list_matches, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_restore_rejects, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

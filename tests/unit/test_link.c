@@ -1,0 +1,211 @@
+/* test_link.c: link.h (rtnetlink) and ethtool.h (SIOCETHTOOL) against real
+ * veth devices, in a network namespace private to this test process
+ * (unshare(CLONE_NEWNET)): nothing outside it is touched. Needs root; skips
+ * otherwise, and fails instead under CX5PROF_REQUIRE_PRIVILEGED=1 (CI). */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <netlink/errno.h>
+#include <sched.h>
+
+#include "ethtool.h"
+#include "link.h"
+
+static bool have_netns;
+
+static int setup_netns(void **state)
+{
+	const char *req = getenv("CX5PROF_REQUIRE_PRIVILEGED");
+
+	(void)state;
+	if (unshare(CLONE_NEWNET) < 0) {
+		fprintf(stderr, "# cannot unshare a network namespace: %s\n", strerror(errno));
+		return req && streq(req, "1") ? -1 : 0;
+	}
+	/* veth pairs with fixed queue counts: channel maximums do not depend
+	 * on this machine's CPUs. */
+	if (system("ip link add ens1f0 numtxqueues 3 numrxqueues 2 type veth peer name peer0 "
+		   "numtxqueues 3 numrxqueues 2 && ip link set peer0 up && ip link set ens1f0 up") != 0)
+		return -1;
+	have_netns = true;
+	return 0;
+}
+
+#define NEED_NETNS()                                                                                               \
+	do {                                                                                                       \
+		if (!have_netns)                                                                                   \
+			skip();                                                                                    \
+	} while (0)
+
+static void test_nle_errno(void **state)
+{
+	(void)state;
+	assert_int_equal(link_errno_from_nle(0), 0);
+	assert_int_equal(link_errno_from_nle(-NLE_NODEV), -ENODEV);
+	assert_int_equal(link_errno_from_nle(NLE_NODEV), -ENODEV);
+	assert_int_equal(link_errno_from_nle(-NLE_PERM), -EPERM);
+	assert_int_equal(link_errno_from_nle(-NLE_OPNOTSUPP), -EOPNOTSUPP);
+	assert_int_equal(link_errno_from_nle(-NLE_RANGE), -ERANGE);
+	assert_int_equal(link_errno_from_nle(-NLE_OBJ_NOTFOUND), -ENOENT);
+	assert_int_equal(link_errno_from_nle(-NLE_MAX - 1), -EIO);
+	for (int i = 1; i <= NLE_MAX; i++)
+		assert_true(link_errno_from_nle(-i) < 0); /* every code maps to an errno */
+}
+
+static void test_operstate_names(void **state)
+{
+	enum link_operstate s;
+
+	(void)state;
+	assert_string_equal(link_operstate_to_string(LINK_OPER_UP), "up");
+	assert_string_equal(link_operstate_to_string(LINK_OPER_LOWERLAYERDOWN), "lowerlayerdown");
+	assert_null(link_operstate_to_string(_LINK_OPER_MAX));
+	assert_int_equal(link_operstate_from_string("dormant", &s), 0);
+	assert_int_equal(s, LINK_OPER_DORMANT);
+	assert_int_equal(link_operstate_from_string("UP", &s), -EINVAL);
+}
+
+static void test_list_and_get(void **state)
+{
+	_cleanup_free_ struct link_info *v = NULL;
+	struct link_info l;
+	size_t n;
+
+	(void)state;
+	NEED_NETNS();
+	assert_int_equal(link_list(&v, &n), 0);
+	assert_int_equal(n, 3); /* lo, peer0, ens1f0 */
+	assert_string_equal(v[0].name, "lo");
+	assert_true(v[0].loopback);
+	assert_false(v[0].has_mtu_range); /* loopback reports 0/0 */
+	for (size_t i = 1; i < n; i++)
+		assert_true(v[i].ifindex > v[i - 1].ifindex);
+
+	assert_int_equal(link_get("ens1f0", &l), 0);
+	assert_string_equal(l.name, "ens1f0");
+	assert_string_equal(l.kind, "veth");
+	assert_int_equal(l.mtu, 1500);
+	assert_true(l.has_mtu_range);
+	assert_int_equal(l.min_mtu, 68);
+	assert_int_equal(l.max_mtu, 65535);
+	assert_true(l.admin_up);
+	assert_false(l.loopback);
+
+	assert_int_equal(link_get("ens9f9", &l), -ENODEV);
+	assert_int_equal(link_get("../x", &l), -EINVAL);
+	assert_int_equal(link_get("0123456789abcdef", &l), -EINVAL);
+}
+
+static void test_set_mtu(void **state)
+{
+	struct link_info l;
+	char *msg = (char *)"untouched";
+
+	(void)state;
+	NEED_NETNS();
+	assert_int_equal(link_set_mtu("ens1f0", 9000, &msg), 1);
+	assert_null(msg); /* reset on entry, no message on success */
+	assert_int_equal(link_get("ens1f0", &l), 0);
+	assert_int_equal(l.mtu, 9000);
+	assert_int_equal(link_set_mtu("ens1f0", 9000, NULL), 0); /* already so */
+
+	/* beyond the device maximum: the kernel's errno and extack text */
+	assert_int_equal(link_set_mtu("ens1f0", 65536, &msg), -EINVAL);
+	assert_non_null(msg);
+	assert_string_equal(msg, "mtu greater than device maximum");
+	free(msg);
+	assert_int_equal(link_set_mtu("ens1f0", 67, &msg), -EINVAL);
+	assert_string_equal(msg, "mtu less than device minimum");
+	free(msg);
+	assert_int_equal(link_get("ens1f0", &l), 0);
+	assert_int_equal(l.mtu, 9000); /* unchanged by the refusals */
+
+	assert_int_equal(link_set_mtu("ens9f9", 1500, &msg), -ENODEV);
+	free(msg);
+	assert_int_equal(link_set_mtu("a/b", 1500, NULL), -EINVAL);
+	assert_int_equal(link_set_mtu("ens1f0", 1500, NULL), 1);
+}
+
+static void test_ethtool_veth(void **state)
+{
+	struct eth_drvinfo d;
+	struct eth_channels c;
+	struct eth_rings g = { .rx = 512, .tx = 512 };
+	struct eth_link e;
+
+	(void)state;
+	NEED_NETNS();
+	assert_int_equal(ethtool_get_drvinfo("ens1f0", &d), 0);
+	assert_string_equal(d.driver, "veth");
+	assert_string_equal(d.version, "1.0");
+	assert_string_equal(d.fw_version, "");
+	assert_string_equal(d.bus_info, "");
+
+	assert_int_equal(ethtool_get_link("ens1f0", &e), 0);
+	assert_true(e.speed_known);
+	assert_int_equal(e.speed, 10000);
+	assert_int_equal(e.duplex, ETH_DUPLEX_FULL);
+	assert_string_equal(eth_duplex_to_string(e.duplex), "full");
+
+	/* veth rings: not supported, reported as such */
+	assert_int_equal(ethtool_get_rings("ens1f0", &g), -EOPNOTSUPP);
+	assert_int_equal(ethtool_set_rings("ens1f0", &g), -EOPNOTSUPP);
+
+	assert_int_equal(ethtool_get_channels("ens1f0", &c), 0);
+	assert_int_equal(c.rx, 2);
+	assert_int_equal(c.max_rx, 2);
+	assert_int_equal(c.tx, 3);
+	assert_int_equal(c.max_tx, 3);
+	assert_int_equal(c.max_combined, 0); /* n/a */
+	assert_int_equal(c.max_other, 0);
+
+	c.rx = 1;
+	assert_int_equal(ethtool_set_channels("ens1f0", &c), 1);
+	assert_int_equal(ethtool_set_channels("ens1f0", &c), 0); /* already so */
+	assert_int_equal(ethtool_get_channels("ens1f0", &c), 0);
+	assert_int_equal(c.rx, 1);
+	c.rx = 3; /* beyond max_rx: refused before anything is sent */
+	assert_int_equal(ethtool_set_channels("ens1f0", &c), -ERANGE);
+	c.rx = 1;
+	c.combined = 1;
+	assert_int_equal(ethtool_set_channels("ens1f0", &c), -ERANGE);
+	assert_int_equal(ethtool_get_channels("ens1f0", &c), 0);
+	assert_int_equal(c.rx, 1);
+	assert_int_equal(c.combined, 0);
+	c.rx = 2;
+	assert_int_equal(ethtool_set_channels("ens1f0", &c), 1);
+
+	assert_int_equal(ethtool_get_drvinfo("ens9f9", &d), -ENODEV);
+	assert_int_equal(ethtool_get_channels("../x", &c), -EINVAL);
+}
+
+static void test_ethtool_stats(void **state)
+{
+	_cleanup_free_ struct eth_stat *s = NULL;
+	size_t n;
+	uint64_t v;
+
+	(void)state;
+	NEED_NETNS();
+	assert_int_equal(ethtool_get_stats("ens1f0", &s, &n), 0);
+	assert_true(n > 0);
+	assert_string_equal(s[0].name, "peer_ifindex");
+	assert_int_equal(eth_stats_find(s, n, "rx_queue_0_drops", &v), 0);
+	assert_int_equal(v, 0);
+	/* mlx5's drop counters do not exist on veth */
+	for (const char *const *c = eth_drop_counters; *c; c++)
+		assert_int_equal(eth_stats_find(s, n, *c, &v), -ENOENT);
+	assert_string_equal(eth_drop_counters[0], "rx_discards_phy");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nle_errno),    cmocka_unit_test(test_operstate_names),
+		cmocka_unit_test(test_list_and_get), cmocka_unit_test(test_set_mtu),
+		cmocka_unit_test(test_ethtool_veth), cmocka_unit_test(test_ethtool_stats),
+	};
+	return cmocka_run_group_tests(tests, setup_netns, NULL);
+}

@@ -1,0 +1,191 @@
+/* test_plan.c: the change-kind table, plan ordering, and plan_build's
+ * diff and preconditions over an in-memory host state (no host access:
+ * IRQ planning is left out, it is exercised by the lab tests). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "exitcode.h"
+#include "plan.h"
+#include "probe.h"
+#include "profile.h"
+
+static void test_kind_table(void **state)
+{
+	static const char *const order[] = {"sysctl", "irqbalance", "irqbalance-ban", "channels", "rings",
+					    "mtu",    "irq"};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		const struct change_kind *k = change_kind_find(order[i]);
+		assert_non_null(k);
+		assert_string_equal(k->name, order[i]);
+		assert_non_null(k->read);
+		assert_non_null(k->write);
+		assert_non_null(k->undo);
+		assert_non_null(k->verify);
+		if (i > 0)
+			assert_true(change_kind_find(order[i - 1])->rank < k->rank);
+	}
+	assert_null(change_kind_find("mtuu"));
+	assert_null(change_kind_find(NULL));
+	assert_true(change_kind_find("channels")->resets_link);
+	assert_true(change_kind_find("rings")->resets_link);
+	assert_false(change_kind_find("mtu")->resets_link);
+	assert_non_null(strstr(change_kind_find("channels")->order_note, "before IRQ affinity"));
+	assert_non_null(strstr(change_kind_find("irqbalance-ban")->order_note, "before IRQ affinity"));
+	assert_false(change_kind_find("irqbalance-ban")->resets_link);
+}
+
+static void test_order(void **state)
+{
+	struct plan *p = calloc(1, sizeof(*p));
+	(void)state;
+
+	assert_int_equal(plan_add_change(p, "irq", "irq ens1f0 q0", "smp_affinity_list 98", "0", "8"), 0);
+	assert_int_equal(plan_add_change(p, "mtu", "ens1f0", "mtu", "1500", "9000"), 0);
+	assert_int_equal(plan_add_change(p, "irq", "irq ens1f0 q1", "smp_affinity_list 99", "0", "10"), 0);
+	assert_int_equal(plan_add_change(p, "channels", "ens1f0", "channels.combined", "16", "8"), 0);
+	assert_int_equal(plan_add_change(p, "rings", "ens1f0", "rings.rx", "1024", "8192"), 0);
+	assert_int_equal(plan_add_change(p, "sysctl", "sysctl", "net.core.rmem_max", "212992", "4194304"), 0);
+	assert_int_equal(plan_add_change(p, "nosuchkind", "x", "y", "1", "2"), -EINVAL);
+	plan_order(p);
+
+	assert_int_equal(p->n_changes, 6);
+	assert_string_equal(p->changes[0].kind->name, "sysctl");
+	assert_string_equal(p->changes[1].kind->name, "channels");
+	assert_string_equal(p->changes[2].kind->name, "rings");
+	assert_string_equal(p->changes[3].kind->name, "mtu");
+	/* Stable: IRQs keep their queue order. */
+	assert_string_equal(p->changes[4].object, "irq ens1f0 q0");
+	assert_string_equal(p->changes[5].object, "irq ens1f0 q1");
+	assert_non_null(p->changes[1].note);
+	assert_non_null(strstr(p->changes[1].note, "re-creates the IRQs"));
+	assert_string_equal(p->changes[2].note, "briefly resets the link");
+	assert_null(p->changes[3].note);
+	assert_int_equal(plan_problems_exit_code(p), EXIT_OK);
+	plan_free(p);
+}
+
+/* A host with one port, as probe_host would describe a driver at
+ * `version`, firmware 16.29.1030, 25G full, MTU 1500 (68..9978), 8 of 63
+ * combined channels, rings as given by rings_r. */
+static struct host_state *host_new(int rings_r)
+{
+	struct host_state *h = calloc(1, sizeof(*h));
+	struct iface_state *s = calloc(1, sizeof(*s));
+
+	s->name = strdup("ens1f0");
+	s->present = true;
+	strcpy(s->link.name, "ens1f0");
+	s->link.mtu = 1500;
+	s->link.has_mtu_range = true;
+	s->link.min_mtu = 68;
+	s->link.max_mtu = 9978;
+	strcpy(s->drvinfo.driver, "mlx5_core");
+	strcpy(s->drvinfo.version, "5.8-1.0.1");
+	strcpy(s->drvinfo.fw_version, "16.29.1030 (MT_0000000080)");
+	s->ethlink = (struct eth_link){.speed_known = true, .speed = 25000, .duplex = ETH_DUPLEX_FULL};
+	s->channels = (struct eth_channels){.combined = 8, .max_combined = 63};
+	s->rings_r = rings_r;
+	s->rings = (struct eth_rings){.rx = 1024, .tx = 1024, .max_rx = 8192, .max_tx = 8192};
+	h->ifaces = s;
+	h->n_ifaces = 1;
+	for (int k = 0; k < _SYSCTL_MAX; k++)
+		h->sysctl[k] = (struct sysctl_state){0, 212992};
+	h->sysctl[SYSCTL_WMEM_MAX].value = 8388608;
+	return h;
+}
+
+static struct plan *plan_of(const char *yaml, struct host_state *h)
+{
+	struct profile *prof = NULL;
+	struct profile_error err;
+	struct plan *p = NULL;
+
+	if (profile_load_string(yaml, strlen(yaml), "t.yaml", &prof, &err) < 0)
+		fail_msg("profile: %d:%d: %s", err.line, err.column, err.message);
+	assert_int_equal(plan_build(prof, h, &p), 0);
+	profile_free(prof);
+	return p;
+}
+
+static void test_build_diff(void **state)
+{
+	struct host_state *h = host_new(0);
+	struct plan *p;
+	(void)state;
+
+	p = plan_of(
+	    "version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\n"
+	    "requires:\n  driver:\n    name: mlx5_core\n    min_version: \"5.0-0\"\n"
+	    "  firmware:\n    min_version: \"16.26.1040\"\n  link:\n    speed: 25000\n    duplex: full\n"
+	    "link:\n  mtu: 9000\n  channels:\n    combined: 16\n  rings:\n    rx: 8192\n    tx: 1024\n"
+	    "sysctl:\n  net.core.rmem_max: \">= 4M\"\n  net.core.wmem_max: \">= 4M\"\n"
+	    "  net.core.netdev_max_backlog: 212992\n",
+	    h);
+	assert_int_equal(p->n_problems, 0);
+	/* wmem_max is already above its floor, the backlog already exact, rings.tx equal. */
+	assert_int_equal(p->n_changes, 4);
+	assert_string_equal(p->changes[0].key, "net.core.rmem_max");
+	assert_string_equal(p->changes[0].new_value, "4194304");
+	assert_string_equal(p->changes[1].key, "channels.combined");
+	assert_string_equal(p->changes[1].old_value, "8");
+	assert_string_equal(p->changes[1].new_value, "16");
+	assert_string_equal(p->changes[2].key, "rings.rx");
+	assert_string_equal(p->changes[3].object, "ens1f0");
+	assert_string_equal(p->changes[3].key, "mtu");
+	assert_string_equal(p->changes[3].old_value, "1500");
+	assert_string_equal(p->changes[3].new_value, "9000");
+	plan_free(p);
+	host_state_free(h);
+}
+
+static void test_build_problems(void **state)
+{
+	struct host_state *h = host_new(-EOPNOTSUPP);
+	struct plan *p;
+	(void)state;
+
+	p = plan_of("version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\n"
+		    "requires:\n  driver:\n    name: mlx5_core\n    min_version: \"23.10-1.1.9\"\n"
+		    "  firmware:\n    min_version: \"16.35.2000\"\n  link:\n    speed: 100000\n"
+		    "link:\n  mtu: 9999\n  channels:\n    combined: 64\n    rx: 2\n  rings:\n    rx: 2048\n",
+		    h);
+	assert_int_equal(p->n_changes, 0);
+	assert_int_equal(p->n_problems, 7);
+	assert_string_equal(p->problems[0].message,
+			    "driver version 5.8-1.0.1 is older than the required 23.10-1.1.9");
+	assert_string_equal(
+	    p->problems[1].message,
+	    "firmware version 16.29.1030 (MT_0000000080) is older than the required 16.35.2000");
+	assert_string_equal(p->problems[2].message, "link speed is 25000 Mb/s, the profile requires 100000");
+	assert_string_equal(p->problems[3].message, "channels.combined 64 exceeds the device maximum 63");
+	assert_string_equal(p->problems[4].message, "channels.rx: the device has no such setting");
+	assert_int_equal(p->problems[4].exit_code, EXIT_UNSUPPORTED);
+	assert_string_equal(p->problems[5].message, "rings: not supported by the driver");
+	assert_string_equal(p->problems[6].message, "MTU 9999 is outside the device's range 68..9978");
+	assert_int_equal(p->problems[6].exit_code, EXIT_PRECONDITION);
+	/* Unsupported outranks precondition. */
+	assert_int_equal(plan_problems_exit_code(p), EXIT_UNSUPPORTED);
+	plan_free(p);
+
+	p = plan_of("version: 1\nname: t\nmatch:\n  interfaces: [ens1f0, ens9]\nlink:\n  mtu: 9000\n", h);
+	assert_int_equal(p->n_problems, 1);
+	assert_string_equal(p->problems[0].object, "ens9");
+	assert_int_equal(plan_problems_exit_code(p), EXIT_NOT_FOUND);
+	plan_free(p);
+	host_state_free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_kind_table),
+	    cmocka_unit_test(test_order),
+	    cmocka_unit_test(test_build_diff),
+	    cmocka_unit_test(test_build_problems),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

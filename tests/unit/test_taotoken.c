@@ -1,0 +1,401 @@
+/* test_taotoken.c: the TaoToken reply parser, config check, key file rules
+ * and request body; exact messages, since operators search for them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "taotoken.h"
+
+static const struct taotoken_config cfg = {
+    .source = "mirror.yaml",
+    .base_url = "https://taotoken.net/api",
+    .api_key_file = "/nonexistent",
+    .model_id = "gpt-4o-mini",
+    .task = "cx5-lab",
+};
+
+static int parse(long status, const char *body, int64_t retry_after, struct taotoken_reply *rep,
+		 struct taotoken_error *err)
+{
+	*rep = (struct taotoken_reply){0};
+	*err = (struct taotoken_error){0};
+	return taotoken_parse_reply(&cfg, status, body, body ? strlen(body) : 0, retry_after, rep, err);
+}
+
+static void test_success(void **state)
+{
+	struct taotoken_reply rep;
+	struct taotoken_error err;
+	(void)state;
+
+	assert_int_equal(
+	    parse(200,
+		  "{\"id\":\"chatcmpl-1\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+		  "\"content\":\"OK\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":12,"
+		  "\"completion_tokens\":1,\"total_tokens\":13}}",
+		  -1, &rep, &err),
+	    0);
+	assert_string_equal(rep.id, "chatcmpl-1");
+	assert_string_equal(rep.content, "OK");
+	assert_string_equal(rep.usage, "{\"prompt_tokens\":12,\"completion_tokens\":1,\"total_tokens\":13}");
+	taotoken_reply_done(&rep);
+
+	/* no id, no usage: still a reply */
+	assert_int_equal(parse(200, "{\"choices\":[{\"message\":{\"content\":\"\"}}]}\n", -1, &rep, &err), 0);
+	assert_null(rep.id);
+	assert_null(rep.usage);
+	assert_string_equal(rep.content, "");
+	taotoken_reply_done(&rep);
+}
+
+static void test_choices_missing(void **state)
+{
+	static const char *const bodies[] = {
+	    "{\"id\":\"x\",\"object\":\"chat.completion\"}",
+	    "{\"choices\":[]}",
+	    "{\"choices\":{}}",
+	    "{\"choices\":[{\"message\":{}}]}",
+	    "{\"choices\":[{\"message\":{\"content\":null}}]}",
+	    "{\"choices\":[{\"text\":\"legacy\"}]}",
+	    "[]",
+	};
+	struct taotoken_reply rep;
+	struct taotoken_error err;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bodies); i++) {
+		assert_int_equal(parse(200, bodies[i], -1, &rep, &err), -EPROTO);
+		assert_int_equal(err.kind, TT_CHOICES);
+		assert_false(err.retry);
+		assert_string_equal(err.message,
+				    "error reading choices: check model_id 'gpt-4o-mini' (HTTP 200 reply "
+				    "has no choices[0].message.content)");
+	}
+}
+
+static void test_garbage(void **state)
+{
+	static const char *const bodies[] = {
+	    "<html>502 Bad Gateway</html>", "{\"choices\":[", "",
+	    "{\"choices\":[]} trailing",    "\x01\x02\xff",   "null",
+	};
+	struct taotoken_reply rep;
+	struct taotoken_error err;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bodies); i++) {
+		assert_int_equal(parse(200, bodies[i], -1, &rep, &err), -EPROTO);
+		assert_int_equal(err.kind, TT_CHOICES);
+		assert_string_equal(err.message, "error reading choices: check model_id 'gpt-4o-mini' (HTTP "
+						 "200 reply is not a JSON object)");
+	}
+	/* NULL body */
+	assert_int_equal(parse(200, NULL, -1, &rep, &err), -EPROTO);
+	assert_int_equal(err.kind, TT_CHOICES);
+}
+
+static void test_key_rejected(void **state)
+{
+	struct taotoken_reply rep;
+	struct taotoken_error err;
+	(void)state;
+
+	assert_int_equal(parse(401,
+			       "{\"error\":{\"message\":\"Invalid "
+			       "token\",\"type\":\"invalid_request_error\",\"code\":null}}",
+			       -1, &rep, &err),
+			 -EACCES);
+	assert_int_equal(err.kind, TT_KEY_REJECTED);
+	assert_false(err.retry);
+	assert_int_equal(err.http_status, 401);
+	assert_string_equal(err.message,
+			    "key rejected (HTTP 401) by https://taotoken.net/api: expired or revoked? stray "
+			    "whitespace or newline in the key file? (server: Invalid token)");
+	assert_int_equal(parse(403, "forbidden", -1, &rep, &err), -EACCES);
+	assert_string_equal(err.message,
+			    "key rejected (HTTP 403) by https://taotoken.net/api: expired or revoked? stray "
+			    "whitespace or newline in the key file?");
+}
+
+static void test_not_found(void **state)
+{
+	struct taotoken_reply rep;
+	struct taotoken_error err;
+	(void)state;
+
+	assert_int_equal(
+	    parse(404, "{\"error\":{\"message\":\"model not found\",\"code\":404}}", -1, &rep, &err),
+	    -ENOENT);
+	assert_int_equal(err.kind, TT_NOT_FOUND);
+	assert_false(err.retry);
+	assert_string_equal(err.message,
+			    "HTTP 404 from https://taotoken.net/api/v1/chat/completions: check base_url (it "
+			    "ends before /v1, e.g. https://taotoken.net/api) and model_id 'gpt-4o-mini' "
+			    "(server: model not found)");
+
+	/* The server's text stays on one line: newlines become spaces. */
+	assert_int_equal(parse(404, "{\"error\":{\"message\":\"model not found\\nsecond\\tline\"}}", -1,
+			       &rep, &err),
+			 -ENOENT);
+	assert_non_null(strstr(err.message, "(server: model not found second line)"));
+}
+
+static void test_429(void **state)
+{
+	struct taotoken_reply rep;
+	struct taotoken_error err;
+	(void)state;
+
+	/* insufficient_quota as type, and as code: never retried */
+	assert_int_equal(parse(429,
+			       "{\"error\":{\"message\":\"You exceeded your current "
+			       "quota\",\"type\":\"insufficient_quota\",\"code\":null}}",
+			       5, &rep, &err),
+			 -EDQUOT);
+	assert_int_equal(err.kind, TT_QUOTA);
+	assert_false(err.retry);
+	assert_string_equal(err.message,
+			    "quota exhausted (HTTP 429 insufficient_quota) for this key: not retrying; add "
+			    "credit or use another key, then run 'cx5prof mirror --now' (server: You "
+			    "exceeded your current quota)");
+	assert_int_equal(
+	    parse(429,
+		  "{\"error\":{\"message\":\"q\",\"type\":\"requests\",\"code\":\"insufficient_quota\"}}", -1,
+		  &rep, &err),
+	    -EDQUOT);
+	assert_int_equal(err.kind, TT_QUOTA);
+
+	/* rate limit: retried after Retry-After */
+	assert_int_equal(parse(429,
+			       "{\"error\":{\"message\":\"Rate limit "
+			       "reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}",
+			       7, &rep, &err),
+			 -EAGAIN);
+	assert_int_equal(err.kind, TT_RATE_LIMITED);
+	assert_true(err.retry);
+	assert_int_equal(err.retry_after_s, 7);
+	assert_string_equal(
+	    err.message,
+	    "rate limited (HTTP 429): will retry after 7 s (Retry-After) (server: Rate limit reached)");
+	assert_int_equal(parse(429, "", -1, &rep, &err), -EAGAIN);
+	assert_int_equal(err.retry_after_s, -1);
+	assert_string_equal(err.message, "rate limited (HTTP 429): will retry");
+}
+
+static void test_5xx_and_other(void **state)
+{
+	struct taotoken_reply rep;
+	struct taotoken_error err;
+	(void)state;
+
+	assert_int_equal(
+	    parse(500, "{\"error\":{\"message\":\"upstream failed\",\"code\":500}}", -1, &rep, &err),
+	    -EAGAIN);
+	assert_int_equal(err.kind, TT_SERVER);
+	assert_true(err.retry);
+	assert_string_equal(
+	    err.message,
+	    "server error (HTTP 500) from https://taotoken.net/api: will retry (server: upstream failed)");
+	assert_int_equal(parse(503, "<html>", -1, &rep, &err), -EAGAIN);
+	assert_int_equal(err.kind, TT_SERVER);
+	assert_int_equal(parse(400, "{\"error\":\"bad request\"}", -1, &rep, &err), -EPROTO);
+	assert_int_equal(err.kind, TT_HTTP);
+	assert_string_equal(err.message,
+			    "unexpected HTTP 400 from https://taotoken.net/api (server: bad request)");
+}
+
+static void test_config_check(void **state)
+{
+	struct taotoken_error err;
+	struct taotoken_config c;
+	(void)state;
+
+	c = cfg;
+	assert_int_equal(taotoken_config_check(&c, &err), 0);
+	c.base_url = NULL;
+	assert_int_equal(taotoken_config_check(&c, &err), -EINVAL);
+	assert_int_equal(err.kind, TT_CONFIG);
+	assert_string_equal(err.message,
+			    "mirror.yaml: base_url is missing (e.g. base_url: https://taotoken.net/api)");
+	c = cfg;
+	c.model_id = "";
+	assert_int_equal(taotoken_config_check(&c, &err), -EINVAL);
+	assert_string_equal(err.message, "mirror.yaml: model_id is missing");
+	c = cfg;
+	c.api_key_file = NULL;
+	assert_int_equal(taotoken_config_check(&c, &err), -EINVAL);
+	assert_string_equal(err.message, "mirror.yaml: api_key_file or api_key_env is missing");
+	c.api_key_env = "TAOTOKEN_KEY";
+	assert_int_equal(taotoken_config_check(&c, &err), 0);
+
+	c = cfg;
+	c.base_url = "http://127.0.0.1:8080/api";
+	assert_int_equal(taotoken_config_check(&c, &err), 0);
+	c.base_url = "http://localhost:8080";
+	assert_int_equal(taotoken_config_check(&c, &err), 0);
+	c.base_url = "http://[::1]:8080";
+	assert_int_equal(taotoken_config_check(&c, &err), 0);
+	c.base_url = "http://taotoken.net/api";
+	assert_int_equal(taotoken_config_check(&c, &err), -EINVAL);
+	assert_string_equal(
+	    err.message, "mirror.yaml: base_url 'http://taotoken.net/api': plain http is accepted only for a "
+			 "loopback host (the key would cross the network in clear text): use https://");
+	c.base_url = "http://127.0.0.1.evil.example/api";
+	assert_int_equal(taotoken_config_check(&c, &err), -EINVAL);
+	c.base_url = "ftp://taotoken.net";
+	assert_int_equal(taotoken_config_check(&c, &err), -EINVAL);
+	assert_string_equal(err.message, "mirror.yaml: base_url 'ftp://taotoken.net': scheme must be "
+					 "https:// (or http:// to a loopback host)");
+}
+
+static char tmpdir[] = "/tmp/test_taotoken.XXXXXX";
+
+static const char *key_file(const char *content, mode_t mode)
+{
+	static char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/key", tmpdir);
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+	close(fd);
+	assert_int_equal(chmod(path, mode), 0);
+	return path;
+}
+
+static void test_key_file(void **state)
+{
+	struct taotoken_config c = cfg;
+	struct taotoken_error err;
+	char *key = NULL, msg[512];
+	(void)state;
+
+	assert_non_null(mkdtemp(tmpdir));
+
+	c.api_key_file = key_file("sk-test-0123456789abcdef\n", 0600);
+	assert_int_equal(taotoken_key_load(&c, &key, &err), 0);
+	assert_string_equal(key, "sk-test-0123456789abcdef"); /* one newline stripped */
+	taotoken_key_free(key);
+
+	c.api_key_file = key_file("sk-test-0123456789abcdef", 0400);
+	assert_int_equal(taotoken_key_load(&c, &key, &err), 0);
+	assert_string_equal(key, "sk-test-0123456789abcdef");
+	taotoken_key_free(key);
+
+	c.api_key_file = key_file("sk-test-0123456789abcdef\r\n", 0600);
+	assert_int_equal(taotoken_key_load(&c, &key, &err), 0);
+	assert_string_equal(key, "sk-test-0123456789abcdef");
+	taotoken_key_free(key);
+
+	c.api_key_file = key_file("sk-test-0123456789abcdef\n\n", 0600);
+	assert_int_equal(taotoken_key_load(&c, &key, &err), -EINVAL);
+	assert_int_equal(err.kind, TT_KEY);
+	snprintf(
+	    msg, sizeof(msg),
+	    "key file %s: the key contains whitespace or a control character at byte 25 (only one trailing "
+	    "newline is ignored): remove it",
+	    c.api_key_file);
+	assert_string_equal(err.message, msg);
+
+	c.api_key_file = key_file(" sk-test\n", 0600);
+	assert_int_equal(taotoken_key_load(&c, &key, &err), -EINVAL);
+	c.api_key_file = key_file("sk-test \n", 0600);
+	assert_int_equal(taotoken_key_load(&c, &key, &err), -EINVAL);
+
+	c.api_key_file = key_file("\n", 0600);
+	assert_int_equal(taotoken_key_load(&c, &key, &err), -EINVAL);
+	snprintf(msg, sizeof(msg), "key file %s: the key is empty", c.api_key_file);
+	assert_string_equal(err.message, msg);
+
+	c.api_key_file = key_file("sk-test-0123456789abcdef\n", 0644);
+	assert_int_equal(taotoken_key_load(&c, &key, &err), -EACCES);
+	snprintf(msg, sizeof(msg),
+		 "key file %s is accessible by group or others (mode 0644): refusing it, as ssh does; run: "
+		 "chmod 600 %s",
+		 c.api_key_file, c.api_key_file);
+	assert_string_equal(err.message, msg);
+	assert_null(strstr(err.message, "sk-test"));
+
+	c.api_key_file = key_file("sk-test-0123456789abcdef\n", 0640);
+	assert_int_equal(taotoken_key_load(&c, &key, &err), -EACCES);
+
+	unlink(c.api_key_file);
+	assert_int_equal(taotoken_key_load(&c, &key, &err), -ENOENT);
+	snprintf(msg, sizeof(msg), "key file %s (api_key_file): No such file or directory", c.api_key_file);
+	assert_string_equal(err.message, msg);
+	rmdir(tmpdir);
+}
+
+static void test_key_env(void **state)
+{
+	struct taotoken_config c = cfg;
+	struct taotoken_error err;
+	char *key = NULL;
+	(void)state;
+
+	c.api_key_file = NULL;
+	c.api_key_env = "CX5_TEST_TAOTOKEN_KEY";
+	unsetenv("CX5_TEST_TAOTOKEN_KEY");
+	assert_int_equal(taotoken_key_load(&c, &key, &err), -ENOENT);
+	assert_string_equal(err.message,
+			    "environment variable CX5_TEST_TAOTOKEN_KEY (api_key_env) is not set or empty");
+	setenv("CX5_TEST_TAOTOKEN_KEY", "sk-env-key-0123456789", 1);
+	assert_int_equal(taotoken_key_load(&c, &key, &err), 0);
+	assert_string_equal(key, "sk-env-key-0123456789");
+	taotoken_key_free(key);
+	setenv("CX5_TEST_TAOTOKEN_KEY", "sk-env key", 1);
+	assert_int_equal(taotoken_key_load(&c, &key, &err), -EINVAL);
+	unsetenv("CX5_TEST_TAOTOKEN_KEY");
+}
+
+static void test_fingerprint(void **state)
+{
+	_cleanup_free_ char *fp = taotoken_key_fingerprint("sk-test-0123456789abcdef");
+	_cleanup_free_ char *shortfp = taotoken_key_fingerprint("abc");
+	(void)state;
+
+	/* sha256("sk-test-0123456789abcdef") starts with these 8 digits */
+	assert_string_equal(fp, "sk-t...(sha256:c871f067)");
+	assert_string_equal(shortfp, "(sha256:ba7816bf)");
+}
+
+static void test_request_json(void **state)
+{
+	struct json_object *o = taotoken_request_json(&cfg, "sys", "user text", 16);
+	(void)state;
+
+	assert_non_null(o);
+	assert_string_equal(
+	    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+	    "{\"model\":\"gpt-4o-mini\",\"max_tokens\":16,\"user\":\"cx5-lab\",\"messages\":[{\"role\":"
+	    "\"system\",\"content\":\"sys\"},{\"role\":\"user\",\"content\":\"user text\"}]}");
+	json_object_put(o);
+}
+
+static void test_kind_names(void **state)
+{
+	(void)state;
+	for (int k = 0; k < _TT_KIND_MAX; k++)
+		assert_non_null(taotoken_error_kind_to_string(k));
+	assert_null(taotoken_error_kind_to_string(_TT_KIND_MAX));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_success),	  cmocka_unit_test(test_choices_missing),
+	    cmocka_unit_test(test_garbage),	  cmocka_unit_test(test_key_rejected),
+	    cmocka_unit_test(test_not_found),	  cmocka_unit_test(test_429),
+	    cmocka_unit_test(test_5xx_and_other), cmocka_unit_test(test_config_check),
+	    cmocka_unit_test(test_key_file),	  cmocka_unit_test(test_key_env),
+	    cmocka_unit_test(test_fingerprint),	  cmocka_unit_test(test_request_json),
+	    cmocka_unit_test(test_kind_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

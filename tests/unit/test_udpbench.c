@@ -1,0 +1,437 @@
+/* test_udpbench.c: the built-in benchmark's control protocol: every
+ * message round-trips, every decode error is returned for its cause, and
+ * the framing reader ends on truncation, oversize and silence. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <sys/socket.h>
+
+#include "udpbench.h"
+
+#define BUFCAP (UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD)
+
+static uint8_t buf[BUFCAP];
+
+/* Decode a whole frame's header and return the payload pointer/length. */
+static const uint8_t *payload(int n, enum udpb_type type, size_t *len)
+{
+	struct udpb_header h;
+
+	assert_true(n > UDPB_FRAME_HDR - 1);
+	assert_int_equal(udpbench_decode_header(buf, (size_t)n, &h), 0);
+	assert_int_equal(h.version, UDPB_VERSION);
+	assert_int_equal(h.type, type);
+	assert_int_equal(h.length, (size_t)n - UDPB_FRAME_HDR);
+	*len = h.length;
+	return buf + UDPB_FRAME_HDR;
+}
+
+static const struct udpb_setup good_setup = {
+    .duration_s = 10, .message_size = 8000, .recv_buffer = 4194304, .streams = 4};
+
+static void test_setup_roundtrip(void **state)
+{
+	struct udpb_setup s;
+	const uint8_t *p;
+	size_t len;
+	int n;
+
+	(void)state;
+	n = udpbench_encode_setup(&good_setup, buf, sizeof(buf));
+	assert_int_equal(n, UDPB_FRAME_HDR + 16);
+	/* The wire layout is a contract: check the bytes. */
+	assert_memory_equal(buf, "C5UB\x01\x01\x00\x00\x00\x00\x00\x10", 12);
+	assert_memory_equal(buf + 12, "\x00\x00\x00\x0a\x00\x00\x1f\x40\x00\x40\x00\x00\x00\x04\x00\x00", 16);
+	p = payload(n, UDPB_SETUP, &len);
+	assert_int_equal(udpbench_decode_setup(p, len, &s), 0);
+	assert_int_equal(s.duration_s, 10);
+	assert_int_equal(s.message_size, 8000);
+	assert_int_equal(s.recv_buffer, 4194304);
+	assert_int_equal(s.streams, 4);
+}
+
+static void test_setup_errors(void **state)
+{
+	struct udpb_setup s = good_setup, out;
+	uint8_t *p = buf + UDPB_FRAME_HDR;
+	int n;
+
+	(void)state;
+	n = udpbench_encode_setup(&s, buf, sizeof(buf));
+	assert_int_equal(n, 28);
+	assert_int_equal(udpbench_decode_setup(p, 15, &out), -ENODATA);
+	assert_int_equal(udpbench_decode_setup(p, 0, &out), -ENODATA);
+	assert_int_equal(udpbench_decode_setup(p, 17, &out), -EBADMSG);
+	p[15] = 1; /* flags must be 0 */
+	assert_int_equal(udpbench_decode_setup(p, 16, &out), -EBADMSG);
+	p[15] = 0;
+
+	struct {
+		uint32_t duration, msize, rcvbuf;
+		uint16_t streams;
+	} bad[] = {
+	    {0, 8000, 0, 1},
+	    {3601, 8000, 0, 1},
+	    {10, 23, 0, 1},
+	    {10, 65508, 0, 1},
+	    {10, 8000, (1u << 30) + 1, 1},
+	    {10, 8000, 0, 0},
+	    {10, 8000, 0, 65},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		/* Encoders refuse what decoders reject... */
+		s = (struct udpb_setup){bad[i].duration, bad[i].msize, bad[i].rcvbuf, bad[i].streams};
+		assert_int_equal(udpbench_encode_setup(&s, buf, sizeof(buf)), -ERANGE);
+		/* ...and decoders reject it from raw bytes. */
+		n = udpbench_encode_setup(&good_setup, buf, sizeof(buf));
+		assert_int_equal(n, 28);
+		p[0] = bad[i].duration >> 24, p[1] = bad[i].duration >> 16, p[2] = bad[i].duration >> 8,
+		p[3] = bad[i].duration & 0xff;
+		p[4] = bad[i].msize >> 24, p[5] = bad[i].msize >> 16, p[6] = bad[i].msize >> 8,
+		p[7] = bad[i].msize & 0xff;
+		p[8] = bad[i].rcvbuf >> 24, p[9] = bad[i].rcvbuf >> 16, p[10] = bad[i].rcvbuf >> 8,
+		p[11] = bad[i].rcvbuf & 0xff;
+		p[12] = bad[i].streams >> 8, p[13] = bad[i].streams & 0xff;
+		assert_int_equal(udpbench_decode_setup(p, 16, &out), -ERANGE);
+	}
+	/* Limits themselves are accepted. */
+	s = (struct udpb_setup){UDPB_MAX_DURATION, UDPB_MAX_MESSAGE, UDPB_MAX_RECV_BUFFER, UDPB_MAX_STREAMS};
+	n = udpbench_encode_setup(&s, buf, sizeof(buf));
+	assert_int_equal(udpbench_decode_setup(p, 16, &out), 0);
+	s = (struct udpb_setup){1, UDPB_MIN_MESSAGE, 0, 1};
+	n = udpbench_encode_setup(&s, buf, sizeof(buf));
+	assert_int_equal(udpbench_decode_setup(p, 16, &out), 0);
+	assert_int_equal(udpbench_encode_setup(&good_setup, buf, 27), -ENOBUFS);
+}
+
+static void test_header_errors(void **state)
+{
+	struct udpb_header h;
+	int n;
+
+	(void)state;
+	n = udpbench_encode_setup(&good_setup, buf, sizeof(buf));
+	for (int k = 0; k < UDPB_FRAME_HDR; k++)
+		assert_int_equal(udpbench_decode_header(buf, (size_t)k, &h), -ENODATA);
+	assert_int_equal(udpbench_decode_header(buf, (size_t)n, &h), 0);
+
+	buf[0] = 'X';
+	assert_int_equal(udpbench_decode_header(buf, 12, &h), -EBADMSG);
+	buf[0] = 'C';
+	buf[4] = 2; /* a future version */
+	assert_int_equal(udpbench_decode_header(buf, 12, &h), -EPROTONOSUPPORT);
+	buf[4] = 0;
+	assert_int_equal(udpbench_decode_header(buf, 12, &h), -EPROTONOSUPPORT);
+	buf[4] = UDPB_VERSION;
+	buf[6] = 1; /* reserved */
+	assert_int_equal(udpbench_decode_header(buf, 12, &h), -EBADMSG);
+	buf[6] = 0;
+	buf[5] = 0;
+	assert_int_equal(udpbench_decode_header(buf, 12, &h), -EPROTO);
+	buf[5] = _UDPB_TYPE_MAX;
+	assert_int_equal(udpbench_decode_header(buf, 12, &h), -EPROTO);
+	buf[5] = UDPB_SETUP;
+	/* length UDPB_MAX_PAYLOAD + 1, and a huge one */
+	buf[8] = 0, buf[9] = 0, buf[10] = 0x40, buf[11] = 0x01;
+	assert_int_equal(udpbench_decode_header(buf, 12, &h), -EMSGSIZE);
+	buf[8] = 0xff, buf[9] = 0xff, buf[10] = 0xff, buf[11] = 0xff;
+	assert_int_equal(udpbench_decode_header(buf, 12, &h), -EMSGSIZE);
+	buf[8] = 0, buf[9] = 0, buf[10] = 0x40, buf[11] = 0x00;
+	assert_int_equal(udpbench_decode_header(buf, 12, &h), 0);
+	assert_int_equal(h.length, UDPB_MAX_PAYLOAD);
+}
+
+static void test_ready(void **state)
+{
+	struct udpb_ready m = {.cookie = 0x0123456789abcdefull,
+			       .recv_buffer = 425984,
+			       .streams = 3,
+			       .ports = {40000, 40001, 65535}},
+			  out;
+	uint8_t *p = buf + UDPB_FRAME_HDR;
+	const uint8_t *pl;
+	size_t len;
+	int n;
+
+	(void)state;
+	n = udpbench_encode_ready(&m, buf, sizeof(buf));
+	assert_int_equal(n, UDPB_FRAME_HDR + 16 + 6);
+	pl = payload(n, UDPB_READY, &len);
+	assert_int_equal(udpbench_decode_ready(pl, len, &out), 0);
+	assert_true(out.cookie == m.cookie);
+	assert_int_equal(out.recv_buffer, 425984);
+	assert_int_equal(out.streams, 3);
+	assert_int_equal(out.ports[0], 40000);
+	assert_int_equal(out.ports[2], 65535);
+
+	assert_int_equal(udpbench_decode_ready(p, 15, &out), -ENODATA);
+	assert_int_equal(udpbench_decode_ready(p, len - 1, &out), -ENODATA);
+	assert_int_equal(udpbench_decode_ready(p, len + 1, &out), -EBADMSG);
+	p[21] = 0, p[20] = 0; /* port 0 */
+	assert_int_equal(udpbench_decode_ready(p, len, &out), -ERANGE);
+	p[13] = 0; /* streams 0 */
+	assert_int_equal(udpbench_decode_ready(p, len, &out), -ERANGE);
+	p[13] = 65;
+	assert_int_equal(udpbench_decode_ready(p, len, &out), -ERANGE);
+	p[13] = 3;
+	p[14] = 1;
+	assert_int_equal(udpbench_decode_ready(p, len, &out), -EBADMSG);
+
+	m.streams = 0;
+	assert_int_equal(udpbench_encode_ready(&m, buf, sizeof(buf)), -ERANGE);
+	m.streams = 1;
+	m.ports[0] = 0;
+	assert_int_equal(udpbench_encode_ready(&m, buf, sizeof(buf)), -ERANGE);
+}
+
+static void test_done(void **state)
+{
+	struct udpb_done m = {.send_usec = 10000123, .streams = 2, .sent = {1, UINT64_MAX}}, out;
+	uint8_t *p = buf + UDPB_FRAME_HDR;
+	const uint8_t *pl;
+	size_t len;
+	int n;
+
+	(void)state;
+	n = udpbench_encode_done(&m, buf, sizeof(buf));
+	assert_int_equal(n, UDPB_FRAME_HDR + 12 + 16);
+	pl = payload(n, UDPB_DONE, &len);
+	assert_int_equal(udpbench_decode_done(pl, len, &out), 0);
+	assert_true(out.send_usec == 10000123);
+	assert_int_equal(out.streams, 2);
+	assert_true(out.sent[0] == 1 && out.sent[1] == UINT64_MAX);
+
+	assert_int_equal(udpbench_decode_done(p, 11, &out), -ENODATA);
+	assert_int_equal(udpbench_decode_done(p, len - 8, &out), -ENODATA);
+	assert_int_equal(udpbench_decode_done(p, len + 8, &out), -EBADMSG);
+	p[9] = 0;
+	assert_int_equal(udpbench_decode_done(p, len, &out), -ERANGE);
+	p[9] = 2;
+	p[10] = 9;
+	assert_int_equal(udpbench_decode_done(p, len, &out), -EBADMSG);
+	m.streams = UDPB_MAX_STREAMS + 1;
+	assert_int_equal(udpbench_encode_done(&m, buf, sizeof(buf)), -ERANGE);
+}
+
+static void test_report(void **state)
+{
+	static struct udpb_report m, out;
+	uint8_t *p = buf + UDPB_FRAME_HDR;
+	const uint8_t *pl;
+	size_t len;
+	int n;
+
+	(void)state;
+	m.window_usec = 9999000;
+	m.streams = 2;
+	m.stream[0] = (struct udpb_stream_report){100, 800000, 120, 3, 9998000};
+	m.stream[1] = (struct udpb_stream_report){0, 0, 0, 0, 0};
+	m.ncpus = UDPB_MAX_CPUS;
+	for (unsigned i = 0; i < m.ncpus; i++)
+		m.cpu[i] = (struct udpb_cpu_load){i * 2, i % 10001};
+	m.cpu[1].softirq_centipct = 10000;
+	n = udpbench_encode_report(&m, buf, sizeof(buf));
+	assert_int_equal(n, UDPB_FRAME_HDR + 12 + 2 * 40 + UDPB_MAX_CPUS * 8);
+	assert_true(n <= (int)sizeof(buf)); /* the largest report fits one frame */
+	pl = payload(n, UDPB_REPORT, &len);
+	assert_int_equal(udpbench_decode_report(pl, len, &out), 0);
+	assert_true(out.window_usec == 9999000);
+	assert_int_equal(out.streams, 2);
+	assert_int_equal(out.ncpus, UDPB_MAX_CPUS);
+	assert_memory_equal(&out.stream[0], &m.stream[0], sizeof(m.stream[0]));
+	assert_int_equal(out.cpu[511].cpu, 1022);
+	assert_int_equal(out.cpu[1].softirq_centipct, 10000);
+
+	assert_int_equal(udpbench_decode_report(p, 11, &out), -ENODATA);
+	assert_int_equal(udpbench_decode_report(p, len - 1, &out), -ENODATA);
+	assert_int_equal(udpbench_decode_report(p, len + 1, &out), -EBADMSG);
+	/* softirq above 100 % */
+	p[12 + 80 + 8 + 4 + 2] = 0x27, p[12 + 80 + 8 + 4 + 3] = 0x11;
+	assert_int_equal(udpbench_decode_report(p, len, &out), -ERANGE);
+	p[10] = 0x02, p[11] = 0x01; /* ncpus 513 */
+	assert_int_equal(udpbench_decode_report(p, len, &out), -ERANGE);
+	p[8] = 0, p[9] = 0; /* streams 0 */
+	assert_int_equal(udpbench_decode_report(p, len, &out), -ERANGE);
+
+	m.cpu[0].softirq_centipct = 10001;
+	assert_int_equal(udpbench_encode_report(&m, buf, sizeof(buf)), -ERANGE);
+	m.cpu[0].softirq_centipct = 0;
+	assert_int_equal(udpbench_encode_report(&m, buf, 100), -ENOBUFS);
+}
+
+static void test_error_msg(void **state)
+{
+	struct udpb_error_msg out;
+	char longtext[400];
+	uint8_t *p = buf + UDPB_FRAME_HDR;
+	const uint8_t *pl;
+	size_t len;
+	int n;
+
+	(void)state;
+	n = udpbench_encode_error(UDPB_ERR_BUSY, "busy: retry", buf, sizeof(buf));
+	pl = payload(n, UDPB_ERROR, &len);
+	assert_int_equal(udpbench_decode_error(pl, len, &out), 0);
+	assert_int_equal(out.code, UDPB_ERR_BUSY);
+	assert_string_equal(out.text, "busy: retry");
+
+	/* Control characters are replaced, long text is cut. */
+	n = udpbench_encode_error(1, "a\nb\x1b", buf, sizeof(buf));
+	pl = payload(n, UDPB_ERROR, &len);
+	assert_int_equal(udpbench_decode_error(pl, len, &out), 0);
+	assert_string_equal(out.text, "a?b?");
+	memset(longtext, 'x', sizeof(longtext) - 1);
+	longtext[sizeof(longtext) - 1] = '\0';
+	n = udpbench_encode_error(1, longtext, buf, sizeof(buf));
+	pl = payload(n, UDPB_ERROR, &len);
+	assert_int_equal(len, 4 + UDPB_MAX_ERROR_TEXT);
+	assert_int_equal(udpbench_decode_error(pl, len, &out), 0);
+	assert_int_equal(strlen(out.text), UDPB_MAX_ERROR_TEXT);
+
+	n = udpbench_encode_error(1, "abc", buf, sizeof(buf));
+	assert_int_equal(udpbench_decode_error(p, 3, &out), -ENODATA);
+	assert_int_equal(udpbench_decode_error(p, 6, &out), -ENODATA);
+	assert_int_equal(udpbench_decode_error(p, 8, &out), -EBADMSG);
+	p[5] = 0x07;
+	assert_int_equal(udpbench_decode_error(p, 7, &out), -EBADMSG);
+	p[2] = 0x01, p[3] = 0x00; /* 256 bytes of text */
+	assert_int_equal(udpbench_decode_error(p, 4 + 256, &out), -ERANGE);
+}
+
+static void test_dgram(void **state)
+{
+	struct udpb_dgram d = {.stream = 7, .cookie = 0xfeedfacecafebeefull, .seq = 1ull << 40}, out;
+	uint8_t p[UDPB_DGRAM_HDR];
+
+	(void)state;
+	udpbench_encode_dgram(&d, p);
+	assert_memory_equal(p, "C5UD\x00\x07\x00\x00", 8);
+	assert_int_equal(udpbench_decode_dgram(p, sizeof(p), &out), 0);
+	assert_int_equal(out.stream, 7);
+	assert_true(out.cookie == d.cookie && out.seq == d.seq);
+	assert_int_equal(udpbench_decode_dgram(p, UDPB_DGRAM_HDR - 1, &out), -ENODATA);
+	p[7] = 1;
+	assert_int_equal(udpbench_decode_dgram(p, sizeof(p), &out), -EBADMSG);
+	p[7] = 0;
+	p[3] = 'B';
+	assert_int_equal(udpbench_decode_dgram(p, sizeof(p), &out), -EBADMSG);
+}
+
+static void test_type_names(void **state)
+{
+	(void)state;
+	assert_string_equal(udpb_type_to_string(UDPB_SETUP), "setup");
+	assert_string_equal(udpb_type_to_string(UDPB_ERROR), "error");
+	assert_null(udpb_type_to_string(0));
+	assert_null(udpb_type_to_string(_UDPB_TYPE_MAX));
+}
+
+/* Random bytes never crash a decoder and never decode as a valid setup
+ * unless they happen to satisfy every check (deterministic seed). */
+static void test_random_bytes(void **state)
+{
+	static struct udpb_report rep;
+	uint8_t r[256];
+	uint32_t x = 12345;
+
+	(void)state;
+	for (int it = 0; it < 200000; it++) {
+		size_t len = 0;
+		union {
+			struct udpb_header h;
+			struct udpb_setup s;
+			struct udpb_ready rd;
+			struct udpb_done d;
+			struct udpb_error_msg e;
+			struct udpb_dgram g;
+		} u;
+
+		for (size_t i = 0; i < sizeof(r); i++) {
+			x = x * 1103515245u + 12345u;
+			r[i] = (uint8_t)(x >> 16);
+		}
+		len = r[0];
+		if (it % 3 == 0)
+			memcpy(r, "C5UB\x01", 5); /* get past the magic sometimes */
+		(void)udpbench_decode_header(r, len, &u.h);
+		(void)udpbench_decode_setup(r, len, &u.s);
+		(void)udpbench_decode_ready(r, len, &u.rd);
+		(void)udpbench_decode_done(r, len, &u.d);
+		(void)udpbench_decode_report(r, len, &rep);
+		(void)udpbench_decode_error(r, len, &u.e);
+		(void)udpbench_decode_dgram(r, len, &u.g);
+	}
+}
+
+static void test_recv_frame(void **state)
+{
+	static uint8_t in[BUFCAP];
+	size_t len = 0;
+	int sv[2], n;
+
+	(void)state;
+	/* A whole frame. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	n = udpbench_encode_setup(&good_setup, buf, sizeof(buf));
+	assert_int_equal(udpbench_send_all(sv[0], buf, (size_t)n, now_usec() + 1000000), 0);
+	assert_int_equal(udpbench_recv_frame(sv[1], in, UDPB_MAX_PAYLOAD, &len, now_usec() + 1000000),
+			 UDPB_SETUP);
+	assert_int_equal(len, 16);
+	/* Silence: the deadline ends the wait. */
+	uint64_t t0 = now_usec();
+	assert_int_equal(udpbench_recv_frame(sv[1], in, UDPB_MAX_PAYLOAD, &len, now_usec() + 100000),
+			 -ETIMEDOUT);
+	assert_true(now_usec() - t0 < 1000000);
+	/* Half a frame, then silence (slowloris): timeout too. */
+	assert_int_equal(udpbench_send_all(sv[0], buf, 20, now_usec() + 1000000), 0);
+	assert_int_equal(udpbench_recv_frame(sv[1], in, UDPB_MAX_PAYLOAD, &len, now_usec() + 100000),
+			 -ETIMEDOUT);
+	close(sv[0]);
+	close(sv[1]);
+
+	/* Closed inside a frame: truncated; closed between frames: reset. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(udpbench_send_all(sv[0], buf, 20, now_usec() + 1000000), 0);
+	close(sv[0]);
+	assert_int_equal(udpbench_recv_frame(sv[1], in, UDPB_MAX_PAYLOAD, &len, now_usec() + 1000000),
+			 -ENODATA);
+	close(sv[1]);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	close(sv[0]);
+	assert_int_equal(udpbench_recv_frame(sv[1], in, UDPB_MAX_PAYLOAD, &len, now_usec() + 1000000),
+			 -ECONNRESET);
+	close(sv[1]);
+
+	/* An oversized length is refused before any payload is read, and a
+	 * length above the caller's buffer too. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	memcpy(buf, "C5UB\x01\x01\x00\x00\x7f\xff\xff\xff", 12);
+	assert_int_equal(udpbench_send_all(sv[0], buf, 12, now_usec() + 1000000), 0);
+	assert_int_equal(udpbench_recv_frame(sv[1], in, UDPB_MAX_PAYLOAD, &len, now_usec() + 1000000),
+			 -EMSGSIZE);
+	n = udpbench_encode_setup(&good_setup, buf, sizeof(buf));
+	assert_int_equal(udpbench_send_all(sv[0], buf, (size_t)n, now_usec() + 1000000), 0);
+	assert_int_equal(udpbench_recv_frame(sv[1], in, 8, &len, now_usec() + 1000000), -EMSGSIZE);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_setup_roundtrip),
+	    cmocka_unit_test(test_setup_errors),
+	    cmocka_unit_test(test_header_errors),
+	    cmocka_unit_test(test_ready),
+	    cmocka_unit_test(test_done),
+	    cmocka_unit_test(test_report),
+	    cmocka_unit_test(test_error_msg),
+	    cmocka_unit_test(test_dgram),
+	    cmocka_unit_test(test_type_names),
+	    cmocka_unit_test(test_random_bytes),
+	    cmocka_unit_test(test_recv_frame),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
