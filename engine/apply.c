@@ -57,7 +57,9 @@ static void failpoint_pause(const char *name, int k)
 	if (!failpoint(name, k))
 		return;
 	fprintf(stderr, "cx5prof: failpoint: %s: paused before step %d (pid %d)\n", name, k, (int)getpid());
-	for (;;)
+	/* Until killed, or until a caught signal (SIGINT...) interrupts the
+	 * transaction as it would between two real steps. */
+	while (!interrupted_by)
 		pause();
 }
 
@@ -76,6 +78,12 @@ static char *describe_failure(const struct change_record *c, const char *from, c
 	_cleanup_free_ char *f = change_value_human(c->kind, from, to);
 	_cleanup_free_ char *t = change_value_human(c->kind, to, from);
 
+	/* -ESTALE carries cx5prof's own explanation (the IRQ or the config
+	 * file changed since the transaction); other messages are the
+	 * kernel's extack text. */
+	if (r == -ESTALE && kmsg)
+		return strprintf("%s %s %s -> %s: %s", c->object, c->key, f ? f : strna(from),
+				 t ? t : strna(to), kmsg);
 	return strprintf("%s %s %s -> %s: %s%s%s%s", c->object, c->key, f ? f : strna(from), t ? t : strna(to),
 			 r == -EIO ? "read back differs or write failed (EIO)" : strerror(-r),
 			 kmsg ? " (kernel: " : "", kmsg ? kmsg : "", kmsg ? ")" : "");
@@ -95,15 +103,15 @@ static int change_write(const struct change_record *c, const char *value, bool u
 	return k->verify(k, c->object, c->key, value);
 }
 
-/* Undo steps idx..0 (reverse); each restore is idempotent. The failed
- * step is restored too (it may have half-landed) but keeps its 'failed'
- * mark and error in the history. */
-static int undo_from(struct history *h, const struct change_record *c, size_t idx_plus1,
-		     struct apply_outcome *o)
+/* Undo steps n-1..0 (reverse); each restore is idempotent. A failed step
+ * is restored too (it may have half-landed) but keeps its 'failed' mark and
+ * error in the history. Never stops early: every step is tried, whatever
+ * failed before (an undo, or memory for the report). */
+static int undo_steps(struct history *h, const struct change_record *c, size_t n, struct apply_outcome *o)
 {
 	int ret = 0;
 
-	for (size_t i = idx_plus1; i-- > 0;) {
+	for (size_t i = n; i-- > 0;) {
 		_cleanup_free_ char *kmsg = NULL, *why = NULL;
 		int r = failpoint("undo-step", c[i].seq) ? -EIO
 							 : change_write(&c[i], c[i].old_value, true, &kmsg);
@@ -117,8 +125,9 @@ static int undo_from(struct history *h, const struct change_record *c, size_t id
 		log_debug("undo failed: %s", strna(why));
 		(void)history_change_set_state(h, c[i].txn, c[i].seq, CHANGE_FAILED, why);
 		if (strv_push(&o->left, TAKE_PTR(why)) < 0)
-			return -ENOMEM;
-		ret = -ENOTRECOVERABLE;
+			ret = -ENOMEM;
+		else if (ret == 0)
+			ret = -ENOTRECOVERABLE;
 	}
 	return ret;
 }
@@ -159,13 +168,15 @@ int apply_changes(struct history *h, int64_t txn, const struct change_record *c,
 	if (r >= 0)
 		return 0;
 	if (r == -EINTR) {
+		/* Step i never started: undo the steps before it only. */
 		free(o->failure);
 		o->failure =
-		    strprintf("interrupted by signal %s before step %zu",
+		    strprintf("interrupted by SIG%s before step %zu",
 			      sigabbrev_np(interrupted_by) ? sigabbrev_np(interrupted_by) : "?", i + 1);
-	}
-	/* The failed step may have half-landed: undo it too. */
-	u = undo_from(h, c, i < n ? i + 1 : n, o);
+		u = undo_steps(h, c, i, o);
+	} else
+		/* The failed step may have half-landed: undo it too. */
+		u = undo_steps(h, c, i + 1, o);
 	(void)history_txn_set_status(h, txn, u < 0 ? TXN_ROLLBACK_FAILED : TXN_ROLLED_BACK, o->failure);
 	return u < 0 ? u : -ECANCELED;
 }
@@ -235,9 +246,7 @@ int rollback_txn(struct history *h, int64_t target, const char *reason, struct a
 		ret = ret < 0 ? ret : -ENOTRECOVERABLE;
 	}
 	change_records_free(c, n);
-	(void)history_txn_set_status(h, id, ret < 0 ? TXN_ROLLBACK_FAILED : TXN_COMMITTED,
-				     ret < 0 ? "incomplete" : NULL);
-	r = history_txn_set_status(h, target, ret < 0 ? TXN_ROLLBACK_FAILED : TXN_ROLLED_BACK, reason);
+	r = history_rollback_finish(h, id, target, ret >= 0, reason);
 	return ret < 0 ? ret : r;
 }
 

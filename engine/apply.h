@@ -15,7 +15,11 @@
  *   apply-pause:K  stop before step K (steps < K have landed) and wait to
  *                  be killed; announces itself on stderr
  *   undo-step:K    undoing step K fails with EIO (exit 7 path)
- *   rollback-pause:K  `rollback` stops before its step K, as apply-pause */
+ *   rollback-pause:K  `rollback` stops before its step K, as apply-pause
+ *   confirm-setup:1   `apply --confirm`: recording pending_confirm fails (EIO)
+ *   confirm-setup:2   `apply --confirm`: starting the watchdog fails (EAGAIN)
+ * A caught signal (SIGINT, SIGTERM, SIGHUP) ends a pause as it would end
+ * the step loop between two real steps. */
 #ifndef CX5_APPLY_H
 #define CX5_APPLY_H
 

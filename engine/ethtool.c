@@ -308,21 +308,33 @@ static int stats_count(int fd, const char *ifname, uint32_t *ret)
 }
 
 #define ETH_STATS_MAX 65536u
+#define ETH_STATS_TRIES 4
 
-int ethtool_get_stats(const char *ifname, struct eth_stat **ret, size_t *ret_n)
+/* ETHTOOL_GSTRINGS and ETHTOOL_GSTATS ignore the length we pass: the kernel
+ * asks the driver for its count again and copies that many entries. mlx5
+ * (and veth) add per-channel entries when channels grow, so a count read
+ * before the call can be smaller than what the kernel then writes: a heap
+ * overflow. So each buffer holds the count re-read just before the call
+ * plus slack (as much again, at least 1024 entries), which a count growing
+ * in the microseconds between the two syscalls cannot outrun; a count read
+ * above the buffer, or strings and values of different lengths (channels
+ * changed between the two calls: names and values would not line up),
+ * start over, at most ETH_STATS_TRIES times (-EAGAIN after). */
+static uint32_t stats_capacity(uint32_t n)
 {
-	_cleanup_close_ int fd = -1;
+	uint64_t cap = (uint64_t)n + (n > 1024 ? n : 1024);
+	return cap > ETH_STATS_MAX ? ETH_STATS_MAX : (uint32_t)cap;
+}
+
+/* One attempt: 1 done (the ret_ outputs set), 0 retry. */
+static int stats_try(int fd, const char *ifname, struct ethtool_gstrings **ret_strings,
+		     struct ethtool_stats **ret_stats, uint32_t *ret_n)
+{
 	_cleanup_free_ struct ethtool_gstrings *strings = NULL;
 	_cleanup_free_ struct ethtool_stats *stats = NULL;
-	_cleanup_free_ struct eth_stat *v = NULL;
-	uint32_t n;
+	uint32_t n, cap;
 	int r;
 
-	if (!ifname || !ifname_valid(ifname))
-		return -EINVAL;
-	fd = ethtool_socket();
-	if (fd < 0)
-		return fd;
 	r = stats_count(fd, ifname, &n);
 	if (r < 0)
 		return r;
@@ -330,28 +342,65 @@ int ethtool_get_stats(const char *ifname, struct eth_stat **ret, size_t *ret_n)
 		return -EOPNOTSUPP;
 	if (n > ETH_STATS_MAX)
 		return -E2BIG;
-	strings = calloc(1, sizeof(*strings) + (size_t)n * ETH_GSTRING_LEN);
-	stats = calloc(1, sizeof(*stats) + (size_t)n * sizeof(uint64_t));
-	v = calloc(n, sizeof(*v));
-	if (!strings || !stats || !v)
+	cap = stats_capacity(n);
+	strings = calloc(1, sizeof(*strings) + (size_t)cap * ETH_GSTRING_LEN);
+	stats = calloc(1, sizeof(*stats) + (size_t)cap * sizeof(uint64_t));
+	if (!strings || !stats)
 		return -ENOMEM;
+
+	if ((r = stats_count(fd, ifname, &n)) < 0)
+		return r;
+	if (n == 0 || n > cap)
+		return 0;
 	strings->cmd = ETHTOOL_GSTRINGS;
 	strings->string_set = ETH_SS_STATS;
 	strings->len = n;
 	r = ethtool_ioctl(fd, ifname, strings);
 	if (r < 0)
 		return r;
+
+	if ((r = stats_count(fd, ifname, &n)) < 0)
+		return r;
+	if (n == 0 || n > cap)
+		return 0;
 	stats->cmd = ETHTOOL_GSTATS;
 	stats->n_stats = n;
 	r = ethtool_ioctl(fd, ifname, stats);
 	if (r < 0)
 		return r;
-	/* The count may shrink between calls (channels changed): trust the
-	 * smaller of the two answers. */
-	if (strings->len < n)
-		n = strings->len;
-	if (stats->n_stats < n)
-		n = stats->n_stats;
+	if (strings->len > cap || stats->n_stats > cap)
+		abort(); /* the slack was outrun: the heap is no longer trustworthy */
+	if (strings->len != stats->n_stats || strings->len == 0)
+		return 0;
+	*ret_n = stats->n_stats;
+	*ret_strings = TAKE_PTR(strings);
+	*ret_stats = TAKE_PTR(stats);
+	return 1;
+}
+
+int ethtool_get_stats(const char *ifname, struct eth_stat **ret, size_t *ret_n)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ struct ethtool_gstrings *strings = NULL;
+	_cleanup_free_ struct ethtool_stats *stats = NULL;
+	_cleanup_free_ struct eth_stat *v = NULL;
+	uint32_t n = 0;
+	int r = 0;
+
+	if (!ifname || !ifname_valid(ifname))
+		return -EINVAL;
+	fd = ethtool_socket();
+	if (fd < 0)
+		return fd;
+	for (unsigned i = 0; i < ETH_STATS_TRIES && r == 0; i++)
+		r = stats_try(fd, ifname, &strings, &stats, &n);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return -EAGAIN; /* the count kept changing */
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		copy_str(v[i].name, sizeof(v[i].name), (const char *)strings->data + (size_t)i * ETH_GSTRING_LEN,
 			 ETH_GSTRING_LEN);

@@ -71,7 +71,9 @@ int ethtool_get_rings(const char *ifname, struct eth_rings *ret);
 int ethtool_set_rings(const char *ifname, const struct eth_rings *want);
 
 /* Every statistics counter (ETHTOOL_GSSET_INFO + GSTRINGS + GSTATS), in the
- * driver's order. *ret: array of *ret_n entries, caller frees with free(). */
+ * driver's order. *ret: array of *ret_n entries, caller frees with free().
+ * Safe against the count changing meanwhile (channels changed): names and
+ * values come from calls that agreed on it; -EAGAIN when it kept changing. */
 int ethtool_get_stats(const char *ifname, struct eth_stat **ret, size_t *ret_n);
 /* Value of one named counter in a list from ethtool_get_stats; -ENOENT if
  * the driver has no such counter. */

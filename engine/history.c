@@ -9,6 +9,7 @@
 #include "history.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -18,11 +19,24 @@
 #include "log.h"
 
 #define HISTORY_BUSY_TIMEOUT_MS 5000
+/* Progress marks are written in batches: at most this many, or this old. */
+#define MARKS_BATCH	   128
+#define MARKS_MAX_AGE_USEC 200000
+
+struct mark {
+	int64_t txn;
+	int seq;
+	enum change_state state;
+	char *error;
+};
 
 struct history {
 	sqlite3 *db;
 	char *path;
-	int depth; /* nesting of history_begin() */
+	int depth;	    /* nesting of history_begin() */
+	struct mark *marks; /* change states not yet written (history_change_set_state) */
+	size_t n_marks;
+	int64_t marks_since_usec;
 };
 
 static inline void stmt_finalizep(sqlite3_stmt **s)
@@ -147,7 +161,7 @@ const char *history_remedy(int r)
 	    {EPERM, "permission denied: run as root, or choose another file with --db"},
 	    {EROFS, "the file or its file system is read-only: fix its permissions or choose another file "
 		    "with --db"},
-	    {EBADMSG, "the file is corrupt or not a cx5prof history: move it aside (a new one is created)"},
+	    {EBADMSG, "check --db: the file is not a cx5prof history, or it is corrupt"},
 	    {EBUSY, "another process holds the database: wait for it to finish and retry"},
 	    {ENOSPC, "the disk is full: free space and retry"},
 	    {EPROTONOSUPPORT, "the database was written by a newer cx5prof: use that version"},
@@ -250,11 +264,17 @@ static int exec_script(struct history *h, const char *sql)
 	return 0;
 }
 
+static int marks_write(struct history *h);
+
+/* Pending progress marks ride along with the next write transaction. */
 int history_begin(struct history *h)
 {
 	int r = 0;
-	if (h->depth == 0)
+	if (h->depth == 0) {
 		r = exec_script(h, "BEGIN IMMEDIATE");
+		if (r >= 0 && h->n_marks > 0 && (r = marks_write(h)) < 0)
+			(void)exec_script(h, "ROLLBACK");
+	}
 	if (r >= 0)
 		h->depth++;
 	return r;
@@ -414,6 +434,19 @@ static int mkdir_parent(const char *path)
 	return 0;
 }
 
+/* A new database is created private (0600) before SQLite opens it; an
+ * existing file is never chmod'ed: a mistyped --db naming some other file
+ * must leave it exactly as it was (configure() then refuses it). */
+static int create_private(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+	if (fd < 0)
+		return errno == EEXIST ? 0 : -errno;
+	close(fd);
+	return 1;
+}
+
 static int configure(struct history *h, bool read_only)
 {
 	int r;
@@ -447,6 +480,8 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 		return -errno;
 	if (!read_only) {
 		r = mkdir_parent(path);
+		if (r >= 0)
+			r = create_private(path);
 		if (r < 0)
 			return r;
 	}
@@ -463,8 +498,6 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 		int sys = h->db ? sqlite3_system_errno(h->db) : 0;
 		return sys > 0 ? -sys : history_errno(rc);
 	}
-	if (!read_only)
-		(void)chmod(path, 0600);
 	r = configure(h, read_only);
 	if (r < 0)
 		return r;
@@ -472,12 +505,25 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 	return 0;
 }
 
+static void marks_clear(struct history *h)
+{
+	for (size_t i = 0; i < h->n_marks; i++)
+		free(h->marks[i].error);
+	h->n_marks = 0;
+}
+
+static int marks_flush(struct history *h);
+
 void history_close(struct history *h)
 {
 	if (!h)
 		return;
-	if (h->db)
+	if (h->db) {
+		(void)marks_flush(h);
 		sqlite3_close_v2(h->db);
+	}
+	marks_clear(h);
+	free(h->marks);
 	free(h->path);
 	free(h);
 }
@@ -650,22 +696,67 @@ int history_txn_create(struct history *h, const struct txn_record *t, const stru
 }
 
 /* A change's state is a progress mark, not the undo log: rollback restores
- * every change of a transaction whatever its state says. So the marks skip
- * the fsync (synchronous=NORMAL: consistent, made durable by the next FULL
- * commit), which keeps a 500-IRQ apply fast. */
+ * every change of a transaction whatever its state says. So the marks are
+ * queued in memory and written in batches (MARKS_BATCH, MARKS_MAX_AGE_USEC)
+ * without an fsync of their own (synchronous=NORMAL), or with the next
+ * durable write (history_begin()), which makes them durable too. A process
+ * killed meanwhile loses its last marks, never the undo log. This keeps a
+ * 500-IRQ apply and its rollback fast. */
+static int marks_write(struct history *h)
+{
+	_cleanup_stmt_ sqlite3_stmt *s = NULL;
+	int r;
+
+	r = stmt_prepare(h, "UPDATE changes SET state = ?, error = ? WHERE txn = ? AND seq = ?", &s);
+	for (size_t i = 0; r >= 0 && i < h->n_marks; i++) {
+		const struct mark *m = &h->marks[i];
+
+		sqlite3_reset(s);
+		if ((r = stmt_bind_text(s, 1, change_state_to_string(m->state))) < 0 ||
+		    (r = stmt_bind_text(s, 2, m->error)) < 0 || (r = stmt_bind_int(s, 3, m->txn)) < 0 ||
+		    (r = stmt_bind_int(s, 4, m->seq)) < 0)
+			break;
+		r = stmt_run(h, s);
+	}
+	if (r >= 0)
+		marks_clear(h);
+	return r;
+}
+
+static int marks_flush(struct history *h)
+{
+	int r;
+
+	if (h->n_marks == 0 || h->depth > 0)
+		return 0;
+	(void)exec_script(h, "PRAGMA synchronous = NORMAL");
+	r = history_begin(h);
+	r = r < 0 ? r : history_end(h, 0);
+	(void)exec_script(h, "PRAGMA synchronous = FULL");
+	return r;
+}
+
 int history_change_set_state(struct history *h, int64_t txn, int seq, enum change_state state,
 			     const char *error)
 {
-	int r, n;
+	char *e = NULL;
 
-	(void)exec_script(h, "PRAGMA synchronous = NORMAL");
-	r = history_exec(h, "UPDATE changes SET state = ?, error = ? WHERE txn = ? AND seq = ?", "ssii",
-			 change_state_to_string(state), error, txn, (int64_t)seq);
-	n = sqlite3_changes(h->db);
-	(void)exec_script(h, "PRAGMA synchronous = FULL");
-	if (r < 0)
-		return r;
-	return n > 0 ? 0 : -ENOENT;
+	if ((unsigned)state >= _CHANGE_STATE_MAX || seq <= 0)
+		return -EINVAL;
+	if (h->n_marks % MARKS_BATCH == 0) {
+		struct mark *nm = realloc(h->marks, (h->n_marks + MARKS_BATCH) * sizeof(*nm));
+		if (!nm)
+			return -ENOMEM;
+		h->marks = nm;
+	}
+	if (error && !(e = strdup(error)))
+		return -ENOMEM;
+	if (h->n_marks == 0)
+		h->marks_since_usec = history_now_usec();
+	h->marks[h->n_marks++] = (struct mark){.txn = txn, .seq = seq, .state = state, .error = e};
+	if (h->n_marks >= MARKS_BATCH || history_now_usec() - h->marks_since_usec >= MARKS_MAX_AGE_USEC)
+		return marks_flush(h);
+	return 0;
 }
 
 static bool txn_status_is_terminal(enum txn_status s)
@@ -687,6 +778,54 @@ int history_txn_set_status(struct history *h, int64_t txn, enum txn_status statu
 		r = history_exec(h, "UPDATE transactions SET ended_usec = NULL WHERE id = ?", "i", txn);
 	if (r >= 0)
 		r = outbox_refresh_txn(h, txn);
+	return history_end(h, r);
+}
+
+/* Other rollbacks of target that never finished (killed, or failed) are
+ * settled by the one that just succeeded: without this they would stay
+ * "unfinished" forever and block every apply. */
+static int supersede_rollbacks(struct history *h, int64_t rollback, int64_t target)
+{
+	_cleanup_stmt_ sqlite3_stmt *s = NULL;
+	_cleanup_free_ char *why = strprintf("superseded by rollback %" PRId64, rollback);
+	_cleanup_free_ int64_t *ids = NULL;
+	size_t n = 0;
+	int r, rc = SQLITE_DONE;
+
+	if (!why)
+		return -ENOMEM;
+	r = stmt_prepare(
+	    h,
+	    "SELECT id FROM transactions WHERE kind = 'rollback' AND rolls_back_txn = ? AND id != ?"
+	    " AND status IN ('open','rollback_failed') ORDER BY id",
+	    &s);
+	if (r >= 0 && (r = stmt_bind_int(s, 1, target)) >= 0)
+		r = stmt_bind_int(s, 2, rollback);
+	while (r >= 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t *nv = realloc(ids, (n + 1) * sizeof(*ids));
+		if (!nv)
+			return -ENOMEM;
+		ids = nv;
+		ids[n++] = sqlite3_column_int64(s, 0);
+	}
+	if (r >= 0 && rc != SQLITE_DONE)
+		r = db_error(h, rc, "find rollbacks to supersede");
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = history_txn_set_status(h, ids[i], TXN_FAILED, why);
+	return r;
+}
+
+int history_rollback_finish(struct history *h, int64_t rollback, int64_t target, bool ok, const char *reason)
+{
+	int r = history_begin(h);
+	if (r < 0)
+		return r;
+	r = history_txn_set_status(h, rollback, ok ? TXN_COMMITTED : TXN_ROLLBACK_FAILED,
+				   ok ? NULL : "incomplete");
+	if (r >= 0)
+		r = history_txn_set_status(h, target, ok ? TXN_ROLLED_BACK : TXN_ROLLBACK_FAILED, reason);
+	if (r >= 0 && ok)
+		r = supersede_rollbacks(h, rollback, target);
 	return history_end(h, r);
 }
 
@@ -817,10 +956,12 @@ int history_changes_load(struct history *h, int64_t txn, struct change_record **
 	size_t n = 0;
 	int r, rc;
 
-	r = stmt_prepare(h,
-			 "SELECT txn, seq, object, kind, key, old_value, new_value, state, error"
-			 " FROM changes WHERE txn = ? ORDER BY seq",
-			 &s);
+	r = marks_flush(h);
+	if (r >= 0)
+		r = stmt_prepare(h,
+				 "SELECT txn, seq, object, kind, key, old_value, new_value, state, error"
+				 " FROM changes WHERE txn = ? ORDER BY seq",
+				 &s);
 	if (r >= 0)
 		r = stmt_bind_int(s, 1, txn);
 	while (r >= 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {

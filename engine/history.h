@@ -46,9 +46,11 @@ enum history_open_flags {
 	HISTORY_READ_ONLY = 1 << 0,
 };
 
-/* Open (creating the file and its directory, mode 0700, when missing) and
- * migrate to HISTORY_SCHEMA_VERSION. Errors: -ENOENT (read-only and
- * missing), -EACCES/-EROFS (permission, read-only file or file system),
+/* Open (creating a missing file with mode 0600, and its directory, one
+ * level, mode 0700) and migrate to HISTORY_SCHEMA_VERSION. An existing file
+ * keeps its mode. Errors: -ENOENT (read-only: the file is missing;
+ * read-write: a directory above the file's is missing), -ENOTDIR,
+ * -EACCES/-EROFS (permission, read-only file or file system),
  * -EBADMSG (corrupt, or not a SQLite database), -EBUSY (locked too long),
  * -EPROTONOSUPPORT (schema newer than this cx5prof). */
 int history_open(const char *path, unsigned flags, struct history **ret);
@@ -70,7 +72,7 @@ int64_t history_now_usec(void);
  * -errno; SQLITE_OK/ROW/DONE give 0. */
 int history_errno(int sqlite_rc);
 /* A remedy for a -errno from this module, for the verb layer's one report:
- * "the file is corrupt or not a cx5prof history: move it aside", ... */
+ * "check --db: the file is not a cx5prof history, or it is corrupt", ... */
 const char *history_remedy(int r);
 
 /* Explicit SQLite transactions (BEGIN IMMEDIATE ... COMMIT) for callers
@@ -150,8 +152,10 @@ int history_txn_create(struct history *h, const struct txn_record *t, const stru
 		       size_t n_changes, int64_t *ret_id);
 
 /* Update one change's state (and error text, may be NULL). A progress
- * mark: consistent but not fsync'd on its own (the next durable write
- * makes it so); rollback never depends on it. */
+ * mark, queued and written in batches without an fsync of its own; the
+ * next durable write (or history_close, history_changes_load) writes what
+ * is queued. A killed process may lose its last marks: rollback never
+ * depends on them (it restores every change of a transaction). */
 int history_change_set_state(struct history *h, int64_t txn, int seq, enum change_state state,
 			     const char *error);
 
@@ -159,6 +163,12 @@ int history_change_set_state(struct history *h, int64_t txn, int seq, enum chang
  * failed, rollback_failed) also set ended_usec. error may be NULL. The
  * mirror's outbox payload is refreshed in the same SQLite transaction. */
 int history_txn_set_status(struct history *h, int64_t txn, enum txn_status status, const char *error);
+/* Record the end of rollback transaction `rollback` of `target` in ONE
+ * durable SQLite transaction. ok: the rollback committed, target
+ * rolled_back (error: reason), and every other rollback of target still
+ * open or rollback_failed becomes failed, "superseded by rollback N" (it no
+ * longer counts as unfinished). !ok: both rollback_failed. */
+int history_rollback_finish(struct history *h, int64_t rollback, int64_t target, bool ok, const char *reason);
 /* Mark a transaction pending_confirm with a deadline. */
 int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t deadline_usec);
 

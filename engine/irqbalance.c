@@ -59,12 +59,14 @@ const char *irqbalance_service_command(void)
 	return sysroot_is_live() ? "systemctl" : NULL;
 }
 
-/* Run `<cmd> <verb> irqbalance.service` without a shell; the first line of
- * its stdout in *ret_out (may be NULL). Returns the exit status (0..255),
- * -EOPNOTSUPP without a command, or -errno. */
-static int service_run(const char *verb, char **ret_out)
+/* Run `<cmd> <verb> irqbalance.service [extra...]` without a shell; the
+ * first line of its stdout in *ret_out (may be NULL). Returns the exit
+ * status (0..255), -EOPNOTSUPP without a command, or -errno. */
+static int service_run_argv(const char *verb, const char *const *extra, char **ret_out)
 {
 	const char *cmd = irqbalance_service_command();
+	const char *argv[8] = {cmd, verb, IRQBALANCE_SERVICE};
+	size_t argc = 3;
 	char buf[256];
 	size_t len = 0;
 	int pipefd[2], status;
@@ -90,7 +92,10 @@ static int service_run(const char *verb, char **ret_out)
 		}
 		if (!sysroot_is_live())
 			setenv("CX5PROF_SYSROOT", sysroot_get(), 1);
-		execlp(cmd, cmd, verb, IRQBALANCE_SERVICE, (char *)NULL);
+		for (; extra && *extra && argc < ARRAY_SIZE(argv) - 1; extra++)
+			argv[argc++] = *extra;
+		argv[argc] = NULL;
+		execvp(cmd, (char *const *)argv);
 		_exit(127);
 	}
 	close(pipefd[1]);
@@ -130,14 +135,35 @@ static int service_run(const char *verb, char **ret_out)
 	return WEXITSTATUS(status);
 }
 
-/* is-enabled / is-active as 1, 0, or -1 when unknown. */
+static int service_run(const char *verb, char **ret_out)
+{
+	return service_run_argv(verb, NULL, ret_out);
+}
+
+/* True when the service manager answers that it has no irqbalance unit
+ * (`show -p LoadState --value` says "not-found"): irqbalance is not
+ * installed, so it is neither enabled nor active. */
+static bool service_unit_missing(void)
+{
+	static const char *const extra[] = {"--property=LoadState", "--value", NULL};
+	_cleanup_free_ char *out = NULL;
+	int r = service_run_argv("show", extra, &out);
+
+	return r == 0 && out && streq(out, "not-found");
+}
+
+/* is-enabled / is-active as 1, 0, or -1 when unknown. systemctl is-enabled
+ * prints nothing on stdout (only an error on stderr) for a unit that does
+ * not exist: that is "not installed", asked for explicitly, not "unknown". */
 static int service_query(const char *verb, const char *yes)
 {
 	_cleanup_free_ char *out = NULL;
 	int r = service_run(verb, &out);
 
-	if (r < 0 || !out || !*out)
+	if (r < 0)
 		return -1;
+	if (!out || !*out || streq(out, "not-found"))
+		return service_unit_missing() ? 0 : -1;
 	return streq(out, yes) || (streq(yes, "enabled") && streq(out, "enabled-runtime"));
 }
 
@@ -329,12 +355,20 @@ static int config_replace(const char *path, const char *content, mode_t mode)
 	r = sysroot_path(path, &full);
 	if (r < 0)
 		return r;
+	/* a sysroot's /etc/default must not lead out of it */
+	r = sysroot_confine(full);
+	if (r == -ENOENT && !content)
+		return 0; /* no directory, no file: already removed */
+	if (r < 0)
+		return r;
 	if (!content)
 		return unlink(full) < 0 && errno != ENOENT ? -errno : 0;
 	tmp = strprintf("%s.cx5prof-new", full);
 	if (!tmp)
 		return -ENOMEM;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	/* O_EXCL: never write through a symlink planted at the temporary name */
+	(void)unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -errno;
 	len = strlen(content);
@@ -426,10 +460,17 @@ static int ban_target(const char **ret_path, char **ret_text, mode_t *ret_mode)
 	int r;
 
 	if (path) {
+		r = sysroot_path(path, &full);
+		if (r < 0)
+			return r;
+		/* A symlinked config (managed elsewhere) would be replaced by a
+		 * regular file: refuse rather than break the link. */
+		if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode))
+			return -ELOOP;
 		r = sysroot_read_all(path, &text, NULL);
 		if (r < 0)
 			return r;
-		if (sysroot_path(path, &full) >= 0 && stat(full, &st) == 0)
+		if (stat(full, &st) == 0)
 			mode = st.st_mode & 07777;
 	}
 	/* else create it where the distribution's unit looks for it */
@@ -482,6 +523,49 @@ int irqbalance_ban_snapshot(char **ret_undo)
 	return ban_record(path, text, mode, ret_undo);
 }
 
+/* The file irqbalance_ban writes: `base` with its IRQBALANCE_ARGS line
+ * (offsets start/end, -1 when absent) set to `args`, or a line added. */
+static char *ban_content(const char *base, long start, long end, const char *args)
+{
+	if (start >= 0)
+		return strprintf("%.*sIRQBALANCE_ARGS=\"%s\"%s", (int)start, base, args, base + end);
+	return strprintf("%s%s# added by cx5prof: keep irqbalance off the NIC's pinned IRQs\n"
+			 "IRQBALANCE_ARGS=\"%s\"\n",
+			 base, *base && base[strlen(base) - 1] != '\n' ? "\n" : "", args);
+}
+
+/* Is `have` exactly what irqbalance_ban writes over `old` (NULL: no file
+ * then) for some IRQs: the old value with only --banirq=N appended, every
+ * other byte as before? 1 yes, 0 no. */
+static int ban_wrote(const char *old, const char *have)
+{
+	_cleanup_free_ char *oldargs = NULL, *haveargs = NULL, *rest = NULL, *content = NULL;
+	const char *base = old ? old : "";
+	long start, end, hs, he;
+	char *save = NULL;
+	size_t len;
+	int r;
+
+	if ((r = parse_args(base, &oldargs, &start, &end)) < 0 ||
+	    (r = parse_args(have, &haveargs, &hs, &he)) < 0)
+		return r;
+	len = oldargs ? strlen(oldargs) : 0;
+	if (!haveargs || strncmp(haveargs, oldargs ? oldargs : "", len) != 0)
+		return 0;
+	rest = strdup(haveargs + len);
+	if (!rest)
+		return -ENOMEM;
+	for (char *tok = strtok_r(rest, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		uint32_t irq;
+		if (strncmp(tok, "--banirq=", 9) != 0 || safe_atou32(tok + 9, &irq) < 0)
+			return 0;
+	}
+	content = ban_content(base, start, end, haveargs);
+	if (!content)
+		return -ENOMEM;
+	return streq(content, have);
+}
+
 int irqbalance_ban(const unsigned *irqs, size_t n, char **ret_undo)
 {
 	_cleanup_free_ char *text = NULL, *args = NULL, *newargs = NULL, *content = NULL, *undo = NULL;
@@ -519,21 +603,17 @@ int irqbalance_ban(const unsigned *irqs, size_t n, char **ret_undo)
 		*ret_undo = TAKE_PTR(undo);
 		return 0;
 	}
-	if (start >= 0)
-		content = strprintf("%.*sIRQBALANCE_ARGS=\"%s\"%s", (int)start, base, newargs, base + end);
-	else
-		content = strprintf("%s%s# added by cx5prof: keep irqbalance off the NIC's pinned IRQs\n"
-				    "IRQBALANCE_ARGS=\"%s\"\n",
-				    base, *base && base[strlen(base) - 1] != '\n' ? "\n" : "", newargs);
+	content = ban_content(base, start, end, newargs);
 	if (!content)
 		return -ENOMEM;
 	r = config_replace(path, content, mode);
 	if (r < 0)
 		return r;
 	*ret_undo = TAKE_PTR(undo);
-	/* Make a running irqbalance read the new arguments. */
-	if (irqbalance_service_command() && service_run("try-restart", NULL) < 0)
-		return -EIO;
+	/* Make a running irqbalance read the new arguments. A non-zero exit
+	 * means it did not come back: a failure, not a detail. */
+	if (irqbalance_service_command() && (r = service_run("try-restart", NULL)) != 0)
+		return r < 0 ? r : -EIO;
 	return 1;
 }
 
@@ -619,6 +699,37 @@ int irqbalance_ban_matches(const char *undo)
 	return mode < 0 || (int)(st.st_mode & 07777) == mode;
 }
 
+/* May the ban's undo overwrite the config file now? Only when it is as
+ * the record left it (`old`, NULL: absent) or exactly as irqbalance_ban
+ * wrote it: anything else (edited since, replaced by a symlink, removed)
+ * would be lost by writing back the old content. 0 yes, -ESTALE no. */
+static int ban_restorable(const char *path, const char *old)
+{
+	_cleanup_free_ char *full = NULL, *have = NULL;
+	struct stat st;
+	int r;
+
+	r = sysroot_path(path, &full);
+	if (r < 0)
+		return r;
+	if (lstat(full, &st) < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		return old ? -ESTALE : 0;
+	}
+	if (S_ISLNK(st.st_mode))
+		return -ESTALE;
+	r = sysroot_read_all(path, &have, NULL);
+	if (r < 0)
+		return r;
+	if (old && streq(have, old))
+		return 0;
+	r = ban_wrote(old, have);
+	if (r < 0)
+		return r;
+	return r ? 0 : -ESTALE;
+}
+
 static void json_putp(struct json_object **o)
 {
 	if (*o)
@@ -669,12 +780,27 @@ int irqbalance_restore(const char *undo)
 			content = json_object_get_string(v);
 		if (json_object_object_get_ex(o, "mode", &v))
 			mode = json_object_get_int(v) & 07777;
+		r = ban_restorable(path, content);
+		if (r < 0)
+			return r;
 		r = config_replace(path, content, (mode_t)mode);
 		if (r < 0)
 			return r;
-		if (irqbalance_service_command() && service_run("try-restart", NULL) < 0)
-			return -EIO;
+		if (irqbalance_service_command() && (r = service_run("try-restart", NULL)) != 0)
+			return r < 0 ? r : -EIO;
 		return 0;
 	}
 	return -EINVAL;
+}
+
+char *irqbalance_ban_record_path(const char *undo)
+{
+	struct json_object *o = undo ? json_tokener_parse(undo) : NULL, *v;
+	char *path = NULL;
+
+	if (o && json_object_object_get_ex(o, "path", &v) && json_object_is_type(v, json_type_string))
+		path = strdup(json_object_get_string(v));
+	if (o)
+		json_object_put(o);
+	return path;
 }

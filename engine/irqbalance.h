@@ -66,6 +66,9 @@ int irqbalance_stop(char **ret_undo);
  * 1 when changed, 0 when already so. IRQ numbers change across reboots and
  * driver reloads: a ban is re-applied with the profile, never kept. */
 int irqbalance_ban(const unsigned *irqs, size_t n, char **ret_undo);
+/* (irqbalance_ban and irqbalance_ban_snapshot return -ELOOP when the config
+ * file is a symlink: it would be replaced by a regular file. A non-zero
+ * try-restart is -EIO, with the file already written.) */
 /* The undo record irqbalance_ban would return now (the config file's path,
  * its content or absence, its mode), without changing anything: the plan
  * stores it as the ban's old value. -ENOENT when there is no config file
@@ -80,7 +83,14 @@ int irqbalance_ban_list(const char *undo, unsigned **ret_irqs, size_t *ret_n);
  * (content byte for byte and mode, or absent), 0 when not, -EINVAL for a
  * record that is not a ban of this module's files. */
 int irqbalance_ban_matches(const char *undo);
-/* Restore what an undo record of stop or ban says; idempotent. */
+/* Restore what an undo record of stop or ban says; idempotent. A ban is
+ * undone only while the config file is as the ban left it (or already as
+ * the record says): -ESTALE when it was edited, removed or replaced by a
+ * symlink since, and nothing is written. try-restart exiting non-zero is
+ * -EIO. */
 int irqbalance_restore(const char *undo);
+/* The config file path a ban undo record names, NULL when none (caller
+ * frees): for the caller's message when irqbalance_restore refuses. */
+char *irqbalance_ban_record_path(const char *undo);
 
 #endif

@@ -63,6 +63,7 @@ static void global_usage(FILE *f)
 		   "  --db PATH      history database (default " CX5PROF_DEFAULT_DB ")\n"
 		   "  --json         machine-readable output on stdout\n"
 		   "  -v, --verbose  more diagnostics on stderr (twice: debug)\n"
+		   "  -h, --help     show this help\n"
 		   "  --version      print the version\n\n"
 		   "Run 'cx5prof VERB --help' for a verb's options; 'man 8 cx5prof' for everything.\n");
 }
@@ -129,7 +130,7 @@ int main(int argc, char **argv)
 	if (env_db && *env_db)
 		cli.db_path = env_db;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+vh", global_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:vh", global_longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_SYSROOT:
 			cli.sysroot = optarg;
@@ -149,11 +150,15 @@ int main(int argc, char **argv)
 		case OPT_VERSION:
 			printf("cx5prof %s\n", CX5PROF_VERSION);
 			return EXIT_OK;
+		case ':':
+			log_error("option '%s' needs a value", argv[optind - 1]);
+			fprintf(stderr, "Usage: cx5prof [--sysroot DIR] [--db PATH] [--json] [-v] VERB [ARGS]\n");
+			return EXIT_USAGE;
 		default:
 			if (optopt && optopt < 256)
 				log_error("unknown option '-%c'", optopt);
 			else
-				log_error("unknown or incomplete option '%s'", argv[optind - 1]);
+				log_error("unknown option '%s'", argv[optind - 1]);
 			fprintf(stderr, "Usage: cx5prof [--sysroot DIR] [--db PATH] [--json] [-v] VERB [ARGS]\n");
 			return EXIT_USAGE;
 		}

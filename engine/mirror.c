@@ -2,7 +2,8 @@
  *
  * Owns: the order of a drain (config check and key before any network
  * call; oldest row first; stop at the first failure; honour the budget)
- * and the backoff decision. Must never: delete or resend an acknowledged
+ * the backoff decision, and which failures set a row aside as
+ * failed_permanent. Must never: delete or resend an acknowledged
  * row (outbox.c enforces it), log the key, or log above debug. */
 #define _GNU_SOURCE
 #include "mirror.h"
@@ -66,6 +67,39 @@ static int64_t next_attempt(const struct taotoken_error *err, int64_t attempts)
 	return wallclock_usec() + outbox_backoff_usec(attempts, err->retry_after_s);
 }
 
+bool mirror_row_permanent(const struct taotoken_error *err, int64_t attempts)
+{
+	switch (err->kind) {
+	case TT_HTTP:
+		if (err->http_status == 400 || err->http_status == 413 || err->http_status == 422)
+			return true;
+		return err->http_status != 0 && attempts >= MIRROR_MAX_ATTEMPTS;
+	case TT_CHOICES:
+		return attempts >= MIRROR_CHOICES_ATTEMPTS;
+	default:
+		return false;
+	}
+}
+
+void mirror_local_error(int r, struct taotoken_error *err)
+{
+	if (r >= 0 || err->kind != TT_OK)
+		return;
+	*err = (struct taotoken_error){
+	    .kind = TT_HTTP,
+	    .retry = true,
+	    .retry_after_s = -1,
+	};
+	snprintf(err->message, sizeof(err->message), "local error before the request was sent: %s: will retry",
+		 strerror(r < 0 ? -r : r));
+}
+
+enum send_outcome {
+	SEND_OK,
+	SEND_ALREADY_SENT, /* another cx5prof acknowledged it while ours was in flight */
+	SEND_SET_ASIDE,	   /* the row failed for itself: failed_permanent */
+};
+
 static int send_one(struct history *h, const struct taotoken_config *cfg, const char *key,
 		    const struct outbox_row *row, long timeout_ms, struct taotoken_error *err)
 {
@@ -75,18 +109,28 @@ static int send_one(struct history *h, const struct taotoken_config *cfg, const 
 	struct taotoken_reply rep = {0};
 	int r, q;
 
-	if (!sys || !user)
-		return -ENOMEM;
-	r = taotoken_chat(cfg, key, sys, user, MIRROR_MAX_TOKENS, timeout_ms, &rep, err);
+	/* A fresh err: a failure that does not fill it must not inherit the
+	 * previous row's kind and retry decision. */
+	*err = (struct taotoken_error){.kind = TT_OK, .retry_after_s = -1};
+	r = sys && user ? taotoken_chat(cfg, key, sys, user, MIRROR_MAX_TOKENS, timeout_ms, &rep, err) : -ENOMEM;
 	if (r < 0) {
-		int64_t next = next_attempt(err, row->attempts + 1);
-
-		q = outbox_mark_failed(h, row->id, err->message, next);
+		mirror_local_error(r, err);
+		if (mirror_row_permanent(err, row->attempts + 1)) {
+			q = outbox_mark_failed_permanent(h, row->id, err->message);
+			return q < 0 ? q : SEND_SET_ASIDE;
+		}
+		q = outbox_mark_failed(h, row->id, err->message, next_attempt(err, row->attempts + 1));
 		return q < 0 ? q : r;
 	}
 	q = outbox_mark_sent(h, row, rep.id, rep.content, rep.usage, wallclock_usec());
 	taotoken_reply_done(&rep);
-	return q;
+	if (q == -ESTALE) {
+		/* Our claim expired while the request was in flight and another
+		 * process sent and acknowledged the row: it is delivered. */
+		log_debug("mirror: outbox row %" PRId64 " was already sent by another process", row->id);
+		return SEND_ALREADY_SENT;
+	}
+	return q < 0 ? q : SEND_OK;
 }
 
 int mirror_drain(struct history *h, const struct taotoken_config *cfg, const struct mirror_options *o,
@@ -94,8 +138,9 @@ int mirror_drain(struct history *h, const struct taotoken_config *cfg, const str
 {
 	_cleanup_key_ char *key = NULL;
 	struct mirror_result res = {.error.kind = TT_OK, .error.retry_after_s = -1};
+	struct taotoken_error set_aside = {.kind = TT_OK};
 	uint64_t deadline = now_usec() + (uint64_t)o->budget_ms * 1000;
-	int r = 0, q;
+	int r = 0, q, set_aside_r = 0;
 
 	r = taotoken_config_check(cfg, &res.error);
 	if (r >= 0)
@@ -116,11 +161,29 @@ int mirror_drain(struct history *h, const struct taotoken_config *cfg, const str
 		}
 		r = send_one(h, cfg, key, &row,
 			     left_ms < o->request_timeout_ms ? left_ms : o->request_timeout_ms, &res.error);
-		outbox_row_done(&row);
-		if (r >= 0)
+		if (r == SEND_OK)
 			res.sent++;
+		else if (r == SEND_SET_ASIDE && set_aside.kind == TT_OK) {
+			/* reported once the drain is over; the next row goes on */
+			set_aside = res.error;
+			snprintf(set_aside.message, sizeof(set_aside.message),
+				 "%s %" PRId64 " (outbox row %" PRId64
+				 ") set aside as failed_permanent: %.800s: fix the cause, then run "
+				 "'cx5prof mirror --retry-failed'",
+				 row.source_kind, row.source_id, row.id, res.error.message);
+			set_aside_r = set_aside.http_status ? -EPROTO : -EBADMSG;
+		}
+		outbox_row_done(&row);
+		if (r > 0) {
+			res.error = (struct taotoken_error){.kind = TT_OK, .retry_after_s = -1};
+			r = 0;
+		}
 	}
-	q = outbox_count(h, &res.pending, NULL);
+	if (r >= 0 && set_aside.kind != TT_OK) {
+		res.error = set_aside;
+		r = set_aside_r;
+	}
+	q = outbox_count(h, &res.pending, NULL, &res.failed);
 	if (q >= 0)
 		q = outbox_next_attempt(h, &res.next_attempt_usec);
 	if (r >= 0 && q < 0)
@@ -139,7 +202,7 @@ size_t mirror_opportunistic(struct history *h, const struct mirror_config *profi
 	size_t pending = 0;
 	int r;
 
-	if (!h || outbox_count(h, &pending, NULL) < 0 || pending == 0)
+	if (!h || outbox_count(h, &pending, NULL, NULL) < 0 || pending == 0)
 		return 0;
 	if (profile_mirror && profile_mirror->present)
 		taotoken_config_from_mirror(profile_mirror, "profile mirror.taotoken", &cfg);

@@ -7,7 +7,10 @@
  * error and the next attempt time (exponential backoff, never earlier than
  * Retry-After, for transient failures; one hour for failures the operator
  * must fix; never by itself after "insufficient_quota"). The drain stops at the first failure (the next rows
- * would meet the same key, quota or outage) and never runs past its time budget. Must never: fail or delay
+ * would meet the same key, quota or outage) and never runs past its time budget, except for a failure
+ * that belongs to the row itself (mirror_row_permanent()): that row is set aside as 'failed_permanent'
+ * and the drain goes on. A row another cx5prof already acknowledged (its claim expired while this one
+ * was in flight) is skipped. Must never: fail or delay
  * apply/verify beyond the budget (the opportunistic drain swallows every error), log above debug, or keep the
  * key longer than one drain. */
 #ifndef CX5_MIRROR_H
@@ -25,6 +28,8 @@ struct profile_error;
 #define MIRROR_OPPORTUNISTIC_BUDGET_MS 3000
 #define MIRROR_OPERATOR_WAIT_USEC      (3600 * 1000000LL) /* retry of a failure that needs the operator */
 #define MIRROR_NEVER		       INT64_MAX	  /* only `cx5prof mirror --now` retries it */
+#define MIRROR_MAX_ATTEMPTS	       10 /* a row the server keeps answering with an HTTP error */
+#define MIRROR_CHOICES_ATTEMPTS	       3  /* a row the server keeps answering 200 without choices */
 
 /* Where the mirror config comes from: path_override (may be NULL), else
  * $CX5PROF_MIRROR_CONFIG, else MIRROR_CONFIG_DEFAULT_PATH. */
@@ -44,10 +49,25 @@ struct mirror_options {
 struct mirror_result {
 	size_t sent;
 	size_t pending; /* left after the drain */
+	size_t failed;	/* 'failed_permanent' rows in the outbox after the drain */
 	bool out_of_time;
 	int64_t next_attempt_usec;   /* earliest scheduled retry among pending rows; 0 none */
 	struct taotoken_error error; /* kind TT_OK when nothing failed */
 };
+
+/* Does this failure belong to the row (its content or size), so that the
+ * row is set aside as 'failed_permanent' instead of blocking the queue?
+ * attempts counts this one. HTTP 400/413/422 at once; 200 without choices
+ * after MIRROR_CHOICES_ATTEMPTS; any other HTTP error reply after
+ * MIRROR_MAX_ATTEMPTS. Never for errors of the key, the account or the
+ * gateway (401, 403, 404, quota, 429, 5xx, timeouts, proxy, TLS, config):
+ * they hit every row, which keep waiting. */
+bool mirror_row_permanent(const struct taotoken_error *err, int64_t attempts);
+
+/* After a failed taotoken_chat() (r < 0): when err was not filled (kind
+ * TT_OK: out of memory before the request, ...), make it a local,
+ * retryable error naming r, so a stale or empty err never decides. */
+void mirror_local_error(int r, struct taotoken_error *err);
 
 /* Drain due rows. Returns 0 when every attempted send succeeded (also when
  * nothing was due), else the failure's -errno with ret->error filled (a

@@ -1,7 +1,8 @@
 /* netprobe.c: bounded TCP and DF probes towards a peer (see netprobe.h).
  *
  * Owns: the sockets of those probes, closed before returning. Must never:
- * probe more than the one address given, or block past its timeout. */
+ * probe more than the one host given (each of its addresses at most once),
+ * or block past its timeout once the name is resolved. */
 #define _GNU_SOURCE
 #include "netprobe.h"
 
@@ -31,27 +32,27 @@ static int resolve(const char *host, uint16_t port, int socktype, struct sockadd
 	return 0;
 }
 
-int netprobe_tcp(const char *host, uint16_t port, unsigned timeout_ms)
+/* One non-blocking connect to a, waiting until deadline. */
+static int connect_one(const struct addrinfo *a, uint64_t deadline)
 {
-	struct sockaddr_storage sa;
-	socklen_t salen;
 	_cleanup_close_ int fd = -1;
 	struct pollfd pfd;
+	uint64_t now;
 	int r, soerr = 0;
 	socklen_t l = sizeof(soerr);
 
-	r = resolve(host, port, SOCK_STREAM, &sa, &salen, AF_UNSPEC);
-	if (r < 0)
-		return r;
-	fd = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, salen) == 0)
+	if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
 		return 0;
 	if (errno != EINPROGRESS)
 		return -errno;
+	now = now_usec();
+	if (now >= deadline)
+		return -ETIMEDOUT;
 	pfd = (struct pollfd){.fd = fd, .events = POLLOUT};
-	r = poll(&pfd, 1, (int)timeout_ms);
+	r = poll(&pfd, 1, (int)((deadline - now) / 1000) + 1);
 	if (r < 0)
 		return -errno;
 	if (r == 0)
@@ -59,6 +60,34 @@ int netprobe_tcp(const char *host, uint16_t port, unsigned timeout_ms)
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) < 0)
 		return -errno;
 	return soerr ? -soerr : 0;
+}
+
+int netprobe_tcp(const char *host, uint16_t port, unsigned timeout_ms)
+{
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai = NULL;
+	char portbuf[8];
+	uint64_t deadline;
+	int r = -EINVAL;
+
+	if (!host || !*host)
+		return -EINVAL;
+	snprintf(portbuf, sizeof(portbuf), "%u", port);
+	/* Resolution is bounded only by the resolver (resolv.conf timeout
+	 * and attempts): numeric addresses and /etc/hosts names never wait. */
+	if (getaddrinfo(host, portbuf, &hints, &ai) != 0 || !ai)
+		return -EINVAL;
+	deadline = now_usec() + (uint64_t)timeout_ms * 1000;
+	/* Every address in turn ("localhost" may give ::1 before 127.0.0.1
+	 * and the server listen on one only), within the one time budget. */
+	for (const struct addrinfo *a = ai; a; a = a->ai_next) {
+		if (a != ai && now_usec() >= deadline)
+			break;
+		r = connect_one(a, deadline);
+		if (r == 0)
+			break;
+	}
+	freeaddrinfo(ai);
+	return r;
 }
 
 static uint16_t icmp_checksum(const void *data, size_t len)

@@ -11,9 +11,13 @@
 
 #include "util.h"
 
-/* 0: a TCP listener accepted; -ECONNREFUSED: nothing listens; -ETIMEDOUT:
- * no answer in timeout_ms (filtered?); -EHOSTUNREACH/-ENETUNREACH; -EINVAL:
- * host is not a numeric address or resolvable name. */
+/* 0: a TCP listener accepted on one of host's addresses (each tried in
+ * getaddrinfo's order, all within timeout_ms); else the last address's
+ * failure: -ECONNREFUSED nothing listens; -ETIMEDOUT no answer in
+ * timeout_ms (filtered?); -EHOSTUNREACH/-ENETUNREACH; -EINVAL: host is not
+ * a numeric address or resolvable name. The timeout starts after name
+ * resolution, which is bounded only by the resolver (resolv.conf timeout
+ * and attempts); numeric addresses and /etc/hosts names do not wait. */
 int netprobe_tcp(const char *host, uint16_t port, unsigned timeout_ms);
 
 enum df_result {

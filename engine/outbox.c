@@ -220,6 +220,31 @@ int outbox_mark_failed(struct history *h, int64_t id, const char *error, int64_t
 					   "sii", error, next_attempt_usec, id));
 }
 
+int outbox_mark_failed_permanent(struct history *h, int64_t id, const char *error)
+{
+	int q = history_begin(h);
+
+	if (q < 0)
+		return q;
+	return history_end(h, history_exec(h,
+					   "UPDATE outbox SET status = 'failed_permanent', attempts = attempts + 1,"
+					   " last_error = ?, next_attempt_usec = 0 WHERE id = ? AND status = 'pending'",
+					   "si", error, id));
+}
+
+int outbox_requeue_failed(struct history *h, size_t *ret_n)
+{
+	int q = history_begin(h);
+
+	if (q < 0)
+		return q;
+	q = history_exec(h, "UPDATE outbox SET status = 'pending', next_attempt_usec = 0"
+			    " WHERE status = 'failed_permanent'", "");
+	if (q >= 0 && ret_n)
+		*ret_n = (size_t)sqlite3_changes(history_db(h));
+	return history_end(h, q);
+}
+
 int outbox_release(struct history *h, int64_t id, int64_t next_attempt_usec)
 {
 	int q = history_begin(h);
@@ -286,10 +311,10 @@ int outbox_next_attempt(struct history *h, int64_t *ret)
 	return 0;
 }
 
-int outbox_count(struct history *h, size_t *ret_pending, size_t *ret_sent)
+int outbox_count(struct history *h, size_t *ret_pending, size_t *ret_sent, size_t *ret_failed)
 {
 	_cleanup_stmt_ sqlite3_stmt *s = NULL;
-	size_t pending = 0, sent = 0;
+	size_t pending = 0, sent = 0, failed = 0;
 	int q, rc;
 
 	q = prepare(h, "SELECT status, COUNT(*) FROM outbox GROUP BY status", &s);
@@ -303,6 +328,8 @@ int outbox_count(struct history *h, size_t *ret_pending, size_t *ret_sent)
 			pending = n;
 		else if (streq_ptr(st, "sent"))
 			sent = n;
+		else if (streq_ptr(st, "failed_permanent"))
+			failed = n;
 	}
 	if (rc != SQLITE_DONE)
 		return history_errno(rc);
@@ -310,6 +337,8 @@ int outbox_count(struct history *h, size_t *ret_pending, size_t *ret_sent)
 		*ret_pending = pending;
 	if (ret_sent)
 		*ret_sent = sent;
+	if (ret_failed)
+		*ret_failed = failed;
 	return 0;
 }
 

@@ -12,7 +12,11 @@
  *  - a row becomes 'sent' only with the server's reply stored, and only
  *    from 'pending': an acknowledged row is never sent again;
  *  - a failed send stays 'pending' with its error, attempts + 1 and the
- *    time of the next attempt (backoff); nothing is deleted.
+ *    time of the next attempt (backoff); nothing is deleted;
+ *  - a row the gateway refuses for itself (mirror.c decides: HTTP 400/413/
+ *    422, ...) becomes 'failed_permanent' with its error: the drain skips
+ *    it, so it no longer holds back the queue, until the operator requeues
+ *    it (`cx5prof mirror --retry-failed`).
  * Must never: talk to the network, log above debug, store a key. */
 #ifndef CX5_OUTBOX_H
 #define CX5_OUTBOX_H
@@ -62,6 +66,14 @@ int outbox_mark_sent(struct history *h, const struct outbox_row *claimed, const 
  * next_attempt_usec. */
 int outbox_mark_failed(struct history *h, int64_t id, const char *error, int64_t next_attempt_usec);
 
+/* The claimed row can never be sent as it is: 'failed_permanent' with the
+ * error, attempts + 1; the drain skips it from now on. */
+int outbox_mark_failed_permanent(struct history *h, int64_t id, const char *error);
+
+/* Every 'failed_permanent' row back to 'pending', due now (attempts and
+ * last error kept). *ret_n (may be NULL): how many. */
+int outbox_requeue_failed(struct history *h, size_t *ret_n);
+
 /* Release a claim without counting an attempt (the drain ran out of time). */
 int outbox_release(struct history *h, int64_t id, int64_t next_attempt_usec);
 
@@ -75,8 +87,8 @@ int outbox_find_source(struct history *h, const char *source_kind, int64_t sourc
  * (0: now, or nothing pending). */
 int outbox_next_attempt(struct history *h, int64_t *ret);
 
-/* Number of rows by status. */
-int outbox_count(struct history *h, size_t *ret_pending, size_t *ret_sent);
+/* Number of rows by status (each pointer may be NULL). */
+int outbox_count(struct history *h, size_t *ret_pending, size_t *ret_sent, size_t *ret_failed);
 
 /* Delay before attempt number `attempts + 1`: 2 s doubling up to 1 h,
  * and never less than retry_after_s when the server sent Retry-After. */

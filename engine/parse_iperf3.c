@@ -221,6 +221,20 @@ int parse_iperf3(const char *text, struct iperf3_report *ret, char **ret_error)
 	json_object_put(root);
 	if (r == 0 && (!(rep.elapsed_sec > 0) || !isfinite(rep.send_mbps) || !isfinite(rep.recv_mbps)))
 		r = -EDOM;
+	if (r == 0) {
+		/* A negative rate is no measurement (it would make a floor n/a). */
+		const char *neg = rep.send_mbps < 0   ? (rep.has_sum_received ? "end.sum_sent" : "end.sum")
+				  : rep.recv_mbps < 0 ? "end.sum_received"
+						      : NULL;
+		for (size_t i = 0; !neg && i < rep.n_streams; i++)
+			if (rep.streams[i].send_mbps < 0)
+				neg = "end.streams[].udp";
+		if (neg) {
+			r = -EDOM;
+			if (ret_error && !(*ret_error = strprintf("negative bits_per_second in %s", neg)))
+				r = -ENOMEM;
+		}
+	}
 	if (r < 0) {
 		iperf3_report_done(&rep);
 		return r;

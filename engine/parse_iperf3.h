@@ -52,7 +52,9 @@ struct iperf3_report {
  *   -EIO            any other "error" reported by iperf3 (*ret_error says it)
  *   -EBADMSG        not JSON, or truncated JSON
  *   -ENODATA        valid JSON without an end summary
- *   -EDOM           zero elapsed time or a non-finite figure
+ *   -EDOM           zero elapsed time, a non-finite figure, or a negative
+ *                   rate (*ret_error then names it: "negative
+ *                   bits_per_second in end.sum_received")
  * ret_error (may be NULL): iperf3's own error text when it gave one (also
  * from a plain "iperf3: error - ..." line), else NULL; caller frees.
  * *ret is written only on success; free with iperf3_report_done(). */

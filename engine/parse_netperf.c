@@ -152,7 +152,7 @@ static int csv_column(const char *name)
 }
 
 /* header/values: the two CSV rows (modified). */
-static int parse_csv(char *header, char *values, struct netperf_report *ret)
+static int parse_csv(char *header, char *values, struct netperf_report *ret, const char **ret_field)
 {
 	char *h[MAX_FIELDS], *v[MAX_FIELDS];
 	size_t nh = split(header, ",", true, h), nv;
@@ -177,6 +177,16 @@ static int parse_csv(char *header, char *values, struct netperf_report *ret)
 		if (netperf_unit_factor(val[CSV_UNITS], &factor) < 0)
 			return -EPROTONOSUPPORT;
 		snprintf(rep.unit, sizeof(rep.unit), "%s", val[CSV_UNITS]);
+	}
+	/* No figure netperf prints can be negative: one that is would pass
+	 * as a measurement (a "0%" loss, an n/a throughput). */
+	for (size_t i = 0; i < ARRAY_SIZE(csv_columns); i++) {
+		const char *s = val[csv_columns[i].col];
+		if (s && is_number(s, &x) && x < 0) {
+			if (ret_field)
+				*ret_field = csv_columns[i].title;
+			return -EDOM;
+		}
 	}
 	if (!is_number(val[CSV_SEND_CALLS], &x) || !is_count(x))
 		return -EBADMSG;
@@ -207,7 +217,33 @@ static int parse_csv(char *header, char *values, struct netperf_report *ret)
 	return 0;
 }
 
+/* The columns of the two data lines, for naming a negative one. */
+static const char *const sender_fields[] = {
+    "sender socket size",   "message size",  "sender elapsed time",
+    "sender Okay messages", "sender Errors", "sender throughput",
+};
+static const char *const receiver_fields[] = {
+    "receiver socket size",
+    "receiver elapsed time",
+    "receiver Okay messages",
+    "receiver throughput",
+};
+
+/* The first negative value of a data line's known columns, or -1. */
+static int negative_field(const double *v, size_t n, size_t known)
+{
+	for (size_t k = 0; k < n && k < known; k++)
+		if (v[k] < 0)
+			return (int)k;
+	return -1;
+}
+
 int parse_netperf(const char *text, struct netperf_report *ret)
+{
+	return parse_netperf_field(text, ret, NULL);
+}
+
+int parse_netperf_field(const char *text, struct netperf_report *ret, const char **ret_field)
 {
 	_cleanup_strv_free_ char **lines = NULL;
 	_cleanup_free_ char *copy = NULL;
@@ -243,7 +279,7 @@ int parse_netperf(const char *text, struct netperf_report *ret)
 			for (size_t k = 0; k < n && !known; k++)
 				known = csv_column(f[k]) >= 0;
 			if (known)
-				return parse_csv(lines[i], lines[i + 1], ret);
+				return parse_csv(lines[i], lines[i + 1], ret, ret_field);
 			continue;
 		}
 		n = split(lines[i], " \t\r", false, f);
@@ -263,6 +299,12 @@ int parse_netperf(const char *text, struct netperf_report *ret)
 			continue;
 		if (!have_sender) {
 			/* socket, message, elapsed, okay, errors, throughput [, cpu...] */
+			int neg = n >= 6 ? negative_field(v, n, ARRAY_SIZE(sender_fields)) : -1;
+			if (neg >= 0) {
+				if (ret_field)
+					*ret_field = sender_fields[neg];
+				return -EDOM;
+			}
 			if (n < 6 || !is_count(v[0]) || !is_count(v[1]) || !is_count(v[3]) ||
 			    !is_count(v[4])) {
 				partial = true;
@@ -277,6 +319,12 @@ int parse_netperf(const char *text, struct netperf_report *ret)
 			have_sender = true;
 		} else if (!have_receiver) {
 			/* socket, elapsed, okay, throughput [, cpu...] */
+			int neg = n >= 4 ? negative_field(v, n, ARRAY_SIZE(receiver_fields)) : -1;
+			if (neg >= 0) {
+				if (ret_field)
+					*ret_field = receiver_fields[neg];
+				return -EDOM;
+			}
 			if (n < 4 || !is_count(v[0]) || !is_count(v[2])) {
 				partial = true;
 				continue;

@@ -33,11 +33,19 @@ struct netperf_report {
  *   -ECONNREFUSED  netperf could not reach netserver ("establish control")
  *   -EHOSTUNREACH  name resolution failed ("could not resolve host")
  *   -ENODATA       truncated: sender line found but no receiver line
- *   -EDOM          elapsed time is zero or a figure is not finite
+ *   -EDOM          elapsed time is zero, or a figure is not finite, or a
+ *                  figure is negative (netperf prints none: a corrupt or
+ *                  foreign line must not pass as a 0% loss)
  *   -EPROTONOSUPPORT throughput unit not understood (e.g. "Trans/s")
  *   -EBADMSG       no result in the text at all
- * *ret is written only on success. */
+ * *ret is written only on success. A report with 0 messages sent parses
+ * (it is what netperf printed); the runner refuses it as a run. */
 int parse_netperf(const char *text, struct netperf_report *ret);
+/* The same; on -EDOM for a negative figure, *ret_field (may be NULL; a
+ * static string) names it: "sender throughput", "receiver Okay messages",
+ * or the -o column title ("Local Send Calls"). parse_netperf() is kept for
+ * callers that need no name (the fuzz harness). */
+int parse_netperf_field(const char *text, struct netperf_report *ret, const char **ret_field);
 
 /* Throughput in `unit` ("10^6bits/sec", "KBytes/s", ...) to 10^6 bits/s:
  * the factor to multiply by. -EPROTONOSUPPORT for an unknown unit. */

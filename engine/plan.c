@@ -14,6 +14,7 @@
 
 #include "cpuset.h"
 #include "ethtool.h"
+#include "interrupts.h"
 #include "exitcode.h"
 #include "irq.h"
 #include "irqbalance.h"
@@ -103,6 +104,8 @@ static int channels_read(const char *object, const char *key, char **ret)
 	return v ? format_u64(*v, ret) : -EINVAL;
 }
 
+static void irq_owners_forget(void);
+
 static int channels_write(const char *object, const char *key, const char *value, char **kmsg)
 {
 	struct eth_channels ch;
@@ -117,7 +120,12 @@ static int channels_write(const char *object, const char *key, const char *value
 	if (!v)
 		return -EINVAL;
 	r = parse_u32(value, v);
-	return r < 0 ? r : ethtool_set_channels(object, &ch);
+	if (r < 0)
+		return r;
+	r = ethtool_set_channels(object, &ch);
+	if (r > 0)
+		irq_owners_forget(); /* the driver re-created the IRQs */
+	return r;
 }
 
 static int rings_read(const char *object, const char *key, char **ret)
@@ -188,14 +196,129 @@ static int irq_from_key(const char *key, unsigned *ret)
 	return 0;
 }
 
+/* "irq ens1f0 q3" -> "ens1f0", 3. */
+static int irq_object_parse(const char *object, char *ifname, size_t size, unsigned *ret_queue)
+{
+	const char *sp, *q;
+	uint32_t queue;
+
+	if (strncmp(object, "irq ", 4) != 0)
+		return -EINVAL;
+	sp = object + 4;
+	q = strrchr(sp, ' ');
+	if (!q || q[1] != 'q' || (size_t)(q - sp) >= size || safe_atou32(q + 2, &queue) < 0)
+		return -EINVAL;
+	memcpy(ifname, sp, (size_t)(q - sp));
+	ifname[q - sp] = '\0';
+	*ret_queue = queue;
+	return 0;
+}
+
+/* The undo log keys an IRQ change by number, but numbers are handed out
+ * at boot and driver load: rediscover the interface's queue and check it
+ * is still that IRQ before touching it, so a rollback after a reboot never
+ * writes an old CPU list onto whatever device owns the number now.
+ * -ESTALE (with *ret_why when asked) when it moved or vanished. */
+/* The ports' IRQ lists, discovered once per process and kept for every
+ * IRQ step: which IRQ serves which queue cannot change within one run
+ * except by a channel change (channels_write drops the cache; a plan never
+ * changes channels and the IRQ map together), and re-reading
+ * /proc/interrupts per step made an 8-port apply quadratic. */
+#define IRQ_OWNERS_MAX 64
+
+static struct irq_owner {
+	char ifname[64];
+	int r; /* irq_discover's result */
+	struct irq_list *l;
+} irq_owners[IRQ_OWNERS_MAX];
+static size_t n_irq_owners;
+static struct interrupts *irq_owners_table;
+
+static void irq_owners_forget(void)
+{
+	for (size_t i = 0; i < n_irq_owners; i++)
+		irq_list_free(irq_owners[i].l);
+	n_irq_owners = 0;
+	interrupts_free(irq_owners_table);
+	irq_owners_table = NULL;
+}
+
+static int irq_owner_lookup(const char *ifname, const struct irq_list **ret)
+{
+	struct irq_owner *o;
+	int r;
+
+	for (size_t i = 0; i < n_irq_owners; i++)
+		if (streq(irq_owners[i].ifname, ifname)) {
+			*ret = irq_owners[i].l;
+			return irq_owners[i].r;
+		}
+	if (!irq_owners_table) {
+		r = interrupts_read(&irq_owners_table, NULL);
+		if (r < 0)
+			return r;
+	}
+	if (n_irq_owners == IRQ_OWNERS_MAX)
+		irq_owners_forget(); /* more ports than slots: start over, still correct */
+	o = &irq_owners[n_irq_owners];
+	snprintf(o->ifname, sizeof(o->ifname), "%s", ifname);
+	o->l = NULL;
+	o->r = irq_discover(ifname, irq_owners_table, &o->l);
+	if (o->r < 0 && o->r != -ENODEV)
+		return o->r; /* not cached: a transient failure is retried */
+	n_irq_owners++;
+	*ret = o->l;
+	return o->r;
+}
+
+static int irq_still_owned(const char *object, unsigned irq, char **ret_why)
+{
+	const struct irq_list *l = NULL;
+	const struct irq_vector *v;
+	char ifname[64];
+	unsigned queue;
+	char *why;
+	int r;
+
+	r = irq_object_parse(object, ifname, sizeof(ifname), &queue);
+	if (r < 0)
+		return r;
+	r = irq_owner_lookup(ifname, &l);
+	if (r < 0 && r != -ENODEV)
+		return r;
+	v = r < 0 ? NULL : irq_list_by_queue(l, queue);
+	if (v && v->irq == irq)
+		return 0;
+	if (r == -ENODEV)
+		why = strprintf("%s no longer exists (IRQ %u was its queue %u): nothing written", ifname, irq,
+				queue);
+	else if (!v)
+		why = strprintf("%s has no queue %u any more (it was IRQ %u): the IRQs changed (reboot, "
+				"driver reload or channel change) since the transaction; nothing written",
+				ifname, queue, irq);
+	else
+		why = strprintf("%s queue %u is now IRQ %u, not %u: the IRQ numbers changed (reboot or "
+				"driver reload) since the transaction; nothing written",
+				ifname, queue, v->irq, irq);
+	if (!why)
+		return -ENOMEM;
+	if (ret_why)
+		*ret_why = why;
+	else
+		free(why);
+	return -ESTALE;
+}
+
 static int irq_kind_read(const char *object, const char *key, char **ret)
 {
 	_cleanup_cpuset_ struct cpuset s = CPUSET_INIT;
 	unsigned irq;
 	int r;
 
-	(void)object;
 	r = irq_from_key(key, &irq);
+	if (r < 0)
+		return r;
+	r = irq_still_owned(object, irq, NULL);
 	if (r < 0)
 		return r;
 	r = irq_read_affinity(irq, &s);
@@ -208,12 +331,13 @@ static int irq_kind_write(const char *object, const char *key, const char *value
 	unsigned irq;
 	int r;
 
-	(void)object;
-	(void)kmsg;
 	r = irq_from_key(key, &irq);
 	if (r < 0)
 		return r;
 	r = cpuset_parse_list(value, &s);
+	if (r < 0)
+		return r;
+	r = irq_still_owned(object, irq, kmsg);
 	if (r < 0)
 		return r;
 	r = irq_write_affinity(irq, &s);
@@ -416,8 +540,17 @@ static int irqban_undo(const struct change_kind *k, const char *object, const ch
 {
 	int r;
 
-	if (is_undo_record(old_value))
-		return irqbalance_restore(old_value);
+	if (is_undo_record(old_value)) {
+		r = irqbalance_restore(old_value);
+		if (r == -ESTALE) {
+			_cleanup_free_ char *path = irqbalance_ban_record_path(old_value);
+			*kmsg = strprintf("%s changed since the ban was written (edited, removed or "
+					  "replaced by a symlink): nothing written; remove the --banirq "
+					  "options by hand",
+					  strna(path));
+		}
+		return r;
+	}
 	r = k->write(object, key, old_value, kmsg);
 	return r < 0 ? r : 0;
 }
@@ -835,7 +968,9 @@ static bool profile_manages_link(const struct profile *prof)
 {
 	return prof->link.mtu.set || prof->link.channels_combined.set || prof->link.channels_rx.set ||
 	       prof->link.channels_tx.set || prof->link.rings_rx.set || prof->link.rings_tx.set ||
-	       prof->irq.policy.set || prof->requires.driver_name.set || prof->requires.link_speed.set;
+	       prof->irq.policy.set || prof->irq.irqbalance.set || prof->requires.driver_name.set ||
+	       prof->requires.driver_min_version.set || prof->requires.firmware_min_version.set ||
+	       prof->requires.link_speed.set || prof->requires.link_duplex.set;
 }
 
 static int plan_port(struct plan *p, const struct profile *prof, const struct iface_state *s)
@@ -918,7 +1053,11 @@ static void irq_ports_done(struct irq_ports *ip)
 	free(ip->ports);
 }
 
-static int irq_ports_collect(const struct host_state *host, char **names, struct irq_ports *ip)
+/* Every matched port takes part in the IRQ plan: one without device IRQs
+ * (a veth, or no PCI function in the sysroot) is a problem of its own,
+ * never skipped, else irq.policy would look applied where nothing was. */
+static int irq_ports_collect(struct plan *p, const struct host_state *host, char **names,
+			     struct irq_ports *ip)
 {
 	size_t n = strv_length(names);
 	int r;
@@ -930,12 +1069,28 @@ static int irq_ports_collect(const struct host_state *host, char **names, struct
 		const struct iface_state *s = host_state_iface(host, names[i]);
 		struct irqplan_port *port = &ip->ports[ip->n];
 
-		if (!s || !s->has_nic)
+		if (!s || !s->has_nic || s->irqs_r == -ENODEV ||
+		    (s->irqs_r >= 0 && s->irqs && !s->irqs->pci_bdf)) {
+			r = plan_problem(p, EXIT_UNSUPPORTED, names[i],
+					 "remove irq.policy, or match only ports with a PCI function "
+					 "(on a test host: a --sysroot that has it)",
+					 "no device IRQs (no PCI function in the sysroot)");
+			if (r < 0)
+				return r;
 			continue;
+		}
 		if (s->irqs_r < 0)
 			return s->irqs_r;
 		if (!s->irqs)
 			return -ENODATA;
+		if (irq_list_count(s->irqs, IRQ_KIND_COMPLETION) == 0) {
+			r = plan_problem(p, EXIT_UNSUPPORTED, names[i],
+					 "check /proc/interrupts and the driver (mlx5_core)",
+					 "no completion IRQs in /proc/interrupts");
+			if (r < 0)
+				return r;
+			continue;
+		}
 		port->ifname = s->name;
 		port->numa_node = s->nic.numa_node;
 		port->irqs = s->irqs;
@@ -982,18 +1137,44 @@ static int plan_irqs(struct plan *p, const struct profile *prof, const struct ho
 	_cleanup_(irq_ports_done) struct irq_ports ip = {0};
 	_cleanup_topology_ struct topology *topo = NULL;
 	_cleanup_irqplan_ struct irqplan *ipl = NULL;
+	size_t problems = p->n_problems;
 	int r;
 
 	if (!prof->irq.policy.set || !p->interfaces)
+		return 0;
+	/* The IRQ map comes from the probe, taken before the channels change;
+	 * a channel change re-creates the IRQs (new numbers, new count), so
+	 * the map would pin IRQs that are gone, or someone else's. */
+	for (size_t i = 0; i < p->n_changes; i++) {
+		const struct plan_change *c = &p->changes[i];
+		bool seen = false;
+
+		if (!streq(c->kind->name, "channels"))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = streq(p->changes[j].kind->name, "channels") &&
+			       streq(p->changes[j].object, c->object);
+		if (seen)
+			continue;
+		r = plan_problem(p, EXIT_UNSUPPORTED, c->object,
+				 "apply channels first, then the IRQ map: two profiles or two runs",
+				 "channels and irq.policy in one run: changing channels re-creates the IRQs, "
+				 "the IRQ map would be planned from the IRQs before the change");
+		if (r < 0)
+			return r;
+	}
+	if (p->n_problems > problems)
 		return 0;
 	r = irq_options(prof, &o);
 	if (r < 0)
 		return plan_problem(p, EXIT_INVALID, "irq", "fix irq.cpulist / irq.exclude_cpus",
 				    "bad CPU list");
-	r = irq_ports_collect(host, p->interfaces, &ip);
+	r = irq_ports_collect(p, host, p->interfaces, &ip);
 	if (r < 0)
 		return plan_problem(p, EXIT_ERROR, "irq", "check /proc/interrupts and the sysroot",
 				    "cannot discover the IRQs: %s", strerror(-r));
+	if (p->n_problems > problems)
+		return 0;
 	r = topology_read(&topo);
 	if (r < 0)
 		return plan_problem(p, EXIT_ERROR, "irq", "check /sys/devices/system/cpu and node",
@@ -1066,6 +1247,13 @@ static int plan_irqbalance_ban(struct plan *p, const struct profile *prof, const
 		return plan_problem(p, EXIT_UNSUPPORTED, "irqbalance", "use irq.irqbalance: stop",
 				    "irq.irqbalance: ban: no /etc/default or /etc/sysconfig to write "
 				    "IRQBALANCE_ARGS in");
+	if (r == -ELOOP)
+		return plan_problem(p, EXIT_UNSUPPORTED, "irqbalance",
+				    "add the --banirq options to the link's target by hand, or use "
+				    "irq.irqbalance: stop",
+				    "irq.irqbalance: ban: %s is a symlink: cx5prof would replace it by a "
+				    "regular file",
+				    strna(st->config_path));
 	if (r == -EINVAL)
 		return plan_problem(
 		    p, EXIT_UNSUPPORTED, "irqbalance",

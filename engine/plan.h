@@ -17,7 +17,9 @@
  *   rings     object "ens1f0", key "rings.rx|tx"
  *   sysctl    object "sysctl", key "net.core.rmem_max", ...
  *   irq       object "irq ens1f0 q3", key "smp_affinity_list 98" (IRQ 98),
- *             values CPU lists ("0-31" -> "17")
+ *             values CPU lists ("0-31" -> "17"); read and write first check
+ *             that queue 3 of ens1f0 is still IRQ 98 (-ESTALE, nothing
+ *             written, when a reboot or driver reload renumbered it)
  *   irqbalance      object "irqbalance", key "service": "active=A,enabled=E"
  *                   -> "stopped"
  *   irqbalance-ban  object "irqbalance", key "banirq": the config file's

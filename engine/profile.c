@@ -1112,11 +1112,20 @@ static void taotoken_enter(struct loader *l, void *field, const struct ynode *ke
 	m->at = mark_of(l, key);
 }
 
-/* After one file: the key source of the mirror is one choice. */
+/* After one file: the key source of the mirror is one choice; and a file
+ * that points the mirror at a host (base_url) names the key for it too: an
+ * inherited key source would send the parent's key to the child's host. */
 static int check_mirror_file(struct loader *l, struct mirror_config *m, const char *path)
 {
 	bool file_here = m->api_key_file.set && m->api_key_file.at.file == l->file;
 	bool env_here = m->api_key_env.set && m->api_key_env.at.file == l->file;
+	bool url_here = m->base_url.set && m->base_url.at.file == l->file;
+
+	if (url_here && !file_here && !env_here && (m->api_key_file.set || m->api_key_env.set))
+		return fail_at(l, l->file, m->base_url.at.line, m->base_url.at.column,
+			       "%s: base_url set here needs api_key_file or api_key_env in the same file "
+			       "(the key inherited from %s is not sent to another host)",
+			       path, m->api_key_file.set ? m->api_key_file.at.file : m->api_key_env.at.file);
 
 	if (file_here && env_here) {
 		const struct profile_string *later =

@@ -134,7 +134,28 @@ void runner_result_compute_loss(struct runner_result *res)
 		s->lost = s->sent > s->received ? s->sent - s->received : 0;
 	}
 	res->lost = res->sent > res->received ? res->sent - res->received : 0;
-	res->loss_percent = res->sent ? 100.0 * (double)res->lost / (double)res->sent : 0;
+	/* Nothing sent: nothing arrived either; never a 0% that passes a
+	 * ceiling (runner_check_sent() also refuses such a run). */
+	res->loss_percent = res->sent ? 100.0 * (double)res->lost / (double)res->sent : 100.0;
+}
+
+int runner_check_sent(const struct runner_params *p, struct runner_result *res)
+{
+	const char *column = streq(res->runner, "netperf") ? ", netperf's Errors column" : "";
+
+	if (res->sent == 0)
+		return runner_fail(res, -EIO,
+				   "%s sent no datagram to %s (%" PRIu64 " failed sends%s): nothing was "
+				   "measured; check the route to the peer and the send buffer (ENOBUFS: "
+				   "raise net.core.wmem_max), then run again",
+				   res->runner, p->peer ? p->peer : "the peer", res->send_errors, column);
+	if (res->send_errors == 0)
+		return 0;
+	return runner_warn(
+	    res,
+	    "%" PRIu64 " sends failed during the run%s: the local socket refused them "
+	    "(ENOBUFS: the send buffer overflowed); raise net.core.wmem_max and the send buffer",
+	    res->send_errors, column);
 }
 
 int runner_fail(struct runner_result *res, int err, const char *fmt, ...)
@@ -308,27 +329,47 @@ static void child_reap(struct runner_child *c, int flags)
 		     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
+/* After the last child exited, its pipes are read until EOF, but a
+ * grandchild that inherited them (a daemonised helper) may keep them open
+ * and keep writing: the drain ends DRAIN_MAX_USEC after the exit. */
+#define DRAIN_MAX_USEC 1000000
+
+static void close_pipes(struct runner_child *children, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (children[i].out_fd >= 0) {
+			close(children[i].out_fd);
+			children[i].out_fd = -1;
+		}
+}
+
 int runner_wait_all(struct runner_child *children, size_t n, uint64_t deadline_usec)
 {
-	uint64_t kill_at = 0;
+	uint64_t kill_at = 0, drain_end = 0;
 
 	for (;;) {
 		struct pollfd pfd[n ? n : 1];
-		size_t np = 0, open_fds = 0, running = 0;
+		size_t np = 0, running = 0;
 		uint64_t now = now_usec();
 		int timeout_ms;
 
 		for (size_t i = 0; i < n; i++) {
-			if (children[i].out_fd >= 0) {
+			if (children[i].out_fd >= 0)
 				pfd[np++] = (struct pollfd){.fd = children[i].out_fd, .events = POLLIN};
-				open_fds++;
-			}
 			child_reap(&children[i], WNOHANG);
 			if (children[i].pid > 0)
 				running++;
 		}
-		if (running == 0 && open_fds == 0)
+		if (running == 0 && np == 0)
 			return 0;
+		if (running == 0) {
+			if (!drain_end)
+				drain_end = now + DRAIN_MAX_USEC;
+			if (now >= drain_end) {
+				close_pipes(children, n);
+				return 0;
+			}
+		}
 		if (now >= deadline_usec && running > 0) {
 			for (size_t i = 0; i < n; i++)
 				if (children[i].pid > 0) {
@@ -338,14 +379,12 @@ int runner_wait_all(struct runner_child *children, size_t n, uint64_t deadline_u
 			if (!kill_at)
 				kill_at = now + 1000000;
 		}
-		if (running == 0) /* exited; drain what is left in the pipes */
-			timeout_ms = 100;
-		else if (now < deadline_usec)
+		/* At most 100 ms: also notice exits that print nothing. */
+		timeout_ms = 100;
+		if (running == 0 && (drain_end - now) / 1000 + 1 < 100)
+			timeout_ms = (int)((drain_end - now) / 1000) + 1;
+		else if (running > 0 && now < deadline_usec && (deadline_usec - now) / 1000 + 1 < 100)
 			timeout_ms = (int)((deadline_usec - now) / 1000) + 1;
-		else
-			timeout_ms = 100;
-		if (timeout_ms > 100)
-			timeout_ms = 100; /* also notice exits without output */
 		if (np == 0) {
 			poll(NULL, 0, timeout_ms);
 			continue;
@@ -356,21 +395,6 @@ int runner_wait_all(struct runner_child *children, size_t n, uint64_t deadline_u
 			for (size_t k = 0; k < np; k++)
 				if (children[i].out_fd == pfd[k].fd && pfd[k].revents)
 					child_read(&children[i]);
-		if (running == 0) /* pipes drained at least once after exit */
-			for (size_t i = 0; i < n; i++)
-				if (children[i].out_fd >= 0) {
-					while (children[i].out_fd >= 0) {
-						struct pollfd one = {.fd = children[i].out_fd,
-								     .events = POLLIN};
-						if (poll(&one, 1, 100) <= 0)
-							break;
-						child_read(&children[i]);
-					}
-					if (children[i].out_fd >= 0) {
-						close(children[i].out_fd);
-						children[i].out_fd = -1;
-					}
-				}
 	}
 }
 

@@ -62,7 +62,7 @@ struct runner_result {
 	uint64_t lost;	      /* sent - received (0 when received > sent) */
 	double send_mbps;     /* summed over streams, 10^6 bits/s */
 	double recv_mbps;
-	double loss_percent;	     /* 100 * lost / sent; 0 when sent == 0 */
+	double loss_percent;	     /* 100 * lost / sent; 100 when sent == 0 */
 	uint64_t send_buffer_actual; /* as reported by the tool (kernel doubles it); 0 unknown */
 	uint64_t recv_buffer_actual;
 	double sender_cpu_percent;     /* CPU time of the sender / wall time * 100
@@ -87,7 +87,8 @@ struct runner {
 	/* Run the benchmark. 0 on success with res filled; -errno on failure
 	 * with res->error set (-ENOENT tool missing, -ECONNREFUSED no server,
 	 * -EBUSY server busy, -ETIMEDOUT tool hung, -EBADMSG unparsable output,
-	 * -EINVAL bad params). res->runner is set in both cases. */
+	 * -EINVAL bad params, -EIO the run sent no datagram: see
+	 * runner_check_sent). res->runner is set in both cases. */
 	int (*run)(const struct runner_params *p, struct runner_result *res);
 };
 
@@ -116,6 +117,11 @@ void runner_result_init(struct runner_result *res, const char *runner_name);
 void runner_result_done(struct runner_result *res);
 /* Fill lost and loss_percent from sent/received (and each stream's lost). */
 void runner_result_compute_loss(struct runner_result *res);
+/* A run that sent no datagram measured nothing: -EIO with res->error
+ * saying so (with the failed sends, netperf's "Errors" column or the
+ * builtin's ENOBUFS count), never a result. With failed sends among sent
+ * ones, 0 and a warning. Every runner calls it once its figures are in. */
+int runner_check_sent(const struct runner_params *p, struct runner_result *res);
 /* printf into res->error (replacing it); returns err (a -errno) for
  * `return runner_fail(res, -ECONNREFUSED, "...")`. */
 int runner_fail(struct runner_result *res, int err, const char *fmt, ...) _printf_(3, 4);
@@ -147,8 +153,9 @@ struct runner_child {
 int runner_spawn(const char *path, char *const *argv, int cpu, struct runner_child *ret);
 /* Collect output of all children until they exit or until deadline_usec
  * (now_usec() clock); past the deadline they get SIGTERM, then SIGKILL
- * after one second, and timed_out is set. Output beyond 4 MiB per child is
- * dropped. */
+ * after one second, and timed_out is set. Once all have exited, their
+ * pipes are drained for at most one second more (a grandchild may hold
+ * them open), then closed. Output beyond 4 MiB per child is dropped. */
 int runner_wait_all(struct runner_child *children, size_t n, uint64_t deadline_usec);
 void runner_child_done(struct runner_child *c);
 

@@ -65,6 +65,9 @@ static int builtin_run(const struct runner_params *p, struct runner_result *res)
 	snprintf(res->runner, sizeof(res->runner), "builtin");
 	if (!ur)
 		return runner_fail(res, -ENOMEM, "builtin: out of memory");
+	r = runner_warn_clamped(p, res);
+	if (r < 0)
+		return r;
 	free(res->command);
 	res->command = NULL;
 	if (udpsend_command_line(&sp, &res->command) < 0)
@@ -103,7 +106,7 @@ static int builtin_run(const struct runner_params *p, struct runner_result *res)
 	for (char **n = ur->notes; n && *n; n++)
 		runner_warn(res, "%s", *n);
 	udpsend_result_done(ur);
-	return 0;
+	return runner_check_sent(p, res);
 }
 
 const struct runner runner_builtin = {

@@ -108,6 +108,9 @@ static int explain(const struct runner_params *p, struct runner_result *res, int
 	case -EIO:
 		return runner_fail(res, r, "iperf3 failed: %s", iperf_error ? iperf_error : "unknown error");
 	case -EDOM:
+		if (iperf_error)
+			return runner_fail(res, -EBADMSG, "iperf3 printed a %s: not a measurement; run again",
+					   iperf_error);
 		return runner_fail(res, r, "iperf3 measured for 0 s: no throughput; use a longer duration");
 	case -ENODATA:
 		return runner_fail(res, -EBADMSG,
@@ -210,7 +213,8 @@ static int iperf3_run(const struct runner_params *p, struct runner_result *res)
 	runner_result_compute_loss(res);
 	if (res->elapsed_sec > 0)
 		res->sender_cpu_percent = 100.0 * kid.cpu_sec / res->elapsed_sec;
-	if (!rep.has_sum_received)
+	r = runner_check_sent(p, res);
+	if (r >= 0 && !rep.has_sum_received)
 		r = runner_warn(res, "%s has no end.sum_received: the receive rate is estimated from end.sum",
 				*rep.version ? rep.version : "this iperf3");
 	iperf3_report_done(&rep);

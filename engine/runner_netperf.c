@@ -111,7 +111,7 @@ static int stream_cpu(const struct runner_params *p, uint32_t i)
 	return cpu;
 }
 
-static int explain(const struct runner_params *p, struct runner_result *res, int r,
+static int explain(const struct runner_params *p, struct runner_result *res, int r, const char *field,
 		   const struct runner_child *c)
 {
 	_cleanup_free_ char *msg = NULL;
@@ -130,6 +130,11 @@ static int explain(const struct runner_params *p, struct runner_result *res, int
 				   "the run was cut short or netserver died; run it again",
 				   c->exit_status);
 	case -EDOM:
+		if (field)
+			return runner_fail(res, -EBADMSG,
+					   "netperf printed a negative %s: not a measurement; check the "
+					   "netperf and netserver versions and run again",
+					   field);
 		return runner_fail(
 		    res, r,
 		    "netperf measured for 0 s (or printed a non-finite figure): no throughput; "
@@ -229,15 +234,16 @@ static int netperf_run(const struct runner_params *p, struct runner_result *res)
 	for (uint32_t i = 0; r >= 0 && i < n; i++) {
 		struct netperf_report rep;
 		struct runner_stream *s = &res->streams[i];
+		const char *field = NULL;
 
 		if (kids[i].timed_out) {
 			r = runner_fail(res, -ETIMEDOUT, "netperf did not finish within %u s and was stopped",
 					p->duration_sec + NETPERF_GRACE_SEC);
 			break;
 		}
-		r = parse_netperf(kids[i].output ? kids[i].output : "", &rep);
+		r = parse_netperf_field(kids[i].output ? kids[i].output : "", &rep, &field);
 		if (r < 0) {
-			r = explain(p, res, r, &kids[i]);
+			r = explain(p, res, r, field, &kids[i]);
 			break;
 		}
 		s->sent = rep.sent;
@@ -263,7 +269,7 @@ static int netperf_run(const struct runner_params *p, struct runner_result *res)
 	runner_result_compute_loss(res);
 	if (res->elapsed_sec > 0)
 		res->sender_cpu_percent = 100.0 * cpu_sec / res->elapsed_sec;
-	return 0;
+	return runner_check_sent(p, res);
 }
 
 const struct runner runner_netperf = {

@@ -240,6 +240,30 @@ int sysroot_listdir(const char *path, char ***ret)
 	return 0;
 }
 
+int sysroot_confine(const char *full)
+{
+	_cleanup_free_ char *dir = NULL, *real_dir = NULL, *real_root = NULL;
+	size_t n;
+
+	if (!root)
+		return 0;
+	dir = strdup(full);
+	if (!dir)
+		return -ENOMEM;
+	real_dir = realpath(dirname(dir), NULL);
+	if (!real_dir)
+		return -errno;
+	real_root = realpath(root, NULL);
+	if (!real_root)
+		return -errno;
+	n = strlen(real_root);
+	if (streq(real_root, "/"))
+		return 0;
+	if (strncmp(real_dir, real_root, n) != 0 || (real_dir[n] != '\0' && real_dir[n] != '/'))
+		return -EXDEV;
+	return 0;
+}
+
 int sysroot_write(const char *path, const char *value)
 {
 	_cleanup_free_ char *full = NULL;
@@ -251,8 +275,13 @@ int sysroot_write(const char *path, const char *value)
 	r = sysroot_path(path, &full);
 	if (r < 0)
 		return r;
-	/* O_TRUNC is ignored by procfs and needed for a sysroot's plain files. */
-	fd = open(full, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+	r = sysroot_confine(full);
+	if (r < 0)
+		return r;
+	/* O_TRUNC is ignored by procfs and needed for a sysroot's plain files.
+	 * Under a sysroot, O_NOFOLLOW refuses a final-component symlink (ELOOP):
+	 * a copied tree must not redirect a write to a host file. */
+	fd = open(full, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY | (root ? O_NOFOLLOW : 0));
 	if (fd < 0)
 		return -errno;
 	n = write(fd, value, len);

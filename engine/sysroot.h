@@ -30,8 +30,15 @@ int sysroot_readlink_base(const char *path, char **ret);
 /* Entries of a directory, sorted, without "." and "..". */
 int sysroot_listdir(const char *path, char ***ret);
 /* Replace the contents of an existing file (never creates it); value is
- * written in one write(2), as the kernel expects for /proc/sys and /proc/irq. */
+ * written in one write(2), as the kernel expects for /proc/sys and /proc/irq.
+ * Under a sysroot the write stays inside it: -ELOOP when the file itself is
+ * a symlink, -EXDEV when its directory resolves outside the sysroot. The
+ * live host ("/") follows links as the kernel's own files need. */
 int sysroot_write(const char *path, const char *value);
+/* 0 when the directory of full (a path from sysroot_path()) resolves inside
+ * the sysroot, -EXDEV when it escapes; always 0 on the live host. For
+ * writers of files outside /proc and /sys that still live under the root. */
+int sysroot_confine(const char *full);
 
 /* printf-style path helpers for the common case. */
 int sysroot_read_linef(char **ret, const char *fmt, ...) _printf_(2, 3);

@@ -13,6 +13,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "cli.h"
@@ -211,6 +213,18 @@ static int key_check(char *key, const char *from, struct taotoken_error *err)
 	return 0;
 }
 
+void taotoken_protect_process(void)
+{
+	struct rlimit nocore = {0, 0};
+
+	/* No core dump and no ptrace by other processes of the same user once
+	 * the key is in memory: a core file would hold it. Best effort. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		log_debug("taotoken: prctl(PR_SET_DUMPABLE, 0): %m");
+	if (setrlimit(RLIMIT_CORE, &nocore) < 0)
+		log_debug("taotoken: setrlimit(RLIMIT_CORE, 0): %m");
+}
+
 int taotoken_key_load(const struct taotoken_config *c, char **ret_key, struct taotoken_error *err)
 {
 	_cleanup_close_ int fd = -1;
@@ -219,6 +233,7 @@ int taotoken_key_load(const struct taotoken_config *c, char **ret_key, struct ta
 	ssize_t n;
 	int r;
 
+	taotoken_protect_process();
 	if (empty(c->api_key_file)) {
 		_cleanup_free_ char *from =
 		    strprintf("environment variable %s (api_key_env)", strna(c->api_key_env));
@@ -290,11 +305,9 @@ char *taotoken_key_fingerprint(const char *key)
 {
 	char hex[SHA256_HEX_LEN + 1];
 
+	/* Only a digest prefix: no character of the key itself. */
 	sha256_hex(key, strlen(key), hex);
-	/* Short keys would be mostly revealed by a prefix: digest only. */
-	if (strlen(key) < 16)
-		return strprintf("(sha256:%.8s)", hex);
-	return strprintf("%.4s...(sha256:%.8s)", key, hex);
+	return strprintf("sha256:%.8s", hex);
 }
 
 struct json_object *taotoken_request_json(const struct taotoken_config *c, const char *system_prompt,
@@ -384,23 +397,102 @@ static struct json_object *parse_body(const char *body, size_t len)
 	return o;
 }
 
-/* The server's own words, on one line: control characters (newlines,
- * terminal escapes) become spaces before they reach a log or the history. */
-static char *detail(const char *server_msg)
+/* A copy of msg with every occurrence of key replaced by "<key>"; the
+ * search goes on after each replaced region, so it ends for any key (even
+ * one made of '*' or one shorter than the mask). NULL on out of memory. */
+static char *scrub_dup(const char *msg, const char *key)
 {
+	static const char mask[] = "<key>";
+	size_t kl = key ? strlen(key) : 0, n = 0;
+	const char *p, *q;
+	char *out, *o;
+
+	if (kl == 0)
+		return strdup(msg);
+	for (p = msg; (q = strstr(p, key)); p = q + kl)
+		n++;
+	out = malloc(strlen(msg) + n * sizeof(mask) + 1);
+	if (!out)
+		return NULL;
+	for (o = out, p = msg; (q = strstr(p, key)); p = q + kl) {
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
+		memcpy(o, mask, sizeof(mask) - 1);
+		o += sizeof(mask) - 1;
+	}
+	strcpy(o, p);
+	return out;
+}
+
+/* Replace every occurrence of the key in msg (a server may echo it). */
+static void scrub(char *msg, size_t size, const char *key)
+{
+	_cleanup_free_ char *s = scrub_dup(msg, key);
+
+	if (s)
+		snprintf(msg, size, "%s", s);
+	else /* out of memory: lose the message rather than risk the key */
+		snprintf(msg, size, "(message withheld: out of memory while masking the key)");
+}
+
+#define DETAIL_MAX	   200 /* characters of the server's message kept */
+#define KEY_FRAGMENT_MIN 4   /* a cut-off key prefix this long is masked */
+
+char *taotoken_server_detail(const char *server_msg, const char *key)
+{
+	_cleanup_free_ char *m = NULL;
+	size_t len, kl = key ? strlen(key) : 0;
 	char *d;
 
 	if (empty(server_msg))
 		return strdup("");
-	d = strprintf(" (server: %.200s)", server_msg);
+	/* The whole key first, then the cut: a cut must never leave a piece. */
+	m = scrub_dup(server_msg, key);
+	if (!m)
+		return NULL;
+	len = strlen(m);
+	if (len > DETAIL_MAX) {
+		m[DETAIL_MAX] = '\0';
+		len = DETAIL_MAX;
+		/* a trailing fragment that is the start of the key */
+		for (size_t f = kl - 1 < len ? kl - 1 : len; kl > 0 && f >= KEY_FRAGMENT_MIN; f--)
+			if (memcmp(m + len - f, key, f) == 0) {
+				m[len - f] = '\0';
+				len -= f;
+				d = strprintf(" (server: %s<key>)", m);
+				goto oneline;
+			}
+	}
+	d = strprintf(" (server: %s)", m);
+oneline:
+	/* On one line: control characters (newlines, terminal escapes) become
+	 * spaces before they reach a log or the history. */
 	for (char *p = d; p && *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = ' ';
 	return d;
 }
 
+static int parse_reply(const struct taotoken_config *c, const char *key, long status, const char *body,
+		       size_t len, int64_t retry_after_s, struct taotoken_reply *ret, struct taotoken_error *err);
+
 int taotoken_parse_reply(const struct taotoken_config *c, long status, const char *body, size_t len,
 			 int64_t retry_after_s, struct taotoken_reply *ret, struct taotoken_error *err)
+{
+	return parse_reply(c, NULL, status, body, len, retry_after_s, ret, err);
+}
+
+/* Is an HTTP status worth retrying? 4xx are about this request (its body,
+ * size or content) except timeout, conflict and rate limit. */
+static bool status_retryable(long status)
+{
+	if (status >= 400 && status <= 499)
+		return status == 408 || status == 409 || status == 429;
+	return true;
+}
+
+static int parse_reply(const struct taotoken_config *c, const char *key, long status, const char *body,
+		       size_t len, int64_t retry_after_s, struct taotoken_reply *ret, struct taotoken_error *err)
 {
 	struct json_object *root = parse_body(body, len);
 	const char *msg, *type, *code;
@@ -410,7 +502,7 @@ int taotoken_parse_reply(const struct taotoken_config *c, long status, const cha
 	if (err)
 		err->retry_after_s = -1;
 	error_fields(root, &msg, &type, &code);
-	d = detail(msg);
+	d = taotoken_server_detail(msg, key);
 	if (!d) {
 		json_object_put(root);
 		return -ENOMEM;
@@ -444,12 +536,19 @@ int taotoken_parse_reply(const struct taotoken_config *c, long status, const cha
 		else
 			r = fail(err, -EAGAIN, TT_RATE_LIMITED, true, status,
 				 "rate limited (HTTP 429): will retry%s", d);
+	} else if (status == 503 && retry_after_s >= 0) {
+		/* Retry-After is the standard answer of an overloaded server too. */
+		r = fail(err, -EAGAIN, TT_SERVER, true, status,
+			 "server error (HTTP %ld) from %s: will retry after %" PRId64 " s (Retry-After)%s",
+			 status, c->base_url, retry_after_s, d);
+		if (err)
+			err->retry_after_s = retry_after_s;
 	} else if (status >= 500 && status <= 599)
 		r = fail(err, -EAGAIN, TT_SERVER, true, status,
 			 "server error (HTTP %ld) from %s: will retry%s", status, c->base_url, d);
 	else if (status < 200 || status > 299)
-		r = fail(err, -EPROTO, TT_HTTP, true, status, "unexpected HTTP %ld from %s%s", status,
-			 c->base_url, d);
+		r = fail(err, -EPROTO, TT_HTTP, status_retryable(status), status,
+			 "unexpected HTTP %ld from %s%s", status, c->base_url, d);
 	else {
 		struct json_object *choices, *first, *message, *content, *v;
 
@@ -495,8 +594,16 @@ static inline void curl_easy_cleanupp(CURL **c)
 	if (*c)
 		cu->easy_cleanup(*c);
 }
+/* Our header list holds a copy of "Authorization: Bearer KEY": wipe
+ * every entry before freeing it. libcurl's own copies (the request it
+ * builds, its connection buffers) are out of our reach and cannot be
+ * wiped; PR_SET_DUMPABLE 0 (taotoken_protect_process()) keeps them out of
+ * core files. */
 static inline void curl_slist_free_allp(struct curl_slist **l)
 {
+	for (struct curl_slist *e = *l; e; e = e->next)
+		if (e->data)
+			explicit_bzero(e->data, strlen(e->data));
 	if (*l)
 		cu->slist_free_all(*l);
 }
@@ -571,6 +678,8 @@ static char *proxy_in_use(const char *url)
 
 	if (url_parts(url, &scheme, &host) < 0)
 		return NULL;
+	if (host_is_loopback(host))
+		return NULL; /* taotoken_chat() sets CURLOPT_NOPROXY "*" */
 	np = getenv("no_proxy");
 	if (empty(np))
 		np = getenv("NO_PROXY");
@@ -667,28 +776,6 @@ static int curl_fail(struct taotoken_error *err, CURL *curl, CURLcode code, cons
 	return fail(err, -ECOMM, TT_HTTP, true, 0, "%s: %s (curl %d): will retry", url, why, (int)code);
 }
 
-/* Replace every occurrence of the key in msg (a server may echo it). */
-static void scrub(char *msg, size_t size, const char *key)
-{
-	size_t kl = strlen(key);
-	char *p;
-
-	if (kl == 0)
-		return;
-	while ((p = strstr(msg, key))) {
-		const char *mask = "<key>";
-		size_t ml = strlen(mask), tail = strlen(p + kl);
-
-		if (ml > kl) {
-			memset(p, '*', kl);
-			continue;
-		}
-		memcpy(p, mask, ml);
-		memmove(p + ml, p + kl, tail + 1);
-	}
-	(void)size;
-}
-
 /* Which key was rejected, without showing it. */
 static void key_rejected_detail(const struct taotoken_config *c, const char *key, struct taotoken_error *err)
 {
@@ -711,7 +798,7 @@ int taotoken_chat(const struct taotoken_config *c, const char *key, const char *
 {
 	_cleanup_(curl_easy_cleanupp) CURL *curl = NULL;
 	_cleanup_(curl_slist_free_allp) struct curl_slist *headers = NULL;
-	_cleanup_free_ char *url = NULL, *auth = NULL;
+	_cleanup_free_ char *url = NULL, *auth = NULL, *scheme = NULL, *host = NULL;
 	struct json_object *req;
 	struct body b = {0};
 	char errbuf[CURL_ERROR_SIZE] = "";
@@ -723,6 +810,9 @@ int taotoken_chat(const struct taotoken_config *c, const char *key, const char *
 	int r;
 
 	r = taotoken_config_check(c, err); /* loads libcurl */
+	if (r < 0)
+		return r;
+	r = url_parts(c->base_url, &scheme, &host);
 	if (r < 0)
 		return r;
 	bl = strlen(c->base_url);
@@ -753,6 +843,11 @@ int taotoken_chat(const struct taotoken_config *c, const char *key, const char *
 	cu->easy_setopt(curl, CURLOPT_USERAGENT, "cx5prof/" CX5PROF_VERSION);
 	cu->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	cu->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+	/* Loopback never goes through a proxy: with plain http the proxy would
+	 * read the Authorization header in clear text (and a proxy's loopback
+	 * is not ours anyway). */
+	if (host_is_loopback(host))
+		cu->easy_setopt(curl, CURLOPT_NOPROXY, "*");
 	cu->easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
 	cu->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms < 10000 ? timeout_ms : 10000L);
 	cu->easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
@@ -781,8 +876,7 @@ int taotoken_chat(const struct taotoken_config *c, const char *key, const char *
 	}
 	cu->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	cu->easy_getinfo(curl, CURLINFO_RETRY_AFTER, &retry_after);
-	r = taotoken_parse_reply(c, status, b.data, b.len, retry_after > 0 ? (int64_t)retry_after : -1, ret,
-				 err);
+	r = parse_reply(c, key, status, b.data, b.len, retry_after > 0 ? (int64_t)retry_after : -1, ret, err);
 	free(b.data);
 	if (r < 0 && err) {
 		scrub(err->message, sizeof(err->message), key);

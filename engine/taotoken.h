@@ -15,7 +15,8 @@
  * in the key is refused with a message (a classic cause of 401).
  * Plain http:// base URLs are accepted only for loopback hosts (127.0.0.0/8,
  * ::1, localhost: test servers, local gateways); anything else must be
- * https://. A custom CA comes from CURL_CA_BUNDLE or SSL_CERT_FILE. */
+ * https://. A loopback host is never reached through a proxy (the proxy
+ * variables are ignored for it: a proxy would see a plain-http key). A custom CA comes from CURL_CA_BUNDLE or SSL_CERT_FILE. */
 #ifndef CX5_TAOTOKEN_H
 #define CX5_TAOTOKEN_H
 
@@ -91,9 +92,21 @@ int taotoken_config_check(const struct taotoken_config *c, struct taotoken_error
  * err (kind TT_KEY). *ret_key is the key (caller frees, after wiping). */
 int taotoken_key_load(const struct taotoken_config *c, char **ret_key, struct taotoken_error *err);
 
-/* "sk-a...(sha256:1a2b3c4d)": the first 4 characters and a SHA-256 prefix;
- * enough to tell two keys apart, useless to an attacker. Caller frees. */
+/* "sha256:1a2b3c4d": a SHA-256 prefix of the key, no character of the key
+ * itself; enough to tell two keys apart. Caller frees. */
 char *taotoken_key_fingerprint(const char *key);
+
+/* Before a key is in memory: no core dumps (PR_SET_DUMPABLE 0, RLIMIT_CORE
+ * 0), so a crash cannot write the key to disk. Called by
+ * taotoken_key_load(); best effort, never fails. */
+void taotoken_protect_process(void);
+
+/* The server's error message for err->message: " (server: TEXT)", or ""
+ * when there is none. The key (may be NULL) is replaced by "<key>" before
+ * TEXT is cut to 200 characters, and a cut-off start of the key (4 or more
+ * characters) at the end is masked too; control characters become spaces.
+ * NULL on out of memory. */
+char *taotoken_server_detail(const char *server_msg, const char *key);
 
 /* The request body: {"model", "max_tokens", "user": task, "messages":
  * [system, user]}. NULL on out of memory. */
@@ -104,7 +117,9 @@ struct json_object *taotoken_request_json(const struct taotoken_config *c, const
  * not be NUL-terminated), retry_after_s the Retry-After value in seconds
  * (-1 absent). 0 and *ret on a 2xx with choices[0].message.content;
  * otherwise -EPROTO (bad reply), -EACCES (401/403), -ENOENT (404),
- * -EAGAIN (retryable), -EDQUOT (quota) with err filled. */
+ * -EAGAIN (retryable), -EDQUOT (quota) with err filled. Retry-After is
+ * honoured for 429 and 503. Other 4xx than 408/409/429 are not retryable
+ * (err->retry false): they are about this request, not the gateway. */
 int taotoken_parse_reply(const struct taotoken_config *c, long status, const char *body, size_t len,
 			 int64_t retry_after_s, struct taotoken_reply *ret, struct taotoken_error *err);
 

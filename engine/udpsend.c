@@ -45,6 +45,7 @@ struct stream_tx {
 	/* Results, written by the thread. */
 	uint64_t sent, send_errors, send_usec;
 	double cpu_sec;
+	int send_errno;	 /* errno of the last failed send, 0 if none */
 	int gso_error;	 /* errno that turned GSO off mid-run, 0 if none */
 	int fatal_error; /* errno that ended the stream early, 0 if none */
 };
@@ -152,6 +153,7 @@ static void *stream_thread(void *arg)
 				continue;
 			}
 			t->send_errors++;
+			t->send_errno = e;
 			if (e == ENOBUFS)
 				continue;
 			/* ECONNREFUSED: the receiver's port is gone; others are
@@ -435,7 +437,8 @@ static void compute(const struct udpsend_params *p, const struct run_state *st, 
 			     i, (unsigned long long)s->received, (unsigned long long)s->sent);
 	}
 	res->lost = res->sent > res->received ? res->sent - res->received : 0;
-	res->loss_percent = res->sent ? 100.0 * (double)res->lost / (double)res->sent : 0.0;
+	/* Nothing sent is no 0% loss: udpsend_run() fails such a run. */
+	res->loss_percent = res->sent ? 100.0 * (double)res->lost / (double)res->sent : 100.0;
 	res->recv_window_usec = rep->window_usec;
 	res->send_mbps = mbps(bytes_sent, res->send_usec);
 	res->recv_mbps = mbps(bytes_recv, rep->window_usec);
@@ -532,6 +535,19 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 	}
 
 	compute(&p, st, rep, res);
+	if (res->sent == 0) {
+		int e = 0;
+		for (unsigned i = 0; i < p.streams; i++)
+			if (st->tx[i].fatal_error || st->tx[i].send_errno)
+				e = st->tx[i].fatal_error ? st->tx[i].fatal_error : st->tx[i].send_errno;
+		r = set_error(res, -EIO,
+			      "no datagram was sent to %s in %u s (%llu failed sends%s%s): nothing was "
+			      "measured; check the route to the peer and the send buffer (ENOBUFS: raise "
+			      "net.core.wmem_max), then run again",
+			      p.peer, p.duration_s, (unsigned long long)res->send_errors, e ? ", last: " : "",
+			      e ? strerror(e) : "");
+		goto out;
+	}
 	for (unsigned i = 0; i < p.streams; i++) {
 		if (st->tx[i].gso_error)
 			note(res,

@@ -68,7 +68,8 @@ struct udpsend_result {
 /* Run one test against `cx5prof serve` at p->peer. 0 on success with *res
  * filled (res must be zeroed by the caller; free with udpsend_result_done);
  * -errno with res->error on failure (-ECONNREFUSED no server, -EBUSY
- * server busy, -ETIMEDOUT, -EPROTO bad reply, -EINVAL bad params). */
+ * server busy, -ETIMEDOUT, -EPROTO bad reply, -EINVAL bad params, -EIO no
+ * datagram was sent: every send failed). */
 int udpsend_run(const struct udpsend_params *p, struct udpsend_result *res);
 void udpsend_result_done(struct udpsend_result *res);
 

@@ -242,11 +242,16 @@ void udpsink_refuse(int fd, uint16_t code, const char *text)
 	 * the client still sends, bounded by time and size. */
 	if (shutdown(fd, SHUT_WR) < 0)
 		return;
-	for (unsigned i = 0; i < 16 && now_usec() < deadline; i++) {
+	for (unsigned i = 0; i < 16; i++) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
+		/* One reading per round: a second one could be past the
+		 * deadline, and deadline - now would wrap to ~14 days. */
+		uint64_t now = now_usec();
 		ssize_t r;
 
-		if (poll(&p, 1, (int)((deadline - now_usec()) / 1000) + 1) <= 0)
+		if (now >= deadline)
+			return;
+		if (poll(&p, 1, (int)((deadline - now) / 1000) + 1) <= 0)
 			return;
 		r = recv(fd, sink, sizeof(sink), MSG_DONTWAIT);
 		if (r <= 0 && !(r < 0 && errno == EAGAIN))

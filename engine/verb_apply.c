@@ -155,11 +155,11 @@ static int finish_apply(struct history **hp, int64_t txn, const struct cli *cli,
 		return r;
 	}
 	deadline = history_now_usec() + (int64_t)confirm * 1000000;
-	r = history_txn_set_pending_confirm(*hp, txn, deadline);
+	r = failpoint("confirm-setup", 1) ? -EIO : history_txn_set_pending_confirm(*hp, txn, deadline);
 	if (r < 0)
 		return r;
 	history_close(TAKE_PTR(*hp));
-	pid = watchdog_spawn(cli->db_path, txn, deadline);
+	pid = failpoint("confirm-setup", 2) ? -EAGAIN : watchdog_spawn(cli->db_path, txn, deadline);
 	if (pid < 0)
 		return pid;
 	snprintf(msg, msg_size,
@@ -170,13 +170,23 @@ static int finish_apply(struct history **hp, int64_t txn, const struct cli *cli,
 	return 0;
 }
 
+/* "apply failed at step 3: ...", or "apply interrupted by SIGINT before
+ * step 3" (no step failed). */
+static void report_apply_failure(const struct apply_outcome *o)
+{
+	if (o->failed_seq > 0)
+		log_error("apply failed at step %d: %s", o->failed_seq, strna(o->failure));
+	else
+		log_error("apply %s", strna(o->failure));
+}
+
 static int run_transaction(struct history **hp, const struct cli *cli, const struct profile *prof,
 			   const struct plan *p, unsigned confirm)
 {
 	struct change_record *c = NULL;
 	struct apply_outcome o = {0};
 	int64_t txn = 0;
-	char msg[512];
+	char msg[512] = "";
 	struct history *h = *hp;
 	size_t n = 0;
 	int r, code;
@@ -195,15 +205,19 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	if (r >= 0) {
 		r = finish_apply(hp, txn, cli, confirm, n, msg, sizeof(msg));
 		if (r < 0) {
-			log_error_errno(r,
-					"transaction %" PRId64 " applied but not recorded as finished: %m; "
-					"run `cx5prof rollback` to undo it",
-					txn);
+			snprintf(msg, sizeof(msg),
+				 "transaction %" PRId64 " applied %zu change%s but %s: %s; "
+				 "run `cx5prof rollback` to undo it",
+				 txn, n, n == 1 ? "" : "s",
+				 confirm ? "no --confirm watchdog guards it"
+					 : "it is not recorded as finished",
+				 strerror(-r));
+			log_error("%s", msg);
 			code = EXIT_ERROR;
 		} else
 			code = EXIT_OK;
 	} else if (r == -ECANCELED) {
-		log_error("apply failed at step %d: %s", o.failed_seq, strna(o.failure));
+		report_apply_failure(&o);
 		snprintf(msg, sizeof(msg),
 			 "every change was undone: the host is back as it was (transaction %" PRId64
 			 " rolled back)",
@@ -211,7 +225,7 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 		log_error("%s", msg);
 		code = EXIT_ROLLED_BACK;
 	} else {
-		log_error("apply failed at step %d: %s", o.failed_seq, strna(o.failure));
+		report_apply_failure(&o);
 		report_left(o.left);
 		snprintf(msg, sizeof(msg),
 			 "the host is NOT fully restored (transaction %" PRId64 "): fix the above, "
@@ -221,6 +235,11 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 		code = EXIT_ROLLBACK_FAILED;
 	}
 	plan_render(p, msg);
+	/* plan_render says changed when the plan had changes; after the
+	 * transaction, changed means the host is not as it was. */
+	out_bool(OUT_JSON, "changed", NULL,
+		 (code == EXIT_OK && n > 0) || code == EXIT_ERROR ||
+		     (code == EXIT_ROLLBACK_FAILED && strv_length(o.left) > 0));
 	out_uint(OUT_JSON, "txn", NULL, (uint64_t)txn);
 	out_bool(OUT_JSON, "failed", NULL, code != EXIT_OK);
 	apply_outcome_done(&o);
@@ -304,9 +323,20 @@ static int pick_target(struct history *h, char **args, struct txn_record *ret)
 			return EXIT_NOT_FOUND;
 		}
 	} else {
-		r = history_txn_find_last_apply(h, ret);
-		if (r == 0)
-			return -1; /* nothing to roll back */
+		/* An unfinished rollback is finished first: roll back its target
+		 * again, not the newest apply (which may be an unrelated one). */
+		r = history_txn_find_unfinished(h, ret);
+		if (r > 0 && ret->kind == TXN_ROLLBACK) {
+			id = ret->rolls_back_txn;
+			txn_record_done(ret);
+			r = history_txn_get(h, id, ret);
+		} else {
+			if (r > 0)
+				txn_record_done(ret);
+			r = r < 0 ? r : history_txn_find_last_apply(h, ret);
+			if (r == 0)
+				return -1; /* nothing to roll back */
+		}
 	}
 	if (r < 0) {
 		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
@@ -315,20 +345,20 @@ static int pick_target(struct history *h, char **args, struct txn_record *ret)
 	return EXIT_OK;
 }
 
-/* An interrupted rollback is finished by rolling back its target again. */
+/* An interrupted or failed rollback is finished by rolling back its target
+ * again (a success supersedes it: history_rollback_finish). */
 static int resolve_rollback_target(struct history *h, struct txn_record *t)
 {
 	int64_t target = t->rolls_back_txn;
 
 	if (t->kind != TXN_ROLLBACK)
 		return EXIT_OK;
-	if (t->status != TXN_OPEN) {
+	if (t->status != TXN_OPEN && t->status != TXN_ROLLBACK_FAILED) {
 		log_error("rollback: transaction %" PRId64
 			  " is itself a rollback: roll back an apply transaction",
 			  t->id);
 		return EXIT_ERROR;
 	}
-	(void)history_txn_set_status(h, t->id, TXN_FAILED, "interrupted; finished by a later rollback");
 	txn_record_done(t);
 	return history_txn_get(h, target, t) < 0 ? EXIT_ERROR : EXIT_OK;
 }
@@ -399,33 +429,12 @@ static int report_rollback(struct history *h, const struct txn_record *t, int r,
 	return r < 0 ? EXIT_ROLLBACK_FAILED : EXIT_OK;
 }
 
-/* A rollback killed midway stays open; the rollback now running redoes
- * its work (restoring is idempotent), so close it. */
-static int close_interrupted_rollbacks(struct history *h)
-{
-	for (;;) {
-		_cleanup_(txn_record_done) struct txn_record t = {0};
-		int r = history_txn_find_unfinished(h, &t);
-
-		if (r <= 0 || t.kind != TXN_ROLLBACK || t.status != TXN_OPEN)
-			return r;
-		r = history_txn_set_status(h, t.id, TXN_FAILED, "interrupted; finished by a later rollback");
-		if (r < 0)
-			return r;
-	}
-}
-
 static int rollback_locked(struct history *h, char **args, bool force)
 {
 	_cleanup_(txn_record_done) struct txn_record t = {0};
 	struct apply_outcome o = {0};
 	int r;
 
-	r = close_interrupted_rollbacks(h);
-	if (r < 0) {
-		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
-		return EXIT_ERROR;
-	}
 	r = pick_target(h, args, &t);
 	if (r == EXIT_OK)
 		r = resolve_rollback_target(h, &t);
@@ -509,13 +518,12 @@ static int commit_locked(struct history *h)
 		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
 		return EXIT_ERROR;
 	}
-	if (r > 0 && t.status == TXN_OPEN) {
-		log_error("transaction %" PRId64 " was interrupted, not applied: run `cx5prof rollback`",
-			  t.id);
-		return EXIT_OPEN_TXN;
-	}
 	if (r == 0)
 		return commit_nothing_pending(h);
+	/* Only a --confirm apply waits for commit; anything else unfinished
+	 * (interrupted, or not fully undone) needs a rollback, never a commit. */
+	if (t.status != TXN_PENDING_CONFIRM)
+		return txn_verb_refuse_unfinished(h);
 	if (history_now_usec() > t.confirm_deadline_usec) {
 		log_error("transaction %" PRId64
 			  ": the confirm deadline has passed, it is not kept: the watchdog "

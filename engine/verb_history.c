@@ -39,6 +39,7 @@ enum {
 	OPT_LIST,
 	OPT_TIMEOUT,
 	OPT_FORMAT,
+	OPT_RETRY_FAILED,
 };
 
 const struct cli_option history_options[] = {
@@ -59,6 +60,8 @@ const struct cli_option mirror_verb_options[] = {
     {"profile", CLI_ARG_REQUIRED, OPT_PROFILE, "FILE", "use this profile's mirror.taotoken section"},
     {"now", CLI_ARG_NONE, OPT_NOW, NULL, "retry failed records now, ignoring the backoff schedule"},
     {"list", CLI_ARG_NONE, OPT_LIST, NULL, "show the outbox; send nothing"},
+    {"retry-failed", CLI_ARG_NONE, OPT_RETRY_FAILED, NULL,
+     "requeue records set aside as failed_permanent and send them now"},
     {"timeout", CLI_ARG_REQUIRED, OPT_TIMEOUT, "SEC", "total time budget (default 30)"},
     {0},
 };
@@ -78,6 +81,7 @@ struct args {
 	const char *profile;
 	bool now;
 	bool list;
+	bool retry_failed;
 	uint64_t timeout_s;
 	bool prometheus;
 };
@@ -113,6 +117,10 @@ static int parse_opt(int id, const char *arg, void *userdata)
 		return 0;
 	case OPT_LIST:
 		a->list = true;
+		return 0;
+	case OPT_RETRY_FAILED:
+		a->retry_failed = true;
+		a->now = true;
 		return 0;
 	case OPT_FORMAT:
 		if (!streq(arg, "text") && !streq(arg, "prometheus")) {
@@ -279,6 +287,8 @@ static void print_run_summary(const struct run_record *r)
 	out_text("%s\n", r->passed ? "pass" : "FAIL");
 }
 
+static void make_printable(char *s);
+
 static int history_list(struct cli *cli, struct history *h, size_t limit)
 {
 	struct txn_record *txns = NULL;
@@ -306,6 +316,17 @@ static int history_list(struct cli *cli, struct history *h, size_t limit)
 	qsort(e, n, sizeof(*e), cmp_entry);
 	if (limit && n > limit)
 		n = limit;
+	if (!out_is_json()) { /* for people: stored text without control characters */
+		for (size_t i = 0; i < nt; i++) {
+			make_printable(txns[i].profile_name);
+			make_printable(txns[i].error);
+		}
+		for (size_t i = 0; i < nr; i++) {
+			make_printable(runs[i].runner);
+			make_printable(runs[i].profile);
+			make_printable(runs[i].ifname);
+		}
+	}
 
 	out_open_object(NULL);
 	out_open_array("history");
@@ -330,8 +351,40 @@ out:
 	return r < 0 ? EXIT_ERROR : EXIT_OK;
 }
 
+/* Text from the database or a server for a terminal: control characters
+ * other than newline and tab (escape sequences, carriage return, bell, and
+ * the C1 controls U+0080..U+009F) become '?', so stored text cannot drive
+ * the operator's terminal. JSON needs no such care: json-c escapes them.
+ * NULL stays NULL; on out of memory, a fixed placeholder. */
+static void make_printable(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; p && *p; p++) {
+		if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			p[0] = '?';
+			p[1] = '?';
+			p++;
+		} else if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			*p = '?';
+	}
+}
+
+static char *printable(const char *s)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		return strdup("(out of memory)");
+	make_printable(d);
+	return d;
+}
+
 static void print_mirror_state(const struct outbox_row *o, bool found)
 {
+	_cleanup_free_ char *reply_id = printable(o->reply_id), *last_error = printable(o->last_error);
+
 	char tb[32];
 
 	out_open_object("mirror");
@@ -344,10 +397,11 @@ static void print_mirror_state(const struct outbox_row *o, bool found)
 	out_int(OUT_ANY, "attempts", ", %" PRId64 " attempt(s)", o->attempts);
 	if (o->sent_usec)
 		out_string(OUT_HUMAN, NULL, ", sent %s", fmt_time(o->sent_usec, tb));
-	out_string(OUT_ANY, "reply_id", ", reply %s", o->reply_id);
+	out_string(OUT_JSON, "reply_id", NULL, o->reply_id);
+	out_string(OUT_HUMAN, NULL, ", reply %s", reply_id);
 	out_string(OUT_JSON, "last_error", NULL, o->last_error);
-	if (o->last_error)
-		out_text(", last error: %s", o->last_error);
+	if (last_error)
+		out_text(", last error: %s", last_error);
 	out_text("\n");
 	out_close_object();
 }
@@ -374,6 +428,16 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 		out_close_object();
 		return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
 	}
+	/* for people: the record's text without control characters */
+	{
+		char *fields[] = {run.command_line, run.runner,	    run.profile,	  run.profile_hash,
+				  run.ifname,	    run.peer,	    run.test,		  run.irq_policy,
+				  run.irq_map,	    run.driver,	    run.driver_version, run.firmware_version,
+				  run.verdict};
+
+		for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
+			make_printable(fields[i]);
+	}
 	out_text("run %" PRId64 "  %s", run.id, fmt_time(run.started_usec, tb));
 	out_text("  (%.1f s)\n", (double)(run.ended_usec - run.started_usec) / 1e6);
 	if (run.transaction_id)
@@ -395,7 +459,7 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 		 run.passed ? "pass" : "FAIL", run.verdict ? ": " : "", run.verdict ? run.verdict : "");
 	print_mirror_state(&o, found > 0);
 	for (size_t i = 0; i < run.n_artifacts; i++) {
-		const char *c = run.artifacts[i].content;
+		_cleanup_free_ char *c = printable(run.artifacts[i].content);
 		size_t len = strlen(c);
 
 		out_text("\n--- %s (%zu bytes) ---\n%s%s", run.artifacts[i].name, len, c,
@@ -1033,6 +1097,7 @@ static int mirror_list(struct cli *cli, struct history *h)
 	out_open_array("outbox");
 	for (size_t i = 0; i < n; i++) {
 		const struct outbox_row *o = &rows[i];
+		_cleanup_free_ char *reply_id = printable(o->reply_id), *last_error = printable(o->last_error);
 
 		out_open_object(NULL);
 		out_int(OUT_ANY, "id", "%" PRId64, o->id);
@@ -1041,10 +1106,12 @@ static int mirror_list(struct cli *cli, struct history *h)
 		out_string(OUT_ANY, "status", " %s", o->status);
 		out_int(OUT_ANY, "attempts", " attempts=%" PRId64, o->attempts);
 		out_int(OUT_JSON, "next_attempt_usec", NULL, o->next_attempt_usec);
-		out_string(OUT_ANY, "reply_id", " reply=%s", o->reply_id);
+		out_string(OUT_JSON, "reply_id", NULL, o->reply_id);
+		out_string(OUT_HUMAN, NULL, " reply=%s", reply_id);
 		out_string(OUT_JSON, "reply_content", NULL, o->reply_content);
 		out_string(OUT_JSON, "reply_usage", NULL, o->reply_usage);
-		out_string(OUT_ANY, "last_error", " error=%s", o->last_error);
+		out_string(OUT_JSON, "last_error", NULL, o->last_error);
+		out_string(OUT_HUMAN, NULL, " error=%s", last_error);
 		out_text("\n");
 		out_close_object();
 	}
@@ -1079,6 +1146,16 @@ int verb_mirror(struct cli *cli, int argc, char **argv)
 	r = mirror_source_load(&a, &m);
 	if (r != 0)
 		return r;
+	if (a.retry_failed) {
+		size_t n = 0;
+
+		r = outbox_requeue_failed(h, &n);
+		if (r < 0) {
+			log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
+			return EXIT_ERROR;
+		}
+		log_debug("mirror: %zu failed_permanent record(s) requeued", n);
+	}
 	o = (struct mirror_options){.budget_ms = (long)a.timeout_s * 1000,
 				    .request_timeout_ms =
 					(long)a.timeout_s * 1000 < 20000 ? (long)a.timeout_s * 1000 : 20000,
@@ -1093,6 +1170,10 @@ int verb_mirror(struct cli *cli, int argc, char **argv)
 	out_open_object(NULL);
 	out_uint(OUT_ANY, "sent", "sent %" PRIu64, res.sent);
 	out_uint(OUT_ANY, "pending", ", pending %" PRIu64, res.pending);
+	if (res.failed)
+		out_uint(OUT_ANY, "failed", ", failed %" PRIu64, res.failed);
+	else
+		out_uint(OUT_JSON, "failed", NULL, 0);
 	out_string(OUT_JSON, "error", NULL, r < 0 ? res.error.message : NULL);
 	out_string(OUT_JSON, "error_kind", NULL,
 		   r < 0 ? taotoken_error_kind_to_string(res.error.kind) : NULL);
@@ -1257,7 +1338,12 @@ int verb_analyze(struct cli *cli, int argc, char **argv)
 	out_open_object(NULL);
 	out_int(OUT_ANY, "run", "run %" PRId64, id);
 	out_string(OUT_ANY, "bottleneck", ": bottleneck %s\n", bottleneck);
-	out_string(OUT_ANY, "answer", "%s\n", rep.content);
+	out_string(OUT_JSON, "answer", NULL, rep.content);
+	if (!out_is_json()) {
+		_cleanup_free_ char *answer = printable(rep.content);
+
+		out_text("%s\n", answer);
+	}
 	out_string(OUT_JSON, "model", NULL, m.cfg.model_id);
 	out_string(OUT_JSON, "reply_id", NULL, rep.id);
 	{

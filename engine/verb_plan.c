@@ -7,6 +7,7 @@
  * plus 5, 65, 66, 69 for the plan's problems. */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <libgen.h>
 
 #include "lock.h"
 #include "log.h"
@@ -61,6 +62,13 @@ int txn_verb_open_history(const struct cli *cli, bool read_only, struct history 
 		*ret = NULL;
 		return EXIT_OK;
 	}
+	if (r == -ENOENT) {
+		/* Read-write: the file is created, so its directory is missing. */
+		_cleanup_free_ char *dir = strdup(cli->db_path);
+		log_error("history %s: the directory %s does not exist: check --db", cli->db_path,
+			  dir ? dirname(dir) : "of the file");
+		return EXIT_ERROR;
+	}
 	if (r < 0) {
 		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
 		return r == -EACCES || r == -EPERM ? EXIT_PERMISSION : EXIT_ERROR;
@@ -99,7 +107,12 @@ int txn_verb_refuse_unfinished(struct history *h)
 	}
 	if (r == 0)
 		return EXIT_OK;
-	if (t.kind == TXN_ROLLBACK)
+	if (t.kind == TXN_ROLLBACK && t.status == TXN_ROLLBACK_FAILED)
+		log_error("transaction %" PRId64 " (rollback of transaction %" PRId64
+			  ") failed: the host is NOT as before: fix the cause reported then, "
+			  "and run `cx5prof rollback` to finish it",
+			  t.id, t.rolls_back_txn);
+	else if (t.kind == TXN_ROLLBACK)
 		log_error("transaction %" PRId64 " (rollback of transaction %" PRId64 ") was interrupted: "
 			  "run `cx5prof rollback` to finish it",
 			  t.id, t.rolls_back_txn);

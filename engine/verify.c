@@ -83,19 +83,23 @@ static const struct threshold_def {
 	const char *name;
 	const char *label;
 	bool floor; /* value >= limit passes; else value <= limit passes */
+	/* A figure of the run itself: a run that produced no data fails it
+	 * (no datagram is no throughput), where other figures are n/a. */
+	bool from_run;
 	const char *unit;
 	size_t offset; /* of the struct profile_double in struct profile */
 	double (*value)(const struct verify_report *r);
 	const char *(*why_na)(const struct verify_report *r);
 } thresholds[] = {
-    {"throughput_mbps", "receive throughput", true, "Mbps", offsetof(struct profile, verify.throughput_mbps),
-     value_recv_mbps, NULL},
-    {"loss_percent", "loss", false, "%", offsetof(struct profile, verify.loss_percent), value_loss, NULL},
-    {"irq_planned_percent", "interrupts on planned CPUs", true, "%",
+    {"throughput_mbps", "receive throughput", true, true, "Mbps",
+     offsetof(struct profile, verify.throughput_mbps), value_recv_mbps, NULL},
+    {"loss_percent", "loss", false, true, "%", offsetof(struct profile, verify.loss_percent), value_loss,
+     NULL},
+    {"irq_planned_percent", "interrupts on planned CPUs", true, false, "%",
      offsetof(struct profile, verify.irq_planned_percent), value_planned, na_planned},
-    {"irq_max_cpu_percent", "interrupts on the busiest CPU", false, "%",
+    {"irq_max_cpu_percent", "interrupts on the busiest CPU", false, false, "%",
      offsetof(struct profile, verify.irq_max_cpu_percent), value_max_cpu, na_irq},
-    {"softirq_max_percent", "softirq time on the busiest CPU", false, "%",
+    {"softirq_max_percent", "softirq time on the busiest CPU", false, false, "%",
      offsetof(struct profile, verify.softirq_max_percent), value_softirq, na_softirq},
 };
 
@@ -127,6 +131,16 @@ static int evaluate_thresholds(const struct profile *p, struct verify_report *r)
 			why = r->bench_skipped ? "the benchmark did not run" : "the benchmark failed";
 		} else {
 			t->value = d->value(r);
+			if (d->from_run && (r->result.sent == 0 || t->value < 0 || !isfinite(t->value))) {
+				/* Runners refuse such a run (runner_check_sent);
+				 * should one slip through, it must not pass. */
+				t->value = -1;
+				t->status = VERIFY_FAIL;
+				t->note = strdup("the run produced no data (no datagram sent)");
+				if (!t->note)
+					return -ENOMEM;
+				continue;
+			}
 			if (t->value < 0 || !isfinite(t->value))
 				why = d->why_na ? d->why_na(r) : "not measured";
 		}
@@ -498,8 +512,9 @@ static char *summary_text(const struct verify_report *r)
 			r->drifts[i].current, r->drifts[i].expected);
 	for (size_t i = 0; i < r->n_thresholds; i++) {
 		const struct verify_threshold *t = &r->thresholds[i];
-		if (t->status == VERIFY_NA)
-			fprintf(f, "threshold %s %s %g: n/a (%s)\n", t->name, t->op, t->limit, t->note);
+		if (t->status == VERIFY_NA || t->value < 0)
+			fprintf(f, "threshold %s %s %g: %s (%s)\n", t->name, t->op, t->limit,
+				verify_status_to_string(t->status), t->note);
 		else
 			fprintf(f, "threshold %s %s %g: %.2f %s\n", t->name, t->op, t->limit, t->value,
 				verify_status_to_string(t->status));
@@ -933,8 +948,9 @@ static void render_thresholds(const struct verify_report *r)
 		out_string(OUT_JSON, "status", NULL, verify_status_to_string(t->status));
 		out_string(OUT_JSON, "note", NULL, t->note);
 		out_close_object();
-		if (t->status == VERIFY_NA)
-			out_text("  %s %s %g %s: n/a (%s)\n", t->label, t->op, t->limit, t->unit, t->note);
+		if (t->status == VERIFY_NA || t->value < 0)
+			out_text("  %s %s %g %s: %s (%s)\n", t->label, t->op, t->limit, t->unit,
+				 verify_status_to_string(t->status), t->note);
 		else
 			out_text("  %s %s %g %s: %.2f %s  %s\n", t->label, t->op, t->limit, t->unit, t->value,
 				 t->unit, verify_status_to_string(t->status));

@@ -8,7 +8,9 @@
  * threshold table and its verdicts, the report (human and JSON, keys in
  * schemas/verify.schema.json) and the run record for the history. Must
  * never: change the host (verification only reads and measures), or call a
- * figure it could not measure a pass or a failure (it is "n/a").
+ * figure it could not measure a pass or a failure (it is "n/a"), except
+ * the run's own figures (throughput, loss) of a run that produced no data:
+ * those fail, so that a run which sent nothing can never pass.
  *
  * Exit codes (exitcode.h), most important first: EXIT_DRIFT when any
  * managed key differs or a precondition fails; EXIT_ERROR when the

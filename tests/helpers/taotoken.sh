@@ -8,11 +8,12 @@
 # ($CX5PROF_MIRROR_CONFIG) pointing at it. Everything goes in the EXIT trap.
 
 TT_SERVER_PID=
+TT_RECORDER_PID=
 tt_cleanup() {
-	if [ -n "$TT_SERVER_PID" ]; then
-		kill "$TT_SERVER_PID" 2>/dev/null
-		wait "$TT_SERVER_PID" 2>/dev/null
-	fi
+	for pid in $TT_SERVER_PID $TT_RECORDER_PID; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
 	[ -n "${TT:-}" ] && rm -rf "$TT"
 }
 
@@ -103,3 +104,21 @@ requests_total() { wc -l <"$SRVLOG" | tr -d ' '; }
 
 # Make every pending row due now (instead of sleeping through the backoff).
 outbox_make_due() { sqlite3 "$DB" "UPDATE outbox SET next_attempt_usec = 0 WHERE status = 'pending'"; }
+
+# tt_start_recorder: a broken proxy on 127.0.0.1 that records every byte
+# it receives into $RECLOG (tests/helpers/record_listener.py); its port in
+# $RECPORT.
+tt_start_recorder() {
+	RECLOG=$TT/proxy-received
+	/usr/bin/python3 "$TESTS_DIR/helpers/record_listener.py" --port-file "$TT/recport" --log "$RECLOG" &
+	TT_RECORDER_PID=$!
+	for _ in $(seq 600); do
+		[ -s "$TT/recport" ] && break
+		sleep 0.05
+	done
+	RECPORT=$(cat "$TT/recport" 2>/dev/null)
+	[ -n "$RECPORT" ] || {
+		echo "Bail out! record_listener.py did not start"
+		exit 1
+	}
+}

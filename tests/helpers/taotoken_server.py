@@ -19,6 +19,13 @@ Scenarios:
   no-choices     200 whose body has no "choices"
   garbage        200 whose body is not JSON
   slow           success, but only after 3 s (beyond a short client timeout)
+  400-run1       400 for the record "run 1" (its content is refused), success
+                 for every other record
+  401-echo-late  key rejected, the bearer key echoed at character 190 of a
+                 long message (across a 200-character cut)
+  503-retry      503 with "Retry-After: 5"
+  escape         success whose answer holds terminal escapes and other
+                 control characters
 
 Usage: taotoken_server.py --port-file F --scenario-file S --log L --key-file K
 """
@@ -85,6 +92,7 @@ def main():
                 counter += 1
                 n = counter
 
+            self.record = " ".join(user.split(" ", 2)[:2]).rstrip(":")
             status, body, headers = self.answer(scenario, n, auth, req)
             entry = {
                 "n": n,
@@ -124,6 +132,22 @@ def main():
                                  "finish_reason": "stop"}],
                     "usage": {"prompt_tokens": 50, "completion_tokens": 1, "total_tokens": 51},
                 }, None
+            if scenario == "400-run1":
+                if self.record == "run 1":
+                    return 400, err("Invalid request: message content rejected", "invalid_request_error",
+                                    None), None
+                return self.answer("success", n, auth, req)
+            if scenario == "escape":
+                status, body, headers = self.answer("success", n, auth, req)
+                if status == 200:
+                    body["choices"][0]["message"]["content"] = \
+                        "RECEIVER: \x1b[2J\x1b]0;owned\x07drops\rX\x7f\u009b31m\nline2\tend"
+                return status, body, headers
+            if scenario == "401-echo-late":
+                return 401, err("x" * 190 + auth[len("Bearer "):] + " is not a valid key",
+                                "invalid_request_error", "invalid_api_key"), None
+            if scenario == "503-retry":
+                return 503, err("overloaded", "server_error", 503), {"Retry-After": "5"}
             if scenario == "401":
                 return 401, err("Invalid token", "invalid_request_error", None), None
             if scenario == "401-echo":

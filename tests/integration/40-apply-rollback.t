@@ -115,4 +115,57 @@ is "$rc:$(mtu_of ens1f0)" "0:9000" "then rolling back 8 puts back what 8 found"
 run cx rollback 99
 is "$rc:$err" "66:cx5prof: error: rollback: no transaction 99 in $DB" "rollback of an unknown transaction: exit 66"
 
+# ---- a failed rollback is settled by the rollback that succeeds after it
+# (review finding: it stayed rollback_failed, every apply refused with exit 9,
+# and the advised `cx5prof rollback` rolled back an unrelated transaction).
+printf 'version: 1\nname: a\nsysctl:\n  net.core.rmem_max: ">= 4M"\n' >"$WORK/profiles/a.yaml"
+printf 'version: 1\nname: b\nsysctl:\n  net.core.wmem_max: ">= 4M"\n' >"$WORK/profiles/b.yaml"
+sysctls() { cat "$SR/proc/sys/net/core/rmem_max" "$SR/proc/sys/net/core/wmem_max" | tr '\n' ' '; }
+last_id() { sqlite3 "$DB" "SELECT max(id) FROM transactions"; }
+run cx apply "$WORK/profiles/a.yaml"
+t1=$(last_id)
+is "$rc:$(printf '%s\n' "$out" | tail -n 1)" "0:applied 1 change (transaction $t1)" "apply a (rmem_max)"
+run cx apply "$WORK/profiles/b.yaml"
+t2=$(last_id)
+is "$rc:$(printf '%s\n' "$out" | tail -n 1)" "0:applied 1 change (transaction $t2)" "apply b (wmem_max)"
+WM=$SR/proc/sys/net/core/wmem_max
+rm "$WM" && mkdir "$WM"
+run cx rollback
+t3=$(last_id)
+is "$rc" 7 "rollback of b with wmem_max unwritable: exit 7"
+is "$(printf '%s\n' "$err" | tail -n 1)" \
+	"cx5prof: error: rollback of transaction $t2 is incomplete: the host is NOT as before" "and says so"
+is "$(txn_status "$t2") $(txn_status "$t3")" "rollback_failed rollback_failed" "history: b and its rollback failed"
+run cx apply "$WORK/profiles/b.yaml"
+is "$rc:$err" "9:cx5prof: error: transaction $t3 (rollback of transaction $t2) failed: the host is NOT as before: fix the cause reported then, and run \`cx5prof rollback\` to finish it" \
+	"apply refuses (exit 9): the failed rollback is named as failed, not interrupted"
+rmdir "$WM" && printf '4194304\n' >"$WM"
+run cx rollback
+t4=$(last_id)
+is "$rc:$(printf '%s\n' "$out" | tail -n 1)" "0:rolled back transaction $t2 (recorded as transaction $t4)" \
+	"rollback after the fix: rolls back b again, exit 0"
+is "$(sysctls)" "4194304 212992 " "b undone, a's rmem_max untouched"
+is "$(sqlite3 "$DB" "SELECT status || ': ' || error FROM transactions WHERE id = $t3")" \
+	"failed: superseded by rollback $t4" "history: the failed rollback is superseded"
+is "$(txn_status "$t1") $(txn_status "$t2") $(txn_status "$t4")" "committed rolled_back committed" \
+	"history: a committed, b rolled back, the rollback committed"
+run cx apply "$WORK/profiles/b.yaml"
+t5=$(last_id)
+is "$rc:$(printf '%s\n' "$out" | tail -n 1)" "0:applied 1 change (transaction $t5)" "apply b works again (no exit 9)"
+is "$(sysctls)" "4194304 4194304 " "a and b applied"
+
+# `rollback` without TXN finishes the unfinished rollback's target, even
+# when a newer apply exists.
+RM=$SR/proc/sys/net/core/rmem_max
+rm "$RM" && mkdir "$RM"
+run cx rollback "$t1"
+t6=$(last_id)
+is "$rc" 7 "rollback $t1 with rmem_max unwritable: exit 7"
+rmdir "$RM" && printf '4194304\n' >"$RM"
+run cx rollback
+is "$rc:$(printf '%s\n' "$out" | tail -n 1)" "0:rolled back transaction $t1 (recorded as transaction $((t6 + 1)))" \
+	"rollback: targets the failed rollback's transaction ($t1), not the newest apply ($t5)"
+is "$(sysctls)" "212992 4194304 " "a undone, b untouched"
+is "$(txn_status "$t5") $(txn_status "$t6")" "committed failed" "history: b still committed, the failed rollback superseded"
+
 done_testing

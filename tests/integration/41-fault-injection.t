@@ -38,9 +38,18 @@ for ((k = 1; k <= n; k++)); do
 		"$(for ((j = 1; j < k; j++)); do printf 'undone '; done)failed" "step $k: steps before k undone, step k failed"
 done
 
+# --json after a failed apply that undid everything: nothing changed.
+t=$((n + 1))
+run env CX5PROF_FAILPOINT=apply-step:1 ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" --json apply "$P"
+is "$rc:$(printf '%s' "$out" | jq -c '[.changed, .failed, .txn, .msg]')" \
+	"6:[false,true,$t,\"every change was undone: the host is back as it was (transaction $t rolled back)\"]" \
+	"--json, failure at step 1, all undone: exit 6, changed false"
+host_as_before
+ok $? "--json failure: host as before"
+
 # An undo that fails as well: step 3 fails, undoing step 1 fails.
 run env CX5PROF_FAILPOINT=apply-step:3,undo-step:1 ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" apply "$P"
-t=$((n + 1))
+t=$((n + 2))
 is "$rc" 7 "failing undo: exit 7"
 printf '%s\n' "$err" | grep -qx "cx5prof: error: NOT restored: sysctl net.core.rmem_max 4194304 -> 212992: read back differs or write failed (EIO)"
 ok $? "failing undo: names exactly what is left"
@@ -53,8 +62,18 @@ run cx apply "$P"
 is "$rc" 9 "the next apply refuses (exit 9)"
 is "$err" "cx5prof: error: transaction $t (apply udp-jumbo) could not be fully undone: fix the cause reported then, and run \`cx5prof rollback $t\`" \
 	"the next apply says why"
+# commit is for a --confirm apply only: never for a transaction left half undone.
+run cx commit
+is "$rc:$err" "9:cx5prof: error: transaction $t (apply udp-jumbo) could not be fully undone: fix the cause reported then, and run \`cx5prof rollback $t\`" \
+	"commit refuses it (exit 9) with the same guidance as apply"
+is "$(txn_status $t)" rollback_failed "commit: the transaction is still rollback_failed"
 run cx rollback
 is "$rc" 0 "rollback repairs it"
+# The same with --json: some change stayed, so changed is true.
+run env CX5PROF_FAILPOINT=apply-step:3,undo-step:1 ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" --json apply "$P"
+is "$rc:$(printf '%s' "$out" | jq -c '[.changed, .failed]')" "7:[true,true]" "--json, an undo failed: exit 7, changed true"
+run cx rollback
+is "$rc" 0 "rollback repairs it again"
 host_as_before
 ok $? "after the rollback: host as before"
 run cx apply "$P"

@@ -40,6 +40,27 @@ for ((k = 1; k <= n; k++)); do
 	is "$(txn_status "$id")" rolled_back "step $k: history: rolled_back"
 done
 
+# SIGINT before step 3: steps 1 and 2 are undone, step 3 (never started)
+# and later are left alone, and the message names the signal, not a step.
+CX5PROF_FAILPOINT=apply-pause:3 ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" apply "$P" \
+	>"$WORK/out" 2>"$WORK/err" &
+bg=$!
+TXN_PIDS="$TXN_PIDS $bg"
+wait_for "$WORK/err" "apply-pause: paused before step 3"
+ok $? "apply paused before step 3"
+kill -INT "$(sed -n 's/.*(pid \([0-9]*\)).*/\1/p' "$WORK/err")"
+wait "$bg"
+is "$?" 6 "SIGINT: exit 6 (rolled back)"
+id=$(sqlite3 "$DB" "SELECT max(id) FROM transactions WHERE kind = 'apply'")
+is "$(grep 'error:' "$WORK/err")" "cx5prof: error: apply interrupted by SIGINT before step 3
+cx5prof: error: every change was undone: the host is back as it was (transaction $id rolled back)" \
+	"SIGINT: says interrupted before step 3, and that everything was undone"
+host_as_before
+ok $? "SIGINT: host exactly as before"
+is "$(txn_status "$id")" rolled_back "SIGINT: history: rolled_back"
+is "$(sqlite3 "$DB" "SELECT group_concat(state, ' ') FROM (SELECT state FROM changes WHERE txn = $id ORDER BY seq)")" \
+	"undone undone planned planned planned planned" "SIGINT: steps 1-2 undone, step 3 on never touched"
+
 # A rollback killed midway is finished by the next rollback.
 run cx apply "$P"
 is "$rc" 0 "apply"

@@ -72,6 +72,26 @@ for _ in $(seq 30); do kill -0 "$wd" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$wd" 2>/dev/null
 ok $((!$?)) "the watchdog exits when the transaction is rolled back"
 
+# ---- the --confirm setup fails: a real message, and rollback still undoes it
+last_id() { sqlite3 "$DB" "SELECT max(id) FROM transactions"; }
+for k in 1 2; do
+	run env CX5PROF_FAILPOINT=confirm-setup:$k ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
+		apply --confirm 30 "$P"
+	id=$(last_id)
+	case $k in
+	1) why="Input/output error" st=open ;;
+	2) why="Resource temporarily unavailable" st=pending_confirm ;;
+	esac
+	msg="transaction $id applied 2 changes but no --confirm watchdog guards it: $why; run \`cx5prof rollback\` to undo it"
+	is "$rc:$err" "1:cx5prof: error: $msg" "confirm setup failure $k: exit 1, says what is left and what to do"
+	is "$(printf '%s\n' "$out" | tail -n 1)" "$msg" "confirm setup failure $k: the result line is that message"
+	is "$(mtu_of ens1f0) $(txn_status "$id")" "9000 $st" "confirm setup failure $k: applied, status $st"
+	run cx rollback
+	is "$rc" 0 "confirm setup failure $k: rollback exits 0"
+	host_as_before
+	ok $? "confirm setup failure $k: host as before"
+done
+
 run cx --json apply --confirm 0 "$P"
 is "$rc" 64 "--confirm 0: usage error"
 

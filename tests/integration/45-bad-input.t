@@ -4,7 +4,8 @@
 # interface, preconditions (link speed, driver version, channel maximums),
 # unsupported settings (rings and combined channels on a veth, irqbalance
 # stop without a service manager), an MTU the kernel refuses (a macvlan above its lower device's MTU:
-# undone, exit 6), and a corrupt history database.
+# undone, exit 6), a corrupt history database, --db naming a file that is
+# no history (left untouched) or a directory that does not exist.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
 need_root_netns
@@ -122,7 +123,7 @@ state_snapshot "$WORK/before.json"
 printf 'this is not a database %.0s' $(seq 100) >"$DB"
 run cx apply "$W/mtu-jumbo.yaml"
 is "$rc" 1 "corrupt database: exit 1"
-is "$err" "cx5prof: error: history $DB: Bad message: the file is corrupt or not a cx5prof history: move it aside (a new one is created)" \
+is "$err" "cx5prof: error: history $DB: Bad message: check --db: the file is not a cx5prof history, or it is corrupt" \
 	"corrupt database: names the file and the remedy"
 host_as_before
 ok $? "corrupt database: host unchanged"
@@ -130,5 +131,32 @@ run cx --db /proc/version apply "$W/mtu-jumbo.yaml"
 ok $((rc == 0)) "an unusable database path fails (exit $rc)"
 host_as_before
 ok $? "unusable database: host unchanged"
+
+# ---- --db naming some other file (a typo like --db /etc/hosts): refused,
+# and the file keeps its mode and content (it used to be chmod'ed to 0600).
+printf '127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n%.0s' $(seq 20) >"$WORK/hosts"
+chmod 0644 "$WORK/hosts"
+cp -p "$WORK/hosts" "$WORK/hosts.orig"
+run cx --db "$WORK/hosts" apply "$W/mtu-jumbo.yaml"
+is "$rc:$err" "1:cx5prof: error: history $WORK/hosts: Bad message: check --db: the file is not a cx5prof history, or it is corrupt" \
+	"a text file as --db: exit 1, names the file and the remedy"
+is "$(stat -c %a "$WORK/hosts")" 644 "a text file as --db: its mode is unchanged"
+cmp -s "$WORK/hosts" "$WORK/hosts.orig"
+ok $? "a text file as --db: its content is unchanged"
+is "$(ls "$WORK" | grep -c '^hosts-')" 0 "a text file as --db: no -wal or -shm file left next to it"
+host_as_before
+ok $? "a text file as --db: host unchanged"
+run cx --db "$WORK/new.db" apply --check "$W/mtu-jumbo.yaml"
+run cx --db "$WORK/new.db" commit
+is "$rc:$(stat -c %a "$WORK/new.db")" "0:600" "a new history file is created 0600"
+
+# ---- --db in a directory that does not exist: say so (not "no history yet")
+run cx --db "$WORK/x/typo/h.db" apply "$W/mtu-jumbo.yaml"
+is "$rc:$err" "1:cx5prof: error: history $WORK/x/typo/h.db: the directory $WORK/x/typo does not exist: check --db" \
+	"missing directories: exit 1, names the directory"
+[ ! -e "$WORK/x" ]
+ok $? "missing directories: nothing created"
+host_as_before
+ok $? "missing directories: host unchanged"
 
 done_testing

@@ -19,6 +19,13 @@ cat >"$FAKE/systemctl" <<EOS
 s="$FAKE"
 echo "\$*" >>"\$s/calls"
 [ "\$2" = irqbalance.service ] || exit 5
+# no irqbalance unit: what systemctl answers for a unit that does not exist
+if [ -e "\$s/missing" ]; then case "\$1" in
+is-enabled) echo "Failed to get unit file state for irqbalance.service: No such file or directory" >&2; exit 1 ;;
+is-active) echo inactive; exit 3 ;;
+show) echo not-found; exit 0 ;;
+esac; fi
+[ ! -e "\$s/silent" ] || exit 1 # a service manager that answers nothing
 case "\$1" in
 is-enabled) cat "\$s/enabled"; [ "\$(cat "\$s/enabled")" = enabled ] ;;
 is-active) cat "\$s/active"; [ "\$(cat "\$s/active")" = active ] ;;
@@ -60,5 +67,20 @@ is "$rc" 6 "failure at step 5: exit 6"
 is "$(cat "$FAKE/active") $(cat "$FAKE/enabled")" "active enabled" "failure: irqbalance restored"
 host_as_before
 ok $? "failure: host as before"
+
+# ---- irqbalance not installed (no unit): stopped already, nothing to do
+mv "$SR/proc/812" "$FAKE/stash/"
+touch "$FAKE/missing"
+run cx plan "$WORK/profiles/stop.yaml"
+is "$rc" 2 "no unit: plan exit 2 (the other changes)"
+is "$(printf '%s\n' "$out" | grep -c '^irqbalance')" 0 "no unit: no irqbalance change"
+is "$(printf '%s\n' "$err" | grep -ci 'irqbalance\|error')" 0 "no unit: no irqbalance problem or warning"
+# ---- a service manager that answers nothing: still unknown, and said so
+rm "$FAKE/missing"
+touch "$FAKE/silent"
+run cx plan "$WORK/profiles/stop.yaml"
+is "$rc" 69 "unknown state: exit 69"
+is "$err" "cx5prof: error: irqbalance: irq.irqbalance: stop: no service manager to stop it with: stop it by hand, or with --sysroot set CX5PROF_SYSTEMCTL" \
+	"unknown state: the plan says why"
 
 done_testing

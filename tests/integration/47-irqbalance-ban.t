@@ -119,6 +119,36 @@ is "$(restarts)" $((n + 2)) "failure after the ban: two restarts"
 host_as_before && cmp -s "$PRISTINE/$CONF" "$SR/$CONF"
 ok $? "failure after the ban: host and file as before"
 
+# ---- the file edited after the ban: rollback does not overwrite the edit
+run cx apply "$WORK/profiles/ban.yaml"
+is "$rc" 0 "edit: apply exit 0"
+printf '%s\n' 'IRQBALANCE_ONESHOT=yes' >>"$SR/$CONF"
+cp -p "$SR/$CONF" "$WORK/edited"
+run cx rollback
+is "$rc" 7 "edit: rollback exit 7 (not fully restored)"
+is "$(printf '%s\n' "$err" | sed -n 1p)" \
+	"cx5prof: error: NOT restored: irqbalance banirq 99,109-123 -> -: /etc/default/irqbalance changed since the ban was written (edited, removed or replaced by a symlink): nothing written; remove the --banirq options by hand" \
+	"edit: the failed step names the file and what to do"
+cmp -s "$WORK/edited" "$SR/$CONF"
+ok $? "edit: the edited file is kept as it is"
+is "$(mtu_of ens1f0):$(cat "$SR/proc/irq/99/smp_affinity_list")" "1500:$(cat "$PRISTINE/proc/irq/99/smp_affinity_list")" \
+	"edit: the other steps are restored"
+cp -p "$PRISTINE/$CONF" "$SR/$CONF"
+DB=$WORK/history-2.db # a fresh history: the one above holds a failed rollback
+
+# ---- a symlinked config file is refused, never replaced by a regular file
+mv "$SR/$CONF" "$SR/etc/irqbalance.conf"
+ln -s ../irqbalance.conf "$SR/$CONF"
+run cx plan "$WORK/profiles/ban.yaml"
+is "$rc" 69 "symlink: plan exit 69"
+is "$(printf '%s\n' "$err" | grep error)" \
+	"cx5prof: error: irqbalance: irq.irqbalance: ban: /etc/default/irqbalance is a symlink: cx5prof would replace it by a regular file: add the --banirq options to the link's target by hand, or use irq.irqbalance: stop" \
+	"symlink: the plan says why and what to do"
+[ -L "$SR/$CONF" ]
+ok $? "symlink: still a symlink"
+rm "$SR/$CONF"
+mv "$SR/etc/irqbalance.conf" "$SR/$CONF"
+
 # ---- no config file but irqbalance running: the file is created, and removed again
 rm "$SR/$CONF" "$PRISTINE/$CONF"
 run cx plan "$WORK/profiles/ban.yaml"

@@ -132,6 +132,76 @@ is "$rc" 1 "truncated: exit 1"
 is "$err" "cx5prof: error: benchmark: netperf output is truncated (no receiver line; exit status 0): the run was cut short or netserver died; run it again" \
 	"truncated: said so"
 
+# ---- a run that sent nothing never passes (review finding): netperf's
+# "Okay 0" with every send failed is an error naming the failed sends
+cat >"$WORK/none.txt" <<'OUT'
+MIGRATED UDP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 198.18.0.2 () port 0 AF_INET
+Socket  Message  Elapsed      Messages
+Size    Size     Time         Okay Errors   Throughput
+bytes   bytes    secs            #      #   10^6bits/sec
+
+8388608    8000   1.00           0   51234       0.00
+8388608           1.00           0               0.00
+
+OUT
+echo "$WORK/none.txt" >"$WORK/replay"
+run np verify "$ONE"
+is "$rc" 1 "nothing sent: exit 1 (error), not 0"
+is "$err" "cx5prof: error: benchmark: netperf sent no datagram to 198.18.0.2 (51234 failed sends, netperf's Errors column): nothing was measured; check the route to the peer and the send buffer (ENOBUFS: raise net.core.wmem_max), then run again" \
+	"nothing sent: said so, with the failed sends"
+printf '%s\n' "$out" | grep -qx '  receive throughput >= 100 Mbps: n/a (the benchmark failed)'
+ok $? "nothing sent: the throughput floor is not passed"
+is "$(printf '%s\n' "$out" | tail -n 1 | sed -E 's/\(run [0-9]+ recorded\)/(run N recorded)/')" "result      error (run N recorded)" \
+	"nothing sent: result error"
+run np verify "$ONE" --json
+is "$(printf '%s' "$out" | jq -r '[.result, .exit_code, .benchmark.error != null, ([.thresholds[].status] | join(","))] | @tsv')" \
+	"$(printf 'error\t1\ttrue\tn/a,n/a')" "nothing sent, JSON: result error, exit_code 1, thresholds n/a"
+
+# ---- a negative figure is refused, naming it (the table form and -o CSV)
+sed 's/^8388608           1.00           0               0.00$/8388608           1.00      340379           -4356.62/; s/       0   51234       0.00$/  342022       0    4377.65/' \
+	"$WORK/none.txt" >"$WORK/neg.txt"
+echo "$WORK/neg.txt" >"$WORK/replay"
+run np verify "$ONE"
+is "$rc" 1 "negative throughput: exit 1"
+is "$err" "cx5prof: error: benchmark: netperf printed a negative receiver throughput: not a measurement; check the netperf and netserver versions and run again" \
+	"negative throughput: refused, naming the figure"
+printf 'Throughput,Throughput Units,Local Send Calls,Remote Recv Calls,Elapsed Time (sec)\n-7352.02,10^6bits/s,348778,344649,10.00\n' >"$WORK/neg.csv"
+echo "$WORK/neg.csv" >"$WORK/replay"
+run np verify "$ONE"
+is "$err" "cx5prof: error: benchmark: netperf printed a negative Throughput: not a measurement; check the netperf and netserver versions and run again" \
+	"negative CSV throughput: refused, naming the column"
+
+# ---- failed sends among sent ones: a warning
+sed 's/       0   51234       0.00$/  342022      77    4377.65/; s/^8388608           1.00           0               0.00$/8388608           1.00      340379           4356.62/' \
+	"$WORK/none.txt" >"$WORK/errs.txt"
+echo "$WORK/errs.txt" >"$WORK/replay"
+run np verify "$ONE"
+is "$rc" 0 "some sends failed: the run still counts (exit 0)"
+printf '%s\n' "$out" | grep -qx "  warning: 77 sends failed during the run, netperf's Errors column: the local socket refused them (ENOBUFS: the send buffer overflowed); raise net.core.wmem_max and the send buffer"
+ok $? "some sends failed: warned, with netperf's Errors figure"
+
+# ---- a stand-in whose grandchild keeps the output pipe open and writing:
+# verify ends (the drain after netperf's exit is bounded), with the result
+cat >"$FAKE/netperf" <<SH
+#!/bin/sh
+echo "\$0 \$*" >>"$WORK/argv"
+cat "\$(cat "$WORK/replay")"
+(for i in \$(seq 200); do echo tick; sleep 0.05; done) &
+exit 0
+SH
+echo "$SAMPLES/netperf-udp-stream-m8000-loss.txt" >"$WORK/replay"
+start=$(date +%s)
+run timeout 20 ip netns exec "$HOST_NS" env PATH="$FAKE:$PATH" "$CX5PROF" --sysroot "$SR" --db "$DB" verify "$ONE"
+took=$(( $(date +%s) - start ))
+is "$rc" 0 "grandchild holding the pipe: verify completes (exit 0)"
+[ "$took" -lt 8 ]
+ok $? "grandchild holding the pipe: done in ${took} s, not after the grandchild's 10 s"
+cat >"$FAKE/netperf" <<SH
+#!/bin/sh
+echo "\$0 \$*" >>"$WORK/argv"
+cat "\$(cat "$WORK/replay")"
+SH
+
 # ---- netperf's own "no netserver" output (the listener accepted, netperf failed)
 echo "$SAMPLES/netperf-no-netserver.txt" >"$WORK/replay"
 run np verify "$ONE"

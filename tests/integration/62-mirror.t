@@ -50,6 +50,7 @@ is "$rc" 0 "mirror after new records: exit 0"
 is "$out" '{
   "sent": 4,
   "pending": 0,
+  "failed": 0,
   "error": null,
   "error_kind": null,
   "next_attempt_s": null

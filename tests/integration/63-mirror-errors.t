@@ -10,7 +10,7 @@
 . "$TESTS_DIR/helpers/taotoken.sh"
 tt_setup
 
-FP="${KEY:0:4}...(sha256:$(printf '%s' "$KEY" | sha256sum | cut -c1-8))"
+FP="sha256:$(printf '%s' "$KEY" | sha256sum | cut -c1-8)"
 ALL_PENDING="1 run 1 pending 1
 2 run 2 pending 0
 3 txn 1 pending 0

@@ -41,7 +41,7 @@ ok $? "history show: includes the analysis"
 scenario 401
 run "$CX5PROF" --db "$DB" analyze 2
 is "$rc" 77 "analyze with a rejected key: exit 77"
-FP="${KEY:0:4}...(sha256:$(printf '%s' "$KEY" | sha256sum | cut -c1-8))"
+FP="sha256:$(printf '%s' "$KEY" | sha256sum | cut -c1-8)"
 is "$err" "cx5prof: error: analyze run 2: key rejected (HTTP 401) by $BASE_URL: expired or revoked? stray whitespace or newline in the key file? (server: Invalid token) [key $FP from key file $KEYFILE]" \
 	"analyze with a rejected key: message"
 is "$(sqlite3 "$DB" "SELECT COUNT(*) FROM artifacts WHERE run = 2 AND name = 'analysis.json'")" 0 \

@@ -78,6 +78,6 @@ is "$err" "cx5prof: error: history $TT/newer.db: Protocol not supported: the dat
 head -c 4096 /dev/urandom >"$TT/corrupt.db"
 run "$CX5PROF" --db "$TT/corrupt.db" mirror --list
 is "$rc" 1 "corrupt file: refused"
-is "$err" "cx5prof: error: history $TT/corrupt.db: Bad message: the file is corrupt or not a cx5prof history: move it aside (a new one is created)" \
+is "$err" "cx5prof: error: history $TT/corrupt.db: Bad message: check --db: the file is not a cx5prof history, or it is corrupt" \
 	"corrupt file: message with the remedy"
 done_testing

@@ -120,6 +120,48 @@ is "$rc" 1 "no server: exit 1"
 is "$err" "cx5prof: error: bench: no cx5prof serve on 198.18.0.2:12999 (Connection refused): start \`cx5prof serve --port 12999\` on the peer and check its firewall" \
 	"no server: what failed and what to do"
 
+# 9. Nothing arrived (100% loss): the history must not say "pass" (review
+# finding: bench recorded passed=1 whatever happened). A stand-in server
+# speaks the protocol, points the stream at a UDP socket it never reads,
+# and reports 0 datagrams received.
+timeout -k 1 20 ip netns exec "$PNS" /usr/bin/python3 -c '
+import socket, struct
+def frame(t, payload):
+    return struct.pack(">IBBHI", 0x43355542, 1, t, 0, len(payload)) + payload
+def recv_frame(c):
+    h = b""
+    while len(h) < 12:
+        h += c.recv(12 - len(h))
+    n = struct.unpack(">IBBHI", h)[4]
+    p = b""
+    while len(p) < n:
+        p += c.recv(n - len(p))
+    return p
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.bind(("198.18.0.2", 0))
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("198.18.0.2", 12997))
+s.listen(1)
+print("listening", flush=True)
+c, _ = s.accept()
+recv_frame(c)                                   # SETUP
+c.sendall(frame(2, struct.pack(">QIHHH", 7, 212992, 1, 0, u.getsockname()[1])))
+recv_frame(c)                                   # DONE
+c.sendall(frame(4, struct.pack(">QHH", 0, 1, 0) + struct.pack(">QQQQQ", 0, 0, 0, 0, 0)))
+c.close()
+' >"$TMP/fake.log" 2>&1 &
+FAKE_PID=$!
+for _ in $(seq 50); do grep -q listening "$TMP/fake.log" && break; sleep 0.1; done
+run ip netns exec "$HNS" "$CX5PROF" --db "$TMP/h.db" bench --peer 198.18.0.2 --port 12997 --duration 1 --json
+wait "$FAKE_PID"
+is "$rc" 0 "nothing received: bench reports it (exit 0)"
+is "$(j '[.received, .loss_percent, (.sent > 0)] | @tsv')" "$(printf '0\t100\ttrue')" "nothing received: 100% loss"
+is "$(/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(*c.execute("select pass, verdict from runs where runner=\"builtin\" order by id desc limit 1").fetchone(), sep="|")' "$TMP/h.db" | sed -E 's/0 of [0-9]+ datagrams/0 of N datagrams/')" \
+	"0|no thresholds (ad-hoc bench): 0 of N datagrams received" "nothing received: recorded as not passed, with why"
+is "$(/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("select count(*) from runs where runner=\"builtin\" and pass = 1").fetchone()[0])' "$TMP/h.db")" 5 \
+	"the 5 runs that delivered datagrams are recorded as passed"
+
 # The server logged every client and is still up.
 is "$(grep -c 'received [0-9]* of [0-9]* datagrams' "$TMP/serve.log")" 6 "serve logged 6 completed tests"
 kill -0 "$SERVE_PID"

@@ -65,11 +65,23 @@ run cx verify "$WORK/gso.yaml"
 is "$rc" 0 "builtin runner with gso: exit 0"
 is "$(check_run)" "builtin sent=received+lost gso on" "gso: true in the profile reaches the sender"
 
+# Socket buffers above the host's limits: the builtin runner warns like the
+# others (runner_warn_clamped, from the sysroot's net.core.[wr]mem_max).
+sed 's/^  gso: false$/  gso: false\n  socket_buffer:\n    send: 4M\n    receive: 4M/' "$WORK/plain.yaml" >"$WORK/bufs.yaml"
+wait_closed 12866
+serve_once
+run cx verify "$WORK/bufs.yaml"
+is "$rc" 0 "builtin with 4M buffers: exit 0"
+printf '%s\n' "$out" | grep -qx '  warning: requested send socket buffer 4194304 (-s) exceeds net.core.wmem_max 212992 on this host: the kernel clamps it silently; raise net.core.wmem_max to at least 4194304'
+ok $? "builtin: the send buffer clamping warning"
+printf '%s\n' "$out" | grep -qx '  warning: requested receive socket buffer 4194304 (-S) exceeds net.core.rmem_max 212992 on this host: the kernel clamps it silently; raise net.core.rmem_max to at least 4194304'
+ok $? "builtin: the receive buffer clamping warning"
+
 # No server.
 wait_closed 12866
 run cx verify "$WORK/plain.yaml"
 is "$rc" 1 "no serve on the peer: exit 1"
 printf '%s\n' "$err$out" | grep -q 'no cx5prof serve on 198.18.0.2:12866 (Connection refused): start `cx5prof serve --port 12866` on the peer'
 ok $? "no serve on the peer: what to do"
-is "$(grep -c 'received [0-9]* of [0-9]* datagrams' "$WORK/serve.log")" 2 "serve --once served one test each time"
+is "$(grep -c 'received [0-9]* of [0-9]* datagrams' "$WORK/serve.log")" 3 "serve --once served one test each time"
 done_testing

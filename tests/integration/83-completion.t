@@ -26,7 +26,7 @@ is "$verbs" "analyze apply bench commit compare doctor export help history mirro
 is "$(comp "$CX5PROF" "")" "$verbs" "first word: every verb"
 is "$(comp "$CX5PROF" ap)" "apply" "'ap': apply"
 is "$(comp "$CX5PROF" --sysroot "$SR" --json ro)" "rollback" "after global options: still the verb"
-is "$(comp "$CX5PROF" --)" "--db --json --sysroot --verbose --version" "'--': the global options the usage lists"
+is "$(comp "$CX5PROF" --)" "--db --help --json --sysroot --verbose --version" "'--': the global options the usage lists"
 is "$(comp "$CX5PROF" apply --c)" "--check --confirm" "apply --c: its options"
 is "$(comp "$CX5PROF" verify --no)" "--no-bench" "verify --no: --no-bench"
 is "$(comp "$CX5PROF" history --)" "--db --format --help --json --limit --sysroot --verbose" "history --: its options"

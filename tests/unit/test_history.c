@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -157,7 +158,9 @@ static void test_undo_log_durable(void **state)
 
 	assert_int_equal(history_open(f->path, 0, &h), 0);
 	/* A child records the transaction and dies without closing anything:
-	 * the undo log must be there for the next process. */
+	 * the undo log must be there for the next process. Its progress mark
+	 * was only queued (marks are batched): it is lost, which rollback
+	 * does not mind (it restores every change). */
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -176,7 +179,7 @@ static void test_undo_log_durable(void **state)
 	assert_int_equal(n, 3);
 	assert_string_equal(c[0].object, "ens1f0");
 	assert_string_equal(c[0].old_value, "1500");
-	assert_int_equal(c[0].state, CHANGE_APPLIED);
+	assert_int_equal(c[0].state, CHANGE_PLANNED);
 	assert_int_equal(c[1].state, CHANGE_PLANNED);
 	assert_string_equal(c[2].key, "net.core.rmem_max");
 	assert_string_equal(c[2].new_value, "4194304");
@@ -231,7 +234,7 @@ static void test_unfinished_detection(void **state)
 	assert_int_equal(t.id, a);
 	txn_record_done(&t);
 	assert_int_equal(history_txn_get(h, 999, &t), -ENOENT);
-	assert_int_equal(history_change_set_state(h, 999, 1, CHANGE_UNDONE, NULL), -ENOENT);
+	assert_int_equal(history_change_set_state(h, a, 0, CHANGE_UNDONE, NULL), -EINVAL);
 	/* One outbox row per transaction, following its status. */
 	assert_int_equal(count_rows(h, "SELECT count(*) FROM outbox"), 2);
 	assert_int_equal(count_rows(h, "SELECT count(*) FROM outbox WHERE payload LIKE '%\"rolled_back\"%'"),
@@ -274,7 +277,8 @@ static void test_errors(void **state)
 			    "..............................................................................");
 	assert_int_equal(history_open(garbage, 0, &h), -EBADMSG);
 	assert_null(h);
-	assert_non_null(strstr(history_remedy(-EBADMSG), "corrupt"));
+	assert_string_equal(history_remedy(-EBADMSG),
+			    "check --db: the file is not a cx5prof history, or it is corrupt");
 	assert_int_equal(history_open(missing, HISTORY_READ_ONLY, &h), -ENOENT);
 	assert_int_equal(history_open(notdir, 0, &h), -ENOTDIR);
 	assert_int_equal(history_errno(SQLITE_BUSY), -EBUSY);
@@ -303,6 +307,155 @@ static void test_read_only_open(void **state)
 	history_close(TAKE_PTR(h));
 	assert_int_equal(history_open(f->path, HISTORY_READ_ONLY, &h), 0);
 	assert_int_equal(history_txn_create(h, &t, NULL, 0, &id), -EROFS);
+}
+
+/* Marks are queued; a durable write, history_changes_load and
+ * history_close write them, whatever their number. */
+static void test_marks_batched(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_history_ struct history *h = NULL, *other = NULL;
+	struct change_record many[300], *c = NULL;
+	struct txn_record t = {.kind = TXN_APPLY, .user = "u", .host = "h", .status = TXN_OPEN};
+	char keys[300][16];
+	size_t n = 0;
+	int64_t id;
+
+	for (int i = 0; i < 300; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k%d", i);
+		many[i] = (struct change_record){.seq = i + 1,
+						 .object = "o",
+						 .kind = "sysctl",
+						 .key = keys[i],
+						 .old_value = "1",
+						 .new_value = "2"};
+	}
+	assert_int_equal(history_open(f->path, 0, &h), 0);
+	assert_int_equal(history_open(f->path, 0, &other), 0);
+	assert_int_equal(history_txn_create(h, &t, many, 300, &id), 0);
+	for (int i = 1; i <= 300; i++)
+		assert_int_equal(history_change_set_state(h, id, i, CHANGE_APPLIED, NULL), 0);
+	assert_int_equal(history_change_set_state(h, id, 300, CHANGE_FAILED, "boom"), 0);
+	/* Full batches are written already; the rest with the status. */
+	assert_true(count_rows(other, "SELECT count(*) FROM changes WHERE state = 'applied'") >= 256);
+	assert_int_equal(history_txn_set_status(h, id, TXN_ROLLED_BACK, NULL), 0);
+	assert_int_equal(count_rows(other, "SELECT count(*) FROM changes WHERE state = 'applied'"), 299);
+	assert_int_equal(count_rows(other, "SELECT count(*) FROM changes WHERE state = 'failed' AND seq = 300"
+					   " AND error = 'boom'"),
+			 1);
+	assert_int_equal(history_change_set_state(h, id, 1, CHANGE_UNDONE, NULL), 0);
+	assert_int_equal(history_changes_load(h, id, &c, &n), 0);
+	assert_int_equal(n, 300);
+	assert_int_equal(c[0].state, CHANGE_UNDONE);
+	change_records_free(c, n);
+	assert_int_equal(history_change_set_state(h, id, 2, CHANGE_UNDONE, NULL), 0);
+	history_close(TAKE_PTR(h));
+	assert_int_equal(count_rows(other, "SELECT count(*) FROM changes WHERE state = 'undone'"), 2);
+}
+
+static int64_t create_rollback(struct history *h, int64_t target)
+{
+	struct txn_record t = {
+	    .kind = TXN_ROLLBACK, .user = "u", .host = "h", .status = TXN_OPEN, .rolls_back_txn = target};
+	int64_t id = 0;
+
+	assert_int_equal(history_txn_create(h, &t, sample_changes, ARRAY_SIZE(sample_changes), &id), 0);
+	return id;
+}
+
+static enum txn_status status_of(struct history *h, int64_t id, char **ret_error)
+{
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+
+	assert_int_equal(history_txn_get(h, id, &t), 0);
+	if (ret_error)
+		*ret_error = t.error ? strdup(t.error) : NULL;
+	return t.status;
+}
+
+/* A successful rollback of T settles the rollbacks of T that never
+ * finished (killed: open; failed: rollback_failed), and only those. */
+static void test_rollback_finish(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_history_ struct history *h = NULL;
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	int64_t a, b, killed, failed, other, ok;
+	char *e = NULL;
+
+	assert_int_equal(history_open(f->path, 0, &h), 0);
+	a = create_sample(h, TXN_COMMITTED);
+	b = create_sample(h, TXN_COMMITTED);
+	other = create_rollback(h, a); /* a rollback of another target: untouched */
+	assert_int_equal(history_rollback_finish(h, other, a, false, "r"), 0);
+	killed = create_rollback(h, b);
+	failed = create_rollback(h, b);
+	assert_int_equal(history_rollback_finish(h, failed, b, false, "by test"), 0);
+	assert_int_equal(status_of(h, failed, &e), TXN_ROLLBACK_FAILED);
+	assert_string_equal(e, "incomplete");
+	free(e);
+	assert_int_equal(status_of(h, b, NULL), TXN_ROLLBACK_FAILED);
+	assert_int_equal(history_txn_find_unfinished(h, &t), 1);
+	assert_int_equal(t.id, failed);
+	txn_record_done(&t);
+
+	ok = create_rollback(h, b);
+	assert_int_equal(history_rollback_finish(h, ok, b, true, "by test"), 0);
+	assert_int_equal(status_of(h, ok, NULL), TXN_COMMITTED);
+	assert_int_equal(status_of(h, b, &e), TXN_ROLLED_BACK);
+	assert_string_equal(e, "by test");
+	free(e);
+	_cleanup_free_ char *want = strprintf("superseded by rollback %" PRId64, ok);
+	assert_int_equal(status_of(h, killed, &e), TXN_FAILED);
+	assert_string_equal(e, want);
+	free(e);
+	assert_int_equal(status_of(h, failed, &e), TXN_FAILED);
+	assert_string_equal(e, want);
+	free(e);
+	assert_int_equal(status_of(h, other, NULL), TXN_ROLLBACK_FAILED);
+	assert_int_equal(history_txn_find_unfinished(h, &t), 1);
+	assert_int_equal(t.id, other);
+}
+
+/* --db naming an existing file that is no history: refused, and the file
+ * keeps its mode and content. A new file is created 0600. A missing
+ * directory above the file's: -ENOENT. */
+static void test_foreign_file_untouched(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_history_ struct history *h = NULL;
+	_cleanup_free_ char *hosts = strprintf("%s/hosts", f->dir);
+	_cleanup_free_ char *deep = strprintf("%s/x/typo/h.db", f->dir);
+	const char *text = "127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n"
+			   "# a text file that is long enough to be looked at by SQLite ..................\n";
+	char buf[512] = "";
+	struct stat st;
+	int fd;
+
+	write_file(hosts, text);
+	assert_int_equal(chmod(hosts, 0644), 0);
+	assert_int_equal(history_open(hosts, 0, &h), -EBADMSG);
+	assert_int_equal(stat(hosts, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	fd = open(hosts, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf) - 1), (ssize_t)strlen(text));
+	close(fd);
+	assert_string_equal(buf, text);
+
+	assert_int_equal(history_open(f->path, 0, &h), 0);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	history_close(TAKE_PTR(h));
+	/* An existing history keeps the mode its owner gave it. */
+	assert_int_equal(chmod(f->path, 0640), 0);
+	assert_int_equal(history_open(f->path, 0, &h), 0);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	history_close(TAKE_PTR(h));
+
+	assert_int_equal(history_open(deep, 0, &h), -ENOENT);
+	assert_null(h);
 }
 
 static void test_lock(void **state)
@@ -344,6 +497,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_json, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_read_only_open, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_marks_batched, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rollback_finish, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_foreign_file_untouched, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

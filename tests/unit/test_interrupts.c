@@ -351,7 +351,7 @@ static void test_write_affinity(void **state)
 	write_file(dir, "/proc/irq/99/smp_affinity_list", "0-31\n");
 	write_file(dir, "/proc/irq/99/smp_affinity", "ffffffff\n");
 	write_file(dir, "/proc/irq/100/smp_affinity", "00000000,003f0000\n"); /* mask only */
-	/* /dev/null swallows the write and reads back empty: a mismatch */
+	/* a symlink to a host file: never written through under a sysroot */
 	free(p);
 	p = strprintf("%s/proc/irq/101/smp_affinity_list", dir);
 	assert_int_equal(symlink("/dev/null", p), 0);
@@ -368,7 +368,7 @@ static void test_write_affinity(void **state)
 	assert_int_equal(irq_read_affinity(99, &got), 0);
 	assert_true(cpuset_equal(&got, &want));
 	assert_int_equal(irq_write_affinity(99, &want), 0); /* already so */
-	assert_int_equal(irq_write_affinity(101, &want), IRQ_AFFINITY_MISMATCH);
+	assert_int_equal(irq_write_affinity(101, &want), -ELOOP);
 	assert_int_equal(irq_write_affinity(100, &want), -ENOENT); /* no smp_affinity_list */
 	assert_int_equal(irq_write_affinity(12345, &want), -ENOENT);
 	cpuset_clear(&want);
@@ -377,6 +377,70 @@ static void test_write_affinity(void **state)
 	assert_int_equal(sysroot_set(NULL), 0);
 	free(cmd);
 	cmd = strprintf("rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A copied sysroot whose files or directories lead out of it (a final
+ * symlink to /etc/shadow, /proc/irq/<n> a link to a host directory): the
+ * write is refused and the outside file keeps its content. */
+static void test_write_stays_in_sysroot(void **state)
+{
+	char dir[] = "/tmp/cx5t-irqsr-XXXXXX", out[] = "/tmp/cx5t-irqout-XXXXXX";
+	_cleanup_cpuset_ struct cpuset want = CPUSET_INIT;
+	_cleanup_free_ char *cmd = NULL, *link1 = NULL, *link2 = NULL, *target = NULL, *text = NULL;
+	_cleanup_free_ char *outfile = NULL, *inside = NULL;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(mkdtemp(out));
+	cmd = strprintf("mkdir -p %s/proc/irq/98 %s/proc/irq/97", dir, dir);
+	assert_int_equal(system(cmd), 0);
+	write_file(out, "/shadow", "root:secret\n");
+	write_file(out, "/smp_affinity_list", "0-31\n");
+	write_file(dir, "/proc/irq/97/smp_affinity_list", "0-31\n");
+	/* the file itself a symlink out of the sysroot */
+	link1 = strprintf("%s/proc/irq/98/smp_affinity_list", dir);
+	target = strprintf("%s/shadow", out);
+	assert_int_equal(symlink(target, link1), 0);
+	/* the IRQ's directory a symlink out of the sysroot */
+	link2 = strprintf("%s/proc/irq/99", dir);
+	assert_int_equal(symlink(out, link2), 0);
+	/* a symlinked directory that stays inside is fine */
+	inside = strprintf("%s/proc/irq/100", dir);
+	assert_int_equal(symlink("97", inside), 0);
+	assert_int_equal(sysroot_set(dir), 0);
+
+	assert_int_equal(cpuset_parse_list("8", &want), 0);
+	assert_int_equal(irq_write_affinity(98, &want), -ELOOP);
+	assert_int_equal(irq_write_affinity(99, &want), -EXDEV);
+	assert_int_equal(sysroot_write("/proc/irq/98/smp_affinity_list", "8\n"), -ELOOP);
+	assert_int_equal(sysroot_write("/proc/irq/99/smp_affinity_list", "8\n"), -EXDEV);
+	assert_int_equal(irq_write_affinity(100, &want), 1);
+	assert_int_equal(sysroot_read_all("/proc/irq/97/smp_affinity_list", &text, NULL), 0);
+	assert_string_equal(text, "8\n");
+	assert_int_equal(sysroot_set(NULL), 0);
+
+	free(text);
+	text = NULL;
+	f = fopen(target, "r");
+	assert_non_null(f);
+	assert_true(getdelim(&text, &(size_t){0}, '\0', f) > 0);
+	fclose(f);
+	assert_string_equal(text, "root:secret\n");
+	outfile = strprintf("%s/smp_affinity_list", out);
+	free(text);
+	text = NULL;
+	f = fopen(outfile, "r");
+	assert_non_null(f);
+	assert_true(getdelim(&text, &(size_t){0}, '\0', f) > 0);
+	fclose(f);
+	assert_string_equal(text, "0-31\n");
+	/* the live host ("/") is not confined */
+	assert_int_equal(sysroot_confine("/proc/irq/0/smp_affinity_list"), 0);
+
+	free(cmd);
+	cmd = strprintf("rm -rf %s %s", dir, out);
 	assert_int_equal(system(cmd), 0);
 }
 
@@ -469,6 +533,7 @@ int main(void)
 	    cmocka_unit_test(test_discover_2port),
 	    cmocka_unit_test(test_discover_8node_and_ofed),
 	    cmocka_unit_test(test_write_affinity),
+	    cmocka_unit_test(test_write_stays_in_sysroot),
 	    cmocka_unit_test(test_in_memory_list),
 	    cmocka_unit_test(test_mutations),
 	};

@@ -19,6 +19,14 @@ static const char fake_systemctl[] =
     "s=\"$CX5PROF_SYSROOT/run/fake-systemd\"\n"
     "echo \"$*\" >> \"$s/calls\"\n"
     "[ \"$2\" = irqbalance.service ] || exit 5\n"
+    "# no irqbalance unit: systemctl's answers for a unit that does not exist\n"
+    "if [ -e \"$s/missing\" ]; then case \"$1\" in\n"
+    "  is-enabled) echo 'Failed to get unit file state for irqbalance.service' >&2; exit 1 ;;\n"
+    "  is-active) echo inactive; exit 3 ;;\n"
+    "  show) echo not-found; exit 0 ;;\n"
+    "esac; fi\n"
+    "# a service manager that answers nothing useful\n"
+    "if [ -e \"$s/silent\" ]; then exit 1; fi\n"
     "case \"$1\" in\n"
     "is-enabled) cat \"$s/enabled\"; [ \"$(cat \"$s/enabled\")\" = enabled ] ;;\n"
     "is-active) cat \"$s/active\"; [ \"$(cat \"$s/active\")\" = active ] ;;\n"
@@ -27,7 +35,8 @@ static const char fake_systemctl[] =
     " echo irqbalance > \"$CX5PROF_SYSROOT/proc/812/comm\" ;;\n"
     "enable) echo enabled > \"$s/enabled\" ;;\n"
     "disable) echo disabled > \"$s/enabled\" ;;\n"
-    "try-restart) if [ \"$(cat \"$s/active\")\" = active ]; then echo restart >> \"$s/restarts\"; fi ;;\n"
+    "try-restart) [ ! -e \"$s/fail-restart\" ] || exit 1;"
+    " if [ \"$(cat \"$s/active\")\" = active ]; then echo restart >> \"$s/restarts\"; fi ;;\n"
     "*) exit 1 ;;\n"
     "esac\n";
 
@@ -370,6 +379,171 @@ static void test_ban_snapshot_list_matches(void **state)
 	put("/etc/default/irqbalance", debian_default);
 }
 
+/* No irqbalance unit on this host: not installed means stopped, not
+ * "unknown" (which would make the plan ask for a service manager). */
+static void test_missing_unit(void **state)
+{
+	_cleanup_free_ char *undo = NULL, *calls = NULL, *cmd = strprintf("rm -rf %s/proc/812", root);
+	struct irqbalance_state s;
+
+	(void)state;
+	assert_int_equal(system(cmd), 0);
+	put("/run/fake-systemd/missing", "");
+	assert_int_equal(irqbalance_detect(&s), 0);
+	assert_false(s.running);
+	assert_int_equal(s.enabled, 0);
+	assert_int_equal(s.active, 0);
+	irqbalance_state_done(&s);
+	calls = get("/run/fake-systemd/calls");
+	assert_string_equal(calls, "is-enabled irqbalance.service\n"
+				   "show irqbalance.service --property=LoadState --value\n"
+				   "is-active irqbalance.service\n");
+	assert_int_equal(irqbalance_stop(&undo), 0);
+	assert_string_equal(undo, "{\"action\":\"stop\",\"active\":0,\"enabled\":0}");
+
+	/* a service manager that says nothing (and knows no LoadState) is
+	 * still "unknown" */
+	{
+		_cleanup_free_ char *flag = path_of("/run/fake-systemd/missing");
+		assert_int_equal(unlink(flag), 0);
+	}
+	put("/run/fake-systemd/silent", "");
+	assert_int_equal(irqbalance_detect(&s), 0);
+	assert_int_equal(s.enabled, -1);
+	assert_int_equal(s.active, -1);
+	irqbalance_state_done(&s);
+}
+
+/* try-restart exiting non-zero (irqbalance did not come back) is a
+ * failure of the ban and of its undo, not a detail. */
+static void test_try_restart_fails(void **state)
+{
+	_cleanup_free_ char *undo = NULL, *text = NULL;
+	unsigned irq = 99;
+
+	(void)state;
+	put("/run/fake-systemd/fail-restart", "");
+	assert_int_equal(irqbalance_ban(&irq, 1, &undo), -EIO);
+	/* the file was written (the caller's undo puts it back) */
+	text = get("/etc/default/irqbalance");
+	assert_non_null(strstr(text, "--banirq=99"));
+	assert_non_null(undo);
+	assert_int_equal(irqbalance_restore(undo), -EIO);
+	free(text);
+	text = get("/etc/default/irqbalance");
+	assert_string_equal(text, debian_default);
+	{
+		_cleanup_free_ char *flag = path_of("/run/fake-systemd/fail-restart");
+		assert_int_equal(unlink(flag), 0);
+	}
+	assert_int_equal(irqbalance_restore(undo), 0);
+}
+
+/* The undo of a ban writes the old file back only while the file is what
+ * the ban wrote: edits made since, a symlink put in its place, or its
+ * removal are not overwritten (-ESTALE, nothing written). */
+static void test_ban_restore_refuses_changed_file(void **state)
+{
+	static const char edited[] = "# irqbalance configuration\n"
+				     "#IRQBALANCE_ONESHOT=\n"
+				     "IRQBALANCE_ARGS=\"--hintpolicy=ignore --banirq=99\"\n"
+				     "#IRQBALANCE_BANNED_CPUS=\n"
+				     "IRQBALANCE_EXTRA=1\n";
+	_cleanup_free_ char *undo = NULL, *text = NULL, *p = path_of("/etc/default/irqbalance"),
+			    *elsewhere = path_of("/etc/irqbalance.real");
+	unsigned irq = 99;
+
+	(void)state;
+	assert_int_equal(irqbalance_ban(&irq, 1, &undo), 1);
+	/* edited since the ban */
+	put("/etc/default/irqbalance", edited);
+	assert_int_equal(irqbalance_restore(undo), -ESTALE);
+	text = get("/etc/default/irqbalance");
+	assert_string_equal(text, edited);
+	/* another IRQ banned by hand, not as --banirq=N: also an edit */
+	put("/etc/default/irqbalance", "# irqbalance configuration\n#IRQBALANCE_ONESHOT=\n"
+				       "IRQBALANCE_ARGS=\"--hintpolicy=ignore --banirq=99 -i 7\"\n"
+				       "#IRQBALANCE_BANNED_CPUS=\n");
+	assert_int_equal(irqbalance_restore(undo), -ESTALE);
+	/* removed */
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(irqbalance_restore(undo), -ESTALE);
+	assert_false(exists("/etc/default/irqbalance"));
+	/* replaced by a symlink to a file with the banned content */
+	put("/etc/irqbalance.real", "# irqbalance configuration\n#IRQBALANCE_ONESHOT=\n"
+				    "IRQBALANCE_ARGS=\"--hintpolicy=ignore --banirq=99\"\n"
+				    "#IRQBALANCE_BANNED_CPUS=\n");
+	assert_int_equal(symlink(elsewhere, p), 0);
+	assert_int_equal(irqbalance_restore(undo), -ESTALE);
+	{
+		_cleanup_free_ char *path = irqbalance_ban_record_path(undo);
+		assert_string_equal(path, "/etc/default/irqbalance");
+	}
+	assert_int_equal(unlink(p), 0);
+	/* as the ban left it: restored; already restored: fine again */
+	put("/etc/default/irqbalance", "# irqbalance configuration\n#IRQBALANCE_ONESHOT=\n"
+				       "IRQBALANCE_ARGS=\"--hintpolicy=ignore --banirq=99\"\n"
+				       "#IRQBALANCE_BANNED_CPUS=\n");
+	assert_int_equal(irqbalance_restore(undo), 0);
+	assert_int_equal(irqbalance_restore(undo), 0);
+	free(text);
+	text = get("/etc/default/irqbalance");
+	assert_string_equal(text, debian_default);
+}
+
+/* A symlinked config (managed elsewhere) is never replaced by a regular
+ * file: ban and its snapshot refuse it. */
+static void test_ban_refuses_symlink(void **state)
+{
+	_cleanup_free_ char *undo = NULL, *snap = NULL, *text = NULL, *p = path_of("/etc/default/irqbalance");
+	struct stat st;
+	unsigned irq = 99;
+
+	(void)state;
+	put("/etc/irqbalance.real", debian_default);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(symlink("../irqbalance.real", p), 0);
+	assert_int_equal(irqbalance_ban_snapshot(&snap), -ELOOP);
+	assert_null(snap);
+	assert_int_equal(irqbalance_ban(&irq, 1, &undo), -ELOOP);
+	assert_null(undo);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	text = get("/etc/irqbalance.real");
+	assert_string_equal(text, debian_default);
+}
+
+/* Under a sysroot the config write stays inside it: /etc/default a link
+ * to a directory outside is refused. */
+static void test_ban_stays_in_sysroot(void **state)
+{
+	char out[] = "/tmp/cx5t-irqbout-XXXXXX";
+	_cleanup_free_ char *undo = NULL, *cmd = NULL, *dir = path_of("/etc/default"), *outfile = NULL,
+			    *text = NULL;
+	unsigned irq = 99;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(out));
+	outfile = strprintf("%s/irqbalance", out);
+	f = fopen(outfile, "w");
+	assert_non_null(f);
+	fputs(debian_default, f);
+	fclose(f);
+	cmd = strprintf("rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(symlink(out, dir), 0);
+	assert_int_equal(irqbalance_ban(&irq, 1, &undo), -EXDEV);
+	f = fopen(outfile, "r");
+	assert_non_null(f);
+	assert_true(getdelim(&text, &(size_t){0}, '\0', f) > 0);
+	fclose(f);
+	assert_string_equal(text, debian_default);
+	free(cmd);
+	cmd = strprintf("rm -rf %s", out);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_restore_rejects(void **state)
 {
 	(void)state;
@@ -396,6 +570,11 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_ban_existing_forms, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ban_snapshot_list_matches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_restore_rejects, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_missing_unit, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_try_restart_fails, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ban_restore_refuses_changed_file, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ban_refuses_symlink, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ban_stays_in_sysroot, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <netlink/errno.h>
 #include <sched.h>
+#include <sys/wait.h>
 
 #include "ethtool.h"
 #include "link.h"
@@ -200,12 +201,76 @@ static void test_ethtool_stats(void **state)
 	assert_string_equal(eth_drop_counters[0], "rx_discards_phy");
 }
 
+/* The count grows and shrinks with the channels (veth: per-queue stats)
+ * while the stats are read: every read is whole and consistent, never more
+ * entries than the kernel had (ethtool ignores the length passed in). */
+static void test_ethtool_stats_channels_change(void **state)
+{
+	struct eth_channels c;
+	pid_t pid;
+	int status, ok = 0;
+
+	(void)state;
+	NEED_NETNS();
+	assert_int_equal(ethtool_get_channels("ens1f0", &c), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		for (int i = 0; i < 400; i++) {
+			c.rx = i % 2 ? 1 : 2;
+			c.tx = i % 2 ? 1 : 3;
+			(void)ethtool_set_channels("ens1f0", &c);
+		}
+		_exit(0);
+	}
+	for (int i = 0; i < 400; i++) {
+		_cleanup_free_ struct eth_stat *s = NULL;
+		size_t n = 0;
+		uint64_t v;
+		int r = ethtool_get_stats("ens1f0", &s, &n);
+
+		if (r == -EAGAIN)
+			continue;
+		assert_int_equal(r, 0);
+		/* veth: peer_ifindex + 7 per rx queue + 2 per tx queue */
+		assert_true(n == 1 + 1 * 7 + 1 * 2 || n == 1 + 2 * 7 + 3 * 2 || n == 1 + 2 * 7 + 1 * 2 ||
+			    n == 1 + 1 * 7 + 3 * 2);
+		assert_string_equal(s[0].name, "peer_ifindex");
+		assert_int_equal(eth_stats_find(s, n, "rx_queue_0_drops", &v), 0);
+		for (size_t k = 0; k < n; k++)
+			assert_true(s[k].name[0] != '\0');
+		ok++;
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(ok > 0);
+
+	/* grown for good: the larger count, in full */
+	c.rx = 2;
+	c.tx = 3;
+	assert_true(ethtool_set_channels("ens1f0", &c) >= 0);
+	{
+		_cleanup_free_ struct eth_stat *s = NULL;
+		size_t n = 0;
+		uint64_t v;
+
+		assert_int_equal(ethtool_get_stats("ens1f0", &s, &n), 0);
+		assert_int_equal(n, 1 + 2 * 7 + 3 * 2);
+		assert_int_equal(eth_stats_find(s, n, "rx_queue_1_drops", &v), 0);
+		assert_int_equal(eth_stats_find(s, n, "tx_queue_2_xdp_xmit", &v), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nle_errno),    cmocka_unit_test(test_operstate_names),
-		cmocka_unit_test(test_list_and_get), cmocka_unit_test(test_set_mtu),
-		cmocka_unit_test(test_ethtool_veth), cmocka_unit_test(test_ethtool_stats),
+	    cmocka_unit_test(test_nle_errno),
+	    cmocka_unit_test(test_operstate_names),
+	    cmocka_unit_test(test_list_and_get),
+	    cmocka_unit_test(test_set_mtu),
+	    cmocka_unit_test(test_ethtool_veth),
+	    cmocka_unit_test(test_ethtool_stats),
+	    cmocka_unit_test(test_ethtool_stats_channels_change),
 	};
 	return cmocka_run_group_tests(tests, setup_netns, NULL);
 }

@@ -178,13 +178,37 @@ static void test_warning_before_json(void **state)
 	iperf3_report_done(&r);
 }
 
+/* A negative rate is no measurement: refused, naming where it was. */
+static void test_negative_rate(void **state)
+{
+	struct iperf3_report r;
+	char *err = NULL;
+
+	(void)state;
+	assert_int_equal(parse_iperf3("{\"end\":{\"sum_sent\":{\"packets\":100,\"bits_per_second\":8e6},"
+				      "\"sum_received\":{\"packets\":100,\"lost_packets\":0,"
+				      "\"bits_per_second\":-8e6,\"seconds\":1}}}",
+				      &r, &err),
+			 -EDOM);
+	assert_string_equal(err, "negative bits_per_second in end.sum_received");
+	free(err);
+	err = NULL;
+	assert_int_equal(parse_iperf3("{\"end\":{\"sum\":{\"packets\":100,\"lost_packets\":10,"
+				      "\"bits_per_second\":-1,\"seconds\":1}}}",
+				      &r, &err),
+			 -EDOM);
+	assert_string_equal(err, "negative bits_per_second in end.sum");
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sample),	 cmocka_unit_test(test_fallback_sum),
-	    cmocka_unit_test(test_refused),	 cmocka_unit_test(test_busy),
-	    cmocka_unit_test(test_plain_errors), cmocka_unit_test(test_truncated),
-	    cmocka_unit_test(test_zero_elapsed), cmocka_unit_test(test_warning_before_json),
+	    cmocka_unit_test(test_sample),	  cmocka_unit_test(test_fallback_sum),
+	    cmocka_unit_test(test_refused),	  cmocka_unit_test(test_busy),
+	    cmocka_unit_test(test_plain_errors),  cmocka_unit_test(test_truncated),
+	    cmocka_unit_test(test_zero_elapsed),  cmocka_unit_test(test_warning_before_json),
+	    cmocka_unit_test(test_negative_rate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

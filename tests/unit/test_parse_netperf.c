@@ -275,6 +275,73 @@ static void test_csv_forms(void **state)
 	assert_int_equal(parse_netperf(t, &r), -EDOM);
 }
 
+/* A negative figure is no measurement: refused, naming the figure
+ * (review finding: "-5.0" throughput made a threshold n/a, a verify pass). */
+static void test_negative_figures(void **state)
+{
+	struct netperf_report r;
+	const char *field = NULL;
+	char t[512];
+
+	(void)state;
+	assert_int_equal(parse_with_unit("10^6bits/sec", "-4377.65", "4356.62", &r), -EDOM);
+	assert_int_equal(parse_netperf_field("8388608    8000   5.00       342022      0    -4377.65\n"
+					     "8388608           5.00       340379           4356.62\n",
+					     &r, &field),
+			 -EDOM);
+	assert_string_equal(field, "sender throughput");
+	field = NULL;
+	assert_int_equal(parse_netperf_field("8388608    8000   5.00       342022      0    4377.65\n"
+					     "8388608           5.00       340379           -1.00\n",
+					     &r, &field),
+			 -EDOM);
+	assert_string_equal(field, "receiver throughput");
+	field = NULL;
+	assert_int_equal(parse_netperf_field("8388608    8000   5.00       -5      0    4377.65\n"
+					     "8388608           5.00       340379           4356.62\n",
+					     &r, &field),
+			 -EDOM);
+	assert_string_equal(field, "sender Okay messages");
+	field = NULL;
+	assert_int_equal(parse_netperf_field("8388608    8000   5.00       342022      0    4377.65\n"
+					     "8388608           5.00       -340379           4356.62\n",
+					     &r, &field),
+			 -EDOM);
+	assert_string_equal(field, "receiver Okay messages");
+	/* CSV: the column title as netperf printed it. */
+	field = NULL;
+	snprintf(t, sizeof(t),
+		 "Throughput,Throughput Units,Local Send Calls,Remote Recv Calls,Elapsed Time (sec)\n"
+		 "-7352.02,10^6bits/s,348778,344649,10.00\n");
+	assert_int_equal(parse_netperf_field(t, &r, &field), -EDOM);
+	assert_string_equal(field, "Throughput");
+	field = NULL;
+	snprintf(t, sizeof(t),
+		 "THROUGHPUT,LOCAL_SEND_CALLS,REMOTE_RECV_CALLS,ELAPSED_TIME,LOCAL_SEND_THROUGHPUT\n"
+		 "7352.02,348778,344649,10.00,-1\n");
+	assert_int_equal(parse_netperf_field(t, &r, &field), -EDOM);
+	assert_string_equal(field, "Local Send Throughput");
+	snprintf(t, sizeof(t),
+		 "Throughput,Local Send Calls,Remote Recv Calls,Elapsed Time (sec)\n7352.02,-3,0,10.00\n");
+	assert_int_equal(parse_netperf_field(t, &r, NULL), -EDOM);
+}
+
+/* "Okay 0" parses as what netperf printed (the runner refuses the run). */
+static void test_nothing_sent_parses(void **state)
+{
+	struct netperf_report r;
+
+	(void)state;
+	assert_int_equal(parse_netperf("8388608    8000   5.00       0      1234    0.00\n"
+				       "8388608           5.00       0           0.00\n",
+				       &r),
+			 0);
+	assert_int_equal(r.sent, 0);
+	assert_int_equal(r.send_errors, 1234);
+	assert_int_equal(r.received, 0);
+	assert_near(r.recv_mbps, 0.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +357,8 @@ int main(void)
 	    cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_zero_elapsed),
 	    cmocka_unit_test(test_csv_forms),
+	    cmocka_unit_test(test_negative_figures),
+	    cmocka_unit_test(test_nothing_sent_parses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

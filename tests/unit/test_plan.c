@@ -179,6 +179,92 @@ static void test_build_problems(void **state)
 	host_state_free(h);
 }
 
+/* A profile with only requirements or irq.irqbalance still manages ports:
+ * matching none of them is a problem, not an empty plan. */
+static void test_manages_link_keys(void **state)
+{
+	static const char *const keys[] = {
+	    "requires:\n  driver:\n    min_version: \"5.0-0\"\n",
+	    "requires:\n  firmware:\n    min_version: \"16.26.1040\"\n",
+	    "requires:\n  link:\n    duplex: full\n",
+	    "irq:\n  irqbalance: leave\n",
+	};
+	struct host_state *h = host_new(0);
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		_cleanup_free_ char *yaml =
+		    strprintf("version: 1\nname: t\nmatch:\n  pci: [\"15b3:1017\"]\n%s", keys[i]);
+		struct plan *p = plan_of(yaml, h);
+
+		assert_int_equal(p->n_problems, 1);
+		assert_string_equal(p->problems[0].object, "profile");
+		assert_string_equal(p->problems[0].message, "no interface on this host matches the profile");
+		assert_int_equal(plan_problems_exit_code(p), EXIT_NOT_FOUND);
+		plan_free(p);
+	}
+	host_state_free(h);
+}
+
+/* irq.policy on a matched port without device IRQs is a problem, never a
+ * port silently left out of the IRQ map. */
+static void test_irq_policy_without_device_irqs(void **state)
+{
+	struct host_state *h = host_new(0);
+	struct plan *p;
+	(void)state;
+
+	/* no sysfs facts at all (not in the sysroot) */
+	h->ifaces[0].has_nic = false;
+	h->ifaces[0].irqs_r = -ENODEV;
+	p = plan_of("version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\nirq:\n  policy: numa-local\n", h);
+	assert_int_equal(p->n_changes, 0);
+	assert_int_equal(p->n_problems, 1);
+	assert_string_equal(p->problems[0].object, "ens1f0");
+	assert_string_equal(p->problems[0].message, "no device IRQs (no PCI function in the sysroot)");
+	assert_string_equal(p->problems[0].remedy, "remove irq.policy, or match only ports with a PCI "
+						   "function (on a test host: a --sysroot that has it)");
+	assert_int_equal(plan_problems_exit_code(p), EXIT_UNSUPPORTED);
+	plan_free(p);
+
+	/* in the sysroot but virtual (a veth: no PCI function, empty list);
+	 * channels already as wanted: no channel problem */
+	h->ifaces[0].has_nic = true;
+	h->ifaces[0].irqs_r = 0;
+	assert_int_equal(irq_list_new("ens1f0", NULL, &h->ifaces[0].irqs), 0);
+	p = plan_of("version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\nlink:\n  channels:\n"
+		    "    combined: 8\nirq:\n  policy: numa-local\n",
+		    h);
+	assert_int_equal(p->n_problems, 1);
+	assert_string_equal(p->problems[0].message, "no device IRQs (no PCI function in the sysroot)");
+	assert_int_equal(p->problems[0].exit_code, EXIT_UNSUPPORTED);
+	plan_free(p);
+	host_state_free(h);
+}
+
+/* Channels re-create the IRQs: planning both in one run would pin the
+ * IRQs of before the change. Refused, with the way out. */
+static void test_channels_and_irq_policy(void **state)
+{
+	struct host_state *h = host_new(0);
+	struct plan *p;
+	(void)state;
+
+	p = plan_of("version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\nlink:\n  channels:\n"
+		    "    combined: 16\nirq:\n  policy: numa-local\n",
+		    h);
+	assert_int_equal(p->n_problems, 1);
+	assert_string_equal(p->problems[0].object, "ens1f0");
+	assert_string_equal(p->problems[0].message,
+			    "channels and irq.policy in one run: changing channels re-creates the IRQs, the "
+			    "IRQ map would be planned from the IRQs before the change");
+	assert_string_equal(p->problems[0].remedy,
+			    "apply channels first, then the IRQ map: two profiles or two runs");
+	assert_int_equal(plan_problems_exit_code(p), EXIT_UNSUPPORTED);
+	plan_free(p);
+	host_state_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +272,9 @@ int main(void)
 	    cmocka_unit_test(test_order),
 	    cmocka_unit_test(test_build_diff),
 	    cmocka_unit_test(test_build_problems),
+	    cmocka_unit_test(test_manages_link_keys),
+	    cmocka_unit_test(test_irq_policy_without_device_irqs),
+	    cmocka_unit_test(test_channels_and_irq_policy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

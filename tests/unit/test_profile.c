@@ -719,6 +719,33 @@ static void test_extends(void **state)
 	assert_string_equal(p->name.value, "parent");
 	profile_free(p);
 
+	/* A child that points the mirror at another host must name its own
+	 * key source: the parent's key is not sent there. */
+	write_str("sub/c3.yaml", "version: 1\nextends: parent.yaml\nmirror:\n  taotoken:\n"
+				 "    base_url: https://gw.example/api\n");
+	assert_int_equal(profile_load("sub/c3.yaml", &p, &err), -EINVAL);
+	{
+		char *line = profile_error_format(&err);
+
+		assert_string_equal(line, "sub/c3.yaml:5:15: mirror.taotoken: base_url set here needs api_key_file "
+					  "or api_key_env in the same file (the key inherited from sub/parent.yaml "
+					  "is not sent to another host)");
+		free(line);
+	}
+	write_str("sub/c4.yaml", "version: 1\nextends: parent.yaml\nmirror:\n  taotoken:\n"
+				 "    base_url: https://gw.example/api\n    api_key_env: GW_KEY\n");
+	assert_int_equal(profile_load("sub/c4.yaml", &p, &err), 0);
+	assert_string_equal(p->mirror.base_url.value, "https://gw.example/api");
+	assert_string_equal(p->mirror.api_key_env.value, "GW_KEY");
+	assert_false(p->mirror.api_key_file.set);
+	profile_free(p);
+	/* same host, another model: the parent's key source is kept */
+	write_str("sub/c5.yaml", "version: 1\nextends: parent.yaml\nmirror:\n  taotoken:\n    model_id: m2\n");
+	assert_int_equal(profile_load("sub/c5.yaml", &p, &err), 0);
+	assert_string_equal(p->mirror.api_key_file.value, "/k");
+	assert_string_equal(p->mirror.model_id.value, "m2");
+	profile_free(p);
+
 	/* A child may change only the cpulist of a cpulist parent. */
 	write_str("sub/c2.yaml", "version: 1\nextends: parent.yaml\nirq:\n  cpulist: \"0-3\"\n");
 	assert_int_equal(profile_load("sub/c2.yaml", &p, &err), 0);

@@ -1,10 +1,19 @@
 /* test_runner.c: the runner table, first-available selection, the result
  * arithmetic and the process helpers (quoting, sizes, deadlines). */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "netprobe.h"
 #include "runner.h"
 
 static void test_table(void **state)
@@ -77,7 +86,7 @@ static void test_loss(void **state)
 	r.sent = 0;
 	r.received = 0;
 	runner_result_compute_loss(&r);
-	assert_true(r.loss_percent == 0);
+	assert_true(r.loss_percent == 100); /* nothing sent is no 0% loss */
 	assert_int_equal(runner_fail(&r, ECONNREFUSED, "no server on %s", "x"), -ECONNREFUSED);
 	assert_string_equal(r.error, "no server on x");
 	assert_int_equal(runner_warn(&r, "w%d", 1), 0);
@@ -151,6 +160,121 @@ static void test_spawn_output_and_deadline(void **state)
 	assert_int_equal(runner_find_binary("../sh", &path), -EINVAL);
 }
 
+/* A run that sent nothing is an error naming the failed sends; failed
+ * sends among sent ones are a warning. */
+static void test_check_sent(void **state)
+{
+	struct runner_params p = {
+	    .peer = "198.18.0.2", .duration_sec = 1, .message_size = 1400, .streams = 1};
+	struct runner_result r;
+
+	(void)state;
+	runner_result_init(&r, "netperf");
+	r.send_errors = 1234;
+	assert_int_equal(runner_check_sent(&p, &r), -EIO);
+	assert_string_equal(r.error,
+			    "netperf sent no datagram to 198.18.0.2 (1234 failed sends, netperf's "
+			    "Errors column): nothing was measured; check the route to the peer "
+			    "and the send buffer (ENOBUFS: raise net.core.wmem_max), then run again");
+	runner_result_done(&r);
+
+	runner_result_init(&r, "iperf3");
+	assert_int_equal(runner_check_sent(&p, &r), -EIO);
+	assert_string_equal(r.error, "iperf3 sent no datagram to 198.18.0.2 (0 failed sends): nothing was "
+				     "measured; check the route to the peer and the send buffer (ENOBUFS: "
+				     "raise net.core.wmem_max), then run again");
+	runner_result_done(&r);
+
+	runner_result_init(&r, "netperf");
+	r.sent = 10;
+	assert_int_equal(runner_check_sent(&p, &r), 0);
+	assert_null(r.warnings);
+	r.send_errors = 7;
+	assert_int_equal(runner_check_sent(&p, &r), 0);
+	assert_null(r.error);
+	assert_string_equal(
+	    r.warnings[0], "7 sends failed during the run, netperf's Errors column: the local socket refused "
+			   "them (ENOBUFS: the send buffer overflowed); raise net.core.wmem_max and the send "
+			   "buffer");
+	runner_result_done(&r);
+}
+
+/* The child exits but a grandchild keeps its pipe open and writes every
+ * 50 ms: the drain after the exit is bounded (1 s), not endless. */
+static void test_drain_bounded(void **state)
+{
+	char *path = NULL;
+	char *argv[] = {(char *)"sh", (char *)"-c",
+			(char *)"echo result; (for i in $(seq 100); do echo x; sleep 0.05; done) & exit 0",
+			NULL};
+	struct runner_child c;
+	uint64_t t0, took;
+
+	(void)state;
+	assert_int_equal(runner_find_binary("sh", &path), 0);
+	t0 = now_usec();
+	assert_int_equal(runner_spawn(path, argv, -1, &c), 0);
+	assert_int_equal(runner_wait_all(&c, 1, now_usec() + 30000000), 0);
+	took = now_usec() - t0;
+	assert_int_equal(c.exit_status, 0);
+	assert_false(c.timed_out);
+	assert_int_equal(c.out_fd, -1); /* closed: the grandchild gets SIGPIPE */
+	assert_true(strncmp(c.output, "result\n", 7) == 0);
+	assert_true(took >= 900000 && took < 2500000);
+	runner_child_done(&c);
+	free(path);
+}
+
+/* netprobe_tcp tries every address of a name: an IPv4-only listener is
+ * found through a name whose first address (::1) refuses. The name comes
+ * from a private /etc/hosts in a private mount namespace (root only). */
+static void test_probe_every_address(void **state)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t l = sizeof(a);
+	char hosts[] = "/tmp/cx5t-hosts.XXXXXX";
+	int lfd, hfd, status;
+	uint16_t port;
+	pid_t pid;
+
+	(void)state;
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(lfd >= 0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &l), 0);
+	port = ntohs(a.sin_port);
+	assert_int_equal(netprobe_tcp("127.0.0.1", port, 1000), 0);
+	assert_int_equal(netprobe_tcp("", port, 1000), -EINVAL);
+	if (geteuid() != 0) {
+		close(lfd);
+		skip();
+	}
+	hfd = mkstemp(hosts);
+	assert_true(hfd >= 0);
+	assert_true(write(hfd, "::1 cx5t-probe\n127.0.0.1 cx5t-probe\n", 36) == 36);
+	close(hfd);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+		if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount(hosts, "/etc/hosts", NULL, MS_BIND, NULL) < 0)
+			_exit(77);
+		/* The case of the finding: ::1 first, then 127.0.0.1. */
+		if (getaddrinfo("cx5t-probe", NULL, &hints, &ai) != 0 || !ai || !ai->ai_next ||
+		    ai->ai_family != AF_INET6)
+			_exit(78);
+		freeaddrinfo(ai);
+		_exit(netprobe_tcp("cx5t-probe", port, 1000) == 0 ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	unlink(hosts);
+	close(lfd);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +285,9 @@ int main(void)
 	    cmocka_unit_test(test_argv_string),
 	    cmocka_unit_test(test_format_size),
 	    cmocka_unit_test(test_spawn_output_and_deadline),
+	    cmocka_unit_test(test_check_sent),
+	    cmocka_unit_test(test_drain_bounded),
+	    cmocka_unit_test(test_probe_every_address),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

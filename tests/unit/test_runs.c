@@ -388,7 +388,7 @@ static void test_outbox_delivery(void **state)
 
 	/* failed: stays pending with its error and its next attempt */
 	assert_int_equal(outbox_mark_failed(h2, c.id, "server error (HTTP 500)", now + 2000000), 0);
-	assert_int_equal(outbox_count(h, &pending, &sent), 0);
+	assert_int_equal(outbox_count(h, &pending, &sent, NULL), 0);
 	assert_int_equal(pending, 3);
 	assert_int_equal(sent, 1);
 	assert_int_equal(outbox_next_attempt(h, &next), 0);
@@ -409,6 +409,51 @@ static void test_outbox_delivery(void **state)
 	outbox_row_done(&c);
 	outbox_row_done(&d);
 	history_close(h2);
+	history_close(h);
+}
+
+/* A row set aside as failed_permanent no longer holds back the queue;
+ * requeued, it goes first again. */
+static void test_outbox_failed_permanent(void **state)
+{
+	struct history *h = NULL;
+	struct outbox_row a = {0}, b = {0}, c = {0};
+	int64_t now = history_now_usec();
+	size_t pending, sent, failed, n = 0;
+	(void)state;
+
+	assert_int_equal(make_db(path), 0);
+	assert_int_equal(history_open(path, 0, &h), 0);
+	assert_int_equal(outbox_claim_next(h, now, false, &a), 1);
+	assert_int_equal(a.id, 1);
+	assert_int_equal(outbox_mark_failed_permanent(h, a.id, "unexpected HTTP 400"), 0);
+	assert_int_equal(count(h, "SELECT status = 'failed_permanent' AND attempts = 1 AND last_error = "
+				  "'unexpected HTTP 400' FROM outbox WHERE id = 1"),
+			 1);
+	assert_int_equal(outbox_count(h, &pending, &sent, &failed), 0);
+	assert_int_equal(pending, 3);
+	assert_int_equal(sent, 0);
+	assert_int_equal(failed, 1);
+	/* not claimed again, with or without force: the next row goes */
+	assert_int_equal(outbox_claim_next(h, now, false, &b), 1);
+	assert_int_equal(b.id, 2);
+	assert_int_equal(outbox_release(h, b.id, 0), 0);
+	/* only a pending row can be set aside */
+	assert_int_equal(outbox_mark_failed_permanent(h, 1, "again"), 0);
+	assert_int_equal(count(h, "SELECT attempts FROM outbox WHERE id = 1"), 1);
+	/* requeued: pending, due now, its history kept */
+	assert_int_equal(outbox_requeue_failed(h, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(count(h, "SELECT status = 'pending' AND next_attempt_usec = 0 AND attempts = 1 "
+				  "FROM outbox WHERE id = 1"),
+			 1);
+	assert_int_equal(outbox_claim_next(h, now, false, &c), 1);
+	assert_int_equal(c.id, 1);
+	assert_int_equal(outbox_requeue_failed(h, &n), 0);
+	assert_int_equal(n, 0);
+	outbox_row_done(&a);
+	outbox_row_done(&b);
+	outbox_row_done(&c);
 	history_close(h);
 }
 
@@ -473,6 +518,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test_setup_teardown(test_atomic, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outbox_delivery, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outbox_refresh_in_flight, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outbox_failed_permanent, setup, teardown),
 	    cmocka_unit_test(test_backoff),
 	    cmocka_unit_test(test_json),
 	};

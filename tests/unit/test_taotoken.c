@@ -6,8 +6,11 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "mirror.h"
 #include "taotoken.h"
 
 static const struct taotoken_config cfg = {
@@ -208,6 +211,157 @@ static void test_5xx_and_other(void **state)
 			    "unexpected HTTP 400 from https://taotoken.net/api (server: bad request)");
 }
 
+static void test_retry_decisions(void **state)
+{
+	static const struct {
+		long status;
+		bool retry;
+	} cases[] = {{400, false}, {402, false}, {405, false}, {408, true}, {409, true},
+		     {413, false}, {422, false}, {451, false}, {302, true}};
+	struct taotoken_reply rep;
+	struct taotoken_error err;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		assert_int_equal(parse(cases[i].status, "{}", -1, &rep, &err), -EPROTO);
+		assert_int_equal(err.kind, TT_HTTP);
+		assert_int_equal(err.http_status, cases[i].status);
+		if (err.retry != cases[i].retry)
+			fail_msg("HTTP %ld: retry %d, expected %d", cases[i].status, err.retry, cases[i].retry);
+	}
+
+	/* 503 with Retry-After: honoured like 429's */
+	assert_int_equal(parse(503, "{\"error\":{\"message\":\"overloaded\"}}", 30, &rep, &err), -EAGAIN);
+	assert_int_equal(err.kind, TT_SERVER);
+	assert_true(err.retry);
+	assert_int_equal(err.retry_after_s, 30);
+	assert_string_equal(err.message, "server error (HTTP 503) from https://taotoken.net/api: will retry after "
+					 "30 s (Retry-After) (server: overloaded)");
+	assert_int_equal(parse(503, "", -1, &rep, &err), -EAGAIN);
+	assert_int_equal(err.retry_after_s, -1);
+	assert_string_equal(err.message, "server error (HTTP 503) from https://taotoken.net/api: will retry");
+	/* other 5xx: the backoff decides */
+	assert_int_equal(parse(500, "", 30, &rep, &err), -EAGAIN);
+	assert_int_equal(err.retry_after_s, -1);
+}
+
+static char *repeat(char c, size_t n, const char *tail)
+{
+	char *s = malloc(n + strlen(tail) + 1);
+
+	assert_non_null(s);
+	memset(s, c, n);
+	strcpy(s + n, tail);
+	return s;
+}
+
+static void test_server_detail(void **state)
+{
+	static const char key[] = "sk-test-0123456789abcdef";
+	_cleanup_free_ char *m190 = repeat('x', 190, "sk-test-0123456789abcdef is not valid");
+	_cleanup_free_ char *e190 = repeat('x', 190, "<key> is n");
+	_cleanup_free_ char *frag = repeat('y', 195, "sk-test-01 (cut)");
+	_cleanup_free_ char *efrag = repeat('y', 195, "<key>");
+	_cleanup_free_ char *frag3 = repeat('y', 197, "sk-test");
+	_cleanup_free_ char *efrag3 = repeat('y', 197, "sk-");
+	char *d, want[512];
+	(void)state;
+
+	/* the key echoed at character 190: masked before the 200-character cut */
+	d = taotoken_server_detail(m190, key);
+	snprintf(want, sizeof(want), " (server: %s)", e190);
+	assert_string_equal(d, want);
+	assert_null(strstr(d, "sk-t"));
+	free(d);
+
+	/* a cut-off start of the key (>= 4 characters) at the cut is masked */
+	d = taotoken_server_detail(frag, key);
+	snprintf(want, sizeof(want), " (server: %s)", efrag);
+	assert_string_equal(d, want);
+	free(d);
+	/* 3 characters are not a fragment worth hiding */
+	d = taotoken_server_detail(frag3, key);
+	snprintf(want, sizeof(want), " (server: %s)", efrag3);
+	assert_string_equal(d, want);
+	free(d);
+
+	/* keys made of '*', keys shorter than the mask: every occurrence, and the search ends */
+	d = taotoken_server_detail("a *** b **** c", "***");
+	assert_string_equal(d, " (server: a <key> b <key>* c)");
+	free(d);
+	d = taotoken_server_detail("banana", "a");
+	assert_string_equal(d, " (server: b<key>n<key>n<key>)");
+	free(d);
+	d = taotoken_server_detail("**", "***");
+	assert_string_equal(d, " (server: **)");
+	free(d);
+
+	/* no key, no message; control characters become spaces */
+	d = taotoken_server_detail("line1\nline2\x1b[0m", NULL);
+	assert_string_equal(d, " (server: line1 line2 [0m)");
+	free(d);
+	d = taotoken_server_detail("", key);
+	assert_string_equal(d, "");
+	free(d);
+	d = taotoken_server_detail(NULL, key);
+	assert_string_equal(d, "");
+	free(d);
+}
+
+static void test_row_permanent(void **state)
+{
+	struct taotoken_error e = {0};
+	(void)state;
+
+	/* refused for its content or size: at once */
+	e.kind = TT_HTTP;
+	for (long st = 400; st <= 422; st++) {
+		e.http_status = st;
+		assert_int_equal(mirror_row_permanent(&e, 1), st == 400 || st == 413 || st == 422);
+	}
+	/* any other HTTP error reply: after MIRROR_MAX_ATTEMPTS */
+	e.http_status = 408;
+	assert_false(mirror_row_permanent(&e, MIRROR_MAX_ATTEMPTS - 1));
+	assert_true(mirror_row_permanent(&e, MIRROR_MAX_ATTEMPTS));
+	/* a transfer error without a reply is the network's, never the row's */
+	e.http_status = 0;
+	assert_false(mirror_row_permanent(&e, 1000));
+	/* 200 without choices: after MIRROR_CHOICES_ATTEMPTS */
+	e.kind = TT_CHOICES;
+	e.http_status = 200;
+	assert_false(mirror_row_permanent(&e, MIRROR_CHOICES_ATTEMPTS - 1));
+	assert_true(mirror_row_permanent(&e, MIRROR_CHOICES_ATTEMPTS));
+	/* the key, the account, the gateway: never, however many attempts */
+	for (int k = 0; k < _TT_KIND_MAX; k++) {
+		if (k == TT_HTTP || k == TT_CHOICES)
+			continue;
+		e.kind = k;
+		e.http_status = k == TT_KEY_REJECTED ? 401 : k == TT_NOT_FOUND ? 404 : k == TT_QUOTA ? 429 : 500;
+		assert_false(mirror_row_permanent(&e, 1000000));
+	}
+}
+
+static void test_local_error(void **state)
+{
+	struct taotoken_error e = {.kind = TT_OK, .retry = false, .http_status = 0};
+	(void)state;
+
+	/* a failure that left err untouched: local, retryable */
+	mirror_local_error(-ENOMEM, &e);
+	assert_int_equal(e.kind, TT_HTTP);
+	assert_true(e.retry);
+	assert_int_equal(e.retry_after_s, -1);
+	assert_int_equal(e.http_status, 0);
+	assert_string_equal(e.message, "local error before the request was sent: Cannot allocate memory: will retry");
+	assert_false(mirror_row_permanent(&e, 1000));
+	/* a filled err is kept */
+	e = (struct taotoken_error){.kind = TT_KEY_REJECTED, .http_status = 401};
+	strcpy(e.message, "key rejected");
+	mirror_local_error(-EACCES, &e);
+	assert_int_equal(e.kind, TT_KEY_REJECTED);
+	assert_string_equal(e.message, "key rejected");
+}
+
 static void test_config_check(void **state)
 {
 	struct taotoken_error err;
@@ -346,7 +500,21 @@ static void test_key_env(void **state)
 	assert_string_equal(err.message,
 			    "environment variable CX5_TEST_TAOTOKEN_KEY (api_key_env) is not set or empty");
 	setenv("CX5_TEST_TAOTOKEN_KEY", "sk-env-key-0123456789", 1);
+	{
+		struct rlimit core = {1024, RLIM_INFINITY};
+
+		assert_int_equal(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), 0);
+		(void)setrlimit(RLIMIT_CORE, &core);
+	}
 	assert_int_equal(taotoken_key_load(&c, &key, &err), 0);
+	/* once a key is in memory, the process cannot dump core */
+	{
+		struct rlimit core;
+
+		assert_int_equal(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0);
+		assert_int_equal(getrlimit(RLIMIT_CORE, &core), 0);
+		assert_int_equal(core.rlim_cur, 0);
+	}
 	assert_string_equal(key, "sk-env-key-0123456789");
 	taotoken_key_free(key);
 	setenv("CX5_TEST_TAOTOKEN_KEY", "sk-env key", 1);
@@ -361,8 +529,8 @@ static void test_fingerprint(void **state)
 	(void)state;
 
 	/* sha256("sk-test-0123456789abcdef") starts with these 8 digits */
-	assert_string_equal(fp, "sk-t...(sha256:c871f067)");
-	assert_string_equal(shortfp, "(sha256:ba7816bf)");
+	assert_string_equal(fp, "sha256:c871f067");
+	assert_string_equal(shortfp, "sha256:ba7816bf");
 }
 
 static void test_request_json(void **state)
@@ -393,6 +561,8 @@ int main(void)
 	    cmocka_unit_test(test_garbage),	  cmocka_unit_test(test_key_rejected),
 	    cmocka_unit_test(test_not_found),	  cmocka_unit_test(test_429),
 	    cmocka_unit_test(test_5xx_and_other), cmocka_unit_test(test_config_check),
+	    cmocka_unit_test(test_retry_decisions), cmocka_unit_test(test_server_detail),
+	    cmocka_unit_test(test_row_permanent), cmocka_unit_test(test_local_error),
 	    cmocka_unit_test(test_key_file),	  cmocka_unit_test(test_key_env),
 	    cmocka_unit_test(test_fingerprint),	  cmocka_unit_test(test_request_json),
 	    cmocka_unit_test(test_kind_names),

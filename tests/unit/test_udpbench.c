@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "udpbench.h"
+#include "udpsink.h"
 
 #define BUFCAP (UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD)
 
@@ -418,6 +419,43 @@ static void test_recv_frame(void **state)
 	close(sv[1]);
 }
 
+/* udpsink_refuse: the ERROR frame goes out, and the lingering read that
+ * follows ends by its 200 ms deadline whatever the client does (review
+ * finding: a second clock reading past the deadline made poll's timeout
+ * wrap to ~14 days). */
+static void test_refuse_bounded(void **state)
+{
+	static uint8_t in[BUFCAP];
+	static uint8_t junk[65536];
+	struct udpb_error_msg em;
+	size_t len = 0;
+	uint64_t t0;
+	int sv[2];
+
+	(void)state;
+	/* A silent client that keeps the connection open. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	t0 = now_usec();
+	udpsink_refuse(sv[1], UDPB_ERR_BUSY, "busy: another test is running, retry later");
+	assert_true(now_usec() - t0 < 1000000);
+	assert_int_equal(udpbench_recv_frame(sv[0], in, UDPB_MAX_PAYLOAD, &len, now_usec() + 1000000),
+			 UDPB_ERROR);
+	assert_int_equal(udpbench_decode_error(in, len, &em), 0);
+	assert_int_equal(em.code, UDPB_ERR_BUSY);
+	assert_string_equal(em.text, "busy: another test is running, retry later");
+	close(sv[0]);
+	close(sv[1]);
+
+	/* A client that has sent more than the lingering read takes. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(udpbench_send_all(sv[0], junk, sizeof(junk), now_usec() + 1000000), 0);
+	t0 = now_usec();
+	udpsink_refuse(sv[1], UDPB_ERR_PROTOCOL, "truncated frame");
+	assert_true(now_usec() - t0 < 1000000);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +470,7 @@ int main(void)
 	    cmocka_unit_test(test_type_names),
 	    cmocka_unit_test(test_random_bytes),
 	    cmocka_unit_test(test_recv_frame),
+	    cmocka_unit_test(test_refuse_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
