@@ -42,13 +42,18 @@ static struct json_object *get(struct json_object *o, const char *key)
 	return v;
 }
 
+/* A finite number: json-c reads "1e999" as infinity, which is no figure. */
 static bool get_number(struct json_object *o, const char *key, double *ret)
 {
 	struct json_object *v = get(o, key);
+	double d;
 
 	if (!v || !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
 		return false;
-	*ret = json_object_get_double(v);
+	d = json_object_get_double(v);
+	if (!isfinite(d))
+		return false;
+	*ret = d;
 	return true;
 }
 
@@ -60,6 +65,17 @@ static bool get_count(struct json_object *o, const char *key, uint64_t *ret)
 		return false;
 	*ret = (uint64_t)d;
 	return true;
+}
+
+/* iperf3's own lost_percent when it is a percentage, else computed from
+ * the counts: a damaged figure ("1e308...") must not reach a threshold. */
+static double lost_percent(struct json_object *o, uint64_t lost, uint64_t total)
+{
+	double d;
+
+	if (get_number(o, "lost_percent", &d) && isfinite(d) && d >= 0 && d <= 100)
+		return d;
+	return total ? 100.0 * (double)lost / (double)total : 0;
 }
 
 void iperf3_report_done(struct iperf3_report *r)
@@ -113,7 +129,7 @@ static int parse_sum_sent_received(struct json_object *sent, struct json_object 
 		return -ENODATA;
 	rep->received = rpackets > rlost ? rpackets - rlost : 0;
 	rep->lost_packets = rlost;
-	(void)get_number(recv, "lost_percent", &rep->lost_percent);
+	rep->lost_percent = lost_percent(recv, rlost, rpackets);
 	rep->send_mbps = bps / 1e6;
 	rep->recv_mbps = rbps / 1e6;
 	rep->elapsed_sec = secs;
@@ -131,7 +147,7 @@ static int parse_sum(struct json_object *sum, struct iperf3_report *rep)
 	    !get_number(sum, "seconds", &secs))
 		return -ENODATA;
 	(void)get_count(sum, "lost_packets", &lost);
-	(void)get_number(sum, "lost_percent", &rep->lost_percent);
+	rep->lost_percent = lost_percent(sum, lost, rep->sent);
 	rep->received = rep->sent > lost ? rep->sent - lost : 0;
 	rep->lost_packets = lost;
 	rep->send_mbps = bps / 1e6;

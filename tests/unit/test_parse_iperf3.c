@@ -201,6 +201,35 @@ static void test_negative_rate(void **state)
 	free(err);
 }
 
+/* Fuzzing found it: a damaged lost_percent ("1e3082...") parsed as
+ * infinity; the percentage is then computed from the counts. */
+static void test_lost_percent_out_of_range(void **state)
+{
+	struct iperf3_report r;
+	char *err = NULL;
+
+	(void)state;
+	assert_int_equal(parse_iperf3("{\"end\":{\"sum_sent\":{\"packets\":200,\"bits_per_second\":8e6},"
+				      "\"sum_received\":{\"packets\":200,\"lost_packets\":50,"
+				      "\"bits_per_second\":6e6,\"seconds\":1,\"lost_percent\":1e3082}}}",
+				      &r, &err),
+			 0);
+	assert_near(r.lost_percent, 25.0);
+	assert_int_equal(parse_iperf3("{\"end\":{\"sum\":{\"packets\":100,\"lost_packets\":10,"
+				      "\"bits_per_second\":1e6,\"seconds\":1,\"lost_percent\":-3}}}",
+				      &r, &err),
+			 0);
+	assert_near(r.lost_percent, 10.0);
+	/* an infinite stream rate ("1e999") is no figure: the stream is left out */
+	assert_int_equal(parse_iperf3("{\"end\":{\"streams\":[{\"udp\":{\"packets\":100,\"bits_per_second\":1e999}}],"
+				      "\"sum\":{\"packets\":100,\"lost_packets\":10,\"bits_per_second\":1e6,\"seconds\":1}}}",
+				      &r, &err),
+			 0);
+	assert_int_equal(r.n_streams, 0);
+	iperf3_report_done(&r);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,7 +237,7 @@ int main(void)
 	    cmocka_unit_test(test_refused),	  cmocka_unit_test(test_busy),
 	    cmocka_unit_test(test_plain_errors),  cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_zero_elapsed),  cmocka_unit_test(test_warning_before_json),
-	    cmocka_unit_test(test_negative_rate),
+	    cmocka_unit_test(test_negative_rate), cmocka_unit_test(test_lost_percent_out_of_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
