@@ -10,7 +10,8 @@
 
 #define SYSROOT_MAX_FILE (8u << 20)
 
-static char *root; /* NULL: live host */
+static char *root;	 /* NULL: live host */
+static char *real_root; /* realpath(root), resolved on first use */
 
 int sysroot_set(const char *dir)
 {
@@ -20,6 +21,8 @@ int sysroot_set(const char *dir)
 
 	if (!dir || streq(dir, "/")) {
 		free(root);
+		free(real_root);
+		real_root = NULL;
 		root = NULL;
 		return 0;
 	}
@@ -34,6 +37,8 @@ int sysroot_set(const char *dir)
 	while (n > 1 && copy[n - 1] == '/')
 		copy[--n] = '\0';
 	free(root);
+	free(real_root);
+	real_root = NULL;
 	root = copy;
 	return 0;
 }
@@ -242,7 +247,7 @@ int sysroot_listdir(const char *path, char ***ret)
 
 int sysroot_confine(const char *full)
 {
-	_cleanup_free_ char *dir = NULL, *real_dir = NULL, *real_root = NULL;
+	_cleanup_free_ char *dir = NULL, *real_dir = NULL;
 	size_t n;
 
 	if (!root)
@@ -253,9 +258,12 @@ int sysroot_confine(const char *full)
 	real_dir = realpath(dirname(dir), NULL);
 	if (!real_dir)
 		return -errno;
-	real_root = realpath(root, NULL);
-	if (!real_root)
-		return -errno;
+	/* The root's own real path is resolved once per sysroot_set(). */
+	if (!real_root) {
+		real_root = realpath(root, NULL);
+		if (!real_root)
+			return -errno;
+	}
 	n = strlen(real_root);
 	if (streq(real_root, "/"))
 		return 0;
