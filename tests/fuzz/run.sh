@@ -34,6 +34,8 @@ fuzz_one() { # fuzz_one HARNESS SECONDS
 	local h=$1 secs=$2 log execs crashes rc keep=()
 	log=$build/logs/$h.log
 	mkdir -p "$build/corpus/$h" "$build/artifacts/$h" "$build/logs"
+	# Crash inputs of earlier runs were reported then: count this run's only.
+	touch "$log.start"
 	[ "${FUZZ_KEEP_GOING:-0}" = 1 ] && keep=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
 	# shellcheck disable=SC2046
 	"$build/$h" "${keep[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
@@ -43,12 +45,12 @@ fuzz_one() { # fuzz_one HARNESS SECONDS
 	# Plain mode prints the total; fork mode only its "#N:" status lines.
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	[ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\):.*/\1/p' "$log" | tail -n 1)
-	crashes=$(find "$build/artifacts/$h" -type f | wc -l)
+	crashes=$(find "$build/artifacts/$h" -type f -newer "$log.start" | wc -l)
 	printf '%-18s executions %12s  crashes %3s  seconds %s\n' "$h" "${execs:-?}" "$crashes" "$secs"
 	if [ "$rc" -ne 0 ] || [ "$crashes" -ne 0 ]; then
 		echo "$h: FAILED (exit $rc); log: $log" >&2
 		grep -E '^(==[0-9]+==ERROR|SUMMARY|.*contract broken)' "$log" | head -n 5 >&2
-		find "$build/artifacts/$h" -type f | sed "s|^|$h: keep as regression: cp |; s|\$| $here/regressions/$h/|" >&2
+		find "$build/artifacts/$h" -type f -newer "$log.start" | sed "s|^|$h: keep as regression: cp |; s|\$| $here/regressions/$h/|" >&2
 		return 1
 	fi
 }
