@@ -1,11 +1,10 @@
 /* nicfacts.h: one port's driver, firmware and link facts, from the source
  * that describes the port.
  *
- * Owns: the choice of source for verify's run record and doctor's checks:
- * the sysroot's files when --sysroot describes the port (a fixture of a
- * ConnectX-5 host seen from a veth lab), the kernel's ethtool answers
- * otherwise. This is the same rule plan.c applies to its preconditions
- * (there as static helpers); keep the two in step. Must never: read the
+ * Owns: the choice of source for plan's preconditions, verify's run record
+ * and doctor's checks: the sysroot's files when --sysroot describes the
+ * port (a fixture of a ConnectX-5 host seen from a veth lab), the kernel's
+ * ethtool answers otherwise. Must never: read the
  * host except through the probe's state and the sysroot. */
 #ifndef CX5_NICFACTS_H
 #define CX5_NICFACTS_H

@@ -20,6 +20,7 @@
 #include "irqbalance.h"
 #include "irqplan.h"
 #include "link.h"
+#include "nicfacts.h"
 #include "output.h"
 #include "probe.h"
 #include "profile.h"
@@ -737,62 +738,6 @@ void plan_order(struct plan *p)
 			p->changes[i].note = strdup(p->changes[i].kind->order_note);
 }
 
-/* ---- facts about a port: the sysroot's when it describes the port ---- */
-
-static bool use_sysroot_facts(const struct iface_state *s)
-{
-	return s->has_nic && !sysroot_is_live();
-}
-
-static const char *fact_driver(const struct iface_state *s)
-{
-	if (s->has_nic && s->nic.driver)
-		return s->nic.driver;
-	return s->present && s->drvinfo_r == 0 && s->drvinfo.driver[0] ? s->drvinfo.driver : NULL;
-}
-
-static int fact_driver_version(const struct iface_state *s, char **ret)
-{
-	if (s->has_nic && s->nic.driver_version) {
-		*ret = strdup(s->nic.driver_version);
-		return *ret ? 0 : -ENOMEM;
-	}
-	/* An inbox driver's version is the kernel's. */
-	if (use_sysroot_facts(s))
-		return sysroot_read_line("/proc/sys/kernel/osrelease", ret);
-	if (s->present && s->drvinfo_r == 0 && s->drvinfo.version[0]) {
-		*ret = strdup(s->drvinfo.version);
-		return *ret ? 0 : -ENOMEM;
-	}
-	return -ENODATA;
-}
-
-static const char *fact_firmware(const struct iface_state *s)
-{
-	if (s->has_nic && s->nic.firmware)
-		return s->nic.firmware;
-	return s->present && s->drvinfo_r == 0 && s->drvinfo.fw_version[0] ? s->drvinfo.fw_version : NULL;
-}
-
-/* Speed in Mb/s and duplex ("full"/"half"); -ENODATA when unknown. */
-static int fact_link(const struct iface_state *s, uint64_t *ret_speed, char **ret_duplex)
-{
-	if (use_sysroot_facts(s)) {
-		_cleanup_free_ char *speed = NULL, *duplex = NULL;
-		if (sysroot_read_linef(&speed, "/sys/class/net/%s/speed", s->name) < 0 ||
-		    sysroot_read_linef(&duplex, "/sys/class/net/%s/duplex", s->name) < 0 ||
-		    safe_atou64(speed, ret_speed) < 0)
-			return -ENODATA;
-		*ret_duplex = TAKE_PTR(duplex);
-		return 0;
-	}
-	if (!s->present || s->ethlink_r < 0 || !s->ethlink.speed_known)
-		return -ENODATA;
-	*ret_speed = s->ethlink.speed;
-	*ret_duplex = strdup(eth_duplex_to_string(s->ethlink.duplex));
-	return *ret_duplex ? 0 : -ENOMEM;
-}
-
 /* ---- preconditions ---- */
 
 static int check_version(struct plan *p, const char *ifname, const char *what, const char *have,
@@ -817,7 +762,7 @@ static int check_version(struct plan *p, const char *ifname, const char *what, c
 
 static int check_driver(struct plan *p, const struct profile *prof, const struct iface_state *s)
 {
-	const char *driver = fact_driver(s);
+	const char *driver = nicfacts_driver(s);
 	_cleanup_free_ char *version = NULL;
 	int r;
 
@@ -828,12 +773,12 @@ static int check_driver(struct plan *p, const struct profile *prof, const struct
 		if (r < 0)
 			return r;
 	}
-	(void)fact_driver_version(s, &version);
+	(void)nicfacts_driver_version(s, &version);
 	r = check_version(p, s->name, "driver", version, &prof->requires.driver_min_version,
 			  "install a newer driver (MLNX_OFED or a newer kernel)");
 	if (r < 0)
 		return r;
-	return check_version(p, s->name, "firmware", fact_firmware(s), &prof->requires.firmware_min_version,
+	return check_version(p, s->name, "firmware", nicfacts_firmware(s), &prof->requires.firmware_min_version,
 			     "update the NIC firmware (mlxup or mstflint)");
 }
 
@@ -846,7 +791,7 @@ static int check_link(struct plan *p, const struct profile *prof, const struct i
 
 	if (!prof->requires.link_speed.set && !prof->requires.link_duplex.set)
 		return 0;
-	r = fact_link(s, &speed, &duplex);
+	r = nicfacts_link(s, &speed, &duplex);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
