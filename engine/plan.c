@@ -25,7 +25,6 @@
 #include "probe.h"
 #include "profile.h"
 #include "sysctl.h"
-#include "sysroot.h"
 #include "topology.h"
 #include "version.h"
 
