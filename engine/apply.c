@@ -9,6 +9,7 @@
 #include "apply.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -16,6 +17,7 @@
 #include "lock.h"
 #include "log.h"
 #include "plan.h"
+#include "sysroot.h"
 
 #define WATCHDOG_POLL_MS      100
 #define WATCHDOG_LOCK_WAIT_MS 30000
@@ -84,7 +86,8 @@ static char *describe_failure(const struct change_record *c, const char *from, c
 	if (r == -ESTALE && kmsg)
 		return strprintf("%s %s %s -> %s: %s", c->object, c->key, f ? f : strna(from),
 				 t ? t : strna(to), kmsg);
-	return strprintf("%s %s %s -> %s: %s%s%s%s", c->object, c->key, f ? f : strna(from), t ? t : strna(to),
+	return strprintf("%s %s %s -> %s: %s%s%s%s", c->object, c->key, f ? f : strna(from),
+			 t ? t : strna(to),
 			 r == -EIO ? "read back differs or write failed (EIO)" : strerror(-r),
 			 kmsg ? " (kernel: " : "", kmsg ? kmsg : "", kmsg ? ")" : "");
 }
@@ -181,6 +184,28 @@ int apply_changes(struct history *h, int64_t txn, const struct change_record *c,
 	return u < 0 ? u : -ECANCELED;
 }
 
+/* ---- boots ---- */
+
+int apply_boot_id(char **ret)
+{
+	int r = sysroot_read_line("/proc/sys/kernel/random/boot_id", ret);
+
+	if (r == -ENOENT) {
+		*ret = NULL;
+		return 0;
+	}
+	return r;
+}
+
+bool txn_from_earlier_boot(const struct txn_record *t)
+{
+	_cleanup_free_ char *now = NULL;
+
+	if (!t->boot_id || apply_boot_id(&now) < 0 || !now)
+		return false;
+	return !streq(now, t->boot_id);
+}
+
 /* ---- rollback from the undo log ---- */
 
 static int rollback_record(struct history *h, int64_t target, const struct change_record *c, size_t n,
@@ -206,18 +231,39 @@ static int rollback_record(struct history *h, int64_t target, const struct chang
 	gethostname(host, sizeof(host) - 1);
 	t.host = host;
 	t.user = getenv("SUDO_USER") ? getenv("SUDO_USER") : getenv("USER");
-	r = history_txn_create(h, &t, rc, n, ret_id);
+	r = apply_boot_id(&t.boot_id);
+	if (r >= 0)
+		r = history_txn_create(h, &t, rc, n, ret_id);
+	free(t.boot_id);
 	free(rc);
 	return r;
 }
 
+/* A change a reboot has reset: a runtime kind, in a transaction of an
+ * earlier boot. */
+static bool reset_by_reboot(const struct change_record *c, bool earlier_boot)
+{
+	const struct change_kind *k = change_kind_find(c->kind);
+	return earlier_boot && k && !k->persists;
+}
+
 int rollback_txn(struct history *h, int64_t target, const char *reason, struct apply_outcome *o)
 {
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	_cleanup_free_ char *reboot_note = NULL;
 	struct change_record *c = NULL;
+	bool earlier_boot;
 	int64_t id = 0;
 	size_t n = 0;
 	int r, ret = 0;
 
+	r = history_txn_get(h, target, &t);
+	if (r < 0)
+		return r;
+	earlier_boot = txn_from_earlier_boot(&t);
+	reboot_note = strprintf("not written: reset by the reboot since transaction %" PRId64, target);
+	if (!reboot_note)
+		return -ENOMEM;
 	r = history_changes_load(h, target, &c, &n);
 	if (r < 0)
 		return r;
@@ -232,6 +278,12 @@ int rollback_txn(struct history *h, int64_t target, const char *reason, struct a
 		int seq = (int)(n - i);
 
 		failpoint_pause("rollback-pause", seq);
+		if (reset_by_reboot(&c[i], earlier_boot)) {
+			(void)history_change_set_state(h, id, seq, CHANGE_PLANNED, reboot_note);
+			(void)history_change_set_state(h, target, c[i].seq, CHANGE_UNDONE, reboot_note);
+			o->reset_by_reboot++;
+			continue;
+		}
 		r = change_write(&c[i], c[i].old_value, true, &kmsg);
 		if (r >= 0) {
 			(void)history_change_set_state(h, id, seq, CHANGE_APPLIED, NULL);

@@ -26,11 +26,12 @@
 #include "history.h"
 
 struct apply_outcome {
-	size_t done;	      /* changes written (apply) or restored (rollback) */
-	int failed_seq;	      /* apply: the step that failed, 0 when none */
-	char *failure;	      /* "ens1f0 mtu 1500 -> 9000: Invalid argument (kernel: ...)" */
-	char **left;	      /* strv: what is NOT restored, one line each */
-	int64_t rollback_txn; /* rollback: the transaction that recorded it */
+	size_t done;		/* changes written (apply) or restored (rollback) */
+	int failed_seq;		/* apply: the step that failed, 0 when none */
+	char *failure;		/* "ens1f0 mtu 1500 -> 9000: Invalid argument (kernel: ...)" */
+	char **left;		/* strv: what is NOT restored, one line each */
+	int64_t rollback_txn;	/* rollback: the transaction that recorded it */
+	size_t reset_by_reboot; /* rollback of an earlier boot's transaction: runtime changes not written */
 };
 void apply_outcome_done(struct apply_outcome *o);
 
@@ -45,8 +46,21 @@ int apply_changes(struct history *h, int64_t txn, const struct change_record *c,
 
 /* Restore every change of transaction target to its old value (whether or
  * not it had landed), as a new 'rollback' transaction. 0 all restored,
- * -ENOTRECOVERABLE some could not be (o->left). reason is recorded. */
+ * -ENOTRECOVERABLE some could not be (o->left). reason is recorded.
+ * A target from an earlier boot (txn_from_earlier_boot) gets back only its
+ * changes of kinds that survive a reboot (plan.h: persists): its runtime
+ * changes were reset by the reboot and are not written (the old values
+ * may name IRQs or states of that boot); they stay 'planned' in the
+ * rollback, with the reason, and count in o->reset_by_reboot. */
 int rollback_txn(struct history *h, int64_t target, const char *reason, struct apply_outcome *o);
+
+/* The kernel's boot id (/proc/sys/kernel/random/boot_id, through the
+ * sysroot), recorded with each transaction. 0 and *ret NULL when there is
+ * none (a sysroot without the file). */
+int apply_boot_id(char **ret);
+/* True when t started in an earlier boot than this one: both boot ids are
+ * known and differ. */
+bool txn_from_earlier_boot(const struct txn_record *t);
 
 /* Catch SIGINT, SIGTERM and SIGHUP: apply_changes stops before the next
  * step and undoes. */

@@ -351,9 +351,23 @@ static const char *const migrations[] = {
     " last_error TEXT, reply_id TEXT, reply_content TEXT, reply_usage TEXT,"
     " created_usec INTEGER NOT NULL, sent_usec INTEGER);"
     "CREATE INDEX outbox_by_status ON outbox(status, next_attempt_usec);",
+    /* 1 -> 2: the kernel's boot id at the start of each transaction */
+    "ALTER TABLE transactions ADD COLUMN boot_id TEXT;",
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration step per schema version");
+
+/* A read-only open never migrates (a reader must not write): an older file
+ * is read through temporary views that add what its version lacks, with
+ * the defaults its rows would get. SQLite resolves an unqualified name in
+ * the temp schema first, so the views shadow the old tables. Entry N-1:
+ * from version N to the current one. */
+static const char *const readonly_compat[] = {
+    /* 1 */
+    "CREATE TEMP VIEW transactions AS SELECT *, NULL AS boot_id FROM main.transactions;",
+};
+
+_Static_assert(ARRAY_SIZE(readonly_compat) == HISTORY_SCHEMA_VERSION - 1, "one view set per older version");
 
 static int read_user_version(struct history *h, int *ret)
 {
@@ -396,7 +410,7 @@ static int migrate(struct history *h, bool read_only)
 	if (version > HISTORY_SCHEMA_VERSION)
 		return -EPROTONOSUPPORT;
 	if (version < HISTORY_SCHEMA_VERSION && read_only)
-		return version == 0 ? -ENOENT : -EROFS;
+		return version == 0 ? -ENOENT : exec_script(h, readonly_compat[version - 1]);
 	for (; version < HISTORY_SCHEMA_VERSION; version++) {
 		r = migrate_step(h, version);
 		if (r < 0)
@@ -556,6 +570,7 @@ void txn_record_done(struct txn_record *t)
 	free(t->user);
 	free(t->host);
 	free(t->error);
+	free(t->boot_id);
 	*t = (struct txn_record){0};
 }
 
@@ -590,8 +605,8 @@ static int insert_txn(struct history *h, const struct txn_record *t, int64_t *re
 	r = stmt_prepare(
 	    h,
 	    "INSERT INTO transactions (kind, profile_name, profile_hash, profile_json, user, host,"
-	    " started_usec, status, confirm_deadline_usec, rolls_back_txn, error)"
-	    " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+	    " started_usec, status, confirm_deadline_usec, rolls_back_txn, error, boot_id)"
+	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
 	    &s);
 	if (r < 0)
 		return r;
@@ -605,7 +620,7 @@ static int insert_txn(struct history *h, const struct txn_record *t, int64_t *re
 	    (r = stmt_bind_text(s, 8, txn_status_to_string(t->status))) < 0 ||
 	    (r = stmt_bind_opt_int(s, 9, t->confirm_deadline_usec)) < 0 ||
 	    (r = stmt_bind_opt_int(s, 10, t->rolls_back_txn)) < 0 ||
-	    (r = stmt_bind_text(s, 11, t->error)) < 0)
+	    (r = stmt_bind_text(s, 11, t->error)) < 0 || (r = stmt_bind_text(s, 12, t->boot_id)) < 0)
 		return r;
 	r = stmt_run(h, s);
 	if (r < 0)
@@ -848,7 +863,7 @@ int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t dead
 #define TXN_COLUMNS                                                                                          \
 	"id, kind, profile_name, profile_hash, profile_json, user, host, started_usec,"                      \
 	" coalesce(ended_usec, 0), status, coalesce(confirm_deadline_usec, 0), coalesce(rolls_back_txn, 0)," \
-	" error"
+	" error, boot_id"
 
 static int txn_from_row(sqlite3_stmt *s, struct txn_record *ret)
 {
@@ -868,7 +883,8 @@ static int txn_from_row(sqlite3_stmt *s, struct txn_record *ret)
 	if ((r = column_strdup(s, 2, &t.profile_name)) < 0 ||
 	    (r = column_strdup(s, 3, &t.profile_hash)) < 0 ||
 	    (r = column_strdup(s, 4, &t.profile_json)) < 0 || (r = column_strdup(s, 5, &t.user)) < 0 ||
-	    (r = column_strdup(s, 6, &t.host)) < 0 || (r = column_strdup(s, 12, &t.error)) < 0) {
+	    (r = column_strdup(s, 6, &t.host)) < 0 || (r = column_strdup(s, 12, &t.error)) < 0 ||
+	    (r = column_strdup(s, 13, &t.boot_id)) < 0) {
 		txn_record_done(&t);
 		return r;
 	}
@@ -1055,6 +1071,7 @@ static struct json_object *txn_to_json_object(const struct txn_record *t, const 
 	json_add_string(o, "profile_hash", t->profile_hash);
 	json_add_string(o, "user", t->user);
 	json_add_string(o, "host", t->host);
+	json_add_string(o, "boot_id", t->boot_id);
 	json_object_object_add(o, "started_usec", json_object_new_int64(t->started_usec));
 	json_add_opt_int(o, "ended_usec", t->ended_usec);
 	json_add_opt_int(o, "confirm_deadline_usec", t->confirm_deadline_usec);

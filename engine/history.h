@@ -27,6 +27,8 @@
  *       'pending'|'sent'|'failed_permanent', attempts, next_attempt_usec,
  *       last_error, reply_id, reply_content, reply_usage, created_usec,
  *       sent_usec)
+ * Schema v2: transactions.boot_id (the kernel's boot id when the
+ *   transaction started; NULL when unknown or written by v1).
  * Changing the schema: append a step to the migration table in history.c
  * (HISTORY_SCHEMA_VERSION grows by one); never edit a released step. */
 #ifndef CX5_HISTORY_H
@@ -36,7 +38,7 @@
 
 #include "util.h"
 
-#define HISTORY_SCHEMA_VERSION 1
+#define HISTORY_SCHEMA_VERSION 2
 
 struct history;
 
@@ -121,6 +123,7 @@ struct txn_record {
 	int64_t confirm_deadline_usec; /* 0: none */
 	int64_t rolls_back_txn;	       /* 0: none */
 	char *error;		       /* why it failed, or NULL */
+	char *boot_id;		       /* the boot it started in (apply_boot_id), or NULL */
 };
 
 /* One row of the undo log. object names what is changed ("ens1f0",

@@ -1,11 +1,10 @@
 /* irqbalance.c: irqbalance detection and the stop/ban/leave actions (see
  * irqbalance.h for the design and its limits).
  *
- * Owns: the process scan, the service-control command (systemctl or
- * $CX5PROF_SYSTEMCTL), the IRQBALANCE_ARGS line of irqbalance's config file,
- * and the undo records (JSON strings) of its actions. Must never: run the
- * live host's systemctl while a sysroot is set, go through a shell, or touch
- * any other line of the config file. */
+ * Owns: the process scan, irqbalance.service's state and control (through
+ * service.h), the IRQBALANCE_ARGS line of irqbalance's config file, and the
+ * undo records (JSON strings) of its actions. Must never: kill a process,
+ * or touch any other line of the config file. */
 #define _GNU_SOURCE
 #include "irqbalance.h"
 
@@ -15,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "service.h"
 #include "sysroot.h"
 
 static const char *const action_names[_IRQBALANCE_ACTION_MAX] = {
@@ -50,121 +50,9 @@ void irqbalance_state_done(struct irqbalance_state *s)
 	s->config_path = s->args = NULL;
 }
 
-const char *irqbalance_service_command(void)
+static int service_do(const char *verb)
 {
-	const char *env = getenv("CX5PROF_SYSTEMCTL");
-
-	if (env && *env)
-		return env;
-	return sysroot_is_live() ? "systemctl" : NULL;
-}
-
-/* Run `<cmd> <verb> irqbalance.service [extra...]` without a shell; the
- * first line of its stdout in *ret_out (may be NULL). Returns the exit
- * status (0..255), -EOPNOTSUPP without a command, or -errno. */
-static int service_run_argv(const char *verb, const char *const *extra, char **ret_out)
-{
-	const char *cmd = irqbalance_service_command();
-	const char *argv[8] = {cmd, verb, IRQBALANCE_SERVICE};
-	size_t argc = 3;
-	char buf[256];
-	size_t len = 0;
-	int pipefd[2], status;
-	pid_t pid;
-
-	if (!cmd)
-		return -EOPNOTSUPP;
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int r = -errno;
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return r;
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-		dup2(pipefd[1], STDOUT_FILENO);
-		if (devnull >= 0) {
-			dup2(devnull, STDIN_FILENO);
-			dup2(devnull, STDERR_FILENO);
-		}
-		if (!sysroot_is_live())
-			setenv("CX5PROF_SYSROOT", sysroot_get(), 1);
-		for (; extra && *extra && argc < ARRAY_SIZE(argv) - 1; extra++)
-			argv[argc++] = *extra;
-		argv[argc] = NULL;
-		execvp(cmd, (char *const *)argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	for (;;) {
-		ssize_t n = read(pipefd[0], buf + len, sizeof(buf) - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		if (len == sizeof(buf) - 1) {
-			char drain[256];
-			while (read(pipefd[0], drain, sizeof(drain)) > 0)
-				;
-			break;
-		}
-	}
-	close(pipefd[0]);
-	buf[len] = '\0';
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFEXITED(status))
-		return -ECHILD;
-	if (WEXITSTATUS(status) == 127)
-		return -ENOENT; /* the command could not be run */
-	if (ret_out) {
-		char *nl = strchr(buf, '\n');
-		char *s;
-		if (nl)
-			*nl = '\0';
-		s = strdup(strstrip_trailing(buf));
-		if (!s)
-			return -ENOMEM;
-		*ret_out = s;
-	}
-	return WEXITSTATUS(status);
-}
-
-static int service_run(const char *verb, char **ret_out)
-{
-	return service_run_argv(verb, NULL, ret_out);
-}
-
-/* True when the service manager answers that it has no irqbalance unit
- * (`show -p LoadState --value` says "not-found"): irqbalance is not
- * installed, so it is neither enabled nor active. */
-static bool service_unit_missing(void)
-{
-	static const char *const extra[] = {"--property=LoadState", "--value", NULL};
-	_cleanup_free_ char *out = NULL;
-	int r = service_run_argv("show", extra, &out);
-
-	return r == 0 && out && streq(out, "not-found");
-}
-
-/* is-enabled / is-active as 1, 0, or -1 when unknown. systemctl is-enabled
- * prints nothing on stdout (only an error on stderr) for a unit that does
- * not exist: that is "not installed", asked for explicitly, not "unknown". */
-static int service_query(const char *verb, const char *yes)
-{
-	_cleanup_free_ char *out = NULL;
-	int r = service_run(verb, &out);
-
-	if (r < 0)
-		return -1;
-	if (!out || !*out || streq(out, "not-found"))
-		return service_unit_missing() ? 0 : -1;
-	return streq(out, yes) || (streq(yes, "enabled") && streq(out, "enabled-runtime"));
+	return service_run(verb, IRQBALANCE_SERVICE, NULL, NULL);
 }
 
 static bool process_running(int *ret_pid)
@@ -241,8 +129,8 @@ int irqbalance_detect(struct irqbalance_state *ret)
 	int r;
 
 	s.running = process_running(&s.pid);
-	s.enabled = service_query("is-enabled", "enabled");
-	s.active = service_query("is-active", "active");
+	s.enabled = service_is_enabled(IRQBALANCE_SERVICE);
+	s.active = service_is_active(IRQBALANCE_SERVICE);
 	cfg = find_config();
 	if (cfg) {
 		_cleanup_free_ char *text = NULL;
@@ -274,7 +162,7 @@ char *irqbalance_warning(const struct irqbalance_state *s, enum irqbalance_actio
 		return NULL;
 	case IRQBALANCE_STOP:
 	case IRQBALANCE_BAN:
-		if (!irqbalance_service_command() && (s->running || s->active == 1))
+		if (!service_command() && (s->running || s->active == 1))
 			return strprintf(
 			    "irqbalance is running and no service manager is reachable (a sysroot "
 			    "without CX5PROF_SYSTEMCTL): irq.irqbalance: %s cannot be carried out",
@@ -302,14 +190,14 @@ static int undo_to_string(struct json_object *o, char **ret)
 int irqbalance_stop(char **ret_undo)
 {
 	struct json_object *undo;
-	int active = service_query("is-active", "active");
-	int enabled = service_query("is-enabled", "enabled");
+	int active = service_is_active(IRQBALANCE_SERVICE);
+	int enabled = service_is_enabled(IRQBALANCE_SERVICE);
 	int pid, r, changed = 0;
 
-	if (!irqbalance_service_command())
+	if (!service_command())
 		return -EOPNOTSUPP;
 	if (active != 0) {
-		r = service_run("stop", NULL);
+		r = service_do("stop");
 		if (r < 0)
 			return r;
 		if (r != 0)
@@ -317,7 +205,7 @@ int irqbalance_stop(char **ret_undo)
 		changed = 1;
 	}
 	if (enabled == 1) {
-		r = service_run("disable", NULL);
+		r = service_do("disable");
 		if (r < 0)
 			return r;
 		if (r != 0)
@@ -612,7 +500,7 @@ int irqbalance_ban(const unsigned *irqs, size_t n, char **ret_undo)
 	*ret_undo = TAKE_PTR(undo);
 	/* Make a running irqbalance read the new arguments. A non-zero exit
 	 * means it did not come back: a failure, not a detail. */
-	if (irqbalance_service_command() && (r = service_run("try-restart", NULL)) != 0)
+	if (service_command() && (r = service_do("try-restart")) != 0)
 		return r < 0 ? r : -EIO;
 	return 1;
 }
@@ -758,11 +646,11 @@ int irqbalance_restore(const char *undo)
 		enabled = json_object_get_int(v);
 		if (active != 1 && enabled != 1)
 			return 0;
-		if (!irqbalance_service_command())
+		if (!service_command())
 			return -EOPNOTSUPP;
-		if (enabled == 1 && (r = service_run("enable", NULL)) != 0)
+		if (enabled == 1 && (r = service_do("enable")) != 0)
 			return r < 0 ? r : -EIO;
-		if (active == 1 && (r = service_run("start", NULL)) != 0)
+		if (active == 1 && (r = service_do("start")) != 0)
 			return r < 0 ? r : -EIO;
 		return 0;
 	}
@@ -786,7 +674,7 @@ int irqbalance_restore(const char *undo)
 		r = config_replace(path, content, (mode_t)mode);
 		if (r < 0)
 			return r;
-		if (irqbalance_service_command() && (r = service_run("try-restart", NULL)) != 0)
+		if (service_command() && (r = service_do("try-restart")) != 0)
 			return r < 0 ? r : -EIO;
 		return 0;
 	}

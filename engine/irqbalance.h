@@ -8,11 +8,9 @@
  * Each action returns an undo record (a JSON string) that restores exactly
  * the old state.
  *
- * Service control runs a command, never a shell: `systemctl` on the live
- * host. With a --sysroot the host's service manager is never asked: the
- * command is $CX5PROF_SYSTEMCTL when set (tests point it to a script that
- * keeps the service state in files under the sysroot), else service control
- * is unavailable (-EOPNOTSUPP) and the state "unknown". Config files are
+ * Service control goes through service.h: `systemctl` on the live host;
+ * with a --sysroot, $CX5PROF_SYSTEMCTL or nothing (-EOPNOTSUPP, the state
+ * "unknown"). Config files are
  * resolved under the sysroot root like /proc and /sys.
  * Must never: reach the live host's service manager while a sysroot is set,
  * kill processes, or edit anything but the IRQBALANCE_ARGS line. */
@@ -44,10 +42,6 @@ struct irqbalance_state {
 
 int irqbalance_detect(struct irqbalance_state *ret);
 void irqbalance_state_done(struct irqbalance_state *s);
-
-/* The service-control command in use ("systemctl", $CX5PROF_SYSTEMCTL), or
- * NULL when unavailable (a sysroot without CX5PROF_SYSTEMCTL). */
-const char *irqbalance_service_command(void);
 
 /* A plan/verify-time warning for `action` given the state, or NULL when
  * there is nothing to say (caller frees). */

@@ -17,7 +17,7 @@ static const struct verb verbs[] = {
 	{ "help", verb_help, "[VERB]", "show the usage of cx5prof or of one verb", NULL },
 	{ "show", verb_show, "[IFACE...]", "print the observed state of the NICs and the host", NULL },
 	{ "validate", verb_validate, "FILE...", "check profiles (syntax, keys, ranges, extends) without touching anything", NULL },
-	{ "plan", verb_plan, "PROFILE", "show every change a profile would make, in order, with preconditions checked", NULL },
+	{ "plan", verb_plan, "PROFILE", "show every change a profile would make, in order, with preconditions checked", plan_options },
 	{ "apply", verb_apply, "PROFILE", "apply a profile as one transaction; undone on any failure", apply_options },
 	{ "rollback", verb_rollback, "[TXN]", "restore the state before the last (or the given) transaction", rollback_options },
 	{ "commit", verb_commit, "", "keep a transaction applied with --confirm", NULL },

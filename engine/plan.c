@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
+#include "bootunit.h"
 #include "cpuset.h"
 #include "ethtool.h"
 #include "interrupts.h"
@@ -20,9 +21,11 @@
 #include "irqbalance.h"
 #include "irqplan.h"
 #include "link.h"
+#include "log.h"
 #include "nicfacts.h"
 #include "output.h"
 #include "probe.h"
+#include "service.h"
 #include "profile.h"
 #include "sysctl.h"
 #include "topology.h"
@@ -577,6 +580,21 @@ static int irqban_verify(const struct change_kind *k, const char *object, const 
 	return streq(banned, all) ? 0 : -EIO;
 }
 
+/* ---- boot-time unit (bootunit.h) ---- */
+
+static int boot_read(const char *object, const char *key, char **ret)
+{
+	(void)key;
+	return bootunit_read(object, ret, NULL);
+}
+
+static int boot_write(const char *object, const char *key, const char *value, char **kmsg)
+{
+	(void)key;
+	(void)kmsg;
+	return bootunit_write(object, value);
+}
+
 /* ---- generic undo and verify ---- */
 
 static int undo_by_write(const struct change_kind *k, const char *object, const char *key,
@@ -599,17 +617,20 @@ static int verify_by_read(const struct change_kind *k, const char *object, const
 /* ---- the table ---- */
 
 static const struct change_kind change_kinds[] = {
-    {"sysctl", 10, false, NULL, sysctl_kind_read, sysctl_kind_write, undo_by_write, verify_by_read},
-    {"irqbalance", 15, false, "before IRQ affinity: irqbalance would move the pins again",
+    {"sysctl", 10, false, false, NULL, sysctl_kind_read, sysctl_kind_write, undo_by_write, verify_by_read},
+    {"irqbalance", 15, false, true, "before IRQ affinity: irqbalance would move the pins again",
      irqbalance_kind_read, irqbalance_kind_write, undo_by_write, verify_by_read},
-    {"irqbalance-ban", 16, false, "before IRQ affinity: irqbalance would move the pins again", irqban_read,
-     irqban_write, irqban_undo, irqban_verify},
-    {"channels", 20, true,
+    {"irqbalance-ban", 16, false, true, "before IRQ affinity: irqbalance would move the pins again",
+     irqban_read, irqban_write, irqban_undo, irqban_verify},
+    {"channels", 20, true, false,
      "before IRQ affinity: changing channels re-creates the IRQs; briefly resets the link", channels_read,
      channels_write, undo_by_write, verify_by_read},
-    {"rings", 30, true, "briefly resets the link", rings_read, rings_write, undo_by_write, verify_by_read},
-    {"mtu", 40, false, NULL, mtu_read, mtu_write, undo_by_write, verify_by_read},
-    {"irq", 50, false, NULL, irq_kind_read, irq_kind_write, undo_by_write, verify_by_read},
+    {"rings", 30, true, false, "briefly resets the link", rings_read, rings_write, undo_by_write,
+     verify_by_read},
+    {"mtu", 40, false, false, NULL, mtu_read, mtu_write, undo_by_write, verify_by_read},
+    {"irq", 50, false, false, NULL, irq_kind_read, irq_kind_write, undo_by_write, verify_by_read},
+    {"boot", 90, false, true, "last: re-applied at boot only once all of it has landed", boot_read,
+     boot_write, undo_by_write, verify_by_read},
 };
 
 const struct change_kind *change_kind_find(const char *name)
@@ -645,6 +666,7 @@ void plan_free(struct plan *p)
 	}
 	free(p->problems);
 	strv_free(p->warnings);
+	free(p->boot_unit);
 	strv_free(p->interfaces);
 	free(p);
 }
@@ -777,7 +799,8 @@ static int check_driver(struct plan *p, const struct profile *prof, const struct
 			  "install a newer driver (MLNX_OFED or a newer kernel)");
 	if (r < 0)
 		return r;
-	return check_version(p, s->name, "firmware", nicfacts_firmware(s), &prof->requires.firmware_min_version,
+	return check_version(p, s->name, "firmware", nicfacts_firmware(s),
+			     &prof->requires.firmware_min_version,
 			     "update the NIC firmware (mlxup or mstflint)");
 }
 
@@ -1213,7 +1236,7 @@ static int plan_irqbalance_ban(struct plan *p, const struct profile *prof, const
 		return r;
 	if (streq(banned, want))
 		return 0;
-	if (running && !irqbalance_service_command())
+	if (running && !service_command())
 		return plan_problem(p, EXIT_UNSUPPORTED, "irqbalance",
 				    "ban the IRQs by hand, or with --sysroot set CX5PROF_SYSTEMCTL",
 				    "irq.irqbalance: ban: no service manager to restart irqbalance with");
@@ -1299,6 +1322,59 @@ int plan_build(const struct profile *prof, const struct host_state *host, struct
 	}
 	plan_order(p);
 	*ret = p;
+	return 0;
+}
+
+static int plan_warn_not_persistent(struct plan *p, char *why)
+{
+	char *w;
+
+	if (!why)
+		return -ENOMEM;
+	w = strprintf("not persistent: %s; the changes last until the next reboot", why);
+	free(why);
+	return w ? strv_push(&p->warnings, w) : -ENOMEM;
+}
+
+int plan_boot_unit(struct plan *p, const char *path)
+{
+	_cleanup_free_ char *unit = NULL, *why = NULL, *now = NULL, *state = NULL;
+	int r;
+
+	if (p->n_problems > 0)
+		return 0;
+	if (!service_command()) {
+		log_debug("no service manager with --sysroot (CX5PROF_SYSTEMCTL unset): runtime only");
+		return 0;
+	}
+	r = bootunit_for_profile(path, &unit, &why);
+	if (r == -EXDEV)
+		return plan_warn_not_persistent(p, TAKE_PTR(why));
+	if (r < 0)
+		return r;
+	r = bootunit_read(unit, &now, &state);
+	if (r == -ENOENT)
+		return plan_warn_not_persistent(
+		    p, strprintf("%s is not installed (`make install` installs cx5prof-apply@.service; then "
+				 "`systemctl daemon-reload`)",
+				 unit));
+	if (r == -EPERM)
+		return plan_warn_not_persistent(
+		    p, strprintf("%s is %s, which enable cannot change (`systemctl unmask` it if masked)",
+				 unit, state));
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return plan_warn_not_persistent(
+		    p, strprintf("the service manager (%s) gives no state for %s: %s", service_command(),
+				 unit, strerror(-r)));
+	if (!streq(now, BOOTUNIT_ENABLED)) {
+		r = plan_add_change(p, "boot", unit, "enabled", now, BOOTUNIT_ENABLED);
+		if (r < 0)
+			return r;
+		plan_order(p);
+	}
+	p->boot_unit = TAKE_PTR(unit);
 	return 0;
 }
 
@@ -1418,6 +1494,8 @@ void plan_render(const struct plan *p, const char *msg)
 		render_change(&p->changes[i]);
 	out_close_array();
 	render_problems(p);
+	out_bool(OUT_JSON, "persistent", NULL, p->boot_unit != NULL);
+	out_string(OUT_JSON, "boot_unit", NULL, p->boot_unit);
 	out_open_array("warnings");
 	for (char **w = p->warnings; w && *w; w++)
 		out_string(OUT_JSON, NULL, NULL, *w);

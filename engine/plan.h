@@ -23,7 +23,10 @@
  *   irqbalance      object "irqbalance", key "service": "active=A,enabled=E"
  *                   -> "stopped"
  *   irqbalance-ban  object "irqbalance", key "banirq": the config file's
- *                   undo record (JSON) -> the IRQs to ban ("99,109-123") */
+ *                   undo record (JSON) -> the IRQs to ban ("99,109-123")
+ *   boot      object "cx5prof-apply@NAME.service", key "enabled":
+ *             "disabled" -> "enabled" (bootunit.h; planned by
+ *             plan_boot_unit, not plan_build) */
 #ifndef CX5_PLAN_H
 #define CX5_PLAN_H
 
@@ -38,6 +41,7 @@ struct change_kind {
 	const char *name;
 	int rank;		/* apply order: lower first; undo in reverse */
 	bool resets_link;	/* writing it briefly takes the link down */
+	bool persists;		/* survives a reboot (service state, files on disk) */
 	const char *order_note; /* why this kind comes where it does, or NULL */
 	/* Current value as the plan would write it. */
 	int (*read)(const char *object, const char *key, char **ret_value);
@@ -78,6 +82,7 @@ struct plan {
 	size_t n_problems;
 	char **warnings;   /* strv: things the operator should know */
 	char **interfaces; /* strv: the ports the profile manages */
+	char *boot_unit;   /* the unit that re-applies the profile at boot, NULL: runtime only */
 };
 
 /* Diff profile p against the probed host. Problems (preconditions,
@@ -86,6 +91,15 @@ struct plan {
  * failed (memory, unreadable topology). */
 int plan_build(const struct profile *p, const struct host_state *host, struct plan **ret);
 void plan_free(struct plan *p);
+
+/* Make the applied profile persist: plan enabling the boot-time unit of
+ * profile file `path` (bootunit.h) as the last change, and set
+ * p->boot_unit. When it cannot persist (the file is not the one the unit
+ * reads, the unit is not installed or masked, no service manager answers)
+ * a warning says why and the plan stays runtime only. Nothing is planned
+ * on a plan with problems, or with a sysroot and no service manager
+ * (service.h). -errno only for memory. */
+int plan_boot_unit(struct plan *p, const char *path);
 static inline void plan_freep(struct plan **p)
 {
 	if (*p)

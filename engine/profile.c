@@ -1471,6 +1471,25 @@ static void field_free(const struct key_def *table, void *base)
 	}
 }
 
+bool profile_peer_valid(const char *s)
+{
+	return strlen(s) <= 253 && !check_peer(s);
+}
+
+int profile_set_peer(struct profile *p, const char *s)
+{
+	char *v;
+
+	if (!profile_peer_valid(s))
+		return -EINVAL;
+	v = strdup(s);
+	if (!v)
+		return -ENOMEM;
+	free(p->verify.peer.value);
+	p->verify.peer = (struct profile_string){.set = true, .value = v};
+	return 0;
+}
+
 void profile_free(struct profile *p)
 {
 	if (!p)

@@ -230,6 +230,12 @@ int profile_load(const char *path, struct profile **ret, struct profile_error *e
 int profile_load_string(const char *data, size_t size, const char *name, struct profile **ret,
 			struct profile_error *err);
 
+/* Replace verify.peer (`verify --peer`, `doctor --peer`: one profile for
+ * many hosts, each with its own peer). -EINVAL when s is not an IP address
+ * or a host name (the rule the loader applies to verify.peer). */
+int profile_set_peer(struct profile *p, const char *s);
+bool profile_peer_valid(const char *s);
+
 void profile_free(struct profile *p);
 static inline void profile_freep(struct profile **p)
 {

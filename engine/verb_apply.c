@@ -22,12 +22,14 @@
 #define COMMIT_LOCK_WAIT_MS 5000
 #define CONFIRM_MAX_SECONDS 86400
 
-enum { OPT_CHECK = 1000, OPT_CONFIRM, OPT_FORCE };
+enum { OPT_CHECK = 1000, OPT_CONFIRM, OPT_FORCE, OPT_RUNTIME_ONLY };
 
 const struct cli_option apply_options[] = {
     {"check", CLI_ARG_NONE, OPT_CHECK, NULL, "dry run: print the plan, exit as apply would (0 or 2)"},
     {"confirm", CLI_ARG_REQUIRED, OPT_CONFIRM, "SECONDS",
      "roll back automatically unless `cx5prof commit` follows in time"},
+    {"runtime-only", CLI_ARG_NONE, OPT_RUNTIME_ONLY, NULL,
+     "do not enable the boot-time unit: the changes last until the next reboot"},
     {0},
 };
 
@@ -39,6 +41,7 @@ const struct cli_option rollback_options[] = {
 struct txn_args {
 	bool check;
 	bool force;
+	bool runtime_only;
 	unsigned confirm;
 };
 
@@ -53,6 +56,9 @@ static int handle_option(int id, const char *arg, void *userdata)
 		return 0;
 	case OPT_FORCE:
 		a->force = true;
+		return 0;
+	case OPT_RUNTIME_ONLY:
+		a->runtime_only = true;
 		return 0;
 	case OPT_CONFIRM:
 		if (safe_atou32(arg, &v) < 0 || v == 0 || v > CONFIRM_MAX_SECONDS) {
@@ -102,10 +108,14 @@ static int record_txn(struct history *h, const struct profile *prof, const struc
 	_cleanup_free_ struct change_record *c = NULL;
 	_cleanup_free_ char *hash = NULL;
 	struct json_object *js = NULL;
+	_cleanup_free_ char *boot_id = NULL;
 	char host[256] = "";
 	int r;
 
 	r = changes_from_plan(p, &c);
+	if (r < 0)
+		return r;
+	r = apply_boot_id(&boot_id);
 	if (r < 0)
 		return r;
 	(void)profile_hash(prof, &hash);
@@ -119,6 +129,7 @@ static int record_txn(struct history *h, const struct profile *prof, const struc
 	    .profile_json = js ? (char *)json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN) : NULL,
 	    .user = (char *)current_user(),
 	    .host = host,
+	    .boot_id = boot_id,
 	};
 	r = history_txn_create(h, &t, c, p->n_changes, ret_id);
 	json_object_put(js);
@@ -246,12 +257,79 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	return code;
 }
 
+/* Transactions left unfinished in an earlier boot, closed before this
+ * apply (at most this many: each pass closes one). */
+#define EARLIER_BOOT_MAX 8
+
+struct earlier_boot {
+	int64_t closed[EARLIER_BOOT_MAX];
+	size_t n;
+	bool pending; /* --check: one is left for the apply to close */
+};
+
+/* A transaction left unfinished in an earlier boot (a crash or power loss
+ * mid-apply, a --confirm whose watchdog died with the reboot) no longer
+ * describes the host: the reboot reset its runtime changes. Roll back what
+ * survives a reboot (irqbalance, the boot-time unit) and close it, so the
+ * boot-time unit applies instead of stopping at exit 9. With --check, only
+ * say so. EXIT_OK when none is left (or, --check, when it is noted). */
+static int close_earlier_boot(struct history *h, bool check, struct earlier_boot *eb)
+{
+	while (eb->n < EARLIER_BOOT_MAX) {
+		_cleanup_(txn_record_done) struct txn_record t = {0};
+		struct apply_outcome o = {0};
+		int64_t target;
+		int r = h ? history_txn_find_unfinished(h, &t) : 0;
+
+		if (r < 0) {
+			log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
+			return EXIT_ERROR;
+		}
+		if (r == 0 || !txn_from_earlier_boot(&t))
+			return EXIT_OK;
+		target = t.kind == TXN_ROLLBACK ? t.rolls_back_txn : t.id;
+		if (check) {
+			log_warn("transaction %" PRId64
+				 " was left %s in an earlier boot: apply closes it first "
+				 "(the reboot reset its runtime changes)",
+				 t.id, txn_status_to_string(t.status));
+			eb->pending = true;
+			return EXIT_OK;
+		}
+		apply_signals_install();
+		r = rollback_txn(h, target, "left unfinished in an earlier boot: closed by the next apply",
+				 &o);
+		if (r < 0 && r != -ENOTRECOVERABLE) {
+			log_error_errno(r, "history %s: cannot record the rollback: %m: %s", history_path(h),
+					history_remedy(r));
+			apply_outcome_done(&o);
+			return EXIT_ERROR;
+		}
+		if (r < 0) {
+			report_left(o.left);
+			log_error("transaction %" PRId64
+				  " was left %s in an earlier boot and cannot be closed: "
+				  "fix the above, then run `cx5prof rollback %" PRId64 "`",
+				  t.id, txn_status_to_string(t.status), target);
+			apply_outcome_done(&o);
+			return EXIT_ROLLBACK_FAILED;
+		}
+		log_warn("transaction %" PRId64 " was left %s in an earlier boot: closed it (rollback "
+			 "transaction %" PRId64 ": %zu restored, %zu reset by the reboot)",
+			 t.id, txn_status_to_string(t.status), o.rollback_txn, o.done, o.reset_by_reboot);
+		eb->closed[eb->n++] = target;
+		apply_outcome_done(&o);
+	}
+	return EXIT_OK;
+}
+
 int verb_apply(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_profile_ struct profile *prof = NULL;
 	_cleanup_plan_ struct plan *p = NULL;
 	_cleanup_history_ struct history *h = NULL;
+	struct earlier_boot eb = {0};
 	struct txn_args a = {0};
 	int lock_fd = -1, r;
 
@@ -266,15 +344,21 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 	if (r == EXIT_OK && !a.check)
 		r = txn_verb_lock(cli, 0, &lock_fd);
 	if (r == EXIT_OK)
+		r = close_earlier_boot(h, a.check, &eb);
+	if (r == EXIT_OK && !eb.pending)
 		r = txn_verb_refuse_unfinished(h);
 	if (r == EXIT_OK)
-		r = txn_verb_plan(args[0], &prof, &p);
+		r = txn_verb_plan(args[0], a.runtime_only, &prof, &p);
 	if (r != EXIT_OK) {
 		lock_release(lock_fd);
 		return txn_verb_json_failure(r);
 	}
 	txn_verb_report_problems(p);
 	out_open_object(NULL);
+	out_open_array("closed_earlier_boot");
+	for (size_t i = 0; i < eb.n; i++)
+		out_uint(OUT_JSON, NULL, NULL, (uint64_t)eb.closed[i]);
+	out_close_array();
 	if (p->n_problems > 0) {
 		plan_render(p, "cannot apply: nothing was changed");
 		r = plan_problems_exit_code(p);
@@ -393,7 +477,7 @@ static int report_rollback(struct history *h, const struct txn_record *t, int r,
 {
 	struct change_record *c = NULL;
 	size_t n = 0;
-	char msg[256];
+	char msg[320];
 
 	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t->id);
 	out_uint(OUT_JSON, "rollback_txn", NULL, (uint64_t)o->rollback_txn);
@@ -403,13 +487,22 @@ static int report_rollback(struct history *h, const struct txn_record *t, int r,
 			out_open_object(NULL);
 			out_string(OUT_ANY, "object", "%s  ", c[i].object);
 			out_string(OUT_ANY, "key", "%s  ", c[i].key);
-			_cleanup_free_ char *before = change_value_human(c[i].kind, c[i].old_value, c[i].new_value);
-			_cleanup_free_ char *after = change_value_human(c[i].kind, c[i].new_value, c[i].old_value);
+			_cleanup_free_ char *before =
+			    change_value_human(c[i].kind, c[i].old_value, c[i].new_value);
+			_cleanup_free_ char *after =
+			    change_value_human(c[i].kind, c[i].new_value, c[i].old_value);
 			out_string(OUT_JSON, "before", NULL, c[i].old_value);
 			out_string(OUT_JSON, "after", NULL, c[i].new_value);
 			out_string(OUT_HUMAN, NULL, "%s -> ", before ? before : c[i].old_value);
 			out_string(OUT_HUMAN, NULL, "%s", after ? after : c[i].new_value);
-			out_string(OUT_ANY, "state", "  %s\n", change_state_to_string(c[i].state));
+			out_string(OUT_JSON, "state", NULL, change_state_to_string(c[i].state));
+			if (c[i].error) /* why it failed, or was not written */
+				out_string(OUT_JSON, "note", NULL, c[i].error);
+			/* a step that was not written says why (reset by the reboot) */
+			out_string(OUT_HUMAN, NULL, "  %s\n",
+				   c[i].state == CHANGE_PLANNED && c[i].error
+				       ? c[i].error
+				       : change_state_to_string(c[i].state));
 			out_close_object();
 		}
 	change_records_free(c, n);
@@ -421,7 +514,13 @@ static int report_rollback(struct history *h, const struct txn_record *t, int r,
 			 "rollback of transaction %" PRId64 " is incomplete: the host is NOT as before",
 			 t->id);
 		log_error("%s", msg);
-	} else
+	} else if (o->reset_by_reboot > 0)
+		snprintf(msg, sizeof(msg),
+			 "rolled back transaction %" PRId64 " (recorded as transaction %" PRId64
+			 "); it is from an earlier boot: %zu runtime change%s were reset by the reboot, "
+			 "not written",
+			 t->id, o->rollback_txn, o->reset_by_reboot, o->reset_by_reboot == 1 ? "" : "s");
+	else
 		snprintf(msg, sizeof(msg),
 			 "rolled back transaction %" PRId64 " (recorded as transaction %" PRId64 ")", t->id,
 			 o->rollback_txn);

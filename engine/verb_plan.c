@@ -17,7 +17,7 @@
 #include "verb_txn.h"
 #include "verbs.h"
 
-int txn_verb_plan(const char *path, struct profile **ret_profile, struct plan **ret_plan)
+int txn_verb_plan(const char *path, bool runtime_only, struct profile **ret_profile, struct plan **ret_plan)
 {
 	_cleanup_profile_ struct profile *prof = NULL;
 	_cleanup_host_state_ struct host_state *host = NULL;
@@ -37,7 +37,10 @@ int txn_verb_plan(const char *path, struct profile **ret_profile, struct plan **
 		return EXIT_ERROR;
 	}
 	r = plan_build(prof, host, &p);
+	if (r >= 0 && !runtime_only)
+		r = plan_boot_unit(p, path);
 	if (r < 0) {
+		plan_free(p);
 		log_error_errno(r, "cannot plan %s: %m", path);
 		return EXIT_ERROR;
 	}
@@ -176,22 +179,40 @@ static const char *plan_message(const struct plan *p, char *buf, size_t size)
 	return buf;
 }
 
+enum { OPT_RUNTIME_ONLY = 1000 };
+
+const struct cli_option plan_options[] = {
+    {"runtime-only", CLI_ARG_NONE, OPT_RUNTIME_ONLY, NULL,
+     "plan as `apply --runtime-only` would: without enabling the boot-time unit"},
+    {0},
+};
+
+static int plan_option(int id, const char *arg, void *userdata)
+{
+	(void)arg;
+	if (id != OPT_RUNTIME_ONLY)
+		return EXIT_USAGE;
+	*(bool *)userdata = true;
+	return 0;
+}
+
 int verb_plan(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_profile_ struct profile *prof = NULL;
 	_cleanup_plan_ struct plan *p = NULL;
+	bool runtime_only = false;
 	char msg[128];
 	int r;
 
-	r = cli_parse(cli, cli_verb("plan"), argc, argv, NULL, NULL, &args);
+	r = cli_parse(cli, cli_verb("plan"), argc, argv, plan_option, &runtime_only, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (strv_length(args) != 1) {
 		log_error("plan: expected one PROFILE");
 		return EXIT_USAGE;
 	}
-	r = txn_verb_plan(args[0], &prof, &p);
+	r = txn_verb_plan(args[0], runtime_only, &prof, &p);
 	if (r != EXIT_OK)
 		return txn_verb_json_failure(r);
 	txn_verb_report_problems(p);

@@ -13,9 +13,10 @@
 
 struct profile;
 
-/* Load `path`, probe, plan. On EXIT_OK *ret_profile and *ret_plan are set
- * (the plan may still have problems: see plan_problems_exit_code). */
-int txn_verb_plan(const char *path, struct profile **ret_profile, struct plan **ret_plan);
+/* Load `path`, probe, plan; unless runtime_only, plan the boot-time unit
+ * too (plan_boot_unit). On EXIT_OK *ret_profile and *ret_plan are set (the
+ * plan may still have problems: see plan_problems_exit_code). */
+int txn_verb_plan(const char *path, bool runtime_only, struct profile **ret_profile, struct plan **ret_plan);
 /* Report the plan's problems and warnings on stderr, one line each. */
 void txn_verb_report_problems(const struct plan *p);
 /* Open the history (read_only: may not exist: *ret NULL, EXIT_OK). */

@@ -1,4 +1,4 @@
-/* verb_verify.c: `cx5prof verify [PROFILE] [--no-bench]`.
+/* verb_verify.c: `cx5prof verify [PROFILE] [--no-bench] [--peer ADDR]`.
  *
  * Owns: choosing the profile (the one named, else the last applied one in
  * the history), the one report of what went wrong, and the exit code.
@@ -14,24 +14,30 @@
 #include "verbs.h"
 #include "verify.h"
 
-enum { OPT_NO_BENCH = 1000 };
+enum { OPT_NO_BENCH = 1000, OPT_PEER };
 
 const struct cli_option verify_cli_options[] = {
     {"no-bench", CLI_ARG_NONE, OPT_NO_BENCH, NULL, "check the state only, run no benchmark"},
+    {"peer", CLI_ARG_REQUIRED, OPT_PEER, "ADDR",
+     "benchmark against ADDR instead of the profile's verify.peer"},
     {0},
 };
 
 struct verify_args {
 	bool no_bench;
+	const char *peer;
 };
 
 static int handle(int id, const char *arg, void *userdata)
 {
 	struct verify_args *a = userdata;
 
-	(void)arg;
-	if (id == OPT_NO_BENCH) {
+	switch (id) {
+	case OPT_NO_BENCH:
 		a->no_bench = true;
+		return 0;
+	case OPT_PEER:
+		a->peer = arg;
 		return 0;
 	}
 	return EXIT_USAGE;
@@ -117,6 +123,10 @@ int verb_verify(struct cli *cli, int argc, char **argv)
 		log_error("verify: one PROFILE at most");
 		return EXIT_USAGE;
 	}
+	if (a.peer && !profile_peer_valid(a.peer)) {
+		log_error("verify: --peer '%s' is not an IP address or a host name", a.peer);
+		return EXIT_USAGE;
+	}
 
 	/* The history: the default profile comes from it, runs go into it. */
 	r = history_open(cli->db_path, a.no_bench ? HISTORY_READ_ONLY : 0, &h);
@@ -141,6 +151,10 @@ int verb_verify(struct cli *cli, int argc, char **argv)
 	}
 	if (code != EXIT_OK)
 		return code;
+	if (a.peer && (r = profile_set_peer(prof, a.peer)) < 0) {
+		log_error_errno(r, "verify: --peer: %m");
+		return EXIT_ERROR;
+	}
 
 	o.profile = prof;
 	o.bench = !a.no_bench;

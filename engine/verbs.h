@@ -25,6 +25,7 @@ int verb_plan(struct cli *cli, int argc, char **argv);
 int verb_apply(struct cli *cli, int argc, char **argv);
 int verb_rollback(struct cli *cli, int argc, char **argv);
 int verb_commit(struct cli *cli, int argc, char **argv);
+extern const struct cli_option plan_options[];
 extern const struct cli_option apply_options[];
 extern const struct cli_option rollback_options[];
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # 68-migration.t: history files written by older versions. A schema v1
 # file is built here with the sqlite3 tool (the v1 DDL as released, rows
-# inserted by hand, PRAGMA user_version = 1); cx5prof reads it read-only,
-# migrates it when it writes (mirror), keeps every row, and drains its
+# inserted by hand, PRAGMA user_version = 1); cx5prof reads it read-only
+# (without migrating it), migrates it when it writes (mirror; v2 adds
+# transactions.boot_id), keeps every row, and drains its
 # outbox. An empty (v0) file gets the current schema; a file from a newer
 # cx5prof and a corrupt file are refused with the remedy.
 . "$(dirname "$0")/lib.sh"
@@ -55,12 +56,15 @@ is "$out" "2023-11-14 22:13:30  run 1     iperf3   old-profile ens1f0 mtu 9000 m
 run "$CX5PROF" --db "$OLD" history show 1
 echo "$out" | grep -qx 'command      iperf3 -c 198.18.0.2 -u -b 0 -l 8000 --json'
 ok $? "v1 file: history show reads the artifacts"
+is "$(sqlite3 "$OLD" 'PRAGMA user_version')" 1 "v1 file: reading it did not migrate it (read-only)"
 
 run "$CX5PROF" --db "$OLD" mirror
 is "$rc/$out" "0/sent 2, pending 0" "v1 file: opened for writing (migrated) and its outbox drained"
 is "$(sqlite3 "$OLD" 'PRAGMA user_version')" "$CURRENT" "v1 file: now at the current schema version ($CURRENT)"
 is "$(sqlite3 "$OLD" 'SELECT COUNT(*) FROM transactions')/$(sqlite3 "$OLD" 'SELECT COUNT(*) FROM changes')/$(sqlite3 "$OLD" 'SELECT COUNT(*) FROM runs')/$(sqlite3 "$OLD" 'SELECT COUNT(*) FROM artifacts')" \
 	"1/1/1/1" "v1 file: every row kept"
+is "$(sqlite3 "$OLD" "SELECT coalesce(boot_id, 'unknown') FROM transactions")" unknown \
+	"v1 file: its transaction's boot is unknown (v2 column, NULL)"
 is "$(acked_records | tr '\n' ' ')" "run 1 txn 1 " "v1 file: each old record sent once"
 
 : >"$TT/empty.db"

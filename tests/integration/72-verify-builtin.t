@@ -2,8 +2,8 @@
 # 72-verify-builtin.t: `cx5prof verify` with `runner: builtin` across the
 # lab's veth pair, against `cx5prof serve --once` in the peer namespace: the
 # report names the builtin runner and its command, the books balance in the
-# history, GSO from the profile reaches the sender, and a missing server is
-# a clear error (exit 1).
+# history, GSO from the profile reaches the sender, --peer replaces the
+# profile's peer, and a missing server is a clear error (exit 1).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
 need_root_netns
@@ -77,11 +77,26 @@ ok $? "builtin: the send buffer clamping warning"
 printf '%s\n' "$out" | grep -qx '  warning: requested receive socket buffer 4194304 (-S) exceeds net.core.rmem_max 212992 on this host: the kernel clamps it silently; raise net.core.rmem_max to at least 4194304'
 ok $? "builtin: the receive buffer clamping warning"
 
+# --peer: one profile for many hosts, each verified against its own peer.
+# The profile names another benchmarking address; --peer wins and nothing
+# goes to the profile's peer.
+sed 's/^  peer: 198.18.0.2$/  peer: 198.19.0.99/' "$WORK/plain.yaml" >"$WORK/other-peer.yaml"
+wait_closed 12866
+serve_once
+run cx verify --peer 198.18.0.2 "$WORK/other-peer.yaml"
+is "$rc" 0 "--peer: exit 0 against the peer given"
+printf '%s\n' "$out" | grep -qx 'benchmark   builtin to 198.18.0.2, 1 s, 8000-byte messages, 1 stream'
+ok $? "--peer: the report names the peer given, not the profile's"
+is "$(sqlite3 "$DB" 'SELECT peer FROM runs ORDER BY id DESC LIMIT 1')" 198.18.0.2 "--peer: the run records the peer given"
+run cx verify --peer 'not a host!' "$WORK/plain.yaml"
+is "$rc:$err" "64:cx5prof: error: verify: --peer 'not a host!' is not an IP address or a host name" \
+	"--peer: a bad address is a usage error"
+
 # No server.
 wait_closed 12866
 run cx verify "$WORK/plain.yaml"
 is "$rc" 1 "no serve on the peer: exit 1"
 printf '%s\n' "$err$out" | grep -q 'no cx5prof serve on 198.18.0.2:12866 (Connection refused): start `cx5prof serve --port 12866` on the peer'
 ok $? "no serve on the peer: what to do"
-is "$(grep -c 'received [0-9]* of [0-9]* datagrams' "$WORK/serve.log")" 3 "serve --once served one test each time"
+is "$(grep -c 'received [0-9]* of [0-9]* datagrams' "$WORK/serve.log")" 4 "serve --once served one test each time"
 done_testing

@@ -8,7 +8,8 @@
 # The example playbook contrib/ansible/playbooks/cx5prof-fleet.yml:
 # check mode changes nothing and shows the diff; the first run applies,
 # verifies and commits; the second run changes nothing; a failing verify
-# rolls the host back and marks it failed. The module alone: rolled_back
+# rolls the host back and marks it failed; each host's peer comes from the
+# inventory (cx5prof_peer). The module alone: rolled_back
 # (check mode, real, idempotent), committed in check mode, and a failure
 # carrying the engine's own message.
 . "$(dirname "$0")/lib.sh"
@@ -43,10 +44,13 @@ SRV=$!
 
 # Copies of profiles/lab-udp.yaml: thresholds any loaded 2-core machine
 # meets (the pass path must not depend on load), and an impossible floor.
+# Their verify.peer is another benchmarking address: the host's own peer
+# comes from the inventory (cx5prof_peer -> verify --peer).
 sed -e 's/throughput_mbps: 100$/throughput_mbps: 1/' -e 's/loss_percent: 50$/loss_percent: 100/' \
-	"$TOP/profiles/lab-udp.yaml" >"$W/lab-udp.yaml"
+	-e 's/^  peer: 198.18.0.2$/  peer: 198.19.0.99/' "$TOP/profiles/lab-udp.yaml" >"$W/lab-udp.yaml"
 sed -e 's/^name: lab-udp$/name: lab-udp-floor/' -e 's/throughput_mbps: 100$/throughput_mbps: 900000/' \
-	"$TOP/profiles/lab-udp.yaml" >"$W/lab-udp-floor.yaml"
+	-e 's/^  peer: 198.18.0.2$/  peer: 198.19.0.99/' "$TOP/profiles/lab-udp.yaml" >"$W/lab-udp-floor.yaml"
+grep -q 'peer: 198.19.0.99' "$W/lab-udp.yaml" || { echo "Bail out! could not set the profiles' peer"; exit 1; }
 grep -q 'throughput_mbps: 1$' "$W/lab-udp.yaml" && grep -q 'loss_percent: 100$' "$W/lab-udp.yaml" &&
 	grep -q 'throughput_mbps: 900000' "$W/lab-udp-floor.yaml" || { echo "Bail out! could not make the profiles"; exit 1; }
 
@@ -65,6 +69,7 @@ all:
           cx5prof_sysroot: $SR
           cx5prof_db: $DB
           cx5prof_profile: $W/lab-udp.yaml
+          cx5prof_peer: 198.18.0.2
           cx5prof_confirm_timeout: 60
 EOI
 cat >"$W/states.yml" <<'EOI'
@@ -120,6 +125,8 @@ is "$(task 'Apply the profile (on probation until committed)' '{changed, pending
 	"$(js '{"changed":true,"pending_confirm":true,"txn":1,"exit_code":0}')" "first run: applied (transaction 1, pending confirm)"
 is "$(task 'Apply the profile (on probation until committed)' '.changes | map("\(.object) \(.key) \(.before) -> \(.after)") | join("; ")')" \
 	'"ens1f0 mtu 1500 -> 9000"' "first run: the change list"
+is "$(task 'Apply the profile (on probation until committed)' '{persistent, boot_unit}')" \
+	'{"boot_unit":null,"persistent":false}' "first run: runtime only (a lab sysroot has no service manager)"
 is "$(task 'Verify against this host'"'"'s peer' '{changed, result, exit_code, runner, drifts}')" \
 	"$(js '{"changed":false,"result":"pass","exit_code":0,"runner":"iperf3","drifts":[]}')" "first run: verify passed"
 is "$(task 'Verify against this host'"'"'s peer' '(.throughput_mbps > 0 and .loss_percent <= 100 and (.run_id | type) == "number" and .verify.result == "pass")')" \
@@ -128,6 +135,8 @@ is "$(task 'Keep the change' '{changed, txn}')" "$(js '{"changed":true,"txn":1}'
 is "$(stats)" '{"changed":2,"failures":0,"ok":4,"rescued":0,"skipped":0}' "first run: recap"
 is "$(mtu)" 9000 "first run: MTU 9000 in the kernel"
 is "$(txns)" "1 apply committed" "first run: history holds the committed transaction"
+is "$(sqlite3 "$DB" 'SELECT group_concat(DISTINCT peer) FROM runs')" 198.18.0.2 \
+	"first run: verified against the host's peer from the inventory (verify --peer), not the profile's"
 for i in $(seq 100); do [ -z "$(ip netns pids "$HOST_NS")" ] && break; sleep 0.1; done
 is "$(ip netns pids "$HOST_NS")" "" "first run: the confirm watchdog exited after the commit"
 

@@ -23,7 +23,7 @@ lib/systemd/system/cx5prof-reapply.service
 lib/udev/rules.d/90-cx5prof.rules
 sbin/cx5prof
 share/bash-completion/completions/cx5prof" "installed: units, udev rule, completion, binary"
-is "$(grep '^ExecStart=' "$UNITS/cx5prof-apply@.service")" "ExecStart=$P/sbin/cx5prof apply /etc/cx5prof/profiles/%i.yaml" \
+is "$(grep '^ExecStart=' "$UNITS/cx5prof-apply@.service")" "ExecStart=$P/sbin/cx5prof apply --runtime-only /etc/cx5prof/profiles/%i.yaml" \
 	"the unit runs the installed binary"
 is "$(grep -c . "$P/share/bash-completion/completions/cx5prof")" "$(grep -c . "$TOP/contrib/completion/cx5prof.bash")" \
 	"the completion is installed whole, under the command's name"

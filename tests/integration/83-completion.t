@@ -29,6 +29,8 @@ is "$(comp "$CX5PROF" --sysroot "$SR" --json ro)" "rollback" "after global optio
 is "$(comp "$CX5PROF" --)" "--db --help --json --sysroot --verbose --version" "'--': the global options the usage lists"
 is "$(comp "$CX5PROF" apply --c)" "--check --confirm" "apply --c: its options"
 is "$(comp "$CX5PROF" verify --no)" "--no-bench" "verify --no: --no-bench"
+is "$(comp "$CX5PROF" plan --r)" "--runtime-only" "plan --r: --runtime-only"
+is "$(comp "$CX5PROF" verify --pe)" "--peer" "verify --pe: --peer"
 is "$(comp "$CX5PROF" history --)" "--db --format --help --json --limit --sysroot --verbose" "history --: its options"
 is "$(comp "$CX5PROF" history --format "")" "prometheus text" "history --format: the formats"
 is "$(comp "$CX5PROF" history "")" "show" "history: the show subcommand"

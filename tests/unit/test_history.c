@@ -130,7 +130,10 @@ static void test_migration_from_v0(void **state)
 	/* Read-only users never migrate. */
 	assert_int_equal(history_open(f->path, HISTORY_READ_ONLY, &h), -ENOENT);
 	assert_int_equal(history_open(f->path, 0, &h), 0);
-	assert_int_equal(history_schema_version(h), 1);
+	assert_int_equal(history_schema_version(h), HISTORY_SCHEMA_VERSION);
+	assert_int_equal(
+	    count_rows(h, "SELECT count(*) FROM pragma_table_info('transactions') WHERE name = 'boot_id'"),
+	    1);
 	assert_int_equal(count_rows(h, "SELECT count(*) FROM unrelated"), 0);
 }
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "irqbalance.h"
+#include "service.h"
 #include "sysroot.h"
 
 static const char fake_systemctl[] =
@@ -149,7 +150,7 @@ static void test_no_service_manager_in_sysroot(void **state)
 	(void)state;
 	unsetenv("CX5PROF_SYSTEMCTL");
 	/* a sysroot never reaches the host's systemctl */
-	assert_null(irqbalance_service_command());
+	assert_null(service_command());
 	assert_int_equal(irqbalance_detect(&s), 0);
 	assert_true(s.running);
 	assert_int_equal(s.enabled, -1);

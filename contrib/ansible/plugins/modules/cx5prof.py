@@ -50,6 +50,21 @@ options:
         watchdog rolls the change back unless I(state=committed) follows in
         time (use it when a change could cut the controller off the host).
     type: int
+  runtime_only:
+    description:
+      - With I(state=applied), C(apply --runtime-only) - do not enable the
+        profile's boot-time unit C(cx5prof-apply@NAME.service), so the
+        change lasts until the next reboot. By default a profile applied
+        from C(/etc/cx5prof/profiles/NAME.yaml) persists (README "Reboots
+        and hotplug").
+    type: bool
+    default: false
+  peer:
+    description:
+      - With I(state=verified), C(verify --peer ADDR) - benchmark against
+        this address or host name instead of the profile's C(verify.peer),
+        so one profile serves many hosts, each with its own peer.
+    type: str
   no_bench:
     description: With I(state=verified), check the state only (C(verify --no-bench)).
     type: bool
@@ -82,10 +97,11 @@ EXAMPLES = r"""
     confirm_timeout: 300
   register: cx5_apply
 
-- name: Verify against the profile's peer
+- name: Verify against this host's peer
   cx5prof.fleet.cx5prof:
     state: verified
     profile: /etc/cx5prof/profiles/udp-jumbo.yaml
+    peer: "{{ cx5prof_peer }}"
   register: cx5_verify
 
 - name: Keep it
@@ -123,6 +139,14 @@ pending_confirm:
   description: The apply waits for I(state=committed) before its confirm timeout.
   returned: state is applied
   type: bool
+persistent:
+  description: The profile survives a reboot (its boot-time unit is, or with this apply will be, enabled).
+  returned: state is applied
+  type: bool
+boot_unit:
+  description: The unit that re-applies the profile at boot, or null when the apply is runtime only.
+  returned: state is applied
+  type: str
 problems:
   description: Why the profile cannot be applied (nothing was changed).
   returned: when there are any
@@ -209,7 +233,8 @@ class Cx5prof(object):
 def plan_result(module, rc, doc, changed):
     for w in doc.get("warnings", []):
         module.warn(w)
-    result = dict(changed=changed, exit_code=rc, msg=doc.get("msg", ""), changes=doc.get("changes", []))
+    result = dict(changed=changed, exit_code=rc, msg=doc.get("msg", ""), changes=doc.get("changes", []),
+                  persistent=bool(doc.get("persistent")), boot_unit=doc.get("boot_unit"))
     if doc.get("problems"):
         result["problems"] = doc["problems"]
     if module._diff and "diff" in doc:
@@ -221,14 +246,15 @@ def do_applied(module, cx):
     p = module.params
     if not p["profile"]:
         module.fail_json(msg="state=applied needs profile")
+    extra = ["--runtime-only"] if p["runtime_only"] else []
     if module.check_mode:
-        rc, doc, err, cmd = cx.run("plan", p["profile"])
+        rc, doc, err, cmd = cx.run("plan", p["profile"], *extra)
         if rc not in (EXIT_OK, EXIT_CHANGES):
             cx.fail(rc, doc, err, cmd)
         result = plan_result(module, rc, doc, rc == EXIT_CHANGES)
         result["pending_confirm"] = False
         return result
-    args = ["apply", p["profile"]]
+    args = ["apply", p["profile"]] + extra
     if p["confirm_timeout"]:
         args += ["--confirm", str(p["confirm_timeout"])]
     rc, doc, err, cmd = cx.run(*args)
@@ -264,6 +290,8 @@ def do_verified(module, cx):
         args.append(p["profile"])
     if p["no_bench"]:
         args.append("--no-bench")
+    if p["peer"]:
+        args += ["--peer", p["peer"]]
     rc, doc, err, cmd = cx.run(*args)
     figures = verify_figures(doc)
     if rc != EXIT_OK:
@@ -336,6 +364,8 @@ def main():
             state=dict(type="str", default="applied", choices=list(STATES)),
             profile=dict(type="path"),
             confirm_timeout=dict(type="int"),
+            runtime_only=dict(type="bool", default=False),
+            peer=dict(type="str"),
             no_bench=dict(type="bool", default=False),
             txn=dict(type="int"),
             binary=dict(type="str", default="cx5prof"),
@@ -348,6 +378,10 @@ def main():
     p = module.params
     if p["confirm_timeout"] is not None and (p["state"] != "applied" or p["confirm_timeout"] <= 0):
         module.fail_json(msg="confirm_timeout is a positive number of seconds, with state=applied only")
+    if p["runtime_only"] and p["state"] != "applied":
+        module.fail_json(msg="runtime_only goes with state=applied only")
+    if p["peer"] is not None and p["state"] != "verified":
+        module.fail_json(msg="peer goes with state=verified only")
     cx = Cx5prof(module)
     module.exit_json(**STATES[p["state"]](module, cx))
 
