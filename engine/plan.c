@@ -254,7 +254,7 @@ static int irq_owner_lookup(const char *ifname, const struct irq_list **ret)
 			return irq_owners[i].r;
 		}
 	if (!irq_owners_table) {
-		r = interrupts_read(&irq_owners_table, NULL);
+		r = interrupts_read(INTERRUPTS_NO_COUNTS, &irq_owners_table, NULL);
 		if (r < 0)
 			return r;
 	}
@@ -263,7 +263,7 @@ static int irq_owner_lookup(const char *ifname, const struct irq_list **ret)
 	o = &irq_owners[n_irq_owners];
 	snprintf(o->ifname, sizeof(o->ifname), "%s", ifname);
 	o->l = NULL;
-	o->r = irq_discover(ifname, irq_owners_table, &o->l);
+	o->r = irq_discover(ifname, irq_owners_table, 0, &o->l);
 	if (o->r < 0 && o->r != -ENODEV)
 		return o->r; /* not cached: a transient failure is retried */
 	n_irq_owners++;
@@ -599,17 +599,18 @@ static int verify_by_read(const struct change_kind *k, const char *object, const
 /* ---- the table ---- */
 
 static const struct change_kind change_kinds[] = {
-    {"sysctl", 10, false, NULL, sysctl_kind_read, sysctl_kind_write, undo_by_write, verify_by_read},
+    {"sysctl", 10, false, NULL, sysctl_kind_read, sysctl_kind_write, undo_by_write, verify_by_read, false},
     {"irqbalance", 15, false, "before IRQ affinity: irqbalance would move the pins again",
-     irqbalance_kind_read, irqbalance_kind_write, undo_by_write, verify_by_read},
+     irqbalance_kind_read, irqbalance_kind_write, undo_by_write, verify_by_read, false},
     {"irqbalance-ban", 16, false, "before IRQ affinity: irqbalance would move the pins again", irqban_read,
-     irqban_write, irqban_undo, irqban_verify},
+     irqban_write, irqban_undo, irqban_verify, false},
     {"channels", 20, true,
      "before IRQ affinity: changing channels re-creates the IRQs; briefly resets the link", channels_read,
-     channels_write, undo_by_write, verify_by_read},
-    {"rings", 30, true, "briefly resets the link", rings_read, rings_write, undo_by_write, verify_by_read},
-    {"mtu", 40, false, NULL, mtu_read, mtu_write, undo_by_write, verify_by_read},
-    {"irq", 50, false, NULL, irq_kind_read, irq_kind_write, undo_by_write, verify_by_read},
+     channels_write, undo_by_write, verify_by_read, false},
+    {"rings", 30, true, "briefly resets the link", rings_read, rings_write, undo_by_write, verify_by_read,
+     false},
+    {"mtu", 40, false, NULL, mtu_read, mtu_write, undo_by_write, verify_by_read, false},
+    {"irq", 50, false, NULL, irq_kind_read, irq_kind_write, undo_by_write, verify_by_read, true},
 };
 
 const struct change_kind *change_kind_find(const char *name)
