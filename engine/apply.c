@@ -92,7 +92,9 @@ static char *describe_failure(const struct change_record *c, const char *from, c
 			 kmsg ? " (kernel: " : "", kmsg ? kmsg : "", kmsg ? ")" : "");
 }
 
-/* Write one value through the change's kind, then verify it. */
+/* Write one value through the change's kind, then verify it (unless the
+ * write's own read-back did: a second read of each of 500 IRQs tells
+ * nothing new). */
 static int change_write(const struct change_record *c, const char *value, bool undo, char **kmsg)
 {
 	const struct change_kind *k = change_kind_find(c->kind);
@@ -103,7 +105,7 @@ static int change_write(const struct change_record *c, const char *value, bool u
 	r = undo ? k->undo(k, c->object, c->key, value, kmsg) : k->write(c->object, c->key, value, kmsg);
 	if (r < 0)
 		return r;
-	return k->verify(k, c->object, c->key, value);
+	return k->write_reads_back ? 0 : k->verify(k, c->object, c->key, value);
 }
 
 /* Undo steps n-1..0 (reverse); each restore is idempotent. A failed step

@@ -638,7 +638,7 @@ int doctor_run(const struct doctor_options *o, struct doctor_report **ret)
 		doctor_report_free(r);
 		return -ENOMEM;
 	}
-	rr = probe_host(NULL, &host);
+	rr = probe_host(NULL, 0, &host);
 	if (rr < 0) {
 		doctor_report_free(r);
 		return rr;

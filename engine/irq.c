@@ -247,7 +247,7 @@ int irq_read_affinity(unsigned irq, struct cpuset *ret)
 int irq_write_affinity(unsigned irq, const struct cpuset *cpus)
 {
 	_cleanup_cpuset_ struct cpuset cur = CPUSET_INIT, back = CPUSET_INIT;
-	_cleanup_free_ char *list = NULL, *line = NULL, *path = NULL;
+	_cleanup_free_ char *list = NULL, *line = NULL, *path = NULL, *s = NULL;
 	int r;
 
 	if (cpuset_count(cpus) == 0)
@@ -255,10 +255,12 @@ int irq_write_affinity(unsigned irq, const struct cpuset *cpus)
 	path = strprintf("/proc/irq/%u/smp_affinity_list", irq);
 	if (!path)
 		return -ENOMEM;
-	if (!sysroot_exists(path))
-		return -ENOENT;
-	r = irq_read_affinity(irq, &cur);
-	if (r >= 0 && cpuset_equal(&cur, cpus))
+	/* The file written is the file read: its absence is -ENOENT (an
+	 * unreadable or odd value is simply written over). */
+	r = sysroot_read_line(path, &s);
+	if (r == -ENOENT)
+		return r;
+	if (r >= 0 && cpuset_parse_list(s, &cur) >= 0 && cpuset_equal(&cur, cpus))
 		return 0;
 	r = cpuset_format_list(cpus, &list);
 	if (r < 0)
@@ -281,23 +283,28 @@ int irq_write_affinity(unsigned irq, const struct cpuset *cpus)
 	return 1;
 }
 
-static int fill_vector(struct irq_vector *v, const struct interrupts *table)
+static int fill_vector(struct irq_vector *v, const struct interrupts *table, unsigned flags)
 {
-	const struct interrupts_row *row = table ? interrupts_find(table, v->irq) : NULL;
+	const struct interrupts_row *row;
 	int r;
 
-	r = read_irq_cpuset(v->irq, "smp_affinity", &v->affinity);
-	if (r >= 0)
-		v->has_affinity = true;
-	else if (r != -ENOENT && r != -EINVAL)
-		return r;
+	if (flags & IRQ_DISCOVER_AFFINITY) {
+		r = read_irq_cpuset(v->irq, "smp_affinity", &v->affinity);
+		if (r >= 0)
+			v->has_affinity = true;
+		else if (r != -ENOENT && r != -EINVAL)
+			return r;
+	}
+	if (!(flags & IRQ_DISCOVER_DETAILS))
+		return 0;
 	r = read_irq_cpuset(v->irq, "effective_affinity", &v->effective);
 	if (r >= 0)
 		v->has_effective = true;
 	else if (r != -ENOENT && r != -EINVAL)
 		return r;
-	if (!row)
-		return 0;
+	row = interrupts_find(table, v->irq);
+	if (!row || !row->counts)
+		return 0; /* not in the table, or a table read without counts */
 	v->ncounts = table->max_cpu + 1;
 	v->counts = calloc(v->ncounts, sizeof(uint64_t));
 	if (!v->counts)
@@ -324,7 +331,7 @@ static bool name_is_ours(const char *name, const char *ifname, const char *bdf)
 	       irq_classify(name, ifname, NULL, &kind, &queue);
 }
 
-int irq_discover(const char *ifname, const struct interrupts *table, struct irq_list **ret)
+int irq_discover(const char *ifname, const struct interrupts *table, unsigned flags, struct irq_list **ret)
 {
 	_cleanup_interrupts_ struct interrupts *own = NULL;
 	_cleanup_irq_list_ struct irq_list *l = NULL;
@@ -355,7 +362,7 @@ int irq_discover(const char *ifname, const struct interrupts *table, struct irq_
 		return 0;
 	}
 	if (!table) {
-		r = interrupts_read(&own, NULL);
+		r = interrupts_read(flags & IRQ_DISCOVER_DETAILS ? 0 : INTERRUPTS_NO_COUNTS, &own, NULL);
 		if (r < 0)
 			return r;
 		table = own;
@@ -386,16 +393,16 @@ int irq_discover(const char *ifname, const struct interrupts *table, struct irq_
 		const struct interrupts_row *row = &table->rows[i];
 		struct irq_vector *v;
 
-		if (irq_list_by_irq(l, row->irq))
-			continue;
-		if (!name_is_ours(row->name, ifname, bdf))
+		/* The name first: it rejects the other ports' rows at once,
+		 * where the list search would scan this port's 64 vectors. */
+		if (!name_is_ours(row->name, ifname, bdf) || irq_list_by_irq(l, row->irq))
 			continue;
 		r = list_append(l, row->irq, row->name, &v);
 		if (r < 0)
 			return r;
 	}
 	for (size_t i = 0; i < l->n; i++) {
-		r = fill_vector(&l->v[i], table);
+		r = fill_vector(&l->v[i], table, flags);
 		if (r < 0)
 			return r;
 	}

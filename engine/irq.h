@@ -55,10 +55,17 @@ struct irq_list {
 bool irq_classify(const char *name, const char *ifname, const char *pci_bdf, enum irq_kind *ret_kind,
 		  int *ret_queue);
 
+/* What irq_discover reads besides each vector's number, name and kind:
+ * two files per IRQ for the affinities, so only what the caller uses. */
+enum irq_discover_flags {
+	IRQ_DISCOVER_AFFINITY = 1 << 0, /* smp_affinity: has_affinity, affinity */
+	IRQ_DISCOVER_DETAILS = 1 << 1,	/* effective affinity, per-CPU counts, total */
+};
+
 /* The IRQs of interface `ifname`. `table` may be NULL (read /proc/interrupts).
- * An interface without a device or IRQs gives an empty list. -EINVAL bad
- * name, -ENODEV no such interface. */
-int irq_discover(const char *ifname, const struct interrupts *table, struct irq_list **ret);
+ * flags: enum irq_discover_flags. An interface without a device or IRQs
+ * gives an empty list. -EINVAL bad name, -ENODEV no such interface. */
+int irq_discover(const char *ifname, const struct interrupts *table, unsigned flags, struct irq_list **ret);
 void irq_list_free(struct irq_list *l);
 static inline void irq_list_freep(struct irq_list **l)
 {

@@ -257,7 +257,7 @@ static int irq_owner_lookup(const char *ifname, const struct irq_list **ret)
 			return irq_owners[i].r;
 		}
 	if (!irq_owners_table) {
-		r = interrupts_read(&irq_owners_table, NULL);
+		r = interrupts_read(INTERRUPTS_NO_COUNTS, &irq_owners_table, NULL);
 		if (r < 0)
 			return r;
 	}
@@ -266,7 +266,7 @@ static int irq_owner_lookup(const char *ifname, const struct irq_list **ret)
 	o = &irq_owners[n_irq_owners];
 	snprintf(o->ifname, sizeof(o->ifname), "%s", ifname);
 	o->l = NULL;
-	o->r = irq_discover(ifname, irq_owners_table, &o->l);
+	o->r = irq_discover(ifname, irq_owners_table, 0, &o->l);
 	if (o->r < 0 && o->r != -ENODEV)
 		return o->r; /* not cached: a transient failure is retried */
 	n_irq_owners++;
@@ -617,20 +617,65 @@ static int verify_by_read(const struct change_kind *k, const char *object, const
 /* ---- the table ---- */
 
 static const struct change_kind change_kinds[] = {
-    {"sysctl", 10, false, false, NULL, sysctl_kind_read, sysctl_kind_write, undo_by_write, verify_by_read},
-    {"irqbalance", 15, false, true, "before IRQ affinity: irqbalance would move the pins again",
-     irqbalance_kind_read, irqbalance_kind_write, undo_by_write, verify_by_read},
-    {"irqbalance-ban", 16, false, true, "before IRQ affinity: irqbalance would move the pins again",
-     irqban_read, irqban_write, irqban_undo, irqban_verify},
-    {"channels", 20, true, false,
-     "before IRQ affinity: changing channels re-creates the IRQs; briefly resets the link", channels_read,
-     channels_write, undo_by_write, verify_by_read},
-    {"rings", 30, true, false, "briefly resets the link", rings_read, rings_write, undo_by_write,
-     verify_by_read},
-    {"mtu", 40, false, false, NULL, mtu_read, mtu_write, undo_by_write, verify_by_read},
-    {"irq", 50, false, false, NULL, irq_kind_read, irq_kind_write, undo_by_write, verify_by_read},
-    {"boot", 90, false, true, "last: re-applied at boot only once all of it has landed", boot_read,
-     boot_write, undo_by_write, verify_by_read},
+    {.name = "sysctl",
+     .rank = 10,
+     .read = sysctl_kind_read,
+     .write = sysctl_kind_write,
+     .undo = undo_by_write,
+     .verify = verify_by_read},
+    {.name = "irqbalance",
+     .rank = 15,
+     .persists = true,
+     .order_note = "before IRQ affinity: irqbalance would move the pins again",
+     .read = irqbalance_kind_read,
+     .write = irqbalance_kind_write,
+     .undo = undo_by_write,
+     .verify = verify_by_read},
+    {.name = "irqbalance-ban",
+     .rank = 16,
+     .persists = true,
+     .order_note = "before IRQ affinity: irqbalance would move the pins again",
+     .read = irqban_read,
+     .write = irqban_write,
+     .undo = irqban_undo,
+     .verify = irqban_verify},
+    {.name = "channels",
+     .rank = 20,
+     .resets_link = true,
+     .order_note = "before IRQ affinity: changing channels re-creates the IRQs; briefly resets the link",
+     .read = channels_read,
+     .write = channels_write,
+     .undo = undo_by_write,
+     .verify = verify_by_read},
+    {.name = "rings",
+     .rank = 30,
+     .resets_link = true,
+     .order_note = "briefly resets the link",
+     .read = rings_read,
+     .write = rings_write,
+     .undo = undo_by_write,
+     .verify = verify_by_read},
+    {.name = "mtu",
+     .rank = 40,
+     .read = mtu_read,
+     .write = mtu_write,
+     .undo = undo_by_write,
+     .verify = verify_by_read},
+    {.name = "irq",
+     .rank = 50,
+     .read = irq_kind_read,
+     .write = irq_kind_write,
+     .undo = undo_by_write,
+     .verify = verify_by_read,
+     .write_reads_back = true},
+    {.name = "boot",
+     .rank = 90,
+     .persists = true,
+     .order_note = "last: re-applied at boot only once all of it has landed",
+     .read = boot_read,
+     .write = boot_write,
+     .undo = undo_by_write,
+     .verify = verify_by_read},
 };
 
 const struct change_kind *change_kind_find(const char *name)

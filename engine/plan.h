@@ -53,6 +53,9 @@ struct change_kind {
 		    char **ret_kernel_msg);
 	/* 0 when the live value equals value, -EIO when it differs, -errno. */
 	int (*verify)(const struct change_kind *k, const char *object, const char *key, const char *value);
+	/* write (and so undo) already reads the value back and fails with
+	 * -EIO when it differs: apply needs no verify after it. */
+	bool write_reads_back;
 };
 
 /* The kind named `name` ("mtu", "channels", ...), NULL when unknown. */

@@ -81,7 +81,7 @@ static int push_iface(struct host_state *h, const char *name, struct iface_state
 /* sysfs facts under the sysroot, and the device's IRQs; absence is normal
  * (a sysroot need not list every kernel link). table is NULL when
  * /proc/interrupts could not be read (table_r). */
-static int probe_nic(struct iface_state *s, const struct interrupts *table, int table_r)
+static int probe_nic(struct iface_state *s, const struct interrupts *table, int table_r, unsigned irq_flags)
 {
 	s->nic_r = nic_read(s->name, &s->nic);
 	if (s->nic_r == -ENOMEM)
@@ -92,12 +92,12 @@ static int probe_nic(struct iface_state *s, const struct interrupts *table, int 
 	else if (!table && s->nic.has_device)
 		s->irqs_r = table_r;
 	else
-		s->irqs_r = irq_discover(s->name, table, &s->irqs);
+		s->irqs_r = irq_discover(s->name, table, irq_flags, &s->irqs);
 	return s->irqs_r == -ENOMEM ? -ENOMEM : 0;
 }
 
 static int probe_kernel_iface(struct host_state *h, const struct link_info *l, const struct interrupts *table,
-			      int table_r)
+			      int table_r, unsigned irq_flags)
 {
 	struct iface_state *s;
 	int r;
@@ -111,11 +111,12 @@ static int probe_kernel_iface(struct host_state *h, const struct link_info *l, c
 	s->ethlink_r = ethtool_get_link(s->name, &s->ethlink);
 	s->channels_r = ethtool_get_channels(s->name, &s->channels);
 	s->rings_r = ethtool_get_rings(s->name, &s->rings);
-	return probe_nic(s, table, table_r);
+	return probe_nic(s, table, table_r, irq_flags);
 }
 
-static int probe_interfaces(struct host_state *h, char *const *only)
+static int probe_interfaces(struct host_state *h, char *const *only, unsigned flags)
 {
+	unsigned irq_flags = IRQ_DISCOVER_AFFINITY | (flags & PROBE_IRQ_DETAILS ? IRQ_DISCOVER_DETAILS : 0);
 	_cleanup_free_ struct link_info *links = NULL;
 	_cleanup_strv_free_ char **sysfs = NULL;
 	_cleanup_interrupts_ struct interrupts *table = NULL;
@@ -126,13 +127,13 @@ static int probe_interfaces(struct host_state *h, char *const *only)
 	if (r < 0)
 		return r;
 	/* One snapshot of /proc/interrupts for every interface. */
-	table_r = interrupts_read(&table, NULL);
+	table_r = interrupts_read(flags & PROBE_IRQ_DETAILS ? 0 : INTERRUPTS_NO_COUNTS, &table, NULL);
 	if (table_r == -ENOMEM)
 		return table_r;
 	for (size_t i = 0; i < n; i++) {
 		if (links[i].loopback || !wanted(only, links[i].name))
 			continue;
-		r = probe_kernel_iface(h, &links[i], table, table_r);
+		r = probe_kernel_iface(h, &links[i], table, table_r, irq_flags);
 		if (r < 0)
 			return r;
 	}
@@ -149,14 +150,14 @@ static int probe_interfaces(struct host_state *h, char *const *only)
 		if (r < 0)
 			return r;
 		s->drvinfo_r = s->ethlink_r = s->channels_r = s->rings_r = -ENODEV;
-		r = probe_nic(s, table, table_r);
+		r = probe_nic(s, table, table_r, irq_flags);
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
 
-int probe_host(char *const *only, struct host_state **ret)
+int probe_host(char *const *only, unsigned flags, struct host_state **ret)
 {
 	struct host_state *h;
 	int r;
@@ -164,7 +165,7 @@ int probe_host(char *const *only, struct host_state **ret)
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	r = probe_interfaces(h, only);
+	r = probe_interfaces(h, only, flags);
 	if (r < 0)
 		goto fail;
 	for (unsigned k = 0; k < _SYSCTL_MAX; k++)

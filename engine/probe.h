@@ -36,7 +36,8 @@ struct iface_state {
 	bool has_nic;
 	int nic_r;
 	struct nic_info nic;
-	/* The device's IRQs (irq.h: msi_irqs + /proc/interrupts, affinity);
+	/* The device's IRQs (irq.h: msi_irqs + /proc/interrupts, affinity;
+	 * effective affinity and counts only with PROBE_IRQ_DETAILS);
 	 * irqs is NULL unless irqs_r == 0 (-ENODEV without sysfs facts). A
 	 * virtual interface has an empty list. */
 	int irqs_r;
@@ -58,11 +59,17 @@ struct host_state {
 	struct firewall_state firewall;
 };
 
+enum probe_flags {
+	/* The IRQs' effective affinity and per-CPU counts (`show`): two more
+	 * values per IRQ that planning does not use. */
+	PROBE_IRQ_DETAILS = 1 << 0,
+};
+
 /* Probe the host. only: NULL for every interface (loopback skipped), or a
  * NULL-terminated list of names to keep (names found nowhere are simply
- * absent: check with host_state_iface). -errno only when the kernel's link
- * list itself cannot be read. */
-int probe_host(char *const *only, struct host_state **ret);
+ * absent: check with host_state_iface). flags: enum probe_flags. -errno
+ * only when the kernel's link list itself cannot be read. */
+int probe_host(char *const *only, unsigned flags, struct host_state **ret);
 void host_state_free(struct host_state *h);
 static inline void host_state_freep(struct host_state **h) { host_state_free(*h); }
 #define _cleanup_host_state_ _cleanup_(host_state_freep)

@@ -19,6 +19,9 @@ bool sysroot_is_live(void);
 int sysroot_path(const char *path, char **ret);
 
 bool sysroot_exists(const char *path);
+/* The file opened for reading (O_CLOEXEC): a descriptor for a reader that
+ * takes a big file in pieces, or -errno. */
+int sysroot_open_read(const char *path);
 /* Whole file (at most 8 MiB; -EFBIG beyond). */
 int sysroot_read_all(const char *path, char **ret, size_t *ret_len);
 /* First line, trailing whitespace stripped. */
@@ -32,8 +35,10 @@ int sysroot_listdir(const char *path, char ***ret);
 /* Replace the contents of an existing file (never creates it); value is
  * written in one write(2), as the kernel expects for /proc/sys and /proc/irq.
  * Under a sysroot the write stays inside it: -ELOOP when the file itself is
- * a symlink, -EXDEV when its directory resolves outside the sysroot. The
- * live host ("/") follows links as the kernel's own files need. */
+ * a symlink, -EXDEV when its directory resolves outside the sysroot (on
+ * Linux 5.6 and later an absolute symlink on the way counts as leaving it,
+ * wherever it points). The live host ("/") follows links as the kernel's
+ * own files need. */
 int sysroot_write(const char *path, const char *value);
 /* 0 when the directory of full (a path from sysroot_path()) resolves inside
  * the sysroot, -EXDEV when it escapes; always 0 on the live host. For

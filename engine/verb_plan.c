@@ -31,7 +31,7 @@ int txn_verb_plan(const char *path, bool runtime_only, struct profile **ret_prof
 		log_error("%s", msg ? msg : path);
 		return profile_load_exit_code(r);
 	}
-	r = probe_host(NULL, &host);
+	r = probe_host(NULL, 0, &host);
 	if (r < 0) {
 		log_error_errno(r, "cannot read the network interfaces: %m");
 		return EXIT_ERROR;

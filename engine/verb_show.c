@@ -502,7 +502,7 @@ int verb_show(struct cli *cli, int argc, char **argv)
 				  *a);
 			return EXIT_USAGE;
 		}
-	r = probe_host(args[0] ? args : NULL, &h);
+	r = probe_host(args[0] ? args : NULL, PROBE_IRQ_DETAILS, &h);
 	if (r < 0) {
 		log_error_errno(r, "show: cannot list the network interfaces through netlink: %m");
 		return r == -EPERM || r == -EACCES ? EXIT_PERMISSION : EXIT_ERROR;

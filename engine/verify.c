@@ -305,7 +305,7 @@ static int watch_irqs(const struct verify_report *r, struct watched *w)
 	for (char **n = r->interfaces; n && *n; n++) {
 		_cleanup_irq_list_ struct irq_list *l = NULL;
 
-		if (irq_discover(*n, r->intr_before.intr, &l) < 0)
+		if (irq_discover(*n, r->intr_before.intr, IRQ_DISCOVER_AFFINITY, &l) < 0)
 			continue; /* a port without IRQs (veth): nothing to watch */
 		for (size_t i = 0; i < l->n; i++) {
 			const struct irq_vector *v = &l->v[i];
@@ -539,7 +539,7 @@ static char *irq_map_text(const struct verify_report *r)
 		_cleanup_irq_list_ struct irq_list *l = NULL;
 		bool first = true;
 
-		if (irq_discover(*n, r->intr_before.intr, &l) < 0)
+		if (irq_discover(*n, r->intr_before.intr, IRQ_DISCOVER_AFFINITY, &l) < 0)
 			continue;
 		for (size_t i = 0; i < l->n; i++) {
 			_cleanup_free_ char *aff = NULL;
@@ -667,7 +667,7 @@ int verify_run(const struct verify_options *o, struct verify_report **ret)
 	if (!r->profile_name || !r->source)
 		return -ENOMEM;
 
-	rr = probe_host(NULL, &host);
+	rr = probe_host(NULL, 0, &host);
 	if (rr < 0)
 		return rr;
 	rr = plan_build(o->profile, host, &pl);

@@ -12,6 +12,8 @@
 #include "sysroot.h"
 
 #define FIXTURES "tests/fixtures/sysroot"
+/* Everything irq_discover can read, as `show` asks for it. */
+#define ALL (IRQ_DISCOVER_AFFINITY | IRQ_DISCOVER_DETAILS)
 
 /* Real lines from the reference (12-CPU host, newer kernel). */
 static const char reference_table[] =
@@ -159,9 +161,35 @@ static void test_malformed(void **state)
 	assert_parse_error("  CPU0  CPU1\n 10: 1 2 x\n : 1 2\n", 3);	       /* empty label */
 	assert_parse_error("  CPU0  CPU1\n 10: 1 2 x\n 10: 1 2 y\n", 3);       /* the same IRQ twice */
 	assert_parse_error("  CPU0\n 10: 99999999999999999999999 x\n", 2);     /* count overflows u64 */
+	assert_parse_error("  CPU0\n 10: 18446744073709551616 x\n", 2);	       /* UINT64_MAX + 1 */
+	assert_parse_error("  CPU0\n 12: 1 x\n 10: 1 y\n 12: 1 z\n", 4);       /* twice, out of order */
 	assert_parse_error("  CPU0\n 99999999999: 1 x\n", 2);		       /* IRQ number overflows */
 	assert_parse_error("  CPU0\n 1 0: 1 x\n", 2);
 	assert_parse_error("  CPU0  CPU8192\n", 1); /* beyond CPUSET_MAX_CPUS */
+}
+
+/* Rows out of IRQ order (not what the kernel prints) are still found,
+ * and the largest count is read exactly. */
+static void test_row_order(void **state)
+{
+	_cleanup_interrupts_ struct interrupts *t =
+	    parse_ok("  CPU0\n 30: 1 a\n 10: 18446744073709551615 b\n 20: 3 c\n NMI: 4 d\n");
+	_cleanup_interrupts_ struct interrupts *sorted = parse_ok("  CPU0\n 10: 1 a\n 20: 2 b\n 30: 3 c\n");
+
+	(void)state;
+	assert_false(t->ascending);
+	assert_int_equal(t->nrows, 3);
+	assert_string_equal(interrupts_find(t, 10)->chip, "b");
+	assert_int_equal(interrupts_find(t, 10)->counts[0], UINT64_MAX);
+	assert_string_equal(interrupts_find(t, 20)->chip, "c");
+	assert_string_equal(interrupts_find(t, 30)->chip, "a");
+	assert_null(interrupts_find(t, 15));
+	assert_true(sorted->ascending);
+	for (unsigned irq = 10; irq <= 30; irq += 10)
+		assert_int_equal(interrupts_find(sorted, irq)->counts[0], irq / 10);
+	assert_null(interrupts_find(sorted, 5));
+	assert_null(interrupts_find(sorted, 25));
+	assert_null(interrupts_find(sorted, 35));
 }
 
 /* A 320-CPU host with CPUs 100-109 offline. */
@@ -205,11 +233,102 @@ static void test_fixture_tables(void **state)
 		unsigned line = 0;
 
 		assert_int_equal(sysroot_set(dir), 0);
-		assert_int_equal(interrupts_read(&t, &line), 0);
+		assert_int_equal(interrupts_read(0, &t, &line), 0);
 		assert_true(t->nrows > 0);
 		assert_true(t->nother > 0);
 	}
 	assert_int_equal(sysroot_set(NULL), 0);
+}
+
+/* The table read in pieces equals the same text parsed whole: rows,
+ * names, counts, or the error and its line. */
+static void assert_read_like_parse(const char *text)
+{
+	char dir[] = "/tmp/cx5t-intr-XXXXXX";
+	_cleanup_interrupts_ struct interrupts *whole = NULL, *read = NULL, *bare = NULL;
+	_cleanup_free_ char *cmd = NULL, *path = NULL;
+	unsigned line_whole = 0, line_read = 0;
+	int r_whole, r_read;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	cmd = strprintf("mkdir -p %s/proc", dir);
+	assert_int_equal(system(cmd), 0);
+	path = strprintf("%s/proc/interrupts", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+	fclose(f);
+	assert_int_equal(sysroot_set(dir), 0);
+	r_whole = interrupts_parse(text, &whole, &line_whole);
+	r_read = interrupts_read(0, &read, &line_read);
+	assert_int_equal(r_read, r_whole);
+	if (r_whole < 0) {
+		assert_int_equal(line_read, line_whole);
+	} else {
+		assert_int_equal(interrupts_read(INTERRUPTS_NO_COUNTS, &bare, NULL), 0);
+		assert_int_equal(read->ncpus, whole->ncpus);
+		assert_int_equal(read->nrows, whole->nrows);
+		assert_int_equal(read->nother, whole->nother);
+		assert_int_equal(bare->nrows, whole->nrows);
+		for (size_t i = 0; i < whole->nrows; i++) {
+			const struct interrupts_row *a = &whole->rows[i], *b = &read->rows[i],
+						    *c = &bare->rows[i];
+
+			assert_int_equal(b->irq, a->irq);
+			assert_int_equal(c->irq, a->irq);
+			assert_string_equal(strna(b->name), strna(a->name));
+			assert_string_equal(strna(c->name), strna(a->name));
+			assert_int_equal(b->ncounts, a->ncounts);
+			assert_memory_equal(b->counts, a->counts, a->ncounts * sizeof(uint64_t));
+			assert_null(c->counts);
+			assert_int_equal(c->ncounts, 0);
+		}
+	}
+	assert_int_equal(sysroot_set(NULL), 0);
+	free(cmd);
+	cmd = strprintf("rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Tables bigger than the read's 64 KiB pieces: lines cut across pieces,
+ * a line longer than a piece, no final newline, a NUL, an error far in. */
+static void test_read_in_pieces(void **state)
+{
+	size_t cap = 4 << 20, n = 0;
+	_cleanup_free_ char *text = malloc(cap);
+	static const unsigned ncpus[] = {320, 7000}, nrows[] = {300, 3};
+
+	(void)state;
+	assert_non_null(text);
+	for (size_t k = 0; k < ARRAY_SIZE(ncpus); k++) {
+		n = (size_t)sprintf(text, "    ");
+		for (unsigned c = 0; c < ncpus[k]; c++)
+			n += (size_t)sprintf(text + n, " CPU%-7u", c);
+		for (unsigned irq = 30; irq < 30 + nrows[k]; irq++) {
+			n += (size_t)sprintf(text + n, "\n %u:", irq);
+			for (unsigned c = 0; c < ncpus[k]; c++)
+				n +=
+				    (size_t)sprintf(text + n, " %10u", (irq * 7 + c) % 13 == 0 ? irq * c : 0);
+			n += (size_t)sprintf(
+			    text + n, "  IR-PCI-MSIX-0000:af:00.0 %u-edge  mlx5_comp%u@pci:0000:af:00.0", irq,
+			    irq - 30);
+			assert_true(n < cap - 100000);
+		}
+		assert_read_like_parse(text); /* no final newline */
+		n += (size_t)sprintf(text + n, "\n NMI: 1 2 Non-maskable interrupts\n");
+		assert_read_like_parse(text);
+	}
+	/* Only the text before a NUL counts, as in a C string. */
+	assert_read_like_parse("  CPU0 CPU1\n 10: 1 2 a\n 11: 3 4 b\0 12: 5 6 c\n");
+	/* An error past the first piece reports its own line. */
+	n = (size_t)sprintf(text, "  CPU0\n");
+	for (unsigned irq = 0; irq < 20000; irq++)
+		n += (size_t)sprintf(text + n, " %u: %u x\n", irq, irq);
+	sprintf(text + n, " 20000: bad x\n");
+	assert_read_like_parse(text);
+	assert_read_like_parse("");
+	assert_read_like_parse("\n");
 }
 
 static void assert_class(const char *name, const char *ifname, const char *bdf, bool ok, enum irq_kind kind,
@@ -265,7 +384,7 @@ static void test_discover_2port(void **state)
 
 	(void)state;
 	assert_int_equal(sysroot_set(FIXTURES "/cx5-2port"), 0);
-	assert_int_equal(irq_discover("ens1f0", NULL, &l), 0);
+	assert_int_equal(irq_discover("ens1f0", NULL, ALL, &l), 0);
 	assert_string_equal(l->pci_bdf, "0000:af:00.0");
 	assert_int_equal(l->n, 17);
 	assert_int_equal(irq_list_count(l, IRQ_KIND_COMPLETION), 16);
@@ -287,16 +406,16 @@ static void test_discover_2port(void **state)
 	assert_null(irq_list_by_queue(l, 16));
 	assert_ptr_equal(irq_list_by_irq(l, 98), &l->v[16]);
 
-	assert_int_equal(irq_discover("ens1f1", NULL, &l1), 0);
+	assert_int_equal(irq_discover("ens1f1", NULL, ALL, &l1), 0);
 	assert_string_equal(l1->pci_bdf, "0000:af:00.1");
 	assert_int_equal(irq_list_count(l1, IRQ_KIND_COMPLETION), 16);
 	assert_int_equal(irq_list_by_queue(l1, 0)->irq, 127);
 
-	assert_int_equal(irq_discover("lo", NULL, &lo), 0); /* virtual: no IRQs */
+	assert_int_equal(irq_discover("lo", NULL, ALL, &lo), 0); /* virtual: no IRQs */
 	assert_int_equal(lo->n, 0);
 	assert_null(lo->pci_bdf);
-	assert_int_equal(irq_discover("nope0", NULL, &lo), -ENODEV);
-	assert_int_equal(irq_discover("../x", NULL, &lo), -EINVAL);
+	assert_int_equal(irq_discover("nope0", NULL, ALL, &lo), -ENODEV);
+	assert_int_equal(irq_discover("../x", NULL, ALL, &lo), -EINVAL);
 	assert_int_equal(sysroot_set(NULL), 0);
 }
 
@@ -306,7 +425,7 @@ static void test_discover_8node_and_ofed(void **state)
 
 	(void)state;
 	assert_int_equal(sysroot_set(FIXTURES "/cx5-8node"), 0);
-	assert_int_equal(irq_discover("enp216s0f0np0", NULL, &l), 0);
+	assert_int_equal(irq_discover("enp216s0f0np0", NULL, ALL, &l), 0);
 	assert_int_equal(irq_list_count(l, IRQ_KIND_COMPLETION), 63);
 	assert_int_equal(irq_list_count(l, IRQ_KIND_CONTROL), 2); /* pages_eq, cmd_eq */
 	assert_int_equal(irq_list_count(l, IRQ_KIND_ASYNC), 1);	  /* async_eq */
@@ -316,12 +435,39 @@ static void test_discover_8node_and_ofed(void **state)
 	assert_int_equal(l->v[0].counts[47], 0);
 
 	assert_int_equal(sysroot_set(FIXTURES "/cx5-nonuma"), 0);
-	assert_int_equal(irq_discover("ens1f0", NULL, &o), 0);
+	assert_int_equal(irq_discover("ens1f0", NULL, ALL, &o), 0);
 	/* OFED <ifname>-<n> completions, older mlx5_async@pci */
 	assert_int_equal(irq_list_count(o, IRQ_KIND_COMPLETION), 4);
 	assert_int_equal(irq_list_count(o, IRQ_KIND_ASYNC), 1);
 	assert_string_equal(irq_list_by_queue(o, 3)->name, "ens1f0-3");
 	assert_int_equal(irq_list_by_queue(o, 0)->irq, 37);
+	assert_int_equal(sysroot_set(NULL), 0);
+}
+
+/* Each flag reads only what it names: planning (affinity) and the
+ * rollback's ownership check (nothing) skip the other files. */
+static void test_discover_flags(void **state)
+{
+	_cleanup_irq_list_ struct irq_list *bare = NULL, *aff = NULL, *all = NULL;
+
+	(void)state;
+	assert_int_equal(sysroot_set(FIXTURES "/cx5-2port"), 0);
+	assert_int_equal(irq_discover("ens1f0", NULL, 0, &bare), 0);
+	assert_int_equal(irq_discover("ens1f0", NULL, IRQ_DISCOVER_AFFINITY, &aff), 0);
+	assert_int_equal(irq_discover("ens1f0", NULL, ALL, &all), 0);
+	assert_int_equal(bare->n, 17);
+	assert_int_equal(aff->n, 17);
+	assert_int_equal(irq_list_by_queue(bare, 15)->irq, 123);
+	assert_false(bare->v[0].has_affinity);
+	assert_false(bare->v[0].has_effective);
+	assert_null(bare->v[0].counts);
+	assert_true(aff->v[0].has_affinity);
+	assert_false(aff->v[0].has_effective);
+	assert_null(aff->v[0].counts);
+	assert_int_equal(aff->v[0].total, 0);
+	assert_true(all->v[0].has_affinity);
+	assert_true(all->v[0].has_effective);
+	assert_int_equal(all->v[0].ncounts, 32);
 	assert_int_equal(sysroot_set(NULL), 0);
 }
 
@@ -527,11 +673,14 @@ int main(void)
 	    cmocka_unit_test(test_offline_cpus_by_label),
 	    cmocka_unit_test(test_row_forms),
 	    cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_row_order),
 	    cmocka_unit_test(test_large_host),
 	    cmocka_unit_test(test_fixture_tables),
+	    cmocka_unit_test(test_read_in_pieces),
 	    cmocka_unit_test(test_classify),
 	    cmocka_unit_test(test_discover_2port),
 	    cmocka_unit_test(test_discover_8node_and_ofed),
+	    cmocka_unit_test(test_discover_flags),
 	    cmocka_unit_test(test_write_affinity),
 	    cmocka_unit_test(test_write_stays_in_sysroot),
 	    cmocka_unit_test(test_in_memory_list),

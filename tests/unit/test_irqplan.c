@@ -78,7 +78,9 @@ static void load_fixture(struct host *h, const char *name, const char *const *if
 		struct irqplan_port *p = &h->ports[h->nports];
 		_cleanup_free_ char *local = NULL, *node = NULL;
 
-		assert_int_equal(irq_discover(*ifnames, NULL, &h->lists[h->nports]), 0);
+		assert_int_equal(irq_discover(*ifnames, NULL, IRQ_DISCOVER_AFFINITY | IRQ_DISCOVER_DETAILS,
+					      &h->lists[h->nports]),
+				 0);
 		assert_int_equal(
 		    sysroot_read_linef(&local, "/sys/class/net/%s/device/local_cpulist", *ifnames), 0);
 		assert_int_equal(sysroot_read_linef(&node, "/sys/class/net/%s/device/numa_node", *ifnames),
