@@ -88,7 +88,9 @@ static char *describe_failure(const struct change_record *c, const char *from, c
 				 t ? t : strna(to), kmsg);
 	return strprintf("%s %s %s -> %s: %s%s%s%s", c->object, c->key, f ? f : strna(from),
 			 t ? t : strna(to),
-			 r == -EIO ? "read back differs or write failed (EIO)" : strerror(-r),
+			 r == -EIO	   ? "read back differs or write failed (EIO)"
+			 : r == -ETIMEDOUT ? "timed out (ETIMEDOUT)"
+					   : strerror(-r),
 			 kmsg ? " (kernel: " : "", kmsg ? kmsg : "", kmsg ? ")" : "");
 }
 

@@ -5,7 +5,8 @@
  * the command is $CX5PROF_SYSTEMCTL when set (tests point it to a script
  * that keeps the units' state in files; it gets CX5PROF_SYSROOT in its
  * environment), else service control is unavailable (-EOPNOTSUPP). The
- * command runs without a shell, stdin and stderr on /dev/null. Used by
+ * command runs without a shell, stdin and stderr on /dev/null, and is
+ * killed after $CX5PROF_SERVICE_TIMEOUT seconds (default 120). Used by
  * irqbalance.h (stop, ban) and bootunit.h (the boot-time unit). Must
  * never: reach the live host's service manager while a sysroot is set. */
 #ifndef CX5_SERVICE_H
@@ -20,7 +21,8 @@ const char *service_command(void);
 /* Run `<cmd> <verb> <unit> [extra...]` (extra NULL-terminated, at most 4);
  * the first line of its stdout, trailing blanks stripped, in *ret_out (may
  * be NULL). Returns the exit status (0..255), -EOPNOTSUPP without a
- * command, -ENOENT when the command cannot be run, or -errno. */
+ * command, -ENOENT when the command cannot be run, -ETIMEDOUT when it was
+ * killed at the timeout, or -errno. */
 int service_run(const char *verb, const char *unit, const char *const *extra, char **ret_out);
 
 /* `is-enabled` / `is-active` as 1 (yes: "enabled", "enabled-runtime";
