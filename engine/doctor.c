@@ -77,8 +77,7 @@ static int add(struct ctx *c, const char *object, const char *name, enum doctor_
 		return -ENOMEM;
 	r->checks = n;
 	va_start(ap, fmt);
-	if (vasprintf(&detail, fmt, ap) < 0)
-		detail = NULL;
+	detail = vstrprintf(fmt, ap);
 	va_end(ap);
 	k = &n[r->n_checks];
 	*k = (struct doctor_check){

@@ -8,7 +8,6 @@
 #include "nic.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <sys/stat.h>
 
 #include "sysroot.h"
@@ -47,23 +46,10 @@ bool nic_is_connectx5(uint16_t vendor, uint16_t device)
 	return m && m->connectx5;
 }
 
-static char *pathf(const char *fmt, ...) _printf_(1, 2);
-static char *pathf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 /* Optional one-line file: NULL when absent or empty. -ENOMEM only. */
 static int read_opt(const char *dir, const char *file, char **ret)
 {
-	_cleanup_free_ char *p = pathf("%s/%s", dir, file);
+	_cleanup_free_ char *p = strprintf("%s/%s", dir, file);
 	char *s = NULL;
 	int r;
 
@@ -109,7 +95,7 @@ static int cmp_unsigned(const void *a, const void *b)
 
 static int read_msi_irqs(const char *dev, unsigned **ret, size_t *ret_n)
 {
-	_cleanup_free_ char *p = pathf("%s/msi_irqs", dev);
+	_cleanup_free_ char *p = strprintf("%s/msi_irqs", dev);
 	_cleanup_strv_free_ char **names = NULL;
 	_cleanup_free_ unsigned *irqs = NULL;
 	size_t n = 0;
@@ -142,7 +128,7 @@ static int read_msi_irqs(const char *dev, unsigned **ret, size_t *ret_n)
 /* Firmware from device/infiniband/<ibdev>/fw_ver (present with mlx5_ib). */
 static int read_firmware(const char *dev, char **ret_ibdev, char **ret_fw)
 {
-	_cleanup_free_ char *p = pathf("%s/infiniband", dev);
+	_cleanup_free_ char *p = strprintf("%s/infiniband", dev);
 	_cleanup_strv_free_ char **names = NULL;
 	int r;
 
@@ -155,7 +141,7 @@ static int read_firmware(const char *dev, char **ret_ibdev, char **ret_fw)
 	if (r < 0 || !names[0])
 		return 0;
 	for (char **s = names; *s; s++) {
-		_cleanup_free_ char *ib = pathf("%s/%s", p, *s);
+		_cleanup_free_ char *ib = strprintf("%s/%s", p, *s);
 		char *fw = NULL;
 
 		if (!ib)
@@ -220,14 +206,14 @@ static int nic_read_device(const char *dev, struct nic_info *n)
 	if (r < 0)
 		return r;
 
-	drv = pathf("%s/driver", dev);
+	drv = strprintf("%s/driver", dev);
 	if (!drv)
 		return -ENOMEM;
 	r = sysroot_readlink_base(drv, &n->driver);
 	if (r == -ENOMEM)
 		return r;
 	if (n->driver && ifname_valid(n->driver)) {
-		_cleanup_free_ char *mod = pathf("/sys/module/%s", n->driver);
+		_cleanup_free_ char *mod = strprintf("/sys/module/%s", n->driver);
 		if (!mod)
 			return -ENOMEM;
 		r = read_opt(mod, "version", &n->driver_version);
@@ -265,8 +251,8 @@ int nic_read(const char *ifname, struct nic_info *ret)
 
 	if (!ifname || !ifname_valid(ifname))
 		return -EINVAL;
-	base = pathf("/sys/class/net/%s", ifname);
-	dev = pathf("/sys/class/net/%s/device", ifname);
+	base = strprintf("/sys/class/net/%s", ifname);
+	dev = strprintf("/sys/class/net/%s/device", ifname);
 	if (!base || !dev)
 		return -ENOMEM;
 	if (!sysroot_exists(base))
@@ -318,7 +304,7 @@ int nic_list(char ***ret)
 
 		if (!ifname_valid(*s))
 			continue;
-		p = pathf("/sys/class/net/%s", *s);
+		p = strprintf("/sys/class/net/%s", *s);
 		if (!p)
 			return -ENOMEM;
 		r = sysroot_path(p, &full);

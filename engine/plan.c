@@ -750,19 +750,18 @@ static int plan_problem(struct plan *p, int exit_code, const char *object, const
 {
 	struct plan_problem *v, q = {.exit_code = exit_code};
 	va_list ap;
-	int n;
 
 	v = realloc(p->problems, (p->n_problems + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	p->problems = v;
 	va_start(ap, fmt);
-	n = vasprintf(&q.message, fmt, ap);
+	q.message = vstrprintf(fmt, ap);
 	va_end(ap);
 	q.object = strdup(object);
 	q.remedy = strdup(remedy);
-	if (n < 0 || !q.object || !q.remedy) {
-		free(n < 0 ? NULL : q.message);
+	if (!q.message || !q.object || !q.remedy) {
+		free(q.message);
 		free(q.object);
 		free(q.remedy);
 		return -ENOMEM;
@@ -1372,13 +1371,13 @@ int plan_build(const struct profile *prof, const struct host_state *host, struct
 
 static int plan_warn_not_persistent(struct plan *p, char *why)
 {
-	char *w;
+	int r;
 
 	if (!why)
 		return -ENOMEM;
-	w = strprintf("not persistent: %s; the changes last until the next reboot", why);
+	r = strv_pushf(&p->warnings, "not persistent: %s; the changes last until the next reboot", why);
 	free(why);
-	return w ? strv_push(&p->warnings, w) : -ENOMEM;
+	return r;
 }
 
 int plan_boot_unit(struct plan *p, const char *path)

@@ -161,28 +161,22 @@ int runner_check_sent(const struct runner_params *p, struct runner_result *res)
 int runner_fail(struct runner_result *res, int err, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
 
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
 	free(res->error);
-	res->error = s;
+	va_start(ap, fmt);
+	res->error = vstrprintf(fmt, ap);
+	va_end(ap);
 	return err < 0 ? err : -err;
 }
 
 int runner_warn(struct runner_result *res, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
+	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = vstrprintf(fmt, ap);
 	va_end(ap);
-	if (!s)
-		return -ENOMEM;
 	return strv_push(&res->warnings, s);
 }
 

@@ -50,33 +50,15 @@ struct stream_tx {
 	int fatal_error; /* errno that ended the stream early, 0 if none */
 };
 
-static int note(struct udpsend_result *res, const char *fmt, ...) _printf_(2, 3);
-static int note(struct udpsend_result *res, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (!s)
-		return -ENOMEM;
-	return strv_push(&res->notes, s);
-}
-
 static int set_error(struct udpsend_result *res, int err, const char *fmt, ...) _printf_(3, 4);
 static int set_error(struct udpsend_result *res, int err, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
 
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
 	free(res->error);
-	res->error = s;
+	va_start(ap, fmt);
+	res->error = vstrprintf(fmt, ap);
+	va_end(ap);
 	return err;
 }
 
@@ -333,8 +315,9 @@ static int start_streams(const struct udpsend_params *p, const struct udpb_ready
 		if (segs > GSO_MAX_SEGS)
 			segs = GSO_MAX_SEGS;
 		if (segs < 2) {
-			note(res, "GSO not used: %u-byte messages leave no room for two in one 64 KiB send",
-			     p->message_size);
+			strv_pushf(&res->notes,
+				   "GSO not used: %u-byte messages leave no room for two in one 64 KiB send",
+				   p->message_size);
 			segs = 1;
 		}
 	}
@@ -352,10 +335,10 @@ static int start_streams(const struct udpsend_params *p, const struct udpb_ready
 			int v = (int)p->message_size;
 			if (setsockopt(t->fd, IPPROTO_UDP, UDP_SEGMENT, &v, sizeof(v)) < 0) {
 				if (i == 0)
-					note(res,
-					     "GSO not used: the kernel refused UDP_SEGMENT (%s); sent "
-					     "without it",
-					     strerror(errno));
+					strv_pushf(&res->notes,
+						   "GSO not used: the kernel refused UDP_SEGMENT (%s); sent "
+						   "without it",
+						   strerror(errno));
 				t->segs = segs = 1;
 			}
 		}
@@ -433,8 +416,10 @@ static void compute(const struct udpsend_params *p, const struct run_state *st, 
 		if (s->gso)
 			res->gso_used = true;
 		if (s->received > s->sent)
-			note(res, "stream %u: received %llu datagrams but sent %llu (duplicates on the path)",
-			     i, (unsigned long long)s->received, (unsigned long long)s->sent);
+			strv_pushf(
+			    &res->notes,
+			    "stream %u: received %llu datagrams but sent %llu (duplicates on the path)", i,
+			    (unsigned long long)s->received, (unsigned long long)s->sent);
 	}
 	res->lost = res->sent > res->received ? res->sent - res->received : 0;
 	/* Nothing sent is no 0% loss: udpsend_run() fails such a run. */
@@ -550,21 +535,25 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 	}
 	for (unsigned i = 0; i < p.streams; i++) {
 		if (st->tx[i].gso_error)
-			note(res,
-			     "stream %u: the kernel refused a GSO send (%s: segment above the path MTU, or "
-			     "no checksum offload); sent without GSO",
-			     i, strerror(st->tx[i].gso_error));
+			strv_pushf(
+			    &res->notes,
+			    "stream %u: the kernel refused a GSO send (%s: segment above the path MTU, or "
+			    "no checksum offload); sent without GSO",
+			    i, strerror(st->tx[i].gso_error));
 		if (st->tx[i].fatal_error)
-			note(res, "stream %u: stopped early: %s", i, strerror(st->tx[i].fatal_error));
+			strv_pushf(&res->notes, "stream %u: stopped early: %s", i,
+				   strerror(st->tx[i].fatal_error));
 	}
 	if (p.send_buffer && res->send_buffer_actual < 2 * p.send_buffer)
-		note(res, "send buffer clamped to %llu bytes (asked %llu): raise net.core.wmem_max",
-		     (unsigned long long)res->send_buffer_actual / 2, (unsigned long long)p.send_buffer);
+		strv_pushf(
+		    &res->notes, "send buffer clamped to %llu bytes (asked %llu): raise net.core.wmem_max",
+		    (unsigned long long)res->send_buffer_actual / 2, (unsigned long long)p.send_buffer);
 	if (p.recv_buffer && res->recv_buffer_actual < 2 * p.recv_buffer)
-		note(res,
-		     "receive buffer clamped to %llu bytes on the peer (asked %llu): raise net.core.rmem_max "
-		     "there",
-		     (unsigned long long)res->recv_buffer_actual / 2, (unsigned long long)p.recv_buffer);
+		strv_pushf(
+		    &res->notes,
+		    "receive buffer clamped to %llu bytes on the peer (asked %llu): raise net.core.rmem_max "
+		    "there",
+		    (unsigned long long)res->recv_buffer_actual / 2, (unsigned long long)p.recv_buffer);
 	r = 0;
 out:
 	run_state_done(st);

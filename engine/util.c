@@ -24,16 +24,21 @@ char *strstrip_trailing(char *s)
 	return s;
 }
 
+char *vstrprintf(const char *fmt, va_list ap)
+{
+	char *s;
+	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
 char *strprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int r;
 
 	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
+	s = vstrprintf(fmt, ap);
 	va_end(ap);
-	return r < 0 ? NULL : s;
+	return s;
 }
 
 size_t strv_length(char *const *v)
@@ -65,6 +70,17 @@ int strv_push(char ***v, char *s)
 int strv_extend(char ***v, const char *s)
 {
 	return strv_push(v, strdup(s));
+}
+
+int strv_pushf(char ***v, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = vstrprintf(fmt, ap);
+	va_end(ap);
+	return strv_push(v, s);
 }
 
 bool strv_contains(char *const *v, const char *s)

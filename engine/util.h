@@ -8,6 +8,7 @@
 #define CX5_UTIL_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -70,11 +71,14 @@ char *strstrip_trailing(char *s);
 
 /* asprintf that returns NULL on failure. */
 char *strprintf(const char *fmt, ...) _printf_(1, 2);
+char *vstrprintf(const char *fmt, va_list ap) _printf_(1, 0);
 
 /* NULL-terminated string vectors. */
 size_t strv_length(char *const *v);
 int strv_push(char ***v, char *s); /* takes ownership of s, even on failure */
 int strv_extend(char ***v, const char *s);
+/* strv_push of a formatted string. */
+int strv_pushf(char ***v, const char *fmt, ...) _printf_(2, 3);
 bool strv_contains(char *const *v, const char *s);
 void strv_sort(char **v);
 
