@@ -68,12 +68,10 @@ int bootunit_read(const char *unit, char **ret, char **ret_state)
 	const char *v = NULL;
 	int r;
 
-	r = service_run("is-enabled", unit, NULL, &out);
+	r = service_state("is-enabled", unit, &out);
 	if (r < 0)
 		return r;
-	if (!out || !*out || streq(out, "not-found"))
-		return service_unit_missing(unit) ? -ENOENT : -EIO;
-	if (streq(out, "enabled") || streq(out, "enabled-runtime"))
+	if (service_state_enabled(out))
 		v = BOOTUNIT_ENABLED;
 	else if (streq(out, "disabled"))
 		v = BOOTUNIT_DISABLED;

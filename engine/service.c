@@ -177,26 +177,39 @@ bool service_unit_missing(const char *unit)
 }
 
 /* systemctl is-enabled prints nothing on stdout (only an error on stderr)
- * for a unit that does not exist: that is "no", asked for explicitly, not
- * "unknown". */
-static int service_query(const char *verb, const char *unit, const char *yes, const char *yes_too)
+ * for a unit that does not exist: that is a unit asked about explicitly,
+ * not an unknown state. */
+int service_state(const char *verb, const char *unit, char **ret)
 {
 	_cleanup_free_ char *out = NULL;
 	int r = service_run(verb, unit, NULL, &out);
 
 	if (r < 0)
-		return -1;
+		return r;
 	if (!out || !*out || streq(out, "not-found"))
-		return service_unit_missing(unit) ? 0 : -1;
-	return streq(out, yes) || (yes_too && streq(out, yes_too));
+		return service_unit_missing(unit) ? -ENOENT : -EIO;
+	*ret = TAKE_PTR(out);
+	return 0;
 }
 
+bool service_state_enabled(const char *state)
+{
+	return streq(state, "enabled") || streq(state, "enabled-runtime");
+}
+
+/* 1, 0 (also: no such unit), -1 unknown. */
 int service_is_enabled(const char *unit)
 {
-	return service_query("is-enabled", unit, "enabled", "enabled-runtime");
+	_cleanup_free_ char *state = NULL;
+	int r = service_state("is-enabled", unit, &state);
+
+	return r == -ENOENT ? 0 : r < 0 ? -1 : service_state_enabled(state);
 }
 
 int service_is_active(const char *unit)
 {
-	return service_query("is-active", unit, "active", NULL);
+	_cleanup_free_ char *state = NULL;
+	int r = service_state("is-active", unit, &state);
+
+	return r == -ENOENT ? 0 : r < 0 ? -1 : streq(state, "active");
 }

@@ -25,6 +25,13 @@ const char *service_command(void);
  * killed at the timeout, or -errno. */
 int service_run(const char *verb, const char *unit, const char *const *extra, char **ret_out);
 
+/* The one-word answer of `<cmd> <verb> <unit>` ("enabled", "masked",
+ * "active", ...) in *ret. -ENOENT when the service manager has no such
+ * unit, -EIO when it answered nothing, or service_run's errors. */
+int service_state(const char *verb, const char *unit, char **ret);
+/* Whether an is-enabled state means enabled ("enabled-runtime" too). */
+bool service_state_enabled(const char *state);
+
 /* `is-enabled` / `is-active` as 1 (yes: "enabled", "enabled-runtime";
  * "active"), 0 (no, or the unit does not exist), or -1 when unknown (no
  * service manager, or it answered nothing). */
