@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -210,6 +211,37 @@ bool txn_from_earlier_boot(const struct txn_record *t)
 	return !streq(now, t->boot_id);
 }
 
+/* Who started it: the operator behind sudo, else the account. */
+static const char *current_user(void)
+{
+	const char *u = getenv("SUDO_USER");
+	struct passwd *pw;
+
+	if (u && *u)
+		return u;
+	pw = getpwuid(getuid());
+	return pw ? pw->pw_name : "unknown";
+}
+
+int apply_txn_create(struct history *h, struct txn_record *t, const struct change_record *c, size_t n,
+		     int64_t *ret_id)
+{
+	_cleanup_free_ char *boot_id = NULL;
+	char host[256] = "";
+	int r;
+
+	r = apply_boot_id(&boot_id);
+	if (r < 0)
+		return r;
+	gethostname(host, sizeof(host) - 1);
+	t->user = (char *)current_user();
+	t->host = host;
+	t->boot_id = boot_id;
+	r = history_txn_create(h, t, c, n, ret_id);
+	t->user = t->host = t->boot_id = NULL; /* borrowed for the call */
+	return r;
+}
+
 /* ---- rollback from the undo log ---- */
 
 static int rollback_record(struct history *h, int64_t target, const struct change_record *c, size_t n,
@@ -217,7 +249,6 @@ static int rollback_record(struct history *h, int64_t target, const struct chang
 {
 	struct change_record *rc = calloc(n ? n : 1, sizeof(*rc));
 	struct txn_record t = {.kind = TXN_ROLLBACK, .status = TXN_OPEN, .rolls_back_txn = target};
-	char host[256] = "";
 	int r;
 
 	if (!rc)
@@ -232,13 +263,7 @@ static int rollback_record(struct history *h, int64_t target, const struct chang
 					       .old_value = src->new_value,
 					       .new_value = src->old_value};
 	}
-	gethostname(host, sizeof(host) - 1);
-	t.host = host;
-	t.user = getenv("SUDO_USER") ? getenv("SUDO_USER") : getenv("USER");
-	r = apply_boot_id(&t.boot_id);
-	if (r >= 0)
-		r = history_txn_create(h, &t, rc, n, ret_id);
-	free(t.boot_id);
+	r = apply_txn_create(h, &t, rc, n, ret_id);
 	free(rc);
 	return r;
 }

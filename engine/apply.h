@@ -6,7 +6,7 @@
  * reverse), the restore of a recorded transaction from its undo log (a
  * rollback, itself recorded as a transaction), the detached watchdog, and
  * the test failpoints (CX5PROF_FAILPOINT, below). The caller holds the lock
- * (lock.h) and has recorded the transaction (history_txn_create) before
+ * (lock.h) and has recorded the transaction (apply_txn_create) before
  * calling apply_changes. Must never: write a change whose old value is not
  * in the durable undo log; print results (the verb layer does).
  *
@@ -53,6 +53,12 @@ int apply_changes(struct history *h, int64_t txn, const struct change_record *c,
  * may name IRQs or states of that boot); they stay 'planned' in the
  * rollback, with the reason, and count in o->reset_by_reboot. */
 int rollback_txn(struct history *h, int64_t target, const char *reason, struct apply_outcome *o);
+
+/* history_txn_create() with the transaction's origin filled in: the user
+ * (SUDO_USER, else the account), the host name and the boot id. t's
+ * user, host and boot_id are set for the call only (NULL afterwards). */
+int apply_txn_create(struct history *h, struct txn_record *t, const struct change_record *c, size_t n,
+		     int64_t *ret_id);
 
 /* The kernel's boot id (/proc/sys/kernel/random/boot_id, through the
  * sysroot), recorded with each transaction. 0 and *ret NULL when there is

@@ -5,10 +5,9 @@
  * an unfinished transaction, plan, record the undo log durably, apply,
  * then commit or hand over to the --confirm watchdog; the one report of
  * each outcome with its exit code. Must never: change the host before
- * history_txn_create() has returned (the undo log is on disk). */
+ * apply_txn_create() has returned (the undo log is on disk). */
 #define _GNU_SOURCE
 #include <inttypes.h>
-#include <pwd.h>
 
 #include "apply.h"
 #include "lock.h"
@@ -74,17 +73,6 @@ static int handle_option(int id, const char *arg, void *userdata)
 
 /* ---- apply ---- */
 
-static const char *current_user(void)
-{
-	const char *u = getenv("SUDO_USER");
-	struct passwd *pw;
-
-	if (u && *u)
-		return u;
-	pw = getpwuid(getuid());
-	return pw ? pw->pw_name : "unknown";
-}
-
 static int changes_from_plan(const struct plan *p, struct change_record **ret)
 {
 	struct change_record *c = calloc(p->n_changes ? p->n_changes : 1, sizeof(*c));
@@ -108,30 +96,21 @@ static int record_txn(struct history *h, const struct profile *prof, const struc
 	_cleanup_free_ struct change_record *c = NULL;
 	_cleanup_free_ char *hash = NULL;
 	struct json_object *js = NULL;
-	_cleanup_free_ char *boot_id = NULL;
-	char host[256] = "";
 	int r;
 
 	r = changes_from_plan(p, &c);
 	if (r < 0)
 		return r;
-	r = apply_boot_id(&boot_id);
-	if (r < 0)
-		return r;
 	(void)profile_hash(prof, &hash);
 	(void)profile_to_json(prof, &js);
-	gethostname(host, sizeof(host) - 1);
 	struct txn_record t = {
 	    .kind = TXN_APPLY,
 	    .status = TXN_OPEN,
 	    .profile_name = prof->name.value,
 	    .profile_hash = hash,
 	    .profile_json = js ? (char *)json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN) : NULL,
-	    .user = (char *)current_user(),
-	    .host = host,
-	    .boot_id = boot_id,
 	};
-	r = history_txn_create(h, &t, c, p->n_changes, ret_id);
+	r = apply_txn_create(h, &t, c, p->n_changes, ret_id);
 	json_object_put(js);
 	return r;
 }
