@@ -136,28 +136,6 @@ int runner_find_binary(const char *name, char **ret);
  * words quoted only when needed. */
 int runner_argv_to_string(char *const *argv, char **ret);
 
-/* A child process started by runner_spawn. */
-struct runner_child {
-	pid_t pid;
-	int out_fd;   /* read end: child's stdout and stderr merged */
-	char *output; /* collected output */
-	size_t output_len;
-	int exit_status; /* exit code; 128+signal when killed */
-	double cpu_sec;	 /* user + system CPU time of the child (wait4) */
-	bool timed_out;
-};
-
-/* Start the program at `path` with argv (argv[0] as the operator types
- * it, "netperf"), stdout+stderr to a pipe, stdin from /dev/null, LC_ALL=C;
- * pin to `cpu` when >= 0 (sched_setaffinity in the child). */
-int runner_spawn(const char *path, char *const *argv, int cpu, struct runner_child *ret);
-/* Collect output of all children until they exit or until deadline_usec
- * (now_usec() clock); past the deadline they get SIGTERM, then SIGKILL
- * after one second, and timed_out is set. Once all have exited, their
- * pipes are drained for at most one second more (a grandchild may hold
- * them open), then closed. Output beyond 4 MiB per child is dropped. */
-int runner_wait_all(struct runner_child *children, size_t n, uint64_t deadline_usec);
-void runner_child_done(struct runner_child *c);
 
 /* Socket buffer clamping: add a warning to res when p->send_buffer exceeds
  * net.core.wmem_max or p->recv_buffer exceeds net.core.rmem_max (read

@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 
+#include "child.h"
 #include "parse_iperf3.h"
 
 #define IPERF3_PORT	 5201
@@ -84,7 +85,7 @@ static int build_argv(const struct runner_params *p, int cpu, char ***ret)
 }
 
 static int explain(const struct runner_params *p, struct runner_result *res, int r, const char *iperf_error,
-		   const struct runner_child *c)
+		   const struct child *c)
 {
 	size_t first = c->output ? strcspn(c->output, "\n") : 0;
 
@@ -127,7 +128,7 @@ static int iperf3_run(const struct runner_params *p, struct runner_result *res)
 {
 	_cleanup_free_ char *path = NULL, *iperf_error = NULL;
 	_cleanup_strv_free_ char **argv = NULL;
-	struct runner_child kid = {.out_fd = -1, .exit_status = -1};
+	struct child kid = {.out_fd = -1, .exit_status = -1};
 	struct iperf3_report rep;
 	int cpu = p->cpus ? cpuset_next(p->cpus, -1) : -1;
 	uint64_t t0;
@@ -165,17 +166,17 @@ static int iperf3_run(const struct runner_params *p, struct runner_result *res)
 	if (r < 0)
 		return r;
 	t0 = now_usec();
-	r = runner_spawn(path, argv, -1, &kid);
+	r = child_spawn(path, argv, NULL, &kid);
 	if (r < 0)
 		return runner_fail(res, r, "cannot start iperf3: %s", strerror(-r));
-	r = runner_wait_all(&kid, 1, t0 + ((uint64_t)p->duration_sec + IPERF3_GRACE_SEC) * 1000000);
+	r = child_wait_all(&kid, 1, t0 + ((uint64_t)p->duration_sec + IPERF3_GRACE_SEC) * 1000000);
 	res->raw_output = kid.output ? strdup(kid.output) : strdup("");
 	if (r < 0 || !res->raw_output) {
-		runner_child_done(&kid);
+		child_done(&kid);
 		return r < 0 ? runner_fail(res, r, "waiting for iperf3 failed: %s", strerror(-r)) : -ENOMEM;
 	}
 	if (kid.timed_out) {
-		runner_child_done(&kid);
+		child_done(&kid);
 		return runner_fail(res, -ETIMEDOUT, "iperf3 did not finish within %u s and was stopped",
 				   p->duration_sec + IPERF3_GRACE_SEC);
 	}
@@ -183,7 +184,7 @@ static int iperf3_run(const struct runner_params *p, struct runner_result *res)
 	r = parse_iperf3(res->raw_output, &rep, &iperf_error);
 	if (r < 0) {
 		r = explain(p, res, r, iperf_error, &kid);
-		runner_child_done(&kid);
+		child_done(&kid);
 		return r;
 	}
 	res->elapsed_sec = rep.elapsed_sec;
@@ -197,7 +198,7 @@ static int iperf3_run(const struct runner_params *p, struct runner_result *res)
 		res->streams = calloc(rep.n_streams, sizeof(*res->streams));
 		if (!res->streams) {
 			iperf3_report_done(&rep);
-			runner_child_done(&kid);
+			child_done(&kid);
 			return -ENOMEM;
 		}
 		for (size_t i = 0; i < rep.n_streams; i++)
@@ -218,7 +219,7 @@ static int iperf3_run(const struct runner_params *p, struct runner_result *res)
 		r = runner_warn(res, "%s has no end.sum_received: the receive rate is estimated from end.sum",
 				*rep.version ? rep.version : "this iperf3");
 	iperf3_report_done(&rep);
-	runner_child_done(&kid);
+	child_done(&kid);
 	return r < 0 ? r : 0;
 }
 

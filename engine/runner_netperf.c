@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 
+#include "child.h"
 #include "netprobe.h"
 #include "parse_netperf.h"
 
@@ -112,7 +113,7 @@ static int stream_cpu(const struct runner_params *p, uint32_t i)
 }
 
 static int explain(const struct runner_params *p, struct runner_result *res, int r, const char *field,
-		   const struct runner_child *c)
+		   const struct child *c)
 {
 	_cleanup_free_ char *msg = NULL;
 	size_t first = c->output ? strcspn(c->output, "\n") : 0;
@@ -151,7 +152,7 @@ static int explain(const struct runner_params *p, struct runner_result *res, int
 static int netperf_run(const struct runner_params *p, struct runner_result *res)
 {
 	_cleanup_free_ char *path = NULL, *cmds = NULL, *raw = NULL;
-	_cleanup_free_ struct runner_child *kids = NULL;
+	_cleanup_free_ struct child *kids = NULL;
 	size_t cmds_len = 0, raw_len = 0;
 	uint32_t n = p->streams ? p->streams : 1;
 	double cpu_sec = 0;
@@ -182,7 +183,7 @@ static int netperf_run(const struct runner_params *p, struct runner_result *res)
 	if (!kids)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
-		kids[i] = (struct runner_child){.out_fd = -1, .exit_status = -1};
+		kids[i] = (struct child){.out_fd = -1, .exit_status = -1};
 	res->streams = calloc(n, sizeof(*res->streams));
 	if (!res->streams)
 		return -ENOMEM;
@@ -201,13 +202,13 @@ static int netperf_run(const struct runner_params *p, struct runner_result *res)
 			r = runner_argv_to_string(argv, &line);
 		if (r >= 0) {
 			fprintf(cf, "%s%s", i ? "\n" : "", line);
-			r = runner_spawn(path, argv, -1, &kids[i]);
+			r = child_spawn(path, argv, NULL, &kids[i]);
 		}
 		if (r < 0) {
 			fclose(cf);
 			res->command = TAKE_PTR(cmds);
 			for (uint32_t k = 0; k < n; k++)
-				runner_child_done(&kids[k]);
+				child_done(&kids[k]);
 			return runner_fail(res, r, "cannot start netperf: %s", strerror(-r));
 		}
 		res->streams[i].cpu = cpu;
@@ -215,7 +216,7 @@ static int netperf_run(const struct runner_params *p, struct runner_result *res)
 	fclose(cf);
 	res->command = TAKE_PTR(cmds);
 
-	r = runner_wait_all(kids, n, t0 + ((uint64_t)p->duration_sec + NETPERF_GRACE_SEC) * 1000000);
+	r = child_wait_all(kids, n, t0 + ((uint64_t)p->duration_sec + NETPERF_GRACE_SEC) * 1000000);
 
 	rf = open_memstream(&raw, &raw_len);
 	if (!rf)
@@ -263,7 +264,7 @@ static int netperf_run(const struct runner_params *p, struct runner_result *res)
 		}
 	}
 	for (uint32_t k = 0; k < n; k++)
-		runner_child_done(&kids[k]);
+		child_done(&kids[k]);
 	if (r < 0)
 		return r;
 	runner_result_compute_loss(res);

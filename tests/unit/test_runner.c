@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include "child.h"
 #include "netprobe.h"
 #include "runner.h"
 
@@ -135,26 +136,26 @@ static void test_spawn_output_and_deadline(void **state)
 	char *path = NULL;
 	char *echo_argv[] = {(char *)"sh", (char *)"-c", (char *)"echo out; echo err >&2; exit 3", NULL};
 	char *sleep_argv[] = {(char *)"sh", (char *)"-c", (char *)"echo started; exec sleep 30", NULL};
-	struct runner_child c;
+	struct child c;
 	uint64_t t0;
 
 	(void)state;
 	assert_int_equal(runner_find_binary("sh", &path), 0);
-	assert_int_equal(runner_spawn(path, echo_argv, -1, &c), 0);
-	assert_int_equal(runner_wait_all(&c, 1, now_usec() + 5000000), 0);
+	assert_int_equal(child_spawn(path, echo_argv, NULL, &c), 0);
+	assert_int_equal(child_wait_all(&c, 1, now_usec() + 5000000), 0);
 	assert_int_equal(c.exit_status, 3);
 	assert_false(c.timed_out);
 	assert_string_equal(c.output, "out\nerr\n");
-	runner_child_done(&c);
+	child_done(&c);
 
 	t0 = now_usec();
-	assert_int_equal(runner_spawn(path, sleep_argv, -1, &c), 0);
-	assert_int_equal(runner_wait_all(&c, 1, now_usec() + 300000), 0);
+	assert_int_equal(child_spawn(path, sleep_argv, NULL, &c), 0);
+	assert_int_equal(child_wait_all(&c, 1, now_usec() + 300000), 0);
 	assert_true(c.timed_out);
 	assert_int_equal(c.exit_status, 128 + 15);
 	assert_string_equal(c.output, "started\n");
 	assert_true(now_usec() - t0 < 3000000);
-	runner_child_done(&c);
+	child_done(&c);
 	free(path);
 	assert_int_equal(runner_find_binary("no-such-tool-cx5", &path), -ENOENT);
 	assert_int_equal(runner_find_binary("../sh", &path), -EINVAL);
@@ -207,21 +208,21 @@ static void test_drain_bounded(void **state)
 	char *argv[] = {(char *)"sh", (char *)"-c",
 			(char *)"echo result; (for i in $(seq 100); do echo x; sleep 0.05; done) & exit 0",
 			NULL};
-	struct runner_child c;
+	struct child c;
 	uint64_t t0, took;
 
 	(void)state;
 	assert_int_equal(runner_find_binary("sh", &path), 0);
 	t0 = now_usec();
-	assert_int_equal(runner_spawn(path, argv, -1, &c), 0);
-	assert_int_equal(runner_wait_all(&c, 1, now_usec() + 30000000), 0);
+	assert_int_equal(child_spawn(path, argv, NULL, &c), 0);
+	assert_int_equal(child_wait_all(&c, 1, now_usec() + 30000000), 0);
 	took = now_usec() - t0;
 	assert_int_equal(c.exit_status, 0);
 	assert_false(c.timed_out);
 	assert_int_equal(c.out_fd, -1); /* closed: the grandchild gets SIGPIPE */
 	assert_true(strncmp(c.output, "result\n", 7) == 0);
 	assert_true(took >= 900000 && took < 2500000);
-	runner_child_done(&c);
+	child_done(&c);
 	free(path);
 }
 
