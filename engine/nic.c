@@ -87,12 +87,6 @@ static int read_hex16(const char *dir, const char *file, uint16_t *ret)
 	return 0;
 }
 
-static int cmp_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-	return (x > y) - (x < y);
-}
-
 static int read_msi_irqs(const char *dev, unsigned **ret, size_t *ret_n)
 {
 	_cleanup_free_ char *p = strprintf("%s/msi_irqs", dev);

@@ -405,12 +405,6 @@ static int irqbalance_kind_write(const char *object, const char *key, const char
 #define IRQBALANCE_BAN_KEY "banirq"
 #define IRQ_LIST_NONE	   "-"
 
-static int unsigned_cmp(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Sort and deduplicate in place; the new count. */
 static size_t irq_numbers_normalize(unsigned *v, size_t n)
 {
@@ -418,7 +412,7 @@ static size_t irq_numbers_normalize(unsigned *v, size_t n)
 
 	if (n < 2)
 		return n; /* and no qsort(NULL, 0): its pointer must not be NULL */
-	qsort(v, n, sizeof(*v), unsigned_cmp);
+	qsort(v, n, sizeof(*v), cmp_unsigned);
 	for (size_t i = 0; i < n; i++)
 		if (k == 0 || v[k - 1] != v[i])
 			v[k++] = v[i];
@@ -510,7 +504,7 @@ static int ban_intersection(const char *undo, const unsigned *want, size_t nwant
 	if (!both)
 		return -ENOMEM;
 	for (size_t i = 0; nhave > 0 && i < nwant; i++)
-		if (bsearch(&want[i], have, nhave, sizeof(*have), unsigned_cmp))
+		if (bsearch(&want[i], have, nhave, sizeof(*have), cmp_unsigned))
 			both[nboth++] = want[i];
 	return irq_numbers_format(both, nboth, ret);
 }

@@ -41,6 +41,12 @@ char *strprintf(const char *fmt, ...)
 	return s;
 }
 
+int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return (x > y) - (x < y);
+}
+
 size_t strv_length(char *const *v)
 {
 	size_t n = 0;

@@ -73,6 +73,9 @@ char *strstrip_trailing(char *s);
 char *strprintf(const char *fmt, ...) _printf_(1, 2);
 char *vstrprintf(const char *fmt, va_list ap) _printf_(1, 0);
 
+/* qsort/bsearch comparator for unsigned int. */
+int cmp_unsigned(const void *a, const void *b);
+
 /* NULL-terminated string vectors. */
 size_t strv_length(char *const *v);
 int strv_push(char ***v, char *s); /* takes ownership of s, even on failure */
