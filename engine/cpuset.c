@@ -2,11 +2,14 @@
  * kernel's list ("0-5,48-53") and mask ("00000000,003f0000") forms.
  *
  * Owns: the bitmap and both text forms, for any CPU number below
- * CPUSET_MAX_CPUS. Must never: touch the host, log, or guess: input that is
- * not exactly one of the kernel's forms is rejected with -EINVAL. */
+ * CPUSET_MAX_CPUS. Must never: touch the host (reading this process's own
+ * CPU affinity aside), log, or guess: input that is not exactly one of the
+ * kernel's forms is rejected with -EINVAL. */
+#define _GNU_SOURCE
 #include "cpuset.h"
 
 #include <ctype.h>
+#include <sched.h>
 
 #define WORD_BITS 64u
 
@@ -133,7 +136,9 @@ int cpuset_or(struct cpuset *a, const struct cpuset *b)
 		if (r < 0)
 			return r;
 	}
-	for (unsigned i = 0; i < b->nwords; i++)
+	/* b's words past a's are empty (a now covers b's last CPU); b may
+	 * have more words than its CPUs need (after cpuset_remove) */
+	for (unsigned i = 0; i < b->nwords && i < a->nwords; i++)
 		a->bits[i] |= b->bits[i];
 	return 0;
 }
@@ -369,5 +374,17 @@ int cpuset_format_mask(const struct cpuset *s, unsigned ncpus, char **ret)
 		width = 8;
 	}
 	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+int cpuset_keep_runnable(struct cpuset *s)
+{
+	cpu_set_t allowed;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+		return -errno;
+	CPUSET_FOREACH(cpu, s)
+	if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed))
+		cpuset_remove(s, (unsigned)cpu);
 	return 0;
 }

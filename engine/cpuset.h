@@ -52,6 +52,9 @@ void cpuset_and(struct cpuset *a, const struct cpuset *b);
 void cpuset_andnot(struct cpuset *a, const struct cpuset *b);
 /* Largest CPU in the set, or -1 when empty. */
 int cpuset_last(const struct cpuset *s);
+/* Keep only the CPUs this process may run on (sched_getaffinity: cgroups
+ * and taskset narrow a host; a sysroot may describe a bigger one). */
+int cpuset_keep_runnable(struct cpuset *s);
 
 #define CPUSET_FOREACH(cpu, s) for (int cpu = cpuset_next((s), -1); cpu >= 0; cpu = cpuset_next((s), cpu))
 

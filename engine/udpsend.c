@@ -585,8 +585,7 @@ int udpsend_local_cpus(const char *peer, struct cpuset *ret, char **ret_ifname)
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *ifname = NULL;
 	struct nic_info nic = {0};
-	_cleanup_cpuset_ struct cpuset nic_cpus = CPUSET_INIT, usable = CPUSET_INIT;
-	cpu_set_t allowed;
+	_cleanup_cpuset_ struct cpuset usable = CPUSET_INIT;
 	int r;
 
 	r = resolve(peer, 9, SOCK_DGRAM, &a, &alen);
@@ -619,17 +618,12 @@ int udpsend_local_cpus(const char *peer, struct cpuset *ret, char **ret_ifname)
 	r = nic_read(ifname, &nic);
 	if (r < 0)
 		return r;
-	r = nic.local_cpulist ? cpuset_parse_list(nic.local_cpulist, &nic_cpus) : -ENODATA;
+	r = nic.local_cpulist ? cpuset_parse_list(nic.local_cpulist, &usable) : -ENODATA;
 	nic_info_done(&nic);
+	if (r >= 0)
+		r = cpuset_keep_runnable(&usable);
 	if (r < 0)
 		return r;
-	/* Only CPUs this process may run on (a sysroot may describe a
-	 * bigger host; cgroups and taskset narrow the live one). */
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
-		return -errno;
-	CPUSET_FOREACH(cpu, &nic_cpus)
-	if (cpu < CPU_SETSIZE && CPU_ISSET(cpu, &allowed) && cpuset_add(&usable, (unsigned)cpu) < 0)
-		return -ENOMEM;
 	if (cpuset_count(&usable) == 0)
 		return -ENODATA;
 	*ret = usable;

@@ -11,7 +11,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -272,17 +271,12 @@ static int pin_cpus(const struct host_state *host, const struct verify_report *r
 {
 	const struct iface_state *s = r->interfaces ? host_state_iface(host, r->interfaces[0]) : NULL;
 	_cleanup_cpuset_ struct cpuset local = CPUSET_INIT;
-	cpu_set_t allowed;
-	int cpu;
 
-	if (!s || !s->has_nic || !s->nic.local_cpulist || cpuset_parse_list(s->nic.local_cpulist, &local) < 0)
+	/* no pins (not an error) when the facts are missing or unreadable */
+	if (!s || !s->has_nic || !s->nic.local_cpulist || cpuset_parse_list(s->nic.local_cpulist, &local) < 0 ||
+	    cpuset_keep_runnable(&local) < 0)
 		return 0;
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
-		return 0;
-	for (cpu = cpuset_next(&local, -1); cpu >= 0 && cpu < CPU_SETSIZE; cpu = cpuset_next(&local, cpu))
-		if (CPU_ISSET(cpu, &allowed) && cpuset_add(ret, (unsigned)cpu) < 0)
-			return -ENOMEM;
-	return 0;
+	return cpuset_or(ret, &local);
 }
 
 struct watched {

@@ -1,8 +1,11 @@
 /* test_cpuset.c: CPU lists and masks in every form the kernel prints. */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+
+#include <sched.h>
 
 #include "cpuset.h"
 
@@ -212,13 +215,52 @@ static void test_large_host(void **state)
 			       "0000003f,00000000,003f0000,0000003f");
 }
 
+/* cpuset_or of a set emptied by cpuset_remove: its words stay allocated,
+ * nothing is written past the smaller set. */
+static void test_or_emptied(void **state)
+{
+	_cleanup_cpuset_ struct cpuset a = CPUSET_INIT, b = CPUSET_INIT;
+
+	(void)state;
+	assert_int_equal(cpuset_add(&b, 200), 0);
+	cpuset_remove(&b, 200);
+	assert_int_equal(cpuset_or(&a, &b), 0);
+	assert_int_equal(cpuset_count(&a), 0);
+	assert_int_equal(cpuset_add(&b, 3), 0);
+	assert_int_equal(cpuset_or(&a, &b), 0);
+	assert_int_equal(cpuset_count(&a), 1);
+	assert_true(cpuset_has(&a, 3));
+}
+
+/* Only the CPUs this process may run on stay: every allowed one of the set,
+ * none beyond. */
+static void test_keep_runnable(void **state)
+{
+	_cleanup_cpuset_ struct cpuset s = CPUSET_INIT;
+	cpu_set_t allowed;
+	int first = -1;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+	for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+		if (CPU_ISSET(c, &allowed))
+			first = c;
+	assert_true(first >= 0);
+	assert_int_equal(cpuset_add(&s, (unsigned)first), 0);
+	assert_int_equal(cpuset_add(&s, CPUSET_MAX_CPUS - 1), 0); /* beyond CPU_SETSIZE: never runnable */
+	assert_int_equal(cpuset_keep_runnable(&s), 0);
+	assert_int_equal(cpuset_count(&s), 1);
+	assert_true(cpuset_has(&s, (unsigned)first));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_list_forms),	       cmocka_unit_test(test_list_errors),
 	    cmocka_unit_test(test_mask_forms),	       cmocka_unit_test(test_mask_parse),
 	    cmocka_unit_test(test_format_mask_errors), cmocka_unit_test(test_ops),
-	    cmocka_unit_test(test_large_host),
+	    cmocka_unit_test(test_large_host),	       cmocka_unit_test(test_keep_runnable),
+	    cmocka_unit_test(test_or_emptied),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
