@@ -189,6 +189,21 @@ int apply_changes(struct history *h, int64_t txn, const struct change_record *c,
 	return u < 0 ? u : -ECANCELED;
 }
 
+int apply_undo_all(struct history *h, int64_t txn, const struct change_record *c, size_t n, const char *why,
+		   struct apply_outcome *o)
+{
+	int u, r;
+
+	free(o->failure);
+	o->failure = strdup(why);
+	o->failed_seq = 0;
+	u = undo_steps(h, c, n, o);
+	r = history_txn_set_status(h, txn, u < 0 ? TXN_ROLLBACK_FAILED : TXN_ROLLED_BACK, why);
+	if (r < 0)
+		o->unrecorded = r;
+	return u < 0 ? u : -ECANCELED;
+}
+
 /* ---- boots ---- */
 
 int apply_boot_id(char **ret)

@@ -18,6 +18,7 @@
  *   rollback-pause:K  `rollback` stops before its step K, as apply-pause
  *   confirm-setup:1   `apply --confirm`: recording pending_confirm fails (EIO)
  *   confirm-setup:2   `apply --confirm`: starting the watchdog fails (EAGAIN)
+ *   commit:1          recording the transaction committed fails (ENOSPC)
  * A caught signal (SIGINT, SIGTERM, SIGHUP) ends a pause as it would end
  * the step loop between two real steps. */
 #ifndef CX5_APPLY_H
@@ -32,6 +33,7 @@ struct apply_outcome {
 	char **left;		/* strv: what is NOT restored, one line each */
 	int64_t rollback_txn;	/* rollback: the transaction that recorded it */
 	size_t reset_by_reboot; /* rollback of an earlier boot's transaction: runtime changes not written */
+	int unrecorded;		/* apply_undo_all: -errno when the final status could not be recorded */
 };
 void apply_outcome_done(struct apply_outcome *o);
 
@@ -43,6 +45,16 @@ void apply_outcome_done(struct apply_outcome *o);
  * failed, rollback_failed (-ENOTRECOVERABLE; o->left says what is left). */
 int apply_changes(struct history *h, int64_t txn, const struct change_record *c, size_t n,
 		  struct apply_outcome *o);
+
+/* Undo all n changes of transaction txn after they all landed, when what
+ * had to follow them failed (recording the commit, starting the --confirm
+ * watchdog): why says what, and becomes o->failure and the transaction's
+ * error. Returns -ECANCELED (all undone: rolled_back) or -ENOTRECOVERABLE
+ * (o->left; rollback_failed). When even that status cannot be written,
+ * o->unrecorded is the error and the transaction stays open in the history
+ * (a later `cx5prof rollback` closes it: restoring is idempotent). */
+int apply_undo_all(struct history *h, int64_t txn, const struct change_record *c, size_t n, const char *why,
+		   struct apply_outcome *o);
 
 /* Restore every change of transaction target to its old value (whether or
  * not it had landed), as a new 'rollback' transaction. 0 all restored,

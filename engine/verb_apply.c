@@ -131,27 +131,38 @@ static void report_left(char **left)
 }
 
 /* Commit, or hand over to the watchdog. The watchdog is forked: SQLite
- * state must not cross fork(), so *hp is closed first (and NULL after). */
+ * state must not cross fork(), so *hp is closed first (and NULL after).
+ * On failure *why says what could not be done. */
 static int finish_apply(struct history **hp, int64_t txn, const struct cli *cli, unsigned confirm, size_t n,
-			char *msg, size_t msg_size)
+			char *msg, size_t msg_size, char **why)
 {
 	int64_t deadline;
 	int r, pid;
 
 	if (!confirm) {
-		r = history_txn_set_status(*hp, txn, TXN_COMMITTED, NULL);
+		r = failpoint("commit", 1) ? -ENOSPC : history_txn_set_status(*hp, txn, TXN_COMMITTED, NULL);
+		if (r < 0) {
+			*why = strprintf("cannot record transaction %" PRId64 " as committed in %s: %s",
+					 txn, history_path(*hp), strerror(-r));
+			return r;
+		}
 		snprintf(msg, msg_size, "applied %zu change%s (transaction %" PRId64 ")", n,
 			 n == 1 ? "" : "s", txn);
-		return r;
+		return 0;
 	}
 	deadline = history_now_usec() + (int64_t)confirm * 1000000;
 	r = failpoint("confirm-setup", 1) ? -EIO : history_txn_set_pending_confirm(*hp, txn, deadline);
-	if (r < 0)
+	if (r < 0) {
+		*why = strprintf("cannot record transaction %" PRId64 " as pending_confirm in %s: %s", txn,
+				 history_path(*hp), strerror(-r));
 		return r;
+	}
 	history_close(TAKE_PTR(*hp));
 	pid = failpoint("confirm-setup", 2) ? -EAGAIN : watchdog_spawn(cli->db_path, txn, deadline);
-	if (pid < 0)
+	if (pid < 0) {
+		*why = strprintf("cannot start the --confirm watchdog: %s", strerror(-pid));
 		return pid;
+	}
 	snprintf(msg, msg_size,
 		 "applied %zu change%s (transaction %" PRId64
 		 "): run `cx5prof commit` within %u s to keep them, "
@@ -160,12 +171,33 @@ static int finish_apply(struct history **hp, int64_t txn, const struct cli *cli,
 	return 0;
 }
 
-/* "apply failed at step 3: ...", or "apply interrupted by SIGINT before
- * step 3" (no step failed). */
-static void report_apply_failure(const struct apply_outcome *o)
+/* Every change landed but what had to follow failed (finish_apply): no
+ * commit, or no watchdog, must not leave the host changed. Undo it all, as
+ * a failed step would be undone. */
+static int undo_unfinished(struct history **hp, const struct cli *cli, int64_t txn,
+			   const struct change_record *c, size_t n, const char *why, struct apply_outcome *o)
+{
+	int r;
+
+	if (!*hp) {
+		r = history_open(cli->db_path, 0, hp);
+		if (r < 0) {
+			log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
+			return r;
+		}
+	}
+	return apply_undo_all(*hp, txn, c, n, why ? why : strerror(ENOMEM), o);
+}
+
+/* "apply failed at step 3: ...", "apply failed after its last change:
+ * cannot start the --confirm watchdog: ...", or "apply interrupted by
+ * SIGINT before step 3" (no step failed). */
+static void report_apply_failure(const struct apply_outcome *o, bool after_last)
 {
 	if (o->failed_seq > 0)
 		log_error("apply failed at step %d: %s", o->failed_seq, strna(o->failure));
+	else if (after_last)
+		log_error("apply failed after its last change: %s", strna(o->failure));
 	else
 		log_error("apply %s", strna(o->failure));
 }
@@ -175,6 +207,8 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 {
 	struct change_record *c = NULL;
 	struct apply_outcome o = {0};
+	_cleanup_free_ char *why = NULL;
+	bool after_last = false;
 	int64_t txn = 0;
 	char msg[512] = "";
 	struct history *h = *hp;
@@ -191,31 +225,33 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 		return EXIT_ERROR;
 	apply_signals_install();
 	r = apply_changes(h, txn, c, n, &o);
-	change_records_free(c, n);
 	if (r >= 0) {
-		r = finish_apply(hp, txn, cli, confirm, n, msg, sizeof(msg));
+		r = finish_apply(hp, txn, cli, confirm, n, msg, sizeof(msg), &why);
 		if (r < 0) {
+			after_last = true;
+			r = undo_unfinished(hp, cli, txn, c, n, why, &o);
+		}
+	}
+	change_records_free(c, n);
+	if (r >= 0)
+		code = EXIT_OK;
+	else if (r == -ECANCELED) {
+		report_apply_failure(&o, after_last);
+		if (o.unrecorded < 0)
 			snprintf(msg, sizeof(msg),
-				 "transaction %" PRId64 " applied %zu change%s but %s: %s; "
-				 "run `cx5prof rollback` to undo it",
-				 txn, n, n == 1 ? "" : "s",
-				 confirm ? "no --confirm watchdog guards it"
-					 : "it is not recorded as finished",
-				 strerror(-r));
-			log_error("%s", msg);
-			code = EXIT_ERROR;
-		} else
-			code = EXIT_OK;
-	} else if (r == -ECANCELED) {
-		report_apply_failure(&o);
-		snprintf(msg, sizeof(msg),
-			 "every change was undone: the host is back as it was (transaction %" PRId64
-			 " rolled back)",
-			 txn);
+				 "every change was undone: the host is back as it was, but the history "
+				 "could not record it (%s): transaction %" PRId64
+				 " stays open there until `cx5prof rollback` closes it",
+				 strerror(-o.unrecorded), txn);
+		else
+			snprintf(msg, sizeof(msg),
+				 "every change was undone: the host is back as it was (transaction %" PRId64
+				 " rolled back)",
+				 txn);
 		log_error("%s", msg);
 		code = EXIT_ROLLED_BACK;
-	} else {
-		report_apply_failure(&o);
+	} else if (!after_last || *hp) {
+		report_apply_failure(&o, after_last);
 		report_left(o.left);
 		snprintf(msg, sizeof(msg),
 			 "the host is NOT fully restored (transaction %" PRId64 "): fix the above, "
@@ -223,6 +259,14 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 			 txn, txn);
 		log_error("%s", msg);
 		code = EXIT_ROLLBACK_FAILED;
+	} else {
+		/* The history could not be reopened to undo: nothing was undone. */
+		snprintf(msg, sizeof(msg),
+			 "transaction %" PRId64 " applied %zu change%s but %s; run `cx5prof rollback` to "
+			 "undo it",
+			 txn, n, n == 1 ? "" : "s", strna(why));
+		log_error("%s", msg);
+		code = EXIT_ERROR;
 	}
 	plan_render(p, msg);
 	/* plan_render says changed when the plan had changes; after the
