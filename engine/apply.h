@@ -66,6 +66,13 @@ int apply_undo_all(struct history *h, int64_t txn, const struct change_record *c
  * rollback, with the reason, and count in o->reset_by_reboot. */
 int rollback_txn(struct history *h, int64_t target, const char *reason, struct apply_outcome *o);
 
+/* `rollback --abandon`: give up on unfinished transaction target without
+ * writing anything. Recorded as a rollback transaction (*ret_id; its user
+ * is who abandoned it) listing the target's changes not undone, each
+ * 'failed' "abandoned: left as it is on the host"; target and record end
+ * 'failed' with why (history_abandon_finish). */
+int abandon_txn(struct history *h, int64_t target, const char *why, int64_t *ret_id);
+
 /* history_txn_create() with the transaction's origin filled in: the user
  * (SUDO_USER, else the account), the host name and the boot id. t's
  * user, host and boot_id are set for the call only (NULL afterwards). */

@@ -844,6 +844,24 @@ int history_rollback_finish(struct history *h, int64_t rollback, int64_t target,
 	return history_end(h, r);
 }
 
+int history_abandon_finish(struct history *h, int64_t abandon, int64_t target, const char *why)
+{
+	_cleanup_free_ char *a = strprintf("abandoned transaction %" PRId64 ": %s", target, why);
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	r = history_begin(h);
+	if (r < 0)
+		return r;
+	r = history_txn_set_status(h, abandon, TXN_FAILED, a);
+	if (r >= 0)
+		r = history_txn_set_status(h, target, TXN_FAILED, why);
+	if (r >= 0)
+		r = supersede_rollbacks(h, abandon, target);
+	return history_end(h, r);
+}
+
 int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t deadline_usec)
 {
 	int r = history_begin(h);

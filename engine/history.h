@@ -15,6 +15,8 @@
  *       profile_json, user, host, started_usec, ended_usec, status
  *       'open'|'committed'|'pending_confirm'|'rolled_back'|'failed'|
  *       'rollback_failed', confirm_deadline_usec, rolls_back_txn, error)
+ *       ('failed': ended without being applied or undone: failed before
+ *       any change, superseded, or abandoned by the operator: error says)
  *   changes(txn, seq, object, kind, key, old_value, new_value,
  *       state 'planned'|'applied'|'undone'|'failed', error) PK (txn, seq)
  *   runs(id, txn, profile_name, profile_hash, interface, runner, peer, test,
@@ -96,7 +98,7 @@ enum txn_status {
 	TXN_COMMITTED,	     /* done and kept */
 	TXN_PENDING_CONFIRM, /* applied with --confirm; waiting for `commit` */
 	TXN_ROLLED_BACK,     /* undone (by apply's own undo or by a rollback) */
-	TXN_FAILED,	     /* failed before any change (nothing to undo) */
+	TXN_FAILED,	     /* failed before any change, superseded, or abandoned (error says) */
 	TXN_ROLLBACK_FAILED, /* undo incomplete: the host is NOT as before */
 	_TXN_STATUS_MAX,
 };
@@ -172,6 +174,12 @@ int history_txn_set_status(struct history *h, int64_t txn, enum txn_status statu
  * open or rollback_failed becomes failed, "superseded by rollback N" (it no
  * longer counts as unfinished). !ok: both rollback_failed. */
 int history_rollback_finish(struct history *h, int64_t rollback, int64_t target, bool ok, const char *reason);
+/* Record `rollback --abandon`: the abandon record (a rollback transaction
+ * that wrote nothing) and its target both become failed, in ONE durable
+ * SQLite transaction, with why (the target's error; the abandon record's is
+ * "abandoned transaction T: why"); other unfinished rollbacks of target
+ * are superseded, as by history_rollback_finish. */
+int history_abandon_finish(struct history *h, int64_t abandon, int64_t target, const char *why);
 /* Mark a transaction pending_confirm with a deadline. */
 int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t deadline_usec);
 

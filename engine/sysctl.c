@@ -73,25 +73,24 @@ int sysctl_write(enum sysctl_key k, uint64_t value)
 {
 	_cleanup_free_ char *path = NULL;
 	char buf[32];
-	uint64_t cur;
 	int r;
 
 	r = sysctl_path(k, &path);
 	if (r < 0)
 		return r;
-	r = sysroot_read_u64(path, &cur);
-	if (r < 0)
-		return r;
-	if (cur == value)
-		return 0;
+	/* Compared whole, as the kernel prints it: "212992\n" followed by
+	 * anything (a torn write in a sysroot copy) is not 212992. */
 	snprintf(buf, sizeof(buf), "%" PRIu64 "\n", value);
+	r = sysroot_read_is(path, buf);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = sysroot_write(path, buf);
 	if (r < 0)
 		return r;
-	r = sysroot_read_u64(path, &cur);
+	r = sysroot_read_is(path, buf);
 	if (r < 0)
 		return r;
-	return cur == value ? 1 : -EIO;
+	return r ? 1 : -EIO;
 }
 
 int sysctl_read_name(const char *name, uint64_t *ret)

@@ -98,13 +98,25 @@ int sysroot_path(const char *path, char **ret)
 	return 0;
 }
 
+static int open_beneath(const char *path, const char *full, int flags);
+
 bool sysroot_exists(const char *path)
 {
-	_cleanup_free_ char *full = NULL;
+	char full[PATH_MAX];
+	int fd;
 
-	if (sysroot_path(path, &full) < 0)
+	if (path_in(path, full) < 0)
 		return false;
-	return access(full, F_OK) == 0;
+	if (!root)
+		return access(full, F_OK) == 0;
+	/* A path that leads out of the sysroot is there, out of reach: the
+	 * caller's read or write then says so (-EXDEV), rather than that it
+	 * is missing. */
+	fd = open_beneath(path, full, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return fd == -EXDEV;
+	close(fd);
+	return true;
 }
 
 int sysroot_open_read(const char *path)
@@ -115,6 +127,8 @@ int sysroot_open_read(const char *path)
 	r = path_in(path, full);
 	if (r < 0)
 		return r;
+	if (root)
+		return open_beneath(path, full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	return fd >= 0 ? fd : -errno;
 }
@@ -240,7 +254,14 @@ int sysroot_readlink_base(const char *path, char **ret)
 	r = sysroot_path(path, &full);
 	if (r < 0)
 		return r;
-	n = readlink(full, buf, sizeof(buf) - 1);
+	if (root) {
+		/* The link itself (O_PATH | O_NOFOLLOW), reached beneath the root. */
+		_cleanup_close_ int fd = open_beneath(path, full, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return fd;
+		n = readlinkat(fd, "", buf, sizeof(buf) - 1);
+	} else
+		n = readlink(full, buf, sizeof(buf) - 1);
 	if (n < 0)
 		return -errno;
 	buf[n] = '\0';
@@ -265,7 +286,18 @@ int sysroot_listdir(const char *path, char ***ret)
 	r = sysroot_path(path, &full);
 	if (r < 0)
 		return r;
-	d = opendir(full);
+	if (root) {
+		int fd = open_beneath(path, full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return fd;
+		d = fdopendir(fd);
+		if (!d) {
+			r = -errno;
+			close(fd);
+			return r;
+		}
+	} else
+		d = opendir(full);
 	if (!d)
 		return -errno;
 	while ((errno = 0, de = readdir(d)) != NULL) {
@@ -291,10 +323,29 @@ int sysroot_listdir(const char *path, char ***ret)
 	return 0;
 }
 
+/* 0 when real (a resolved path) is the root's real path or under it,
+ * -EXDEV when not. The root's own real path is resolved once per
+ * sysroot_set(). */
+static int under_real_root(const char *real)
+{
+	size_t n;
+
+	if (!real_root) {
+		real_root = realpath(root, NULL);
+		if (!real_root)
+			return -errno;
+	}
+	n = strlen(real_root);
+	if (streq(real_root, "/"))
+		return 0;
+	if (strncmp(real, real_root, n) != 0 || (real[n] != '\0' && real[n] != '/'))
+		return -EXDEV;
+	return 0;
+}
+
 int sysroot_confine(const char *full)
 {
 	_cleanup_free_ char *dir = NULL, *real_dir = NULL;
-	size_t n;
 
 	if (!root)
 		return 0;
@@ -304,30 +355,16 @@ int sysroot_confine(const char *full)
 	real_dir = realpath(dirname(dir), NULL);
 	if (!real_dir)
 		return -errno;
-	/* The root's own real path is resolved once per sysroot_set(). */
-	if (!real_root) {
-		real_root = realpath(root, NULL);
-		if (!real_root)
-			return -errno;
-	}
-	n = strlen(real_root);
-	if (streq(real_root, "/"))
-		return 0;
-	if (strncmp(real_dir, real_root, n) != 0 || (real_dir[n] != '\0' && real_dir[n] != '/'))
-		return -EXDEV;
-	return 0;
+	return under_real_root(real_dir);
 }
 
-/* An existing file under the sysroot, opened for writing without leaving
- * it: openat2() resolves the path beneath the root (-EXDEV when a ".." or
- * an absolute symlink would lead out): three system calls with opening and
- * closing the root, where realpath() of the directory and open() took six.
- * Kernels (or kernel headers at build time) before 5.6, or a seccomp
- * filter that refuses the call (EPERM), get that realpath() check instead. The root is opened per call:
- * a cached descriptor would not survive the --confirm watchdog, which
- * closes every inherited descriptor. The file itself must not be a symlink
- * (O_NOFOLLOW: -ELOOP): a copied tree must not redirect a write to a host
- * file. */
+/* A path under the sysroot, opened without leaving it: openat2() resolves
+ * it beneath the root (-EXDEV when a ".." or an absolute symlink would lead
+ * out), for reads as for writes, so a copied tree cannot make cx5prof read
+ * or write a host file. Kernels (or kernel headers at build time) before
+ * 5.6, or a seccomp filter that refuses the call (EPERM), get a realpath()
+ * check instead. The root is opened per call: a cached descriptor would not
+ * survive the --confirm watchdog, which closes every inherited descriptor. */
 static int openat2_beneath(int dir, const char *rel, int flags)
 {
 #if defined(SYS_openat2) && defined(RESOLVE_BENEATH)
@@ -343,25 +380,98 @@ static int openat2_beneath(int dir, const char *rel, int flags)
 #endif
 }
 
-static int open_confined(const char *path, const char *full)
+/* The fallback: the real path of full (of its directory when the last
+ * component is not followed) must lie under the root's. */
+static int confine_realpath(const char *full, bool follow_last)
 {
-	const int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW;
+	_cleanup_free_ char *real = NULL;
+
+	if (!follow_last)
+		return sysroot_confine(full);
+	real = realpath(full, NULL);
+	if (!real)
+		return -errno;
+	return under_real_root(real);
+}
+
+static int open_beneath(const char *path, const char *full, int flags)
+{
 	_cleanup_close_ int dir = -1;
 	int fd, r;
 
 	dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return -errno;
-	fd = openat2_beneath(dir, path + 1, flags);
+	fd = path[1] ? openat2_beneath(dir, path + 1, flags) : openat2_beneath(dir, ".", flags);
 	if (fd >= 0)
 		return fd;
 	if (errno != ENOSYS && errno != EPERM)
 		return -errno;
-	r = sysroot_confine(full);
+	r = confine_realpath(full, !(flags & O_NOFOLLOW));
 	if (r < 0)
 		return r;
 	fd = open(full, flags);
 	return fd >= 0 ? fd : -errno;
+}
+
+static int write_all(int fd, const char *value, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, value, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		value += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Under a sysroot the files are plain files: the new contents go to a
+ * temporary file next to the target, which then replaces it (rename(2)),
+ * so a kill -9 or an I/O error at any point leaves the old contents or the
+ * new, never a mix ("212992\n\n" after a write cut before its truncate).
+ * The target must exist, as a regular file and not a symlink (-ELOOP: a
+ * copied tree must not redirect a write to a host file); its mode is kept.
+ * A temporary file left by a kill is the next write's to reuse. */
+static int write_replace(const char *path, const char *full, const char *value)
+{
+	_cleanup_free_ char *dpath = strdup(path), *dfull = strdup(full), *base = strdup(path);
+	_cleanup_free_ char *tmp = NULL;
+	_cleanup_close_ int dir = -1, fd = -1;
+	struct stat st;
+	int r;
+
+	if (!dpath || !dfull || !base)
+		return -ENOMEM;
+	dir = open_beneath(dirname(dpath), dirname(dfull), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return dir;
+	tmp = strprintf(".%s.cx5prof-new", basename(base));
+	if (!tmp)
+		return -ENOMEM;
+	if (fstatat(dir, basename(base), &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, value, strlen(value));
+	if (r >= 0 && fchmod(fd, st.st_mode & 07777) < 0)
+		r = -errno;
+	if (r >= 0 && close(TAKE_FD(fd)) < 0)
+		r = -errno;
+	if (r >= 0 && renameat(dir, tmp, dir, basename(base)) < 0)
+		r = -errno;
+	if (r < 0)
+		(void)unlinkat(dir, tmp, 0);
+	return r;
 }
 
 int sysroot_write(const char *path, const char *value)
@@ -375,25 +485,14 @@ int sysroot_write(const char *path, const char *value)
 	r = path_in(path, full);
 	if (r < 0)
 		return r;
-	if (!root) {
-		/* O_TRUNC is ignored by procfs and sysfs, kept for any other file. */
-		fd = open(full, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
-		if (fd < 0)
-			return -errno;
-		n = write(fd, value, len);
-	} else {
-		fd = open_confined(path, full);
-		if (fd < 0)
-			return fd;
-		/* A plain file: written in place, then cut to length. Not
-		 * O_TRUNC: ext4 starts writing back a file truncated to zero
-		 * when it is closed (auto_da_alloc), and the next truncation
-		 * of it waits for that I/O: 0.2 ms per IRQ of an 8-port apply
-		 * or rollback. */
-		n = pwrite(fd, value, len, 0);
-		if (n >= 0 && (size_t)n == len && ftruncate(fd, (off_t)len) < 0)
-			return -errno;
-	}
+	if (root)
+		return write_replace(path, full, value);
+	/* One write(2), as the kernel expects for /proc/sys and /proc/irq;
+	 * O_TRUNC is ignored by procfs and sysfs, kept for any other file. */
+	fd = open(full, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, len);
 	if (n < 0)
 		return -errno;
 	if ((size_t)n != len)
@@ -401,4 +500,15 @@ int sysroot_write(const char *path, const char *value)
 	if (close(TAKE_FD(fd)) < 0)
 		return -errno;
 	return 0;
+}
+
+int sysroot_read_is(const char *path, const char *want)
+{
+	_cleanup_free_ char *have = NULL;
+	size_t len = 0;
+	int r = sysroot_read_all(path, &have, &len);
+
+	if (r < 0)
+		return r;
+	return len == strlen(want) && memcmp(have, want, len) == 0;
 }

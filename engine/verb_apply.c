@@ -21,7 +21,7 @@
 #define COMMIT_LOCK_WAIT_MS 5000
 #define CONFIRM_MAX_SECONDS 86400
 
-enum { OPT_CHECK = 1000, OPT_CONFIRM, OPT_FORCE, OPT_RUNTIME_ONLY };
+enum { OPT_CHECK = 1000, OPT_CONFIRM, OPT_FORCE, OPT_RUNTIME_ONLY, OPT_ABANDON, OPT_REASON };
 
 const struct cli_option apply_options[] = {
     {"check", CLI_ARG_NONE, OPT_CHECK, NULL, "dry run: print the plan, exit as apply would (0 or 2)"},
@@ -34,6 +34,9 @@ const struct cli_option apply_options[] = {
 
 const struct cli_option rollback_options[] = {
     {"force", CLI_ARG_NONE, OPT_FORCE, NULL, "roll back even if later transactions changed the same keys"},
+    {"abandon", CLI_ARG_NONE, OPT_ABANDON, NULL,
+     "give up on unfinished transaction TXN without writing anything (needs --reason)"},
+    {"reason", CLI_ARG_REQUIRED, OPT_REASON, "TEXT", "why the transaction is abandoned (recorded)"},
     {0},
 };
 
@@ -41,6 +44,8 @@ struct txn_args {
 	bool check;
 	bool force;
 	bool runtime_only;
+	bool abandon;
+	const char *reason;
 	unsigned confirm;
 };
 
@@ -58,6 +63,12 @@ static int handle_option(int id, const char *arg, void *userdata)
 		return 0;
 	case OPT_RUNTIME_ONLY:
 		a->runtime_only = true;
+		return 0;
+	case OPT_ABANDON:
+		a->abandon = true;
+		return 0;
+	case OPT_REASON:
+		a->reason = arg;
 		return 0;
 	case OPT_CONFIRM:
 		if (safe_atou32(arg, &v) < 0 || v == 0 || v > CONFIRM_MAX_SECONDS) {
@@ -582,6 +593,67 @@ static int rollback_locked(struct history *h, char **args, bool force)
 	return r;
 }
 
+/* `rollback --abandon TXN --reason TEXT`: the way out of a transaction
+ * that can never be restored (an IRQ gone with a driver reload, a file
+ * removed): after reading what is left, the operator gives it up. Nothing
+ * is written to the host; the history records who, why, and what stays. */
+static int abandon_locked(struct history *h, const char *arg, const char *reason)
+{
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	struct change_record *c = NULL;
+	int64_t id = 0;
+	size_t n = 0;
+	char msg[320];
+	int r;
+
+	r = pick_target(h, (char *[]){(char *)arg, NULL}, &t);
+	if (r == EXIT_OK)
+		r = resolve_rollback_target(h, &t);
+	if (r != EXIT_OK)
+		return r;
+	if (t.status != TXN_OPEN && t.status != TXN_PENDING_CONFIRM && t.status != TXN_ROLLBACK_FAILED) {
+		log_error("rollback --abandon: transaction %" PRId64
+			  " is %s, not unfinished: there is nothing to abandon",
+			  t.id, txn_status_to_string(t.status));
+		return EXIT_ERROR;
+	}
+	r = abandon_txn(h, t.id, reason, &id);
+	if (r < 0) {
+		log_error_errno(r, "history %s: cannot record the abandon: %m: %s", history_path(h),
+				history_remedy(r));
+		return EXIT_ERROR;
+	}
+	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t.id);
+	out_uint(OUT_JSON, "rollback_txn", NULL, (uint64_t)id);
+	out_open_array("changes");
+	if (history_changes_load(h, id, &c, &n) >= 0)
+		for (size_t i = 0; i < n; i++) {
+			_cleanup_free_ char *now = change_value_human(c[i].kind, c[i].old_value, c[i].new_value);
+			_cleanup_free_ char *old = change_value_human(c[i].kind, c[i].new_value, c[i].old_value);
+
+			out_open_object(NULL);
+			out_string(OUT_ANY, "object", "left  %s  ", c[i].object);
+			out_string(OUT_ANY, "key", "%s  ", c[i].key);
+			out_string(OUT_JSON, "before", NULL, c[i].old_value);
+			out_string(OUT_JSON, "after", NULL, c[i].new_value);
+			out_string(OUT_HUMAN, NULL, "%s (recorded old value ", now ? now : c[i].old_value);
+			out_string(OUT_HUMAN, NULL, "%s)\n", old ? old : c[i].new_value);
+			out_string(OUT_JSON, "state", NULL, change_state_to_string(c[i].state));
+			out_string(OUT_JSON, "note", NULL, c[i].error);
+			out_close_object();
+		}
+	out_close_array();
+	change_records_free(c, n);
+	out_bool(OUT_JSON, "changed", NULL, false);
+	out_bool(OUT_JSON, "abandoned", NULL, true);
+	snprintf(msg, sizeof(msg),
+		 "abandoned transaction %" PRId64 " (recorded as transaction %" PRId64
+		 "): nothing was written; %zu change%s left as %s on the host",
+		 t.id, id, n, n == 1 ? " is" : "s are", n == 1 ? "it is" : "they are");
+	out_string(OUT_ANY, "msg", "%s\n", msg);
+	return EXIT_OK;
+}
+
 int verb_rollback(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_strv_free_ char **args = NULL;
@@ -596,13 +668,21 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 		log_error("rollback: expected at most one TXN");
 		return EXIT_USAGE;
 	}
+	if (a.abandon && (strv_length(args) != 1 || !a.reason || !*a.reason || a.force)) {
+		log_error("rollback --abandon: expected one TXN and --reason TEXT (and no --force)");
+		return txn_verb_json_failure(EXIT_USAGE);
+	}
+	if (a.reason && !a.abandon) {
+		log_error("rollback: --reason goes with --abandon");
+		return txn_verb_json_failure(EXIT_USAGE);
+	}
 	r = txn_verb_open_history(cli, false, &h);
 	if (r == EXIT_OK)
 		r = txn_verb_lock(cli, 0, &lock_fd);
 	if (r != EXIT_OK)
 		return txn_verb_json_failure(r);
 	out_open_object(NULL);
-	r = rollback_locked(h, args, a.force);
+	r = a.abandon ? abandon_locked(h, args[0], a.reason) : rollback_locked(h, args, a.force);
 	if (r != EXIT_OK && r != EXIT_ROLLBACK_FAILED)
 		json_refused(r);
 	out_close_object();

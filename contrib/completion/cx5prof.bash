@@ -65,7 +65,7 @@ _cx5prof()
 		COMPREPLY=($(compgen -W "text prometheus" -- "$cur"))
 		return
 		;;
-	--confirm|--limit|--timeout|--port|--bind|--peer|--duration|--streams|--message-size)
+	--confirm|--limit|--timeout|--port|--bind|--peer|--duration|--streams|--message-size|--reason)
 		return # a value the user types
 		;;
 	esac
