@@ -428,26 +428,6 @@ int history_schema_version(struct history *h)
 
 /* ---- open/close ---- */
 
-static int mkdir_parent(const char *path)
-{
-	_cleanup_free_ char *copy = strdup(path);
-	const char *dir;
-	struct stat st;
-
-	if (!copy)
-		return -ENOMEM;
-	dir = dirname(copy);
-	if (stat(dir, &st) == 0)
-		return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-	if (errno != ENOENT)
-		return -errno;
-	/* One level only: /var/lib exists on any host; a missing deeper tree
-	 * usually means a mistyped --db. */
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 /* A new database is created private (0600) before SQLite opens it; an
  * existing file is never chmod'ed: a mistyped --db naming some other file
  * must leave it exactly as it was (configure() then refuses it). */

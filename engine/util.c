@@ -4,7 +4,9 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <time.h>
 
 void strv_free(char **v)
@@ -227,4 +229,24 @@ uint64_t now_usec(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+int mkdir_parent(const char *path)
+{
+	_cleanup_free_ char *copy = strdup(path);
+	const char *dir;
+	struct stat st;
+
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	if (stat(dir, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	if (errno != ENOENT)
+		return -errno;
+	/* One level only: /var/lib exists on any host; a missing deeper tree
+	 * usually means a mistyped --db. */
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
 }

@@ -101,4 +101,9 @@ bool ifname_valid(const char *name);
 /* Monotonic clock in microseconds. */
 uint64_t now_usec(void);
 
+/* Create the directory of path when it is missing, one level only, mode
+ * 0700 (a missing deeper tree usually means a mistyped path). 0 when it
+ * exists or was made; -ENOTDIR when it is not a directory. */
+int mkdir_parent(const char *path);
+
 #endif

@@ -374,9 +374,13 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 		log_error("apply: expected one PROFILE");
 		return EXIT_USAGE;
 	}
-	r = txn_verb_open_history(cli, a.check, &h);
-	if (r == EXIT_OK && !a.check)
+	/* The lock before the history: two applies on a database that does
+	 * not exist yet must not both create it (the loser says "locked").
+	 * Without its directory, opening the history reports it. */
+	if (!a.check && mkdir_parent(cli->db_path) >= 0)
 		r = txn_verb_lock(cli, 0, &lock_fd);
+	if (r == EXIT_OK)
+		r = txn_verb_open_history(cli, a.check, &h);
 	if (r == EXIT_OK)
 		r = close_earlier_boot(h, a.check, &eb);
 	if (r == EXIT_OK && !eb.pending)
