@@ -17,6 +17,11 @@
 #include "outbox.h"
 #include "profile.h"
 
+/* Ends the error of a reply without choices (" [2 of 3 replies in a row
+ * without choices]"), read back from the row's last_error. */
+#define CHOICES_STREAK_FMT  " [%" PRId64 " of %d replies in a row without choices]"
+#define CHOICES_STREAK_SCAN " [%" SCNd64 " of %d replies in a row without choices]%n"
+
 static int64_t wallclock_usec(void)
 {
 	struct timeval tv;
@@ -67,6 +72,21 @@ static int64_t next_attempt(const struct taotoken_error *err, int64_t attempts)
 	return wallclock_usec() + outbox_backoff_usec(attempts, err->retry_after_s);
 }
 
+/* How many replies without choices this row has had in a row before this
+ * one: the count send_one() wrote at the end of its last error, 0 when its
+ * last failure was another one (or there was none). */
+static int64_t choices_streak(const char *last_error)
+{
+	const char *p = last_error ? strrchr(last_error, '[') : NULL;
+	int64_t n;
+	int of, end = 0;
+
+	if (!p || p == last_error || sscanf(p - 1, CHOICES_STREAK_SCAN, &n, &of, &end) != 2 ||
+	    p[end - 1] != '\0' || n < 0)
+		return 0;
+	return n;
+}
+
 bool mirror_row_permanent(const struct taotoken_error *err, int64_t attempts)
 {
 	switch (err->kind) {
@@ -114,8 +134,24 @@ static int send_one(struct history *h, const struct taotoken_config *cfg, const 
 	*err = (struct taotoken_error){.kind = TT_OK, .retry_after_s = -1};
 	r = sys && user ? taotoken_chat(cfg, key, sys, user, MIRROR_MAX_TOKENS, timeout_ms, &rep, err) : -ENOMEM;
 	if (r < 0) {
+		int64_t count = row->attempts + 1;
+
 		mirror_local_error(r, err);
-		if (mirror_row_permanent(err, row->attempts + 1)) {
+		if (err->kind == TT_CHOICES) {
+			/* Only replies without choices in a row count: a 500 or a
+			 * 401 before says nothing about this row's content. */
+			size_t n = strlen(err->message);
+
+			count = choices_streak(row->last_error) + 1;
+			snprintf(err->message + n, sizeof(err->message) - n, CHOICES_STREAK_FMT, count,
+				 MIRROR_CHOICES_ATTEMPTS);
+		} else if (err->kind == TT_KEY_REJECTED) {
+			size_t n = strlen(err->message);
+
+			snprintf(err->message + n, sizeof(err->message) - n,
+				 ": once the key is fixed, 'cx5prof mirror --now' retries at once");
+		}
+		if (mirror_row_permanent(err, count)) {
 			q = outbox_mark_failed_permanent(h, row->id, err->message);
 			return q < 0 ? q : SEND_SET_ASIDE;
 		}
