@@ -14,8 +14,10 @@
 #include <libgen.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/time.h>
 
+#include "exitcode.h"
 #include "log.h"
 
 #define HISTORY_BUSY_TIMEOUT_MS 5000
@@ -150,6 +152,22 @@ int history_errno(int rc)
 	return -EIO;
 }
 
+int history_open_exit_code(int r)
+{
+	switch (-r) {
+	case ENOENT:
+		return EXIT_NOT_FOUND;
+	case EISDIR:
+	case ENXIO:
+		return EXIT_INVALID;
+	case EACCES:
+	case EPERM:
+		return EXIT_PERMISSION;
+	default:
+		return EXIT_ERROR;
+	}
+}
+
 const char *history_remedy(int r)
 {
 	static const struct {
@@ -157,10 +175,10 @@ const char *history_remedy(int r)
 		const char *remedy;
 	} map[] = {
 	    {ENOENT, "no history yet: run `cx5prof apply` first, or check --db"},
-	    {EACCES, "permission denied: run as root, or choose another file with --db"},
-	    {EPERM, "permission denied: run as root, or choose another file with --db"},
-	    {EROFS, "the file or its file system is read-only: fix its permissions or choose another file "
-		    "with --db"},
+	    {EISDIR, "--db must name a regular file (or one to create), not a directory"},
+	    {ENXIO, "it is a FIFO, a socket or a device: --db must name a regular file (or one to create)"},
+	    {EROFS, "the file or its file system is read-only: make it writable (its mode, or remount the "
+		    "file system read-write) or choose another file with --db"},
 	    {EBADMSG, "check --db: the file is not a cx5prof history, or it is corrupt"},
 	    {EBUSY, "another process holds the database: wait for it to finish and retry"},
 	    {ENOSPC, "the disk is full: free space and retry"},
@@ -170,6 +188,10 @@ const char *history_remedy(int r)
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
 		if (map[i].err == -r)
 			return map[i].remedy;
+	if (r == -EACCES || r == -EPERM)
+		return geteuid() == 0 ? "denied even to root: check the file's attributes (lsattr), its mount "
+					"and any security policy, or choose another file with --db"
+				      : "permission denied: run as root, or choose another file with --db";
 	return "check the file and its directory, or choose another file with --db";
 }
 
@@ -428,6 +450,16 @@ int history_schema_version(struct history *h)
 
 /* ---- open/close ---- */
 
+/* SQLite says "cannot open" (EACCES) for a database it cannot write next
+ * to (its -wal and -shm files): on a read-only file system, say so rather
+ * than "permission denied". */
+static bool on_read_only_fs(const char *path)
+{
+	struct statvfs sv;
+
+	return statvfs(path, &sv) == 0 && (sv.f_flag & ST_RDONLY);
+}
+
 /* A new database is created private (0600) before SQLite opens it; an
  * existing file is never chmod'ed: a mistyped --db naming some other file
  * must leave it exactly as it was (configure() then refuses it). */
@@ -462,6 +494,17 @@ static int configure(struct history *h, bool read_only)
 	return migrate(h, read_only);
 }
 
+int history_path_check(const char *path)
+{
+	struct stat st;
+
+	/* A FIFO, socket, device or directory is refused before anything
+	 * opens it (opening a FIFO blocks until a writer comes). */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -ENXIO;
+	return 0;
+}
+
 int history_open(const char *path, unsigned flags, struct history **ret)
 {
 	bool read_only = flags & HISTORY_READ_ONLY;
@@ -470,6 +513,9 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 
 	if (!path || !*path)
 		return -EINVAL;
+	r = history_path_check(path);
+	if (r < 0)
+		return r;
 	if (read_only && access(path, F_OK) < 0)
 		return -errno;
 	if (!read_only) {
@@ -494,7 +540,7 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 	}
 	r = configure(h, read_only);
 	if (r < 0)
-		return r;
+		return r == -EACCES && on_read_only_fs(path) ? -EROFS : r;
 	*ret = TAKE_PTR(h);
 	return 0;
 }

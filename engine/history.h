@@ -54,11 +54,17 @@ enum history_open_flags {
  * level, mode 0700) and migrate to HISTORY_SCHEMA_VERSION. An existing file
  * keeps its mode. Errors: -ENOENT (read-only: the file is missing;
  * read-write: a directory above the file's is missing), -ENOTDIR,
+ * -EISDIR / -ENXIO (path is a directory / a FIFO, socket or device:
+ * refused before it is opened),
  * -EACCES/-EROFS (permission, read-only file or file system),
  * -EBADMSG (corrupt, or not a SQLite database), -EBUSY (locked too long),
  * -EPROTONOSUPPORT (schema newer than this cx5prof). */
 int history_open(const char *path, unsigned flags, struct history **ret);
 void history_close(struct history *h);
+/* 0 when path is a regular file or missing; -EISDIR, -ENXIO (a FIFO, a
+ * socket or a device) otherwise: what history_open() checks first, for a
+ * caller that must refuse such a path before creating anything. */
+int history_path_check(const char *path);
 static inline void history_closep(struct history **h)
 {
 	if (*h)
@@ -75,6 +81,9 @@ int64_t history_now_usec(void);
 /* The one translation of a SQLite result code (primary or extended) to
  * -errno; SQLITE_OK/ROW/DONE give 0. */
 int history_errno(int sqlite_rc);
+/* The exit code for a history_open() error: 66 no such file, 65 not a
+ * regular file, 77 permission denied, else 1. */
+int history_open_exit_code(int r);
 /* A remedy for a -errno from this module, for the verb layer's one report:
  * "check --db: the file is not a cx5prof history, or it is corrupt", ... */
 const char *history_remedy(int r);

@@ -376,8 +376,9 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 	}
 	/* The lock before the history: two applies on a database that does
 	 * not exist yet must not both create it (the loser says "locked").
-	 * Without its directory, opening the history reports it. */
-	if (!a.check && mkdir_parent(cli->db_path) >= 0)
+	 * A --db that is not a regular file, or without its directory, is
+	 * reported by opening the history, with nothing created. */
+	if (!a.check && history_path_check(cli->db_path) >= 0 && mkdir_parent(cli->db_path) >= 0)
 		r = txn_verb_lock(cli, 0, &lock_fd);
 	if (r == EXIT_OK)
 		r = txn_verb_open_history(cli, a.check, &h);

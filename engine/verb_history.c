@@ -141,9 +141,7 @@ static int open_db(struct cli *cli, bool read_only, struct history **ret)
 
 	if (r < 0) {
 		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
-		return r == -ENOENT		     ? EXIT_NOT_FOUND
-		       : r == -EACCES || r == -EPERM ? EXIT_PERMISSION
-						     : EXIT_ERROR;
+		return history_open_exit_code(r);
 	}
 	return 0;
 }

@@ -74,7 +74,7 @@ int txn_verb_open_history(const struct cli *cli, bool read_only, struct history 
 	}
 	if (r < 0) {
 		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
-		return r == -EACCES || r == -EPERM ? EXIT_PERMISSION : EXIT_ERROR;
+		return history_open_exit_code(r);
 	}
 	return EXIT_OK;
 }
@@ -91,7 +91,8 @@ int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd)
 		return EXIT_LOCKED;
 	}
 	if (fd < 0) {
-		log_error_errno(fd, "cannot lock %s.lock or the host's lock: %m", cli->db_path);
+		log_error_errno(fd, "cannot lock %s.lock or the host's lock: %m: %s", cli->db_path,
+				history_remedy(fd));
 		return EXIT_ERROR;
 	}
 	*ret_fd = fd;
