@@ -4,9 +4,8 @@
  * resolved ("/" on a live host, a fixture directory with --sysroot, as
  * `lscpu --sysroot`). Paths are given absolute ("/sys/class/net/x/mtu") and
  * must not contain ".." components. Must never: create files (writes go to
- * existing kernel files only; under a sysroot a write's temporary file
- * replaces its target), follow a path out of the root, for a read or a
- * write. */
+ * existing kernel files only), follow a path out of the root, for a read
+ * or a write. */
 #ifndef CX5_SYSROOT_H
 #define CX5_SYSROOT_H
 
@@ -38,13 +37,12 @@ int sysroot_listdir(const char *path, char ***ret);
  * the sysroot too: a path whose ".." or symlink (absolute, on Linux 5.6
  * and later) leads out of it fails with -EXDEV; the live host ("/")
  * follows links as the kernel's own files need. */
-/* Replace the contents of an existing file (never creates it). On the live
- * host value is written in one write(2), as the kernel expects for
- * /proc/sys and /proc/irq. Under a sysroot the file is replaced whole
- * (a temporary file next to it, then rename(2)): a kill or an I/O error
- * leaves the old contents or the new, never a mix; the write stays inside
- * the sysroot: -ELOOP when the file itself is a symlink, -EXDEV when its
- * directory resolves outside the sysroot. */
+/* Replace the contents of an existing file (never creates it); value is
+ * written in one write(2), as the kernel expects for /proc/sys and /proc/irq.
+ * Under a sysroot the file is written in place and cut to length (a kill
+ * between the two leaves it torn: read it back with sysroot_read_is), and
+ * the write stays inside the sysroot: -ELOOP when the file itself is a
+ * symlink, -EXDEV when its path resolves outside the sysroot. */
 int sysroot_write(const char *path, const char *value);
 /* 1 when the whole file is exactly want (byte for byte: a value followed
  * by anything, even a newline more, is not), 0 when not, -errno. The

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# 88-sysroot-exact.t: sysroot files are replaced whole (a temporary file,
-# then rename): an I/O error or a kill leaves the old contents or the new,
-# never a mix; a read-back compares the whole file, so a torn file
-# ("212992\n\n") is never taken for the value; and reads stay inside the
-# sysroot as writes do (a symlink out of it is refused, EXDEV).
+# 88-sysroot-exact.t: a read-back compares the whole sysroot file, so one
+# left torn ("212992\n\n": a kill or EIO between the write and the cut to
+# length) is never taken for the value: an EIO on each cut of an apply
+# fails that step and every change is undone exactly; a rollback over torn
+# files rewrites them. Reads stay inside the sysroot as writes do (a
+# symlink out of it is refused, EXDEV).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
 need_root_netns
@@ -28,19 +29,44 @@ run cx plan "$P"
 is "$(printf '%s\n' "$out" | grep rmem_max)" "sysctl  net.core.rmem_max  212992 -> 4194304" "plan still reads the value"
 printf '212992\n' >"$RMEM"
 
-# ---- EIO on each rename of an apply (strace): old contents or new, undone
-ip netns exec "$HOST_NS" strace -f -qq -o "$WORK/trace" -e trace=rename,renameat,renameat2 \
+# ---- EIO on each cut to length (ftruncate after the write) of an apply:
+# the file is left torn for a moment, the step fails, all is undone exactly
+ip netns exec "$HOST_NS" strace -f -qq -y -o "$WORK/trace" -e trace=ftruncate \
 	"$CX5PROF" --sysroot "$SR" --db "$DB" apply "$P" >/dev/null 2>&1
 cx rollback >/dev/null 2>&1
-n=$(grep -c rename "$WORK/trace")
-is "$n" 3 "an apply of 2 sysctls and 1 IRQ renames 3 files into place"
-for ((k = 1; k <= n; k++)); do
-	run ip netns exec "$HOST_NS" strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2 \
-		-e inject=rename,renameat,renameat2:error=EIO:when=$k "$CX5PROF" --sysroot "$SR" --db "$DB" apply "$P"
-	is "$rc" 6 "EIO on rename $k: exit 6"
+# the how-manieth ftruncate call of the apply each sysroot cut is
+cuts=$(grep -n 'ftruncate' "$WORK/trace" | grep -F "<$SR/" | cut -d: -f1 | tr '\n' ' ')
+is "$(echo $cuts | wc -w)" 3 "an apply of 2 sysctls and 1 IRQ cuts 3 sysroot files to length"
+for k in $cuts; do
+	run ip netns exec "$HOST_NS" strace -f -qq -o /dev/null -e trace=ftruncate \
+		-e inject=ftruncate:error=EIO:when=$k "$CX5PROF" --sysroot "$SR" --db "$DB" apply "$P"
+	case $rc:$err in
+	6:*"read back differs or write failed (EIO)"*) ok 0 "EIO on ftruncate $k: exit 6, the step failed" ;;
+	*) ok 1 "EIO on ftruncate $k: exit 6, the step failed"; diag "$rc: $err" ;;
+	esac
 	host_as_before
-	ok $? "EIO on rename $k: host exactly as before, no temporary file left"
+	ok $? "EIO on ftruncate $k: host exactly as before (the torn file rewritten)"
+	[ "$rc" = 6 ] || cx rollback >/dev/null 2>&1
 done
+
+# ---- EIO on the rollback's first cut: "4194304\n" overwritten by
+# "212992\n" and not cut leaves "212992\n\n": exit 7 names it, and the next
+# rollback writes it exactly (before, the read-back took it for 212992)
+cx apply "$P" >/dev/null 2>&1
+ip netns exec "$HOST_NS" strace -f -qq -y -o "$WORK/trace" -e trace=ftruncate \
+	"$CX5PROF" --sysroot "$SR" --db "$DB" rollback >/dev/null 2>&1
+k=$(grep -n 'ftruncate' "$WORK/trace" | grep -F "<$RMEM>" | head -n 1 | cut -d: -f1)
+cx apply "$P" >/dev/null 2>&1
+run ip netns exec "$HOST_NS" strace -f -qq -o /dev/null -e trace=ftruncate \
+	-e inject=ftruncate:error=EIO:when=$k "$CX5PROF" --sysroot "$SR" --db "$DB" rollback
+is "$rc:$(printf '%s\n' "$err" | grep 'NOT restored')" \
+	"7:cx5prof: error: NOT restored: sysctl net.core.rmem_max 4194304 -> 212992: read back differs or write failed (EIO)" \
+	"EIO on the rollback's cut of rmem_max: exit 7, names it"
+is "$(od -An -c "$RMEM" | tr -s ' ')" " 2 1 2 9 9 2 \n \n" "the file is torn"
+run cx rollback
+is "$rc" 0 "the next rollback"
+host_as_before
+ok $? "writes it again exactly: host as before"
 
 # ---- reads stay inside the sysroot
 printf '123456\n' >"$WORK/outside_rmem"
