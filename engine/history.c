@@ -41,13 +41,6 @@ struct history {
 	int64_t marks_since_usec;
 };
 
-static inline void stmt_finalizep(sqlite3_stmt **s)
-{
-	if (*s)
-		sqlite3_finalize(*s);
-}
-#define _cleanup_stmt_ _cleanup_(stmt_finalizep)
-
 /* ---- enum <-> string tables ---- */
 
 static const char *const txn_kind_names[_TXN_KIND_MAX] = {
@@ -203,12 +196,20 @@ static int db_error(struct history *h, int rc, const char *what)
 
 /* ---- statements ---- */
 
+int history_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret)
+{
+	int rc = sqlite3_prepare_v2(db, sql, -1, ret, NULL);
+
+	if (rc != SQLITE_OK) {
+		log_debug("history: %s: %s", sql, sqlite3_errmsg(db));
+		return history_errno(rc);
+	}
+	return 0;
+}
+
 static int stmt_prepare(struct history *h, const char *sql, sqlite3_stmt **ret)
 {
-	int rc = sqlite3_prepare_v2(h->db, sql, -1, ret, NULL);
-	if (rc != SQLITE_OK)
-		return db_error(h, rc, sql);
-	return 0;
+	return history_prepare(h->db, sql, ret);
 }
 
 static int stmt_bind_text(sqlite3_stmt *s, int i, const char *v)

@@ -73,6 +73,16 @@ static inline void history_closep(struct history **h)
 #define _cleanup_history_ _cleanup_(history_closep)
 
 sqlite3 *history_db(struct history *h);
+/* Prepare one statement on db (the history's, or any other SQLite handle of
+ * the modules on top: runs, outbox); a failure is logged at debug with
+ * SQLite's message and returned as -errno (history_errno). */
+int history_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret);
+static inline void history_stmt_finalizep(sqlite3_stmt **s)
+{
+	if (*s)
+		sqlite3_finalize(*s);
+}
+#define _cleanup_stmt_ _cleanup_(history_stmt_finalizep)
 const char *history_path(struct history *h);
 int history_schema_version(struct history *h);
 /* Wall-clock time in microseconds since the Unix epoch (the *_usec columns). */

@@ -7,7 +7,6 @@
 static enum log_level max_level = LOG_WARN;
 
 void log_set_level(enum log_level level) { max_level = level; }
-enum log_level log_get_level(void) { return max_level; }
 
 int log_full(enum log_level level, int err, const char *fmt, ...)
 {

@@ -75,24 +75,11 @@ static const char *closest_verb(const char *s)
 	size_t best_d = 3;
 
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
-		const char *t = verbs[i].name;
-		size_t n = strlen(s), m = strlen(t), prev[32], cur[32];
+		size_t d = edit_distance(s, verbs[i].name);
 
-		if (n >= 31 || m >= 31)
-			continue;
-		for (size_t j = 0; j <= m; j++)
-			prev[j] = j;
-		for (size_t a = 1; a <= n; a++) {
-			cur[0] = a;
-			for (size_t b = 1; b <= m; b++) {
-				size_t del = prev[b] + 1, ins = cur[b - 1] + 1, sub = prev[b - 1] + (s[a - 1] != t[b - 1]);
-				cur[b] = del < ins ? (del < sub ? del : sub) : (ins < sub ? ins : sub);
-			}
-			memcpy(prev, cur, sizeof(prev));
-		}
-		if (prev[m] < best_d) {
-			best_d = prev[m];
-			best = t;
+		if (d < best_d) {
+			best_d = d;
+			best = verbs[i].name;
 		}
 	}
 	return best;

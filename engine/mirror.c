@@ -10,7 +10,6 @@
 
 #include <inttypes.h>
 #include <sqlite3.h>
-#include <sys/time.h>
 
 #include "history.h"
 #include "log.h"
@@ -21,13 +20,6 @@
  * without choices]"), read back from the row's last_error. */
 #define CHOICES_STREAK_FMT  " [%" PRId64 " of %d replies in a row without choices]"
 #define CHOICES_STREAK_SCAN " [%" SCNd64 " of %d replies in a row without choices]%n"
-
-static int64_t wallclock_usec(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
-}
 
 const char *mirror_config_path(const char *path_override)
 {
@@ -68,8 +60,8 @@ static int64_t next_attempt(const struct taotoken_error *err, int64_t attempts)
 	if (err->kind == TT_QUOTA)
 		return MIRROR_NEVER;
 	if (!err->retry)
-		return wallclock_usec() + MIRROR_OPERATOR_WAIT_USEC;
-	return wallclock_usec() + outbox_backoff_usec(attempts, err->retry_after_s);
+		return history_now_usec() + MIRROR_OPERATOR_WAIT_USEC;
+	return history_now_usec() + outbox_backoff_usec(attempts, err->retry_after_s);
 }
 
 /* How many replies without choices this row has had in a row before this
@@ -158,7 +150,7 @@ static int send_one(struct history *h, const struct taotoken_config *cfg, const 
 		q = outbox_mark_failed(h, row->id, err->message, next_attempt(err, row->attempts + 1));
 		return q < 0 ? q : r;
 	}
-	q = outbox_mark_sent(h, row, rep.id, rep.content, rep.usage, wallclock_usec());
+	q = outbox_mark_sent(h, row, rep.id, rep.content, rep.usage, history_now_usec());
 	taotoken_reply_done(&rep);
 	if (q == -ESTALE) {
 		/* Our claim expired while the request was in flight and another
@@ -190,7 +182,7 @@ int mirror_drain(struct history *h, const struct taotoken_config *cfg, const str
 			res.out_of_time = true;
 			break;
 		}
-		q = outbox_claim_next(h, wallclock_usec(), o->force, &row);
+		q = outbox_claim_next(h, history_now_usec(), o->force, &row);
 		if (q <= 0) {
 			r = q;
 			break;

@@ -62,27 +62,6 @@ static struct profile_mark mark_of(const struct loader *l, const struct ynode *n
 	return (struct profile_mark){l->file, n->line, n->column};
 }
 
-/* Levenshtein distance, for "did you mean". Long strings are not compared. */
-static size_t edit_distance(const char *s, const char *t)
-{
-	size_t n = strlen(s), m = strlen(t), prev[72], cur[72];
-
-	if (n >= ARRAY_SIZE(prev) || m >= ARRAY_SIZE(prev))
-		return SIZE_MAX;
-	for (size_t j = 0; j <= m; j++)
-		prev[j] = j;
-	for (size_t a = 1; a <= n; a++) {
-		cur[0] = a;
-		for (size_t b = 1; b <= m; b++) {
-			size_t del = prev[b] + 1, ins = cur[b - 1] + 1,
-			       sub = prev[b - 1] + (s[a - 1] != t[b - 1]);
-			cur[b] = del < ins ? (del < sub ? del : sub) : (ins < sub ? ins : sub);
-		}
-		memcpy(prev, cur, sizeof(prev));
-	}
-	return prev[m];
-}
-
 /* The closest of names (stride bytes apart, NULL name ends) within 2 edits,
  * or a quarter of the candidate's length for long names ("net.core.rmem"),
  * or of which s is a prefix of at least 4 characters. */

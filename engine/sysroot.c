@@ -234,16 +234,6 @@ int sysroot_read_u64(const char *path, uint64_t *ret)
 	return safe_atou64(s, ret);
 }
 
-int sysroot_read_int(const char *path, int *ret)
-{
-	_cleanup_free_ char *s = NULL;
-	int r = sysroot_read_line(path, &s);
-
-	if (r < 0)
-		return r;
-	return safe_atoi(s, ret);
-}
-
 int sysroot_readlink_base(const char *path, char **ret)
 {
 	_cleanup_free_ char *full = NULL;

@@ -28,7 +28,6 @@ int sysroot_read_all(const char *path, char **ret, size_t *ret_len);
 /* First line, trailing whitespace stripped. */
 int sysroot_read_line(const char *path, char **ret);
 int sysroot_read_u64(const char *path, uint64_t *ret);
-int sysroot_read_int(const char *path, int *ret);
 /* Basename of a symlink's target ("mlx5_core" for .../drivers/mlx5_core). */
 int sysroot_readlink_base(const char *path, char **ret);
 /* Entries of a directory, sorted, without "." and "..". */

@@ -250,3 +250,23 @@ int mkdir_parent(const char *path)
 		return -errno;
 	return 0;
 }
+
+size_t edit_distance(const char *s, const char *t)
+{
+	size_t n = strlen(s), m = strlen(t), prev[72], cur[72];
+
+	if (n >= ARRAY_SIZE(prev) || m >= ARRAY_SIZE(prev))
+		return SIZE_MAX;
+	for (size_t j = 0; j <= m; j++)
+		prev[j] = j;
+	for (size_t a = 1; a <= n; a++) {
+		cur[0] = a;
+		for (size_t b = 1; b <= m; b++) {
+			size_t del = prev[b] + 1, ins = cur[b - 1] + 1,
+			       sub = prev[b - 1] + (s[a - 1] != t[b - 1]);
+			cur[b] = del < ins ? (del < sub ? del : sub) : (ins < sub ? ins : sub);
+		}
+		memcpy(prev, cur, sizeof(prev));
+	}
+	return prev[m];
+}

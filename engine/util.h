@@ -106,4 +106,8 @@ uint64_t now_usec(void);
  * exists or was made; -ENOTDIR when it is not a directory. */
 int mkdir_parent(const char *path);
 
+/* Levenshtein distance between s and t, for "did you mean"; SIZE_MAX for
+ * strings of 72 characters or more (not compared). */
+size_t edit_distance(const char *s, const char *t);
+
 #endif

@@ -1181,11 +1181,8 @@ int verb_mirror(struct cli *cli, int argc, char **argv)
 		out_string(OUT_JSON, "next_attempt_s", NULL, NULL);
 		out_text(", next attempt only with 'cx5prof mirror --now'");
 	} else {
-		struct timespec ts;
-		int64_t now, wait_s;
+		int64_t now = history_now_usec(), wait_s;
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 		wait_s = res.next_attempt_usec > now ? (res.next_attempt_usec - now + 999999) / 1000000 : 0;
 		out_int(OUT_ANY, "next_attempt_s", ", next attempt in %" PRId64 " s", wait_s);
 	}
