@@ -98,6 +98,18 @@ cx5prof: error: $msg" "confirm setup failure $k: exit 6, says why and that all w
 	is "$rc" 0 "confirm setup failure $k: and rolled back"
 done
 
+# The same with a real failure: fork() of the watchdog fails with EAGAIN
+# (strace fault injection into clone): undone, exit 6.
+run ip netns exec "$HOST_NS" strace -f -qq -o /dev/null -e trace=clone,clone3,fork,vfork \
+	-e inject=clone,clone3,fork,vfork:error=EAGAIN "$CX5PROF" --sysroot "$SR" --db "$DB" apply --confirm 30 "$P"
+id=$(last_id)
+is "$rc:$(printf '%s\n' "$err" | grep error:)" "6:cx5prof: error: apply failed after its last change: cannot start the --confirm watchdog: Resource temporarily unavailable
+cx5prof: error: every change was undone: the host is back as it was (transaction $id rolled back)" \
+	"fork EAGAIN for the watchdog: exit 6, all undone"
+host_as_before
+ok $? "fork EAGAIN: host as before"
+is "$(txn_status "$id")" rolled_back "fork EAGAIN: history: rolled_back"
+
 run cx --json apply --confirm 0 "$P"
 is "$rc" 64 "--confirm 0: usage error"
 
