@@ -91,6 +91,25 @@ run cx --json rollback --abandon "$id" --reason again
 is "$rc:$(printf '%s' "$out" | jq -c '[.changed, .failed]')" "1:[false,true]" "--json: abandoning it again is refused"
 run cx rollback
 is "$rc:$out" "0:nothing to roll back" "rollback afterwards: the abandoned transaction is closed"
+
+# ---- --json: the same way out, as one document of the plan schema
+# (a fresh host and history: the abandoned changes above are still on it)
+rm -rf "$SR" "$DB" "$DB-wal" "$DB-shm"
+cp -a "$PRISTINE" "$SR"
+ip -n "$HOST_NS" link set ens1f0 mtu 1500
+run cx apply "$P"
+is "$rc" 0 "another apply"
+id=$(sqlite3 "$DB" "SELECT max(id) FROM transactions WHERE kind = 'apply'")
+mv "$SR/proc/irq/$last" "$WORK/irq-gone"
+cx rollback >/dev/null 2>&1
+ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" --json rollback --abandon "$id" --reason "gone" \
+	>"$WORK/abandon.json"
+is "$?:$(jq -c '[.abandoned, .changed, .txn, (.changes | length), .changes[0].state]' "$WORK/abandon.json")" \
+	"0:[true,false,$id,1,\"failed\"]" "--json: abandoned, nothing changed, the change left"
+run /usr/bin/python3 "$TESTS_DIR/helpers/validate_json.py" "$TOP/schemas/plan.schema.json" "$WORK/abandon.json"
+is "$rc:$out" "0:1 documents valid" "--json: valid against schemas/plan.schema.json"
+mv "$WORK/irq-gone" "$SR/proc/irq/$last"
+cx rollback >/dev/null 2>&1
 run cx apply "$P"
 is "$rc" 0 "apply is allowed again"
 is "$(mtu_of ens1f0)" 9000 "and the host is as the profile says"
