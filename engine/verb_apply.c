@@ -126,12 +126,33 @@ static int record_txn(struct history *h, const struct profile *prof, const struc
 	return r;
 }
 
-static int changes_load_or_report(struct history *h, int64_t txn, struct change_record **c, size_t *n)
+/* The changes as recorded: what is applied is what the undo log holds.
+ * When it cannot be read back, nothing has been changed yet: the
+ * transaction ends failed, not open, through a fresh connection if the
+ * first one is wedged (SQLite may keep failing on the connection that met
+ * the I/O error). Only when even that fails does it stay open (a rollback
+ * then restores values that are already there). */
+static int changes_load_or_report(struct history **hp, const struct cli *cli, int64_t txn,
+				  struct change_record **c, size_t *n)
 {
-	int r = history_changes_load(h, txn, c, n);
-	if (r < 0)
-		log_error_errno(r, "history %s: cannot read the undo log of transaction %" PRId64 ": %m",
-				history_path(h), txn);
+	static const char why[] = "cannot read the undo log back: nothing was changed";
+	int r = history_changes_load(*hp, txn, c, n), q;
+
+	if (r >= 0)
+		return r;
+	log_error_errno(r,
+			"history %s: cannot read the undo log of transaction %" PRId64 ": %m; nothing was changed",
+			cli->db_path, txn);
+	q = history_txn_set_status(*hp, txn, TXN_FAILED, why);
+	if (q < 0) {
+		history_close(TAKE_PTR(*hp));
+		q = history_open(cli->db_path, 0, hp);
+		if (q >= 0)
+			q = history_txn_set_status(*hp, txn, TXN_FAILED, why);
+	}
+	if (q < 0)
+		log_error_errno(q, "history %s: transaction %" PRId64 " stays open: %m: run `cx5prof rollback`",
+				cli->db_path, txn);
 	return r;
 }
 
@@ -232,7 +253,7 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 				history_path(h), history_remedy(r));
 		return EXIT_ERROR;
 	}
-	if (changes_load_or_report(h, txn, &c, &n) < 0)
+	if (changes_load_or_report(hp, cli, txn, &c, &n) < 0)
 		return EXIT_ERROR;
 	apply_signals_install();
 	r = apply_changes(h, txn, c, n, &o);
