@@ -31,44 +31,6 @@
 #include "topology.h"
 #include "version.h"
 
-/* ---- values ---- */
-
-static int format_u64(uint64_t v, char **ret)
-{
-	char *s = strprintf("%" PRIu64, v);
-	if (!s)
-		return -ENOMEM;
-	*ret = s;
-	return 0;
-}
-
-static int parse_u32(const char *value, uint32_t *ret)
-{
-	return safe_atou32(value, ret);
-}
-
-/* ---- mtu ---- */
-
-static int mtu_read(const char *object, const char *key, char **ret)
-{
-	struct link_info l;
-	int r;
-
-	(void)key;
-	r = link_get(object, &l);
-	return r < 0 ? r : format_u64(l.mtu, ret);
-}
-
-static int mtu_write(const char *object, const char *key, const char *value, char **kmsg)
-{
-	uint32_t mtu;
-	int r;
-
-	(void)key;
-	r = parse_u32(value, &mtu);
-	return r < 0 ? r : link_set_mtu(object, mtu, kmsg);
-}
-
 /* ---- channels and rings: one field of the ethtool struct per key ---- */
 
 struct u32_field {
@@ -104,7 +66,7 @@ static int channels_read(const char *object, const char *key, char **ret)
 	if (r < 0)
 		return r;
 	v = field_ptr(&ch, channel_fields, ARRAY_SIZE(channel_fields), key);
-	return v ? format_u64(*v, ret) : -EINVAL;
+	return v ? kind_format_u64(*v, ret) : -EINVAL;
 }
 
 static void irq_owners_forget(void);
@@ -122,7 +84,7 @@ static int channels_write(const char *object, const char *key, const char *value
 	v = field_ptr(&ch, channel_fields, ARRAY_SIZE(channel_fields), key);
 	if (!v)
 		return -EINVAL;
-	r = parse_u32(value, v);
+	r = safe_atou32(value, v);
 	if (r < 0)
 		return r;
 	r = ethtool_set_channels(object, &ch);
@@ -140,7 +102,7 @@ static int rings_read(const char *object, const char *key, char **ret)
 	if (r < 0)
 		return r;
 	v = field_ptr(&rg, ring_fields, ARRAY_SIZE(ring_fields), key);
-	return v ? format_u64(*v, ret) : -EINVAL;
+	return v ? kind_format_u64(*v, ret) : -EINVAL;
 }
 
 static int rings_write(const char *object, const char *key, const char *value, char **kmsg)
@@ -156,7 +118,7 @@ static int rings_write(const char *object, const char *key, const char *value, c
 	v = field_ptr(&rg, ring_fields, ARRAY_SIZE(ring_fields), key);
 	if (!v)
 		return -EINVAL;
-	r = parse_u32(value, v);
+	r = safe_atou32(value, v);
 	return r < 0 ? r : ethtool_set_rings(object, &rg);
 }
 
@@ -169,7 +131,7 @@ static int sysctl_kind_read(const char *object, const char *key, char **ret)
 
 	(void)object;
 	r = sysctl_read_name(key, &v);
-	return r < 0 ? r : format_u64(v, ret);
+	return r < 0 ? r : kind_format_u64(v, ret);
 }
 
 static int sysctl_kind_write(const char *object, const char *key, const char *value, char **kmsg)
@@ -589,97 +551,6 @@ static int boot_write(const char *object, const char *key, const char *value, ch
 	return bootunit_write(object, value);
 }
 
-/* ---- generic undo and verify ---- */
-
-static int undo_by_write(const struct change_kind *k, const char *object, const char *key,
-			 const char *old_value, char **kmsg)
-{
-	int r = k->write(object, key, old_value, kmsg);
-	return r < 0 ? r : 0;
-}
-
-static int verify_by_read(const struct change_kind *k, const char *object, const char *key, const char *value)
-{
-	_cleanup_free_ char *cur = NULL;
-	int r = k->read(object, key, &cur);
-
-	if (r < 0)
-		return r;
-	return streq(cur, value) ? 0 : -EIO;
-}
-
-/* ---- the table ---- */
-
-static const struct change_kind change_kinds[] = {
-    {.name = "sysctl",
-     .rank = 10,
-     .read = sysctl_kind_read,
-     .write = sysctl_kind_write,
-     .undo = undo_by_write,
-     .verify = verify_by_read},
-    {.name = "irqbalance",
-     .rank = 15,
-     .persists = true,
-     .order_note = "before IRQ affinity: irqbalance would move the pins again",
-     .read = irqbalance_kind_read,
-     .write = irqbalance_kind_write,
-     .undo = undo_by_write,
-     .verify = verify_by_read},
-    {.name = "irqbalance-ban",
-     .rank = 16,
-     .persists = true,
-     .order_note = "before IRQ affinity: irqbalance would move the pins again",
-     .read = irqban_read,
-     .write = irqban_write,
-     .undo = irqban_undo,
-     .verify = irqban_verify},
-    {.name = "channels",
-     .rank = 20,
-     .resets_link = true,
-     .order_note = "before IRQ affinity: changing channels re-creates the IRQs; briefly resets the link",
-     .read = channels_read,
-     .write = channels_write,
-     .undo = undo_by_write,
-     .verify = verify_by_read},
-    {.name = "rings",
-     .rank = 30,
-     .resets_link = true,
-     .order_note = "briefly resets the link",
-     .read = rings_read,
-     .write = rings_write,
-     .undo = undo_by_write,
-     .verify = verify_by_read},
-    {.name = "mtu",
-     .rank = 40,
-     .read = mtu_read,
-     .write = mtu_write,
-     .undo = undo_by_write,
-     .verify = verify_by_read},
-    {.name = "irq",
-     .rank = 50,
-     .read = irq_kind_read,
-     .write = irq_kind_write,
-     .undo = undo_by_write,
-     .verify = verify_by_read,
-     .write_reads_back = true},
-    {.name = "boot",
-     .rank = 90,
-     .persists = true,
-     .order_note = "last: re-applied at boot only once all of it has landed",
-     .read = boot_read,
-     .write = boot_write,
-     .undo = undo_by_write,
-     .verify = verify_by_read},
-};
-
-const struct change_kind *change_kind_find(const char *name)
-{
-	for (size_t i = 0; name && i < ARRAY_SIZE(change_kinds); i++)
-		if (streq(change_kinds[i].name, name))
-			return &change_kinds[i];
-	return NULL;
-}
-
 /* ---- plan container ---- */
 
 static void plan_change_done(struct plan_change *c)
@@ -737,9 +608,7 @@ int plan_add_change(struct plan *p, const char *kind, const char *object, const 
 	return 0;
 }
 
-static int plan_problem(struct plan *p, int exit_code, const char *object, const char *remedy,
-			const char *fmt, ...) _printf_(5, 6);
-static int plan_problem(struct plan *p, int exit_code, const char *object, const char *remedy,
+int plan_add_problem(struct plan *p, int exit_code, const char *object, const char *remedy,
 			const char *fmt, ...)
 {
 	struct plan_problem *v, q = {.exit_code = exit_code};
@@ -807,14 +676,14 @@ static int check_version(struct plan *p, const char *ifname, const char *what, c
 	if (!min->set)
 		return 0;
 	if (!have)
-		return plan_problem(p, EXIT_PRECONDITION, ifname, remedy,
+		return plan_add_problem(p, EXIT_PRECONDITION, ifname, remedy,
 				    "%s version unknown, the profile requires at least %s", what, min->value);
 	r = version_compare(have, min->value, &cmp);
 	if (r < 0)
-		return plan_problem(p, EXIT_PRECONDITION, ifname, remedy,
+		return plan_add_problem(p, EXIT_PRECONDITION, ifname, remedy,
 				    "%s version \"%s\" cannot be compared with %s", what, have, min->value);
 	if (cmp < 0)
-		return plan_problem(p, EXIT_PRECONDITION, ifname, remedy,
+		return plan_add_problem(p, EXIT_PRECONDITION, ifname, remedy,
 				    "%s version %s is older than the required %s", what, have, min->value);
 	return 0;
 }
@@ -826,7 +695,7 @@ static int check_driver(struct plan *p, const struct profile *prof, const struct
 	int r;
 
 	if (prof->requires.driver_name.set && !streq_ptr(driver, prof->requires.driver_name.value)) {
-		r = plan_problem(
+		r = plan_add_problem(
 		    p, EXIT_PRECONDITION, s->name, "use a port driven by it, or change requires.driver.name",
 		    "driver is %s, the profile requires %s", strna(driver), prof->requires.driver_name.value);
 		if (r < 0)
@@ -855,11 +724,11 @@ static int check_link(struct plan *p, const struct profile *prof, const struct i
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return plan_problem(p, EXIT_PRECONDITION, s->name,
+		return plan_add_problem(p, EXIT_PRECONDITION, s->name,
 				    "check the cable and the switch port (ethtool IFACE)",
 				    "link speed and duplex unknown (no link?)");
 	if (prof->requires.link_speed.set && speed != prof->requires.link_speed.value) {
-		r = plan_problem(p, EXIT_PRECONDITION, s->name,
+		r = plan_add_problem(p, EXIT_PRECONDITION, s->name,
 				 "check the cable, the transceiver and the switch port",
 				 "link speed is %" PRIu64 " Mb/s, the profile requires %" PRIu64, speed,
 				 prof->requires.link_speed.value);
@@ -870,32 +739,12 @@ static int check_link(struct plan *p, const struct profile *prof, const struct i
 			  ? profile_duplex_to_string(prof->requires.link_duplex.value)
 			  : NULL;
 	if (want_duplex && !streq(duplex, want_duplex))
-		return plan_problem(p, EXIT_PRECONDITION, s->name, "check autonegotiation on both ends",
+		return plan_add_problem(p, EXIT_PRECONDITION, s->name, "check autonegotiation on both ends",
 				    "link is %s duplex, the profile requires %s", duplex, want_duplex);
 	return 0;
 }
 
 /* ---- link-level diffs ---- */
-
-static int diff_mtu(struct plan *p, const struct profile *prof, const struct iface_state *s)
-{
-	uint64_t want = prof->link.mtu.value;
-	_cleanup_free_ char *old = NULL, *new = NULL;
-	int r;
-
-	if (!prof->link.mtu.set)
-		return 0;
-	if (s->link.has_mtu_range && (want < s->link.min_mtu || want > s->link.max_mtu))
-		return plan_problem(p, EXIT_PRECONDITION, s->name, "choose an MTU within the device's range",
-				    "MTU %" PRIu64 " is outside the device's range %u..%u", want,
-				    s->link.min_mtu, s->link.max_mtu);
-	if (want == s->link.mtu)
-		return 0;
-	if (format_u64(s->link.mtu, &old) < 0 || format_u64(want, &new) < 0)
-		return -ENOMEM;
-	r = plan_add_change(p, "mtu", s->name, "mtu", old, new);
-	return r;
-}
 
 struct wanted_u32 {
 	const char *key;
@@ -915,11 +764,11 @@ static int diff_u32_group(struct plan *p, const char *kind, const char *ifname, 
 	if (!any)
 		return 0;
 	if (read_r == -EOPNOTSUPP)
-		return plan_problem(p, EXIT_UNSUPPORTED, ifname,
+		return plan_add_problem(p, EXIT_UNSUPPORTED, ifname,
 				    "remove the key from the profile for this port",
 				    "%s: not supported by the driver", kind);
 	if (read_r < 0)
-		return plan_problem(p, EXIT_ERROR, ifname, "check the interface", "%s cannot be read: %s",
+		return plan_add_problem(p, EXIT_ERROR, ifname, "check the interface", "%s cannot be read: %s",
 				    kind, strerror(-read_r));
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *old = NULL, *new = NULL;
@@ -928,16 +777,16 @@ static int diff_u32_group(struct plan *p, const char *kind, const char *ifname, 
 		if (!w[i].want->set)
 			continue;
 		if (w[i].max == 0 && want > 0) {
-			r = plan_problem(p, EXIT_UNSUPPORTED, ifname,
+			r = plan_add_problem(p, EXIT_UNSUPPORTED, ifname,
 					 "remove the key from the profile for this port",
 					 "%s: the device has no such setting", w[i].key);
 		} else if (want > w[i].max) {
-			r = plan_problem(p, EXIT_PRECONDITION, ifname, "lower the value in the profile",
+			r = plan_add_problem(p, EXIT_PRECONDITION, ifname, "lower the value in the profile",
 					 "%s %" PRIu64 " exceeds the device maximum %u", w[i].key, want,
 					 w[i].max);
 		} else if (want == w[i].cur) {
 			r = 0;
-		} else if (format_u64(w[i].cur, &old) < 0 || format_u64(want, &new) < 0) {
+		} else if (kind_format_u64(w[i].cur, &old) < 0 || kind_format_u64(want, &new) < 0) {
 			r = -ENOMEM;
 		} else {
 			r = plan_add_change(p, kind, ifname, w[i].key, old, new);
@@ -948,48 +797,65 @@ static int diff_u32_group(struct plan *p, const char *kind, const char *ifname, 
 	return 0;
 }
 
-static int diff_channels_rings(struct plan *p, const struct profile *prof, const struct iface_state *s)
+static int channels_diff(struct plan_ctx *ctx, const struct iface_state *s)
 {
+	const struct profile *prof = ctx->profile;
 	const struct eth_channels *c = &s->channels;
-	const struct eth_rings *g = &s->rings;
 	const struct wanted_u32 ch[] = {
 	    {"channels.combined", &prof->link.channels_combined, c->combined, c->max_combined},
 	    {"channels.rx", &prof->link.channels_rx, c->rx, c->max_rx},
 	    {"channels.tx", &prof->link.channels_tx, c->tx, c->max_tx},
 	};
+
+	return diff_u32_group(ctx->plan, "channels", s->name, s->channels_r, ch, ARRAY_SIZE(ch));
+}
+
+static int rings_diff(struct plan_ctx *ctx, const struct iface_state *s)
+{
+	const struct profile *prof = ctx->profile;
+	const struct eth_rings *g = &s->rings;
 	const struct wanted_u32 rg[] = {
 	    {"rings.rx", &prof->link.rings_rx, g->rx, g->max_rx},
 	    {"rings.tx", &prof->link.rings_tx, g->tx, g->max_tx},
 	};
-	int r;
 
-	r = diff_u32_group(p, "channels", s->name, s->channels_r, ch, ARRAY_SIZE(ch));
-	if (r < 0)
-		return r;
-	return diff_u32_group(p, "rings", s->name, s->rings_r, rg, ARRAY_SIZE(rg));
+	return diff_u32_group(ctx->plan, "rings", s->name, s->rings_r, rg, ARRAY_SIZE(rg));
 }
 
+static bool channels_manages(const struct profile *p)
+{
+	return p->link.channels_combined.set || p->link.channels_rx.set || p->link.channels_tx.set;
+}
+
+static bool rings_manages(const struct profile *p)
+{
+	return p->link.rings_rx.set || p->link.rings_tx.set;
+}
+
+/* The ports are needed by the kinds that act on them, and by the
+ * requirements on them. */
 static bool profile_manages_link(const struct profile *prof)
 {
-	return prof->link.mtu.set || prof->link.channels_combined.set || prof->link.channels_rx.set ||
-	       prof->link.channels_tx.set || prof->link.rings_rx.set || prof->link.rings_tx.set ||
-	       prof->irq.policy.set || prof->irq.irqbalance.set || prof->requires.driver_name.set ||
+	return kinds_manage_ports(prof) || prof->requires.driver_name.set ||
 	       prof->requires.driver_min_version.set || prof->requires.firmware_min_version.set ||
 	       prof->requires.link_speed.set || prof->requires.link_duplex.set;
 }
 
-static int plan_port(struct plan *p, const struct profile *prof, const struct iface_state *s)
+static int plan_port(struct plan_ctx *ctx, const struct iface_state *s)
 {
+	struct plan *p = ctx->plan;
 	int r;
 
 	if (!s->present)
-		return plan_problem(p, EXIT_NOT_FOUND, s->name,
-				    "check the interface name, or run in the namespace that has it",
-				    "no such interface in the kernel");
-	if ((r = check_driver(p, prof, s)) < 0 || (r = check_link(p, prof, s)) < 0 ||
-	    (r = diff_channels_rings(p, prof, s)) < 0)
+		return plan_add_problem(p, EXIT_NOT_FOUND, s->name,
+					"check the interface name, or run in the namespace that has it",
+					"no such interface in the kernel");
+	if ((r = check_driver(p, ctx->profile, s)) < 0 || (r = check_link(p, ctx->profile, s)) < 0)
 		return r;
-	return diff_mtu(p, prof, s);
+	for (size_t i = 0; i < n_change_kinds; i++)
+		if (change_kinds[i]->scope == KIND_SCOPE_PORT && (r = change_kinds[i]->diff(ctx, s)) < 0)
+			return r;
+	return 0;
 }
 
 /* ---- which ports ---- */
@@ -1017,11 +883,11 @@ static int select_ports(struct plan *p, const struct profile *prof, const struct
 	}
 	for (char **n = prof->match.interfaces.set ? prof->match.interfaces.value : NULL; n && *n; n++)
 		if (!host_state_iface(host, *n) &&
-		    (r = plan_problem(p, EXIT_NOT_FOUND, *n, "check the interface name in match.interfaces",
+		    (r = plan_add_problem(p, EXIT_NOT_FOUND, *n, "check the interface name in match.interfaces",
 				      "no such interface")) < 0)
 			return r;
 	if (!p->interfaces && profile_manages_link(prof) && p->n_problems == 0)
-		return plan_problem(p, EXIT_NOT_FOUND, "profile", "check match.interfaces and match.pci",
+		return plan_add_problem(p, EXIT_NOT_FOUND, "profile", "check match.interfaces and match.pci",
 				    "no interface on this host matches the profile");
 	return 0;
 }
@@ -1076,7 +942,7 @@ static int irq_ports_collect(struct plan *p, const struct host_state *host, char
 
 		if (!s || !s->has_nic || s->irqs_r == -ENODEV ||
 		    (s->irqs_r >= 0 && s->irqs && !s->irqs->pci_bdf)) {
-			r = plan_problem(p, EXIT_UNSUPPORTED, names[i],
+			r = plan_add_problem(p, EXIT_UNSUPPORTED, names[i],
 					 "remove irq.policy, or match only ports with a PCI function "
 					 "(on a test host: a --sysroot that has it)",
 					 "no device IRQs (no PCI function in the sysroot)");
@@ -1089,7 +955,7 @@ static int irq_ports_collect(struct plan *p, const struct host_state *host, char
 		if (!s->irqs)
 			return -ENODATA;
 		if (irq_list_count(s->irqs, IRQ_KIND_COMPLETION) == 0) {
-			r = plan_problem(p, EXIT_UNSUPPORTED, names[i],
+			r = plan_add_problem(p, EXIT_UNSUPPORTED, names[i],
 					 "check /proc/interrupts and the driver (mlx5_core)",
 					 "no completion IRQs in /proc/interrupts");
 			if (r < 0)
@@ -1123,21 +989,10 @@ static int irq_add_entry(struct plan *p, const struct irqplan_entry *e, const st
 	return plan_add_change(p, "irq", object, key, before, after);
 }
 
-/* The completion IRQs the plan pins (changed or already in place): what
- * irq.irqbalance: ban keeps irqbalance off. */
-struct pinned_irqs {
-	unsigned *v;
-	size_t n;
-};
-
-static void pinned_irqs_done(struct pinned_irqs *x)
+static int irq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 {
-	free(x->v);
-}
-
-static int plan_irqs(struct plan *p, const struct profile *prof, const struct host_state *host,
-		     struct pinned_irqs *ret_pinned)
-{
+	struct plan *p = ctx->plan;
+	const struct profile *prof = ctx->profile;
 	_cleanup_(irqplan_options_done) struct irqplan_options o = {0};
 	_cleanup_(irq_ports_done) struct irq_ports ip = {0};
 	_cleanup_topology_ struct topology *topo = NULL;
@@ -1145,7 +1000,8 @@ static int plan_irqs(struct plan *p, const struct profile *prof, const struct ho
 	size_t problems = p->n_problems;
 	int r;
 
-	if (!prof->irq.policy.set || !p->interfaces)
+	(void)port;
+	if (!prof->irq.policy.set || !p->interfaces || p->n_problems > 0)
 		return 0;
 	/* The IRQ map comes from the probe, taken before the channels change;
 	 * a channel change re-creates the IRQs (new numbers, new count), so
@@ -1161,7 +1017,7 @@ static int plan_irqs(struct plan *p, const struct profile *prof, const struct ho
 			       streq(p->changes[j].object, c->object);
 		if (seen)
 			continue;
-		r = plan_problem(p, EXIT_UNSUPPORTED, c->object,
+		r = plan_add_problem(p, EXIT_UNSUPPORTED, c->object,
 				 "apply channels first, then the IRQ map: two profiles or two runs",
 				 "channels and irq.policy in one run: changing channels re-creates the IRQs, "
 				 "the IRQ map would be planned from the IRQs before the change");
@@ -1172,34 +1028,34 @@ static int plan_irqs(struct plan *p, const struct profile *prof, const struct ho
 		return 0;
 	r = irq_options(prof, &o);
 	if (r < 0)
-		return plan_problem(p, EXIT_INVALID, "irq", "fix irq.cpulist / irq.exclude_cpus",
+		return plan_add_problem(p, EXIT_INVALID, "irq", "fix irq.cpulist / irq.exclude_cpus",
 				    "bad CPU list");
-	r = irq_ports_collect(p, host, p->interfaces, &ip);
+	r = irq_ports_collect(p, ctx->host, p->interfaces, &ip);
 	if (r < 0)
-		return plan_problem(p, EXIT_ERROR, "irq", "check /proc/interrupts and the sysroot",
+		return plan_add_problem(p, EXIT_ERROR, "irq", "check /proc/interrupts and the sysroot",
 				    "cannot discover the IRQs: %s", strerror(-r));
 	if (p->n_problems > problems)
 		return 0;
 	r = topology_read(&topo);
 	if (r < 0)
-		return plan_problem(p, EXIT_ERROR, "irq", "check /sys/devices/system/cpu and node",
+		return plan_add_problem(p, EXIT_ERROR, "irq", "check /sys/devices/system/cpu and node",
 				    "cannot read the CPU topology: %s", strerror(-r));
 	r = irqplan_build(ip.ports, ip.n, topo, &o, &ipl);
 	if (r == -ENOSPC)
-		return plan_problem(p, EXIT_PRECONDITION, "irq", "exclude fewer CPUs",
+		return plan_add_problem(p, EXIT_PRECONDITION, "irq", "exclude fewer CPUs",
 				    "irq.exclude_cpus leaves no CPU for the IRQs");
 	if (r < 0)
-		return plan_problem(p, EXIT_INVALID, "irq", "check the irq section",
+		return plan_add_problem(p, EXIT_INVALID, "irq", "check the irq section",
 				    "cannot plan IRQ affinity: %s", strerror(-r));
-	ret_pinned->v = calloc(ipl->n ? ipl->n : 1, sizeof(*ret_pinned->v));
-	if (!ret_pinned->v)
+	ctx->pinned_irqs = calloc(ipl->n ? ipl->n : 1, sizeof(*ctx->pinned_irqs));
+	if (!ctx->pinned_irqs)
 		return -ENOMEM;
 	for (size_t i = 0; i < ipl->n; i++) {
-		ret_pinned->v[ret_pinned->n++] = ipl->e[i].irq;
+		ctx->pinned_irqs[ctx->n_pinned_irqs++] = ipl->e[i].irq;
 		if ((r = irq_add_entry(p, &ipl->e[i], &ip)) < 0)
 			return r;
 	}
-	ret_pinned->n = irq_numbers_normalize(ret_pinned->v, ret_pinned->n);
+	ctx->n_pinned_irqs = irq_numbers_normalize(ctx->pinned_irqs, ctx->n_pinned_irqs);
 	for (char **n = ipl->notes; n && *n; n++)
 		if ((r = strv_extend(&p->warnings, *n)) < 0)
 			return r;
@@ -1212,11 +1068,11 @@ static int plan_irqbalance_stop(struct plan *p)
 	int r = irqbalance_kind_read("irqbalance", "service", &cur);
 
 	if (r == -EOPNOTSUPP)
-		return plan_problem(p, EXIT_UNSUPPORTED, "irqbalance",
+		return plan_add_problem(p, EXIT_UNSUPPORTED, "irqbalance",
 				    "stop it by hand, or with --sysroot set CX5PROF_SYSTEMCTL",
 				    "irq.irqbalance: stop: no service manager to stop it with");
 	if (r < 0)
-		return plan_problem(p, EXIT_ERROR, "irqbalance", "check the irqbalance service",
+		return plan_add_problem(p, EXIT_ERROR, "irqbalance", "check the irqbalance service",
 				    "cannot read the irqbalance state: %s", strerror(-r));
 	if (streq(cur, IRQBALANCE_STOPPED))
 		return 0;
@@ -1229,18 +1085,23 @@ static int plan_irqbalance_stop(struct plan *p)
  * ban: creating its config file would only surprise the package manager
  * later, so the plan says so and changes nothing. Installed but stopped:
  * the ban is written, and a later start honours it. */
-static int plan_irqbalance_ban(struct plan *p, const struct profile *prof, const struct host_state *host,
-			       const struct pinned_irqs *pinned)
+static int irqban_diff(struct plan_ctx *ctx, const struct iface_state *port)
 {
-	const struct irqbalance_state *st = &host->irqbalance;
+	struct plan *p = ctx->plan;
+	const struct profile *prof = ctx->profile;
+	const struct irqbalance_state *st = &ctx->host->irqbalance;
 	bool running = st->running || st->active == 1;
 	_cleanup_free_ char *old = NULL, *want = NULL, *banned = NULL;
 	int r;
 
+	(void)port;
+	if (!prof->irq.irqbalance.set || prof->irq.irqbalance.value != PROFILE_IRQBALANCE_BAN ||
+	    p->n_problems > 0)
+		return 0;
 	if (!prof->irq.policy.set)
 		return strv_extend(&p->warnings, "irq.irqbalance: ban: the profile pins no IRQ "
 						 "(no irq.policy): nothing to ban");
-	if (pinned->n == 0)
+	if (ctx->n_pinned_irqs == 0)
 		return 0;
 	if (!st->config_path && !running)
 		return strv_extend(
@@ -1249,33 +1110,33 @@ static int plan_irqbalance_ban(struct plan *p, const struct profile *prof, const
 		    "(no /etc/default/irqbalance or /etc/sysconfig/irqbalance): nothing to ban");
 	r = irqbalance_ban_snapshot(&old);
 	if (r == -ENOENT)
-		return plan_problem(p, EXIT_UNSUPPORTED, "irqbalance", "use irq.irqbalance: stop",
+		return plan_add_problem(p, EXIT_UNSUPPORTED, "irqbalance", "use irq.irqbalance: stop",
 				    "irq.irqbalance: ban: no /etc/default or /etc/sysconfig to write "
 				    "IRQBALANCE_ARGS in");
 	if (r == -ELOOP)
-		return plan_problem(p, EXIT_UNSUPPORTED, "irqbalance",
+		return plan_add_problem(p, EXIT_UNSUPPORTED, "irqbalance",
 				    "add the --banirq options to the link's target by hand, or use "
 				    "irq.irqbalance: stop",
 				    "irq.irqbalance: ban: %s is a symlink: cx5prof would replace it by a "
 				    "regular file",
 				    strna(st->config_path));
 	if (r == -EINVAL)
-		return plan_problem(
+		return plan_add_problem(
 		    p, EXIT_UNSUPPORTED, "irqbalance",
 		    "add the --banirq options by hand, or use irq.irqbalance: stop",
 		    "irq.irqbalance: ban: IRQBALANCE_ARGS in %s uses $, quotes or backslashes: "
 		    "cx5prof does not rewrite it",
 		    strna(st->config_path));
 	if (r < 0)
-		return plan_problem(p, EXIT_ERROR, "irqbalance", "check the irqbalance config file",
+		return plan_add_problem(p, EXIT_ERROR, "irqbalance", "check the irqbalance config file",
 				    "cannot read the irqbalance configuration: %s", strerror(-r));
-	if ((r = irq_numbers_format(pinned->v, pinned->n, &want)) < 0 ||
-	    (r = ban_intersection(old, pinned->v, pinned->n, &banned)) < 0)
+	if ((r = irq_numbers_format(ctx->pinned_irqs, ctx->n_pinned_irqs, &want)) < 0 ||
+	    (r = ban_intersection(old, ctx->pinned_irqs, ctx->n_pinned_irqs, &banned)) < 0)
 		return r;
 	if (streq(banned, want))
 		return 0;
 	if (running && !service_command())
-		return plan_problem(p, EXIT_UNSUPPORTED, "irqbalance",
+		return plan_add_problem(p, EXIT_UNSUPPORTED, "irqbalance",
 				    "ban the IRQs by hand, or with --sysroot set CX5PROF_SYSTEMCTL",
 				    "irq.irqbalance: ban: no service manager to restart irqbalance with");
 	if (st->running && st->active == 0 &&
@@ -1285,15 +1146,17 @@ static int plan_irqbalance_ban(struct plan *p, const struct profile *prof, const
 	return plan_add_change(p, "irqbalance-ban", "irqbalance", IRQBALANCE_BAN_KEY, old, want);
 }
 
-static int plan_irqbalance(struct plan *p, const struct profile *prof, const struct host_state *host)
+static int irqbalance_diff(struct plan_ctx *ctx, const struct iface_state *port)
 {
-	if (!prof->irq.irqbalance.set)
-		return 0;
-	if (prof->irq.irqbalance.value == PROFILE_IRQBALANCE_STOP)
+	const struct profile *prof = ctx->profile;
+	struct plan *p = ctx->plan;
+
+	(void)port;
+	if (prof->irq.irqbalance.set && prof->irq.irqbalance.value == PROFILE_IRQBALANCE_STOP)
 		return plan_irqbalance_stop(p);
-	if (prof->irq.irqbalance.value == PROFILE_IRQBALANCE_BAN)
-		return 0; /* after the IRQ plan: plan_irqbalance_ban */
-	if (!host->irqbalance_running)
+	if (prof->irq.irqbalance.set && prof->irq.irqbalance.value == PROFILE_IRQBALANCE_BAN)
+		return 0; /* after the IRQ plan: irqban_diff */
+	if (!ctx->host->irqbalance_running)
 		return 0;
 	return strv_extend(&p->warnings,
 			   "irqbalance is running and left alone: it may overwrite the IRQ pins");
@@ -1301,18 +1164,21 @@ static int plan_irqbalance(struct plan *p, const struct profile *prof, const str
 
 /* ---- sysctls ---- */
 
-static int plan_sysctls(struct plan *p, const struct profile *prof, const struct host_state *host)
+static int sysctl_diff(struct plan_ctx *ctx, const struct iface_state *port)
 {
+	const struct profile *prof = ctx->profile;
+	struct plan *p = ctx->plan;
 	int r;
 
+	(void)port;
 	for (size_t i = 0; i < prof->n_sysctls; i++) {
 		const struct profile_sysctl *w = &prof->sysctls[i];
-		const struct sysctl_state *cur = &host->sysctl[w->key];
+		const struct sysctl_state *cur = &ctx->host->sysctl[w->key];
 		_cleanup_free_ char *old = NULL, *new = NULL;
 		bool differs;
 
 		if (cur->r < 0) {
-			r = plan_problem(
+			r = plan_add_problem(
 			    p, cur->r == -ENOENT ? EXIT_UNSUPPORTED : EXIT_ERROR, w->name,
 			    "remove it from the profile, or run in the initial network namespace",
 			    "cannot be read: %s", strerror(-cur->r));
@@ -1323,7 +1189,7 @@ static int plan_sysctls(struct plan *p, const struct profile *prof, const struct
 		differs = w->op == PROFILE_SYSCTL_FLOOR ? cur->value < w->value : cur->value != w->value;
 		if (!differs)
 			continue;
-		if (format_u64(cur->value, &old) < 0 || format_u64(w->value, &new) < 0)
+		if (kind_format_u64(cur->value, &old) < 0 || kind_format_u64(w->value, &new) < 0)
 			return -ENOMEM;
 		r = plan_add_change(p, "sysctl", "sysctl", w->name, old, new);
 		if (r < 0)
@@ -1332,34 +1198,148 @@ static int plan_sysctls(struct plan *p, const struct profile *prof, const struct
 	return 0;
 }
 
+/* ---- the kinds not yet in engine/kinds/ ---- */
+
+static bool irq_manages(const struct profile *p)
+{
+	return p->irq.policy.set;
+}
+
+static bool irqbalance_manages(const struct profile *p)
+{
+	return p->irq.irqbalance.set;
+}
+
+/* The ban's old value is an undo record (the whole config file): people
+ * see which of the IRQs were banned already. Lists and numbers print as
+ * they are. */
+static char *irqban_human(const char *value, const char *counterpart)
+{
+	_cleanup_free_ unsigned *want = NULL;
+	char *s = NULL;
+	size_t n = 0;
+
+	if (!is_undo_record(value))
+		return strdup(value);
+	if (irq_numbers_parse(counterpart, &want, &n) < 0 || ban_intersection(value, want, n, &s) < 0)
+		return strdup("(config file as before)");
+	return s;
+}
+
+const struct change_kind kind_sysctl = {
+    .name = "sysctl",
+    .rank = 10,
+    .scope = KIND_SCOPE_HOST,
+    .read = sysctl_kind_read,
+    .write = sysctl_kind_write,
+    .undo = kind_undo_by_write,
+    .verify = kind_verify_by_read,
+    .diff = sysctl_diff,
+};
+
+const struct change_kind kind_irqbalance = {
+    .name = "irqbalance",
+    .rank = 15,
+    .persists = true,
+    .order_note = "before IRQ affinity: irqbalance would move the pins again",
+    .scope = KIND_SCOPE_HOST,
+    .read = irqbalance_kind_read,
+    .write = irqbalance_kind_write,
+    .undo = kind_undo_by_write,
+    .verify = kind_verify_by_read,
+    .diff = irqbalance_diff,
+    .manages = irqbalance_manages,
+};
+
+const struct change_kind kind_irqbalance_ban = {
+    .name = "irqbalance-ban",
+    .rank = 16,
+    .persists = true,
+    .order_note = "before IRQ affinity: irqbalance would move the pins again",
+    .scope = KIND_SCOPE_HOST,
+    .read = irqban_read,
+    .write = irqban_write,
+    .undo = irqban_undo,
+    .verify = irqban_verify,
+    .diff = irqban_diff,
+    .human = irqban_human,
+};
+
+const struct change_kind kind_channels = {
+    .name = "channels",
+    .rank = 20,
+    .resets_link = true,
+    .order_note = "before IRQ affinity: changing channels re-creates the IRQs; briefly resets the link",
+    .scope = KIND_SCOPE_PORT,
+    .read = channels_read,
+    .write = channels_write,
+    .undo = kind_undo_by_write,
+    .verify = kind_verify_by_read,
+    .diff = channels_diff,
+    .manages = channels_manages,
+};
+
+const struct change_kind kind_rings = {
+    .name = "rings",
+    .rank = 30,
+    .resets_link = true,
+    .order_note = "briefly resets the link",
+    .scope = KIND_SCOPE_PORT,
+    .read = rings_read,
+    .write = rings_write,
+    .undo = kind_undo_by_write,
+    .verify = kind_verify_by_read,
+    .diff = rings_diff,
+    .manages = rings_manages,
+};
+
+const struct change_kind kind_irq = {
+    .name = "irq",
+    .rank = 50,
+    .scope = KIND_SCOPE_HOST,
+    .read = irq_kind_read,
+    .write = irq_kind_write,
+    .undo = kind_undo_by_write,
+    .verify = kind_verify_by_read,
+    .write_reads_back = true,
+    .diff = irq_diff,
+    .manages = irq_manages,
+};
+
+const struct change_kind kind_boot = {
+    .name = "boot",
+    .rank = 90,
+    .persists = true,
+    .order_note = "last: re-applied at boot only once all of it has landed",
+    .read = boot_read,
+    .write = boot_write,
+    .undo = kind_undo_by_write,
+    .verify = kind_verify_by_read,
+};
+
 /* ---- building ---- */
 
 int plan_build(const struct profile *prof, const struct host_state *host, struct plan **ret)
 {
-	_cleanup_(pinned_irqs_done) struct pinned_irqs pinned = {0};
-	struct plan *p = calloc(1, sizeof(*p));
+	struct plan_ctx ctx = {.profile = prof, .host = host};
 	int r;
 
-	if (!p)
+	ctx.plan = calloc(1, sizeof(*ctx.plan));
+	if (!ctx.plan)
 		return -ENOMEM;
-	r = select_ports(p, prof, host);
-	for (char **n = p->interfaces; r >= 0 && n && *n; n++)
-		r = plan_port(p, prof, host_state_iface(host, *n));
-	if (r >= 0)
-		r = plan_irqbalance(p, prof, host);
-	if (r >= 0 && p->n_problems == 0)
-		r = plan_irqs(p, prof, host, &pinned);
-	if (r >= 0 && p->n_problems == 0 && prof->irq.irqbalance.set &&
-	    prof->irq.irqbalance.value == PROFILE_IRQBALANCE_BAN)
-		r = plan_irqbalance_ban(p, prof, host, &pinned);
-	if (r >= 0)
-		r = plan_sysctls(p, prof, host);
+	r = select_ports(ctx.plan, prof, host);
+	for (char **n = ctx.plan->interfaces; r >= 0 && n && *n; n++)
+		r = plan_port(&ctx, host_state_iface(host, *n));
+	for (size_t i = 0; r >= 0 && i < n_change_kinds; i++)
+		if (change_kinds[i]->scope == KIND_SCOPE_HOST)
+			r = change_kinds[i]->diff(&ctx, NULL);
+	free(ctx.pinned_irqs);
 	if (r < 0) {
-		plan_free(p);
+		plan_free(ctx.plan);
 		return r;
 	}
-	plan_order(p);
-	*ret = p;
+	plan_order(ctx.plan);
+	*ret = ctx.plan;
 	return 0;
 }
 
@@ -1436,56 +1416,18 @@ static struct json_object *diff_side(const struct plan *p, bool after)
 	return side;
 }
 
-/* The ban's old value is an undo record (the whole config file): people
- * see which of the IRQs were banned already. */
-static char *ban_before_human(const struct plan_change *c)
-{
-	_cleanup_free_ unsigned *want = NULL;
-	char *s = NULL;
-	size_t n = 0;
-
-	if (irq_numbers_parse(c->new_value, &want, &n) < 0 || ban_intersection(c->old_value, want, n, &s) < 0)
-		return NULL;
-	return s;
-}
-
-/* Kinds whose stored old value is not for people; the rest print as is. */
-static const struct {
-	const char *kind;
-	char *(*before)(const struct plan_change *c);
-} human_values[] = {
-    {"irqbalance-ban", ban_before_human},
-};
-
-static char *change_before_human(const struct plan_change *c)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(human_values); i++)
-		if (streq(human_values[i].kind, c->kind->name))
-			return human_values[i].before(c);
-	return NULL;
-}
-
 char *change_value_human(const char *kind, const char *value, const char *counterpart)
 {
 	const struct change_kind *k = change_kind_find(kind);
-	struct plan_change c;
 
-	/* Only undo records (JSON objects) need a summary: lists and numbers
-	 * print as they are. */
-	if (!k || !value || value[0] != '{' || !counterpart)
+	if (!k || !k->human || !value || !counterpart)
 		return strdup(value ? value : "-");
-	c = (struct plan_change){.kind = k, .old_value = (char *)value, .new_value = (char *)counterpart};
-	for (size_t i = 0; i < ARRAY_SIZE(human_values); i++)
-		if (streq(human_values[i].kind, kind)) {
-			char *s = human_values[i].before(&c);
-			return s ? s : strdup("(config file as before)");
-		}
-	return strdup(value);
+	return k->human(value, counterpart);
 }
 
 static void render_change(const struct plan_change *c)
 {
-	_cleanup_free_ char *before = change_before_human(c);
+	_cleanup_free_ char *before = change_value_human(c->kind->name, c->old_value, c->new_value);
 
 	out_open_object(NULL);
 	out_string(OUT_ANY, "object", "%s  ", c->object);

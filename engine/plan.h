@@ -1,9 +1,10 @@
 /* plan.h: the change kinds and the plan: what must change on the host to
  * reach a profile, in which order, and whether it may change at all.
  *
- * Owns: the ONE table of change kinds (name, apply rank, "resets the link",
- * read, write, undo, verify), the diff of a profile against a probed host
- * (plan_build), the preconditions (driver, firmware, link, MTU range,
+ * Owns: the plan container, the diff of a profile against a probed host
+ * (plan_build: a loop over the change kinds, engine/kinds/kinds.h, which
+ * diff themselves), port selection, the conflicts between kinds, the
+ * preconditions (driver, firmware, link, MTU range,
  * channel/ring maximums, unsupported settings) and the plan's rendering for
  * people and for --json (schemas/plan.schema.json). A change is described
  * by strings only (object, key, old, new), so the undo log in the history
@@ -32,34 +33,11 @@
 
 #include <json-c/json.h>
 
+#include "kinds/kinds.h"
 #include "util.h"
 
 struct profile;
 struct host_state;
-
-struct change_kind {
-	const char *name;
-	int rank;		/* apply order: lower first; undo in reverse */
-	bool resets_link;	/* writing it briefly takes the link down */
-	bool persists;		/* survives a reboot (service state, files on disk) */
-	const char *order_note; /* why this kind comes where it does, or NULL */
-	/* Current value as the plan would write it. */
-	int (*read)(const char *object, const char *key, char **ret_value);
-	/* Write value, reading it back: 1 changed, 0 already so, -errno.
-	 * *ret_kernel_msg: the kernel's extack text, when it sent one. */
-	int (*write)(const char *object, const char *key, const char *value, char **ret_kernel_msg);
-	/* Restore old_value (idempotent: 0 when it already is). */
-	int (*undo)(const struct change_kind *k, const char *object, const char *key, const char *old_value,
-		    char **ret_kernel_msg);
-	/* 0 when the live value equals value, -EIO when it differs, -errno. */
-	int (*verify)(const struct change_kind *k, const char *object, const char *key, const char *value);
-	/* write (and so undo) already reads the value back and fails with
-	 * -EIO when it differs: apply needs no verify after it. */
-	bool write_reads_back;
-};
-
-/* The kind named `name` ("mtu", "channels", ...), NULL when unknown. */
-const struct change_kind *change_kind_find(const char *name);
 
 struct plan_change {
 	const struct change_kind *kind;
@@ -117,6 +95,10 @@ int plan_problems_exit_code(const struct plan *p);
 /* Add a change (used by plan_build and by tests). Takes copies. */
 int plan_add_change(struct plan *p, const char *kind, const char *object, const char *key,
 		    const char *old_value, const char *new_value);
+/* Add a problem: exit code, object, what to do, then what is wrong
+ * (printf format). 0 or -ENOMEM. */
+int plan_add_problem(struct plan *p, int exit_code, const char *object, const char *remedy, const char *fmt, ...)
+    _printf_(5, 6);
 /* Stable sort of the changes by kind rank, then set the notes. */
 void plan_order(struct plan *p);
 
