@@ -86,7 +86,8 @@ int ethnl_call(const struct ethnl_request *q, char **ret_kmsg)
 	m = nlmsg_alloc();
 	if (!m)
 		return -ENOMEM;
-	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_REQUEST, q->cmd, ETHTOOL_GENL_VERSION))
+	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_REQUEST, q->cmd,
+			 ETHTOOL_GENL_VERSION))
 		return -EMSGSIZE;
 	r = put_header(m, q);
 	if (r >= 0 && q->encode)
@@ -196,7 +197,8 @@ static int keep_kmsg(char **ret_kmsg, char *nl_kmsg)
 	return 0;
 }
 
-int ethnl_group_get(const struct ethnl_group *g, const char *ifname, struct ethnl_values *ret, char **ret_kmsg)
+int ethnl_group_get(const struct ethnl_group *g, const char *ifname, struct ethnl_values *ret,
+		    char **ret_kmsg)
 {
 	_cleanup_free_ void *buf = NULL;
 	struct ethnl_values v = {0};
@@ -262,7 +264,8 @@ static int group_ioctl_set(const struct ethnl_group *g, const char *ifname, size
 	return ethtool_request(ifname, buf);
 }
 
-int ethnl_group_set(const struct ethnl_group *g, const char *ifname, size_t i, uint32_t value, char **ret_kmsg)
+int ethnl_group_set(const struct ethnl_group *g, const char *ifname, size_t i, uint32_t value,
+		    char **ret_kmsg)
 {
 	const struct group_set gs = {g, i, value};
 	const struct ethnl_request q = {

@@ -74,11 +74,13 @@ struct ethnl_values {
 int ethnl_group_find(const struct ethnl_group *g, const char *name);
 
 /* Read every parameter. -EOPNOTSUPP: the driver has no such settings. */
-int ethnl_group_get(const struct ethnl_group *g, const char *ifname, struct ethnl_values *ret, char **ret_kmsg);
+int ethnl_group_get(const struct ethnl_group *g, const char *ifname, struct ethnl_values *ret,
+		    char **ret_kmsg);
 /* Set parameter i to value, then read it back: 1 changed, 0 already so
  * (nothing sent), -EOPNOTSUPP the driver does not report or take it,
  * -EIO the read-back differs, -errno. */
-int ethnl_group_set(const struct ethnl_group *g, const char *ifname, size_t i, uint32_t value, char **ret_kmsg);
+int ethnl_group_set(const struct ethnl_group *g, const char *ifname, size_t i, uint32_t value,
+		    char **ret_kmsg);
 
 /* The encode and decode steps, for the unit tests: the SET attribute of
  * parameter i (-EINVAL for a bool parameter's value above 1), the values of
@@ -88,7 +90,8 @@ int ethnl_group_decode(const struct ethnl_group *g, struct nlattr **tb, struct e
 void ethnl_group_from_ioctl(const struct ethnl_group *g, const void *buf, struct ethnl_values *ret);
 
 /* The groups (ethparams.c). */
-extern const struct ethnl_group ethnl_coalesce; /* adaptive_rx adaptive_tx rx_usecs rx_frames tx_usecs tx_frames */
-extern const struct ethnl_group ethnl_pause;	/* autoneg rx tx */
+extern const struct ethnl_group
+    ethnl_coalesce; /* adaptive_rx adaptive_tx rx_usecs rx_frames tx_usecs tx_frames */
+extern const struct ethnl_group ethnl_pause; /* autoneg rx tx */
 
 #endif

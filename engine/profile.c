@@ -186,6 +186,7 @@ enum key_type {
 	KT_PCI,		   /* list of vendor:device */
 	KT_RUNNERS,	   /* runner name or list of them */
 	KT_SYSCTLS,	   /* the sysctl mapping */
+	KT_FEATURES,	   /* link.features: NAME: on | off */
 	KT_FORBIDDEN,	   /* a key that is always an error (why says why) */
 	_KT_MAX,
 };
@@ -276,10 +277,30 @@ static const struct key_def rings_keys[] = {
     {0},
 };
 
+static const struct key_def coalesce_keys[] = {
+    {.name = "adaptive_rx", .type = KT_BOOL, .offset = P(link.coalesce.adaptive_rx)},
+    {.name = "adaptive_tx", .type = KT_BOOL, .offset = P(link.coalesce.adaptive_tx)},
+    UINT("rx_usecs", P(link.coalesce.rx_usecs), 0, 65535),
+    UINT("rx_frames", P(link.coalesce.rx_frames), 0, 65535),
+    UINT("tx_usecs", P(link.coalesce.tx_usecs), 0, 65535),
+    UINT("tx_frames", P(link.coalesce.tx_frames), 0, 65535),
+    {0},
+};
+
+static const struct key_def pause_keys[] = {
+    {.name = "autoneg", .type = KT_BOOL, .offset = P(link.pause.autoneg)},
+    {.name = "rx", .type = KT_BOOL, .offset = P(link.pause.rx)},
+    {.name = "tx", .type = KT_BOOL, .offset = P(link.pause.tx)},
+    {0},
+};
+
 static const struct key_def link_keys[] = {
     UINT("mtu", P(link.mtu), 68, 65535),
     SECTION("channels", 0, channels_keys),
     SECTION("rings", 0, rings_keys),
+    {.name = "features", .type = KT_FEATURES, .offset = P(link.features)},
+    SECTION("coalesce", 0, coalesce_keys),
+    SECTION("pause", 0, pause_keys),
     {0},
 };
 
@@ -1039,6 +1060,50 @@ static int parse_sysctls(struct loader *l, const struct key_def *k _unused_, con
 	return 0;
 }
 
+/* link.features: NAME: on | off (true | false too), NAME a profile or
+ * kernel name from ethfeatures.h's table. */
+static int parse_features(struct loader *l, const struct key_def *k _unused_, const struct ynode *key _unused_,
+			  const struct ynode *map, void *field, const char *path)
+{
+	static const struct {
+		const char *text;
+		bool value;
+	} words[] = {{"on", true}, {"off", false}, {"true", true}, {"false", false}};
+	struct profile_bool *features = field;
+	char buf[64];
+	int r;
+
+	if (map->kind != YNODE_MAPPING)
+		return expect(l, map, path, "a mapping");
+	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
+		const struct ynode *name = map->items[i], *v = map->items[i + 1];
+		enum eth_feature f;
+		size_t w;
+
+		r = check_key(l, map, i);
+		if (r < 0)
+			return r;
+		if (eth_feature_from_string(name->value, &f) < 0)
+			return fail(l, name, "%s: unknown feature %s (cx5prof manages %s)", path,
+				    ynode_quote(name, buf, sizeof(buf)), eth_feature_names());
+		for (size_t j = 0; j < i; j += 2) {
+			enum eth_feature g;
+			if (eth_feature_from_string(map->items[j]->value, &g) == 0 && g == f)
+				return fail(l, name, "%s: %s is the same feature as %s (first at %u:%u)", path,
+					    ynode_quote(name, buf, sizeof(buf)), map->items[j]->value,
+					    map->items[j]->line, map->items[j]->column);
+		}
+		for (w = 0; w < ARRAY_SIZE(words); w++)
+			if (v->kind == YNODE_SCALAR && v->plain && streq(v->value, words[w].text))
+				break;
+		if (w == ARRAY_SIZE(words))
+			return fail(l, v, "%s.%s: expected on or off, got %s", path, eth_feature_def(f)->name,
+				    ynode_describe(v, buf, sizeof(buf)));
+		features[f] = (struct profile_bool){.set = true, .value = words[w].value, .at = mark_of(l, v)};
+	}
+	return 0;
+}
+
 static const parse_fn parsers[_KT_MAX] = {
     [KT_SECTION] = parse_section, [KT_FORMAT_VERSION] = parse_format_version,
     [KT_UINT] = parse_uint,	  [KT_SIZE] = parse_size_value,
@@ -1051,6 +1116,7 @@ static const parse_fn parsers[_KT_MAX] = {
     [KT_ENVNAME] = parse_string,  [KT_IFNAMES] = parse_ifnames,
     [KT_PCI] = parse_pci,	  [KT_RUNNERS] = parse_runners,
     [KT_SYSCTLS] = parse_sysctls, [KT_FORBIDDEN] = parse_forbidden,
+    [KT_FEATURES] = parse_features,
 };
 
 static int apply_mapping(struct loader *l, const struct key_def *table, void *base, const struct ynode *map,
@@ -1558,6 +1624,21 @@ static struct json_object *sysctls_json(const struct profile *p)
 	return o;
 }
 
+static struct json_object *features_json(const struct profile_bool *features)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (unsigned i = 0; o && i < _ETH_FEATURE_MAX; i++)
+		if (features[i].set)
+			json_object_object_add(o, eth_feature_def((enum eth_feature)i)->name,
+					       json_object_new_string(features[i].value ? "on" : "off"));
+	if (o && json_object_object_length(o) == 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* NULL when the field is unset (or never shown, like extends). */
 static struct json_object *field_json(const struct key_def *k, const void *f)
 {
@@ -1602,6 +1683,8 @@ static struct json_object *field_json(const struct key_def *k, const void *f)
 	}
 	case KT_SYSCTLS:
 		return sysctls_json(f);
+	case KT_FEATURES:
+		return features_json(f);
 	case KT_EXTENDS:
 	case KT_FORBIDDEN:
 		return NULL;

@@ -613,6 +613,45 @@ static void test_every_key(void **state)
 	profile_free(p);
 }
 
+/* link.features, link.coalesce, link.pause: positions, kernel names, and
+ * the merge of a child's features with its parent's. */
+static void test_link_offloads(void **state)
+{
+	struct profile *p;
+	(void)state;
+
+	p = load_ok("version: 1\nname: t\nlink:\n  features:\n    rx-gro: off\n    rx-udp-gro-forwarding: true\n"
+		    "  coalesce: {adaptive_rx: false, rx_usecs: 8}\n  pause: {tx: true}\n");
+	assert_true(p->link.features[ETH_FEATURE_GRO].set);
+	assert_false(p->link.features[ETH_FEATURE_GRO].value);
+	assert_int_equal(p->link.features[ETH_FEATURE_GRO].at.line, 5);
+	assert_int_equal(p->link.features[ETH_FEATURE_GRO].at.column, 13);
+	assert_true(p->link.features[ETH_FEATURE_UDP_GRO_FORWARDING].value);
+	assert_false(p->link.features[ETH_FEATURE_LRO].set);
+	assert_true(p->link.coalesce.adaptive_rx.set);
+	assert_false(p->link.coalesce.adaptive_rx.value);
+	assert_uint_field(p->link.coalesce.rx_usecs, 8, 7, 44);
+	assert_false(p->link.coalesce.tx_usecs.set);
+	assert_true(p->link.pause.tx.set && p->link.pause.tx.value);
+	assert_false(p->link.pause.rx.set);
+	profile_free(p);
+
+	write_str("parent.yaml", "version: 1\nname: parent\nlink:\n  features: {gro: on, lro: off}\n");
+	p = load_ok("version: 1\nextends: parent.yaml\nlink:\n  features: {gro: off}\n");
+	assert_false(p->link.features[ETH_FEATURE_GRO].value);
+	assert_string_equal(p->link.features[ETH_FEATURE_GRO].at.file, "p.yaml");
+	assert_true(p->link.features[ETH_FEATURE_LRO].set); /* the parent's, kept */
+	assert_string_equal(p->link.features[ETH_FEATURE_LRO].at.file, "parent.yaml");
+	profile_free(p);
+
+	expect_error("version: 1\nname: t\nlink:\n  features: [gro]\n",
+		     "p.yaml:4:13: link.features: expected a mapping, got a list");
+	expect_error("version: 1\nname: t\nlink:\n  features:\n    gro: \"off\"\n",
+		     "p.yaml:5:10: link.features.gro: expected on or off, got \"off\"");
+	expect_error("version: 1\nname: t\nlink:\n  pause: {autoneg: 1}\n",
+		     "p.yaml:4:20: link.pause.autoneg: expected true or false, got 1");
+}
+
 static void test_partial(void **state)
 {
 	struct profile *p;
@@ -1045,7 +1084,7 @@ int main(void)
 	    cmocka_unit_test(test_extends_depth),  cmocka_unit_test(test_missing_and_exit_codes),
 	    cmocka_unit_test(test_load_string),	   cmocka_unit_test(test_json_and_hash),
 	    cmocka_unit_test(test_match),	   cmocka_unit_test(test_enum_strings),
-	    cmocka_unit_test(test_mirror_config),
+	    cmocka_unit_test(test_mirror_config),  cmocka_unit_test(test_link_offloads),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
