@@ -363,6 +363,9 @@ static int irq_add_entry(struct plan *p, const struct irqplan_entry *e, const st
 	return plan_add_change(p, "irq", object, key, before, after);
 }
 
+/* Planned whatever problems the other kinds found, so that a plan that
+ * cannot be applied still lists every change; only its own problems (bad
+ * CPU list, a port without device IRQs) leave the IRQ map out. */
 static int irq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 {
 	struct plan *p = ctx->plan;
@@ -375,7 +378,7 @@ static int irq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	int r;
 
 	(void)port;
-	if (!prof->irq.policy.set || !p->interfaces || p->n_problems > 0)
+	if (!prof->irq.policy.set || !p->interfaces)
 		return 0;
 	r = irq_options(prof, &o);
 	if (r < 0)

@@ -200,8 +200,7 @@ static int irqban_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	int r;
 
 	(void)port;
-	if (!prof->irq.irqbalance.set || prof->irq.irqbalance.value != PROFILE_IRQBALANCE_BAN ||
-	    p->n_problems > 0)
+	if (!prof->irq.irqbalance.set || prof->irq.irqbalance.value != PROFILE_IRQBALANCE_BAN)
 		return 0;
 	if (!prof->irq.policy.set)
 		return strv_extend(&p->warnings, "irq.irqbalance: ban: the profile pins no IRQ "
