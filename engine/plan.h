@@ -1,33 +1,16 @@
-/* plan.h: the change kinds and the plan: what must change on the host to
- * reach a profile, in which order, and whether it may change at all.
+/* plan.h: the plan: what must change on the host to reach a profile, in
+ * which order, and whether it may change at all.
  *
  * Owns: the plan container, the diff of a profile against a probed host
- * (plan_build: a loop over the change kinds, engine/kinds/kinds.h, which
- * diff themselves), port selection, the conflicts between kinds, the
- * preconditions (driver, firmware, link, MTU range,
- * channel/ring maximums, unsupported settings) and the plan's rendering for
- * people and for --json (schemas/plan.schema.json). A change is described
- * by strings only (object, key, old, new), so the undo log in the history
- * is enough to restore it after a crash. Must never: change the host while
- * planning; drop a managed key silently (unsupported is a problem, not a
- * skip).
- *
- * Objects and keys:
- *   mtu       object "ens1f0", key "mtu"
- *   channels  object "ens1f0", key "channels.combined|rx|tx"
- *   rings     object "ens1f0", key "rings.rx|tx"
- *   sysctl    object "sysctl", key "net.core.rmem_max", ...
- *   irq       object "irq ens1f0 q3", key "smp_affinity_list 98" (IRQ 98),
- *             values CPU lists ("0-31" -> "17"); read and write first check
- *             that queue 3 of ens1f0 is still IRQ 98 (-ESTALE, nothing
- *             written, when a reboot or driver reload renumbered it)
- *   irqbalance      object "irqbalance", key "service": "active=A,enabled=E"
- *                   -> "stopped"
- *   irqbalance-ban  object "irqbalance", key "banirq": the config file's
- *                   undo record (JSON) -> the IRQs to ban ("99,109-123")
- *   boot      object "cx5prof-apply@NAME.service", key "enabled":
- *             "disabled" -> "enabled" (bootunit.h; planned by
- *             plan_boot_unit, not plan_build) */
+ * (plan_build: a loop over the change kinds of engine/kinds/kinds.h, each
+ * of which diffs itself and documents its objects and keys), which ports a
+ * profile matches, the conflicts between kinds (channels with irq.policy),
+ * the preconditions (requires: driver, firmware, link) and the plan's
+ * rendering for people and for --json (schemas/plan.schema.json). A change
+ * is described by strings only (kind, object, key, old, new), so the undo
+ * log in the history is enough to restore it after a crash. Must never:
+ * change the host while planning; drop a managed key silently (unsupported
+ * is a problem, not a skip). */
 #ifndef CX5_PLAN_H
 #define CX5_PLAN_H
 
@@ -97,8 +80,8 @@ int plan_add_change(struct plan *p, const char *kind, const char *object, const 
 		    const char *old_value, const char *new_value);
 /* Add a problem: exit code, object, what to do, then what is wrong
  * (printf format). 0 or -ENOMEM. */
-int plan_add_problem(struct plan *p, int exit_code, const char *object, const char *remedy, const char *fmt, ...)
-    _printf_(5, 6);
+int plan_add_problem(struct plan *p, int exit_code, const char *object, const char *remedy, const char *fmt,
+		     ...) _printf_(5, 6);
 /* Stable sort of the changes by kind rank, then set the notes. */
 void plan_order(struct plan *p);
 
