@@ -49,9 +49,7 @@ const char *eth_feature_names(void)
 	static char buf[512];
 
 	if (!buf[0])
-		for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++)
-			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? ", " : "",
-				 feature_defs[i].name);
+		table_names_join(feature_defs, sizeof(feature_defs[0]), _ETH_FEATURE_MAX, buf, sizeof(buf));
 	return buf;
 }
 

@@ -175,7 +175,7 @@ int probe_host(char *const *only, unsigned flags, struct host_state **ret)
 	if (r < 0)
 		goto fail;
 	for (unsigned k = 0; k < _SYSCTL_MAX; k++)
-		h->sysctl[k].r = sysctl_read((enum sysctl_key)k, &h->sysctl[k].value);
+		h->sysctl[k].r = sysctl_read_value((enum sysctl_key)k, &h->sysctl[k].value);
 	r = irqbalance_detect(&h->irqbalance);
 	if (r == -ENOMEM)
 		goto fail;

@@ -59,7 +59,7 @@ struct iface_state {
 
 struct sysctl_state {
 	int r;          /* 0, -ENOENT (absent here), other -errno */
-	uint64_t value; /* valid when r == 0 */
+	struct sysctl_value value; /* valid when r == 0 */
 };
 
 struct host_state {

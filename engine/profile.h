@@ -121,8 +121,8 @@ enum profile_sysctl_op {
 struct profile_sysctl {
 	enum sysctl_key key;
 	const char *name; /* "net.core.rmem_max" (static string) */
-	enum profile_sysctl_op op;
-	uint64_t value; /* bytes/units after suffix expansion */
+	enum profile_sysctl_op op; /* a floor only for a one-value sysctl */
+	struct sysctl_value value; /* bytes/units after suffix expansion */
 	struct profile_mark at;
 };
 

@@ -228,3 +228,20 @@ uint64_t now_usec(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
+
+void table_names_join(const void *rows, size_t stride, size_t n, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size == 0)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++) {
+		const char *name = *(const char *const *)((const char *)rows + i * stride);
+		int w = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", name);
+
+		if (w < 0)
+			return;
+		len += (size_t)w;
+	}
+}

@@ -522,15 +522,24 @@ static void print_host(const struct host_state *h)
 	out_text("sysctl\n");
 	for (unsigned k = 0; k < _SYSCTL_MAX; k++) {
 		const char *name = sysctl_key_to_string((enum sysctl_key)k);
+		const struct sysctl_value *v = &h->sysctl[k].value;
 
-		if (h->sysctl[k].r >= 0)
-			out_uint(OUT_JSON, name, NULL, h->sysctl[k].value);
-		else
+		if (h->sysctl[k].r < 0)
 			out_string(OUT_JSON, name, NULL, NULL);
+		else if (sysctl_def((enum sysctl_key)k)->n_values == 1)
+			out_uint(OUT_JSON, name, NULL, v->v[0]);
+		else {
+			out_open_array(name);
+			for (unsigned i = 0; i < v->n; i++)
+				out_uint(OUT_JSON, NULL, NULL, v->v[i]);
+			out_close_array();
+		}
 		out_text("  %-28s ", name);
-		if (h->sysctl[k].r >= 0)
-			out_text("%" PRIu64 "\n", h->sysctl[k].value);
-		else
+		if (h->sysctl[k].r >= 0) {
+			for (unsigned i = 0; i < v->n; i++)
+				out_text("%s%" PRIu64, i ? " " : "", v->v[i]);
+			out_text("\n");
+		} else
 			out_text("- (%s)\n", h->sysctl[k].r == -ENOENT ? "absent" : strerror(-h->sysctl[k].r));
 	}
 	out_close_object();
