@@ -71,6 +71,8 @@ int ethnl_call(const struct ethnl_request *q, char **ret_kmsg)
 		*ret_kmsg = NULL;
 	if (!q->ifname || !ifname_valid(q->ifname) || q->maxattr > ETHNL_ATTR_MAX)
 		return -EINVAL;
+	if (failpoint("ethnl-absent", 1))
+		return -EOPNOTSUPP; /* tests: as on a kernel without ethtool netlink */
 	sk = nl_socket_alloc();
 	if (!sk)
 		return -ENOMEM;

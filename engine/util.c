@@ -245,3 +245,18 @@ void table_names_join(const void *rows, size_t stride, size_t n, char *buf, size
 		len += (size_t)w;
 	}
 }
+
+bool failpoint(const char *name, int k)
+{
+	const char *env = getenv("CX5PROF_FAILPOINT");
+	_cleanup_free_ char *want = strprintf("%s:%d", name, k);
+	size_t n;
+
+	if (!env || !want)
+		return false;
+	n = strlen(want);
+	for (const char *p = env; (p = strstr(p, want)); p += n)
+		if ((p == env || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
+}

@@ -103,6 +103,10 @@ int parse_size(const char *s, uint64_t *ret);
  * Checked before a name becomes part of a path. */
 bool ifname_valid(const char *name);
 
+/* Tests only: is the failpoint name:k set in CX5PROF_FAILPOINT
+ * ("name:K[,name:K...]")? The failpoints are listed in apply.h. */
+bool failpoint(const char *name, int k);
+
 /* Monotonic clock in microseconds. */
 uint64_t now_usec(void);
 

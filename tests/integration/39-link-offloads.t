@@ -67,6 +67,14 @@ is "$(sqlite3 "$DB" "SELECT group_concat(kind || ' ' || key || ' ' || old_value 
 run cx apply --runtime-only "$P"
 is "$rc:$out" "0:nothing to change" "second apply: nothing to change"
 
+# ---- verify: in the profile's state, then drift when gro is turned back on
+run cx verify --no-bench "$P"
+is "$rc:$(printf '%s\n' "$out" | sed -n 2p)" "0:state       in the profile's state (1 interface)" "verify: no drift"
+ip netns exec "$HOST_NS" ethtool -K ens1f0 gro on
+run cx verify --no-bench "$P"
+is "$rc:$(printf '%s\n' "$out" | sed -n 3p)" "3:  ens1f0 features.gro: current on, expected off" "verify: gro on is drift (exit 3)"
+ip netns exec "$HOST_NS" ethtool -K ens1f0 gro off
+
 # ---- rollback
 run cx rollback
 is "$rc:$(printf '%s\n' "$out" | tail -n 1)" "0:rolled back transaction 1 (recorded as transaction 2)" "rollback: exit 0"
@@ -74,8 +82,23 @@ is "$(ek)" "$EK_BEFORE" "rollback: ethtool -k as before"
 host_as_before
 ok $? "rollback: host exactly as before"
 
+# ---- the ioctl fallback (ETHTOOL_GFEATURES/SFEATURES), as on a kernel
+# without ethtool netlink: the same reading, the same apply and rollback
+ioctl() { CX5PROF_FAILPOINT=ethnl-absent:1 ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" "$@"; }
+run cx show ens1f0
+nl_lines=$(printf '%s\n' "$out" | grep -E '^  (features|coalesce|pause) ')
+run ioctl show ens1f0
+is "$(printf '%s\n' "$out" | grep -E '^  (features|coalesce|pause) ')" "$nl_lines" "ioctl: show reads what netlink reads"
+run ioctl apply --runtime-only "$P"
+is "$rc:$(printf '%s\n' "$out" | tail -n 1)" "0:applied 2 changes (transaction 3)" "ioctl: apply exit 0"
+is "$(ek)" "generic-receive-offload: off
+rx-udp-gro-forwarding: on" "ioctl: ethtool -k shows gro off, rx-udp-gro-forwarding on"
+run ioctl rollback
+is "$rc" 0 "ioctl: rollback exit 0"
+is "$(ek)" "$EK_BEFORE" "ioctl: rollback: ethtool -k as before"
+
 # ---- a failure at each step: every change already made is undone
-t=2
+t=4
 for k in 1 2; do
 	t=$((t + 1))
 	run env CX5PROF_FAILPOINT=apply-step:$k ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
@@ -133,6 +156,10 @@ printf 'version: 1\nname: pause\nmatch:\n  interfaces: [ens1f0]\nlink:\n  pause:
 run cx apply --runtime-only "$WORK/pause.yaml"
 is "$rc:$(printf '%s\n' "$err" | grep error:)" "69:cx5prof: error: ens1f0: link.pause: not supported by the driver: Operation not supported: remove the section from the profile for this port" \
 	"pause on veth: exit 69 with the kernel's reason"
+run env CX5PROF_FAILPOINT=ethnl-absent:1 ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
+	apply --runtime-only "$WORK/coal.yaml"
+is "$rc:$(printf '%s\n' "$err" | grep error:)" "69:cx5prof: error: ens1f0: link.coalesce: not supported by the driver: Operation not supported: remove the section from the profile for this port" \
+	"coalesce on veth through the ioctl: exit 69 too"
 is "$(txn_count)" "$n_txn" "unsupported: no transaction recorded"
 is "$(ek)" "$EK_BEFORE" "unsupported: ethtool -k as before"
 host_as_before
