@@ -271,13 +271,8 @@ int ethtool_get_features(const char *ifname, struct eth_features *ret, char **re
 	int r;
 
 	r = ethnl_call(&q, ret_kmsg);
-	if (r == -EOPNOTSUPP) {
-		if (ret_kmsg) {
-			free(*ret_kmsg);
-			*ret_kmsg = NULL;
-		}
-		r = ioctl_get_features(ifname, &v);
-	}
+	if (r == -EOPNOTSUPP)
+		r = ethnl_fallback(ioctl_get_features(ifname, &v), ret_kmsg);
 	if (r < 0)
 		return r;
 	*ret = v;
@@ -307,13 +302,8 @@ int ethtool_set_feature(const char *ifname, enum eth_feature f, bool on, char **
 	if (!cur.f[f].changeable)
 		return -EOPNOTSUPP;
 	r = ethnl_call(&q, ret_kmsg);
-	if (r == -EOPNOTSUPP) {
-		if (ret_kmsg) {
-			free(*ret_kmsg);
-			*ret_kmsg = NULL;
-		}
-		r = ioctl_set_feature(ifname, f, on);
-	}
+	if (r == -EOPNOTSUPP)
+		r = ethnl_fallback(ioctl_set_feature(ifname, f, on), ret_kmsg);
 	if (r < 0)
 		return r;
 	r = ethtool_get_features(ifname, &cur, ret_kmsg);

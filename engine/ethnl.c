@@ -189,14 +189,13 @@ static int group_ioctl_get(const struct ethnl_group *g, const char *ifname, void
 	return ethtool_request(ifname, buf);
 }
 
-/* netlink's message when there is one, else the ioctl's errno alone */
-static int keep_kmsg(char **ret_kmsg, char *nl_kmsg)
+int ethnl_fallback(int r, char **kmsg)
 {
-	if (ret_kmsg)
-		*ret_kmsg = nl_kmsg;
-	else
-		free(nl_kmsg);
-	return 0;
+	if (r >= 0 && kmsg) {
+		free(*kmsg);
+		*kmsg = NULL;
+	}
+	return r;
 }
 
 int ethnl_group_get(const struct ethnl_group *g, const char *ifname, struct ethnl_values *ret,
@@ -212,29 +211,18 @@ int ethnl_group_get(const struct ethnl_group *g, const char *ifname, struct ethn
 	    .decode = group_decode_cb,
 	    .decode_arg = &gg,
 	};
-	char *kmsg = NULL;
 	int r;
 
-	if (ret_kmsg)
-		*ret_kmsg = NULL;
-	r = ethnl_call(&q, &kmsg);
+	r = ethnl_call(&q, ret_kmsg);
 	if (r == -EOPNOTSUPP) {
 		buf = malloc(g->ioctl_size);
-		if (!buf) {
-			free(kmsg);
-			return -ENOMEM;
-		}
-		r = group_ioctl_get(g, ifname, buf);
-		if (r >= 0) {
-			free(TAKE_PTR(kmsg));
+		r = buf ? group_ioctl_get(g, ifname, buf) : -ENOMEM;
+		if (r >= 0)
 			ethnl_group_from_ioctl(g, buf, &v);
-		}
+		r = ethnl_fallback(r, ret_kmsg);
 	}
-	if (r < 0) {
-		keep_kmsg(ret_kmsg, kmsg);
+	if (r < 0)
 		return r;
-	}
-	free(kmsg);
 	*ret = v;
 	return 0;
 }
@@ -278,7 +266,6 @@ int ethnl_group_set(const struct ethnl_group *g, const char *ifname, size_t i, u
 	    .encode_arg = &gs,
 	};
 	struct ethnl_values cur;
-	char *kmsg = NULL;
 	int r;
 
 	if (ret_kmsg)
@@ -292,12 +279,11 @@ int ethnl_group_set(const struct ethnl_group *g, const char *ifname, size_t i, u
 		return -EOPNOTSUPP;
 	if (cur.v[i] == value)
 		return 0;
-	r = ethnl_call(&q, &kmsg);
+	r = ethnl_call(&q, ret_kmsg);
 	if (r == -EOPNOTSUPP)
-		r = group_ioctl_set(g, ifname, i, value);
+		r = ethnl_fallback(group_ioctl_set(g, ifname, i, value), ret_kmsg);
 	if (r < 0)
-		return keep_kmsg(ret_kmsg, kmsg), r;
-	free(kmsg);
+		return r;
 	r = ethnl_group_get(g, ifname, &cur, ret_kmsg);
 	if (r < 0)
 		return r;

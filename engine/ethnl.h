@@ -42,6 +42,12 @@ struct ethnl_request {
  * one on failure, else NULL; caller frees. */
 int ethnl_call(const struct ethnl_request *q, char **ret_kmsg);
 
+/* After ethnl_call said -EOPNOTSUPP, r is the ioctl fallback's result:
+ * returned as is; on success *kmsg (netlink's message, which no longer
+ * applies) is freed and NULL; on failure it is kept, it says more than the
+ * ioctl's errno. kmsg may be NULL. */
+int ethnl_fallback(int r, char **kmsg);
+
 /* One parameter of a group: a netlink attribute and the same value's
  * __u32 field in the ioctl structure. */
 struct ethnl_param {
