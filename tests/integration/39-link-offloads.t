@@ -14,6 +14,11 @@ command -v ethtool >/dev/null || skip_all "needs ethtool (contrib/install-deps.s
 txn_setup 39
 
 ek() { ip netns exec "$HOST_NS" ethtool -k ens1f0 | grep -E "^(generic-receive-offload|rx-udp-gro-forwarding):"; }
+# schema_ok NAME FILE: FILE validates against schemas/NAME.schema.json
+schema_ok() {
+	python3 -c 'import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))' \
+		"$TOP/schemas/$1.schema.json" "$2"
+}
 # veth's defaults differ between kernels: start from gro on, forwarding off.
 ip netns exec "$HOST_NS" ethtool -K ens1f0 gro on rx-udp-gro-forwarding off
 state_snapshot "$WORK/before.json"
@@ -42,6 +47,9 @@ run cx --json plan --runtime-only "$P"
 is "$(printf '%s' "$out" | jq -c '.changes[0]')" \
 	'{"object":"ens1f0","kind":"features","key":"features.gro","before":"on","after":"off","resets_link":false,"note":null}' \
 	"plan --json: a features change"
+printf '%s' "$out" >"$WORK/plan.json"
+schema_ok plan "$WORK/plan.json"
+ok $? "plan --json validates against schemas/plan.schema.json"
 
 # ---- show: text and JSON
 run cx show ens1f0
@@ -55,6 +63,9 @@ run cx --json show ens1f0
 is "$(printf '%s' "$out" | jq -c '.interfaces[0] | [.features.status, .features.active.gro, .features.active["rx-udp-gro-forwarding"], .features.fixed, .coalesce, .pause]')" \
 	'["ok","on","off",["rx-gro-hw","lro","rxhash","ntuple"],{"status":"unsupported","error":null,"kernel_message":null},{"status":"unsupported","error":null,"kernel_message":null}]' \
 	"show --json: features, coalesce, pause"
+printf '%s' "$out" >"$WORK/show.json"
+schema_ok state "$WORK/show.json"
+ok $? "show --json validates against schemas/state.schema.json"
 
 # ---- apply, read back with ethtool -k
 run cx apply --runtime-only "$P"
