@@ -22,6 +22,7 @@
 #include "runner.h"
 #include "sysroot.h"
 #include "topology.h"
+#include "verify.h"
 #include "version.h"
 
 /* Without a profile, doctor judges against the seed's host: a 25G port at
@@ -434,18 +435,14 @@ static const struct host_check {
 
 /* ---- peer ---- */
 
-static uint16_t benchmark_port(const struct profile *p)
-{
-	const struct runner *rn;
-
-	if (p->verify.port.set)
-		return (uint16_t)p->verify.port.value;
-	rn = runner_find(p->verify.runners.set ? p->verify.runners.value[0] : "netperf");
-	return rn ? rn->default_port : 12865;
-}
-
+/* The port of the runner verify would use: the first available of the
+ * profile's list, with verify's own parameters (verify_bench_params). */
 static int check_peer_port(struct ctx *c)
 {
+	_cleanup_free_ char *skipped = NULL, *via = NULL;
+	const struct runner *rn = NULL;
+	struct runner_params params;
+	char *const *runners;
 	const char *peer;
 	uint16_t port;
 	int r;
@@ -453,19 +450,35 @@ static int check_peer_port(struct ctx *c)
 	if (!c->p || !c->p->verify.peer.set)
 		return add(c, "peer", "peer-port", DOCTOR_SKIP, NULL, "no verify.peer in the profile");
 	peer = c->p->verify.peer.value;
-	port = benchmark_port(c->p);
+	verify_bench_params(c->p, &params, &runners);
+	r = runner_select(runners, &params, &rn, &skipped);
+	if (r == -ENOMEM)
+		return r;
+	for (char *n = skipped; n && *n; n++)
+		if (*n == '\n')
+			*n = ';';
+	if (r < 0)
+		return add(
+		    c, peer, "peer-port", DOCTOR_FAIL,
+		    "install netperf or iperf3 (contrib/install-deps.sh), or add builtin to verify.runner",
+		    "no runner of the profile can run: %s", strna(skipped));
+	port = params.port ? params.port : rn->default_port;
+	/* Say why verify would not use the first runner listed. */
+	if (skipped && !(via = strprintf(" (%s; %s)", rn->name, skipped)))
+		return -ENOMEM;
 	r = netprobe_tcp(peer, port, c->o->probe_timeout_ms);
 	if (r == 0)
-		return add(c, peer, "peer-port", DOCTOR_PASS, NULL, "%s:%u accepts connections", peer, port);
+		return add(c, peer, "peer-port", DOCTOR_PASS, NULL, "%s:%u accepts connections%s", peer, port,
+			   via ? via : "");
 	if (r == -ECONNREFUSED)
 		return add(c, peer, "peer-port", DOCTOR_FAIL,
 			   "start the benchmark server on the peer (`netserver -p 12865`, `iperf3 -s`, "
 			   "`cx5prof serve`) "
 			   "and check its firewall",
-			   "nothing listens on %s:%u", peer, port);
+			   "nothing listens on %s:%u%s", peer, port, via ? via : "");
 	return add(c, peer, "peer-port", DOCTOR_FAIL,
-		   "check the route to the peer and any firewall in between", "%s:%u unreachable: %s", peer,
-		   port, r == -EINVAL ? "cannot resolve the address" : strerror(-r));
+		   "check the route to the peer and any firewall in between", "%s:%u unreachable: %s%s", peer,
+		   port, r == -EINVAL ? "cannot resolve the address" : strerror(-r), via ? via : "");
 }
 
 static int check_jumbo(struct ctx *c)
