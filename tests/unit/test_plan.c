@@ -37,6 +37,19 @@ static void test_kind_table(void **state)
 	assert_non_null(strstr(change_kind_find("channels")->order_note, "before IRQ affinity"));
 	assert_non_null(strstr(change_kind_find("irqbalance-ban")->order_note, "before IRQ affinity"));
 	assert_false(change_kind_find("irqbalance-ban")->resets_link);
+	/* Every row of engine/kinds/kinds.c is complete: plan_build calls
+	 * diff for every kind with a scope, and finds each by its name. */
+	for (size_t i = 0; i < n_change_kinds; i++) {
+		const struct change_kind *k = change_kinds[i];
+
+		assert_ptr_equal(change_kind_find(k->name), k);
+		assert_non_null(k->read);
+		assert_non_null(k->write);
+		assert_non_null(k->undo);
+		assert_non_null(k->verify);
+		assert_int_equal(k->diff != NULL, k->scope != KIND_SCOPE_NONE);
+	}
+	assert_int_equal(change_kind_find("boot")->scope, KIND_SCOPE_NONE);
 }
 
 static void test_order(void **state)
