@@ -12,11 +12,10 @@
 #include <stdarg.h>
 
 #include "exitcode.h"
-#include "nicfacts.h"
 #include "output.h"
 #include "probe.h"
 #include "profile.h"
-#include "version.h"
+#include "requires.h"
 
 /* ---- plan container ---- */
 
@@ -135,92 +134,29 @@ void plan_order(struct plan *p)
 
 /* ---- preconditions ---- */
 
-static int check_version(struct plan *p, const char *ifname, const char *what, const char *have,
-			 const struct profile_string *min, const char *remedy)
+/* A requirement not met is a problem; a driver minimum for the other kind
+ * of driver is a warning (requires.h). */
+static int check_requires(struct plan *p, const struct profile *prof, const struct iface_state *s)
 {
-	int cmp, r;
+	_cleanup_(requires_findings_done) struct requires_findings f = {0};
+	int r = requires_evaluate(prof, s, &f);
 
-	if (!min->set)
-		return 0;
-	if (!have)
-		return plan_add_problem(p, EXIT_PRECONDITION, ifname, remedy,
-					"%s version unknown, the profile requires at least %s", what,
-					min->value);
-	r = version_compare(have, min->value, &cmp);
-	if (r < 0)
-		return plan_add_problem(p, EXIT_PRECONDITION, ifname, remedy,
-					"%s version \"%s\" cannot be compared with %s", what, have,
-					min->value);
-	if (cmp < 0)
-		return plan_add_problem(p, EXIT_PRECONDITION, ifname, remedy,
-					"%s version %s is older than the required %s", what, have,
-					min->value);
-	return 0;
-}
+	for (size_t i = 0; r >= 0 && i < f.n; i++) {
+		const struct requires_finding *x = &f.v[i];
 
-static int check_driver(struct plan *p, const struct profile *prof, const struct iface_state *s)
-{
-	const char *driver = nicfacts_driver(s);
-	_cleanup_free_ char *version = NULL;
-	int r;
-
-	if (prof->requires.driver_name.set && !streq_ptr(driver, prof->requires.driver_name.value)) {
-		r = plan_add_problem(
-		    p, EXIT_PRECONDITION, s->name, "use a port driven by it, or change requires.driver.name",
-		    "driver is %s, the profile requires %s", strna(driver), prof->requires.driver_name.value);
-		if (r < 0)
-			return r;
+		if (x->verdict == REQUIRES_NOT_MET)
+			r = plan_add_problem(p, EXIT_PRECONDITION, s->name, x->remedy, "%s", x->message);
+		else if (x->verdict == REQUIRES_NOT_APPLICABLE)
+			r = strv_pushf(&p->warnings, "%s: %s", s->name, x->message);
 	}
-	(void)nicfacts_driver_version(s, &version);
-	r = check_version(p, s->name, "driver", version, &prof->requires.driver_min_version,
-			  "install a newer driver (MLNX_OFED or a newer kernel)");
-	if (r < 0)
-		return r;
-	return check_version(p, s->name, "firmware", nicfacts_firmware(s),
-			     &prof->requires.firmware_min_version,
-			     "update the NIC firmware (mlxup or mstflint)");
-}
-
-static int check_link(struct plan *p, const struct profile *prof, const struct iface_state *s)
-{
-	_cleanup_free_ char *duplex = NULL;
-	uint64_t speed = 0;
-	const char *want_duplex;
-	int r;
-
-	if (!prof->requires.link_speed.set && !prof->requires.link_duplex.set)
-		return 0;
-	r = nicfacts_link(s, &speed, &duplex);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0)
-		return plan_add_problem(p, EXIT_PRECONDITION, s->name,
-					"check the cable and the switch port (ethtool IFACE)",
-					"link speed and duplex unknown (no link?)");
-	if (prof->requires.link_speed.set && speed != prof->requires.link_speed.value) {
-		r = plan_add_problem(p, EXIT_PRECONDITION, s->name,
-				     "check the cable, the transceiver and the switch port",
-				     "link speed is %" PRIu64 " Mb/s, the profile requires %" PRIu64, speed,
-				     prof->requires.link_speed.value);
-		if (r < 0)
-			return r;
-	}
-	want_duplex = prof->requires.link_duplex.set
-			  ? profile_duplex_to_string(prof->requires.link_duplex.value)
-			  : NULL;
-	if (want_duplex && !streq(duplex, want_duplex))
-		return plan_add_problem(p, EXIT_PRECONDITION, s->name, "check autonegotiation on both ends",
-					"link is %s duplex, the profile requires %s", duplex, want_duplex);
-	return 0;
+	return r;
 }
 
 /* The ports are needed by the kinds that act on them, and by the
  * requirements on them. */
 static bool profile_manages_link(const struct profile *prof)
 {
-	return kinds_manage_ports(prof) || prof->requires.driver_name.set ||
-	       prof->requires.driver_min_version.set || prof->requires.firmware_min_version.set ||
-	       prof->requires.link_speed.set || prof->requires.link_duplex.set;
+	return kinds_manage_ports(prof) || requires_set(prof);
 }
 
 static int plan_port(struct plan_ctx *ctx, const struct iface_state *s)
@@ -232,7 +168,8 @@ static int plan_port(struct plan_ctx *ctx, const struct iface_state *s)
 		return plan_add_problem(p, EXIT_NOT_FOUND, s->name,
 					"check the interface name, or run in the namespace that has it",
 					"no such interface in the kernel");
-	if ((r = check_driver(p, ctx->profile, s)) < 0 || (r = check_link(p, ctx->profile, s)) < 0)
+	r = check_requires(p, ctx->profile, s);
+	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n_change_kinds; i++)
 		if (change_kinds[i]->scope == KIND_SCOPE_PORT && (r = change_kinds[i]->diff(ctx, s)) < 0)

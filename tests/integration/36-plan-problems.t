@@ -17,8 +17,8 @@ P=$WORK/profiles/old-firmware.yaml
 run cx plan "$P"
 is "$rc" 5 "plan: exit 5 (a precondition fails)"
 is "$(printf '%s\n' "$err" | grep error:)" \
-	"cx5prof: error: ens1f0: firmware version 16.29.1030 is older than the required 16.35.2000: update the NIC firmware (mlxup or mstflint)
-cx5prof: error: ens1f1: firmware version 16.29.1030 is older than the required 16.35.2000: update the NIC firmware (mlxup or mstflint)" \
+	"cx5prof: error: ens1f0: firmware version 16.29.1030 is older than the required 16.35.2000 (requires.firmware.min_version): update the NIC firmware (mlxup or mstflint)
+cx5prof: error: ens1f1: firmware version 16.29.1030 is older than the required 16.35.2000 (requires.firmware.min_version): update the NIC firmware (mlxup or mstflint)" \
 	"plan: both problems, with their remedy"
 is "$(printf '%s\n' "$out" | sed -n '1,5p')" "sysctl  net.core.rmem_max  212992 -> 4194304
 sysctl  net.core.wmem_max  212992 -> 4194304
