@@ -157,19 +157,19 @@ done
 n_txn=$(txn_count)
 printf 'version: 1\nname: fixed\nmatch:\n  interfaces: [ens1f0]\nlink:\n  features:\n    gro: off\n    lro: on\n' >"$WORK/fixed.yaml"
 run cx apply --runtime-only "$WORK/fixed.yaml"
-is "$rc:$(printf '%s\n' "$err" | grep error:)" "69:cx5prof: error: ens1f0: link.features.lro: fixed off on this device (ethtool -k shows it [fixed]): it cannot be turned on: remove it from link.features for this port" \
+is "$rc:$err" "69:cx5prof: error: ens1f0: link.features.lro: fixed off on this device (ethtool -k shows it [fixed]): it cannot be turned on: remove it from link.features for this port" \
 	"a fixed feature: exit 69, named"
 printf 'version: 1\nname: coal\nmatch:\n  interfaces: [ens1f0]\nlink:\n  coalesce:\n    adaptive_rx: false\n    rx_usecs: 8\n' >"$WORK/coal.yaml"
 run cx apply --runtime-only "$WORK/coal.yaml"
-is "$rc:$(printf '%s\n' "$err" | grep error:)" "69:cx5prof: error: ens1f0: link.coalesce: not supported by the driver: Operation not supported: remove the section from the profile for this port" \
+is "$rc:$err" "69:cx5prof: error: ens1f0: link.coalesce: not supported by the driver: Operation not supported: remove the section from the profile for this port" \
 	"coalesce on veth: exit 69 with the kernel's reason"
 printf 'version: 1\nname: pause\nmatch:\n  interfaces: [ens1f0]\nlink:\n  pause:\n    rx: true\n' >"$WORK/pause.yaml"
 run cx apply --runtime-only "$WORK/pause.yaml"
-is "$rc:$(printf '%s\n' "$err" | grep error:)" "69:cx5prof: error: ens1f0: link.pause: not supported by the driver: Operation not supported: remove the section from the profile for this port" \
+is "$rc:$err" "69:cx5prof: error: ens1f0: link.pause: not supported by the driver: Operation not supported: remove the section from the profile for this port" \
 	"pause on veth: exit 69 with the kernel's reason"
 run env CX5PROF_FAILPOINT=ethnl-absent:1 ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
 	apply --runtime-only "$WORK/coal.yaml"
-is "$rc:$(printf '%s\n' "$err" | grep error:)" "69:cx5prof: error: ens1f0: link.coalesce: not supported by the driver: Operation not supported: remove the section from the profile for this port" \
+is "$rc:$err" "69:cx5prof: error: ens1f0: link.coalesce: not supported by the driver: Operation not supported: remove the section from the profile for this port" \
 	"coalesce on veth through the ioctl: exit 69 too"
 is "$(txn_count)" "$n_txn" "unsupported: no transaction recorded"
 is "$(ek)" "$EK_BEFORE" "unsupported: ethtool -k as before"
