@@ -60,8 +60,22 @@ export CX5PROF_SYSTEMCTL=$FAKE/systemctl
 # Applied from where the boot unit reads them, so each apply enables it.
 ETC=etc/cx5prof/profiles
 mkdir -p "$SR/$ETC" "$PRISTINE/$ETC"
-sed 's/irqbalance: leave/irqbalance: ban/' "$WORK/profiles/one-port.yaml" >"$SR/$ETC/ban.yaml"
-cp "$WORK/profiles/mtu-jumbo.yaml" "$SR/$ETC/"
+# The profiles are written here, not taken from profiles/: the undo log
+# this binary writes for them must stay the one the old binary wrote.
+cat >"$SR/$ETC/ban.yaml" <<'EOY'
+version: 1
+name: irq-ban
+match:
+  interfaces: [ens1f0]
+link:
+  mtu: 9000
+irq:
+  policy: numa-local
+  irqbalance: ban
+sysctl:
+  net.core.rmem_max: ">= 4M"
+  net.core.wmem_max: ">= 4M"
+EOY
 cat >"$SR/$ETC/stop.yaml" <<'EOY'
 version: 1
 name: channels-stop
