@@ -330,7 +330,7 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 		r = txn_verb_plan(args[0], a.runtime_only, &prof, &p);
 	if (r != EXIT_OK) {
 		lock_release(lock_fd);
-		return txn_verb_json_failure(r);
+		return r;
 	}
 	txn_verb_report_problems(p);
 	out_open_object(NULL);
@@ -359,16 +359,6 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 }
 
 /* ---- rollback ---- */
-
-/* A refusal reported on stderr: the JSON document still says so. */
-static int json_refused(int r)
-{
-	out_bool(OUT_JSON, "changed", NULL, false);
-	out_bool(OUT_JSON, "failed", NULL, true);
-	out_int(OUT_JSON, "exit_code", NULL, r);
-	out_string(OUT_JSON, "msg", NULL, "refused (see stderr)");
-	return r;
-}
 
 static int pick_target(struct history *h, char **args, struct txn_record *ret)
 {
@@ -556,13 +546,12 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 	if (r == EXIT_OK)
 		r = txn_verb_lock(cli, 0, &lock_fd);
 	if (r != EXIT_OK)
-		return txn_verb_json_failure(r);
+		return r;
 	out_open_object(NULL);
 	r = rollback_locked(h, args, a.force);
-	if (r != EXIT_OK && r != EXIT_ROLLBACK_FAILED)
-		json_refused(r);
 	out_close_object();
-	(void)out_finish();
+	if (r == EXIT_OK || r == EXIT_ROLLBACK_FAILED) /* else: main's error document */
+		(void)out_finish();
 	lock_release(lock_fd);
 	mirror_opportunistic(h, NULL);
 	return r;
@@ -638,13 +627,12 @@ int verb_commit(struct cli *cli, int argc, char **argv)
 	if (r == EXIT_OK)
 		r = txn_verb_lock(cli, COMMIT_LOCK_WAIT_MS, &lock_fd);
 	if (r != EXIT_OK)
-		return txn_verb_json_failure(r);
+		return r;
 	out_open_object(NULL);
 	r = commit_locked(h);
-	if (r != EXIT_OK)
-		json_refused(r);
 	out_close_object();
-	(void)out_finish();
+	if (r == EXIT_OK) /* else: main's error document */
+		(void)out_finish();
 	lock_release(lock_fd);
 	return r;
 }

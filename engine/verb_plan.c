@@ -137,36 +137,6 @@ int txn_verb_refuse_unfinished(struct history *h)
 	return EXIT_OPEN_TXN;
 }
 
-int txn_verb_json_failure(int code)
-{
-	static const struct {
-		int code;
-		const char *msg;
-	} msgs[] = {
-	    {EXIT_LOCKED, "another apply or rollback holds the lock"},
-	    {EXIT_OPEN_TXN, "an earlier transaction must be rolled back or committed first"},
-	    {EXIT_INVALID, "invalid profile"},
-	    {EXIT_NOT_FOUND, "not found"},
-	    {EXIT_PERMISSION, "permission denied"},
-	    {EXIT_USAGE, "bad command line"},
-	};
-	const char *msg = "error (see stderr)";
-
-	if (!out_is_json() || code == EXIT_OK)
-		return code;
-	for (size_t i = 0; i < ARRAY_SIZE(msgs); i++)
-		if (msgs[i].code == code)
-			msg = msgs[i].msg;
-	out_open_object(NULL);
-	out_bool(OUT_JSON, "changed", NULL, false);
-	out_bool(OUT_JSON, "failed", NULL, true);
-	out_int(OUT_JSON, "exit_code", NULL, code);
-	out_string(OUT_JSON, "msg", NULL, msg);
-	out_close_object();
-	(void)out_finish();
-	return code;
-}
-
 static const char *plan_message(const struct plan *p, char *buf, size_t size)
 {
 	if (p->n_problems > 0)
@@ -214,7 +184,7 @@ int verb_plan(struct cli *cli, int argc, char **argv)
 	}
 	r = txn_verb_plan(args[0], runtime_only, &prof, &p);
 	if (r != EXIT_OK)
-		return txn_verb_json_failure(r);
+		return r;
 	txn_verb_report_problems(p);
 	out_open_object(NULL);
 	plan_render(p, plan_message(p, msg, sizeof(msg)));

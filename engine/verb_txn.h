@@ -25,9 +25,5 @@ int txn_verb_open_history(const struct cli *cli, bool read_only, struct history 
 int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd);
 /* EXIT_OPEN_TXN with the message when an unfinished transaction exists. */
 int txn_verb_refuse_unfinished(struct history *h);
-/* With --json, a verb that fails before it could render still prints one
- * document: {"changed": false, "failed": true, "exit_code", "msg"} (the
- * details are on stderr). Returns code. */
-int txn_verb_json_failure(int code);
 
 #endif

@@ -31,8 +31,8 @@ is "$err" "cx5prof: error: $W/typo.yaml:4:3: unknown key \"mtuu\" in link (did y
 run cx plan "$W/typo.yaml"
 is "$rc" 65 "plan: the same exit 65"
 run cx --json apply "$W/typo.yaml"
-is "$rc:$(printf '%s' "$out" | jq -c .)" '65:{"changed":false,"failed":true,"exit_code":65,"msg":"invalid profile"}' \
-	"apply --json: still one JSON document saying it failed"
+is "$rc:$(printf '%s' "$out" | jq -c .)" "65:{\"changed\":false,\"failed\":true,\"exit_code\":65,\"msg\":\"$W/typo.yaml:4:3: unknown key \\\"mtuu\\\" in link (did you mean \\\"mtu\\\"?)\"}" \
+	"apply --json: still one JSON document saying it failed, with the first error as msg"
 run cx apply "$W/nonexistent.yaml"
 is "$rc" 66 "missing profile file: exit 66"
 unchanged "profile errors"
