@@ -151,7 +151,7 @@ int cli_setup(struct cli *cli)
 	r = sysroot_set(cli->sysroot);
 	if (r < 0) {
 		log_error_errno(r, "cannot use sysroot '%s': %m", cli->sysroot);
-		return EXIT_USAGE;
+		return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_USAGE;
 	}
 	out_init(cli->json);
 	return 0;

@@ -24,6 +24,7 @@
 #include "output.h"
 #include "profile.h"
 #include "runs.h"
+#include "verb_txn.h"
 #include "verbs.h"
 
 #define ANALYZE_MAX_TOKENS   200
@@ -93,7 +94,7 @@ static int parse_opt(int id, const char *arg, void *userdata)
 	switch (id) {
 	case OPT_LIMIT:
 		if (safe_atou64(arg, &a->limit) < 0) {
-			log_error("--limit: '%s' is not a number", arg);
+			log_error("--limit: '%s' is not a number of entries: give 0 (all) or a positive count", arg);
 			return EXIT_USAGE;
 		}
 		return 0;
@@ -137,15 +138,9 @@ static int parse_opt(int id, const char *arg, void *userdata)
 
 static int open_db(struct cli *cli, bool read_only, struct history **ret)
 {
-	int r = history_open(cli->db_path, read_only ? HISTORY_READ_ONLY : 0, ret);
+	int r = history_open(cli->db_path, read_only ? HISTORY_READ_ONLY : HISTORY_EXISTING, ret);
 
-	if (r < 0) {
-		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
-		return r == -ENOENT		     ? EXIT_NOT_FOUND
-		       : r == -EACCES || r == -EPERM ? EXIT_PERMISSION
-						     : EXIT_ERROR;
-	}
-	return 0;
+	return r < 0 ? txn_verb_history_failed(cli->db_path, r) : 0;
 }
 
 static int parse_run_id(const char *s, int64_t *ret)
@@ -987,7 +982,7 @@ int verb_export(struct cli *cli, int argc, char **argv)
 	r = export_bundle(cli, h, &run, a.dir);
 	if (r == -ENOTEMPTY) {
 		log_error("export: directory %s is not empty: choose a new or empty directory", a.dir);
-		return EXIT_USAGE;
+		return EXIT_CANT_CREATE;
 	}
 	if (r < 0) {
 		log_error_errno(r, "export: cannot write the bundle of run %" PRId64 " to %s: %m", id, a.dir);

@@ -57,26 +57,38 @@ void txn_verb_report_problems(const struct plan *p)
 		log_warn("%s", *w);
 }
 
-int txn_verb_open_history(const struct cli *cli, bool read_only, struct history **ret)
+int txn_verb_history_failed(const char *path, int r)
 {
-	int r = history_open(cli->db_path, read_only ? HISTORY_READ_ONLY : 0, ret);
+	if (r == -ENOENT) {
+		log_error("no history database at %s: check --db (apply, verify and bench create one)", path);
+		return EXIT_NOT_FOUND;
+	}
+	if (r == -ENODATA) {
+		log_error("no history in %s (the file is empty or not started): check --db (apply, verify and "
+			  "bench create one)",
+			  path);
+		return EXIT_NOT_FOUND;
+	}
+	log_error_errno(r, "history %s: %m: %s", path, history_remedy(r));
+	return r == -EACCES || r == -EPERM ? EXIT_PERMISSION : EXIT_ERROR;
+}
 
-	if (r == -ENOENT && read_only) {
+int txn_verb_open_history(const struct cli *cli, unsigned flags, struct history **ret)
+{
+	int r = history_open(cli->db_path, flags, ret);
+
+	if (r == -ENOENT && (flags & HISTORY_READ_ONLY)) {
 		*ret = NULL;
 		return EXIT_OK;
 	}
-	if (r == -ENOENT) {
+	if (r == -ENOENT && !(flags & HISTORY_EXISTING)) {
 		/* Read-write: the file is created, so its directory is missing. */
 		_cleanup_free_ char *dir = strdup(cli->db_path);
 		log_error("history %s: the directory %s does not exist: check --db", cli->db_path,
 			  dir ? dirname(dir) : "of the file");
 		return EXIT_ERROR;
 	}
-	if (r < 0) {
-		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
-		return r == -EACCES || r == -EPERM ? EXIT_PERMISSION : EXIT_ERROR;
-	}
-	return EXIT_OK;
+	return r < 0 ? txn_verb_history_failed(cli->db_path, r) : EXIT_OK;
 }
 
 int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd)

@@ -148,7 +148,9 @@ host_as_before
 ok $? "a text file as --db: host unchanged"
 run cx --db "$WORK/new.db" apply --check "$W/mtu-jumbo.yaml"
 run cx --db "$WORK/new.db" commit
-is "$rc:$(stat -c %a "$WORK/new.db")" "0:600" "a new history file is created 0600"
+is "$rc:$(ls "$WORK" | grep -c '^new\.db')" "66:0" "commit creates no history file"
+run cx --db "$WORK/new.db" apply "$W/typo.yaml"
+is "$rc:$(stat -c %a "$WORK/new.db")" "65:600" "a new history file is created 0600 (by apply)"
 
 # ---- --db in a directory that does not exist: say so (not "no history yet")
 run cx --db "$WORK/x/typo/h.db" apply "$W/mtu-jumbo.yaml"
