@@ -261,6 +261,19 @@ static void print_txn_entry(const struct txn_record *t)
 	out_text("\n");
 }
 
+/* A count that is 0 when unknown: JSON null, "-" for people (fmt has %s). */
+static void out_opt_uint(const char *key, const char *fmt, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	out_string(OUT_HUMAN, NULL, fmt, v ? buf : NULL);
+	if (v)
+		out_uint(OUT_JSON, key, NULL, v);
+	else
+		out_json(key, NULL);
+}
+
 static void print_run_summary(const struct run_record *r)
 {
 	char tb[32];
@@ -274,12 +287,16 @@ static void print_run_summary(const struct run_record *r)
 	out_string(OUT_ANY, "runner", "%-8s ", r->runner);
 	out_string(OUT_ANY, "profile", "%s ", r->profile);
 	out_string(OUT_ANY, "interface", "%s ", r->ifname);
-	out_uint(OUT_ANY, "mtu", "mtu %" PRIu64 " ", r->mtu);
-	out_uint(OUT_ANY, "message_size", "msg %" PRIu64 ": ", r->message_size);
+	out_opt_uint("mtu", "mtu %s ", r->mtu);
+	out_opt_uint("message_size", "msg %s: ", r->message_size);
 	out_double(OUT_ANY, "recv_mbps", "%.1f Mbps, ", r->recv_mbps);
-	out_double(OUT_ANY, "loss_pct", "loss %.2f%%, ", r->loss_pct);
+	if (isfinite(r->loss_pct))
+		out_double(OUT_ANY, "loss_pct", "loss %.2f%%, ", r->loss_pct);
+	else
+		out_string(OUT_ANY, "loss_pct", "loss n/a (nothing sent), ", NULL);
 	out_bool(OUT_JSON, "pass", NULL, r->passed);
-	out_text("%s\n", r->passed ? "pass" : "FAIL");
+	out_string(OUT_JSON, "outcome", NULL, run_record_outcome(r));
+	out_text("%s\n", run_record_outcome_label(r));
 }
 
 static void make_printable(char *s);
@@ -401,11 +418,34 @@ static void print_mirror_state(const struct outbox_row *o, bool found)
 	out_close_object();
 }
 
+/* "n/a" for an unknown (0) count, else the number in buf. */
+static const char *opt_u64(uint64_t v, char buf[static 24])
+{
+	if (!v)
+		return "n/a";
+	snprintf(buf, 24, "%" PRIu64, v);
+	return buf;
+}
+
+/* A value that may hold several lines (one command per stream): every
+ * line after the first under the first, at the label's width. */
+static void print_indented(const char *label, const char *text)
+{
+	const char *line = text ? text : "n/a";
+
+	out_text("%s", label);
+	for (const char *nl; (nl = strchr(line, '\n')) && nl[1]; line = nl + 1)
+		out_text("%.*s\n%*s", (int)(nl - line), line, (int)strlen(label), "");
+	out_text("%s%s", line, line[0] && line[strlen(line) - 1] == '\n' ? "" : "\n");
+}
+
 static int history_show(struct cli *cli, struct history *h, int64_t id)
 {
 	_cleanup_(run_record_done) struct run_record run = {0};
 	_cleanup_(outbox_row_done) struct outbox_row o = {0};
-	char tb[32];
+	char tb[32], n[6][24];
+	const char *verdict;
+	size_t outcome_len;
 	int r, found;
 
 	r = load_run(cli, h, id, &run);
@@ -438,20 +478,30 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 	if (run.transaction_id)
 		out_text("transaction  %" PRId64 "\n", run.transaction_id);
 	out_text("runner       %s\n", strna(run.runner));
-	out_text("command      %s\n", strna(run.command_line));
+	print_indented("command      ", run.command_line);
 	out_text("profile      %s%s%s%s\n", strna(run.profile), run.profile_hash ? " (" : "",
 		 run.profile_hash ? run.profile_hash : "", run.profile_hash ? ")" : "");
 	out_text("interface    %s  peer %s  test %s\n", strna(run.ifname), strna(run.peer), strna(run.test));
-	out_text("parameters   mtu %" PRIu32 "  message %" PRIu64 "  sndbuf %" PRIu64 "  rcvbuf %" PRIu64
-		 "  streams %" PRIu32 "  duration %.1f s\n",
-		 run.mtu, run.message_size, run.send_buffer, run.recv_buffer, run.streams, run.duration_s);
+	out_text("parameters   mtu %s  message %s  sndbuf %s  rcvbuf %s  streams %s  duration %s\n",
+		 opt_u64(run.mtu, n[0]), opt_u64(run.message_size, n[1]), opt_u64(run.send_buffer, n[2]),
+		 opt_u64(run.recv_buffer, n[3]), opt_u64(run.streams, n[4]),
+		 run.duration_s > 0 ? (snprintf(n[5], sizeof(n[5]), "%.1f s", run.duration_s), n[5]) : "n/a");
 	out_text("irq          policy %s  map %s\n", strna(run.irq_policy), strna(run.irq_map));
 	out_text("driver       %s %s  firmware %s\n", strna(run.driver), strna(run.driver_version),
 		 strna(run.firmware_version));
-	out_text("results      sent %" PRIu64 "  received %" PRIu64 "  lost %" PRIu64 " (%.2f%%)\n", run.sent,
-		 run.received, run.lost, run.loss_pct);
+	if (isfinite(run.loss_pct))
+		snprintf(n[0], sizeof(n[0]), "%.2f%%", run.loss_pct);
+	out_text("results      sent %" PRIu64 "  received %" PRIu64 "  lost %" PRIu64 " (%s)\n", run.sent,
+		 run.received, run.lost, isfinite(run.loss_pct) ? n[0] : "loss n/a: nothing sent");
+	/* The verdict only for what it says beyond the outcome (not "pass:
+	 * pass", nor "error: error: ..."). */
+	verdict = run.verdict;
+	outcome_len = strlen(run_record_outcome(&run));
+	if (verdict && strncmp(verdict, run_record_outcome(&run), outcome_len) == 0 &&
+	    (verdict[outcome_len] == '\0' || strncmp(verdict + outcome_len, ": ", 2) == 0))
+		verdict = verdict[outcome_len] ? verdict + outcome_len + 2 : NULL;
 	out_text("             send %.1f Mbps  recv %.1f Mbps  %s%s%s\n", run.send_mbps, run.recv_mbps,
-		 run.passed ? "pass" : "FAIL", run.verdict ? ": " : "", run.verdict ? run.verdict : "");
+		 run_record_outcome_label(&run), verdict ? ": " : "", verdict ? verdict : "");
 	print_mirror_state(&o, found > 0);
 	for (size_t i = 0; i < run.n_artifacts; i++) {
 		_cleanup_free_ char *c = printable(run.artifacts[i].content);
@@ -601,7 +651,10 @@ static void field_text(const struct run_record *r, const struct field *f, char *
 			snprintf(buf, size, "%.0f", v);
 		return;
 	case F_DBL:
-		snprintf(buf, size, f->result || field_num(r, f) != 0 ? "%.2f" : "-", field_num(r, f));
+		if (!isfinite(field_num(r, f))) /* loss of a run that sent nothing */
+			snprintf(buf, size, "n/a");
+		else
+			snprintf(buf, size, f->result || field_num(r, f) != 0 ? "%.2f" : "-", field_num(r, f));
 		return;
 	}
 }
@@ -609,8 +662,10 @@ static void field_text(const struct run_record *r, const struct field *f, char *
 static bool field_differs(const struct run_record *runs, size_t n, const struct field *f)
 {
 	for (size_t i = 1; i < n; i++) {
+		double a = field_num(&runs[0], f), b = field_num(&runs[i], f);
+
 		if (f->type == F_STR ? !streq_ptr(field_str(&runs[0], f), field_str(&runs[i], f))
-				     : field_num(&runs[0], f) != field_num(&runs[i], f))
+				     : a != b && !(isnan(a) && isnan(b)))
 			return true;
 	}
 	return false;
@@ -644,12 +699,15 @@ static void compare_field_json(const struct run_record *runs, size_t n, const st
 									 : json_object_new_int64((int64_t)v));
 			break;
 		case F_DBL:
-			json_object_array_add(vals, v == 0 && !f->result ? NULL : json_object_new_double(v));
+			json_object_array_add(vals, (v == 0 && !f->result) || !isfinite(v) ? NULL
+										 : json_object_new_double(v));
 			break;
 		}
 		if (deltas) {
-			json_object_array_add(deltas, i == 0 ? NULL : json_object_new_double(v - base));
-			json_object_array_add(pcts, i == 0 || base == 0
+			bool known = i > 0 && isfinite(v - base);
+
+			json_object_array_add(deltas, known ? json_object_new_double(v - base) : NULL);
+			json_object_array_add(pcts, !known || base == 0
 							? NULL
 							: json_object_new_double(100.0 * (v - base) / base));
 		}
@@ -671,7 +729,7 @@ static void compare_cell(const struct run_record *runs, size_t i, const struct f
 	double v = field_num(&runs[i], f), base = field_num(&runs[0], f);
 
 	field_text(&runs[i], f, buf, sizeof(buf));
-	if (i > 0 && f->result && f->type != F_BOOL && differs) {
+	if (i > 0 && f->result && f->type != F_BOOL && differs && isfinite(v - base)) {
 		if (base != 0)
 			snprintf(cell, size, "%s (%+.1f%%)", buf, 100.0 * (v - base) / base);
 		else
@@ -854,7 +912,7 @@ static const char *artifact_description(const char *name)
 
 static char *export_readme(const struct run_record *run, bool has_profile)
 {
-	char tb[32];
+	char tb[32], loss[32] = "n/a (nothing sent)";
 	_cleanup_free_ char *files = NULL;
 	size_t fl = 0;
 	FILE *f = open_memstream(&files, &fl);
@@ -862,6 +920,8 @@ static char *export_readme(const struct run_record *run, bool has_profile)
 
 	if (!f)
 		return NULL;
+	if (isfinite(run->loss_pct))
+		snprintf(loss, sizeof(loss), "%.2f%%", run->loss_pct);
 	fprintf(f,
 		"- `run.json`: the round: parameters and results (schemas/history.schema.json, \"run\").\n");
 	fprintf(f, "- `command.txt`: the exact benchmark command line.\n");
@@ -878,7 +938,7 @@ static char *export_readme(const struct run_record *run, bool has_profile)
 	s = strprintf(
 	    "# cx5prof run %" PRId64 "\n\n"
 	    "Exported by cx5prof " CX5PROF_VERSION ". Recorded %s, runner %s%s%s, interface %s, peer %s.\n"
-	    "Result: %.1f Mbps received, loss %.2f%%, %s.\n\n"
+	    "Result: %.1f Mbps received, loss %s, %s.\n\n"
 	    "## Files\n\n%s\n"
 	    "## Reproduce\n\n"
 	    "1. Put the host in the same state: `cx5prof apply profile.json` (JSON is valid\n"
@@ -890,7 +950,7 @@ static char *export_readme(const struct run_record *run, bool has_profile)
 	    "history database or exported.\n",
 	    run->id, fmt_time(run->started_usec, tb), strna(run->runner), run->profile ? ", profile " : "",
 	    run->profile ? run->profile : "", strna(run->ifname), strna(run->peer), run->recv_mbps,
-	    run->loss_pct, run->passed ? "pass" : "FAIL", files, run->id);
+	    loss, run_record_outcome_label(run), files, run->id);
 	return s;
 }
 

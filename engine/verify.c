@@ -565,7 +565,7 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	_cleanup_(artifacts_done) struct artifacts as = {0};
 	_cleanup_free_ char *cb = counters_text(r, false), *ca = counters_text(r, true),
 			    *sum = summary_text(r), *map = irq_map_text(r), *drv = NULL, *verdict = NULL,
-			    *profile_json = NULL, *drv_version = NULL;
+			    *profile_json = NULL, *drv_version = NULL, *hash = NULL;
 	struct json_object *pj = NULL;
 	struct run_record rec;
 	int rr = 0;
@@ -578,6 +578,8 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 		drv = strprintf("driver: %s\nversion: %s\nfirmware-version: %s\nbus-info: %s\n",
 				s->drvinfo.driver, s->drvinfo.version, s->drvinfo.fw_version,
 				s->drvinfo.bus_info);
+	if (profile_hash(o->profile, &hash) == -ENOMEM)
+		return -ENOMEM;
 	if (profile_to_json(o->profile, &pj) >= 0) {
 		profile_json = strdup(json_object_to_json_string_ext(pj, JSON_C_TO_STRING_PRETTY));
 		json_object_put(pj);
@@ -611,6 +613,7 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	    .runner = r->result.runner,
 	    .command_line = r->result.command,
 	    .profile = r->profile_name,
+	    .profile_hash = hash,
 	    .ifname = r->interfaces ? r->interfaces[0] : NULL,
 	    .peer = r->peer,
 	    .mtu = s && s->present ? s->link.mtu : 0,

@@ -110,6 +110,9 @@ schema_ok; ok $? "with notes: the JSON follows the schema"
 if [ -f "$TMP/h.db" ]; then
 	is "$(/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("select count(*) from runs where runner=\"builtin\"").fetchone()[0])' "$TMP/h.db")" 5 \
 		"5 builtin runs recorded in the history"
+	run "$CX5PROF" --db "$TMP/h.db" history show 1
+	printf '%s\n' "$out" | head -n 1 | grep -Eq '^run 1  [0-9: -]+  \(1\.[0-9] s\)$'
+	ok $? "history show: a 1 s bench run lasted 1.x s (was 0.0 s): $(printf '%s\n' "$out" | head -n 1)"
 else
 	ok 1 "the history database was created"
 fi
