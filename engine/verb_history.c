@@ -8,6 +8,7 @@
  * fingerprint appears, inside messages), change the host, or write to the
  * database from history/compare/export (they open it read-only). */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -1299,17 +1300,58 @@ static char *analyze_question(const struct run_record *run)
 	return TAKE_PTR(buf);
 }
 
-/* SENDER / RECEIVER / UNCLEAR from the answer's first word, else NULL. */
+static const char *const bottleneck_words[] = {"sender", "receiver", "unclear"};
+
+/* The bottleneck word s starts with (case-insensitive, a whole word), or NULL. */
+static const char *bottleneck_word_at(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(bottleneck_words); i++) {
+		size_t n = strlen(bottleneck_words[i]);
+
+		if (strncasecmp(s, bottleneck_words[i], n) == 0 && !isalpha((unsigned char)s[n]))
+			return bottleneck_words[i];
+	}
+	return NULL;
+}
+
+/* SENDER / RECEIVER / UNCLEAR, however the model put it: its first word
+ * (as asked), else "the bottleneck is [the] X" / "bottleneck: X" / "X is
+ * the bottleneck", else the one of sender and receiver the answer names
+ * alone; NULL when it names both or neither. */
 static const char *bottleneck_of(const char *answer)
 {
-	static const char *const words[] = {"sender", "receiver", "unclear"};
+	const char *found = NULL, *w;
 
 	while (*answer == ' ' || *answer == '*' || *answer == '\n')
 		answer++;
-	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
-		if (strncasecmp(answer, words[i], strlen(words[i])) == 0)
-			return words[i];
-	return NULL;
+	w = bottleneck_word_at(answer);
+	if (w)
+		return w;
+	for (const char *p = strcasestr(answer, "bottleneck"); p; p = strcasestr(p + 1, "bottleneck")) {
+		p += strlen("bottleneck");
+		p += strspn(p, " :*");
+		if (strncasecmp(p, "is ", 3) == 0 || strncasecmp(p, "was ", 4) == 0)
+			p = strchr(p, ' ') + 1;
+		if (strncasecmp(p, "the ", 4) == 0)
+			p += 4;
+		p += strspn(p, "*");
+		w = bottleneck_word_at(p);
+		if (w)
+			return w;
+	}
+	for (const char *p = answer; *p; p++) {
+		if (p > answer && isalpha((unsigned char)p[-1]))
+			continue;
+		w = bottleneck_word_at(p);
+		if (!w || w == bottleneck_words[2])
+			continue;
+		if (strncasecmp(p + strlen(w), " is the bottleneck", 18) == 0)
+			return w;
+		if (found && found != w)
+			return NULL;
+		found = w;
+	}
+	return found;
 }
 
 int verb_analyze(struct cli *cli, int argc, char **argv)
