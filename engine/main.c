@@ -16,7 +16,7 @@ static int verb_help(struct cli *cli, int argc, char **argv);
 static const struct verb verbs[] = {
 	{ "help", verb_help, "[VERB]", "show the usage of cx5prof or of one verb", NULL },
 	{ "show", verb_show, "[IFACE...]", "print the observed state of the NICs and the host", NULL },
-	{ "validate", verb_validate, "FILE...", "check profiles (syntax, keys, ranges, extends) without touching anything", NULL },
+	{ "validate", verb_validate, "FILE...", "check profiles (syntax, keys, ranges, extends) without touching anything", validate_options },
 	{ "plan", verb_plan, "PROFILE", "show every change a profile would make, in order, with preconditions checked", plan_options },
 	{ "apply", verb_apply, "PROFILE", "apply a profile as one transaction; undone on any failure", apply_options },
 	{ "rollback", verb_rollback, "[TXN]", "restore the state before the last (or the given) transaction", rollback_options },
