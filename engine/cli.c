@@ -147,7 +147,7 @@ int cli_setup(struct cli *cli)
 {
 	int r;
 
-	log_set_level(cli->verbose >= 2 ? LOG_DEBUG : cli->verbose == 1 ? LOG_INFO : LOG_WARN);
+	log_set_level(cli->verbose >= 2 ? LOG_DEBUG : cli->verbose == 1 ? LOG_INFO : LOG_NOTICE);
 	r = sysroot_set(cli->sysroot);
 	if (r < 0) {
 		log_error_errno(r, "cannot use sysroot '%s': %m", cli->sysroot);

@@ -4,7 +4,7 @@
 
 #include <stdarg.h>
 
-static enum log_level max_level = LOG_WARN;
+static enum log_level max_level = LOG_NOTICE;
 static char first_error[512];
 
 void log_set_level(enum log_level level) { max_level = level; }
@@ -16,6 +16,7 @@ int log_full(enum log_level level, int err, const char *fmt, ...)
 	static const char *const prefix[] = {
 		[LOG_ERR] = "error: ",
 		[LOG_WARN] = "warning: ",
+		[LOG_NOTICE] = "",
 		[LOG_INFO] = "",
 		[LOG_DEBUG] = "debug: ",
 	};
