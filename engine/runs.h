@@ -109,6 +109,12 @@ bool run_artifact_name_valid(const char *name);
  * "drift" when the host differed from its profile, else "pass" or "fail"
  * (a threshold). JSON "outcome"; for people pass, FAIL, drift, error. */
 const char *run_record_outcome(const struct run_record *r);
+
+/* The artifact of "key: value" lines on the host tuning a run ran under
+ * (net.core.* sysctls, irqbalance, bench_cpus), recorded by verify. */
+#define ARTIFACT_TUNING "host_tuning"
+/* The value of key in that artifact, copied into buf; NULL when absent. */
+const char *run_record_tuning(const struct run_record *r, const char *key, char *buf, size_t size);
 /* The same for people: "pass", "FAIL", "drift", "error". */
 const char *run_record_outcome_label(const struct run_record *r);
 

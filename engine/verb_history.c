@@ -575,7 +575,8 @@ int verb_history(struct cli *cli, int argc, char **argv)
 
 /* ---- compare ---- */
 
-enum field_type { F_STR, F_U64, F_DBL, F_BOOL };
+/* F_TUNE: a line of the run's host_tuning artifact (name is its key). */
+enum field_type { F_STR, F_U64, F_DBL, F_BOOL, F_TUNE };
 
 struct field {
 	const char *name;
@@ -602,6 +603,13 @@ static const struct field compare_fields[] = {
     FS(duration_s, F_DBL, false),
     FS(irq_policy, F_STR, false),
     FS(irq_map, F_STR, false),
+    {"irqbalance", F_TUNE, false, 0},
+    {"bench_cpus", F_TUNE, false, 0},
+    {"net.core.rmem_max", F_TUNE, false, 0},
+    {"net.core.wmem_max", F_TUNE, false, 0},
+    {"net.core.rmem_default", F_TUNE, false, 0},
+    {"net.core.wmem_default", F_TUNE, false, 0},
+    {"net.core.netdev_max_backlog", F_TUNE, false, 0},
     FS(driver, F_STR, false),
     FS(driver_version, F_STR, false),
     FS(firmware_version, F_STR, false),
@@ -627,8 +635,11 @@ static double field_num(const struct run_record *r, const struct field *f)
 	return (double)*(const uint64_t *)p;
 }
 
-static const char *field_str(const struct run_record *r, const struct field *f)
+/* A text field's value (F_STR, F_TUNE: buf holds the copy), NULL when unknown. */
+static const char *field_str(const struct run_record *r, const struct field *f, char *buf, size_t size)
 {
+	if (f->type == F_TUNE)
+		return run_record_tuning(r, f->name, buf, size);
 	return *(char *const *)((const char *)r + f->offset);
 }
 
@@ -637,9 +648,12 @@ static void field_text(const struct run_record *r, const struct field *f, char *
 {
 	double v;
 
+	char t[64];
+
 	switch (f->type) {
 	case F_STR:
-		snprintf(buf, size, "%s", field_str(r, f) ? field_str(r, f) : "-");
+	case F_TUNE:
+		snprintf(buf, size, "%s", field_str(r, f, t, sizeof(t)) ? field_str(r, f, t, sizeof(t)) : "-");
 		return;
 	case F_BOOL:
 		snprintf(buf, size, "%s", field_num(r, f) ? "pass" : "FAIL");
@@ -663,10 +677,12 @@ static void field_text(const struct run_record *r, const struct field *f, char *
 static bool field_differs(const struct run_record *runs, size_t n, const struct field *f)
 {
 	for (size_t i = 1; i < n; i++) {
-		double a = field_num(&runs[0], f), b = field_num(&runs[i], f);
+		bool text = f->type == F_STR || f->type == F_TUNE;
+		double a = text ? 0 : field_num(&runs[0], f), b = text ? 0 : field_num(&runs[i], f);
+		char ta[64], tb[64];
 
-		if (f->type == F_STR ? !streq_ptr(field_str(&runs[0], f), field_str(&runs[i], f))
-				     : a != b && !(isnan(a) && isnan(b)))
+		if (text ? !streq_ptr(field_str(&runs[0], f, ta, sizeof(ta)), field_str(&runs[i], f, tb, sizeof(tb)))
+			 : a != b && !(isnan(a) && isnan(b)))
 			return true;
 	}
 	return false;
@@ -684,13 +700,15 @@ static void compare_field_json(const struct run_record *runs, size_t n, const st
 		pcts = json_object_new_array();
 	}
 	for (size_t i = 0; i < n; i++) {
-		double v = field_num(&runs[i], f), base = field_num(&runs[0], f);
+		bool text = f->type == F_STR || f->type == F_TUNE;
+		double v = text ? 0 : field_num(&runs[i], f), base = text ? 0 : field_num(&runs[0], f);
+		char t[64];
+		const char *str = text ? field_str(&runs[i], f, t, sizeof(t)) : NULL;
 
 		switch (f->type) {
 		case F_STR:
-			json_object_array_add(vals, field_str(&runs[i], f)
-							? json_object_new_string(field_str(&runs[i], f))
-							: NULL);
+		case F_TUNE:
+			json_object_array_add(vals, str ? json_object_new_string(str) : NULL);
 			break;
 		case F_BOOL:
 			json_object_array_add(vals, json_object_new_boolean(v != 0));
@@ -723,64 +741,147 @@ static void compare_field_json(const struct run_record *runs, size_t n, const st
 
 /* One cell for people: the value, and for results its change against
  * the first run ("7742.80 (+136.2%)"). */
-static void compare_cell(const struct run_record *runs, size_t i, const struct field *f, bool differs,
-			 char *cell, size_t size)
+static char *compare_cell(const struct run_record *runs, size_t i, const struct field *f, bool differs)
 {
-	char buf[64];
-	double v = field_num(&runs[i], f), base = field_num(&runs[0], f);
+	char buf[512];
 
 	field_text(&runs[i], f, buf, sizeof(buf));
-	if (i > 0 && f->result && f->type != F_BOOL && differs && isfinite(v - base)) {
-		if (base != 0)
-			snprintf(cell, size, "%s (%+.1f%%)", buf, 100.0 * (v - base) / base);
-		else
-			snprintf(cell, size, "%s (%+.2f)", buf, v - base);
-	} else
-		snprintf(cell, size, "%s", buf);
+	if (i > 0 && f->result && f->type != F_BOOL && differs) {
+		double v = field_num(&runs[i], f), base = field_num(&runs[0], f);
+
+		if (isfinite(v - base) && base != 0)
+			return strprintf("%s (%+.1f%%)", buf, 100.0 * (v - base) / base);
+		if (isfinite(v - base))
+			return strprintf("%s (%+.2f)", buf, v - base);
+	}
+	return strdup(buf);
 }
 
+/* A host_tuning row no run recorded (runs older than it) is left out. */
+static bool compare_row_shown(const struct run_record *runs, size_t n, const struct field *f)
+{
+	char t[64];
+
+	if (f->type != F_TUNE)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (field_str(&runs[i], f, t, sizeof(t)))
+			return true;
+	return false;
+}
+
+/* People read "net.core.rmem_max" as rmem_max; JSON keeps the full key. */
+static const char *compare_label(const struct field *f)
+{
+	return strncmp(f->name, "net.core.", 9) == 0 ? f->name + 9 : f->name;
+}
+
+#define COMPARE_COLUMNS 100
+
+/* Line `line` (0-based) of cell s wrapped at spaces to `width` columns
+ * (a word longer than that gets a line of its own): its start and length,
+ * or false past the last line. */
+static bool wrapped_line(const char *s, int width, int line, const char **ret, int *ret_len)
+{
+	for (int k = 0; *s; k++) {
+		int len = 0;
+
+		for (;;) {
+			int word = (int)strcspn(s + len + (len ? 1 : 0), " ") + (len ? 1 : 0);
+
+			if (len && len + word > width)
+				break;
+			len += word;
+			if (!s[len])
+				break;
+		}
+		if (k == line) {
+			*ret = s;
+			*ret_len = len;
+			return true;
+		}
+		s += len;
+		s += *s == ' ';
+	}
+	return false;
+}
+
+/* Parameters, then results; a value wider than its column (an IRQ map)
+ * wraps at spaces within it, so 3 runs fit in COMPARE_COLUMNS. */
 static void compare_human(const struct run_record *runs, size_t n)
 {
 	_cleanup_free_ int *width = calloc(n, sizeof(int));
-	char cell[128];
+	_cleanup_free_ char **cells = calloc(n * ARRAY_SIZE(compare_fields), sizeof(char *));
+	int label = 16, cap;
 
-	if (!width)
+	if (!width || !cells)
 		return;
+	for (size_t k = 0; k < ARRAY_SIZE(compare_fields); k++)
+		if (compare_row_shown(runs, n, &compare_fields[k]) &&
+		    (int)strlen(compare_label(&compare_fields[k])) > label)
+			label = (int)strlen(compare_label(&compare_fields[k]));
+	cap = (COMPARE_COLUMNS - label - 2 - 2 * (int)n) / (int)n;
+	if (cap < 12)
+		cap = 12;
 	for (size_t i = 0; i < n; i++) {
-		width[i] = snprintf(cell, sizeof(cell), "run %" PRId64, runs[i].id);
+		_cleanup_free_ char *head = strprintf("run %" PRId64, runs[i].id);
+
+		width[i] = head ? (int)strlen(head) : 8;
 		for (size_t k = 0; k < ARRAY_SIZE(compare_fields); k++) {
 			const struct field *f = &compare_fields[k];
-			int w;
+			char **c = &cells[k * n + i];
 
-			compare_cell(runs, i, f, field_differs(runs, n, f), cell, sizeof(cell));
-			w = (int)strlen(cell);
-			if (w > width[i])
-				width[i] = w;
+			*c = compare_cell(runs, i, f, field_differs(runs, n, f));
+			if (*c && compare_row_shown(runs, n, f) && (int)strlen(*c) > width[i])
+				width[i] = (int)strlen(*c) < cap ? (int)strlen(*c) : cap;
 		}
 	}
-	out_text("%-18s", "");
+	out_text("%-*s", label + 2, "");
 	for (size_t i = 0; i < n; i++) {
-		snprintf(cell, sizeof(cell), "run %" PRId64, runs[i].id);
-		out_text("  %-*s", i + 1 < n ? width[i] : 0, cell);
+		_cleanup_free_ char *head = strprintf("run %" PRId64, runs[i].id);
+		out_text("  %-*s", i + 1 < n ? width[i] : 0, strna(head));
 	}
 	out_text("\n");
 	for (int part = 0; part < 2; part++) {
 		out_text(part ? "results\n" : "parameters\n");
 		for (size_t k = 0; k < ARRAY_SIZE(compare_fields); k++) {
 			const struct field *f = &compare_fields[k];
-			bool d = field_differs(runs, n, f);
+			bool d = field_differs(runs, n, f), more = true;
 
-			if (f->result != (part == 1))
+			if (f->result != (part == 1) || !compare_row_shown(runs, n, f))
 				continue;
-			out_text("%c %-16s", d ? '*' : ' ', f->name);
-			for (size_t i = 0; i < n; i++) {
-				compare_cell(runs, i, f, d, cell, sizeof(cell));
-				out_text("  %-*s", i + 1 < n ? width[i] : 0, cell);
+			for (int line = 0; more; line++) {
+				_cleanup_free_ char *text = NULL;
+				size_t size = 0;
+				FILE *f_line = open_memstream(&text, &size);
+
+				if (!f_line)
+					return;
+				more = false;
+				if (line == 0)
+					fprintf(f_line, "%c %-*s", d ? '*' : ' ', label, compare_label(f));
+				else
+					fprintf(f_line, "%*s", label + 2, "");
+				for (size_t i = 0; i < n; i++) {
+					const char *cell = strna(cells[k * n + i]), *piece = "", *next;
+					int len = 0, next_len;
+
+					if (!wrapped_line(cell, width[i], line, &piece, &len))
+						piece = "", len = 0;
+					more |= wrapped_line(cell, width[i], line + 1, &next, &next_len);
+					fprintf(f_line, "  %-*.*s", width[i], len, piece);
+				}
+				if (fclose(f_line) != 0)
+					return;
+				while (size > 0 && text[size - 1] == ' ')
+					text[--size] = '\0';
+				out_text("%s\n", text);
 			}
-			out_text("\n");
 		}
 	}
 	out_text("(* differs; in parentheses: change against run %" PRId64 ")\n", runs[0].id);
+	for (size_t c = 0; c < n * ARRAY_SIZE(compare_fields); c++)
+		free(cells[c]);
 }
 
 int verb_compare(struct cli *cli, int argc, char **argv)
@@ -900,6 +1001,7 @@ static const struct {
     {"irq_map", "the IRQ -> CPU map during the run"},
     {"profile", "the effective profile verified"},
     {"verify_summary", "the verification report"},
+    {"host_tuning", "socket sysctls, irqbalance and the benchmark's CPUs during the run"},
     {"analysis.json", "the model's bottleneck analysis (`cx5prof analyze`)"},
 };
 

@@ -39,7 +39,7 @@ command      netperf -H 198.18.0.2 -t UDP_STREAM -l 2 -T 8 -- -m 8000
 profile      two-streams
 interface    ens1f0  peer 198.18.0.2  test UDP_STREAM
 parameters   mtu 9000  message 8000  sndbuf n/a  rcvbuf n/a  streams 2  duration 2.0 s
-irq          policy n/a  map n/a
+irq          policy n/a  map ens1f0: mlx5_comp0-7 -> 8-15; ens1f1: mlx5_comp0-1 -> 24-25, mlx5_comp2-3 -> 0-15, mlx5_comp4 -> 3
 driver       n/a n/a  firmware n/a
 results      sent 100  received 100  lost 0 (0.00%)
              send 3.2 Mbps  recv 3.2 Mbps  pass" \
@@ -60,7 +60,59 @@ parameters   mtu n/a  message 8000  sndbuf n/a  rcvbuf n/a  streams 1  duration 
 	"history show: an ad-hoc bench run: n/a where JSON has null, not 0"
 
 run cx compare 1 2
-is "$(printf '%s\n' "$out" | grep loss_pct)" "* loss_pct          0.00         n/a" "compare: the loss of a run that sent nothing is n/a"
+is "$(printf '%s\n' "$out" | grep loss_pct)" "* loss_pct            0.00                                    n/a" \
+	"compare: the loss of a run that sent nothing is n/a"
+
+# compare: the IRQ map whole, wrapped between tokens in its column; the
+# host tuning rows (sysctls, irqbalance, the benchmark's CPUs); 3 runs in
+# 100 columns.
+run cx compare 1 4 5
+is "$out" "$(cat <<'EOT'
+                      run 1                     run 4              run 5
+parameters
+* runner              netperf                   iperf3             builtin
+* profile             two-streams               drifted            -
+* interface           ens1f0                    ens1f0             -
+  peer                198.18.0.2                198.18.0.2         198.18.0.2
+  test                UDP_STREAM                UDP_STREAM         UDP_STREAM
+* mtu                 9000                      1500               -
+  message_size        8000                      8000               8000
+  send_buffer         -                         -                  -
+  recv_buffer         -                         -                  -
+* streams             2                         1                  1
+  duration_s          2.00                      2.00               2.00
+  irq_policy          -                         -                  -
+* irq_map             ens1f0: mlx5_comp0-7 ->   mlx5_comp0-7 -> 0  -
+                      8-15; ens1f1:
+                      mlx5_comp0-1 -> 24-25,
+                      mlx5_comp2-3 -> 0-15,
+                      mlx5_comp4 -> 3
+* irqbalance          stopped                   running            -
+* bench_cpus          8-9                       none               -
+* rmem_max            4194304                   212992             -
+* wmem_max            4194304                   212992             -
+* rmem_default        212992                    212992             -
+* wmem_default        212992                    212992             -
+* netdev_max_backlog  1000                      1000               -
+  driver              -                         -                  -
+  driver_version      -                         -                  -
+  firmware_version    -                         -                  -
+results
+* sent                100                       1000 (+900.0%)     500 (+400.0%)
+* received            100                       990 (+890.0%)      500 (+400.0%)
+* lost                0                         10 (+10.00)        0 (+0.00)
+* send_mbps           3.20                      32.00 (+900.0%)    16.00 (+400.0%)
+* recv_mbps           3.20                      31.70 (+890.6%)    16.00 (+400.0%)
+* loss_pct            0.00                      1.00 (+1.00)       0.00 (+0.00)
+* pass                pass                      FAIL               pass
+(* differs; in parentheses: change against run 1)
+EOT
+)" "compare 1 4 5: the IRQ map wrapped, not cut; tuning rows"
+is "$(printf '%s\n' "$out" | awk 'length($0) > 100' | wc -l)" 0 "compare of 3 runs: within 100 columns"
+run cx compare 1 4 --json
+is "$(printf '%s' "$out" | jq -c '[.parameters[] | select(.name == "irqbalance" or .name == "net.core.rmem_max" or .name == "bench_cpus") | [.name, .values]]')" \
+	'[["irqbalance",["stopped","running"]],["bench_cpus",["8-9","none"]],["net.core.rmem_max",["4194304","212992"]]]' \
+	"compare --json: the tuning rows, with the sysctl's full name"
 run cx compare 1 2 --json
 is "$(printf '%s' "$out" | jq -c '.results[] | select(.name == "loss_pct") | [.values, .deltas]')" '[[0,null],[null,null]]' \
 	"compare --json: null value and delta"

@@ -54,6 +54,12 @@ run "$PY" -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("se
 is "$out" "1" "the run row points to the transaction"
 run "$PY" -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute("select runs.profile_hash, transactions.profile_hash from runs join transactions on runs.txn = transactions.id where runs.id = 1").fetchone(); print(r[0] is not None and r[0] == r[1])' "$DB"
 is "$out" "True" "the run records the profile's hash (the transaction's: same content)"
+map=$(sqlite3 "$DB" "SELECT content FROM artifacts WHERE run = 1 AND name = 'irq_map'")
+printf '%s\n' "$map" | grep -Eq '^mlx5_comp0(-[0-9]+)? -> [0-9][-0-9,]*(, mlx5_comp[0-9]+(-[0-9]+)? -> [0-9][-0-9,]*)*$'
+ok $? "the run's IRQ map is in ranges (mlx5_compA-B -> CPUS): $map"
+is "$(sqlite3 "$DB" "SELECT content FROM artifacts WHERE run = 1 AND name = 'host_tuning'" | sed '/^$/d' | cut -d: -f1 | paste -sd' ')" \
+	"net.core.rmem_max net.core.wmem_max net.core.rmem_default net.core.wmem_default net.core.netdev_max_backlog irqbalance bench_cpus" \
+	"the run records its host tuning (sysctls, irqbalance, the benchmark's CPUs) for compare"
 
 # ---- nothing sent (no iperf3 server): an error run, loss null, never 0
 wait_closed 5201
