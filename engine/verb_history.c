@@ -655,8 +655,8 @@ static void field_text(const struct run_record *r, const struct field *f, char *
 	case F_TUNE:
 		snprintf(buf, size, "%s", field_str(r, f, t, sizeof(t)) ? field_str(r, f, t, sizeof(t)) : "-");
 		return;
-	case F_BOOL:
-		snprintf(buf, size, "%s", field_num(r, f) ? "pass" : "FAIL");
+	case F_BOOL: /* the one bool row, pass: for people the run's outcome */
+		snprintf(buf, size, "%s", run_record_outcome_label(r));
 		return;
 	case F_U64:
 		v = field_num(r, f);
