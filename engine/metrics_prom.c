@@ -62,7 +62,8 @@ static const struct metric metrics[] = {
     {"cx5prof_run_id", "History id of the newest run (cx5prof history show ID).", v_id},
     {"cx5prof_run_receive_bits_per_second", "Receiver throughput of the newest run.", v_recv},
     {"cx5prof_run_send_bits_per_second", "Sender throughput of the newest run.", v_send},
-    {"cx5prof_run_loss_ratio", "Datagrams lost / sent in the newest run (0..1; NaN: nothing was sent).", v_loss},
+    {"cx5prof_run_loss_ratio", "Datagrams lost / sent in the newest run (0..1; NaN: nothing was sent).",
+     v_loss},
     {"cx5prof_run_lost_datagrams", "Datagrams sent but not received in the newest run.", v_lost},
     {"cx5prof_run_passed", "1 if every threshold of the newest run held, else 0.", v_passed},
 };

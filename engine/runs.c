@@ -173,7 +173,8 @@ struct json_object *run_record_to_json(const struct run_record *r, bool with_art
 	json_object_object_add(res, "lost", json_object_new_uint64(r->lost));
 	json_object_object_add(res, "send_mbps", json_object_new_double(r->send_mbps));
 	json_object_object_add(res, "recv_mbps", json_object_new_double(r->recv_mbps));
-	json_object_object_add(res, "loss_pct", isfinite(r->loss_pct) ? json_object_new_double(r->loss_pct) : NULL);
+	json_object_object_add(res, "loss_pct",
+			       isfinite(r->loss_pct) ? json_object_new_double(r->loss_pct) : NULL);
 	json_object_object_add(res, "pass", json_object_new_boolean(r->passed));
 	json_object_object_add(res, "outcome", json_object_new_string(run_record_outcome(r)));
 	add_str(res, "verdict", r->verdict);
@@ -275,7 +276,7 @@ static int insert_run(sqlite3 *db, const struct run_record *r, int64_t started, 
 	q = q ?: history_errno(sqlite3_bind_double(s, i++, r->recv_mbps));
 	q = q
 		?: history_errno(r->sent > 0 && isfinite(r->loss_pct) ? sqlite3_bind_double(s, i, r->loss_pct)
-								       : sqlite3_bind_null(s, i));
+								      : sqlite3_bind_null(s, i));
 	i++;
 	q = q ?: history_errno(sqlite3_bind_int(s, i++, r->passed ? 1 : 0));
 	q = q ?: bind_text(s, i++, r->verdict);

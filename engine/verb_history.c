@@ -95,7 +95,9 @@ static int parse_opt(int id, const char *arg, void *userdata)
 	switch (id) {
 	case OPT_LIMIT:
 		if (safe_atou64(arg, &a->limit) < 0) {
-			log_error("--limit: '%s' is not a number of entries: give 0 (all) or a positive count", arg);
+			log_error(
+			    "--limit: '%s' is not a number of entries: give 0 (all) or a positive count",
+			    arg);
 			return EXIT_USAGE;
 		}
 		return 0;
@@ -653,7 +655,8 @@ static void field_text(const struct run_record *r, const struct field *f, char *
 	switch (f->type) {
 	case F_STR:
 	case F_TUNE:
-		snprintf(buf, size, "%s", field_str(r, f, t, sizeof(t)) ? field_str(r, f, t, sizeof(t)) : "-");
+		snprintf(buf, size, "%s",
+			 field_str(r, f, t, sizeof(t)) ? field_str(r, f, t, sizeof(t)) : "-");
 		return;
 	case F_BOOL: /* the one bool row, pass: for people the run's outcome */
 		snprintf(buf, size, "%s", run_record_outcome_label(r));
@@ -669,7 +672,8 @@ static void field_text(const struct run_record *r, const struct field *f, char *
 		if (!isfinite(field_num(r, f))) /* loss of a run that sent nothing */
 			snprintf(buf, size, "n/a");
 		else
-			snprintf(buf, size, f->result || field_num(r, f) != 0 ? "%.2f" : "-", field_num(r, f));
+			snprintf(buf, size, f->result || field_num(r, f) != 0 ? "%.2f" : "-",
+				 field_num(r, f));
 		return;
 	}
 }
@@ -681,7 +685,8 @@ static bool field_differs(const struct run_record *runs, size_t n, const struct 
 		double a = text ? 0 : field_num(&runs[0], f), b = text ? 0 : field_num(&runs[i], f);
 		char ta[64], tb[64];
 
-		if (text ? !streq_ptr(field_str(&runs[0], f, ta, sizeof(ta)), field_str(&runs[i], f, tb, sizeof(tb)))
+		if (text ? !streq_ptr(field_str(&runs[0], f, ta, sizeof(ta)),
+				      field_str(&runs[i], f, tb, sizeof(tb)))
 			 : a != b && !(isnan(a) && isnan(b)))
 			return true;
 	}
@@ -718,8 +723,8 @@ static void compare_field_json(const struct run_record *runs, size_t n, const st
 									 : json_object_new_int64((int64_t)v));
 			break;
 		case F_DBL:
-			json_object_array_add(vals, (v == 0 && !f->result) || !isfinite(v) ? NULL
-										 : json_object_new_double(v));
+			json_object_array_add(
+			    vals, (v == 0 && !f->result) || !isfinite(v) ? NULL : json_object_new_double(v));
 			break;
 		}
 		if (deltas) {
@@ -1038,22 +1043,22 @@ static char *export_readme(const struct run_record *run, bool has_profile)
 	}
 	if (fclose(f) != 0)
 		return NULL;
-	s = strprintf(
-	    "# cx5prof run %" PRId64 "\n\n"
-	    "Exported by cx5prof " CX5PROF_VERSION ". Recorded %s, runner %s%s%s, interface %s, peer %s.\n"
-	    "Result: %.1f Mbps received, loss %s, %s.\n\n"
-	    "## Files\n\n%s\n"
-	    "## Reproduce\n\n"
-	    "1. Put the host in the same state: `cx5prof apply profile.json` (JSON is valid\n"
-	    "   YAML) when the bundle has it, and compare `artifacts/` with `cx5prof show`.\n"
-	    "2. Run the command in `command.txt` against the same peer.\n"
-	    "3. Compare with this round: `cx5prof compare %" PRId64 " NEW_RUN` on the original\n"
-	    "   history database, or by hand with `run.json`.\n\n"
-	    "This bundle holds no credentials: the TaoToken API key is never stored in the\n"
-	    "history database or exported.\n",
-	    run->id, fmt_time(run->started_usec, tb), strna(run->runner), run->profile ? ", profile " : "",
-	    run->profile ? run->profile : "", strna(run->ifname), strna(run->peer), run->recv_mbps,
-	    loss, run_record_outcome_label(run), files, run->id);
+	s = strprintf("# cx5prof run %" PRId64 "\n\n"
+		      "Exported by cx5prof " CX5PROF_VERSION
+		      ". Recorded %s, runner %s%s%s, interface %s, peer %s.\n"
+		      "Result: %.1f Mbps received, loss %s, %s.\n\n"
+		      "## Files\n\n%s\n"
+		      "## Reproduce\n\n"
+		      "1. Put the host in the same state: `cx5prof apply profile.json` (JSON is valid\n"
+		      "   YAML) when the bundle has it, and compare `artifacts/` with `cx5prof show`.\n"
+		      "2. Run the command in `command.txt` against the same peer.\n"
+		      "3. Compare with this round: `cx5prof compare %" PRId64 " NEW_RUN` on the original\n"
+		      "   history database, or by hand with `run.json`.\n\n"
+		      "This bundle holds no credentials: the TaoToken API key is never stored in the\n"
+		      "history database or exported.\n",
+		      run->id, fmt_time(run->started_usec, tb), strna(run->runner),
+		      run->profile ? ", profile " : "", run->profile ? run->profile : "", strna(run->ifname),
+		      strna(run->peer), run->recv_mbps, loss, run_record_outcome_label(run), files, run->id);
 	return s;
 }
 

@@ -64,9 +64,10 @@ int txn_verb_history_failed(const char *path, int r)
 		return EXIT_NOT_FOUND;
 	}
 	if (r == -ENODATA) {
-		log_error("no history in %s (the file is empty or not started): check --db (apply, verify and "
-			  "bench create one)",
-			  path);
+		log_error(
+		    "no history in %s (the file is empty or not started): check --db (apply, verify and "
+		    "bench create one)",
+		    path);
 		return EXIT_NOT_FOUND;
 	}
 	log_error_errno(r, "history %s: %m: %s", path, history_remedy(r));

@@ -128,9 +128,9 @@ int verb_serve(struct cli *cli, int argc, char **argv)
 			log_warn("serve: client %s: %s; connection closed", sum.peer, strna(reason));
 		else
 			log_notice("serve: client %s: %u s, %u-byte messages, %u stream(s): received %llu of "
-				 "%llu datagrams",
-				 sum.peer, sum.setup.duration_s, sum.setup.message_size, sum.setup.streams,
-				 (unsigned long long)sum.received, (unsigned long long)sum.sent);
+				   "%llu datagrams",
+				   sum.peer, sum.setup.duration_s, sum.setup.message_size, sum.setup.streams,
+				   (unsigned long long)sum.received, (unsigned long long)sum.sent);
 		last = r;
 		if (a.once)
 			break;

@@ -87,8 +87,9 @@ static int flatten(const char *file)
 	if (out_is_json())
 		out_json(NULL, j);
 	else {
-		out_text("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-									  JSON_C_TO_STRING_NOSLASHESCAPE));
+		out_text("%s\n",
+			 json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(j);
 	}
 	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;

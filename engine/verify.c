@@ -590,7 +590,8 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	_cleanup_(artifacts_done) struct artifacts as = {0};
 	_cleanup_free_ char *cb = counters_text(r, false), *ca = counters_text(r, true),
 			    *sum = summary_text(r), *map = irq_map_text(r), *drv = NULL, *verdict = NULL,
-			    *profile_json = NULL, *drv_version = NULL, *hash = NULL, *tuning = tuning_text(host, r);
+			    *profile_json = NULL, *drv_version = NULL, *hash = NULL,
+			    *tuning = tuning_text(host, r);
 	struct json_object *pj = NULL;
 	struct run_record rec;
 	int rr = 0;

@@ -639,8 +639,9 @@ static void test_format_map(void **state)
 	(void)state;
 	assert_string_equal(a, "mlx5_comp0-7 -> 8-15");
 	assert_string_equal(b, "mlx5_comp0-3 -> 0");
-	assert_string_equal(c, "mlx5_comp0-1 -> 8-9, mlx5_comp2-3 -> 0-15, mlx5_comp4 -> 24, mlx5_comp5-6 -> 3-4, "
-			       "mlx5_comp7 -> 4");
+	assert_string_equal(
+	    c, "mlx5_comp0-1 -> 8-9, mlx5_comp2-3 -> 0-15, mlx5_comp4 -> 24, mlx5_comp5-6 -> 3-4, "
+	       "mlx5_comp7 -> 4");
 	assert_string_equal(d, "mlx5_comp0 -> 8");
 	assert_string_equal(e, "");
 	/* vectors without a handler name are labelled by queue */
@@ -649,8 +650,8 @@ static void test_format_map(void **state)
 	assert_non_null(l->v);
 	l->n = 2;
 	for (int q = 0; q < 2; q++) {
-		l->v[q] = (struct irq_vector){.irq = 40 + (unsigned)q, .kind = IRQ_KIND_COMPLETION, .queue = q,
-					     .has_affinity = true};
+		l->v[q] = (struct irq_vector){
+		    .irq = 40 + (unsigned)q, .kind = IRQ_KIND_COMPLETION, .queue = q, .has_affinity = true};
 		assert_int_equal(cpuset_add(&l->v[q].affinity, 6 + (unsigned)q), 0);
 	}
 	assert_int_equal(irq_list_format_map(l, &f), 0);

@@ -175,10 +175,10 @@ static const struct change_record seed_changes[] = {
      .state = CHANGE_APPLIED},
 };
 
-#define EDGE_RUN(...)                                                                                       \
+#define EDGE_RUN(...)                                                                                        \
 	{                                                                                                    \
-		.test = "UDP_STREAM", .peer = "198.18.0.2", .message_size = 8000,                           \
-		.duration_s = 2, __VA_ARGS__                                                                 \
+		.test = "UDP_STREAM", .peer = "198.18.0.2", .message_size = 8000, .duration_s = 2,           \
+		__VA_ARGS__                                                                                  \
 	}
 static struct run_artifact edge_tuning[2][1] = {
     {{"host_tuning", "net.core.rmem_max: 4194304\nnet.core.wmem_max: 4194304\nnet.core.rmem_default: 212992\n"
@@ -195,22 +195,26 @@ static struct run_record edge_runs[] = {
 			     "netperf -H 198.18.0.2 -t UDP_STREAM -l 2 -T 9 -- -m 8000",
 	     .started_usec = T0, .ended_usec = T0 + 2100000, .sent = 100, .received = 100, .send_mbps = 3.2,
 	     .recv_mbps = 3.2, .passed = true, .verdict = "pass",
-	     .irq_map = "ens1f0: mlx5_comp0-7 -> 8-15; ens1f1: mlx5_comp0-1 -> 24-25, mlx5_comp2-3 -> 0-15, mlx5_comp4 -> 3",
+	     .irq_map = "ens1f0: mlx5_comp0-7 -> 8-15; ens1f1: mlx5_comp0-1 -> 24-25, mlx5_comp2-3 -> 0-15, "
+			"mlx5_comp4 -> 3",
 	     .artifacts = edge_tuning[0], .n_artifacts = 1),
     EDGE_RUN(.runner = "netperf", .profile = "no-peer", .streams = 1, .ifname = "ens1f0", .mtu = 9000,
-	     .command_line = "netperf -H 198.18.0.2 -t UDP_STREAM -l 2 -- -m 8000", .started_usec = T0 + 60000000,
-	     .ended_usec = T0 + 62000000, .loss_pct = 100, .verdict = "error: netperf sent nothing"),
+	     .command_line = "netperf -H 198.18.0.2 -t UDP_STREAM -l 2 -- -m 8000",
+	     .started_usec = T0 + 60000000, .ended_usec = T0 + 62000000, .loss_pct = 100,
+	     .verdict = "error: netperf sent nothing"),
     EDGE_RUN(.runner = "iperf3", .profile = "no-peer", .streams = 1, .ifname = "ens1f0", .mtu = 9000,
-	     .command_line = "iperf3 -c 198.18.0.2 -u -b 0 -l 8000 -t 2 --json", .started_usec = T0 + 120000000,
-	     .ended_usec = T0 + 120100000, .loss_pct = 0, .verdict = "error: iperf3: unable to connect"),
+	     .command_line = "iperf3 -c 198.18.0.2 -u -b 0 -l 8000 -t 2 --json",
+	     .started_usec = T0 + 120000000, .ended_usec = T0 + 120100000, .loss_pct = 0,
+	     .verdict = "error: iperf3: unable to connect"),
     EDGE_RUN(.runner = "iperf3", .profile = "drifted", .streams = 1, .ifname = "ens1f0", .mtu = 1500,
-	     .command_line = "iperf3 -c 198.18.0.2 -u -b 0 -l 8000 -t 2 --json", .started_usec = T0 + 180000000,
-	     .ended_usec = T0 + 182000000, .sent = 1000, .received = 990, .lost = 10, .loss_pct = 1,
-	     .send_mbps = 32, .recv_mbps = 31.7, .verdict = "drift", .irq_map = "mlx5_comp0-7 -> 0",
-	     .artifacts = edge_tuning[1], .n_artifacts = 1),
-    EDGE_RUN(.runner = "builtin", .streams = 1, .command_line = "cx5prof bench --peer 198.18.0.2 --duration 2",
-	     .started_usec = T0 + 240000000, .ended_usec = T0 + 242000000, .sent = 500, .received = 500,
-	     .send_mbps = 16, .recv_mbps = 16, .passed = true),
+	     .command_line = "iperf3 -c 198.18.0.2 -u -b 0 -l 8000 -t 2 --json",
+	     .started_usec = T0 + 180000000, .ended_usec = T0 + 182000000, .sent = 1000, .received = 990,
+	     .lost = 10, .loss_pct = 1, .send_mbps = 32, .recv_mbps = 31.7, .verdict = "drift",
+	     .irq_map = "mlx5_comp0-7 -> 0", .artifacts = edge_tuning[1], .n_artifacts = 1),
+    EDGE_RUN(.runner = "builtin", .streams = 1,
+	     .command_line = "cx5prof bench --peer 198.18.0.2 --duration 2", .started_usec = T0 + 240000000,
+	     .ended_usec = T0 + 242000000, .sent = 500, .received = 500, .send_mbps = 16, .recv_mbps = 16,
+	     .passed = true),
 };
 
 static int make_edge_db(const char *p)
