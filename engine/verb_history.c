@@ -788,27 +788,22 @@ static const char *compare_label(const struct field *f)
  * or false past the last line. */
 static bool wrapped_line(const char *s, int width, int line, const char **ret, int *ret_len)
 {
-	for (int k = 0; *s; k++) {
-		int len = 0;
+	for (int k = 0;; k++) {
+		int len;
 
-		for (;;) {
-			int word = (int)strcspn(s + len + (len ? 1 : 0), " ") + (len ? 1 : 0);
-
-			if (len && len + word > width)
-				break;
-			len += word;
-			if (!s[len])
-				break;
-		}
+		s += strspn(s, " ");
+		if (!*s)
+			return false;
+		len = (int)strcspn(s, " ");
+		while (s[len] == ' ' && s[len + 1] && len + 1 + (int)strcspn(s + len + 1, " ") <= width)
+			len += 1 + (int)strcspn(s + len + 1, " ");
 		if (k == line) {
 			*ret = s;
 			*ret_len = len;
 			return true;
 		}
 		s += len;
-		s += *s == ' ';
 	}
-	return false;
 }
 
 /* Parameters, then results; a value wider than its column (an IRQ map)
