@@ -25,6 +25,7 @@
 #include "output.h"
 #include "profile.h"
 #include "runs.h"
+#include "sysctl.h"
 #include "verb_txn.h"
 #include "verbs.h"
 
@@ -606,12 +607,7 @@ static const struct field compare_fields[] = {
     FS(irq_policy, F_STR, false),
     FS(irq_map, F_STR, false),
     {"irqbalance", F_TUNE, false, 0},
-    {"bench_cpus", F_TUNE, false, 0},
-    {"net.core.rmem_max", F_TUNE, false, 0},
-    {"net.core.wmem_max", F_TUNE, false, 0},
-    {"net.core.rmem_default", F_TUNE, false, 0},
-    {"net.core.wmem_default", F_TUNE, false, 0},
-    {"net.core.netdev_max_backlog", F_TUNE, false, 0},
+    {"bench_cpus", F_TUNE, false, 0}, /* then a row per sysctl (compare_rows) */
     FS(driver, F_STR, false),
     FS(driver_version, F_STR, false),
     FS(firmware_version, F_STR, false),
@@ -623,6 +619,25 @@ static const struct field compare_fields[] = {
     FS(loss_pct, F_DBL, true),
     {"pass", F_BOOL, true, offsetof(struct run_record, passed)},
 };
+
+/* The table with a host_tuning row per sysctl of sysctl.h after
+ * bench_cpus, so a sysctl cx5prof learns is compared without an edit here. */
+static struct field *compare_rows(size_t *ret_n)
+{
+	size_t n = ARRAY_SIZE(compare_fields) + _SYSCTL_MAX, k = 0;
+	struct field *v = calloc(n, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(compare_fields); i++) {
+		v[k++] = compare_fields[i];
+		if (streq(compare_fields[i].name, "bench_cpus"))
+			for (int s = 0; s < _SYSCTL_MAX; s++)
+				v[k++] = (struct field){sysctl_key_to_string(s), F_TUNE, false, 0};
+	}
+	*ret_n = k;
+	return v;
+}
 
 static double field_num(const struct run_record *r, const struct field *f)
 {
@@ -775,10 +790,13 @@ static bool compare_row_shown(const struct run_record *runs, size_t n, const str
 	return false;
 }
 
-/* People read "net.core.rmem_max" as rmem_max; JSON keeps the full key. */
+/* People read "net.core.rmem_max" as rmem_max, "net.ipv4.udp_mem" as
+ * udp_mem; JSON keeps the full key. */
 static const char *compare_label(const struct field *f)
 {
-	return strncmp(f->name, "net.core.", 9) == 0 ? f->name + 9 : f->name;
+	if (strncmp(f->name, "net.core.", 9) == 0 || strncmp(f->name, "net.ipv4.", 9) == 0)
+		return f->name + 9;
+	return f->name;
 }
 
 #define COMPARE_COLUMNS 100
@@ -808,18 +826,17 @@ static bool wrapped_line(const char *s, int width, int line, const char **ret, i
 
 /* Parameters, then results; a value wider than its column (an IRQ map)
  * wraps at spaces within it, so 3 runs fit in COMPARE_COLUMNS. */
-static void compare_human(const struct run_record *runs, size_t n)
+static void compare_human(const struct run_record *runs, size_t n, const struct field *rows, size_t nrows)
 {
 	_cleanup_free_ int *width = calloc(n, sizeof(int));
-	_cleanup_free_ char **cells = calloc(n * ARRAY_SIZE(compare_fields), sizeof(char *));
+	_cleanup_free_ char **cells = calloc(n * nrows, sizeof(char *));
 	int label = 16, cap;
 
 	if (!width || !cells)
 		return;
-	for (size_t k = 0; k < ARRAY_SIZE(compare_fields); k++)
-		if (compare_row_shown(runs, n, &compare_fields[k]) &&
-		    (int)strlen(compare_label(&compare_fields[k])) > label)
-			label = (int)strlen(compare_label(&compare_fields[k]));
+	for (size_t k = 0; k < nrows; k++)
+		if (compare_row_shown(runs, n, &rows[k]) && (int)strlen(compare_label(&rows[k])) > label)
+			label = (int)strlen(compare_label(&rows[k]));
 	cap = (COMPARE_COLUMNS - label - 2 - 2 * (int)n) / (int)n;
 	if (cap < 12)
 		cap = 12;
@@ -827,8 +844,8 @@ static void compare_human(const struct run_record *runs, size_t n)
 		_cleanup_free_ char *head = strprintf("run %" PRId64, runs[i].id);
 
 		width[i] = head ? (int)strlen(head) : 8;
-		for (size_t k = 0; k < ARRAY_SIZE(compare_fields); k++) {
-			const struct field *f = &compare_fields[k];
+		for (size_t k = 0; k < nrows; k++) {
+			const struct field *f = &rows[k];
 			char **c = &cells[k * n + i];
 
 			*c = compare_cell(runs, i, f, field_differs(runs, n, f));
@@ -844,8 +861,8 @@ static void compare_human(const struct run_record *runs, size_t n)
 	out_text("\n");
 	for (int part = 0; part < 2; part++) {
 		out_text(part ? "results\n" : "parameters\n");
-		for (size_t k = 0; k < ARRAY_SIZE(compare_fields); k++) {
-			const struct field *f = &compare_fields[k];
+		for (size_t k = 0; k < nrows; k++) {
+			const struct field *f = &rows[k];
 			bool d = field_differs(runs, n, f), more = true;
 
 			if (f->result != (part == 1) || !compare_row_shown(runs, n, f))
@@ -880,7 +897,7 @@ static void compare_human(const struct run_record *runs, size_t n)
 		}
 	}
 	out_text("(* differs; in parentheses: change against run %" PRId64 ")\n", runs[0].id);
-	for (size_t c = 0; c < n * ARRAY_SIZE(compare_fields); c++)
+	for (size_t c = 0; c < n * nrows; c++)
 		free(cells[c]);
 }
 
@@ -889,7 +906,8 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_history_ struct history *h = NULL;
 	struct run_record *runs = NULL;
-	size_t n, loaded = 0;
+	_cleanup_free_ struct field *rows = NULL;
+	size_t n, nrows = 0, loaded = 0;
 	int r;
 
 	r = cli_parse(cli, cli_verb("compare"), argc, argv, NULL, NULL, &args);
@@ -901,7 +919,8 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	runs = calloc(n, sizeof(*runs));
-	if (!runs)
+	rows = compare_rows(&nrows);
+	if (!runs || !rows)
 		return log_error("out of memory"), EXIT_ERROR;
 	for (size_t i = 0; i < n; i++) {
 		r = parse_run_id(args[i], &runs[i].id);
@@ -918,7 +937,7 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 	}
 
 	if (!out_is_json()) {
-		compare_human(runs, n);
+		compare_human(runs, n, rows, nrows);
 		r = out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
 		goto out;
 	}
@@ -929,8 +948,8 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 	out_close_array();
 	for (int part = 0; part < 2; part++) {
 		out_open_array(part ? "results" : "parameters");
-		for (size_t k = 0; k < ARRAY_SIZE(compare_fields); k++) {
-			const struct field *f = &compare_fields[k];
+		for (size_t k = 0; k < nrows; k++) {
+			const struct field *f = &rows[k];
 
 			if (f->result == (part == 1))
 				compare_field_json(runs, n, f, field_differs(runs, n, f));

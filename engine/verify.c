@@ -560,8 +560,8 @@ static char *irq_map_text(const struct verify_report *r)
 }
 
 /* The host tuning a round ran under, beyond the run's columns, one "key:
- * value" a line (`compare` rows): the socket sysctls, irqbalance, and the
- * CPUs the benchmark streams were pinned to. */
+ * value" a line (`compare` rows): every sysctl of sysctl.h the host has,
+ * irqbalance, and the CPUs the benchmark streams were pinned to. */
 static char *tuning_text(const struct host_state *host, const struct verify_report *r)
 {
 	_cleanup_free_ char *pins = NULL;
@@ -571,9 +571,12 @@ static char *tuning_text(const struct host_state *host, const struct verify_repo
 
 	if (!f)
 		return NULL;
-	for (int k = 0; k < _SYSCTL_MAX; k++)
-		if (host->sysctl[k].r == 0)
-			fprintf(f, "%s: %" PRIu64 "\n", sysctl_key_to_string(k), host->sysctl[k].value);
+	for (int k = 0; k < _SYSCTL_MAX; k++) {
+		_cleanup_free_ char *v = NULL;
+
+		if (host->sysctl[k].r == 0 && sysctl_value_format(&host->sysctl[k].value, &v) >= 0)
+			fprintf(f, "%s: %s\n", sysctl_key_to_string(k), v);
+	}
 	fprintf(f, "irqbalance: %s\n", host->irqbalance_running ? "running" : "stopped");
 	if (cpuset_format_list(&r->pin_cpus, &pins) >= 0)
 		fprintf(f, "bench_cpus: %s\n", *pins ? pins : "none");

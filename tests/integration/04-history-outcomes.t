@@ -94,6 +94,7 @@ parameters
 * rmem_default        212992                    212992             -
 * wmem_default        212992                    212992             -
 * netdev_max_backlog  1000                      1000               -
+* udp_mem             188010 250681 376020      -                  -
   driver              -                         -                  -
   driver_version      -                         -                  -
   firmware_version    -                         -                  -

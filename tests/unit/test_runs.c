@@ -182,7 +182,8 @@ static const struct change_record seed_changes[] = {
 	}
 static struct run_artifact edge_tuning[2][1] = {
     {{"host_tuning", "net.core.rmem_max: 4194304\nnet.core.wmem_max: 4194304\nnet.core.rmem_default: 212992\n"
-		     "net.core.wmem_default: 212992\nnet.core.netdev_max_backlog: 1000\nirqbalance: stopped\n"
+		     "net.core.wmem_default: 212992\nnet.core.netdev_max_backlog: 1000\n"
+		     "net.ipv4.udp_mem: 188010 250681 376020\nirqbalance: stopped\n"
 		     "bench_cpus: 8-9\n"}},
     {{"host_tuning", "net.core.rmem_max: 212992\nnet.core.wmem_max: 212992\nnet.core.rmem_default: 212992\n"
 		     "net.core.wmem_default: 212992\nnet.core.netdev_max_backlog: 1000\nirqbalance: running\n"
