@@ -402,7 +402,7 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 	if (!a.check && history_path_check(cli->db_path) >= 0 && mkdir_parent(cli->db_path) >= 0)
 		r = txn_verb_lock(cli, 0, &lock_fd);
 	if (r == EXIT_OK)
-		r = txn_verb_open_history(cli, a.check, &h);
+		r = txn_verb_open_history(cli, a.check ? HISTORY_READ_ONLY : 0, &h);
 	if (r == EXIT_OK)
 		r = close_earlier_boot(h, a.check, &eb);
 	if (r == EXIT_OK && !eb.pending)
@@ -411,7 +411,7 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 		r = txn_verb_plan(args[0], a.runtime_only, &prof, &p);
 	if (r != EXIT_OK) {
 		lock_release(lock_fd);
-		return txn_verb_json_failure(r);
+		return r;
 	}
 	txn_verb_report_problems(p);
 	out_open_object(NULL);
@@ -441,26 +441,26 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 
 /* ---- rollback ---- */
 
-/* A refusal reported on stderr: the JSON document still says so. */
-static int json_refused(int r)
+/* The TXN argument, checked before the history is opened or locked. */
+static int parse_target(char **args, int64_t *ret_id)
 {
-	out_bool(OUT_JSON, "changed", NULL, false);
-	out_bool(OUT_JSON, "failed", NULL, true);
-	out_int(OUT_JSON, "exit_code", NULL, r);
-	out_string(OUT_JSON, "msg", NULL, "refused (see stderr)");
-	return r;
+	if (!args[0]) {
+		*ret_id = 0;
+		return EXIT_OK;
+	}
+	if (safe_atoi64(args[0], ret_id) < 0 || *ret_id <= 0) {
+		log_error("rollback: '%s' is not a transaction number", args[0]);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
 }
 
-static int pick_target(struct history *h, char **args, struct txn_record *ret)
+/* id 0: the newest apply (or the target of an unfinished rollback). */
+static int pick_target(struct history *h, int64_t id, struct txn_record *ret)
 {
-	int64_t id;
 	int r;
 
-	if (args[0]) {
-		if (safe_atoi64(args[0], &id) < 0 || id <= 0) {
-			log_error("rollback: '%s' is not a transaction number", args[0]);
-			return EXIT_USAGE;
-		}
+	if (id > 0) {
 		r = history_txn_get(h, id, ret);
 		if (r == -ENOENT) {
 			log_error("rollback: no transaction %" PRId64 " in %s", id, history_path(h));
@@ -588,13 +588,13 @@ static int report_rollback(struct history *h, const struct txn_record *t, int r,
 	return r < 0 ? EXIT_ROLLBACK_FAILED : EXIT_OK;
 }
 
-static int rollback_locked(struct history *h, char **args, bool force)
+static int rollback_locked(struct history *h, int64_t id, bool force)
 {
 	_cleanup_(txn_record_done) struct txn_record t = {0};
 	struct apply_outcome o = {0};
 	int r;
 
-	r = pick_target(h, args, &t);
+	r = pick_target(h, id, &t);
 	if (r == EXIT_OK)
 		r = resolve_rollback_target(h, &t);
 	if (r == EXIT_OK)
@@ -623,7 +623,7 @@ static int rollback_locked(struct history *h, char **args, bool force)
  * that can never be restored (an IRQ gone with a driver reload, a file
  * removed): after reading what is left, the operator gives it up. Nothing
  * is written to the host; the history records who, why, and what stays. */
-static int abandon_locked(struct history *h, const char *arg, const char *reason)
+static int abandon_locked(struct history *h, int64_t target, const char *reason)
 {
 	_cleanup_(txn_record_done) struct txn_record t = {0};
 	struct change_record *c = NULL;
@@ -632,7 +632,7 @@ static int abandon_locked(struct history *h, const char *arg, const char *reason
 	char msg[320];
 	int r;
 
-	r = pick_target(h, (char *[]){(char *)arg, NULL}, &t);
+	r = pick_target(h, target, &t);
 	if (r == EXIT_OK)
 		r = resolve_rollback_target(h, &t);
 	if (r != EXIT_OK)
@@ -685,6 +685,7 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_history_ struct history *h = NULL;
 	struct txn_args a = {0};
+	int64_t id;
 	int lock_fd = -1, r;
 
 	r = cli_parse(cli, cli_verb("rollback"), argc, argv, handle_option, &a, &args);
@@ -696,23 +697,24 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 	}
 	if (a.abandon && (strv_length(args) != 1 || !a.reason || !*a.reason || a.force)) {
 		log_error("rollback --abandon: expected one TXN and --reason TEXT (and no --force)");
-		return txn_verb_json_failure(EXIT_USAGE);
+		return EXIT_USAGE;
 	}
 	if (a.reason && !a.abandon) {
 		log_error("rollback: --reason goes with --abandon");
-		return txn_verb_json_failure(EXIT_USAGE);
+		return EXIT_USAGE;
 	}
-	r = txn_verb_open_history(cli, false, &h);
+	r = parse_target(args, &id);
+	if (r == EXIT_OK)
+		r = txn_verb_open_history(cli, HISTORY_EXISTING, &h);
 	if (r == EXIT_OK)
 		r = txn_verb_lock(cli, 0, &lock_fd);
 	if (r != EXIT_OK)
-		return txn_verb_json_failure(r);
+		return r;
 	out_open_object(NULL);
-	r = a.abandon ? abandon_locked(h, args[0], a.reason) : rollback_locked(h, args, a.force);
-	if (r != EXIT_OK && r != EXIT_ROLLBACK_FAILED)
-		json_refused(r);
+	r = a.abandon ? abandon_locked(h, id, a.reason) : rollback_locked(h, id, a.force);
 	out_close_object();
-	(void)out_finish();
+	if (r == EXIT_OK || r == EXIT_ROLLBACK_FAILED) /* else: main's error document */
+		(void)out_finish();
 	lock_release(lock_fd);
 	mirror_opportunistic(h, NULL);
 	return r;
@@ -784,17 +786,16 @@ int verb_commit(struct cli *cli, int argc, char **argv)
 		log_error("commit: takes no arguments");
 		return EXIT_USAGE;
 	}
-	r = txn_verb_open_history(cli, false, &h);
+	r = txn_verb_open_history(cli, HISTORY_EXISTING, &h);
 	if (r == EXIT_OK)
 		r = txn_verb_lock(cli, COMMIT_LOCK_WAIT_MS, &lock_fd);
 	if (r != EXIT_OK)
-		return txn_verb_json_failure(r);
+		return r;
 	out_open_object(NULL);
 	r = commit_locked(h);
-	if (r != EXIT_OK)
-		json_refused(r);
 	out_close_object();
-	(void)out_finish();
+	if (r == EXIT_OK) /* else: main's error document */
+		(void)out_finish();
 	lock_release(lock_fd);
 	return r;
 }
