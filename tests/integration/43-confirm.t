@@ -100,7 +100,7 @@ done
 
 # The same with a real failure: fork() of the watchdog fails with EAGAIN
 # (strace fault injection into clone): undone, exit 6.
-run ip netns exec "$HOST_NS" strace -f -qq -o /dev/null -e trace=clone,clone3,fork,vfork \
+run ip netns exec "$HOST_NS" $STRACE -f -qq -o /dev/null -e trace=clone,clone3,fork,vfork \
 	-e inject=clone,clone3,fork,vfork:error=EAGAIN "$CX5PROF" --sysroot "$SR" --db "$DB" apply --confirm 30 "$P"
 id=$(last_id)
 is "$rc:$(printf '%s\n' "$err" | grep error:)" "6:cx5prof: error: apply failed after its last change: cannot start the --confirm watchdog: Resource temporarily unavailable

@@ -46,14 +46,14 @@ outcome() {
 }
 
 # ---- EIO on each fdatasync of an apply in turn (strace fault injection)
-ip netns exec "$HOST_NS" strace -f -qq -o "$WORK/trace" -e trace=fdatasync "$CX5PROF" --sysroot "$SR" --db "$DB" \
+ip netns exec "$HOST_NS" $STRACE -f -qq -o "$WORK/trace" -e trace=fdatasync "$CX5PROF" --sysroot "$SR" --db "$DB" \
 	apply "$P" >/dev/null 2>&1
 cx rollback >/dev/null 2>&1
 n=$(grep -c fdatasync "$WORK/trace")
 ok $((n < 2)) "an apply makes $n fdatasync calls"
 hit_commit=1
 for ((k = 1; k <= n; k++)); do
-	run ip netns exec "$HOST_NS" strace -f -qq -o /dev/null -e trace=fdatasync \
+	run ip netns exec "$HOST_NS" $STRACE -f -qq -o /dev/null -e trace=fdatasync \
 		-e inject=fdatasync:error=EIO:when=$k "$CX5PROF" --sysroot "$SR" --db "$DB" apply "$P"
 	case $err in *"apply failed after its last change: cannot record transaction "*" as committed"*) hit_commit=0 ;; esac
 	outcome "$rc" "$err" "EIO on fdatasync $k"

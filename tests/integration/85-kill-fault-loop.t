@@ -28,7 +28,7 @@ points() {
 		awk -v s="$STRIDE" '{ n[$1]++; if (NR % s == 1 || s == 1) print $1, n[$1] }'
 }
 
-traced() { ip netns exec "$HOST_NS" strace -f -qq -o /dev/null "$@"; }
+traced() { ip netns exec "$HOST_NS" $STRACE -f -qq -o /dev/null "$@"; }
 
 bad=0 cases=0
 fail_case() {
@@ -37,7 +37,7 @@ fail_case() {
 }
 
 # ---- kill -9 during apply
-ip netns exec "$HOST_NS" strace -f -qq -o "$WORK/trace.apply" "$CX5PROF" --sysroot "$SR" --db "$DB" apply "$P" >/dev/null 2>&1
+ip netns exec "$HOST_NS" $STRACE -f -qq -o "$WORK/trace.apply" "$CX5PROF" --sysroot "$SR" --db "$DB" apply "$P" >/dev/null 2>&1
 cx rollback >/dev/null 2>&1
 points "$WORK/trace.apply" >"$WORK/points.apply"
 while read -r sc n; do
@@ -52,7 +52,7 @@ is "$bad" 0 "kill -9 in apply at $cases system calls (every ${STRIDE}th): each r
 # ---- kill -9 during rollback
 bad=0 cases=0
 cx apply "$P" >/dev/null 2>&1
-ip netns exec "$HOST_NS" strace -f -qq -o "$WORK/trace.rollback" "$CX5PROF" --sysroot "$SR" --db "$DB" rollback >/dev/null 2>&1
+ip netns exec "$HOST_NS" $STRACE -f -qq -o "$WORK/trace.rollback" "$CX5PROF" --sysroot "$SR" --db "$DB" rollback >/dev/null 2>&1
 points "$WORK/trace.rollback" >"$WORK/points.rollback"
 while read -r sc n; do
 	cases=$((cases + 1))

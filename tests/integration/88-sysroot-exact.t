@@ -31,14 +31,14 @@ printf '212992\n' >"$RMEM"
 
 # ---- EIO on each cut to length (ftruncate after the write) of an apply:
 # the file is left torn for a moment, the step fails, all is undone exactly
-ip netns exec "$HOST_NS" strace -f -qq -y -o "$WORK/trace" -e trace=ftruncate \
+ip netns exec "$HOST_NS" $STRACE -f -qq -y -o "$WORK/trace" -e trace=ftruncate \
 	"$CX5PROF" --sysroot "$SR" --db "$DB" apply "$P" >/dev/null 2>&1
 cx rollback >/dev/null 2>&1
 # the how-manieth ftruncate call of the apply each sysroot cut is
 cuts=$(grep -n 'ftruncate' "$WORK/trace" | grep -F "<$SR/" | cut -d: -f1 | tr '\n' ' ')
 is "$(echo $cuts | wc -w)" 3 "an apply of 2 sysctls and 1 IRQ cuts 3 sysroot files to length"
 for k in $cuts; do
-	run ip netns exec "$HOST_NS" strace -f -qq -o /dev/null -e trace=ftruncate \
+	run ip netns exec "$HOST_NS" $STRACE -f -qq -o /dev/null -e trace=ftruncate \
 		-e inject=ftruncate:error=EIO:when=$k "$CX5PROF" --sysroot "$SR" --db "$DB" apply "$P"
 	case $rc:$err in
 	6:*"read back differs or write failed (EIO)"*) ok 0 "EIO on ftruncate $k: exit 6, the step failed" ;;
@@ -53,11 +53,11 @@ done
 # "212992\n" and not cut leaves "212992\n\n": exit 7 names it, and the next
 # rollback writes it exactly (before, the read-back took it for 212992)
 cx apply "$P" >/dev/null 2>&1
-ip netns exec "$HOST_NS" strace -f -qq -y -o "$WORK/trace" -e trace=ftruncate \
+ip netns exec "$HOST_NS" $STRACE -f -qq -y -o "$WORK/trace" -e trace=ftruncate \
 	"$CX5PROF" --sysroot "$SR" --db "$DB" rollback >/dev/null 2>&1
 k=$(grep -n 'ftruncate' "$WORK/trace" | grep -F "<$RMEM>" | head -n 1 | cut -d: -f1)
 cx apply "$P" >/dev/null 2>&1
-run ip netns exec "$HOST_NS" strace -f -qq -o /dev/null -e trace=ftruncate \
+run ip netns exec "$HOST_NS" $STRACE -f -qq -o /dev/null -e trace=ftruncate \
 	-e inject=ftruncate:error=EIO:when=$k "$CX5PROF" --sysroot "$SR" --db "$DB" rollback
 is "$rc:$(printf '%s\n' "$err" | grep 'NOT restored')" \
 	"7:cx5prof: error: NOT restored: sysctl net.core.rmem_max 4194304 -> 212992: read back differs or write failed (EIO)" \

@@ -45,6 +45,10 @@ txn_setup() {
 
 cx() { ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" "$@"; }
 
+# strace for the fault-injection tests. LeakSanitizer cannot run under
+# ptrace (`make asan`): its leak check is off for a traced cx5prof only.
+STRACE="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace"
+
 state_snapshot() {
 	{
 		ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" show --json
