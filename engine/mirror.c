@@ -134,7 +134,9 @@ static int send_one(struct history *h, const struct taotoken_config *cfg, const 
 			 * 401 before says nothing about this row's content. */
 			size_t n = strlen(err->message);
 
-			count = choices_streak(row->last_error) + 1;
+			/* a row set aside at the third, then requeued by
+			 * --retry-failed, starts again at one */
+			count = choices_streak(row->last_error) % MIRROR_CHOICES_ATTEMPTS + 1;
 			snprintf(err->message + n, sizeof(err->message) - n, CHOICES_STREAK_FMT, count,
 				 MIRROR_CHOICES_ATTEMPTS);
 		} else if (err->kind == TT_KEY_REJECTED) {

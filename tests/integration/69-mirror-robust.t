@@ -82,6 +82,10 @@ run "$CX5PROF" --db "$DB" mirror
 is "$rc" 65 "no choices, third reply in a row: exit as for choices"
 is "$(outbox_state | head -n 2)" "1 run 1 failed_permanent 3
 2 run 2 pending 1" "no choices, third reply in a row: row 1 set aside, row 2 tried"
+run "$CX5PROF" --db "$DB" mirror --retry-failed
+is "$(outbox_state | head -n 1):$(sqlite3 "$DB" 'SELECT last_error FROM outbox WHERE id = 1')" \
+	"1 run 1 pending 4:$NC [1 of 3 replies in a row without choices]" \
+	"requeued by --retry-failed, a reply without choices counts from one again"
 
 # --- other failures in between do not count: three 500s, a 401, then one
 # reply without choices: the first of its kind, the row stays pending
