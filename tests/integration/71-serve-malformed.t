@@ -6,7 +6,8 @@
 # few bytes and goes silent (slowloris). Each is closed with a log line
 # (and an ERROR frame where the client still listens); after each one a
 # real `cx5prof bench` still completes: the server keeps serving. A second
-# client during a test is turned away at once as busy.
+# client during a test is turned away at once as busy. 20 idle connections,
+# and a client that keeps reopening idle ones, do not delay a real bench.
 . "$(dirname "$0")/lib.sh"
 
 TMP=$(mktemp -d)
@@ -140,4 +141,60 @@ is "$rc $err" "64 cx5prof: error: bench: peer 'not-an-address' is not a numeric 
 kill -0 "$SERVE_PID"
 ok $? "serve survived every hostile client"
 is "$(grep -c 'connection closed' "$TMP/serve.log")" 10 "10 hostile connections logged"
+
+# Starvation: idle connections that never send their setup must not keep
+# a real client waiting. idle.py MODE PORT: "hold" opens 20 connections,
+# says "ready", and after a line on stdin reports how many were told busy;
+# "churn" keeps 8 idle connections open for 3 s, reopening each one the
+# server closes (at most 200 connects).
+cat >"$TMP/idle.py" <<'EOF2'
+import socket, struct, sys, time
+mode, port = sys.argv[1], int(sys.argv[2])
+def told_busy(s):
+    s.setblocking(False)
+    try:
+        data = s.recv(4096)
+    except BlockingIOError:
+        return False
+    return len(data) >= 16 and data[5] == 5 and struct.unpack(">H", data[12:14])[0] == 3 and \
+        data[16:].decode() == "busy: too many waiting connections, retry later"
+def connect():
+    return socket.create_connection(("127.0.0.1", port), timeout=5)
+if mode == "hold":
+    conns = [connect() for _ in range(20)]
+    print("ready", flush=True)
+    sys.stdin.readline()
+    print(sum(told_busy(s) for s in conns), flush=True)
+else:
+    conns, opened, end = [], 0, time.time() + 3
+    print("ready", flush=True)
+    while time.time() < end and opened < 200:
+        conns = [s for s in conns if not told_busy(s)]
+        while len(conns) < 8 and opened < 200:
+            conns.append(connect()); opened += 1
+        time.sleep(0.01)
+    print(opened, flush=True)
+EOF2
+coproc IDLE { /usr/bin/python3 "$TMP/idle.py" hold "$PORT"; }
+read -r line <&"${IDLE[0]}"
+is "$line" ready "20 idle connections are open"
+start=$(date +%s)
+bench_ok "with 20 idle connections"
+took=$(( $(date +%s) - start ))
+[ "$took" -le 4 ]
+ok $? "with 20 idle connections: the bench did not wait for them (${took}s)"
+echo >&"${IDLE[1]}"
+read -r line <&"${IDLE[0]}"
+is "$line" 13 "the 12 idle connections beyond the 8 per address, then the oldest one, were told busy"
+wait "$IDLE_PID" 2>/dev/null
+
+/usr/bin/python3 "$TMP/idle.py" churn "$PORT" >"$TMP/churn.out" &
+churn=$!
+for _ in $(seq 50); do [ -s "$TMP/churn.out" ] && break; sleep 0.1; done
+bench_ok "with a client reopening 8 idle connections"
+wait "$churn"
+[ "$(tail -n1 "$TMP/churn.out")" -gt 8 ]
+ok $? "the churning client reopened connections the server closed ($(tail -n1 "$TMP/churn.out") connects)"
+kill -0 "$SERVE_PID"
+ok $? "serve survived the idle and churning clients"
 done_testing
