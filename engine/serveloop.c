@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "log.h"
+#include "peerstate.h"
 #include "udpsink.h"
 
 #define LINGER_USEC  (200 * 1000ull)
@@ -230,6 +231,7 @@ static void dispatch(struct loop *l, struct conn *c, uint64_t now)
 {
 	const uint8_t *p = c->in + UDPB_FRAME_HDR;
 	struct udpb_setup setup;
+	uint8_t *frame = NULL;
 	int r;
 
 	c->have = 0;
@@ -245,6 +247,14 @@ static void dispatch(struct loop *l, struct conn *c, uint64_t now)
 			return;
 		}
 		test_start(l, c, &setup, now);
+		return;
+	case UDPB_STATE_REQUEST:
+		r = peerstate_answer(c->fd, p, c->hdr.length, &frame);
+		if (r < 0)
+			break;
+		c->requests++;
+		c->since = now;
+		conn_answer(c, frame, (size_t)r, false, now);
 		return;
 	default:
 		r = -EPROTO;

@@ -64,6 +64,9 @@ static int set_error(struct udpsend_result *res, int err, const char *fmt, ...)
 
 void udpsend_result_done(struct udpsend_result *res)
 {
+	free(res->peer_before);
+	free(res->peer_after);
+	res->peer_before = res->peer_after = NULL;
 	strv_free(res->notes);
 	res->notes = NULL;
 	free(res->error);
@@ -233,6 +236,65 @@ static int expect_frame(int fd, int want, uint8_t *buf, size_t *ret_len, uint64_
 		return set_error(res, -EPROTO, "unexpected %s frame from %s:%u",
 				 strna(udpb_type_to_string(r)), p->peer, p->port);
 	return 0;
+}
+
+/* Ask for the peer's state on the control connection fd. */
+static int ask_state(int fd, const struct udpsend_params *p, uint8_t *buf, struct udpb_state *ret,
+		     struct udpsend_result *res)
+{
+	size_t len;
+	int n = udpbench_encode_state_request(buf, UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
+	int r = n < 0 ? n : udpbench_send_all(fd, buf, (size_t)n, now_usec() + UDPSEND_REPLY_TIMEOUT_USEC);
+
+	if (r < 0)
+		return set_error(res, r, "cannot ask %s:%u for its state: %s", p->peer, p->port, strerror(-r));
+	r = expect_frame(fd, UDPB_STATE, buf, &len, UDPSEND_REPLY_TIMEOUT_USEC, p, res);
+	if (r < 0)
+		return r;
+	if (udpbench_decode_state(buf, len, ret) < 0)
+		return set_error(res, -EPROTO, "bad state frame from %s:%u", p->peer, p->port);
+	return 0;
+}
+
+/* The optional state of udpsend_run: a failure becomes a note, and the
+ * answer is NULL. */
+static struct udpb_state *state_or_note(int fd, const struct udpsend_params *p, uint8_t *buf,
+					struct udpsend_result *res, int *ret_r)
+{
+	struct udpb_state *st = calloc(1, sizeof(*st));
+
+	*ret_r = st ? ask_state(fd, p, buf, st, res) : -ENOMEM;
+	if (*ret_r >= 0)
+		return st;
+	free(st);
+	strv_pushf(&res->notes, "peer state not recorded: %s", res->error ? res->error : strerror(-*ret_r));
+	free(res->error);
+	res->error = NULL;
+	return NULL;
+}
+
+int udpsend_query_state(const char *peer, uint16_t port, struct udpb_state *ret, char **ret_error)
+{
+	struct udpsend_params p = {.peer = peer, .port = port ? port : UDPB_DEFAULT_PORT};
+	_cleanup_free_ uint8_t *buf = malloc(UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
+	_cleanup_free_ struct udpsend_result *res = calloc(1, sizeof(*res));
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	*ret_error = NULL;
+	if (!buf || !res)
+		return -ENOMEM;
+	r = connect_control(p.peer, p.port, &fd);
+	if (r == -EINVAL)
+		r = set_error(res, r, "peer '%s' is not a numeric IPv4 or IPv6 address", p.peer);
+	else if (r < 0)
+		r = set_error(res, r, "no cx5prof serve on %s:%u (%s)", p.peer, p.port, strerror(-r));
+	else
+		r = ask_state(fd, &p, buf, ret, res);
+	if (r < 0)
+		*ret_error = TAKE_PTR(res->error);
+	udpsend_result_done(res);
+	return r;
 }
 
 static int open_stream_socket(const struct udpsend_params *p, uint16_t port, int *ret_fd,
@@ -467,6 +529,20 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 			      p.peer, p.port, strerror(-r), p.port);
 		goto out;
 	}
+	if (p.peer_state) {
+		res->peer_before = state_or_note(st->cfd, &p, buf, res, &r);
+		/* A server that does not know STATE closed the connection. */
+		if (!res->peer_before) {
+			close(st->cfd);
+			st->cfd = -1;
+			r = connect_control(p.peer, p.port, &st->cfd);
+			if (r < 0) {
+				r = set_error(res, r, "no cx5prof serve on %s:%u (%s)", p.peer, p.port,
+					      strerror(-r));
+				goto out;
+			}
+		}
+	}
 	setup = (struct udpb_setup){.duration_s = p.duration_s,
 				    .message_size = p.message_size,
 				    .recv_buffer = (uint32_t)p.recv_buffer,
@@ -519,6 +595,8 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 		goto out;
 	}
 
+	if (res->peer_before)
+		res->peer_after = state_or_note(st->cfd, &p, buf, res, &r);
 	compute(&p, st, rep, res);
 	if (res->sent == 0) {
 		int e = 0;

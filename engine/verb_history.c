@@ -433,7 +433,7 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 		char *fields[] = {run.command_line, run.runner,	    run.profile,	  run.profile_hash,
 				  run.ifname,	    run.peer,	    run.test,		  run.irq_policy,
 				  run.irq_map,	    run.driver,	    run.driver_version, run.firmware_version,
-				  run.verdict};
+				  run.verdict,	    run.peer_driver, run.peer_driver_version, run.peer_firmware};
 
 		for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
 			make_printable(fields[i]);
@@ -453,6 +453,10 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 	out_text("irq          policy %s  map %s\n", strna(run.irq_policy), strna(run.irq_map));
 	out_text("driver       %s %s  firmware %s\n", strna(run.driver), strna(run.driver_version),
 		 strna(run.firmware_version));
+	if (run_record_artifact(&run, "peer_state.json"))
+		out_text("peer state   driver %s %s  firmware %s  mtu %" PRIu64 "  rmem_max %" PRIu64 "\n",
+			 strna(run.peer_driver), strna(run.peer_driver_version), strna(run.peer_firmware),
+			 run.peer_mtu, run.peer_rmem_max);
 	out_text("results      sent %" PRIu64 "  received %" PRIu64 "  lost %" PRIu64 " (%.2f%%)\n", run.sent,
 		 run.received, run.lost, run.loss_pct);
 	out_text("             send %.1f Mbps  recv %.1f Mbps  %s%s%s\n", run.send_mbps, run.recv_mbps,
@@ -559,6 +563,11 @@ static const struct field compare_fields[] = {
     FS(driver, F_STR, false),
     FS(driver_version, F_STR, false),
     FS(firmware_version, F_STR, false),
+    FS(peer_driver, F_STR, false),
+    FS(peer_driver_version, F_STR, false),
+    FS(peer_firmware, F_STR, false),
+    FS(peer_mtu, F_U64, false),
+    FS(peer_rmem_max, F_U64, false),
     FS(sent, F_U64, true),
     FS(received, F_U64, true),
     FS(lost, F_U64, true),
@@ -846,6 +855,7 @@ static const struct {
     {"irq_map", "the IRQ -> CPU map during the run"},
     {"profile", "the effective profile verified"},
     {"verify_summary", "the verification report"},
+    {"peer_state.json", "the benchmark peer's state and its changes over the run (`cx5prof serve`)"},
     {"analysis.json", "the model's bottleneck analysis (`cx5prof analyze`)"},
 };
 

@@ -20,6 +20,7 @@
 #include "irq.h"
 #include "nicfacts.h"
 #include "output.h"
+#include "peerstate.h"
 #include "plan.h"
 #include "probe.h"
 #include "profile.h"
@@ -600,6 +601,9 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	rr |= artifact_add(&as, "proc_stat_after", r->intr_after.stat_text);
 	rr |= artifact_add(&as, "profile", profile_json);
 	rr |= artifact_add(&as, "verify_summary", sum);
+	if (r->result.peer_state)
+		rr |= artifact_add(&as, PEERSTATE_ARTIFACT,
+				   json_object_to_json_string_ext(r->result.peer_state, JSON_C_TO_STRING_PRETTY));
 	if (rr < 0)
 		return -ENOMEM;
 
@@ -1057,6 +1061,7 @@ void verify_render(const struct verify_report *r)
 	render_thresholds(r);
 	render_spread(r);
 	render_counters(r);
+	peerstate_render(r->result.peer_state);
 	if (r->run_id > 0)
 		out_int(OUT_JSON, "run_id", NULL, r->run_id);
 	else

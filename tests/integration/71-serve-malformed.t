@@ -2,7 +2,8 @@
 # 71-serve-malformed.t: `cx5prof serve` against hostile control clients.
 #
 # A python3 client on 127.0.0.1 sends truncated, oversized, random, wrong-
-# version, out-of-range and out-of-order frames, and one that dribbles a
+# version, out-of-range and out-of-order frames (STATE requests too), and
+# one that dribbles a
 # few bytes and goes silent (slowloris). Each is closed with a log line
 # (and an ERROR frame where the client still listens); after each one a
 # real `cx5prof bench` still completes: the server keeps serving. A second
@@ -44,11 +45,26 @@ msgs = {
     "type": frame(1, 3, struct.pack(">QHH", 0, 1, 0) + b"\0" * 8),
     "trailing": frame(1, 1, setup + b"x"),
     "slowloris": frame(1, 1, setup)[:3],
+    "state-version": frame(1, 6, struct.pack(">HH", 2, 0)),
+    "state-trailing": frame(1, 6, struct.pack(">HHB", 1, 0, 0)),
+    "state-reply": frame(1, 7, b"\0" * 44),
+    "state": frame(1, 6, struct.pack(">HH", 1, 0)),
 }
 s = socket.create_connection(("127.0.0.1", port), timeout=10)
 s.sendall(msgs[kind])
 if kind == "truncated":
     s.shutdown(socket.SHUT_WR)
+if kind == "state":  # one answer, then the client leaves
+    h = b""
+    while len(h) < 12:
+        h += s.recv(12 - len(h))
+    n = struct.unpack(">IBBHI", h)[4]
+    p = b""
+    while len(p) < n:
+        p += s.recv(n - len(p))
+    ifname = p[45:45 + p[44]].decode()
+    print("state", h[5], ifname, "rmem_max", struct.unpack(">Q", p[12:20])[0])
+    sys.exit(0)
 data = b""
 try:
     while True:
@@ -88,7 +104,15 @@ range|error 1 field out of range|setup: field out of range
 streams|error 1 field out of range|setup: field out of range
 type|error 1 unexpected frame type|setup: unexpected frame type
 trailing|error 1 malformed frame (bad magic, reserved field or length)|setup: malformed frame (bad magic, reserved field or length)
+state-version|error 2 unsupported protocol version|setup: unsupported protocol version
+state-trailing|error 1 malformed frame (bad magic, reserved field or length)|setup: malformed frame (bad magic, reserved field or length)
+state-reply|error 1 unexpected frame type|setup: unexpected frame type
 EOF
+
+# STATE: the facts of the interface that owns the address (loopback here),
+# answered at once; the client leaving after its answer is not an error.
+run /usr/bin/python3 "$TMP/evil.py" state "$PORT"
+is "$out" "state 7 lo rmem_max $(cat /proc/sys/net/core/rmem_max)" "state: answered for the interface of the address"
 
 # Slowloris: three bytes, then silence. Closed after the 5 s setup timeout.
 start=$(date +%s)
@@ -140,7 +164,7 @@ is "$rc $err" "64 cx5prof: error: bench: peer 'not-an-address' is not a numeric 
 
 kill -0 "$SERVE_PID"
 ok $? "serve survived every hostile client"
-is "$(grep -c 'connection closed' "$TMP/serve.log")" 10 "10 hostile connections logged"
+is "$(grep -c 'connection closed' "$TMP/serve.log")" 13 "13 hostile connections logged"
 
 # Starvation: idle connections that never send their setup must not keep
 # a real client waiting. idle.py MODE PORT: "hold" opens 20 connections,
