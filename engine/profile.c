@@ -321,6 +321,7 @@ static const struct key_def verify_keys[] = {
     UINT("streams", P(verify.streams), 1, 64),
     UINT("port", P(verify.port), 1, 65535),
     {.name = "gso", .type = KT_BOOL, .offset = P(verify.gso)},
+    {.name = "peer_must_match", .type = KT_BOOL, .offset = P(verify.peer_must_match)},
     SECTION("thresholds", 0, thresholds_keys),
     {0},
 };

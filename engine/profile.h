@@ -197,6 +197,7 @@ struct profile {
 		struct profile_uint streams;	    /* 1..64 */
 		struct profile_uint port;	    /* 1..65535 */
 		struct profile_bool gso;
+		struct profile_bool peer_must_match; /* a peer driver/firmware difference fails */
 		struct profile_double throughput_mbps;	   /* floor, > 0 */
 		struct profile_double loss_percent;	   /* ceiling, 0..100 */
 		struct profile_double irq_planned_percent; /* floor, 0..100 */

@@ -175,7 +175,7 @@ static int resolve(const char *peer, uint16_t port, int socktype, struct sockadd
 	return 0;
 }
 
-static int connect_control(const char *peer, uint16_t port, int *ret_fd)
+static int connect_control(const char *peer, uint16_t port, uint64_t timeout_usec, int *ret_fd)
 {
 	struct sockaddr_storage a;
 	socklen_t alen;
@@ -193,7 +193,7 @@ static int connect_control(const char *peer, uint16_t port, int *ret_fd)
 	if (connect(fd, (struct sockaddr *)&a, alen) < 0 && errno != EINPROGRESS)
 		return -errno;
 	pfd = (struct pollfd){.fd = fd, .events = POLLOUT};
-	r = poll(&pfd, 1, (int)(UDPSEND_CONNECT_TIMEOUT_USEC / 1000));
+	r = poll(&pfd, 1, (int)(timeout_usec / 1000));
 	if (r < 0)
 		return -errno;
 	if (r == 0)
@@ -239,16 +239,16 @@ static int expect_frame(int fd, int want, uint8_t *buf, size_t *ret_len, uint64_
 }
 
 /* Ask for the peer's state on the control connection fd. */
-static int ask_state(int fd, const struct udpsend_params *p, uint8_t *buf, struct udpb_state *ret,
-		     struct udpsend_result *res)
+static int ask_state(int fd, const struct udpsend_params *p, uint64_t timeout_usec, uint8_t *buf,
+		     struct udpb_state *ret, struct udpsend_result *res)
 {
 	size_t len;
 	int n = udpbench_encode_state_request(buf, UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
-	int r = n < 0 ? n : udpbench_send_all(fd, buf, (size_t)n, now_usec() + UDPSEND_REPLY_TIMEOUT_USEC);
+	int r = n < 0 ? n : udpbench_send_all(fd, buf, (size_t)n, now_usec() + timeout_usec);
 
 	if (r < 0)
 		return set_error(res, r, "cannot ask %s:%u for its state: %s", p->peer, p->port, strerror(-r));
-	r = expect_frame(fd, UDPB_STATE, buf, &len, UDPSEND_REPLY_TIMEOUT_USEC, p, res);
+	r = expect_frame(fd, UDPB_STATE, buf, &len, timeout_usec, p, res);
 	if (r < 0)
 		return r;
 	if (udpbench_decode_state(buf, len, ret) < 0)
@@ -263,7 +263,7 @@ static struct udpb_state *state_or_note(int fd, const struct udpsend_params *p, 
 {
 	struct udpb_state *st = calloc(1, sizeof(*st));
 
-	*ret_r = st ? ask_state(fd, p, buf, st, res) : -ENOMEM;
+	*ret_r = st ? ask_state(fd, p, UDPSEND_REPLY_TIMEOUT_USEC, buf, st, res) : -ENOMEM;
 	if (*ret_r >= 0)
 		return st;
 	free(st);
@@ -273,7 +273,8 @@ static struct udpb_state *state_or_note(int fd, const struct udpsend_params *p, 
 	return NULL;
 }
 
-int udpsend_query_state(const char *peer, uint16_t port, struct udpb_state *ret, char **ret_error)
+int udpsend_query_state(const char *peer, uint16_t port, unsigned timeout_ms, struct udpb_state *ret,
+			char **ret_error)
 {
 	struct udpsend_params p = {.peer = peer, .port = port ? port : UDPB_DEFAULT_PORT};
 	_cleanup_free_ uint8_t *buf = malloc(UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
@@ -284,13 +285,13 @@ int udpsend_query_state(const char *peer, uint16_t port, struct udpb_state *ret,
 	*ret_error = NULL;
 	if (!buf || !res)
 		return -ENOMEM;
-	r = connect_control(p.peer, p.port, &fd);
+	r = connect_control(p.peer, p.port, (uint64_t)timeout_ms * 1000, &fd);
 	if (r == -EINVAL)
 		r = set_error(res, r, "peer '%s' is not a numeric IPv4 or IPv6 address", p.peer);
 	else if (r < 0)
 		r = set_error(res, r, "no cx5prof serve on %s:%u (%s)", p.peer, p.port, strerror(-r));
 	else
-		r = ask_state(fd, &p, buf, ret, res);
+		r = ask_state(fd, &p, (uint64_t)timeout_ms * 1000, buf, ret, res);
 	if (r < 0)
 		*ret_error = TAKE_PTR(res->error);
 	udpsend_result_done(res);
@@ -517,7 +518,7 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 	if (r < 0)
 		goto out;
 
-	r = connect_control(p.peer, p.port, &st->cfd);
+	r = connect_control(p.peer, p.port, UDPSEND_CONNECT_TIMEOUT_USEC, &st->cfd);
 	if (r == -EINVAL) {
 		r = set_error(res, r, "peer '%s' is not a numeric IPv4 or IPv6 address", p.peer);
 		goto out;
@@ -535,7 +536,7 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 		if (!res->peer_before) {
 			close(st->cfd);
 			st->cfd = -1;
-			r = connect_control(p.peer, p.port, &st->cfd);
+			r = connect_control(p.peer, p.port, UDPSEND_CONNECT_TIMEOUT_USEC, &st->cfd);
 			if (r < 0) {
 				r = set_error(res, r, "no cx5prof serve on %s:%u (%s)", p.peer, p.port,
 					      strerror(-r));

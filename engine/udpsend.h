@@ -78,10 +78,12 @@ int udpsend_run(const struct udpsend_params *p, struct udpsend_result *res);
 void udpsend_result_done(struct udpsend_result *res);
 
 /* Ask `cx5prof serve` at peer:port (0: the default port) for its state
- * on a connection of its own. -errno with *ret_error (caller frees) as
+ * on a connection of its own, connecting and waiting for the answer at
+ * most timeout_ms each. -errno with *ret_error (caller frees) as
  * udpsend_run's errors; -EPROTO also for a server that does not know
  * STATE (an older cx5prof). */
-int udpsend_query_state(const char *peer, uint16_t port, struct udpb_state *ret, char **ret_error);
+int udpsend_query_state(const char *peer, uint16_t port, unsigned timeout_ms, struct udpb_state *ret,
+			char **ret_error);
 
 /* The equivalent `cx5prof bench ...` command line (for history). */
 int udpsend_command_line(const struct udpsend_params *p, char **ret);
