@@ -1209,6 +1209,13 @@ static int check_effective(struct loader *l, struct profile *p, const struct yno
 
 	if (!p->name.set)
 		return fail_at(l, p->files[0], root->line, root->column, "missing required key \"name\"");
+	if (!p->peer.ssh.set && (p->peer.ssh_config.set || p->peer.command.set || p->peer.confirm.set)) {
+		const struct profile_mark *at = p->peer.ssh_config.set ? &p->peer.ssh_config.at
+						: p->peer.command.set  ? &p->peer.command.at
+								       : &p->peer.confirm.at;
+		return fail_at(l, at->file, at->line, at->column,
+			       "peer: missing required key \"ssh\" (the peer to tune, [user@]host)");
+	}
 	if (p->irq.policy.set && p->irq.policy.value == PROFILE_IRQ_CPULIST && !p->irq.cpulist.set)
 		return fail_at(l, p->irq.policy.at.file, p->irq.policy.at.line, p->irq.policy.at.column,
 			       "irq.policy: cpulist needs irq.cpulist (the CPUs to spread the IRQs over)");

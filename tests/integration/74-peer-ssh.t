@@ -112,6 +112,17 @@ is "$rc" 0 "rollback: exit 0"
 is "$(mtus)" "mtu 1500 mtu 1500" "rollback restored the MTU on both ends"
 is "$(peer_txns)" "apply:rolled_back rollback:committed" "the peer rolled its transaction back"
 
+# ---- apply --confirm here: the peer waits too, and commit commits both
+run hcx apply --confirm 60 "$WORK/both.yaml"
+is "$rc" 0 "apply --confirm with peer.ssh: exit 0"
+is "$(mtus) $(peer_txns | awk '{print $NF}')" "mtu 9000 mtu 9000 apply:pending_confirm" \
+	"apply --confirm: both ends changed, the peer waits for a commit"
+run hcx commit
+is "$rc" 0 "commit: exit 0"
+is "$(peer_txns | awk '{print $NF}')" "apply:committed" "commit here committed the peer too"
+run hcx rollback
+is "$rc $(mtus)" "0 mtu 1500 mtu 1500" "rollback after commit: both ends restored"
+
 # ---- the peer's session dies after its apply: this host is rolled back
 # at once, the peer by its own --confirm watchdog (peer.confirm: 3 s).
 touch "$WORK/kill-after-apply"
@@ -121,10 +132,10 @@ is "$rc" 6 "ssh killed mid-way: exit 6"
 printf '%s\n' "$err" | grep -q "peer root@198.18.0.2: ssh failed (exit 255): see its message above; rolling back this host's transaction"
 ok $? "ssh killed mid-way: the peer's failure is named"
 is "$(mtu_of "$HOST_NS")" "mtu 1500" "ssh killed mid-way: this host is restored at once"
-is "$(peer_txns)" "apply:rolled_back rollback:committed apply:pending_confirm" "ssh killed mid-way: the peer's apply waits for a commit that never comes"
+is "$(peer_txns | awk '{print $NF}')" "apply:pending_confirm" "ssh killed mid-way: the peer's apply waits for a commit that never comes"
 for _ in $(seq 80); do [ "$(mtus)" = "mtu 1500 mtu 1500" ] && break; sleep 0.1; done
 is "$(mtus)" "mtu 1500 mtu 1500" "ssh killed mid-way: the peer's watchdog restored it too"
-is "$(peer_txns)" "apply:rolled_back rollback:committed apply:rolled_back rollback:committed" \
+is "$(peer_txns | awk '{print $(NF-1), $NF}')" "apply:rolled_back rollback:committed" \
 	"ssh killed mid-way: the peer's watchdog rolled its apply back"
 
 # ---- an unknown host key is refused (never StrictHostKeyChecking=no)
@@ -157,4 +168,8 @@ run hcx validate "$WORK/bad.yaml"
 is "$rc" 65 "an ssh target starting with '-': exit 65"
 printf '%s\n' "$err" | grep -q 'an ssh destination'
 ok $? "an ssh target starting with '-': refused with the reason"
+printf 'version: 1\nname: no-ssh\npeer:\n  confirm: 5\n' >"$WORK/no-ssh.yaml"
+run hcx validate "$WORK/no-ssh.yaml"
+is "$rc $err" "65 cx5prof: error: $WORK/no-ssh.yaml:4:12: peer: missing required key \"ssh\" (the peer to tune, [user@]host)" \
+	"a peer section without ssh: refused with its place"
 done_testing
