@@ -540,41 +540,42 @@ struct field {
 	enum field_type type;
 	bool result; /* results get deltas against the first run */
 	size_t offset;
+	bool peer; /* from the runs' peer_state.json: a row only when one has it */
 };
 
 #define FS(n, t, res)                                                                                        \
 	{                                                                                                    \
-#n, t, res, offsetof(struct run_record, n)                                                   \
+#n, t, res, offsetof(struct run_record, n), false                                            \
 	}
 static const struct field compare_fields[] = {
     FS(runner, F_STR, false),
     FS(profile, F_STR, false),
-    {"interface", F_STR, false, offsetof(struct run_record, ifname)},
+    {"interface", F_STR, false, offsetof(struct run_record, ifname), false},
     FS(peer, F_STR, false),
     FS(test, F_STR, false),
-    {"mtu", F_U64, false, offsetof(struct run_record, mtu)},
+    {"mtu", F_U64, false, offsetof(struct run_record, mtu), false},
     FS(message_size, F_U64, false),
     FS(send_buffer, F_U64, false),
     FS(recv_buffer, F_U64, false),
-    {"streams", F_U64, false, offsetof(struct run_record, streams)},
+    {"streams", F_U64, false, offsetof(struct run_record, streams), false},
     FS(duration_s, F_DBL, false),
     FS(irq_policy, F_STR, false),
     FS(irq_map, F_STR, false),
     FS(driver, F_STR, false),
     FS(driver_version, F_STR, false),
     FS(firmware_version, F_STR, false),
-    FS(peer_driver, F_STR, false),
-    FS(peer_driver_version, F_STR, false),
-    FS(peer_firmware, F_STR, false),
-    FS(peer_mtu, F_U64, false),
-    FS(peer_rmem_max, F_U64, false),
+    {"peer_driver", F_STR, false, offsetof(struct run_record, peer_driver), true},
+    {"peer_version", F_STR, false, offsetof(struct run_record, peer_driver_version), true},
+    {"peer_firmware", F_STR, false, offsetof(struct run_record, peer_firmware), true},
+    {"peer_mtu", F_U64, false, offsetof(struct run_record, peer_mtu), true},
+    {"peer_rmem_max", F_U64, false, offsetof(struct run_record, peer_rmem_max), true},
     FS(sent, F_U64, true),
     FS(received, F_U64, true),
     FS(lost, F_U64, true),
     FS(send_mbps, F_DBL, true),
     FS(recv_mbps, F_DBL, true),
     FS(loss_pct, F_DBL, true),
-    {"pass", F_BOOL, true, offsetof(struct run_record, passed)},
+    {"pass", F_BOOL, true, offsetof(struct run_record, passed), false},
 };
 
 static double field_num(const struct run_record *r, const struct field *f)
@@ -618,6 +619,14 @@ static void field_text(const struct run_record *r, const struct field *f, char *
 		snprintf(buf, size, f->result || field_num(r, f) != 0 ? "%.2f" : "-", field_num(r, f));
 		return;
 	}
+}
+
+static bool field_shown(const struct run_record *runs, size_t n, const struct field *f)
+{
+	for (size_t i = 0; f->peer && i < n; i++)
+		if (run_record_artifact(&runs[i], "peer_state.json"))
+			return true;
+	return !f->peer;
 }
 
 static bool field_differs(const struct run_record *runs, size_t n, const struct field *f)
@@ -707,6 +716,8 @@ static void compare_human(const struct run_record *runs, size_t n)
 			const struct field *f = &compare_fields[k];
 			int w;
 
+			if (!field_shown(runs, n, f))
+				continue;
 			compare_cell(runs, i, f, field_differs(runs, n, f), cell, sizeof(cell));
 			w = (int)strlen(cell);
 			if (w > width[i])
@@ -725,7 +736,7 @@ static void compare_human(const struct run_record *runs, size_t n)
 			const struct field *f = &compare_fields[k];
 			bool d = field_differs(runs, n, f);
 
-			if (f->result != (part == 1))
+			if (f->result != (part == 1) || !field_shown(runs, n, f))
 				continue;
 			out_text("%c %-16s", d ? '*' : ' ', f->name);
 			for (size_t i = 0; i < n; i++) {
@@ -786,7 +797,7 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 		for (size_t k = 0; k < ARRAY_SIZE(compare_fields); k++) {
 			const struct field *f = &compare_fields[k];
 
-			if (f->result == (part == 1))
+			if (f->result == (part == 1) && field_shown(runs, n, f))
 				compare_field_json(runs, n, f, field_differs(runs, n, f));
 		}
 		out_close_array();
