@@ -495,6 +495,27 @@ static void compute(const struct udpsend_params *p, const struct run_state *st, 
 	memcpy(res->softirq, rep->cpu, sizeof(rep->cpu[0]) * rep->ncpus);
 }
 
+/* A receiver whose MTU is below these datagrams' frames drops them, when
+ * this host sends them whole (its route's MTU holds them): say so with
+ * both MTUs, before anyone looks at socket buffers. */
+static void peer_mtu_note(const struct udpsend_params *p, int cfd, struct udpsend_result *res)
+{
+	uint64_t frame = (uint64_t)p->message_size + 28; /* IPv4 + UDP headers */
+	socklen_t len = sizeof(int);
+	int route = 0;
+
+	if (!res->peer_before || !(res->peer_before->present & UDPB_STATE_MTU) ||
+	    frame <= res->peer_before->mtu)
+		return;
+	if (getsockopt(cfd, IPPROTO_IP, IP_MTU, &route, &len) < 0 || route <= 0 || (uint64_t)route < frame)
+		return; /* fragmented here to the route's MTU: they fit */
+	strv_pushf(&res->notes,
+		   "the peer's %s has MTU %u, the route here %d (%u vs %d): %llu-byte datagrams leave in one "
+		   "frame and the peer cannot take them; set the same MTU on both ends",
+		   res->peer_before->ifname, res->peer_before->mtu, route, res->peer_before->mtu, route,
+		   (unsigned long long)frame);
+}
+
 int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 {
 	struct udpsend_params p = *params;
@@ -599,6 +620,7 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 	if (res->peer_before)
 		res->peer_after = state_or_note(st->cfd, &p, buf, res, &r);
 	compute(&p, st, rep, res);
+	peer_mtu_note(&p, st->cfd, res);
 	if (res->sent == 0) {
 		int e = 0;
 		for (unsigned i = 0; i < p.streams; i++)

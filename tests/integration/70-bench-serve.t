@@ -106,7 +106,15 @@ is "$(printf '%s\n' "$out" | sed -n 3p)" \
 printf '%s\n' "$out" | grep -q '^total '
 ok $? "human output: a total line"
 
-# 6. GSO refused by the path (segment above the MTU): fallback with a note.
+# 6. The peer at MTU 1500, this host at 9000: the datagrams are lost, and a
+# note says why with both MTUs (serve's STATE gave the peer's).
+ip -n "$PNS" link set peer0 mtu 1500
+bench --json
+is "$rc $(j '.received')" "0 0" "peer MTU 1500, host 9000: nothing arrives"
+is "$(j '.notes[0]')" "the peer's peer0 has MTU 1500, the route here 9000 (1500 vs 9000): 8028-byte datagrams leave in one frame and the peer cannot take them; set the same MTU on both ends" \
+	"peer MTU 1500, host 9000: the note names both MTUs"
+
+# 7. GSO refused by the path (segment above the MTU): fallback with a note.
 ip -n "$HNS" link set ens1f0 mtu 1500 && ip -n "$PNS" link set peer0 mtu 1500
 bench --json --gso
 is "$rc" 0 "bench --gso over MTU 1500 still runs"
@@ -116,21 +124,21 @@ ok $? "a note says why: $(j '.notes[0]')"
 balanced; ok $? "after the fallback: sent = received + lost, exactly"
 schema_ok; ok $? "with notes: the JSON follows the schema"
 
-# 7. The runs are in the history (all but the --no-record one).
+# 8. The runs are in the history (all but the --no-record one).
 if [ -f "$TMP/h.db" ]; then
-	is "$(/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("select count(*) from runs where runner=\"builtin\"").fetchone()[0])' "$TMP/h.db")" 5 \
-		"5 builtin runs recorded in the history"
+	is "$(/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("select count(*) from runs where runner=\"builtin\"").fetchone()[0])' "$TMP/h.db")" 6 \
+		"6 builtin runs recorded in the history"
 else
 	ok 1 "the history database was created"
 fi
 
-# 8. No server: a clear error, exit 1.
+# 9. No server: a clear error, exit 1.
 run ip netns exec "$HNS" "$CX5PROF" bench --no-record --peer 198.18.0.2 --port 12999 --duration 1
 is "$rc" 1 "no server: exit 1"
 is "$err" "cx5prof: error: bench: no cx5prof serve on 198.18.0.2:12999 (Connection refused): start \`cx5prof serve --port 12999\` on the peer and check its firewall" \
 	"no server: what failed and what to do"
 
-# 9. Nothing arrived (100% loss): the history must not say "pass" (review
+# 10. Nothing arrived (100% loss): the history must not say "pass" (review
 # finding: bench recorded passed=1 whatever happened). A stand-in server
 # speaks the protocol, points the stream at a UDP socket it never reads,
 # and reports 0 datagrams received. It answers STATE as a serve without it
@@ -180,7 +188,7 @@ is "$(/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); p
 	"the 5 runs that delivered datagrams are recorded as passed"
 
 # The server logged every client and is still up.
-is "$(grep -c 'received [0-9]* of [0-9]* datagrams' "$TMP/serve.log")" 6 "serve logged 6 completed tests"
+is "$(grep -c 'received [0-9]* of [0-9]* datagrams' "$TMP/serve.log")" 7 "serve logged 7 completed tests"
 kill -0 "$SERVE_PID"
 ok $? "serve is still running"
 done_testing
