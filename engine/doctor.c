@@ -662,6 +662,7 @@ static int check_peer_serve(struct ctx *c)
 	const struct profile *p = c->p;
 	struct peercheck_input in = {
 	    .peer = peer,
+	    .serve_port = peercheck_serve_port(p),
 	    .timeout_ms = c->o->probe_timeout_ms,
 	    .local = c->ports ? host_state_iface(c->host, c->ports[0]) : NULL,
 	    .recv_buffer = p && p->verify.socket_receive.set ? p->verify.socket_receive.value : 0,

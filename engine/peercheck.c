@@ -13,6 +13,7 @@
 #include "netprobe.h"
 #include "nicfacts.h"
 #include "output.h"
+#include "profile.h"
 #include "udpsend.h"
 #include "version.h"
 
@@ -205,6 +206,13 @@ static int check_peer_match(const struct peercheck_input *in, const struct udpb_
 		return add(pc, "peer-match", PEERCHECK_SKIP, false, NULL,
 			   "driver and firmware unknown on one side: not compared");
 	return add(pc, "peer-match", PEERCHECK_PASS, false, NULL, "same as the peer: %s", same);
+}
+
+uint16_t peercheck_serve_port(const struct profile *p)
+{
+	bool builtin_first = p && p->verify.runners.set && streq(p->verify.runners.value[0], "builtin");
+
+	return builtin_first && p->verify.port.set ? (uint16_t)p->verify.port.value : 0;
 }
 
 int peercheck_run(const struct peercheck_input *in, struct peercheck *ret)

@@ -43,6 +43,12 @@ struct peercheck {
 	struct udpb_state *state; /* the peer's answer, NULL when no serve answered */
 };
 
+struct profile;
+
+/* Where a `cx5prof serve` may answer on the peer: the profile's
+ * verify.port when builtin is its first runner, else 0 (the default). */
+uint16_t peercheck_serve_port(const struct profile *p);
+
 /* Run the checks. -ENOMEM only: everything else is a finding. */
 int peercheck_run(const struct peercheck_input *in, struct peercheck *ret);
 void peercheck_done(struct peercheck *pc);

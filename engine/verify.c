@@ -381,15 +381,11 @@ static int snapshot_counters(struct verify_report *r, const struct host_state *h
 	return 0;
 }
 
-/* The path and the peer: a `cx5prof serve` may answer on the builtin
- * runner's port (the profile's verify.port when builtin is its first
- * runner). */
 static int check_peer(const struct profile *p, const struct host_state *host, struct verify_report *r)
 {
-	bool builtin_first = p->verify.runners.set && streq(p->verify.runners.value[0], "builtin");
 	struct peercheck_input in = {
 	    .peer = r->peer,
-	    .serve_port = builtin_first && p->verify.port.set ? (uint16_t)p->verify.port.value : 0,
+	    .serve_port = peercheck_serve_port(p),
 	    .timeout_ms = PEER_PROBE_TIMEOUT_MS,
 	    .local = r->interfaces ? host_state_iface(host, r->interfaces[0]) : NULL,
 	    .message_size = r->params.message_size,
