@@ -342,15 +342,54 @@ char *peerstate_summary(struct json_object *doc)
 			 strna(doc_string(doc, "firmware")), mtu, rmem);
 }
 
+/* "softirq busiest CPU 1 at 37.9%, interrupts mostly on CPU 1 (100.0%)":
+ * the receiver's hot core over the run, or NULL without one. */
+static char *busiest_text(struct json_object *doc)
+{
+	struct json_object *cpus, *v;
+	double best_s = -1, best_i = -1;
+	int64_t cpu_s = -1, cpu_i = -1;
+
+	if (!json_object_object_get_ex(doc, "cpus", &cpus) || !json_object_is_type(cpus, json_type_array))
+		return NULL;
+	for (size_t i = 0; i < json_object_array_length(cpus); i++) {
+		struct json_object *c = json_object_array_get_idx(cpus, i), *n;
+		int64_t cpu = json_object_object_get_ex(c, "cpu", &n) ? json_object_get_int64(n) : -1;
+
+		if (json_object_object_get_ex(c, "softirq_percent", &v) && v &&
+		    json_object_get_double(v) > best_s) {
+			best_s = json_object_get_double(v);
+			cpu_s = cpu;
+		}
+		if (json_object_object_get_ex(c, "irq_percent", &v) && v &&
+		    json_object_get_double(v) > best_i) {
+			best_i = json_object_get_double(v);
+			cpu_i = cpu;
+		}
+	}
+	if (cpu_s < 0 && cpu_i < 0)
+		return NULL;
+	if (cpu_i < 0)
+		return strprintf("softirq busiest CPU %" PRId64 " at %.1f%%", cpu_s, best_s);
+	if (cpu_s < 0)
+		return strprintf("interrupts mostly on CPU %" PRId64 " (%.1f%%)", cpu_i, best_i);
+	return strprintf("softirq busiest CPU %" PRId64 " at %.1f%%, interrupts mostly on CPU %" PRId64
+			 " (%.1f%%)",
+			 cpu_s, best_s, cpu_i, best_i);
+}
+
 void peerstate_render(struct json_object *doc)
 {
-	_cleanup_free_ char *line = peerstate_summary(doc);
+	_cleanup_free_ char *line = peerstate_summary(doc), *busy = NULL;
 	struct json_object *drops;
 
 	out_json("peer_state", doc ? json_object_get(doc) : NULL);
 	if (!line)
 		return;
 	out_text("peer        %s\n", line);
+	busy = busiest_text(doc);
+	if (busy)
+		out_text("peer load   %s\n", busy);
 	if (!json_object_object_get_ex(doc, "drop_counters", &drops) ||
 	    !json_object_is_type(drops, json_type_array))
 		return;

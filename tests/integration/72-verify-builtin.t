@@ -64,6 +64,8 @@ is "$(check_run)" "builtin sent=received+lost gso off" "the run is in the histor
 rmem=$(ip netns exec "$PEER_NS" cat /proc/sys/net/core/rmem_max)
 printf '%s\n' "$out" | grep -qx "peer        peer0: driver veth 1.0, firmware n/a, mtu 9000, rmem_max $rmem"
 ok $? "verify names the peer's interface, driver, firmware, MTU and rmem_max"
+printf '%s\n' "$out" | grep -qE "^peer load   softirq busiest CPU [0-9]+ at [0-9]+\.[0-9]%$"
+ok $? "verify names the receiver's busiest softirq CPU over the run (veth: no interrupts)"
 RUN1=$(sqlite3 "$DB" 'SELECT max(id) FROM runs')
 is "$(sqlite3 "$DB" "SELECT json_extract(content, '\$.interface') || ' ' || json_extract(content, '\$.driver') || ' ' ||
 	json_extract(content, '\$.mtu') || ' ' || json_extract(content, '\$.rmem_max') || ' ' ||
