@@ -7,7 +7,8 @@
 # few bytes and goes silent (slowloris). Each is closed with a log line
 # (and an ERROR frame where the client still listens); after each one a
 # real `cx5prof bench` still completes: the server keeps serving. A second
-# client during a test is turned away at once as busy. 20 idle connections,
+# client during a test is turned away at once as busy. A hostile STATE
+# reply is refused by the client with the reason. 20 idle connections,
 # and a client that keeps reopening idle ones, do not delay a real bench.
 . "$(dirname "$0")/lib.sh"
 
@@ -165,6 +166,36 @@ is "$rc $err" "64 cx5prof: error: bench: peer 'not-an-address' is not a numeric 
 kill -0 "$SERVE_PID"
 ok $? "serve survived every hostile client"
 is "$(grep -c 'connection closed' "$TMP/serve.log")" 13 "13 hostile connections logged"
+
+# A hostile STATE reply (513 CPUs, more than the protocol allows): the
+# client refuses it with a clear reason and goes on (doctor's peer-serve).
+HPORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+timeout -k 1 20 /usr/bin/python3 -c '
+import socket, struct, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(8)
+print("listening", flush=True)
+text = lambda t: bytes([len(t)]) + t
+bad = struct.pack(">HHIIQQIIII", 1, 0, 0, 0, 0, 0, 0, 0, 0, 0) + text(b"lo") + b"\0" * 4 + struct.pack(">HH", 0, 513)
+while True:
+    c, _ = s.accept()
+    c.settimeout(2)
+    try:
+        if len(c.recv(16)) == 16:
+            c.sendall(struct.pack(">IBBHI", 0x43355542, 1, 7, 0, len(bad)) + bad)
+    except OSError:
+        pass
+    c.close()
+' "$HPORT" >"$TMP/hostile.log" 2>&1 &
+HOSTILE_PID=$!
+for _ in $(seq 50); do grep -q listening "$TMP/hostile.log" && break; sleep 0.1; done
+printf 'version: 1\nname: hostile\nverify:\n  peer: 127.0.0.1\n  runner: [builtin]\n  port: %s\n' "$HPORT" >"$TMP/hostile.yaml"
+run "$CX5PROF" doctor "$TMP/hostile.yaml"
+printf '%s\n' "$out" | grep -qE "^SKIP +127.0.0.1 +peer-serve +bad state frame from 127.0.0.1:$HPORT: the peer's MTU, rmem_max, driver and firmware not checked$"
+ok $? "a hostile STATE reply is refused with the reason"
+kill "$HOSTILE_PID" 2>/dev/null; wait "$HOSTILE_PID" 2>/dev/null
 
 # Starvation: idle connections that never send their setup must not keep
 # a real client waiting. idle.py MODE PORT: "hold" opens 20 connections,
