@@ -127,14 +127,15 @@ static int run_peer(const struct profile *p, char *const *args, int stdin_fd, ui
 	return r;
 }
 
-int peerssh_apply(const struct profile *p, int64_t *ret_txn, char **ret_error)
+int peerssh_apply(const struct profile *p, unsigned confirm_s, int64_t *ret_txn, char **ret_error)
 {
 	_cleanup_close_ int fd = -1;
 	struct json_object *doc = NULL, *txn;
+	unsigned seconds = confirm_s ? confirm_s : confirm_seconds(p);
 	char confirm[16];
 	int r;
 
-	snprintf(confirm, sizeof(confirm), "%u", confirm_seconds(p));
+	snprintf(confirm, sizeof(confirm), "%u", seconds);
 	r = flattened(p, &fd);
 	if (r < 0) {
 		*ret_error =
@@ -142,7 +143,7 @@ int peerssh_apply(const struct profile *p, int64_t *ret_txn, char **ret_error)
 		return r;
 	}
 	r = run_peer(p, (char *[]){"apply", "--confirm", confirm, "--json", "-", NULL}, fd,
-		     (uint64_t)confirm_seconds(p) * 1000000 + PEERSSH_SLACK_USEC, &doc, ret_error);
+		     (uint64_t)seconds * 1000000 + PEERSSH_SLACK_USEC, &doc, ret_error);
 	if (r >= 0)
 		*ret_txn =
 		    doc && json_object_object_get_ex(doc, "txn", &txn) ? json_object_get_int64(txn) : 0;

@@ -21,11 +21,13 @@ struct profile;
 /* Does the profile name a peer to tune (peer.ssh)? */
 bool peerssh_wanted(const struct profile *p);
 
-/* Apply p on the peer under its own --confirm watchdog (peer.confirm
- * seconds): 0 with *ret_txn (the peer's transaction, 0 when nothing
- * changed there); -errno with *ret_error (caller frees) naming the peer
- * and what failed ("ssh exited 255", "the peer's apply exited 6: ..."). */
-int peerssh_apply(const struct profile *p, int64_t *ret_txn, char **ret_error);
+/* Apply p on the peer under its own --confirm watchdog: confirm_s
+ * seconds (this host's --confirm, so one `commit` within it keeps both),
+ * or 0 for peer.confirm. 0 with *ret_txn (the peer's transaction, 0 when
+ * nothing changed there); -errno with *ret_error (caller frees) naming the
+ * peer and what failed ("ssh failed (exit 255)", "`cx5prof apply` exited
+ * 6"). */
+int peerssh_apply(const struct profile *p, unsigned confirm_s, int64_t *ret_txn, char **ret_error);
 
 /* `commit`, or `rollback` (of the peer's last transaction), on the peer. */
 int peerssh_commit(const struct profile *p, char **ret_error);

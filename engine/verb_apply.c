@@ -186,7 +186,7 @@ static int tune_peer(struct history *h, const struct profile *prof, int64_t txn,
 	int64_t peer_txn = 0;
 	int r;
 
-	r = peerssh_apply(prof, &peer_txn, &err);
+	r = peerssh_apply(prof, txn ? confirm : 0, &peer_txn, &err);
 	if (r >= 0 && (!confirm || txn == 0) && peer_txn > 0)
 		r = peerssh_commit(prof, &err);
 	if (r >= 0) {

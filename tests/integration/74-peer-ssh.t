@@ -117,6 +117,8 @@ run hcx apply --confirm 60 "$WORK/both.yaml"
 is "$rc" 0 "apply --confirm with peer.ssh: exit 0"
 is "$(mtus) $(peer_txns | awk '{print $NF}')" "mtu 9000 mtu 9000 apply:pending_confirm" \
 	"apply --confirm: both ends changed, the peer waits for a commit"
+is "$(sqlite3 "$PDB" 'SELECT (confirm_deadline_usec - started_usec + 500000) / 1000000 FROM transactions ORDER BY id DESC LIMIT 1')" 60 \
+	"apply --confirm 60: the peer's watchdog waits the same 60 s (one commit keeps both)"
 run hcx commit
 is "$rc" 0 "commit: exit 0"
 is "$(peer_txns | awk '{print $NF}')" "apply:committed" "commit here committed the peer too"
