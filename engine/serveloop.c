@@ -207,7 +207,7 @@ static void test_end(struct loop *l, uint64_t now)
 		log_warn("serve: client %s: %s; connection closed", t->sum.peer, strna(t->reason));
 		close(t->fd);
 	} else {
-		log_warn("serve: client %s: %u s, %u-byte messages, %u stream(s): received %llu of "
+		log_notice("serve: client %s: %u s, %u-byte messages, %u stream(s): received %llu of "
 			 "%llu datagrams",
 			 t->sum.peer, t->sum.setup.duration_s, t->sum.setup.message_size,
 			 t->sum.setup.streams, (unsigned long long)t->sum.received,

@@ -220,12 +220,14 @@ static bool bench_passed(const struct udpsend_result *res)
 }
 
 static void record(struct cli *cli, const struct udpsend_params *p, const struct udpsend_result *res,
-		   struct json_object *peer, const char *command, const char *ifname)
+		   struct json_object *peer, const char *command, const char *ifname, int64_t started_usec)
 {
 	_cleanup_free_ char *raw = report_text(res), *verdict = NULL;
 	struct run_artifact arts[3] = {{(char *)"command", (char *)command}, {(char *)"runner_output", raw}};
 	size_t n_arts = raw ? 2 : 1;
 	struct run_record rec = {
+	    .started_usec = started_usec,
+	    .ended_usec = history_now_usec(),
 	    .runner = (char *)"builtin",
 	    .command_line = (char *)command,
 	    .ifname = (char *)ifname,
@@ -284,6 +286,7 @@ int verb_bench(struct cli *cli, int argc, char **argv)
 	_cleanup_cpuset_ struct cpuset cpus = CPUSET_INIT;
 	struct udpsend_result res = {0};
 	struct json_object *peer;
+	int64_t started_usec;
 	int r;
 
 	r = cli_parse(cli, cli_verb("bench"), argc, argv, parse_opt, &a, &args);
@@ -313,6 +316,7 @@ int verb_bench(struct cli *cli, int argc, char **argv)
 	if (udpsend_command_line(&a.p, &command) < 0)
 		return log_error("out of memory"), EXIT_ERROR;
 
+	started_usec = history_now_usec();
 	r = udpsend_run(&a.p, &res);
 	if (r < 0) {
 		log_error("bench: %s", strna(res.error));
@@ -324,7 +328,7 @@ int verb_bench(struct cli *cli, int argc, char **argv)
 	peer = res.peer_before ? peerstate_to_json(res.peer_before, res.peer_after) : NULL;
 	print_result(&a.p, &res, peer, command);
 	if (!a.no_record)
-		record(cli, &a.p, &res, peer, command, ifname);
+		record(cli, &a.p, &res, peer, command, ifname, started_usec);
 	json_object_put(peer);
 	udpsend_result_done(&res);
 	r = out_finish();

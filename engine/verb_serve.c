@@ -109,7 +109,7 @@ int verb_serve(struct cli *cli, int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/* Announced on stderr, so scripts can wait for it; results are per client. */
-	log_warn("serve: listening on %s port %u (one test at a time)", a.bind, a.port);
+	log_notice("serve: listening on %s port %u (one test at a time)", a.bind, a.port);
 
 	r = serveloop_run(&(struct serveloop_config){.lfd = lfd, .cpus = &a.cpus, .once = a.once, .quit = &quit},
 			  &last);
