@@ -46,7 +46,7 @@ SRV=$!
 # meets (the pass path must not depend on load), and an impossible floor.
 # Their verify.peer is another benchmarking address: the host's own peer
 # comes from the inventory (cx5prof_peer -> verify --peer).
-sed -e 's/throughput_mbps: 100$/throughput_mbps: 1/' -e 's/loss_percent: 50$/loss_percent: 100/' \
+sed -e 's/throughput_mbps: 100$/throughput_mbps: 1/' -e 's/loss_percent: 90$/loss_percent: 100/' \
 	-e 's/^  peer: 198.18.0.2$/  peer: 198.19.0.99/' "$TOP/profiles/lab-udp.yaml" >"$W/lab-udp.yaml"
 sed -e 's/^name: lab-udp$/name: lab-udp-floor/' -e 's/throughput_mbps: 100$/throughput_mbps: 900000/' \
 	-e 's/^  peer: 198.18.0.2$/  peer: 198.19.0.99/' "$TOP/profiles/lab-udp.yaml" >"$W/lab-udp-floor.yaml"
