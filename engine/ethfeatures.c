@@ -181,10 +181,17 @@ static int ioctl_feature_names(const char *ifname, struct ethtool_gstrings **ret
 	return 0;
 }
 
-/* Bit number of each managed feature in the ioctl's blocks, -1 when this
- * kernel does not know it. */
-static void ioctl_feature_bits(const struct ethtool_gstrings *s, uint32_t n, int *bits)
+/* Bit number of each managed feature in the ioctl's blocks (-1 when this
+ * kernel does not know it) and the number of 32-bit blocks. */
+static int ioctl_feature_bits(const char *ifname, int *bits, uint32_t *ret_nblocks)
 {
+	_cleanup_free_ struct ethtool_gstrings *s = NULL;
+	uint32_t n = 0;
+	int r;
+
+	r = ioctl_feature_names(ifname, &s, &n);
+	if (r < 0)
+		return r;
 	for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++) {
 		bits[i] = -1;
 		for (uint32_t b = 0; b < n; b++)
@@ -192,21 +199,20 @@ static void ioctl_feature_bits(const struct ethtool_gstrings *s, uint32_t n, int
 				    feature_defs[i].kernel_name, ETH_GSTRING_LEN) == 0)
 				bits[i] = (int)b;
 	}
+	*ret_nblocks = (n + 31) / 32;
+	return 0;
 }
 
 static int ioctl_get_features(const char *ifname, struct eth_features *ret)
 {
-	_cleanup_free_ struct ethtool_gstrings *names = NULL;
 	_cleanup_free_ struct ethtool_gfeatures *g = NULL;
 	int bits[_ETH_FEATURE_MAX];
-	uint32_t n = 0, nblocks;
+	uint32_t nblocks;
 	int r;
 
-	r = ioctl_feature_names(ifname, &names, &n);
+	r = ioctl_feature_bits(ifname, bits, &nblocks);
 	if (r < 0)
 		return r;
-	ioctl_feature_bits(names, n, bits);
-	nblocks = (n + 31) / 32;
 	g = calloc(1, sizeof(*g) + nblocks * sizeof(g->features[0]));
 	if (!g)
 		return -ENOMEM;
@@ -232,19 +238,16 @@ static int ioctl_get_features(const char *ifname, struct eth_features *ret)
 
 static int ioctl_set_feature(const char *ifname, enum eth_feature f, bool on)
 {
-	_cleanup_free_ struct ethtool_gstrings *names = NULL;
 	_cleanup_free_ struct ethtool_sfeatures *s = NULL;
 	int bits[_ETH_FEATURE_MAX];
-	uint32_t n = 0, nblocks, bit;
+	uint32_t nblocks, bit;
 	int r;
 
-	r = ioctl_feature_names(ifname, &names, &n);
+	r = ioctl_feature_bits(ifname, bits, &nblocks);
 	if (r < 0)
 		return r;
-	ioctl_feature_bits(names, n, bits);
 	if (bits[f] < 0)
 		return -EOPNOTSUPP;
-	nblocks = (n + 31) / 32;
 	s = calloc(1, sizeof(*s) + nblocks * sizeof(s->features[0]));
 	if (!s)
 		return -ENOMEM;
