@@ -113,19 +113,21 @@ static int bitset_decode(struct nlattr *bitset, bool *ret_set)
 
 int ethnl_features_decode(struct nlattr **tb, struct eth_features *ret)
 {
-	bool hw[_ETH_FEATURE_MAX] = {0}, active[_ETH_FEATURE_MAX] = {0}, nochange[_ETH_FEATURE_MAX] = {0};
+	bool hw[_ETH_FEATURE_MAX] = {0}, wanted[_ETH_FEATURE_MAX] = {0}, active[_ETH_FEATURE_MAX] = {0},
+	     nochange[_ETH_FEATURE_MAX] = {0};
 	int r;
 
-	if (!tb[ETHTOOL_A_FEATURES_HW] || !tb[ETHTOOL_A_FEATURES_ACTIVE])
+	if (!tb[ETHTOOL_A_FEATURES_HW] || !tb[ETHTOOL_A_FEATURES_WANTED] || !tb[ETHTOOL_A_FEATURES_ACTIVE])
 		return -EBADMSG;
 	if ((r = bitset_decode(tb[ETHTOOL_A_FEATURES_HW], hw)) < 0 ||
+	    (r = bitset_decode(tb[ETHTOOL_A_FEATURES_WANTED], wanted)) < 0 ||
 	    (r = bitset_decode(tb[ETHTOOL_A_FEATURES_ACTIVE], active)) < 0 ||
 	    (tb[ETHTOOL_A_FEATURES_NOCHANGE] &&
 	     (r = bitset_decode(tb[ETHTOOL_A_FEATURES_NOCHANGE], nochange)) < 0))
 		return r;
 	for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++)
-		ret->f[i] =
-		    (struct eth_feature_state){.changeable = hw[i] && !nochange[i], .active = active[i]};
+		ret->f[i] = (struct eth_feature_state){
+		    .changeable = hw[i] && !nochange[i], .active = active[i], .wanted = wanted[i]};
 	return 0;
 }
 
@@ -232,6 +234,7 @@ static int ioctl_get_features(const char *ifname, struct eth_features *ret)
 		bit = 1u << (bits[i] % 32);
 		ret->f[i].changeable = (blk->available & bit) && !(blk->never_changed & bit);
 		ret->f[i].active = blk->active & bit;
+		ret->f[i].wanted = blk->requested & bit;
 	}
 	return 0;
 }
@@ -282,7 +285,8 @@ int ethtool_get_features(const char *ifname, struct eth_features *ret, char **re
 	return 0;
 }
 
-int ethtool_set_feature(const char *ifname, enum eth_feature f, bool on, char **ret_kmsg)
+/* Request feature f on or off (the device's wanted bit). */
+static int request_feature(const char *ifname, enum eth_feature f, bool on, char **ret_kmsg)
 {
 	const struct feature_set fs = {f, on};
 	const struct ethnl_request q = {
@@ -292,7 +296,17 @@ int ethtool_set_feature(const char *ifname, enum eth_feature f, bool on, char **
 	    .encode = features_encode_cb,
 	    .encode_arg = &fs,
 	};
+	int r = ethnl_call(&q, ret_kmsg);
+
+	if (r == -EOPNOTSUPP)
+		r = ethnl_fallback(ioctl_set_feature(ifname, f, on), ret_kmsg);
+	return r;
+}
+
+int ethtool_set_feature(const char *ifname, enum eth_feature f, bool on, char **ret_kmsg)
+{
 	struct eth_features cur;
+	bool was_wanted;
 	int r;
 
 	if ((unsigned)f >= _ETH_FEATURE_MAX)
@@ -300,17 +314,22 @@ int ethtool_set_feature(const char *ifname, enum eth_feature f, bool on, char **
 	r = ethtool_get_features(ifname, &cur, ret_kmsg);
 	if (r < 0)
 		return r;
-	if (cur.f[f].active == on)
+	/* A fixed feature's request means nothing; a changeable one left
+	 * requested otherwise would come back when what it depends on does. */
+	if (cur.f[f].active == on && (!cur.f[f].changeable || cur.f[f].wanted == on))
 		return 0;
 	if (!cur.f[f].changeable)
 		return -EOPNOTSUPP;
-	r = ethnl_call(&q, ret_kmsg);
-	if (r == -EOPNOTSUPP)
-		r = ethnl_fallback(ioctl_set_feature(ifname, f, on), ret_kmsg);
+	was_wanted = cur.f[f].wanted;
+	r = request_feature(ifname, f, on, ret_kmsg);
 	if (r < 0)
 		return r;
 	r = ethtool_get_features(ifname, &cur, ret_kmsg);
 	if (r < 0)
 		return r;
-	return cur.f[f].active == on ? 1 : -EIO;
+	if (cur.f[f].active == on)
+		return 1;
+	if (was_wanted != on)
+		(void)request_feature(ifname, f, was_wanted, NULL);
+	return -EIO;
 }

@@ -176,6 +176,29 @@ is "$(ek)" "$EK_BEFORE" "unsupported: ethtool -k as before"
 host_as_before
 ok $? "unsupported: host exactly as before"
 
+# ---- a feature the kernel keeps off (gso needs sg): the failed write is
+# undone, its request too (ethtool -k shows no "[requested on]")
+eg() { ip netns exec "$HOST_NS" ethtool -k ens1f0 | grep -E "^(scatter-gather|generic-segmentation-offload):"; }
+ip netns exec "$HOST_NS" ethtool -K ens1f0 sg off gso off >/dev/null
+EG_BEFORE="scatter-gather: off
+generic-segmentation-offload: off"
+is "$(eg)" "$EG_BEFORE" "setup: sg off, gso off"
+printf 'version: 1\nname: gso\nmatch:\n  interfaces: [ens1f0]\nlink:\n  features:\n    gso: on\n' >"$WORK/gso.yaml"
+run cx apply --runtime-only "$WORK/gso.yaml"
+is "$rc:$(printf '%s\n' "$err" | grep -c 'features.gso off -> on')" "6:1" \
+	"gso on without sg: the kernel keeps it off, exit 6 (rolled back), the change named"
+is "$(eg)" "$EG_BEFORE" "gso on without sg: ethtool -k as before, not [requested on]"
+# a request left behind (as by a kill -9 between the write and its read
+# back) is withdrawn by the undo, though the feature is already off
+ip netns exec "$HOST_NS" ethtool -K ens1f0 gso on >/dev/null 2>&1
+is "$(eg)" "scatter-gather: off
+generic-segmentation-offload: off [requested on]" "setup: gso off [requested on]"
+id=$(sqlite3 "$DB" "SELECT max(id) FROM transactions WHERE kind = 'apply'")
+sqlite3 "$DB" "UPDATE transactions SET status = 'open' WHERE id = $id; UPDATE changes SET state = 'applied' WHERE txn = $id"
+run cx rollback "$id"
+is "$rc:$(eg)" "0:$EG_BEFORE" "rollback: the request is withdrawn, ethtool -k as before"
+ip netns exec "$HOST_NS" ethtool -K ens1f0 sg on gso on >/dev/null
+
 # ---- an unknown feature is a profile error naming the known ones
 printf 'version: 1\nname: bad\nlink:\n  features:\n    generic-receive-offload: off\n' >"$WORK/bad.yaml"
 run cx validate "$WORK/bad.yaml"
