@@ -72,16 +72,10 @@ done
 
 # kill -9 before each step: the transaction stays open, rollback restores
 for k in 1 2 3 4 5 6; do
-	CX5PROF_FAILPOINT=apply-pause:$k ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
-		apply --runtime-only "$P" >"$WORK/out" 2>"$WORK/err" &
-	bg=$!
-	TXN_PIDS="$TXN_PIDS $bg"
-	if ! wait_for "$WORK/err" "apply-pause: paused before step $k"; then
-		ok 1 "apply did not reach step $k"; diag "$(cat "$WORK/err")"
+	if ! kill9_before_step "$k" "$P"; then
+		ok 1 "apply did not reach step $k"
 		continue
 	fi
-	kill -9 "$(sed -n 's/.*paused before step [0-9]* (pid \([0-9]*\)).*/\1/p' "$WORK/err")"
-	wait "$bg" 2>/dev/null
 	id=$(sqlite3 "$DB" "SELECT max(id) FROM transactions WHERE kind = 'apply'")
 	is "$(txn_status "$id")" open "kill -9 before step $k: the transaction is left open"
 	run cx rollback
