@@ -191,6 +191,19 @@ id=$(sqlite3 "$DB" "SELECT max(id) FROM transactions WHERE kind = 'apply'")
 sqlite3 "$DB" "UPDATE transactions SET status = 'open' WHERE id = $id; UPDATE changes SET state = 'applied' WHERE txn = $id"
 run cx rollback "$id"
 is "$rc:$(eg)" "0:$EG_BEFORE" "rollback: the request is withdrawn, ethtool -k as before"
+# a later change that knocks over an earlier one of the same port (sg off
+# takes gso with it) fails the apply: each change reads back, and so do the
+# earlier ones of the same kind and port
+ip netns exec "$HOST_NS" ethtool -K ens1f0 sg on gso off >/dev/null
+EG_BEFORE="scatter-gather: on
+generic-segmentation-offload: off"
+is "$(eg)" "$EG_BEFORE" "setup: sg on, gso off"
+printf 'version: 1\nname: gso\nmatch:\n  interfaces: [ens1f0]\nlink:\n  features:\n    gso: on\n    sg: off\n' >"$WORK/gso-sg.yaml"
+run cx apply --runtime-only "$WORK/gso-sg.yaml"
+is "$rc:$(printf '%s\n' "$err" | head -n 1)" \
+	"6:cx5prof: error: apply failed at step 2: ens1f0 features.sg on -> off: the earlier change ens1f0 features.gso off -> on no longer reads back (the settings depend on each other)" \
+	"gso on, sg off: the second change undoes the first: exit 6, both named"
+is "$(eg)" "$EG_BEFORE" "gso on, sg off: ethtool -k as before"
 ip netns exec "$HOST_NS" ethtool -K ens1f0 sg on gso on >/dev/null
 
 # ---- an unknown feature is a profile error naming the known ones
