@@ -143,7 +143,7 @@ int sysctl_read_value(enum sysctl_key k, struct sysctl_value *ret)
 	return r < 0 ? r : read_at(k, path, ret);
 }
 
-static bool value_equal(const struct sysctl_value *a, const struct sysctl_value *b)
+bool sysctl_value_equal(const struct sysctl_value *a, const struct sysctl_value *b)
 {
 	if (a->n != b->n)
 		return false;
@@ -166,7 +166,7 @@ static int holds(enum sysctl_key k, const char *path, const struct sysctl_value 
 	if (!sysroot_is_live())
 		return sysroot_read_is(path, line);
 	r = read_at(k, path, &cur);
-	return r < 0 ? r : value_equal(&cur, v);
+	return r < 0 ? r : sysctl_value_equal(&cur, v);
 }
 
 int sysctl_write_value(enum sysctl_key k, const struct sysctl_value *v)
