@@ -120,6 +120,23 @@ bool sysroot_exists(const char *path)
 	return true;
 }
 
+int sysroot_stat(const char *path, bool follow, struct stat *ret)
+{
+	_cleanup_close_ int fd = -1;
+	char full[PATH_MAX];
+	int r;
+
+	r = path_in(path, full);
+	if (r < 0)
+		return r;
+	if (!root)
+		return (follow ? stat(full, ret) : lstat(full, ret)) < 0 ? -errno : 0;
+	fd = open_beneath(path, full, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return fd;
+	return fstat(fd, ret) < 0 ? -errno : 0;
+}
+
 int sysroot_open_read(const char *path)
 {
 	char full[PATH_MAX];

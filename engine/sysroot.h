@@ -9,6 +9,8 @@
 #ifndef CX5_SYSROOT_H
 #define CX5_SYSROOT_H
 
+#include <sys/stat.h>
+
 #include "util.h"
 
 /* NULL or "/" means the live host. Returns -ENOTDIR if dir is not one. */
@@ -20,6 +22,9 @@ bool sysroot_is_live(void);
 int sysroot_path(const char *path, char **ret);
 
 bool sysroot_exists(const char *path);
+/* stat(2) of path (follow: of what its last symlink points to, else of the
+ * link itself), confined to the sysroot like a read. */
+int sysroot_stat(const char *path, bool follow, struct stat *ret);
 /* The file opened for reading (O_CLOEXEC): a descriptor for a reader that
  * takes a big file in pieces, or -errno. */
 int sysroot_open_read(const char *path);
