@@ -94,6 +94,7 @@ is "$rc:$out" "0:nothing to roll back" "rollback afterwards: the abandoned trans
 
 # ---- --json: the same way out, as one document of the plan schema
 # (a fresh host and history: the abandoned changes above are still on it)
+rm -f "/run/lock/cx5prof-host-$(stat -c '%d-%i' "$SR").lock"
 rm -rf "$SR" "$DB" "$DB-wal" "$DB-shm"
 cp -a "$PRISTINE" "$SR"
 ip -n "$HOST_NS" link set ens1f0 mtu 1500
