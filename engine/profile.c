@@ -174,7 +174,7 @@ enum key_type {
 	KT_ENUM,	   /* one of names[] */
 	KT_TEXT,	   /* any string, min..max characters */
 	KT_NAME,	   /* profile name */
-	KT_EXTENDS,	   /* path of the parent profile */
+	KT_EXTENDS,	   /* path of a parent profile, or a list of them */
 	KT_VERSION,	   /* version.h syntax */
 	KT_DRIVER,	   /* kernel driver name */
 	KT_CPULIST,	   /* "8-15,24-31" (min 1: must not be empty) */
@@ -353,7 +353,7 @@ static const struct key_def profile_keys[] = {
     {.name = "version", .type = KT_FORMAT_VERSION, .offset = P(version), .min = 1, .max = 1},
     STR("name", KT_NAME, P(name), 1, 64),
     STR("description", KT_TEXT, P(description), 0, 1024),
-    STR("extends", KT_EXTENDS, P(extends), 1, PROFILE_MAX_PATH),
+    {.name = "extends", .type = KT_EXTENDS, .offset = P(extends)},
     {.name = "match", .type = KT_SECTION, .children = match_keys, .enter = match_enter},
     SECTION("requires", 0, requires_keys),
     SECTION("link", 0, link_keys),
@@ -721,7 +721,7 @@ static const struct string_type {
 	bool int_ok; /* a plain integer is this type's text too ("exclude_cpus: 0") */
 } string_types[_KT_MAX] = {
     [KT_TEXT] = {check_any, false},	   [KT_NAME] = {check_name, false},
-    [KT_EXTENDS] = {check_any, false},	   [KT_VERSION] = {check_version, false},
+    [KT_VERSION] = {check_version, false},
     [KT_DRIVER] = {check_driver, false},   [KT_CPULIST] = {check_cpulist_syntax, true},
     [KT_PEER] = {check_peer, false},	   [KT_URL] = {check_url, false},
     [KT_ABSPATH] = {check_abspath, false}, [KT_ENVNAME] = {check_envname, false},
@@ -890,6 +890,32 @@ static int parse_runners(struct loader *l, const struct key_def *k, const struct
 	return r < 0 ? r : set_strv(l, field, v);
 }
 
+static int extends_item(struct loader *l, const struct key_def *k _unused_, const struct ynode *e,
+			const char *epath)
+{
+	if (e->len == 0)
+		return fail(l, e, "%s: must not be empty", epath);
+	if (utf8_length(e->value) > PROFILE_MAX_PATH)
+		return fail(l, e, "%s: longer than %d characters", epath, PROFILE_MAX_PATH);
+	return 0;
+}
+
+/* extends: PATH | [PATH, ...]: checked here, read by load_file(). */
+static int parse_extends(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
+			 const struct ynode *v, void *field, const char *path)
+{
+	int r;
+
+	if (v->kind == YNODE_SEQUENCE)
+		r = parse_string_list(l, v, path, "a path or a list of paths", extends_item, k);
+	else {
+		r = scalar_string(l, v, path, false);
+		if (r >= 0)
+			r = extends_item(l, k, v, path);
+	}
+	return r < 0 ? r : set_strv(l, field, v);
+}
+
 static int parse_pci_id(const char *s, struct profile_pci_id *ret)
 {
 	unsigned vendor, device;
@@ -964,6 +990,66 @@ static int check_key(struct loader *l, const struct ynode *map, size_t i)
 	return 0;
 }
 
+/* ---- unsetting: `key: ~` removes what a parent set ---- */
+
+static bool is_null(const struct ynode *v)
+{
+	return v->kind == YNODE_SCALAR && ynode_scalar_type(v) == YSCALAR_NULL;
+}
+
+/* The size of a field of each type that is not a section or the sysctls. */
+static const size_t field_sizes[_KT_MAX] = {
+    [KT_FORMAT_VERSION] = sizeof(struct profile_uint), [KT_UINT] = sizeof(struct profile_uint),
+    [KT_SIZE] = sizeof(struct profile_uint),	       [KT_NUMBER] = sizeof(struct profile_double),
+    [KT_BOOL] = sizeof(struct profile_bool),	       [KT_ENUM] = sizeof(struct profile_enum),
+    [KT_TEXT] = sizeof(struct profile_string),	       [KT_NAME] = sizeof(struct profile_string),
+    [KT_EXTENDS] = sizeof(struct profile_strv),	       [KT_VERSION] = sizeof(struct profile_string),
+    [KT_DRIVER] = sizeof(struct profile_string),       [KT_CPULIST] = sizeof(struct profile_string),
+    [KT_PEER] = sizeof(struct profile_string),	       [KT_URL] = sizeof(struct profile_string),
+    [KT_ABSPATH] = sizeof(struct profile_string),      [KT_ENVNAME] = sizeof(struct profile_string),
+    [KT_IFNAMES] = sizeof(struct profile_strv),	       [KT_RUNNERS] = sizeof(struct profile_strv),
+    [KT_PCI] = sizeof(struct profile_pci_list),
+};
+
+static void field_free(const struct key_def *table, void *base);
+
+/* Is anything of this key set (for a section: any key below it)? Every
+ * field type starts with its `bool set`. */
+static bool field_is_set(const struct key_def *k, const void *f)
+{
+	if (k->type == KT_SECTION) {
+		for (const struct key_def *c = k->children; c->name; c++)
+			if (field_is_set(c, (const char *)f + c->offset))
+				return true;
+		return false;
+	}
+	if (k->type == KT_SYSCTLS)
+		return ((const struct profile *)f)->n_sysctls > 0;
+	return field_sizes[k->type] && *(const bool *)f;
+}
+
+static void field_unset(const struct key_def *k, void *f)
+{
+	const struct key_def one[] = {*k, {0}};
+
+	if (k->type == KT_SECTION) {
+		for (const struct key_def *c = k->children; c->name; c++)
+			field_unset(c, (char *)f + c->offset);
+		if (k->enter == taotoken_enter)
+			((struct mirror_config *)f)->present = false;
+		return;
+	}
+	if (k->type == KT_SYSCTLS) {
+		struct profile *p = f;
+		free(p->sysctls);
+		p->sysctls = NULL;
+		p->n_sysctls = 0;
+		return;
+	}
+	field_free(one, (char *)f - k->offset);
+	memset(f, 0, field_sizes[k->type]);
+}
+
 static const struct sysctl_def *sysctl_def_find(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(sysctl_defs); i++)
@@ -1007,6 +1093,14 @@ static int parse_sysctls(struct loader *l, const struct key_def *k _unused_, con
 			    ynode_quote(name, buf, sizeof(buf)));
 		}
 		snprintf(vpath, sizeof(vpath), "%s.%s", path, def->name);
+		for (j = 0; j < p->n_sysctls; j++)
+			if (p->sysctls[j].key == def->key)
+				break;
+		if (is_null(v) && j < p->n_sysctls) {
+			memmove(&p->sysctls[j], &p->sysctls[j + 1], (p->n_sysctls - j - 1) * sizeof(p->sysctls[0]));
+			p->n_sysctls--;
+			continue;
+		}
 		/* A floor: ">= 4M", spaces after ">=" optional. */
 		if (v->kind == YNODE_SCALAR && strncmp(v->value, ">=", 2) == 0) {
 			op = PROFILE_SYSCTL_FLOOR;
@@ -1024,9 +1118,6 @@ static int parse_sysctls(struct loader *l, const struct key_def *k _unused_, con
 		if (r < 0 || (uint64_t)x < def->min || (uint64_t)x > def->max)
 			return fail(l, v, "%s: %s is out of range %" PRIu64 "..%" PRIu64, vpath, num.value,
 				    def->min, def->max);
-		for (j = 0; j < p->n_sysctls; j++)
-			if (p->sysctls[j].key == def->key)
-				break;
 		if (j == p->n_sysctls) {
 			struct profile_sysctl *a = reallocarray(p->sysctls, p->n_sysctls + 1, sizeof(*a));
 			if (!a)
@@ -1044,7 +1135,7 @@ static const parse_fn parsers[_KT_MAX] = {
     [KT_UINT] = parse_uint,	  [KT_SIZE] = parse_size_value,
     [KT_NUMBER] = parse_number,	  [KT_BOOL] = parse_bool,
     [KT_ENUM] = parse_enum,	  [KT_TEXT] = parse_string,
-    [KT_NAME] = parse_string,	  [KT_EXTENDS] = parse_string,
+    [KT_NAME] = parse_string,	  [KT_EXTENDS] = parse_extends,
     [KT_VERSION] = parse_string,  [KT_DRIVER] = parse_string,
     [KT_CPULIST] = parse_string,  [KT_PEER] = parse_string,
     [KT_URL] = parse_string,	  [KT_ABSPATH] = parse_string,
@@ -1077,6 +1168,12 @@ static int apply_mapping(struct loader *l, const struct key_def *table, void *ba
 				    hint ? hint : "", hint ? "\"?)" : "");
 		}
 		snprintf(kpath, sizeof(kpath), "%s%s%s", path ? path : "", path ? "." : "", k->name);
+		/* Null removes an inherited value; with nothing inherited it is
+		 * the type error it always was. */
+		if (is_null(v) && k->type != KT_FORMAT_VERSION && field_is_set(k, (char *)base + k->offset)) {
+			field_unset(k, (char *)base + k->offset);
+			continue;
+		}
 		r = parsers[k->type](l, k, key, v, (char *)base + k->offset, kpath);
 		if (r < 0)
 			return r;
@@ -1319,7 +1416,7 @@ static int load_parent(struct loader *l, struct profile *p, struct chain *c, con
 			return fail_oom(l, child);
 		return fail(l, ext, "extends: cycle: %s%s", cycle, path);
 	}
-	if (c->n >= PROFILE_MAX_EXTENDS)
+	if (strv_length(p->files) >= PROFILE_MAX_EXTENDS)
 		return fail(l, ext, "extends: more than %d files in the chain", PROFILE_MAX_EXTENDS);
 	/* A parent must be a regular file: a FIFO or a device named in a
 	 * profile would block the loader or read the host. */
@@ -1336,7 +1433,9 @@ static int load_parent(struct loader *l, struct profile *p, struct chain *c, con
 	return load_file(l, p, c, path, canon, data, size, &root);
 }
 
-/* Load one file of the chain into p: its parent first, then its own keys. */
+/* Load one file of the chain into p: its parents first, left to right,
+ * then its own keys. c is the path from the named file down to this one
+ * (a parent read twice through two branches is no cycle). */
 static int load_file(struct loader *l, struct profile *p, struct chain *c, const char *display,
 		     const char *canon, const char *data, size_t size, struct ynode **ret_root)
 {
@@ -1360,14 +1459,18 @@ static int load_file(struct loader *l, struct profile *p, struct chain *c, const
 	ext = mapping_get(root, "extends");
 	if (ext) {
 		struct loader sub = {.file = stable, .err = l->err};
-		r = scalar_string(&sub, ext, "extends", false);
+		struct profile_strv parents = {0};
+		size_t n = ext->kind == YNODE_SEQUENCE ? ext->n_items : 1;
+
+		r = parse_extends(&sub, NULL, NULL, ext, &parents, "extends");
+		strv_free(parents.value);
 		if (r < 0)
 			return r;
-		if (ext->len == 0)
-			return fail(&sub, ext, "extends: must not be empty");
-		r = load_parent(&sub, p, c, stable, ext);
-		if (r < 0)
-			return r;
+		for (size_t i = 0; i < n; i++) {
+			r = load_parent(&sub, p, c, stable, ext->kind == YNODE_SEQUENCE ? ext->items[i] : ext);
+			if (r < 0)
+				return r;
+		}
 	}
 
 	struct loader here = {.file = stable, .err = l->err};
@@ -1381,12 +1484,11 @@ static int load_file(struct loader *l, struct profile *p, struct chain *c, const
 	r = check_file(&here, p);
 	if (r < 0)
 		return r;
+	free(c->canon[--c->n]);
 	if (ret_root)
 		*ret_root = TAKE_PTR(root);
 	return 0;
 }
-
-static void field_free(const struct key_def *table, void *base);
 
 static int load_common(const char *data, size_t size, const char *name, const char *canon,
 		       struct profile **ret, struct profile_error *err)
@@ -1404,7 +1506,11 @@ static int load_common(const char *data, size_t size, const char *name, const ch
 	r = load_file(&l, p, &c, name, canon, data, size, &root);
 	if (r < 0)
 		return r;
-	/* files[0] is the named file: load_file() appended it first. */
+	/* files[0] is the named file: load_file() appended it first. A
+	 * description says what one file does: a parent's would describe the
+	 * child wrongly. */
+	if (p->description.set && p->description.at.file != p->files[0])
+		string_clear(&p->description);
 	r = check_effective(&l, p, root);
 	if (r < 0)
 		return r;
@@ -1458,6 +1564,7 @@ static void field_free(const struct key_def *table, void *base)
 			break;
 		case KT_IFNAMES:
 		case KT_RUNNERS:
+		case KT_EXTENDS:
 			strv_free(((struct profile_strv *)f)->value);
 			break;
 		case KT_PCI:

@@ -142,14 +142,14 @@ struct mirror_config {
 };
 
 struct profile {
-	/* The files read, the named one first, then each parent: files[0]
-	 * extends files[1] ... (at least one entry). */
+	/* The files read, the named one first, then its parents in the order
+	 * read (depth first, left to right; at least one entry). */
 	char **files;
 
 	struct profile_uint version; /* always 1 */
 	struct profile_string name;  /* required on the effective profile */
 	struct profile_string description;
-	struct profile_string extends; /* as written in files[0] (not inherited) */
+	struct profile_strv extends; /* the parents named in files[0] (not inherited) */
 
 	struct {
 		/* Neither set: every ConnectX-5 port (profile_match_default_pci).

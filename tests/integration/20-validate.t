@@ -11,9 +11,9 @@ trap 'rm -rf "$TMP"' EXIT
 
 # Shipped profiles, one by one and together.
 run "$CX5PROF" validate "$PROFILES/baseline.yaml"
-is "$rc/$out/$err" "0/$PROFILES/baseline.yaml: ok (name baseline)/" "baseline.yaml is valid"
+is "$rc/$out/$err" "0/$PROFILES/baseline.yaml: ok (name baseline, extends verify-netperf.yaml)/" "baseline.yaml is valid"
 run "$CX5PROF" validate "$PROFILES/mtu-jumbo.yaml"
-is "$rc/$out/$err" "0/$PROFILES/mtu-jumbo.yaml: ok (name mtu-jumbo)/" "mtu-jumbo.yaml is valid"
+is "$rc/$out/$err" "0/$PROFILES/mtu-jumbo.yaml: ok (name mtu-jumbo, extends verify-netperf.yaml)/" "mtu-jumbo.yaml is valid"
 run "$CX5PROF" validate "$PROFILES/udp-jumbo.yaml"
 is "$rc/$out/$err" "0/$PROFILES/udp-jumbo.yaml: ok (name udp-jumbo, extends mtu-jumbo.yaml)/" \
 	"udp-jumbo.yaml is valid and extends mtu-jumbo.yaml"
@@ -37,11 +37,12 @@ print(v["valid"], v["error"], p["name"], p["link"]["mtu"], p["irq"]["policy"], p
       p["verify"]["message_size"], p["verify"]["thresholds"]["throughput_mbps"],
       [f.rsplit("/", 1)[-1] for f in v["files"]], len(v["hash"]), "extends" in p)
 ')
-is "$rc $got" "0 True None udp-jumbo 9000 numa-local stop >= 4194304 ['netperf'] 4194304 8000 23000.0 ['udp-jumbo.yaml', 'mtu-jumbo.yaml'] 64 False" \
+is "$rc $got" "0 True None udp-jumbo 9000 numa-local stop >= 4194304 ['netperf'] 4194304 8000 23000.0 ['udp-jumbo.yaml', 'mtu-jumbo.yaml', 'verify-netperf.yaml'] 64 False" \
 	"--json: effective udp-jumbo profile"
 
 # The hash depends on the effective content only, not on comments.
 grep -v '^#' "$PROFILES/mtu-jumbo.yaml" > "$TMP/mtu-jumbo.yaml"
+cp "$PROFILES/verify-netperf.yaml" "$TMP/"
 h1=$("$CX5PROF" --json validate "$PROFILES/mtu-jumbo.yaml" | sed -n 's/^ *"hash": "\([0-9a-f]*\)".*/\1/p')
 h2=$("$CX5PROF" --json validate "$TMP/mtu-jumbo.yaml" | sed -n 's/^ *"hash": "\([0-9a-f]*\)".*/\1/p')
 is "${#h1} $h1" "64 $h2" "hash ignores comments"
