@@ -137,10 +137,13 @@ int runner_find_binary(const char *name, char **ret);
 int runner_argv_to_string(char *const *argv, char **ret);
 
 
-/* Socket buffer clamping: add a warning to res when p->send_buffer exceeds
- * net.core.wmem_max or p->recv_buffer exceeds net.core.rmem_max (read
- * through the sysroot; this host's limits: the receiver's are on the
- * peer). The kernel clamps such requests silently. */
+/* Socket buffer clamping, which the kernel does silently: add a warning to
+ * res for each requested buffer the kernel did not grant. When the tool
+ * reported the size it got (res->*_buffer_actual, set after the run), that
+ * decides: clamped when below twice the request (Linux doubles it), and the
+ * warning names the tool's figure and the limit it implies. Without one,
+ * the request is compared with net.core.wmem_max / rmem_max read through
+ * the sysroot (this host's limits: the receiver's are on the peer). */
 int runner_warn_clamped(const struct runner_params *p, struct runner_result *res);
 
 /* Format a byte size as netperf's -s/-S take it: "4M" when a whole number
