@@ -40,6 +40,11 @@ void apply_signals_install(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
+int apply_interrupted(void)
+{
+	return interrupted_by;
+}
+
 bool failpoint(const char *name, int k)
 {
 	const char *env = getenv("CX5PROF_FAILPOINT");

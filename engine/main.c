@@ -29,6 +29,8 @@ static const struct verb verbs[] = {
 	{ "compare", verb_compare, "RUN RUN [RUN...]", "side-by-side table of what differed between runs, with result deltas", NULL },
 	{ "export", verb_export, "RUN --dir DIR", "write a self-contained bundle to reproduce one run", export_options },
 	{ "mirror", verb_mirror, "", "send pending history records to the TaoToken mirror", mirror_verb_options },
+	{ "campaign", verb_campaign, "FILE", "run comparison rounds: each group applied, verified and rolled back, with a table and a report", campaign_options },
+	{ "report", verb_report, "RUN... --dir DIR", "write report.html (and the runs' bundles) for some runs", report_options },
 	{ "analyze", verb_analyze, "RUN", "ask the model whether the sender or the receiver limited a run", analyze_options },
 };
 

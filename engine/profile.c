@@ -30,6 +30,8 @@
 struct loader {
 	const char *file; /* stable name of the file being applied (marks point here) */
 	struct profile_error *err;
+	/* Overlays (profile_overlay): a value written in this file is kept. */
+	const char *keep_from;
 };
 
 static int fail_at(struct loader *l, const char *file, unsigned line, unsigned column, const char *fmt, ...)
@@ -1011,6 +1013,20 @@ static const size_t field_sizes[_KT_MAX] = {
     [KT_PCI] = sizeof(struct profile_pci_list),
 };
 
+/* Where each field type keeps its mark (every one starts with `bool set`). */
+static const size_t mark_offsets[_KT_MAX] = {
+    [KT_FORMAT_VERSION] = offsetof(struct profile_uint, at), [KT_UINT] = offsetof(struct profile_uint, at),
+    [KT_SIZE] = offsetof(struct profile_uint, at),	     [KT_NUMBER] = offsetof(struct profile_double, at),
+    [KT_BOOL] = offsetof(struct profile_bool, at),	     [KT_ENUM] = offsetof(struct profile_enum, at),
+    [KT_TEXT] = offsetof(struct profile_string, at),	     [KT_NAME] = offsetof(struct profile_string, at),
+    [KT_EXTENDS] = offsetof(struct profile_strv, at),	     [KT_VERSION] = offsetof(struct profile_string, at),
+    [KT_DRIVER] = offsetof(struct profile_string, at),     [KT_CPULIST] = offsetof(struct profile_string, at),
+    [KT_PEER] = offsetof(struct profile_string, at),	     [KT_URL] = offsetof(struct profile_string, at),
+    [KT_ABSPATH] = offsetof(struct profile_string, at),    [KT_ENVNAME] = offsetof(struct profile_string, at),
+    [KT_IFNAMES] = offsetof(struct profile_strv, at),	     [KT_RUNNERS] = offsetof(struct profile_strv, at),
+    [KT_PCI] = offsetof(struct profile_pci_list, at),
+};
+
 static void field_free(const struct key_def *table, void *base);
 
 /* Is anything of this key set (for a section: any key below it)? Every
@@ -1174,6 +1190,10 @@ static int apply_mapping(struct loader *l, const struct key_def *table, void *ba
 			field_unset(k, (char *)base + k->offset);
 			continue;
 		}
+		if (l->keep_from && field_sizes[k->type] && field_is_set(k, (char *)base + k->offset) &&
+		    ((const struct profile_mark *)((char *)base + k->offset + mark_offsets[k->type]))->file ==
+			l->keep_from)
+			continue;
 		r = parsers[k->type](l, k, key, v, (char *)base + k->offset, kpath);
 		if (r < 0)
 			return r;
@@ -1361,7 +1381,8 @@ static char *parent_path(const char *child, const char *extends)
 	return strprintf("%.*s/%s", (int)(slash - child), child, extends);
 }
 
-static int parse_tree(struct loader *l, const char *file, const char *data, size_t size, struct ynode **ret)
+static int parse_tree(struct loader *l, const char *file, const char *data, size_t size, const char *what,
+		      struct ynode **ret)
 {
 	struct ytree_error e = {0};
 	struct ynode *root = NULL;
@@ -1374,7 +1395,7 @@ static int parse_tree(struct loader *l, const char *file, const char *data, size
 	if (r < 0)
 		return fail_at(l, file, e.line, e.column, "%s", e.message);
 	if (!root)
-		return fail_at(l, file, 0, 0, "empty file (a profile starts with \"version: 1\")");
+		return fail_at(l, file, 0, 0, "empty file (%s starts with \"version: 1\")", what);
 	if (root->kind != YNODE_MAPPING) {
 		r = fail_at(l, file, root->line, root->column, "expected a mapping at the top level, got %s",
 			    ynode_describe(root, buf, sizeof(buf)));
@@ -1444,7 +1465,7 @@ static int load_file(struct loader *l, struct profile *p, struct chain *c, const
 	const char *stable;
 	int r;
 
-	r = parse_tree(l, display, data, size, &root);
+	r = parse_tree(l, display, data, size, "a profile", &root);
 	if (r < 0)
 		return r;
 	/* The marks of this file's values point to its entry in p->files. */
@@ -1550,6 +1571,84 @@ int profile_load_string(const char *data, size_t size, const char *name, struct 
 	_cleanup_free_ char *canon = realpath(name, NULL);
 
 	return load_common(data, size, name, canon ? canon : name, ret, err);
+}
+
+/* ---- overlays: a campaign's verify block and sweep values ---- */
+
+int profile_parse_file(const char *path, const char *what, struct ynode **ret, struct profile_error *err)
+{
+	_cleanup_free_ char *data = NULL;
+	struct profile_error dummy;
+	struct loader l = {.file = path, .err = err ? err : &dummy};
+	size_t size = 0;
+	int r;
+
+	r = read_file(path, &data, &size);
+	if (r < 0)
+		return read_error(err, path, r);
+	return parse_tree(&l, path, data, size, what, ret);
+}
+
+/* The stable copy of file in p->files (marks point there). */
+static const char *files_entry(struct profile *p, const char *file)
+{
+	for (size_t i = 0; p->files && p->files[i]; i++)
+		if (streq(p->files[i], file))
+			return p->files[i];
+	if (strv_extend(&p->files, file) < 0)
+		return NULL;
+	return p->files[strv_length(p->files) - 1];
+}
+
+int profile_overlay(struct profile *p, const struct ynode *map, const char *section, const char *file,
+		    bool keep_own, struct profile_error *err)
+{
+	struct profile_error dummy;
+	struct loader l = {.err = err ? err : &dummy, .keep_from = keep_own ? p->files[0] : NULL};
+	const struct key_def *k;
+
+	l.file = files_entry(p, file);
+	if (!l.file)
+		return fail_oom(&l, file);
+	for (k = profile_keys; k->name && !streq(k->name, section); k++)
+		;
+	if (!k->name || k->type != KT_SECTION)
+		return fail_at(&l, l.file, map->line, map->column, "no section \"%s\" in a profile", section);
+	if (map->kind != YNODE_MAPPING)
+		return expect(&l, map, section, "a mapping");
+	return apply_mapping(&l, k->children, p, map, section);
+}
+
+int profile_overlay_key(struct profile *p, const char *path, const struct ynode *key, const struct ynode *value,
+			const char *file, struct profile_error *err)
+{
+	struct profile_error dummy;
+	struct loader l = {.err = err ? err : &dummy};
+	const struct key_def *table = profile_keys, *k = NULL;
+	const char *name = path;
+	char kname[PATH_BUF];
+
+	l.file = files_entry(p, file);
+	if (!l.file)
+		return fail_oom(&l, file);
+	/* Walk "verify.socket_buffer.send" down the tables to a value key. */
+	for (;;) {
+		size_t n = strcspn(name, ".");
+		snprintf(kname, sizeof(kname), "%.*s", (int)n, name);
+		for (k = table; k->name && !streq(k->name, kname); k++)
+			;
+		if (!k->name)
+			return fail(&l, key, "%s: no such profile key", path);
+		if (!name[n])
+			break;
+		if (k->type != KT_SECTION)
+			return fail(&l, key, "%s: no such profile key", path);
+		table = k->children;
+		name += n + 1;
+	}
+	if (k->type == KT_SECTION || k->type == KT_SYSCTLS)
+		return fail(&l, key, "%s: a section, not one value", path);
+	return parsers[k->type](&l, k, key, value, (char *)p + k->offset, path);
 }
 
 /* ---- freeing, JSON, hash, match ---- */
@@ -1820,7 +1919,7 @@ int mirror_config_load(const char *path, struct mirror_config *ret, struct profi
 	if (!m.path)
 		return fail_oom(&l, path);
 	l.file = m.path;
-	r = parse_tree(&l, m.path, data, size, &root);
+	r = parse_tree(&l, m.path, data, size, "a profile", &root);
 	if (r >= 0)
 		r = apply_mapping(&l, mirror_file_keys, &m, root, NULL);
 	if (r >= 0 && !m.present)

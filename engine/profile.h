@@ -230,6 +230,25 @@ int profile_load(const char *path, struct profile **ret, struct profile_error *e
 int profile_load_string(const char *data, size_t size, const char *name, struct profile **ret,
 			struct profile_error *err);
 
+/* Overlays, for campaigns (campaign.h): YAML written elsewhere applied on
+ * top of a loaded profile with the loader's own rules and messages; file
+ * (the campaign file) joins p->files and the new values' marks point to
+ * it. profile_overlay() applies map as the profile section `section`
+ * ("verify"); with keep_own, a value written in the profile's own file
+ * (p->files[0]) is kept and only inherited or unset ones are replaced.
+ * profile_overlay_key() sets the one value key at path
+ * ("verify.message_size"; errors placed at key). Same error contract as
+ * profile_load(); on an error p is partly changed (discard it). */
+struct ynode;
+int profile_overlay(struct profile *p, const struct ynode *map, const char *section, const char *file,
+		    bool keep_own, struct profile_error *err);
+int profile_overlay_key(struct profile *p, const char *path, const struct ynode *key, const struct ynode *value,
+			const char *file, struct profile_error *err);
+/* Read and parse a YAML file under the profile loader's limits (size,
+ * nesting, nodes, no anchors or tags): a mapping at the top level. what
+ * names the document in the empty-file message ("a campaign"). */
+int profile_parse_file(const char *path, const char *what, struct ynode **ret, struct profile_error *err);
+
 /* Replace verify.peer (`verify --peer`, `doctor --peer`: one profile for
  * many hosts, each with its own peer). -EINVAL when s is not an IP address
  * or a host name (the rule the loader applies to verify.peer). */

@@ -170,10 +170,31 @@ static void report_apply_failure(const struct apply_outcome *o)
 		log_error("apply %s", strna(o->failure));
 }
 
+int txn_verb_apply(struct history *h, const struct profile *prof, const struct plan *p, int64_t *ret_txn,
+		   size_t *ret_n, struct apply_outcome *o)
+{
+	struct change_record *c = NULL;
+	size_t n = 0;
+	int r;
+
+	r = record_txn(h, prof, p, ret_txn);
+	if (r < 0) {
+		log_error_errno(r, "history %s: cannot write the undo log: %m: %s; nothing was changed",
+				history_path(h), history_remedy(r));
+		return -EIO;
+	}
+	if (changes_load_or_report(h, *ret_txn, &c, &n) < 0)
+		return -EIO;
+	apply_signals_install();
+	r = apply_changes(h, *ret_txn, c, n, o);
+	change_records_free(c, n);
+	*ret_n = n;
+	return r;
+}
+
 static int run_transaction(struct history **hp, const struct cli *cli, const struct profile *prof,
 			   const struct plan *p, unsigned confirm)
 {
-	struct change_record *c = NULL;
 	struct apply_outcome o = {0};
 	int64_t txn = 0;
 	char msg[512] = "";
@@ -181,17 +202,9 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	size_t n = 0;
 	int r, code;
 
-	r = record_txn(h, prof, p, &txn);
-	if (r < 0) {
-		log_error_errno(r, "history %s: cannot write the undo log: %m: %s; nothing was changed",
-				history_path(h), history_remedy(r));
+	r = txn_verb_apply(h, prof, p, &txn, &n, &o);
+	if (r == -EIO) /* nothing applied: reported */
 		return EXIT_ERROR;
-	}
-	if (changes_load_or_report(h, txn, &c, &n) < 0)
-		return EXIT_ERROR;
-	apply_signals_install();
-	r = apply_changes(h, txn, c, n, &o);
-	change_records_free(c, n);
 	if (r >= 0) {
 		r = finish_apply(hp, txn, cli, confirm, n, msg, sizeof(msg));
 		if (r < 0) {

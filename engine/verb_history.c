@@ -793,7 +793,7 @@ out:
 
 /* ---- export ---- */
 
-static int write_file(int dirfd, const char *name, const char *content)
+int write_file(int dirfd, const char *name, const char *content)
 {
 	_cleanup_close_ int fd =
 	    openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -814,7 +814,7 @@ static int write_file(int dirfd, const char *name, const char *content)
 	return fsync(fd) < 0 ? -errno : 0;
 }
 
-static int dir_is_empty(const char *path)
+int dir_is_empty(const char *path)
 {
 	DIR *d = opendir(path);
 	struct dirent *de;
@@ -899,7 +899,7 @@ static char *export_readme(const struct run_record *run, bool has_profile)
 	return s;
 }
 
-static int export_bundle(struct cli *cli, struct history *h, const struct run_record *run, const char *dir)
+int export_bundle(struct history *h, const struct run_record *run, const char *dir)
 {
 	_cleanup_(txn_record_done) struct txn_record t = {0};
 	_cleanup_close_ int dfd = -1, afd = -1;
@@ -908,7 +908,6 @@ static int export_bundle(struct cli *cli, struct history *h, const struct run_re
 	bool has_profile = false;
 	int r;
 
-	(void)cli;
 	if (run->transaction_id) {
 		r = history_txn_get(h, run->transaction_id, &t);
 		if (r < 0 && r != -ENOENT)
@@ -984,7 +983,7 @@ int verb_export(struct cli *cli, int argc, char **argv)
 		r = load_run(cli, h, id, &run);
 	if (r != 0)
 		return r;
-	r = export_bundle(cli, h, &run, a.dir);
+	r = export_bundle(h, &run, a.dir);
 	if (r == -ENOTEMPTY) {
 		log_error("export: directory %s is not empty: choose a new or empty directory", a.dir);
 		return EXIT_USAGE;

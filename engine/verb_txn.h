@@ -25,6 +25,15 @@ int txn_verb_open_history(const struct cli *cli, bool read_only, struct history 
 int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd);
 /* EXIT_OPEN_TXN with the message when an unfinished transaction exists. */
 int txn_verb_refuse_unfinished(struct history *h);
+/* Record the plan as a transaction (its undo log, durably) and apply it:
+ * apply_changes()'s result (0, -ECANCELED, -ENOTRECOVERABLE) with *ret_txn
+ * and *ret_n the changes recorded, or -EIO when the undo log could not be
+ * written or read back (reported on stderr; nothing was changed). The status is
+ * left for the caller (commit or --confirm). */
+struct apply_outcome;
+int txn_verb_apply(struct history *h, const struct profile *prof, const struct plan *p, int64_t *ret_txn,
+		   size_t *ret_n, struct apply_outcome *o);
+
 /* With --json, a verb that fails before it could render still prints one
  * document: {"changed": false, "failed": true, "exit_code", "msg"} (the
  * details are on stderr). Returns code. */
