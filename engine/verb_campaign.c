@@ -221,11 +221,14 @@ static int plan_round(const struct profile *prof, struct plan **ret_plan)
 	return EXIT_OK;
 }
 
-/* Apply a plan as a committed transaction. EXIT_OK with *ret_txn (0: there
- * was nothing to change); EXIT_ROLLED_BACK when it failed and was undone
- * (*why says how); EXIT_ROLLBACK_FAILED / EXIT_ERROR as apply. */
-static int apply_plan(struct history *h, const struct profile *prof, const struct plan *p, int64_t *ret_txn,
-		      char **why)
+/* Apply a plan as a transaction, committed when commit is set; a round's
+ * stays open until its rollback, so that after a kill -9 the next apply
+ * refuses to run over it and `cx5prof rollback` resolves it. EXIT_OK with
+ * *ret_txn (0: there was nothing to change); EXIT_ROLLED_BACK when it
+ * failed and was undone (*why says how); EXIT_ROLLBACK_FAILED / EXIT_ERROR
+ * as apply. */
+static int apply_plan(struct history *h, const struct profile *prof, const struct plan *p, bool commit,
+		      int64_t *ret_txn, char **why)
 {
 	struct apply_outcome o = {0};
 	size_t n = 0;
@@ -237,7 +240,7 @@ static int apply_plan(struct history *h, const struct profile *prof, const struc
 	r = txn_verb_apply(h, prof, p, ret_txn, &n, &o);
 	if (r == -EIO)
 		return EXIT_ERROR;
-	if (r >= 0)
+	if (r >= 0 && commit)
 		r = history_txn_set_status(h, *ret_txn, TXN_COMMITTED, NULL);
 	if (r == -ECANCELED)
 		*why = strprintf("apply failed%s%s: every change was undone", o.failed_seq ? " at a step: " : " ",
@@ -309,7 +312,7 @@ static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 			 strna(cl->skipped));
 		return cl->skipped ? EXIT_OK : EXIT_ERROR;
 	}
-	code = apply_plan(x->h, prof, p, &txn, &why);
+	code = apply_plan(x->h, prof, p, false, &txn, &why);
 	if (code == EXIT_ROLLED_BACK) {
 		cl->skipped = why;
 		cl->skipped_code = code;
@@ -595,7 +598,8 @@ static void render_table(struct json_object *doc, const char *report_dir)
 	for (size_t i = 0; i < json_object_array_length(groups); i++) {
 		struct json_object *g = json_object_array_get_idx(groups, i), *d;
 		double med = jdouble(g, "median_recv_mbps"), ch = jdouble(g, "change_percent");
-		char range[48] = "-", drops[32] = "n/a", change[16] = "", value[16] = "", mbps[24] = "-", loss[24] = "-";
+		char range[48] = "-", drops[32] = "n/a", change[16] = "", value[16] = "", mbps[24] = "-", loss[24] = "-",
+		     line[256];
 		size_t n = 0;
 
 		if (has_sweep)
@@ -626,8 +630,11 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		}
 		if (!isnan(ch))
 			snprintf(change, sizeof(change), "%+.0f%%", ch);
-		out_text("%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s %s\n", jstring(g, "group"), value, n, mbps, range,
-			 loss, jstring(g, "irq_spread"), drops, change);
+		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s %s", jstring(g, "group"), value,
+			 n, mbps, range, loss, jstring(g, "irq_spread"), drops, change);
+		for (size_t e = strlen(line); e > 0 && line[e - 1] == ' ';)
+			line[--e] = '\0';
+		out_text("%s\n", line);
 	}
 	out_text("verdict     %s\n", strna(jstring(doc, "verdict")));
 	if (kept)
@@ -758,7 +765,7 @@ static int keep_group(struct run_ctx *x, enum keep k, int64_t *ret_txn, const ch
 		txn_verb_report_problems(p);
 		return plan_problems_exit_code(p);
 	}
-	code = apply_plan(x->h, prof, p, ret_txn, &why);
+	code = apply_plan(x->h, prof, p, true, ret_txn, &why);
 	if (code == EXIT_ROLLED_BACK)
 		log_error("campaign: --keep %s: %s", keep_names[k], strna(why));
 	if (code == EXIT_OK)

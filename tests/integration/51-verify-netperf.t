@@ -122,7 +122,7 @@ netperf reports a receive socket buffer of $rsock bytes for -S $((2 * RMEM)) (th
 	printf '%s\n' "$out" | grep -qxF "  warning: netperf reports a send socket buffer of $ssock bytes for -s $((2 * WMEM)) (the kernel doubles a request: $((4 * WMEM)) was due): it was clamped to net.core.wmem_max $WMEM on this host; raise net.core.wmem_max to at least $((2 * WMEM))"
 	ok $? "clamped: the human report prints the same warning"
 else
-	skip "the kernel's socket buffer limits are above 1 GiB" 5
+	for i in 1 2 3 4 5; do ok 0 "clamping above the kernel's limit # SKIP its socket buffer limits are above 1 GiB"; done
 fi
 
 # ---- two streams: two netperf processes pinned with -T to NUMA-local CPUs, summed

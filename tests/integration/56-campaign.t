@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# 56-campaign.t: `cx5prof campaign` in the namespace lab.
+#
+# The lab campaign (contrib/lab/campaign-lab.yaml: the shipped baseline and
+# mtu-jumbo groups unmodified, contrib/lab/campaign-full.yaml, 1 s rounds
+# of real netperf against netserver in the peer namespace, repeat 2): exit
+# 0, a table of 3 rows with medians, 6 runs and 1 campaign in the history
+# (mirrored: outbox rows), report.html checked by an HTML parser and its
+# SVG by an XML parser, campaign.json valid against the schema, one export
+# bundle per run; afterwards the sysroot copy is byte-identical and every
+# veth MTU is back. Then: SIGINT mid-way rolls back (exit 6); SIGKILL
+# leaves an open transaction that `rollback` resolves; a group failing a
+# precondition is skipped (exit 5 reason) and the campaign goes on;
+# --keep last leaves that group applied; --check and a bad --report
+# change nothing; `cx5prof report RUN... --dir`.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/verify-lib.sh"
+need_root_netns
+command -v netserver >/dev/null || skip_all "needs netperf and netserver (contrib/install-deps.sh)"
+command -v sqlite3 >/dev/null || skip_all "needs sqlite3"
+vsetup v56 cx5-2port
+CAMPAIGN=$TOP/contrib/lab/campaign-lab.yaml
+copy_sysroot cx5-2port "$WORK/pristine"
+mtus() { ip -n "$HOST_NS" -o link show | sed -n 's/^[0-9]*: \([^:@]*\).* mtu \([0-9]*\).*/\1 \2/p' | sort; }
+same_sysroot() { diff -r --no-dereference "$SR" "$WORK/pristine" >/dev/null; }
+q() { sqlite3 "$DB" "$1"; }
+MTUS_BEFORE=$(mtus)
+# Jumbo frames need both ends: the peer side carries 9000 (not managed).
+ip -n "$PEER_NS" link set peer0 mtu 9000
+netserver_start 12865
+ok $? "netserver listens in the peer namespace"
+
+# ---- --check: the rounds, nothing changed, no database
+run cx campaign --check "$CAMPAIGN"
+is "$rc" 0 "--check: exit 0"
+is "$(printf '%s\n' "$out" | head -n 2)" "campaign    lab-udp-groups ($CAMPAIGN): ok
+repeat      2 (3 groups: 6 rounds)" "--check: the rounds"
+[ ! -e "$DB" ]
+ok $? "--check: no history written"
+
+# ---- a --report directory that is not empty: refused before anything
+mkdir -p "$WORK/full" && touch "$WORK/full/x"
+run cx campaign "$CAMPAIGN" --report "$WORK/full"
+is "$rc/$err" "64/cx5prof: error: campaign: --report $WORK/full: Directory not empty: choose a new or empty directory" \
+	"--report into a non-empty directory: exit 64, said so"
+[ ! -e "$DB" ] && same_sysroot
+ok $? "--report refused: nothing recorded, nothing changed"
+
+# ---- the lab campaign: 3 groups x repeat 2
+run cx campaign "$CAMPAIGN" --report "$WORK/report"
+is "$rc" 0 "campaign: exit 0"
+diag "$out" "$err"
+printf '%s\n' "$out" | head -n 1 | grep -qx 'campaign    lab-udp-groups (campaign 1, done, 2 repetitions, 6 runs)'
+ok $? "campaign: the header names the campaign, its status and its 6 runs"
+is "$(printf '%s\n' "$out" | sed -n 2p)" \
+	"group            runs  median Mbps  min-max Mbps         loss %  irq spread     drops    vs previous" \
+	"campaign: the table's columns"
+rows=$(printf '%s\n' "$out" | grep -cE '^(baseline|mtu-jumbo|lab-full) +2 +[0-9]+\.[0-9] +[0-9.]+-[0-9.]+ +[0-9]+\.[0-9]{2} +no interrupts +n/a( +[+-][0-9]+%)?$')
+is "$rows" 3 "campaign: 3 rows, each with 2 runs, a median, the min-max, the loss, the IRQ spread, the drops"
+printf '%s\n' "$out" | grep -E '^mtu-jumbo .* [+-][0-9]+%$' >/dev/null
+ok $? "campaign: mtu-jumbo's change against baseline in %"
+printf '%s\n' "$out" | grep -qE '^verdict     (.* helped most: \+[0-9]+% median receive throughput over (baseline|mtu-jumbo)|no group improved on the one before it)$'
+ok $? "campaign: a one-line verdict"
+printf '%s\n' "$out" | tail -n 2 | tr '\n' '|' | grep -qxF "host        every group rolled back: as before the campaign|report      $WORK/report/report.html|"
+ok $? "campaign: says the host is as before, and where the report is"
+
+is "$(q "SELECT COUNT(*) FROM runs WHERE campaign = 1")/$(q "SELECT id || ' ' || name || ' ' || status FROM campaigns")" \
+	"6/1 lab-udp-groups done" "history: 6 runs tagged with campaign 1, and the campaign record"
+is "$(q "SELECT COUNT(*) FROM transactions WHERE kind = 'apply' AND status != 'rolled_back'")" 0 \
+	"history: every group's transaction rolled back"
+is "$(q "SELECT COUNT(*) FROM outbox WHERE source_kind = 'campaign' AND source_id = 1")" 1 \
+	"history: the campaign is queued for the mirror, like runs and transactions"
+is "$(q "SELECT group_concat(profile_name, ' ') FROM (SELECT profile_name FROM runs ORDER BY id)")" \
+	"baseline mtu-jumbo lab-full baseline mtu-jumbo lab-full" "history: the rounds interleaved (g1 g2 g3 g1 g2 g3)"
+
+same_sysroot
+ok $? "afterwards: the sysroot copy is byte-identical to before"
+is "$(mtus)" "$MTUS_BEFORE" "afterwards: every veth MTU is back"
+
+run "$PY" - "$WORK/report" "$TOP/schemas/campaign.schema.json" <<'PYEOF'
+import html.parser, json, os, re, sys, xml.etree.ElementTree as ET
+import jsonschema
+d, schema = sys.argv[1], json.load(open(sys.argv[2]))
+page = open(os.path.join(d, "report.html")).read()
+VOID = {"meta", "br", "img", "input", "link", "hr"}
+class Check(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.stack, self.bad, self.tags = [], [], set()
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        if tag not in VOID:
+            self.stack.append(tag)
+    def handle_endtag(self, tag):
+        if self.stack and self.stack[-1] == tag:
+            self.stack.pop()
+        else:
+            self.bad.append(tag)
+c = Check()
+c.feed(page)
+c.close()
+svgs = re.findall(r"<svg\b.*?</svg>", page, re.S)
+for s in svgs:
+    ET.fromstring(s)  # raises on malformed XML
+urls = [u for u in re.findall(r"https?://[^\s\"'<>]+", page) if u != "http://www.w3.org/2000/svg"]
+links = re.findall(r'href="([^"]*)"', page)
+doc = json.load(open(os.path.join(d, "campaign.json")))
+jsonschema.validate(doc, schema)
+bundles = sorted(os.listdir(os.path.join(d, "runs")))
+print(page.startswith("<!DOCTYPE html>"), not c.bad and not c.stack, len(svgs) >= 5, "script" in c.tags,
+      urls, all(l.startswith("runs/run-") for l in links), "link" in c.tags,
+      [g["group"] for g in doc["groups"]], [len(g["rounds"]) for g in doc["groups"]],
+      all(page.count(">%s<" % g["group"]) >= 3 for g in doc["groups"]),
+      bundles, all(os.path.exists(os.path.join(d, "runs", b, "run.json")) and
+                   os.path.exists(os.path.join(d, "runs", b, "artifacts", "interrupts_after")) for b in bundles))
+PYEOF
+is "$rc $out" "0 True True True False [] True False ['baseline', 'mtu-jumbo', 'lab-full'] [2, 2, 2] True ['run-1', 'run-2', 'run-3', 'run-4', 'run-5', 'run-6'] True" \
+	"report: valid HTML with inline SVG (no script, no URL, no stylesheet link), campaign.json valid, a bundle per run"
+diag "$err"
+
+# ---- `cx5prof report RUN... --dir DIR`: the same page for ad-hoc runs
+run cx report 2 5 --dir "$WORK/adhoc"
+is "$rc/$out" "0/report      $WORK/adhoc/report.html" "report RUN RUN: exit 0, where the page is"
+ls "$WORK/adhoc/runs" | tr '\n' ' ' | grep -qx 'run-2 run-5 '
+ok $? "report RUN RUN: the two runs' bundles"
+run cx report 99 --dir "$WORK/adhoc2"
+is "$rc/$err" "66/cx5prof: error: report: no run 99 in $DB" "report of a run that does not exist: exit 66"
+
+# ---- SIGINT mid-way: the round in progress is rolled back, exit 6
+ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$CAMPAIGN" >"$WORK/int.out" 2>"$WORK/int.err" &
+pid=$!
+for i in $(seq 100); do [ "$(q "SELECT COUNT(*) FROM runs WHERE campaign = 2")" -ge 2 ] && break; sleep 0.1; done
+kill -INT "$pid"
+wait "$pid"
+is "$?" 6 "SIGINT: exit 6"
+grep -qx 'cx5prof: error: campaign 2 interrupted by SIGINT: the round in progress was rolled back; the host is as before the campaign' "$WORK/int.err"
+ok $? "SIGINT: said so"
+is "$(q "SELECT status FROM campaigns WHERE id = 2")/$(q "SELECT COUNT(*) FROM transactions WHERE kind = 'apply' AND status != 'rolled_back'")" \
+	"interrupted/0" "SIGINT: the campaign is recorded as interrupted, no transaction left applied"
+same_sysroot
+ok $? "SIGINT: the sysroot copy is byte-identical to before"
+is "$(mtus)" "$MTUS_BEFORE" "SIGINT: every veth MTU is back"
+
+# ---- SIGKILL while a group is applied: the next rollback resolves it
+ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$CAMPAIGN" >/dev/null 2>&1 &
+pid=$!
+for i in $(seq 100); do [ "$(q "SELECT COUNT(*) FROM transactions WHERE status = 'open'")" -ge 1 ] && break; sleep 0.05; done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+is "$(q "SELECT COUNT(*) FROM transactions WHERE status = 'open'")" 1 "SIGKILL: the group's transaction is left open"
+run cx apply "$TOP/profiles/baseline.yaml"
+is "$rc" 9 "SIGKILL: the next apply refuses to run over it (exit 9)"
+run cx rollback
+is "$rc" 0 "SIGKILL: rollback resolves it"
+same_sysroot
+ok $? "SIGKILL + rollback: the sysroot copy is byte-identical to before"
+is "$(mtus)" "$MTUS_BEFORE" "SIGKILL + rollback: every veth MTU is back"
+
+# ---- a group that cannot apply is skipped with the reason; the rest runs
+cat >"$WORK/newer-driver.yaml" <<YAML
+version: 1
+name: newer-driver
+extends: $TOP/profiles/mtu-jumbo.yaml
+requires:
+  driver:
+    min_version: "99.0"
+YAML
+cat >"$WORK/skip.yaml" <<YAML
+version: 1
+name: lab-skip
+groups: [$TOP/profiles/baseline.yaml, newer-driver.yaml, $TOP/profiles/mtu-jumbo.yaml]
+verify: {peer: 198.18.0.2, runner: netperf, duration: 1}
+YAML
+run cx campaign "$WORK/skip.yaml"
+is "$rc" 0 "skipped group: the campaign goes on (exit 0)"
+printf '%s\n' "$out" | grep -qE '^newer-driver +- +skipped \(exit 5\): ens1f0: .*99\.0'
+ok $? "skipped group: its row says skipped, exit 5 and why"
+printf '%s\n' "$out" | grep -qE '^mtu-jumbo +1 +[0-9]+\.[0-9] .* [+-][0-9]+%$'
+ok $? "skipped group: the next group is compared with the last measured one"
+printf '%s\n' "$err" | grep -q '^cx5prof: warning: campaign: group newer-driver skipped (exit 5): '
+ok $? "skipped group: a warning on stderr"
+
+# ---- --keep last: that group stays applied, as a committed transaction
+printf 'version: 1\nname: lab-keep\ngroups: [%s]\nverify: {peer: 198.18.0.2, runner: netperf, duration: 1}\n' \
+	"$TOP/profiles/mtu-jumbo.yaml" >"$WORK/keep.yaml"
+run cx campaign "$WORK/keep.yaml" --keep last --json
+is "$rc" 0 "--keep last: exit 0"
+printf '%s' "$out" >"$WORK/keep.json"
+run "$PY" -c 'import json, sys, jsonschema
+d = json.load(open(sys.argv[1])); jsonschema.validate(d, json.load(open(sys.argv[2])))
+print(d["kept_group"], d["kept_transaction"] > 0, d["status"], d["exit_code"])' "$WORK/keep.json" "$TOP/schemas/campaign.schema.json"
+is "$out" "mtu-jumbo True done 0" "--keep last, --json: a valid document naming the kept group and its transaction"
+ip -n "$HOST_NS" -o link show dev ens1f0 | grep -q ' mtu 9000 '
+ok $? "--keep last: ens1f0 stays at MTU 9000"
+run cx rollback
+is "$rc" 0 "--keep last: rollback undoes the kept group"
+same_sysroot && [ "$(mtus)" == "$MTUS_BEFORE" ]
+ok $? "--keep last + rollback: the host is as before"
+
+done_testing
