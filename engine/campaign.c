@@ -168,9 +168,11 @@ static int load_sweep(struct campaign *c, const struct ynode *v, struct profile_
 	c->sweep_key = strdup(c->sweep_key_node->value);
 	if (!c->sweep_key)
 		return -ENOMEM;
-	if (values->kind != YNODE_SEQUENCE || values->n_items == 0)
-		return fail_at(err, c->file, values, "sweep.%s: expected a non-empty list of values, got %s",
-			       c->sweep_key, ynode_describe(values, buf, sizeof(buf)));
+	if (values->kind != YNODE_SEQUENCE)
+		return fail_at(err, c->file, values, "sweep.%s: expected a list of values, got %s", c->sweep_key,
+			       ynode_describe(values, buf, sizeof(buf)));
+	if (values->n_items == 0)
+		return fail_at(err, c->file, values, "sweep.%s: the list is empty", c->sweep_key);
 	if (values->n_items > CAMPAIGN_MAX_SWEEP)
 		return fail_at(err, c->file, values->items[CAMPAIGN_MAX_SWEEP], "sweep.%s: more than %d values",
 			       c->sweep_key, CAMPAIGN_MAX_SWEEP);
