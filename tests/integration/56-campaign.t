@@ -38,6 +38,19 @@ repeat      2 (3 groups: 6 rounds)" "--check: the rounds"
 [ ! -e "$DB" ]
 ok $? "--check: no history written"
 
+# ---- the shipped campaign files: valid for cx5prof and for the JSON Schema
+run "$PY" - "$TOP/schemas" "$TOP/profiles/campaign-udp.yaml" "$CAMPAIGN" <<'PYEOF'
+import json, sys, yaml, jsonschema
+d = sys.argv[1]
+c, p = json.load(open(d + "/campaign.schema.json")), json.load(open(d + "/profile.schema.json"))
+resolver = jsonschema.RefResolver.from_schema(c, store={p["$id"]: p})
+v = jsonschema.Draft202012Validator(c, resolver=resolver)
+print([sorted(e.message for e in v.iter_errors(yaml.safe_load(open(f)))) for f in sys.argv[2:]])
+PYEOF
+is "$rc $out" "0 [[], []]" "profiles/campaign-udp.yaml and the lab campaign satisfy schemas/campaign.schema.json"
+run cx campaign --check "$TOP/profiles/campaign-udp.yaml"
+is "$rc" 0 "profiles/campaign-udp.yaml: campaign --check exit 0"
+
 # ---- a --report directory that is not empty: refused before anything
 mkdir -p "$WORK/full" && touch "$WORK/full/x"
 run cx campaign "$CAMPAIGN" --report "$WORK/full"
