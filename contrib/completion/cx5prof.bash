@@ -3,7 +3,7 @@
 #
 # Verbs and options are read from cx5prof's own --help output, so the
 # completion never drifts from the binary. Profiles complete as *.yaml/*.yml
-# files (and directories), interface names from /sys/class/net, or from
+# files (and directories; campaign files too), interface names from /sys/class/net, or from
 # DIR/sys/class/net when the command line has --sysroot DIR. Transactions
 # and runs are free text.
 
@@ -65,6 +65,15 @@ _cx5prof()
 		COMPREPLY=($(compgen -W "text prometheus" -- "$cur"))
 		return
 		;;
+	--keep)
+		COMPREPLY=($(compgen -W "none first last best" -- "$cur"))
+		return
+		;;
+	--report)
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return
+		;;
 	--confirm|--limit|--timeout|--port|--bind|--peer|--duration|--streams|--message-size)
 		return # a value the user types
 		;;
@@ -99,7 +108,7 @@ _cx5prof()
 	show)
 		COMPREPLY=($(compgen -W "$(_cx5prof_ifnames "$sysroot")" -- "$cur"))
 		;;
-	validate|plan|apply|verify|doctor)
+	validate|plan|apply|verify|doctor|campaign)
 		_cx5prof_profiles "$cur"
 		;;
 	history)
