@@ -34,7 +34,7 @@
 #include "verbs.h"
 #include "verify.h"
 
-enum { OPT_REPORT = 1000, OPT_KEEP, OPT_CHECK, OPT_DIR };
+enum { OPT_REPORT = 1000, OPT_KEEP, OPT_CHECK, OPT_DIR, OPT_PEER };
 
 enum keep { KEEP_NONE, KEEP_FIRST, KEEP_LAST, KEEP_BEST };
 static const char *const keep_names[] = {"none", "first", "last", "best", NULL};
@@ -44,6 +44,7 @@ const struct cli_option campaign_options[] = {
      "write report.html, campaign.json and one export bundle per run into DIR (created; must be empty)"},
     {"keep", CLI_ARG_REQUIRED, OPT_KEEP, "WHICH",
      "none (default): the host ends as it began; first, last or best: that group stays applied"},
+    {"peer", CLI_ARG_REQUIRED, OPT_PEER, "ADDR", "benchmark against ADDR instead of verify.peer (every group)"},
     {"check", CLI_ARG_NONE, OPT_CHECK, NULL, "check the campaign file and print its rounds; change nothing"},
     {0},
 };
@@ -54,6 +55,7 @@ const struct cli_option report_options[] = {
 };
 
 struct campaign_args {
+	const char *peer;
 	const char *report;
 	const char *dir;
 	enum keep keep;
@@ -70,6 +72,13 @@ static int handle_option(int id, const char *arg, void *userdata)
 		return 0;
 	case OPT_DIR:
 		a->dir = arg;
+		return 0;
+	case OPT_PEER:
+		if (!profile_peer_valid(arg)) {
+			log_error("campaign: --peer '%s' is not an IP address or a host name", arg);
+			return EXIT_USAGE;
+		}
+		a->peer = arg;
 		return 0;
 	case OPT_CHECK:
 		a->check = true;
@@ -106,6 +115,7 @@ struct cell {
 struct run_ctx {
 	const struct cli *cli;
 	struct campaign *c;
+	const char *peer; /* --peer, or NULL */
 	struct history *h;
 	int64_t id;
 	struct cell *cells;
@@ -188,6 +198,21 @@ static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, 
 		}
 	}
 	cell_add_drops(cl, rep);
+}
+
+/* The profile of a round: the campaign's, with --peer. */
+static int round_profile(const struct run_ctx *x, size_t g, size_t s, struct profile **ret, struct profile_error *err)
+{
+	_cleanup_profile_ struct profile *p = NULL;
+	int r;
+
+	r = campaign_group_profile(x->c, g, s, &p, err);
+	if (r >= 0 && x->peer)
+		r = profile_set_peer(p, x->peer);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(p);
+	return 0;
 }
 
 static char *problems_text(const struct plan *p)
@@ -296,7 +321,7 @@ static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 	char *why = NULL;
 	int r, code;
 
-	r = campaign_group_profile(x->c, cl->group, cl->sweep, &prof, &err);
+	r = round_profile(x, cl->group, cl->sweep, &prof, &err);
 	if (r < 0) {
 		_cleanup_free_ char *msg = profile_error_format(&err);
 		log_error("%s", msg ? msg : err.message);
@@ -367,7 +392,7 @@ static int cells_init(struct run_ctx *x)
 			cl->rounds = json_object_new_array();
 			if (!cl->recv || !cl->loss || !cl->rounds)
 				return -ENOMEM;
-			if (campaign_group_profile(x->c, g, s, &p, NULL) >= 0 && profile_to_json(p, &pj) >= 0)
+			if (round_profile(x, g, s, &p, NULL) >= 0 && profile_to_json(p, &pj) >= 0)
 				cl->profile = pj;
 		}
 	return 0;
@@ -708,8 +733,10 @@ static int report_write(const char *dir, struct history *h, struct json_object *
 }
 
 /* --check: the rounds the campaign would run, nothing changed. */
-static int render_check(const struct campaign *c)
+static int render_check(const struct run_ctx *x)
 {
+	const struct campaign *c = x->c;
+
 	out_open_object(NULL);
 	out_string(OUT_ANY, "name", "campaign    %s", c->name);
 	out_string(OUT_ANY, "file", " (%s): ok\n", c->file);
@@ -727,7 +754,7 @@ static int render_check(const struct campaign *c)
 	for (size_t g = 0; g < c->n_groups; g++) {
 		_cleanup_profile_ struct profile *p = NULL;
 		struct profile_error err = {0};
-		if (campaign_group_profile(c, g, 0, &p, &err) < 0)
+		if (round_profile(x, g, 0, &p, &err) < 0)
 			return EXIT_INVALID; /* campaign_load() loaded every one */
 		out_open_object(NULL);
 		out_string(OUT_ANY, "group", "group       %s", c->groups[g].name);
@@ -756,7 +783,7 @@ static int keep_group(struct run_ctx *x, enum keep k, int64_t *ret_txn, const ch
 		log_warn("campaign: --keep %s: no group was measured: every group rolled back", keep_names[k]);
 		return EXIT_OK;
 	}
-	if (campaign_group_profile(x->c, x->cells[i].group, x->cells[i].sweep, &prof, NULL) < 0)
+	if (round_profile(x, x->cells[i].group, x->cells[i].sweep, &prof, NULL) < 0)
 		return EXIT_ERROR;
 	code = plan_round(prof, &p);
 	if (code != EXIT_OK)
@@ -815,8 +842,10 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 		log_error("%s", msg ? msg : err.message);
 		return txn_verb_json_failure(profile_load_exit_code(r));
 	}
+	x.c = c;
+	x.peer = a.peer;
 	if (a.check)
-		return render_check(c);
+		return render_check(&x);
 	if (a.report) {
 		r = report_dir_prepare(a.report);
 		if (r < 0) {
@@ -834,7 +863,6 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 		lock_release(lock_fd);
 		return txn_verb_json_failure(code);
 	}
-	x.c = c;
 	x.h = h;
 	r = campaigns_start(h, c->name, c->file, &x.id);
 	if (r >= 0)

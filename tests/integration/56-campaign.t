@@ -10,9 +10,10 @@
 # bundle per run; afterwards the sysroot copy is byte-identical and every
 # veth MTU is back. Then: SIGINT mid-way rolls back (exit 6); SIGKILL
 # leaves an open transaction that `rollback` resolves; a group failing a
-# precondition is skipped (exit 5 reason) and the campaign goes on;
-# --keep last leaves that group applied; --check and a bad --report
-# change nothing; `cx5prof report RUN... --dir`.
+# precondition is skipped (exit 5 reason) and the campaign goes on; a
+# sweep gives a row per value; --peer replaces every round's peer; --keep
+# last leaves that group applied; --check and a bad --report change
+# nothing; `cx5prof report RUN... --dir`.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
 need_root_netns
@@ -192,6 +193,29 @@ printf '%s\n' "$out" | grep -qE '^mtu-jumbo +1 +[0-9]+\.[0-9] .* [+-][0-9]+%$'
 ok $? "skipped group: the next group is compared with the last measured one"
 printf '%s\n' "$err" | grep -q '^cx5prof: warning: campaign: group newer-driver skipped (exit 5): '
 ok $? "skipped group: a warning on stderr"
+
+# ---- a sweep: a row per value, the value applied over the group's own
+# (campaign-full.yaml writes its socket buffers; the sweep replaces them),
+# and --peer for every round
+cat >"$WORK/sweep.yaml" <<YAML
+version: 1
+name: lab-sweep
+groups: [$TOP/contrib/lab/campaign-full.yaml]
+verify: {peer: 192.0.2.1, runner: netperf, duration: 1}
+sweep:
+  verify.message_size: [1400, 8000]
+YAML
+run cx campaign "$WORK/sweep.yaml" --peer 198.18.0.2 --json
+is "$rc" 0 "sweep, --peer: exit 0 (the placeholder peer 192.0.2.1 replaced)"
+printf '%s' "$out" >"$WORK/sweep.json"
+run "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["sweep"], [(g["sweep_value"], g["profile"]["verify"]["message_size"], g["profile"]["verify"]["peer"],
+       len([r for r in g["rounds"] if r["recv_mbps"] is not None])) for g in d["groups"]])' "$WORK/sweep.json"
+is "$out" "{'key': 'verify.message_size', 'values': ['1400', '8000']} [('1400', 1400, '198.18.0.2', 1), ('8000', 8000, '198.18.0.2', 1)]" \
+	"sweep: one row per value, each round measured with its value, against --peer"
+is "$(q "SELECT group_concat(message_size, ' ') FROM runs WHERE campaign = (SELECT max(id) FROM campaigns)")" "1400 8000" \
+	"sweep: the runs recorded the swept message sizes"
 
 # ---- --keep last: that group stays applied, as a committed transaction
 printf 'version: 1\nname: lab-keep\ngroups: [%s]\nverify: {peer: 198.18.0.2, runner: netperf, duration: 1}\n' \
