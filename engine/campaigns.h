@@ -28,4 +28,20 @@ int campaigns_start(struct history *h, const char *name, const char *file, int64
 /* Its end: status, ended_usec, the summary JSON, and its outbox row. */
 int campaigns_finish(struct history *h, int64_t id, enum campaign_status status, const char *summary_json);
 
+/* A campaign as `history` lists it. */
+struct campaign_record {
+	int64_t id;
+	char *name;
+	char *file;
+	char *status;	 /* campaign_status_to_string(); as stored */
+	int64_t started_usec;
+	int64_t ended_usec; /* 0 while running */
+	int64_t runs;	    /* runs tagged with it */
+	char *verdict;	    /* from the summary, or NULL */
+};
+
+/* The newest `limit` campaigns (0: all), newest first. */
+int campaigns_list(struct history *h, size_t limit, struct campaign_record **ret, size_t *ret_n);
+void campaign_records_free(struct campaign_record *v, size_t n);
+
 #endif

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "campaigns.h"
 #include "history.h"
 #include "log.h"
 #include "metrics_prom.h"
@@ -189,6 +190,7 @@ struct entry {
 	int64_t when;
 	const struct txn_record *txn;
 	const struct run_record *run;
+	const struct campaign_record *campaign;
 };
 
 static int cmp_entry(const void *a, const void *b)
@@ -287,24 +289,50 @@ static void print_run_summary(const struct run_record *r)
 	out_text("%s\n", r->passed ? "pass" : "FAIL");
 }
 
+static void print_campaign_entry(const struct campaign_record *c)
+{
+	char tb[32];
+
+	out_string(OUT_JSON, "type", NULL, "campaign");
+	out_int(OUT_JSON, "id", NULL, c->id);
+	out_string(OUT_HUMAN, NULL, "%-19s  ", fmt_time(c->started_usec, tb));
+	out_text("campaign %" PRId64 " ", c->id);
+	out_int(OUT_JSON, "started_usec", NULL, c->started_usec);
+	if (c->ended_usec)
+		out_int(OUT_JSON, "ended_usec", NULL, c->ended_usec);
+	else
+		out_string(OUT_JSON, "ended_usec", NULL, NULL);
+	out_string(OUT_ANY, "name", "%s ", c->name);
+	out_string(OUT_ANY, "status", "%s, ", c->status);
+	out_int(OUT_ANY, "runs", "%" PRId64 " runs", c->runs);
+	out_string(OUT_JSON, "file", NULL, c->file);
+	out_string(OUT_JSON, "verdict", NULL, c->verdict);
+	if (c->verdict)
+		out_text(": %s", c->verdict);
+	out_text("\n");
+}
+
 static void make_printable(char *s);
 
 static int history_list(struct cli *cli, struct history *h, size_t limit)
 {
 	struct txn_record *txns = NULL;
 	struct run_record *runs = NULL;
+	struct campaign_record *camps = NULL;
 	_cleanup_free_ struct entry *e = NULL;
-	size_t nt = 0, nr = 0, n = 0;
+	size_t nt = 0, nr = 0, nc = 0, n = 0;
 	int r;
 
 	r = load_txns(h, limit, &txns, &nt);
 	if (r >= 0)
 		r = runs_list(h, limit, &runs, &nr);
+	if (r >= 0)
+		r = campaigns_list(h, limit, &camps, &nc);
 	if (r < 0) {
 		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
 		goto out;
 	}
-	e = calloc(nt + nr + 1, sizeof(*e));
+	e = calloc(nt + nr + nc + 1, sizeof(*e));
 	if (!e) {
 		r = log_error("out of memory");
 		goto out;
@@ -313,6 +341,8 @@ static int history_list(struct cli *cli, struct history *h, size_t limit)
 		e[n++] = (struct entry){.when = txns[i].started_usec, .txn = &txns[i]};
 	for (size_t i = 0; i < nr; i++)
 		e[n++] = (struct entry){.when = runs[i].started_usec, .run = &runs[i]};
+	for (size_t i = 0; i < nc; i++)
+		e[n++] = (struct entry){.when = camps[i].started_usec, .campaign = &camps[i]};
 	qsort(e, n, sizeof(*e), cmp_entry);
 	if (limit && n > limit)
 		n = limit;
@@ -326,6 +356,8 @@ static int history_list(struct cli *cli, struct history *h, size_t limit)
 			make_printable(runs[i].profile);
 			make_printable(runs[i].ifname);
 		}
+		for (size_t i = 0; i < nc; i++)
+			make_printable(camps[i].verdict);
 	}
 
 	out_open_object(NULL);
@@ -336,6 +368,8 @@ static int history_list(struct cli *cli, struct history *h, size_t limit)
 		out_open_object(NULL);
 		if (e[i].txn)
 			print_txn_entry(e[i].txn);
+		else if (e[i].campaign)
+			print_campaign_entry(e[i].campaign);
 		else
 			print_run_summary(e[i].run);
 		out_close_object();
@@ -348,6 +382,7 @@ out:
 		txn_record_done(&txns[i]);
 	free(txns);
 	run_records_free(runs, nr);
+	campaign_records_free(camps, nc);
 	return r < 0 ? EXIT_ERROR : EXIT_OK;
 }
 

@@ -87,6 +87,16 @@ is "$(q "SELECT COUNT(*) FROM outbox WHERE source_kind = 'campaign' AND source_i
 is "$(q "SELECT group_concat(profile_name, ' ') FROM (SELECT profile_name FROM runs ORDER BY id)")" \
 	"baseline mtu-jumbo lab-full baseline mtu-jumbo lab-full" "history: the rounds interleaved (g1 g2 g3 g1 g2 g3)"
 
+run cx history --limit 0
+printf '%s\n' "$out" | grep -E '^[0-9-]+ [0-9:]+  campaign 1 lab-udp-groups done, 6 runs: .* helped most: |^[0-9-]+ [0-9:]+  campaign 1 lab-udp-groups done, 6 runs: no group improved' >/dev/null
+ok $? "history: lists the campaign with its status, runs and verdict"
+run cx history --json
+printf '%s' "$out" >"$WORK/history.json"
+run "$PY" -c 'import json, sys, jsonschema
+d = json.load(open(sys.argv[1])); jsonschema.validate(d, json.load(open(sys.argv[2])))
+print([(e["id"], e["status"], e["runs"]) for e in d["history"] if e["type"] == "campaign"])' "$WORK/history.json" "$TOP/schemas/history.schema.json"
+is "$out" "[(1, 'done', 6)]" "history --json: the campaign entry, valid against schemas/history.schema.json"
+
 same_sysroot
 ok $? "afterwards: the sysroot copy is byte-identical to before"
 is "$(mtus)" "$MTUS_BEFORE" "afterwards: every veth MTU is back"
