@@ -245,19 +245,25 @@ static int load_txns(struct history *h, size_t limit, struct txn_record **ret, s
 	return 0;
 }
 
-static void print_txn_entry(const struct txn_record *t)
+/* The start of a list entry that may be unfinished (ended 0: null). */
+static void print_entry_head(const char *type, const char *label, int64_t id, int64_t started, int64_t ended)
 {
 	char tb[32];
 
-	out_string(OUT_JSON, "type", NULL, "transaction");
-	out_int(OUT_JSON, "id", NULL, t->id);
-	out_string(OUT_HUMAN, NULL, "%-19s  ", fmt_time(t->started_usec, tb));
-	out_text("txn %-5" PRId64 " ", t->id);
-	out_int(OUT_JSON, "started_usec", NULL, t->started_usec);
-	if (t->ended_usec)
-		out_int(OUT_JSON, "ended_usec", NULL, t->ended_usec);
+	out_string(OUT_JSON, "type", NULL, type);
+	out_int(OUT_JSON, "id", NULL, id);
+	out_string(OUT_HUMAN, NULL, "%-19s  ", fmt_time(started, tb));
+	out_text("%s %-5" PRId64 " ", label, id);
+	out_int(OUT_JSON, "started_usec", NULL, started);
+	if (ended)
+		out_int(OUT_JSON, "ended_usec", NULL, ended);
 	else
 		out_string(OUT_JSON, "ended_usec", NULL, NULL);
+}
+
+static void print_txn_entry(const struct txn_record *t)
+{
+	print_entry_head("transaction", "txn", t->id, t->started_usec, t->ended_usec);
 	out_string(OUT_ANY, "kind", "%-8s ", txn_kind_to_string(t->kind));
 	out_string(OUT_ANY, "profile", "%s ", t->profile_name);
 	out_string(OUT_ANY, "status", "%s", txn_status_to_string(t->status));
@@ -291,17 +297,7 @@ static void print_run_summary(const struct run_record *r)
 
 static void print_campaign_entry(const struct campaign_record *c)
 {
-	char tb[32];
-
-	out_string(OUT_JSON, "type", NULL, "campaign");
-	out_int(OUT_JSON, "id", NULL, c->id);
-	out_string(OUT_HUMAN, NULL, "%-19s  ", fmt_time(c->started_usec, tb));
-	out_text("campaign %" PRId64 " ", c->id);
-	out_int(OUT_JSON, "started_usec", NULL, c->started_usec);
-	if (c->ended_usec)
-		out_int(OUT_JSON, "ended_usec", NULL, c->ended_usec);
-	else
-		out_string(OUT_JSON, "ended_usec", NULL, NULL);
+	print_entry_head("campaign", "campaign", c->id, c->started_usec, c->ended_usec);
 	out_string(OUT_ANY, "name", "%s ", c->name);
 	out_string(OUT_ANY, "status", "%s, ", c->status);
 	out_int(OUT_ANY, "runs", "%" PRId64 " runs", c->runs);
