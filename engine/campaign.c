@@ -321,6 +321,7 @@ void campaign_free(struct campaign *c)
 		free(c->groups[i].description);
 	}
 	free(c->groups);
+	free(c->name);
 	free(c->sweep_key);
 	free(c->sweep_values);
 	ynode_free(c->tree);

@@ -363,6 +363,9 @@ static const struct key_def profile_keys[] = {
     {.name = "sysctl", .type = KT_SYSCTLS},
     SECTION("verify", 0, verify_keys),
     SECTION("mirror", 0, mirror_keys),
+    {.name = "groups",
+     .type = KT_FORBIDDEN,
+     .why = "a campaign file's key, not a profile's: check a campaign with `cx5prof campaign --check FILE`"},
     {0},
 };
 

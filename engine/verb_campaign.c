@@ -929,7 +929,7 @@ static int runs_doc(struct history *h, char **ids, struct json_object **ret)
 	for (size_t i = 0; ids[i]; i++) {
 		_cleanup_(run_record_done) struct run_record run = {0};
 		const struct run_artifact *pa;
-		struct json_object *g = json_object_new_object(), *rounds = json_object_new_array(), *rd;
+		struct json_object *g = json_object_new_object(), *rounds, *rd;
 		_cleanup_free_ char *label = NULL;
 		int64_t id;
 		int r;
@@ -963,6 +963,7 @@ static int runs_doc(struct history *h, char **ids, struct json_object **ret)
 		prev = run.recv_mbps;
 		pa = run_record_artifact(&run, "profile");
 		json_object_object_add(g, "profile", pa && pa->content ? json_tokener_parse(pa->content) : NULL);
+		rounds = json_object_new_array();
 		rd = json_object_new_object();
 		json_object_object_add(rd, "run", json_object_new_int64(id));
 		json_object_object_add(rd, "recv_mbps", json_object_new_double(run.recv_mbps));

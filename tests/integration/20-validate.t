@@ -19,9 +19,14 @@ is "$rc/$out/$err" "0/$PROFILES/udp-jumbo.yaml: ok (name udp-jumbo, extends mtu-
 	"udp-jumbo.yaml is valid and extends mtu-jumbo.yaml"
 run "$CX5PROF" validate "$PROFILES/lab-udp.yaml"
 is "$rc/$out/$err" "0/$PROFILES/lab-udp.yaml: ok (name lab-udp)/" "lab-udp.yaml is valid"
-n=$(ls "$PROFILES"/*.yaml | wc -l)
-run "$CX5PROF" validate "$PROFILES"/*.yaml
+shipped=$(ls "$PROFILES"/*.yaml | grep -v '/campaign-[^/]*\.yaml$')
+n=$(printf '%s\n' "$shipped" | wc -l)
+run "$CX5PROF" validate $shipped
 is "$rc $(printf '%s\n' "$out" | grep -c ': ok (name ')" "0 $n" "all $n shipped profiles at once"
+# A campaign file is not a profile: validate says where to check it.
+run "$CX5PROF" validate "$PROFILES/campaign-udp.yaml"
+is "$rc/$err" "65/cx5prof: error: $PROFILES/campaign-udp.yaml:15:1: groups: not allowed: a campaign file's key, not a profile's: check a campaign with \`cx5prof campaign --check FILE\`" \
+	"validate of a campaign file: exit 65, pointing to campaign --check"
 
 # The effective udp-jumbo profile: inherited MTU, expanded sizes, the chain.
 run "$CX5PROF" --json validate "$PROFILES/udp-jumbo.yaml"
