@@ -25,12 +25,12 @@ static const struct verb verbs[] = {
 	{ "doctor", verb_doctor, "[PROFILE]", "check the NIC, the host and the path to the peer before benchmarking", doctor_cli_options },
 	{ "serve", verb_serve, "", "receive the built-in UDP benchmark (the peer of `bench`)", serve_options },
 	{ "bench", verb_bench, "", "run the built-in UDP stream benchmark against `serve`", bench_options },
-	{ "history", verb_history, "[show RUN]", "list transactions and runs, newest first; or everything about one run", history_options },
+	{ "campaign", verb_campaign, "FILE", "run comparison rounds: each group applied, verified and rolled back, with a table and a report", campaign_options },
+	{ "report", verb_report, "RUN... --dir DIR", "write report.html (and the runs' bundles) for some runs", report_options },
+	{ "history", verb_history, "[show RUN]", "list transactions, runs and campaigns, newest first; or everything about one run", history_options },
 	{ "compare", verb_compare, "RUN RUN [RUN...]", "side-by-side table of what differed between runs, with result deltas", NULL },
 	{ "export", verb_export, "RUN --dir DIR", "write a self-contained bundle to reproduce one run", export_options },
 	{ "mirror", verb_mirror, "", "send pending history records to the TaoToken mirror", mirror_verb_options },
-	{ "campaign", verb_campaign, "FILE", "run comparison rounds: each group applied, verified and rolled back, with a table and a report", campaign_options },
-	{ "report", verb_report, "RUN... --dir DIR", "write report.html (and the runs' bundles) for some runs", report_options },
 	{ "analyze", verb_analyze, "RUN", "ask the model whether the sender or the receiver limited a run", analyze_options },
 };
 
