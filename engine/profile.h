@@ -24,6 +24,7 @@
 
 #include <json-c/json.h>
 
+#include "ethfeatures.h"
 #include "sysctl.h"
 #include "util.h"
 
@@ -120,8 +121,8 @@ enum profile_sysctl_op {
 struct profile_sysctl {
 	enum sysctl_key key;
 	const char *name; /* "net.core.rmem_max" (static string) */
-	enum profile_sysctl_op op;
-	uint64_t value; /* bytes/units after suffix expansion */
+	enum profile_sysctl_op op; /* a floor only for a one-value sysctl */
+	struct sysctl_value value; /* bytes/units after suffix expansion */
 	struct profile_mark at;
 };
 
@@ -160,8 +161,10 @@ struct profile {
 	} match;
 
 	struct {
-		struct profile_string driver_name;	  /* requires.driver.name */
-		struct profile_string driver_min_version; /* requires.driver.min_version (version.h) */
+		struct profile_string driver_name; /* requires.driver.name */
+		struct profile_string
+		    driver_min_version; /* requires.driver.min_version: MLNX_OFED (version.h) */
+		struct profile_string driver_min_kernel; /* requires.driver.min_kernel: inbox driver */
 		struct profile_string firmware_min_version;
 		struct profile_uint link_speed;	 /* Mb/s */
 		struct profile_enum link_duplex; /* enum profile_duplex */
@@ -171,6 +174,16 @@ struct profile {
 		struct profile_uint mtu;					 /* 68..65535 */
 		struct profile_uint channels_combined, channels_rx, channels_tx; /* 0..1024 */
 		struct profile_uint rings_rx, rings_tx;				 /* 1..65536 */
+		/* link.features: NAME: on | off, by enum eth_feature (a kernel
+		 * name such as rx-gro is stored under its profile name gro). */
+		struct profile_bool features[_ETH_FEATURE_MAX];
+		struct {
+			struct profile_bool adaptive_rx, adaptive_tx;
+			struct profile_uint rx_usecs, rx_frames, tx_usecs, tx_frames; /* 0..65535 */
+		} coalesce;
+		struct {
+			struct profile_bool autoneg, rx, tx;
+		} pause;
 	} link;
 
 	struct {

@@ -187,7 +187,7 @@ name: newer-driver
 extends: $TOP/profiles/mtu-jumbo.yaml
 requires:
   driver:
-    min_version: "99.0"
+    min_kernel: "99.0"
 YAML
 cat >"$WORK/skip.yaml" <<YAML
 version: 1

@@ -8,13 +8,14 @@
 
 #include "exitcode.h"
 #include "plan.h"
+#include "sysroot.h"
 #include "probe.h"
 #include "profile.h"
 
 static void test_kind_table(void **state)
 {
-	static const char *const order[] = {"sysctl", "irqbalance", "irqbalance-ban", "channels", "rings",
-					    "mtu",    "irq"};
+	static const char *const order[] = {"sysctl",	"irqbalance", "irqbalance-ban", "channels", "rings",
+					    "features", "coalesce",   "pause",		"mtu",	    "irq"};
 	(void)state;
 
 	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
@@ -36,6 +37,19 @@ static void test_kind_table(void **state)
 	assert_non_null(strstr(change_kind_find("channels")->order_note, "before IRQ affinity"));
 	assert_non_null(strstr(change_kind_find("irqbalance-ban")->order_note, "before IRQ affinity"));
 	assert_false(change_kind_find("irqbalance-ban")->resets_link);
+	/* Every row of engine/kinds/kinds.c is complete: plan_build calls
+	 * diff for every kind with a scope, and finds each by its name. */
+	for (size_t i = 0; i < n_change_kinds; i++) {
+		const struct change_kind *k = change_kinds[i];
+
+		assert_ptr_equal(change_kind_find(k->name), k);
+		assert_non_null(k->read);
+		assert_non_null(k->write);
+		assert_non_null(k->undo);
+		assert_non_null(k->verify);
+		assert_int_equal(k->diff != NULL, k->scope != KIND_SCOPE_NONE);
+	}
+	assert_int_equal(change_kind_find("boot")->scope, KIND_SCOPE_NONE);
 }
 
 static void test_order(void **state)
@@ -93,9 +107,23 @@ static struct host_state *host_new(int rings_r)
 	h->ifaces = s;
 	h->n_ifaces = 1;
 	for (int k = 0; k < _SYSCTL_MAX; k++)
-		h->sysctl[k] = (struct sysctl_state){0, 212992};
-	h->sysctl[SYSCTL_WMEM_MAX].value = 8388608;
+		h->sysctl[k] = (struct sysctl_state){.value = {.n = 1, .v = {212992}}};
+	h->sysctl[SYSCTL_WMEM_MAX].value.v[0] = 8388608;
+	h->sysctl[SYSCTL_UDP_MEM].value = (struct sysctl_value){.n = 3, .v = {188010, 250681, 376020}};
+	/* veth-like offloads: gro changeable and on, lro fixed off; no
+	 * coalescing; pause without autoneg reported */
+	s->features.f[ETH_FEATURE_GRO] = (struct eth_feature_state){.changeable = true, .active = true};
+	s->features.f[ETH_FEATURE_UDP_GRO_FORWARDING] = (struct eth_feature_state){.changeable = true};
+	s->coalesce_r = -EOPNOTSUPP;
+	s->pause = (struct ethnl_values){.v = {0, 1, 1}, .present = {false, true, true}};
 	return h;
+}
+
+/* The port's driver is MLNX_OFED's: its module publishes `version`. */
+static void host_ofed(struct host_state *h, const char *version)
+{
+	h->ifaces[0].has_nic = true;
+	h->ifaces[0].nic.driver_version = strdup(version);
 }
 
 static struct plan *plan_of(const char *yaml, struct host_state *h)
@@ -117,6 +145,7 @@ static void test_build_diff(void **state)
 	struct plan *p;
 	(void)state;
 
+	host_ofed(h, "5.8-1.0.1");
 	p = plan_of(
 	    "version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\n"
 	    "requires:\n  driver:\n    name: mlx5_core\n    min_version: \"5.0-0\"\n"
@@ -142,12 +171,62 @@ static void test_build_diff(void **state)
 	host_state_free(h);
 }
 
+/* The kinds added as kinds/ modules: features, coalesce, pause, and the
+ * three-value sysctl. */
+static void test_build_offloads(void **state)
+{
+	struct host_state *h = host_new(0);
+	struct plan *p;
+	(void)state;
+
+	p = plan_of(
+	    "version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\n"
+	    "link:\n  features: {gro: off, rx-udp-gro-forwarding: on, lro: off}\n  pause: {tx: false}\n"
+	    "sysctl:\n  net.ipv4.udp_mem: [200000, 300000, 400000]\n  net.core.busy_poll: 50\n",
+	    h);
+	assert_int_equal(p->n_problems, 0);
+	assert_int_equal(p->n_changes, 5);
+	assert_string_equal(p->changes[0].key, "net.ipv4.udp_mem");
+	assert_string_equal(p->changes[0].old_value, "188010 250681 376020");
+	assert_string_equal(p->changes[0].new_value, "200000 300000 400000");
+	assert_string_equal(p->changes[1].key, "net.core.busy_poll");
+	assert_string_equal(p->changes[1].old_value, "212992");
+	assert_string_equal(p->changes[1].new_value, "50");
+	assert_string_equal(p->changes[2].kind->name, "features");
+	assert_string_equal(p->changes[2].key, "features.gro"); /* lro: already off, fixed or not */
+	assert_string_equal(p->changes[2].old_value, "on");
+	assert_string_equal(p->changes[2].new_value, "off");
+	assert_string_equal(p->changes[3].key, "features.rx-udp-gro-forwarding");
+	assert_string_equal(p->changes[4].kind->name, "pause");
+	assert_string_equal(p->changes[4].key, "pause.tx");
+	assert_string_equal(p->changes[4].old_value, "on");
+	assert_string_equal(p->changes[4].new_value, "off");
+	plan_free(p);
+
+	p = plan_of("version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\n"
+		    "link:\n  features: {lro: on}\n  coalesce: {rx_usecs: 8}\n  pause: {autoneg: true}\n",
+		    h);
+	assert_int_equal(p->n_changes, 0);
+	assert_int_equal(p->n_problems, 3);
+	assert_string_equal(p->problems[0].message,
+			    "link.features.lro: fixed off on this device (ethtool -k shows "
+			    "it [fixed]): it cannot be turned on");
+	assert_string_equal(p->problems[1].message,
+			    "link.coalesce: not supported by the driver: Operation not supported");
+	assert_string_equal(p->problems[2].message, "link.pause.autoneg: the driver does not support it");
+	for (size_t i = 0; i < p->n_problems; i++)
+		assert_int_equal(p->problems[i].exit_code, EXIT_UNSUPPORTED);
+	plan_free(p);
+	host_state_free(h);
+}
+
 static void test_build_problems(void **state)
 {
 	struct host_state *h = host_new(-EOPNOTSUPP);
 	struct plan *p;
 	(void)state;
 
+	host_ofed(h, "5.8-1.0.1");
 	p = plan_of("version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\n"
 		    "requires:\n  driver:\n    name: mlx5_core\n    min_version: \"23.10-1.1.9\"\n"
 		    "  firmware:\n    min_version: \"16.35.2000\"\n  link:\n    speed: 100000\n"
@@ -156,10 +235,12 @@ static void test_build_problems(void **state)
 	assert_int_equal(p->n_changes, 0);
 	assert_int_equal(p->n_problems, 7);
 	assert_string_equal(p->problems[0].message,
-			    "driver version 5.8-1.0.1 is older than the required 23.10-1.1.9");
-	assert_string_equal(
-	    p->problems[1].message,
-	    "firmware version 16.29.1030 (MT_0000000080) is older than the required 16.35.2000");
+			    "MLNX_OFED driver 5.8-1.0.1 is older than the required 23.10-1.1.9 "
+			    "(requires.driver.min_version)");
+	assert_string_equal(p->problems[0].remedy, "install a newer MLNX_OFED");
+	assert_string_equal(p->problems[1].message,
+			    "firmware version 16.29.1030 (MT_0000000080) is older than "
+			    "the required 16.35.2000 (requires.firmware.min_version)");
 	assert_string_equal(p->problems[2].message, "link speed is 25000 Mb/s, the profile requires 100000");
 	assert_string_equal(p->problems[3].message, "channels.combined 64 exceeds the device maximum 63");
 	assert_string_equal(p->problems[4].message, "channels.rx: the device has no such setting");
@@ -265,16 +346,73 @@ static void test_channels_and_irq_policy(void **state)
 	host_state_free(h);
 }
 
+/* requires.driver.min_version is compared with MLNX_OFED's version only,
+ * requires.driver.min_kernel with the kernel release of an inbox driver
+ * only (the fixture's 6.12.12-amd64); a minimum for the other kind of
+ * driver is a warning, a version that cannot be compared a problem. */
+static void test_driver_minimums(void **state)
+{
+	static const struct {
+		const char *ofed;     /* the module's version, NULL: inbox */
+		const char *requires; /* under requires.driver */
+		const char *problem;  /* NULL: none */
+		const char *warning;  /* NULL: none */
+	} cases[] = {
+	    {NULL, "min_version: \"5.0-0\"", NULL,
+	     "ens1f0: requires.driver.min_version is for MLNX_OFED: inbox driver of kernel 6.12.12-amd64 not "
+	     "compared with 5.0-0"},
+	    {NULL, "min_kernel: \"4.18.0\"", NULL, NULL},
+	    {NULL, "min_version: \"5.0-0\"\n    min_kernel: \"4.18.0\"", NULL, NULL},
+	    {NULL, "min_kernel: \"6.13\"",
+	     "inbox driver of kernel 6.12.12-amd64 is older than the required 6.13 "
+	     "(requires.driver.min_kernel)",
+	     NULL},
+	    {"5.8-1.0.1", "min_version: \"5.0-0\"\n    min_kernel: \"7.0\"", NULL, NULL},
+	    {"5.8-1.0.1", "min_kernel: \"7.0\"", NULL,
+	     "ens1f0: requires.driver.min_kernel is for inbox drivers: MLNX_OFED driver 5.8-1.0.1 not "
+	     "compared "
+	     "with 7.0"},
+	    {"internal", "min_version: \"5.0-0\"",
+	     "MLNX_OFED driver \"internal\" cannot be compared with 5.0-0 (requires.driver.min_version)",
+	     NULL},
+	};
+	(void)state;
+
+	assert_int_equal(sysroot_set("tests/fixtures/sysroot/cx5-2port"), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_free_ char *yaml = strprintf(
+		    "version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\nrequires:\n  driver:\n    %s\n",
+		    cases[i].requires);
+		struct host_state *h = host_new(0);
+		struct plan *p;
+
+		if (cases[i].ofed)
+			host_ofed(h, cases[i].ofed);
+		p = plan_of(yaml, h);
+		assert_int_equal(p->n_problems, cases[i].problem ? 1 : 0);
+		if (cases[i].problem)
+			assert_string_equal(p->problems[0].message, cases[i].problem);
+		assert_int_equal(strv_length(p->warnings), cases[i].warning ? 1 : 0);
+		if (cases[i].warning)
+			assert_string_equal(p->warnings[0], cases[i].warning);
+		plan_free(p);
+		host_state_free(h);
+	}
+	assert_int_equal(sysroot_set(NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_kind_table),
 	    cmocka_unit_test(test_order),
 	    cmocka_unit_test(test_build_diff),
+	    cmocka_unit_test(test_build_offloads),
 	    cmocka_unit_test(test_build_problems),
 	    cmocka_unit_test(test_manages_link_keys),
 	    cmocka_unit_test(test_irq_policy_without_device_irqs),
 	    cmocka_unit_test(test_channels_and_irq_policy),
+	    cmocka_unit_test(test_driver_minimums),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
