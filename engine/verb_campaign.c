@@ -268,8 +268,9 @@ static int apply_plan(struct history *h, const struct profile *prof, const struc
 	if (r >= 0 && commit)
 		r = history_txn_set_status(h, *ret_txn, TXN_COMMITTED, NULL);
 	if (r == -ECANCELED)
-		*why = strprintf("apply failed%s%s: every change was undone", o.failed_seq ? " at a step: " : " ",
-				 strna(o.failure));
+		*why = o.failed_seq ? strprintf("apply failed at step %d: %s; every change was undone", o.failed_seq,
+						strna(o.failure))
+				    : strprintf("apply %s; every change was undone", strna(o.failure));
 	for (char **l = o.left; l && *l; l++)
 		log_error("NOT restored: %s", *l);
 	apply_outcome_done(&o);

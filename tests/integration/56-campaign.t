@@ -204,6 +204,17 @@ ok $? "skipped group: the next group is compared with the last measured one"
 printf '%s\n' "$err" | grep -q '^cx5prof: warning: campaign: group newer-driver skipped (exit 5): '
 ok $? "skipped group: a warning on stderr"
 
+# ---- a group whose apply fails is undone and skipped, the campaign goes on
+printf 'version: 1\nname: lab-fail\ngroups: [%s, %s]\nverify: {peer: 198.18.0.2, runner: netperf, duration: 1}\n' \
+	"$TOP/profiles/baseline.yaml" "$TOP/profiles/mtu-jumbo.yaml" >"$WORK/fail.yaml"
+run ip netns exec "$HOST_NS" env CX5PROF_FAILPOINT=apply-step:1 "$CX5PROF" --sysroot "$SR" --db "$DB" \
+	campaign "$WORK/fail.yaml"
+is "$rc" 0 "failed apply: the campaign goes on (exit 0: baseline was measured)"
+printf '%s\n' "$out" | grep -qE '^mtu-jumbo +- +skipped \(exit 6\): apply failed at step 1: .*; every change was undone$'
+ok $? "failed apply: the group's row says it was undone, and why"
+same_sysroot && [ "$(mtus)" == "$MTUS_BEFORE" ]
+ok $? "failed apply: the host is as before"
+
 # ---- a sweep: a row per value, the value applied over the group's own
 # (campaign-full.yaml writes its socket buffers; the sweep replaces them),
 # and --peer for every round
