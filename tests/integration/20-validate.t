@@ -61,8 +61,10 @@ mapfile -t lines <<<"$out"
 for i in "${!files[@]}"; do
 	is "${lines[$i]%% (*}" "${files[$i]}: ok" "good/${files[$i]} is valid"
 done
-is "$(printf '%s\n' "$out" | grep -F child.yaml)" "child.yaml: ok (name parent, extends parent.yaml)
+is "$(printf '%s\n' "$out" | grep -E '^(grand)?child\.yaml:')" "child.yaml: ok (name parent, extends parent.yaml)
 grandchild.yaml: ok (name grandchild, extends ./child.yaml)" "name inherited through extends"
+is "$(printf '%s\n' "$out" | grep '^multi-parent\.yaml:')" \
+	"multi-parent.yaml: ok (name multi-parent, extends grandchild.yaml, pci-only.yaml)" "extends: a list of parents, all named"
 
 # Bad corpus: each has its exact error line in NAME.err. One run for all
 # (one stderr line per file, in order), then exit 65 file by file for a
