@@ -51,6 +51,20 @@ PYEOF
 is "$rc $out" "0 [[], []]" "profiles/campaign-udp.yaml and the lab campaign satisfy schemas/campaign.schema.json"
 run cx campaign --check "$TOP/profiles/campaign-udp.yaml"
 is "$rc" 0 "profiles/campaign-udp.yaml: campaign --check exit 0"
+run cx --json campaign --check "$TOP/profiles/campaign-udp.yaml"
+printf '%s' "$out" >"$WORK/check.json"
+run cx --json campaign --check "$TOP/tests/malformed/campaign/unknown-key.yaml"
+printf '%s' "$out" >"$WORK/check-bad.json"
+run "$PY" - "$TOP/schemas" "$WORK/check.json" "$WORK/check-bad.json" <<'PYEOF'
+import json, sys, jsonschema
+d = sys.argv[1]
+c, p = json.load(open(d + "/campaign.schema.json")), json.load(open(d + "/profile.schema.json"))
+v = jsonschema.Draft202012Validator(c, resolver=jsonschema.RefResolver.from_schema(c, store={p["$id"]: p}))
+docs = [json.load(open(f)) for f in sys.argv[2:]]
+print([sorted(e.message for e in v.iter_errors(x)) for x in docs], [g["duration"] for g in docs[0]["groups"]],
+      docs[1]["exit_code"])
+PYEOF
+is "$rc $out" "0 [[], []] [30, 30, 30] 65" "--check --json and a refused file's --json: valid documents"
 
 # ---- a --report directory that is not empty: refused before anything
 mkdir -p "$WORK/full" && touch "$WORK/full/x"
