@@ -507,6 +507,7 @@ static char *verdict_text(const struct run_ctx *x, struct json_object *groups)
 		struct json_object *best = NULL;
 		const char *before = NULL, *prev = NULL;
 		double best_change = 0;
+		size_t measured = 0;
 		char *line, *t;
 
 		for (size_t g = 0; g < x->c->n_groups; g++) {
@@ -517,10 +518,16 @@ static char *verdict_text(const struct run_ctx *x, struct json_object *groups)
 				best = o;
 				before = prev;
 			}
-			if (!isnan(jdouble(o, "median_recv_mbps")))
+			if (!isnan(jdouble(o, "median_recv_mbps"))) {
 				prev = jstring(o, "group");
+				measured++;
+			}
 		}
-		if (best)
+		if (measured == 0)
+			line = strprintf("no group was measured");
+		else if (measured == 1)
+			line = strprintf("only %s was measured: nothing to compare", prev);
+		else if (best)
 			line = strprintf("%s%s%s%s helped most: %+.0f%% median receive throughput over %s",
 					 jstring(best, "group"), jstring(best, "description") ? " (" : "",
 					 jstring(best, "description") ? jstring(best, "description") : "",

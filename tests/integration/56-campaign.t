@@ -229,6 +229,14 @@ ok $? "failed apply: the group's row says it was undone, and why"
 same_sysroot && [ "$(mtus)" == "$MTUS_BEFORE" ]
 ok $? "failed apply: the host is as before"
 
+# ---- no server on the peer: every round fails to measure; exit 1, said so
+run cx campaign "$WORK/fail.yaml" --peer 198.18.1.2
+is "$rc" 1 "no netserver on the peer: exit 1"
+printf '%s\n' "$out" | grep -qx 'verdict     no group was measured'
+ok $? "no netserver: the verdict says nothing was measured"
+printf '%s\n' "$err" | grep -q '^cx5prof: warning: campaign: baseline, repetition 1: benchmark: no runner of \[netperf\] can run: netperf: no netserver on 198.18.1.2:12865'
+ok $? "no netserver: each round's failure on stderr, with the remedy"
+
 # ---- a sweep: a row per value, the value applied over the group's own
 # (campaign-full.yaml writes its socket buffers; the sweep replaces them),
 # and --peer for every round
