@@ -473,6 +473,8 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 	out_text("  (%.1f s)\n", (double)(run.ended_usec - run.started_usec) / 1e6);
 	if (run.transaction_id)
 		out_text("transaction  %" PRId64 "\n", run.transaction_id);
+	if (run.campaign_id)
+		out_text("campaign     %" PRId64 "\n", run.campaign_id);
 	out_text("runner       %s\n", strna(run.runner));
 	out_text("command      %s\n", strna(run.command_line));
 	out_text("profile      %s%s%s%s\n", strna(run.profile), run.profile_hash ? " (" : "",

@@ -104,6 +104,9 @@ is "$(q "SELECT group_concat(profile_name, ' ') FROM (SELECT profile_name FROM r
 run cx history --limit 0
 printf '%s\n' "$out" | grep -E '^[0-9-]+ [0-9:]+  campaign 1     lab-udp-groups done, 6 runs: (.* helped most: |no group improved)' >/dev/null
 ok $? "history: lists the campaign with its status, runs and verdict"
+run cx history show 3
+printf '%s\n' "$out" | grep -qx 'campaign     1'
+ok $? "history show: a campaign's run names its campaign"
 run cx history --json
 printf '%s' "$out" >"$WORK/history.json"
 run "$PY" -c 'import json, sys, jsonschema
