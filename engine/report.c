@@ -220,7 +220,7 @@ static void heat_strips(FILE *f, struct history *h, struct json_object *groups)
 		}
 		fputs("</svg>", f);
 		if (total == 0)
-			fputs(" <span class=\"s\">no completion interrupts (a veth lab has none)</span>", f);
+			fputs(" <span class=\"s\">no completion interrupts during the runs</span>", f);
 		else
 			fprintf(f, " <span class=\"s\">%" PRIu64 " interrupts</span>", total);
 		fputs("</div>\n", f);
