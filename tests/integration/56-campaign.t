@@ -164,6 +164,11 @@ run cx report 2 5 --dir "$WORK/adhoc"
 is "$rc/$out" "0/report      $WORK/adhoc/report.html" "report RUN RUN: exit 0, where the page is"
 ls "$WORK/adhoc/runs" | tr '\n' ' ' | grep -qx 'run-2 run-5 '
 ok $? "report RUN RUN: the two runs' bundles"
+run "$PY" -c 'import json, sys, jsonschema
+d = json.load(open(sys.argv[1])); jsonschema.validate(d, json.load(open(sys.argv[2])))
+print(d["campaign"], [g["group"] for g in d["groups"]], open(sys.argv[3]).read().count("<svg"))' \
+	"$WORK/adhoc/report.json" "$TOP/schemas/campaign.schema.json" "$WORK/adhoc/report.html"
+is "$out" "None ['run 2', 'run 5'] 4" "report RUN RUN: report.json valid, one group per run, bars and heat strips"
 run cx report 99 --dir "$WORK/adhoc2"
 is "$rc/$err" "66/cx5prof: error: report: no run 99 in $DB" "report of a run that does not exist: exit 66"
 
