@@ -55,9 +55,10 @@ static int check_keys(const struct campaign *c, const struct ynode *root, struct
 					       ynode_quote(key, buf, sizeof(buf)), root->items[j]->line,
 					       root->items[j]->column);
 		if (!strv_contains((char **)campaign_keys, key->value))
-			return fail_at(err, c->file, key,
-				       "unknown key %s (a campaign has version, name, groups, verify, repeat, sweep)",
-				       ynode_quote(key, buf, sizeof(buf)));
+			return fail_at(
+			    err, c->file, key,
+			    "unknown key %s (a campaign has version, name, groups, verify, repeat, sweep)",
+			    ynode_quote(key, buf, sizeof(buf)));
 	}
 	return 0;
 }
@@ -68,8 +69,8 @@ static bool is_string(const struct ynode *v)
 }
 
 /* A decimal integer without sign or leading zeros, in lo..hi. */
-static int get_uint(const struct campaign *c, const struct ynode *v, const char *key, unsigned lo, unsigned hi,
-		    unsigned *ret, struct profile_error *err)
+static int get_uint(const struct campaign *c, const struct ynode *v, const char *key, unsigned lo,
+		    unsigned hi, unsigned *ret, struct profile_error *err)
 {
 	char buf[64];
 	uint32_t x;
@@ -93,10 +94,11 @@ static int check_name(const struct campaign *c, const struct ynode *v, struct pr
 	for (const char *s = v->value; ok && *s; s++)
 		ok = islower((unsigned char)*s) || isdigit((unsigned char)*s) || strchr("._-", *s);
 	if (!ok)
-		return fail_at(err, c->file, v,
-			       "name: %s is not a valid name (a-z, 0-9, '.', '_', '-', starting with a letter or "
-			       "digit, up to 64)",
-			       ynode_describe(v, buf, sizeof(buf)));
+		return fail_at(
+		    err, c->file, v,
+		    "name: %s is not a valid name (a-z, 0-9, '.', '_', '-', starting with a letter or "
+		    "digit, up to 64)",
+		    ynode_describe(v, buf, sizeof(buf)));
 	return 0;
 }
 
@@ -155,10 +157,12 @@ static int load_sweep(struct campaign *c, const struct ynode *v, struct profile_
 	char buf[64];
 
 	if (v->kind != YNODE_MAPPING || v->n_items == 0)
-		return fail_at(err, c->file, v, "sweep: expected a mapping of one verify key to its values, got %s",
+		return fail_at(err, c->file, v,
+			       "sweep: expected a mapping of one verify key to its values, got %s",
 			       ynode_describe(v, buf, sizeof(buf)));
 	if (v->n_items > 2)
-		return fail_at(err, c->file, v->items[2], "sweep: one key only (a campaign varies one parameter)");
+		return fail_at(err, c->file, v->items[2],
+			       "sweep: one key only (a campaign varies one parameter)");
 	c->sweep_key_node = v->items[0];
 	values = v->items[1];
 	if (!is_string(c->sweep_key_node) || strncmp(c->sweep_key_node->value, "verify.", 7) != 0)
@@ -169,25 +173,25 @@ static int load_sweep(struct campaign *c, const struct ynode *v, struct profile_
 	if (!c->sweep_key)
 		return -ENOMEM;
 	if (values->kind != YNODE_SEQUENCE)
-		return fail_at(err, c->file, values, "sweep.%s: expected a list of values, got %s", c->sweep_key,
-			       ynode_describe(values, buf, sizeof(buf)));
+		return fail_at(err, c->file, values, "sweep.%s: expected a list of values, got %s",
+			       c->sweep_key, ynode_describe(values, buf, sizeof(buf)));
 	if (values->n_items == 0)
 		return fail_at(err, c->file, values, "sweep.%s: the list is empty", c->sweep_key);
 	if (values->n_items > CAMPAIGN_MAX_SWEEP)
-		return fail_at(err, c->file, values->items[CAMPAIGN_MAX_SWEEP], "sweep.%s: more than %d values",
-			       c->sweep_key, CAMPAIGN_MAX_SWEEP);
+		return fail_at(err, c->file, values->items[CAMPAIGN_MAX_SWEEP],
+			       "sweep.%s: more than %d values", c->sweep_key, CAMPAIGN_MAX_SWEEP);
 	c->sweep_values = calloc(values->n_items, sizeof(*c->sweep_values));
 	if (!c->sweep_values)
 		return -ENOMEM;
 	for (size_t i = 0; i < values->n_items; i++) {
 		const struct ynode *e = values->items[i];
 		if (e->kind != YNODE_SCALAR)
-			return fail_at(err, c->file, e, "sweep.%s[%zu]: expected a value, got %s", c->sweep_key, i,
-				       ynode_describe(e, buf, sizeof(buf)));
+			return fail_at(err, c->file, e, "sweep.%s[%zu]: expected a value, got %s",
+				       c->sweep_key, i, ynode_describe(e, buf, sizeof(buf)));
 		for (size_t j = 0; j < i; j++)
 			if (streq(values->items[j]->value, e->value))
-				return fail_at(err, c->file, e, "sweep.%s[%zu]: %s is listed twice", c->sweep_key,
-					       i, ynode_quote(e, buf, sizeof(buf)));
+				return fail_at(err, c->file, e, "sweep.%s[%zu]: %s is listed twice",
+					       c->sweep_key, i, ynode_quote(e, buf, sizeof(buf)));
 		c->sweep_values[c->n_sweep++] = e;
 	}
 	return 0;
@@ -224,7 +228,8 @@ static int load_tree(struct campaign *c, const struct ynode *root, struct profil
 		return -ENOMEM;
 	v = get(root, "groups");
 	if (!v)
-		return fail_at(err, c->file, root, "missing required key \"groups\" (the profiles to compare)");
+		return fail_at(err, c->file, root,
+			       "missing required key \"groups\" (the profiles to compare)");
 	r = load_groups(c, v, err);
 	if (r < 0)
 		return r;

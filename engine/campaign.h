@@ -25,11 +25,11 @@
 struct ynode;
 
 struct campaign_group {
-	char *path;		  /* resolved against the campaign file's directory */
-	const char *written;	  /* as written in the file (points into the tree) */
-	struct profile_mark at;	  /* where it is written */
-	char *name;		  /* the group profile's name */
-	char *description;	  /* its own description, or NULL */
+	char *path;		/* resolved against the campaign file's directory */
+	const char *written;	/* as written in the file (points into the tree) */
+	struct profile_mark at; /* where it is written */
+	char *name;		/* the group profile's name */
+	char *description;	/* its own description, or NULL */
 };
 
 struct campaign {

@@ -27,7 +27,8 @@ int campaigns_start(struct history *h, const char *name, const char *file, int64
 {
 	int r;
 
-	r = history_exec(h, "INSERT INTO campaigns (name, file, status, started_usec) VALUES (?,?,'running',?)",
+	r = history_exec(h,
+			 "INSERT INTO campaigns (name, file, status, started_usec) VALUES (?,?,'running',?)",
 			 "ssi", name, file, history_now_usec());
 	if (r < 0)
 		return r;
@@ -42,8 +43,8 @@ int campaigns_finish(struct history *h, int64_t id, enum campaign_status status,
 	r = history_begin(h);
 	if (r < 0)
 		return r;
-	r = history_exec(h, "UPDATE campaigns SET status = ?, ended_usec = ?, summary = ? WHERE id = ?", "sisi",
-			 campaign_status_to_string(status), history_now_usec(), summary_json, id);
+	r = history_exec(h, "UPDATE campaigns SET status = ?, ended_usec = ?, summary = ? WHERE id = ?",
+			 "sisi", campaign_status_to_string(status), history_now_usec(), summary_json, id);
 	if (r >= 0)
 		r = history_outbox_enqueue(h, "campaign", id, summary_json);
 	return history_end(h, r);
@@ -76,11 +77,12 @@ int campaigns_list(struct history *h, size_t limit, struct campaign_record **ret
 	size_t n = 0;
 	int rc, r = 0;
 
-	rc = sqlite3_prepare_v2(history_db(h),
-				"SELECT id, name, file, status, started_usec, coalesce(ended_usec, 0), summary,"
-				" (SELECT COUNT(*) FROM runs WHERE runs.campaign = campaigns.id)"
-				" FROM campaigns ORDER BY id DESC LIMIT ?",
-				-1, &s, NULL);
+	rc = sqlite3_prepare_v2(
+	    history_db(h),
+	    "SELECT id, name, file, status, started_usec, coalesce(ended_usec, 0), summary,"
+	    " (SELECT COUNT(*) FROM runs WHERE runs.campaign = campaigns.id)"
+	    " FROM campaigns ORDER BY id DESC LIMIT ?",
+	    -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return history_errno(rc);
 	sqlite3_bind_int64(s, 1, limit ? (int64_t)limit : -1);

@@ -33,7 +33,7 @@ struct campaign_record {
 	int64_t id;
 	char *name;
 	char *file;
-	char *status;	 /* campaign_status_to_string(); as stored */
+	char *status; /* campaign_status_to_string(); as stored */
 	int64_t started_usec;
 	int64_t ended_usec; /* 0 while running */
 	int64_t runs;	    /* runs tagged with it */

@@ -104,7 +104,8 @@ static void bars(FILE *f, struct json_object *groups, const char *title, const c
 		top = 1;
 	fprintf(f, "<h3>");
 	esc(f, title);
-	fprintf(f, "</h3>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\">\n",
+	fprintf(f,
+		"</h3>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\">\n",
 		LABEL_W + BAR_W + 280, h);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *g = json_object_array_get_idx(groups, i);
@@ -120,27 +121,29 @@ static void bars(FILE *f, struct json_object *groups, const char *title, const c
 			continue;
 		}
 		if (isnan(m)) {
-			fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"s\">not measured</text>\n", LABEL_W, y + 16);
+			fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"s\">not measured</text>\n", LABEL_W,
+				y + 16);
 			continue;
 		}
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"18\" fill=\"%s\"/>\n", LABEL_W, y,
 			fmax(1, BAR_W * m / top), color);
 		if (!isnan(lo) && !isnan(hi))
 			fprintf(f,
-				"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\" stroke-width=\"2\"/>\n"
+				"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\" "
+				"stroke-width=\"2\"/>\n"
 				"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\"/>\n"
 				"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\"/>\n",
 				LABEL_W + BAR_W * lo / top, y + 9, LABEL_W + BAR_W * hi / top, y + 9,
 				LABEL_W + BAR_W * lo / top, y + 3, LABEL_W + BAR_W * lo / top, y + 15,
 				LABEL_W + BAR_W * hi / top, y + 3, LABEL_W + BAR_W * hi / top, y + 15);
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"v\">%.2f %s", LABEL_W + BAR_W * fmax(m, isnan(hi) ? m : hi) / top + 6,
-			y + 14, m, unit);
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"v\">%.2f %s",
+			LABEL_W + BAR_W * fmax(m, isnan(hi) ? m : hi) / top + 6, y + 14, m, unit);
 		if (!isnan(lo) && !isnan(hi) && hi > lo)
 			fprintf(f, " (%.2f-%.2f)", lo, hi);
 		fputs("</text>\n", f);
 	}
-	fprintf(f, "<line x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n</svg>\n", LABEL_W, LABEL_W,
-		h - 26);
+	fprintf(f, "<line x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n</svg>\n", LABEL_W,
+		LABEL_W, h - 26);
 }
 
 /* Per-CPU completion interrupts of a group: the sum over its runs of the
@@ -161,7 +164,8 @@ static unsigned group_interrupts(struct history *h, struct json_object *g, uint6
 			continue;
 		b = run_record_artifact(&rec, "interrupts_before");
 		a = run_record_artifact(&rec, "interrupts_after");
-		if (!b || !a || !b->content || !a->content || interrupts_parse(b->content, &before, NULL) < 0 ||
+		if (!b || !a || !b->content || !a->content ||
+		    interrupts_parse(b->content, &before, NULL) < 0 ||
 		    interrupts_parse(a->content, &after, NULL) < 0)
 			continue;
 		for (size_t k = 0; k < after->nrows; k++) {
@@ -170,7 +174,8 @@ static unsigned group_interrupts(struct history *h, struct json_object *g, uint6
 				continue;
 			rb = interrupts_find(before, ra->irq);
 			for (unsigned c = 0; c < after->ncpus && after->cpus[c] < HEAT_MAX; c++) {
-				uint64_t now = ra->counts[c], then = rb ? interrupts_count_on(before, rb, after->cpus[c]) : 0;
+				uint64_t now = ra->counts[c],
+					 then = rb ? interrupts_count_on(before, rb, after->cpus[c]) : 0;
 				counts[after->cpus[c]] += now > then ? now - then : 0;
 			}
 		}
@@ -185,10 +190,11 @@ static void heat_strips(FILE *f, struct history *h, struct json_object *groups)
 {
 	size_t n = json_object_array_length(groups);
 
-	fputs("<h3>NIC completion interrupts per CPU during the runs</h3>\n"
-	      "<p class=\"s\">Each cell is one CPU; the darker, the larger its share of the group's "
-	      NIC_IRQ_ID "* interrupts (/proc/interrupts after - before, summed over the group's runs).</p>\n",
-	      f);
+	fputs(
+	    "<h3>NIC completion interrupts per CPU during the runs</h3>\n"
+	    "<p class=\"s\">Each cell is one CPU; the darker, the larger its share of the group's " NIC_IRQ_ID
+	    "* interrupts (/proc/interrupts after - before, summed over the group's runs).</p>\n",
+	    f);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *g = json_object_array_get_idx(groups, i);
 		uint64_t counts[HEAT_MAX] = {0}, total = 0, max = 0;
@@ -205,8 +211,10 @@ static void heat_strips(FILE *f, struct history *h, struct json_object *groups)
 			fputs(" <span class=\"s\">no /proc/interrupts snapshots</span></div>\n", f);
 			continue;
 		}
-		fprintf(f, "\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%d\" role=\"img\">\n",
-			ncpus * HEAT_CELL + 2, HEAT_CELL + 16);
+		fprintf(
+		    f,
+		    "\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%d\" role=\"img\">\n",
+		    ncpus * HEAT_CELL + 2, HEAT_CELL + 16);
 		for (unsigned c = 0; c < ncpus; c++) {
 			double share = max ? (double)counts[c] / (double)max : 0;
 			fprintf(f,
@@ -215,8 +223,8 @@ static void heat_strips(FILE *f, struct history *h, struct json_object *groups)
 				1 + c * HEAT_CELL, HEAT_CELL, HEAT_CELL, (int)(255 - 225 * share),
 				(int)(255 - 160 * share), (int)(255 - 60 * share), c, counts[c]);
 			if (c % 8 == 0)
-				fprintf(f, "<text x=\"%u\" y=\"%d\" class=\"t\">%u</text>\n", 1 + c * HEAT_CELL,
-					HEAT_CELL + 13, c);
+				fprintf(f, "<text x=\"%u\" y=\"%d\" class=\"t\">%u</text>\n",
+					1 + c * HEAT_CELL, HEAT_CELL + 13, c);
 		}
 		fputs("</svg>", f);
 		if (total == 0)
@@ -298,8 +306,9 @@ static void results_table(FILE *f, struct json_object *groups)
 		if (isnan(m))
 			fputs("</td><td>-</td><td>-</td><td>-</td>", f);
 		else
-			fprintf(f, "</td><td>%.2f</td><td>%.2f-%.2f</td><td>%.2f</td>", m, num(g, "min_recv_mbps"),
-				num(g, "max_recv_mbps"), num(g, "median_loss_percent"));
+			fprintf(f, "</td><td>%.2f</td><td>%.2f-%.2f</td><td>%.2f</td>", m,
+				num(g, "min_recv_mbps"), num(g, "max_recv_mbps"),
+				num(g, "median_loss_percent"));
 		fputs("<td>", f);
 		esc(f, str(g, "irq_spread") ? str(g, "irq_spread") : "-");
 		fputs("</td>", f);
@@ -319,7 +328,8 @@ static void results_table(FILE *f, struct json_object *groups)
 
 static void commands(FILE *f, struct history *h, struct json_object *groups)
 {
-	fputs("<h3>Runs and the exact commands</h3>\n<table>\n<tr><th>group</th><th>run</th><th>receive Mbps</th>"
+	fputs("<h3>Runs and the exact commands</h3>\n<table>\n<tr><th>group</th><th>run</th><th>receive "
+	      "Mbps</th>"
 	      "<th>loss %</th><th>command</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < json_object_array_length(groups); i++) {
@@ -332,8 +342,8 @@ static void commands(FILE *f, struct history *h, struct json_object *groups)
 				continue;
 			fputs("<tr><td>", f);
 			group_label(f, g);
-			fprintf(f, "</td><td><a href=\"runs/run-%" PRId64 "/README.md\">%" PRId64 "</a></td>", rec.id,
-				rec.id);
+			fprintf(f, "</td><td><a href=\"runs/run-%" PRId64 "/README.md\">%" PRId64 "</a></td>",
+				rec.id, rec.id);
 			fprintf(f, "<td>%.2f</td><td>%.2f</td><td><code>", rec.recv_mbps, rec.loss_pct);
 			esc(f, rec.command_line ? rec.command_line : "-");
 			fputs("</code></td></tr>\n", f);
@@ -351,7 +361,9 @@ int report_html(struct history *h, struct json_object *doc, char **ret)
 
 	if (!f)
 		return -ENOMEM;
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>cx5prof report: ", f);
+	fputs(
+	    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>cx5prof report: ",
+	    f);
 	esc(f, str(doc, "name"));
 	fputs("</title>\n<style>\n"
 	      "body{font-family:sans-serif;margin:2em;color:#222;max-width:72em}\n"
@@ -377,14 +389,14 @@ int report_html(struct history *h, struct json_object *doc, char **ret)
 	if (str(doc, "file")) {
 		fputs("<p class=\"s\">", f);
 		esc(f, str(doc, "file"));
-		fprintf(f, ", status %s, %d repetition(s), %" PRId64 " runs; cx5prof %s</p>\n", strna(str(doc, "status")),
-			json_object_get_int(get(doc, "repeat")), json_object_get_int64(get(doc, "runs")),
-			CX5PROF_VERSION);
+		fprintf(f, ", status %s, %d repetition(s), %" PRId64 " runs; cx5prof %s</p>\n",
+			strna(str(doc, "status")), json_object_get_int(get(doc, "repeat")),
+			json_object_get_int64(get(doc, "runs")), CX5PROF_VERSION);
 	}
 	bars(f, groups, "Receive throughput (median of the rounds, whisker: min-max)", "median_recv_mbps",
 	     "recv_mbps", "Mbps", "#3b7dd8");
-	bars(f, groups, "Loss (median of the rounds, whisker: min-max)", "median_loss_percent", "loss_percent", "%",
-	     "#d8613b");
+	bars(f, groups, "Loss (median of the rounds, whisker: min-max)", "median_loss_percent",
+	     "loss_percent", "%", "#d8613b");
 	results_table(f, groups);
 	heat_strips(f, h, groups);
 	parameter_table(f, groups);

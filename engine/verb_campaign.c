@@ -44,7 +44,8 @@ const struct cli_option campaign_options[] = {
      "write report.html, campaign.json and one export bundle per run into DIR (created; must be empty)"},
     {"keep", CLI_ARG_REQUIRED, OPT_KEEP, "WHICH",
      "none (default): the host ends as it began; first, last or best: that group stays applied"},
-    {"peer", CLI_ARG_REQUIRED, OPT_PEER, "ADDR", "benchmark against ADDR instead of verify.peer (every group)"},
+    {"peer", CLI_ARG_REQUIRED, OPT_PEER, "ADDR",
+     "benchmark against ADDR instead of verify.peer (every group)"},
     {"check", CLI_ARG_NONE, OPT_CHECK, NULL, "check the campaign file and print its rounds; change nothing"},
     {0},
 };
@@ -157,7 +158,8 @@ static void cell_add_drops(struct cell *cl, const struct verify_report *rep)
 				cl->drops = json_object_new_object();
 			if (json_object_object_get_ex(cl->drops, pc->d[i].def->name, &v))
 				sum += (uint64_t)json_object_get_int64(v);
-			json_object_object_add(cl->drops, pc->d[i].def->name, json_object_new_int64((int64_t)sum));
+			json_object_object_add(cl->drops, pc->d[i].def->name,
+					       json_object_new_int64((int64_t)sum));
 		}
 	}
 }
@@ -173,11 +175,12 @@ static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, 
 	json_object_object_add(o, "run", rep->run_id ? json_object_new_int64(rep->run_id) : NULL);
 	json_object_object_add(o, "transaction", txn ? json_object_new_int64(txn) : NULL);
 	json_object_object_add(o, "result", json_object_new_string(verify_result_word(rep)));
-	json_object_object_add(o, "recv_mbps", measured ? json_object_new_double(rep->result.recv_mbps) : NULL);
+	json_object_object_add(o, "recv_mbps",
+			       measured ? json_object_new_double(rep->result.recv_mbps) : NULL);
 	json_object_object_add(o, "loss_percent",
 			       measured ? json_object_new_double(rep->result.loss_percent) : NULL);
 	json_object_object_add(o, "error",
-			       rep->result.error ? json_object_new_string(rep->result.error)
+			       rep->result.error    ? json_object_new_string(rep->result.error)
 			       : rep->bench_skipped ? json_object_new_string(rep->bench_skipped)
 						    : NULL);
 	json_object_array_add(cl->rounds, o);
@@ -201,7 +204,8 @@ static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, 
 }
 
 /* The profile of a round: the campaign's, with --peer. */
-static int round_profile(const struct run_ctx *x, size_t g, size_t s, struct profile **ret, struct profile_error *err)
+static int round_profile(const struct run_ctx *x, size_t g, size_t s, struct profile **ret,
+			 struct profile_error *err)
 {
 	_cleanup_profile_ struct profile *p = NULL;
 	int r;
@@ -220,7 +224,8 @@ static char *problems_text(const struct plan *p)
 	char *s = strdup("");
 
 	for (size_t i = 0; s && i < p->n_problems; i++) {
-		char *t = strprintf("%s%s%s: %s", s, i ? "; " : "", p->problems[i].object, p->problems[i].message);
+		char *t =
+		    strprintf("%s%s%s: %s", s, i ? "; " : "", p->problems[i].object, p->problems[i].message);
 		free(s);
 		s = t;
 	}
@@ -268,8 +273,8 @@ static int apply_plan(struct history *h, const struct profile *prof, const struc
 	if (r >= 0 && commit)
 		r = history_txn_set_status(h, *ret_txn, TXN_COMMITTED, NULL);
 	if (r == -ECANCELED)
-		*why = o.failed_seq ? strprintf("apply failed at step %d: %s; every change was undone", o.failed_seq,
-						strna(o.failure))
+		*why = o.failed_seq ? strprintf("apply failed at step %d: %s; every change was undone",
+						o.failed_seq, strna(o.failure))
 				    : strprintf("apply %s; every change was undone", strna(o.failure));
 	for (char **l = o.left; l && *l; l++)
 		log_error("NOT restored: %s", *l);
@@ -277,7 +282,8 @@ static int apply_plan(struct history *h, const struct profile *prof, const struc
 	if (r == -ECANCELED)
 		return EXIT_ROLLED_BACK;
 	if (r == -ENOTRECOVERABLE) {
-		log_error("transaction %" PRId64 " could not be undone: fix the above, then run `cx5prof rollback %" PRId64 "`",
+		log_error("transaction %" PRId64
+			  " could not be undone: fix the above, then run `cx5prof rollback %" PRId64 "`",
 			  *ret_txn, *ret_txn);
 		return EXIT_ROLLBACK_FAILED;
 	}
@@ -302,8 +308,10 @@ static int undo_round(struct run_ctx *x, int64_t txn)
 		log_error("NOT restored: %s", *l);
 	apply_outcome_done(&o);
 	if (r < 0) {
-		log_error_errno(r, "campaign: transaction %" PRId64 " is NOT fully rolled back: %m: fix the above, "
-				   "then run `cx5prof rollback %" PRId64 "`",
+		log_error_errno(r,
+				"campaign: transaction %" PRId64
+				" is NOT fully rolled back: %m: fix the above, "
+				"then run `cx5prof rollback %" PRId64 "`",
 				txn, txn);
 		return EXIT_ROLLBACK_FAILED;
 	}
@@ -334,8 +342,8 @@ static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 	if (p->n_problems > 0) {
 		cl->skipped = problems_text(p);
 		cl->skipped_code = plan_problems_exit_code(p);
-		log_warn("campaign: group %s skipped (exit %d): %s", x->c->groups[cl->group].name, cl->skipped_code,
-			 strna(cl->skipped));
+		log_warn("campaign: group %s skipped (exit %d): %s", x->c->groups[cl->group].name,
+			 cl->skipped_code, strna(cl->skipped));
 		return cl->skipped ? EXIT_OK : EXIT_ERROR;
 	}
 	code = apply_plan(x->h, prof, p, false, &txn, &why);
@@ -363,8 +371,8 @@ static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 			return EXIT_ERROR;
 		}
 		if (rep->result.error)
-			log_warn("campaign: %s, repetition %u: benchmark: %s", x->c->groups[cl->group].name, rep_no,
-				 rep->result.error);
+			log_warn("campaign: %s, repetition %u: benchmark: %s", x->c->groups[cl->group].name,
+				 rep_no, rep->result.error);
 		if (rep->record_error)
 			log_warn("campaign: the run was not recorded: %s", rep->record_error);
 		cell_add_round(x, cl, rep_no, txn, rep);
@@ -464,11 +472,14 @@ static struct json_object *cell_json(const struct run_ctx *x, struct cell *cl, d
 		snprintf(spread, sizeof(spread), "max cpu%d %.0f%%", cl->max_cpu, cl->max_cpu_percent);
 	json_object_object_add(o, "group", json_object_new_string(g->name));
 	json_object_object_add(o, "file", json_object_new_string(g->path));
-	json_object_object_add(o, "description", g->description ? json_object_new_string(g->description) : NULL);
+	json_object_object_add(o, "description",
+			       g->description ? json_object_new_string(g->description) : NULL);
 	json_object_object_add(o, "sweep_value",
-			       x->c->n_sweep ? json_object_new_string(campaign_sweep_value(x->c, cl->sweep)) : NULL);
+			       x->c->n_sweep ? json_object_new_string(campaign_sweep_value(x->c, cl->sweep))
+					     : NULL);
 	json_object_object_add(o, "skipped", cl->skipped ? json_object_new_string(cl->skipped) : NULL);
-	json_object_object_add(o, "skipped_exit_code", cl->skipped ? json_object_new_int(cl->skipped_code) : NULL);
+	json_object_object_add(o, "skipped_exit_code",
+			       cl->skipped ? json_object_new_int(cl->skipped_code) : NULL);
 	json_object_object_add(o, "median_recv_mbps", num_or_null(med));
 	json_object_object_add(o, "min_recv_mbps", num_or_null(lo));
 	json_object_object_add(o, "max_recv_mbps", num_or_null(hi));
@@ -620,19 +631,19 @@ static void render_table(struct json_object *doc, const char *report_dir)
 	const char *kept = jstring(doc, "kept_group");
 
 	json_object_object_get_ex(doc, "groups", &groups);
-	out_text("campaign    %s (campaign %" PRId64 ", %s, %d repetition%s, %" PRId64 " run%s)\n", jstring(doc, "name"),
-		 json_object_get_int64(json_object_object_get(doc, "campaign")), jstring(doc, "status"),
-		 json_object_get_int(json_object_object_get(doc, "repeat")),
+	out_text("campaign    %s (campaign %" PRId64 ", %s, %d repetition%s, %" PRId64 " run%s)\n",
+		 jstring(doc, "name"), json_object_get_int64(json_object_object_get(doc, "campaign")),
+		 jstring(doc, "status"), json_object_get_int(json_object_object_get(doc, "repeat")),
 		 json_object_get_int(json_object_object_get(doc, "repeat")) == 1 ? "" : "s",
 		 json_object_get_int64(json_object_object_get(doc, "runs")),
 		 json_object_get_int64(json_object_object_get(doc, "runs")) == 1 ? "" : "s");
-	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %s\n", "group", has_sweep ? "value    " : "", "runs",
-		 "median Mbps", "min-max Mbps", "loss %", "irq spread", "drops", "vs previous");
+	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %s\n", "group", has_sweep ? "value    " : "",
+		 "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread", "drops", "vs previous");
 	for (size_t i = 0; i < json_object_array_length(groups); i++) {
 		struct json_object *g = json_object_array_get_idx(groups, i), *d;
 		double med = jdouble(g, "median_recv_mbps"), ch = jdouble(g, "change_percent");
-		char range[48] = "-", drops[32] = "n/a", change[16] = "", value[16] = "", mbps[24] = "-", loss[24] = "-",
-		     line[256];
+		char range[48] = "-", drops[32] = "n/a", change[16] = "", value[16] = "", mbps[24] = "-",
+		     loss[24] = "-", line[256];
 		size_t n = 0;
 
 		if (has_sweep)
@@ -644,8 +655,9 @@ static void render_table(struct json_object *doc, const char *report_dir)
 			continue;
 		}
 		for (size_t k = 0; k < json_object_array_length(json_object_object_get(g, "rounds")); k++)
-			n += json_object_object_get(json_object_array_get_idx(json_object_object_get(g, "rounds"), k),
-						    "recv_mbps") != NULL;
+			n += json_object_object_get(
+				 json_object_array_get_idx(json_object_object_get(g, "rounds"), k),
+				 "recv_mbps") != NULL;
 		if (!isnan(med)) {
 			snprintf(mbps, sizeof(mbps), "%.1f", med);
 			snprintf(range, sizeof(range), "%.1f-%.1f", jdouble(g, "min_recv_mbps"),
@@ -663,16 +675,17 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		}
 		if (!isnan(ch))
 			snprintf(change, sizeof(change), "%+.0f%%", ch);
-		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s %s", jstring(g, "group"), value,
-			 n, mbps, range, loss, jstring(g, "irq_spread"), drops, change);
+		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s %s",
+			 jstring(g, "group"), value, n, mbps, range, loss, jstring(g, "irq_spread"), drops,
+			 change);
 		for (size_t e = strlen(line); e > 0 && line[e - 1] == ' ';)
 			line[--e] = '\0';
 		out_text("%s\n", line);
 	}
 	out_text("verdict     %s\n", strna(jstring(doc, "verdict")));
 	if (kept)
-		out_text("kept        %s applied (transaction %" PRId64 "); every other group rolled back\n", kept,
-			 json_object_get_int64(json_object_object_get(doc, "kept_transaction")));
+		out_text("kept        %s applied (transaction %" PRId64 "); every other group rolled back\n",
+			 kept, json_object_get_int64(json_object_object_get(doc, "kept_transaction")));
 	else
 		out_text("host        every group rolled back: as before the campaign\n");
 	if (report_dir)
@@ -705,8 +718,9 @@ static int report_write(const char *dir, struct history *h, struct json_object *
 
 	if (dfd < 0)
 		return -errno;
-	json = strprintf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-									JSON_C_TO_STRING_NOSLASHESCAPE));
+	json = strprintf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+									 JSON_C_TO_STRING_SPACED |
+									 JSON_C_TO_STRING_NOSLASHESCAPE));
 	if (!json)
 		return -ENOMEM;
 	r = write_file(dfd, json_name, json);
@@ -716,9 +730,11 @@ static int report_write(const char *dir, struct history *h, struct json_object *
 		return -errno;
 	json_object_object_get_ex(doc, "groups", &groups);
 	for (size_t i = 0; i < json_object_array_length(groups); i++) {
-		struct json_object *rounds = json_object_object_get(json_object_array_get_idx(groups, i), "rounds");
+		struct json_object *rounds =
+		    json_object_object_get(json_object_array_get_idx(groups, i), "rounds");
 		for (size_t k = 0; k < json_object_array_length(rounds); k++) {
-			struct json_object *run = json_object_object_get(json_object_array_get_idx(rounds, k), "run");
+			struct json_object *run =
+			    json_object_object_get(json_object_array_get_idx(rounds, k), "run");
 			_cleanup_(run_record_done) struct run_record rec = {0};
 			_cleanup_free_ char *sub = NULL;
 			if (!run)
@@ -767,7 +783,8 @@ static int render_check(const struct run_ctx *x)
 		out_open_object(NULL);
 		out_string(OUT_ANY, "group", "group       %s", c->groups[g].name);
 		out_string(OUT_ANY, "file", " (%s)", c->groups[g].path);
-		out_string(OUT_ANY, "runner", ": %s", p->verify.runners.set ? p->verify.runners.value[0] : NULL);
+		out_string(OUT_ANY, "runner", ": %s",
+			   p->verify.runners.set ? p->verify.runners.value[0] : NULL);
 		out_uint(OUT_ANY, "duration", " %" PRIu64 " s", p->verify.duration.value);
 		out_string(OUT_ANY, "peer", " to %s\n", p->verify.peer.set ? p->verify.peer.value : NULL);
 		out_close_object();
@@ -788,7 +805,8 @@ static int keep_group(struct run_ctx *x, enum keep k, int64_t *ret_txn, const ch
 	if (k == KEEP_NONE)
 		return EXIT_OK;
 	if (i < 0) {
-		log_warn("campaign: --keep %s: no group was measured: every group rolled back", keep_names[k]);
+		log_warn("campaign: --keep %s: no group was measured: every group rolled back",
+			 keep_names[k]);
 		return EXIT_OK;
 	}
 	if (round_profile(x, x->cells[i].group, x->cells[i].sweep, &prof, NULL) < 0)
@@ -885,7 +903,8 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 
 	code = run_rounds(&x);
 	if (code == EXIT_ROLLED_BACK) {
-		log_error("campaign %" PRId64 " interrupted by SIG%s: the round in progress was rolled back; the "
+		log_error("campaign %" PRId64
+			  " interrupted by SIG%s: the round in progress was rolled back; the "
 			  "host is as before the campaign",
 			  x.id, sigabbrev_np(apply_interrupted()) ? sigabbrev_np(apply_interrupted()) : "?");
 		status = CAMPAIGN_INTERRUPTED;
@@ -898,10 +917,12 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	}
 	doc = campaign_doc(&x, status, code, kept_txn, kept_group);
 	r = doc ? campaigns_finish(h, x.id, status,
-				   json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))
+				   json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+									   JSON_C_TO_STRING_NOSLASHESCAPE))
 		: -ENOMEM;
 	if (r < 0)
-		log_warn("history %s: the campaign's summary was not recorded: %s", history_path(h), strerror(-r));
+		log_warn("history %s: the campaign's summary was not recorded: %s", history_path(h),
+			 strerror(-r));
 	lock_release(lock_fd);
 	if (doc && a.report) {
 		r = report_write(a.report, h, doc, "campaign.json");
@@ -959,18 +980,21 @@ static int runs_doc(struct history *h, char **ids, struct json_object **ret)
 		}
 		label = strprintf("run %" PRId64, id);
 		json_object_object_add(g, "group", json_object_new_string(label ? label : ids[i]));
-		json_object_object_add(g, "description", run.profile ? json_object_new_string(run.profile) : NULL);
+		json_object_object_add(g, "description",
+				       run.profile ? json_object_new_string(run.profile) : NULL);
 		json_object_object_add(g, "skipped", NULL);
 		json_object_object_add(g, "median_recv_mbps", json_object_new_double(run.recv_mbps));
 		json_object_object_add(g, "min_recv_mbps", json_object_new_double(run.recv_mbps));
 		json_object_object_add(g, "max_recv_mbps", json_object_new_double(run.recv_mbps));
 		json_object_object_add(g, "median_loss_percent", json_object_new_double(run.loss_pct));
 		json_object_object_add(g, "change_percent",
-				       isnan(prev) || prev <= 0 ? NULL
-								: json_object_new_double(100 * (run.recv_mbps - prev) / prev));
+				       isnan(prev) || prev <= 0
+					   ? NULL
+					   : json_object_new_double(100 * (run.recv_mbps - prev) / prev));
 		prev = run.recv_mbps;
 		pa = run_record_artifact(&run, "profile");
-		json_object_object_add(g, "profile", pa && pa->content ? json_tokener_parse(pa->content) : NULL);
+		json_object_object_add(g, "profile",
+				       pa && pa->content ? json_tokener_parse(pa->content) : NULL);
 		rounds = json_object_new_array();
 		rd = json_object_new_object();
 		json_object_object_add(rd, "run", json_object_new_int64(id));

@@ -61,7 +61,7 @@ static void test_rounds(void **state)
 	assert_int_equal(p->verify.peer.at.line, 5);
 	assert_int_equal(p->verify.duration.value, 1);
 	assert_string_equal(p->verify.runners.value[0], "netperf"); /* not in the campaign: inherited */
-	assert_int_equal(p->verify.message_size.value, 1400);	     /* the sweep value */
+	assert_int_equal(p->verify.message_size.value, 1400);	    /* the sweep value */
 	assert_int_equal(p->link.mtu.value, 1500);
 	profile_free(p);
 
@@ -98,7 +98,8 @@ static void test_errors(void **state)
 
 	/* a sweep value the profile loader refuses for one group only */
 	write_str("g3.yaml", "version: 1\nname: g3\nverify:\n  thresholds: {loss_percent: 1}\n");
-	write_str("c3.yaml", "version: 1\nname: c3\ngroups: [g3.yaml]\nsweep:\n  verify.gso: [true, maybe]\n");
+	write_str("c3.yaml",
+		  "version: 1\nname: c3\ngroups: [g3.yaml]\nsweep:\n  verify.gso: [true, maybe]\n");
 	assert_int_equal(campaign_load("c3.yaml", &c, &err), -EINVAL);
 	assert_null(c);
 	line = profile_error_format(&err);

@@ -17,21 +17,26 @@
 
 static char dir[] = "/tmp/cx5-test-report-XXXXXX";
 
-static const char before[] = "           CPU0       CPU1       CPU2       CPU3\n"
-			     " 98:          5          0          0          0  IR-PCI-MSIX  mlx5_comp0@pci:0000:3b:00.0\n"
-			     " 99:          0         10          0          0  IR-PCI-MSIX  mlx5_comp1@pci:0000:3b:00.0\n"
-			     "120:          0          0       1000          0  IR-PCI-MSIX  nvme0q1\n";
-static const char after[] = "           CPU0       CPU1       CPU2       CPU3\n"
-			    " 98:        105          0          0        500  IR-PCI-MSIX  mlx5_comp0@pci:0000:3b:00.0\n"
-			    " 99:          0         40          0          0  IR-PCI-MSIX  mlx5_comp1@pci:0000:3b:00.0\n"
-			    "120:          0          0       9000          0  IR-PCI-MSIX  nvme0q1\n";
+static const char before[] =
+    "           CPU0       CPU1       CPU2       CPU3\n"
+    " 98:          5          0          0          0  IR-PCI-MSIX  mlx5_comp0@pci:0000:3b:00.0\n"
+    " 99:          0         10          0          0  IR-PCI-MSIX  mlx5_comp1@pci:0000:3b:00.0\n"
+    "120:          0          0       1000          0  IR-PCI-MSIX  nvme0q1\n";
+static const char after[] =
+    "           CPU0       CPU1       CPU2       CPU3\n"
+    " 98:        105          0          0        500  IR-PCI-MSIX  mlx5_comp0@pci:0000:3b:00.0\n"
+    " 99:          0         40          0          0  IR-PCI-MSIX  mlx5_comp1@pci:0000:3b:00.0\n"
+    "120:          0          0       9000          0  IR-PCI-MSIX  nvme0q1\n";
 
 static int64_t record(struct history *h, double mbps, const char *cmd)
 {
 	struct run_artifact a[] = {{(char *)"interrupts_before", (char *)before},
 				   {(char *)"interrupts_after", (char *)after}};
-	struct run_record r = {.runner = (char *)"netperf", .command_line = (char *)cmd, .recv_mbps = mbps,
-			       .artifacts = a, .n_artifacts = 2};
+	struct run_record r = {.runner = (char *)"netperf",
+			       .command_line = (char *)cmd,
+			       .recv_mbps = mbps,
+			       .artifacts = a,
+			       .n_artifacts = 2};
 	int64_t id = 0;
 
 	assert_int_equal(runs_record(h, &r, &id), 0);
@@ -50,18 +55,20 @@ static void test_page(void **state)
 	assert_int_equal(history_open(path, 0, &h), 0);
 	r1 = record(h, 900.0, "netperf -H 198.18.0.2 -t UDP_STREAM -l 1 -- -m 8000");
 	r2 = record(h, 1100.0, "netperf -H 198.18.0.2 -t UDP_STREAM -l 1 -- -m 8000 -s 4M");
-	snprintf(json, sizeof(json),
-		 "{\"campaign\": 7, \"name\": \"c<&>\", \"file\": \"c.yaml\", \"status\": \"done\", \"repeat\": 2,"
-		 " \"runs\": 2, \"verdict\": \"g \\\"x\\\" helped\", \"groups\": [{\"group\": \"g<1>\","
-		 " \"description\": \"MTU & IRQs\", \"skipped\": null, \"median_recv_mbps\": 1000.0,"
-		 " \"min_recv_mbps\": 900.0, \"max_recv_mbps\": 1100.0, \"median_loss_percent\": 0.5,"
-		 " \"change_percent\": null, \"irq_spread\": \"max cpu3 80%%\", \"profile\": {\"link\": {\"mtu\": 9000}},"
-		 " \"rounds\": [{\"run\": %lld, \"recv_mbps\": 900.0, \"loss_percent\": 0.4},"
-		 " {\"run\": %lld, \"recv_mbps\": 1100.0, \"loss_percent\": 0.6}]},"
-		 " {\"group\": \"skip\", \"description\": null, \"skipped\": \"ens1f0: driver too old\","
-		 " \"median_recv_mbps\": null, \"min_recv_mbps\": null, \"max_recv_mbps\": null,"
-		 " \"median_loss_percent\": null, \"change_percent\": null, \"profile\": null, \"rounds\": []}]}",
-		 (long long)r1, (long long)r2);
+	snprintf(
+	    json, sizeof(json),
+	    "{\"campaign\": 7, \"name\": \"c<&>\", \"file\": \"c.yaml\", \"status\": \"done\", \"repeat\": 2,"
+	    " \"runs\": 2, \"verdict\": \"g \\\"x\\\" helped\", \"groups\": [{\"group\": \"g<1>\","
+	    " \"description\": \"MTU & IRQs\", \"skipped\": null, \"median_recv_mbps\": 1000.0,"
+	    " \"min_recv_mbps\": 900.0, \"max_recv_mbps\": 1100.0, \"median_loss_percent\": 0.5,"
+	    " \"change_percent\": null, \"irq_spread\": \"max cpu3 80%%\", \"profile\": {\"link\": {\"mtu\": "
+	    "9000}},"
+	    " \"rounds\": [{\"run\": %lld, \"recv_mbps\": 900.0, \"loss_percent\": 0.4},"
+	    " {\"run\": %lld, \"recv_mbps\": 1100.0, \"loss_percent\": 0.6}]},"
+	    " {\"group\": \"skip\", \"description\": null, \"skipped\": \"ens1f0: driver too old\","
+	    " \"median_recv_mbps\": null, \"min_recv_mbps\": null, \"max_recv_mbps\": null,"
+	    " \"median_loss_percent\": null, \"change_percent\": null, \"profile\": null, \"rounds\": []}]}",
+	    (long long)r1, (long long)r2);
 	doc = json_tokener_parse(json);
 	assert_non_null(doc);
 	assert_int_equal(report_html(h, doc, &html), 0);
