@@ -251,7 +251,8 @@ int runner_format_size(uint64_t bytes, char **ret)
 	return 0;
 }
 
-int runner_warn_clamped(const struct runner_params *p, struct runner_result *res)
+int runner_warn_clamped(const struct runner_params *p, uint64_t send_actual, uint64_t recv_actual,
+			struct runner_result *res)
 {
 	static const struct {
 		enum sysctl_key key;
@@ -263,7 +264,7 @@ int runner_warn_clamped(const struct runner_params *p, struct runner_result *res
 	    {SYSCTL_RMEM_MAX, "receive", "-S", "on the peer"},
 	};
 	const uint64_t want[] = {p->send_buffer, p->recv_buffer};
-	const uint64_t actual[] = {res->send_buffer_actual, res->recv_buffer_actual};
+	const uint64_t actual[] = {send_actual, recv_actual};
 	const char *name;
 	int r;
 

@@ -265,7 +265,7 @@ static int netperf_run(const struct runner_params *p, struct runner_result *res)
 	if (r < 0)
 		return r;
 	/* After the run: netperf prints the socket sizes it got. */
-	r = runner_warn_clamped(p, res);
+	r = runner_warn_clamped(p, res->send_buffer_actual, res->recv_buffer_actual, res);
 	if (r < 0)
 		return r;
 	runner_result_compute_loss(res);

@@ -225,17 +225,13 @@ static void test_warn_clamped(void **state)
 
 	/* netperf got 2 * 4M: no warning, although the sysroot says 212992 */
 	runner_result_init(&r, "netperf");
-	r.send_buffer_actual = 8388608;
-	r.recv_buffer_actual = 8388608;
-	assert_int_equal(runner_warn_clamped(&p, &r), 0);
+	assert_int_equal(runner_warn_clamped(&p, 8388608, 8388608, &r), 0);
 	assert_null(r.warnings);
 	runner_result_done(&r);
 
 	/* netperf got less: its figure and the limit it implies */
 	runner_result_init(&r, "netperf");
-	r.send_buffer_actual = 425984;
-	r.recv_buffer_actual = 8388608;
-	assert_int_equal(runner_warn_clamped(&p, &r), 0);
+	assert_int_equal(runner_warn_clamped(&p, 425984, 8388608, &r), 0);
 	assert_string_equal(r.warnings[0],
 			    "netperf reports a send socket buffer of 425984 bytes for -s 4194304 (the kernel "
 			    "doubles a request: 8388608 was due): it was clamped to net.core.wmem_max 212992 on "
@@ -245,7 +241,7 @@ static void test_warn_clamped(void **state)
 
 	/* no figure from the tool: the sysctl (rmem_max absent: no verdict) */
 	runner_result_init(&r, "iperf3");
-	assert_int_equal(runner_warn_clamped(&p, &r), 0);
+	assert_int_equal(runner_warn_clamped(&p, 0, 0, &r), 0);
 	assert_string_equal(r.warnings[0], "requested send socket buffer 4194304 (-s) exceeds net.core.wmem_max "
 					   "212992 on this host: the kernel clamps it silently; raise "
 					   "net.core.wmem_max to at least 4194304");
