@@ -866,7 +866,7 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	if (r < 0) {
 		_cleanup_free_ char *msg = profile_error_format(&err);
 		log_error("%s", msg ? msg : err.message);
-		return txn_verb_json_failure(profile_load_exit_code(r));
+		return profile_load_exit_code(r);
 	}
 	x.c = c;
 	x.peer = a.peer;
@@ -877,17 +877,17 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 		if (r < 0) {
 			log_error_errno(r, "campaign: --report %s: %m%s", a.report,
 					r == -ENOTEMPTY ? ": choose a new or empty directory" : "");
-			return txn_verb_json_failure(r == -ENOTEMPTY ? EXIT_USAGE : EXIT_ERROR);
+			return r == -ENOTEMPTY ? EXIT_CANT_CREATE : EXIT_ERROR;
 		}
 	}
-	code = txn_verb_open_history(cli, false, &h);
+	code = txn_verb_open_history(cli, 0, &h);
 	if (code == EXIT_OK)
 		code = txn_verb_lock(cli, 0, &lock_fd);
 	if (code == EXIT_OK)
 		code = txn_verb_refuse_unfinished(h);
 	if (code != EXIT_OK) {
 		lock_release(lock_fd);
-		return txn_verb_json_failure(code);
+		return code;
 	}
 	x.h = h;
 	r = campaigns_start(h, c->name, c->file, &x.id);
@@ -898,7 +898,7 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 				history_remedy(r));
 		cells_free(&x);
 		lock_release(lock_fd);
-		return txn_verb_json_failure(EXIT_ERROR);
+		return EXIT_ERROR;
 	}
 
 	code = run_rounds(&x);
@@ -1023,11 +1023,8 @@ int verb_report(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	r = history_open(cli->db_path, HISTORY_READ_ONLY, &h);
-	if (r < 0) {
-		log_error_errno(r, "history %s: %m: %s", cli->db_path,
-				r == -ENOENT ? "check --db" : history_remedy(r));
-		return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_ERROR;
-	}
+	if (r < 0)
+		return txn_verb_history_failed(cli->db_path, r);
 	code = runs_doc(h, args, &doc);
 	if (code != EXIT_OK)
 		return code;
@@ -1038,7 +1035,7 @@ int verb_report(struct cli *cli, int argc, char **argv)
 	if (r < 0) {
 		log_error_errno(r, "report: cannot write into %s: %m%s", a.dir,
 				r == -ENOTEMPTY ? ": choose a new or empty directory" : "");
-		return r == -ENOTEMPTY ? EXIT_USAGE : EXIT_ERROR;
+		return r == -ENOTEMPTY ? EXIT_CANT_CREATE : EXIT_ERROR;
 	}
 	out_open_object(NULL);
 	out_string(OUT_ANY, "report", "report      %s/report.html\n", a.dir);

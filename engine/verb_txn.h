@@ -19,8 +19,12 @@ struct profile;
 int txn_verb_plan(const char *path, bool runtime_only, struct profile **ret_profile, struct plan **ret_plan);
 /* Report the plan's problems and warnings on stderr, one line each. */
 void txn_verb_report_problems(const struct plan *p);
-/* Open the history (read_only: may not exist: *ret NULL, EXIT_OK). */
-int txn_verb_open_history(const struct cli *cli, bool read_only, struct history **ret);
+/* Open the history with history_open's flags (HISTORY_READ_ONLY: may not
+ * exist: *ret NULL, EXIT_OK; HISTORY_EXISTING: must exist, exit 66). */
+int txn_verb_open_history(const struct cli *cli, unsigned flags, struct history **ret);
+/* Report history_open's error r on `path` once; returns the exit code: 66
+ * "no history database at PATH" (or a file that holds none), 77, or 1. */
+int txn_verb_history_failed(const char *path, int r);
 /* Take the apply/rollback lock: fd in *ret_fd, or EXIT_LOCKED. */
 int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd);
 /* EXIT_OPEN_TXN with the message when an unfinished transaction exists. */
@@ -33,10 +37,5 @@ int txn_verb_refuse_unfinished(struct history *h);
 struct apply_outcome;
 int txn_verb_apply(struct history *h, const struct profile *prof, const struct plan *p, int64_t *ret_txn,
 		   size_t *ret_n, struct apply_outcome *o);
-
-/* With --json, a verb that fails before it could render still prints one
- * document: {"changed": false, "failed": true, "exit_code", "msg"} (the
- * details are on stderr). Returns code. */
-int txn_verb_json_failure(int code);
 
 #endif

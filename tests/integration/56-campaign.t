@@ -69,8 +69,8 @@ is "$rc $out" "0 [[], []] [30, 30, 30] 65" "--check --json and a refused file's 
 # ---- a --report directory that is not empty: refused before anything
 mkdir -p "$WORK/full" && touch "$WORK/full/x"
 run cx campaign "$CAMPAIGN" --report "$WORK/full"
-is "$rc/$err" "64/cx5prof: error: campaign: --report $WORK/full: Directory not empty: choose a new or empty directory" \
-	"--report into a non-empty directory: exit 64, said so"
+is "$rc/$err" "73/cx5prof: error: campaign: --report $WORK/full: Directory not empty: choose a new or empty directory" \
+	"--report into a non-empty directory: exit 73 (as export), said so"
 [ ! -e "$DB" ] && same_sysroot
 ok $? "--report refused: nothing recorded, nothing changed"
 
