@@ -5,7 +5,7 @@
 # completion never drifts from the binary. Profiles complete as *.yaml/*.yml
 # files (and directories; campaign files too), interface names from /sys/class/net, or from
 # DIR/sys/class/net when the command line has --sysroot DIR. Run ids
-# (history show, compare, export, analyze) and apply transaction ids
+# (history show, compare, report, export, analyze) and apply transaction ids
 # (rollback) come from `cx5prof history --limit 0` on the line's --db.
 # An option's value is never counted as an argument: which options take
 # one is read from the verb's --help too.
@@ -144,7 +144,7 @@ _cx5prof()
 			COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" run "$db")" -- "$cur"))
 		fi
 		;;
-	compare)
+	compare|report)
 		COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" run "$db")" -- "$cur"))
 		;;
 	export|analyze)

@@ -60,6 +60,7 @@ if runs=$(tt_test_runs); then
 	is "$(comp "$CX5PROF" --db "$T/h.db" history --limit 5 show "")" "1 2 3" "history --limit 5 show: the run ids"
 	is "$(comp "$CX5PROF" history --db "$T/h.db" show 2 "")" "" "history show RUN: one run only"
 	is "$(comp "$CX5PROF" --db "$T/h.db" compare 1 "")" "1 2 3" "compare: run ids, for each argument"
+	is "$(comp "$CX5PROF" --db "$T/h.db" report 2 "")" "1 2 3" "report: run ids, for each argument"
 	is "$(comp "$CX5PROF" --db "$T/h.db" export "")" "1 2 3" "export: a run id"
 	is "$(comp "$CX5PROF" --db "$T/h.db" analyze --timeout 9 "")" "1 2 3" "analyze --timeout 9: a run id"
 	is "$(comp "$CX5PROF" --db "$T/h.db" rollback "")" "1" "rollback: the apply transaction ids"
