@@ -72,8 +72,8 @@ static char *describe_failure(const struct change_record *c, const char *from, c
 	_cleanup_free_ char *t = change_value_human(c->kind, to, from);
 
 	/* -ESTALE carries cx5prof's own explanation (the IRQ or the config
-	 * file changed since the transaction); other messages are the
-	 * kernel's extack text. */
+	 * file changed since the transaction, a later change undid an earlier
+	 * one); other messages are the kernel's extack text. */
 	if (r == -ESTALE && kmsg)
 		return strprintf("%s %s %s -> %s: %s", c->object, c->key, f ? f : strna(from),
 				 t ? t : strna(to), kmsg);
@@ -130,9 +130,43 @@ static int undo_steps(struct history *h, const struct change_record *c, size_t n
 	return ret;
 }
 
-static int apply_step(struct history *h, const struct change_record *c, struct apply_outcome *o)
+/* The earlier changes of c[i]'s kind and object still read back: writing
+ * one setting can take another of the same port with it (sg off turns gso
+ * off). -EIO with *ret_why naming the one that no longer does. */
+static int verify_earlier(const struct change_record *c, size_t i, char **ret_why)
 {
-	_cleanup_free_ char *kmsg = NULL;
+	const struct change_kind *k = change_kind_find(c[i].kind);
+
+	for (size_t j = 0; k && j < i; j++) {
+		int r;
+
+		if (!streq(c[j].kind, c[i].kind) || !streq(c[j].object, c[i].object))
+			continue;
+		r = k->verify(k, c[j].object, c[j].key, c[j].new_value);
+		if (r == -EIO) {
+			_cleanup_free_ char *f =
+			    change_value_human(c[j].kind, c[j].old_value, c[j].new_value);
+			_cleanup_free_ char *t =
+			    change_value_human(c[j].kind, c[j].new_value, c[j].old_value);
+
+			*ret_why =
+			    strprintf("the earlier change %s %s %s -> %s no longer reads back (the settings "
+				      "depend on each other)",
+				      c[j].object, c[j].key, f ? f : strna(c[j].old_value),
+				      t ? t : strna(c[j].new_value));
+			return *ret_why ? -EIO : -ENOMEM;
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int apply_step(struct history *h, const struct change_record *changes, size_t i,
+		      struct apply_outcome *o)
+{
+	const struct change_record *c = &changes[i];
+	_cleanup_free_ char *kmsg = NULL, *why = NULL;
 	int r;
 
 	if (interrupted_by)
@@ -142,10 +176,14 @@ static int apply_step(struct history *h, const struct change_record *c, struct a
 		return -EINTR;
 	r = failpoint("apply-step", c->seq) ? -EIO : change_write(c, c->new_value, false, &kmsg);
 	if (r >= 0)
+		r = verify_earlier(changes, i, &why);
+	if (r >= 0)
 		r = history_change_set_state(h, c->txn, c->seq, CHANGE_APPLIED, NULL);
 	if (r < 0) {
 		o->failed_seq = c->seq;
-		o->failure = describe_failure(c, c->old_value, c->new_value, r, kmsg);
+		/* -ESTALE: describe_failure prints why as cx5prof's own text */
+		o->failure =
+		    describe_failure(c, c->old_value, c->new_value, why ? -ESTALE : r, why ? why : kmsg);
 		(void)history_change_set_state(h, c->txn, c->seq, CHANGE_FAILED, o->failure);
 	}
 	return r;
@@ -158,7 +196,7 @@ int apply_changes(struct history *h, int64_t txn, const struct change_record *c,
 	int r = 0, u;
 
 	for (i = 0; i < n; i++) {
-		r = apply_step(h, &c[i], o);
+		r = apply_step(h, c, i, o);
 		if (r < 0)
 			break;
 		o->done++;

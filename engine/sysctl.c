@@ -143,7 +143,7 @@ int sysctl_read_value(enum sysctl_key k, struct sysctl_value *ret)
 	return r < 0 ? r : read_at(k, path, ret);
 }
 
-static bool value_equal(const struct sysctl_value *a, const struct sysctl_value *b)
+bool sysctl_value_equal(const struct sysctl_value *a, const struct sysctl_value *b)
 {
 	if (a->n != b->n)
 		return false;
@@ -167,7 +167,7 @@ int sysctl_write_value(enum sysctl_key k, const struct sysctl_value *v)
 		return r;
 	if (v->n != cur.n)
 		return -EINVAL;
-	if (value_equal(&cur, v))
+	if (sysctl_value_equal(&cur, v))
 		return 0;
 	/* the kernel's own rendering (tabs between values), so a sysroot copy
 	 * reads back byte for byte as the kernel would show it */
@@ -180,7 +180,7 @@ int sysctl_write_value(enum sysctl_key k, const struct sysctl_value *v)
 	r = read_at(k, path, &cur);
 	if (r < 0)
 		return r;
-	return value_equal(&cur, v) ? 1 : -EIO;
+	return sysctl_value_equal(&cur, v) ? 1 : -EIO;
 }
 
 int sysctl_read(enum sysctl_key k, uint64_t *ret)

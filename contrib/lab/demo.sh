@@ -97,12 +97,7 @@ echo "+ ip -n $PEER_NS link set peer0 mtu 9000"
 ip -n "$PEER_NS" link set peer0 mtu 9000
 ip netns exec "$PEER_NS" timeout 30 iperf3 -s -1 -B 198.18.0.2 >/dev/null 2>&1 &
 sleep 0.5
-# Exit 4 (a threshold failed) is a result, not a broken demo: a veth pair on
-# a busy machine loses datagrams; the lab proves the pipeline, not a NIC.
-rc=0
-cx5 verify || rc=$?
-[ "$rc" -eq 0 ] || [ "$rc" -eq 4 ] || exit "$rc"
-[ "$rc" -eq 0 ] || echo "verify: a threshold failed (exit 4): recorded, the demo goes on"
+cx5 verify
 
 step "8. history: the transaction and the run"
 require_verb history

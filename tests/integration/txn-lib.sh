@@ -10,6 +10,10 @@
 #   host_as_before       0 when the sysroot equals the pristine copy and the
 #                        kernel state equals $WORK/before.json
 #   txn_status ID        status of a transaction (sqlite3 CLI)
+#   kill9_before_step K PROFILE
+#                        apply --runtime-only PROFILE, kill -9 it while it is
+#                        paused before step K; 1 (with a diagnostic) when it
+#                        never got there
 
 LAB=$TOP/contrib/lab/lab.sh
 
@@ -91,4 +95,19 @@ wait_for() {
 		sleep 0.1
 	done
 	return 1
+}
+
+kill9_before_step() {
+	local bg
+	CX5PROF_FAILPOINT=apply-pause:$1 ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
+		apply --runtime-only "$2" >"$WORK/out" 2>"$WORK/err" &
+	bg=$!
+	TXN_PIDS="$TXN_PIDS $bg"
+	if ! wait_for "$WORK/err" "apply-pause: paused before step $1"; then
+		diag "apply did not reach step $1: $(cat "$WORK/err")"
+		return 1
+	fi
+	kill -9 "$(sed -n 's/.*paused before step [0-9]* (pid \([0-9]*\)).*/\1/p' "$WORK/err")"
+	wait "$bg" 2>/dev/null
+	return 0
 }
