@@ -101,4 +101,8 @@ void apply_signals_install(void);
  * is no longer pending_confirm. Returns the watchdog's pid or -errno. */
 int watchdog_spawn(const char *db_path, int64_t txn, int64_t deadline_usec);
 
+/* The signal caught since apply_signals_install() (SIGINT...), 0 when
+ * none: a caller running several transactions (campaign) stops at it. */
+int apply_interrupted(void);
+
 #endif

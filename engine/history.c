@@ -376,6 +376,27 @@ static const char *const migrations[] = {
     "CREATE INDEX outbox_by_status ON outbox(status, next_attempt_usec);",
     /* 1 -> 2: the kernel's boot id at the start of each transaction */
     "ALTER TABLE transactions ADD COLUMN boot_id TEXT;",
+    /* 2 -> 3: campaigns (campaigns.h); runs tagged with theirs; the
+     * outbox takes campaign records (a CHECK changes only by rebuilding) */
+    "CREATE TABLE campaigns ("
+    " id INTEGER PRIMARY KEY,"
+    " name TEXT NOT NULL, file TEXT NOT NULL,"
+    " status TEXT NOT NULL CHECK (status IN ('running','done','interrupted','failed')),"
+    " started_usec INTEGER NOT NULL, ended_usec INTEGER,"
+    " summary TEXT);"
+    "ALTER TABLE runs ADD COLUMN campaign INTEGER REFERENCES campaigns(id);"
+    "CREATE TABLE outbox_v3 ("
+    " id INTEGER PRIMARY KEY,"
+    " source_kind TEXT NOT NULL CHECK (source_kind IN ('txn','run','campaign')),"
+    " source_id INTEGER NOT NULL, payload TEXT NOT NULL,"
+    " status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','sent','failed_permanent')),"
+    " attempts INTEGER NOT NULL DEFAULT 0, next_attempt_usec INTEGER NOT NULL DEFAULT 0,"
+    " last_error TEXT, reply_id TEXT, reply_content TEXT, reply_usage TEXT,"
+    " created_usec INTEGER NOT NULL, sent_usec INTEGER);"
+    "INSERT INTO outbox_v3 SELECT * FROM outbox;"
+    "DROP TABLE outbox;"
+    "ALTER TABLE outbox_v3 RENAME TO outbox;"
+    "CREATE INDEX outbox_by_status ON outbox(status, next_attempt_usec);",
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration step per schema version");
@@ -385,9 +406,15 @@ _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration 
  * the defaults its rows would get. SQLite resolves an unqualified name in
  * the temp schema first, so the views shadow the old tables. Entry N-1:
  * from version N to the current one. */
+#define COMPAT_V2                                                                                            \
+	"CREATE TEMP VIEW runs AS SELECT *, NULL AS campaign FROM main.runs;"                                \
+	"CREATE TEMP TABLE campaigns (id INTEGER PRIMARY KEY, name TEXT, file TEXT, status TEXT,"           \
+	" started_usec INTEGER, ended_usec INTEGER, summary TEXT);"
 static const char *const readonly_compat[] = {
     /* 1 */
-    "CREATE TEMP VIEW transactions AS SELECT *, NULL AS boot_id FROM main.transactions;",
+    "CREATE TEMP VIEW transactions AS SELECT *, NULL AS boot_id FROM main.transactions;" COMPAT_V2,
+    /* 2 */
+    COMPAT_V2,
 };
 
 _Static_assert(ARRAY_SIZE(readonly_compat) == HISTORY_SCHEMA_VERSION - 1, "one view set per older version");

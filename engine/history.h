@@ -31,6 +31,10 @@
  *       sent_usec)
  * Schema v2: transactions.boot_id (the kernel's boot id when the
  *   transaction started; NULL when unknown or written by v1).
+ * Schema v3: campaigns(id, name, file, status 'running'|'done'|
+ *   'interrupted'|'failed', started_usec, ended_usec, summary JSON)
+ *   (campaigns.h); runs.campaign (the campaign a run belongs to, NULL for
+ *   a run of its own); outbox.source_kind may be 'campaign'.
  * Changing the schema: append a step to the migration table in history.c
  * (HISTORY_SCHEMA_VERSION grows by one); never edit a released step. */
 #ifndef CX5_HISTORY_H
@@ -40,7 +44,7 @@
 
 #include "util.h"
 
-#define HISTORY_SCHEMA_VERSION 2
+#define HISTORY_SCHEMA_VERSION 3
 
 struct history;
 

@@ -133,6 +133,7 @@ struct json_object *run_record_to_json(const struct run_record *r, bool with_art
 	json_object_object_add(o, "id", json_object_new_int64(r->id));
 	json_object_object_add(o, "transaction",
 			       r->transaction_id ? json_object_new_int64(r->transaction_id) : NULL);
+	json_object_object_add(o, "campaign", r->campaign_id ? json_object_new_int64(r->campaign_id) : NULL);
 	json_object_object_add(o, "started_usec", json_object_new_int64(r->started_usec));
 	json_object_object_add(o, "ended_usec", json_object_new_int64(r->ended_usec));
 	add_str(o, "runner", r->runner);
@@ -220,7 +221,7 @@ static int insert_run(sqlite3 *db, const struct run_record *r, int64_t started, 
 	    "INSERT INTO runs (txn, profile_name, profile_hash, interface, runner, peer, test, duration_s,"
 	    " mtu, message_size, send_buffer, recv_buffer, streams, irq_policy, driver, driver_version,"
 	    " firmware_version, sent, received, lost, send_mbps, recv_mbps, loss_pct, pass, verdict,"
-	    " started_usec, ended_usec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	    " started_usec, ended_usec, campaign) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	    &s);
 	if (q < 0)
 		return q;
@@ -260,6 +261,10 @@ static int insert_run(sqlite3 *db, const struct run_record *r, int64_t started, 
 	q = q ?: bind_text(s, i++, r->verdict);
 	q = q ?: history_errno(sqlite3_bind_int64(s, i++, started));
 	q = q ?: history_errno(sqlite3_bind_int64(s, i++, ended));
+	q = q
+		?: history_errno(r->campaign_id ? sqlite3_bind_int64(s, i, r->campaign_id)
+						: sqlite3_bind_null(s, i));
+	i++;
 	q = q ?: step_done(db, s);
 	if (q < 0)
 		return q;
@@ -373,7 +378,7 @@ int runs_record(struct history *h, const struct run_record *r, int64_t *ret_id)
 #define RUN_COLUMNS                                                                                          \
 	"id, txn, profile_name, profile_hash, interface, runner, peer, test, duration_s, mtu, message_size," \
 	" send_buffer, recv_buffer, streams, irq_policy, driver, driver_version, firmware_version, sent,"    \
-	" received, lost, send_mbps, recv_mbps, loss_pct, pass, verdict, started_usec, ended_usec"
+	" received, lost, send_mbps, recv_mbps, loss_pct, pass, verdict, started_usec, ended_usec, campaign"
 
 static int col_str(sqlite3_stmt *s, int col, char **ret)
 {
@@ -420,6 +425,7 @@ static int run_from_row(sqlite3_stmt *s, struct run_record *ret)
 	q = q ?: col_str(s, c++, &r.verdict);
 	r.started_usec = sqlite3_column_int64(s, c++);
 	r.ended_usec = sqlite3_column_int64(s, c++);
+	r.campaign_id = sqlite3_column_int64(s, c++);
 	if (q < 0) {
 		run_record_done(&r);
 		return q;

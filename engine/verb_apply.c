@@ -235,6 +235,31 @@ static void report_apply_failure(const struct apply_outcome *o, bool after_last)
 		log_error("apply %s", strna(o->failure));
 }
 
+int txn_verb_apply(struct history **hp, const struct cli *cli, const struct profile *prof, const struct plan *p,
+		   int64_t *ret_txn, struct change_record **ret_c, size_t *ret_n, struct apply_outcome *o)
+{
+	struct change_record *c = NULL;
+	size_t n = 0;
+	int r;
+
+	r = record_txn(*hp, prof, p, ret_txn);
+	if (r < 0) {
+		log_error_errno(r, "history %s: cannot write the undo log: %m: %s; nothing was changed",
+				history_path(*hp), history_remedy(r));
+		return -EIO;
+	}
+	if (changes_load_or_report(hp, cli, *ret_txn, &c, &n) < 0)
+		return -EIO;
+	apply_signals_install();
+	r = apply_changes(*hp, *ret_txn, c, n, o);
+	if (ret_c)
+		*ret_c = c;
+	else
+		change_records_free(c, n);
+	*ret_n = n;
+	return r;
+}
+
 /* The peer (peer.ssh) gets the same profile once this host's changes are
  * in, under its own --confirm watchdog, committed at once unless this host
  * waits for `commit` too. When the peer fails, this host's transaction is
@@ -297,16 +322,10 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	size_t n = 0;
 	int r, code;
 
-	r = record_txn(h, prof, p, &txn);
-	if (r < 0) {
-		log_error_errno(r, "history %s: cannot write the undo log: %m: %s; nothing was changed",
-				history_path(h), history_remedy(r));
+	r = txn_verb_apply(hp, cli, prof, p, &txn, &c, &n, &o);
+	if (r == -EIO) /* nothing applied: reported */
 		return EXIT_ERROR;
-	}
-	if (changes_load_or_report(hp, cli, txn, &c, &n) < 0)
-		return EXIT_ERROR;
-	apply_signals_install();
-	r = apply_changes(h, txn, c, n, &o);
+	h = *hp;
 	code = r >= 0 && peerssh_wanted(prof) ? tune_peer(h, prof, txn, confirm, msg, sizeof(msg)) : EXIT_OK;
 	if (code == EXIT_OK && r >= 0) {
 		r = finish_apply(hp, txn, cli, confirm, n, msg, sizeof(msg), &why);

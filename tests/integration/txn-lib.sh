@@ -40,7 +40,7 @@ txn_setup() {
 	copy_sysroot cx5-2port "$SR"
 	copy_sysroot cx5-2port "$PRISTINE"
 	mkdir -p "$WORK/profiles"
-	cp "$TOP/profiles/mtu-jumbo.yaml" "$WORK/profiles/"
+	cp "$TOP/profiles/mtu-jumbo.yaml" "$TOP/profiles/verify-netperf.yaml" "$WORK/profiles/"
 	# udp-jumbo with irqbalance left alone: stop and ban have their own
 	# tests (46-irqbalance.t, 47-irqbalance-ban.t) with a fake systemctl.
 	sed 's/irqbalance: stop/irqbalance: leave/' "$TOP/profiles/udp-jumbo.yaml" >"$WORK/profiles/udp-jumbo.yaml"
