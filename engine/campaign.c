@@ -1,8 +1,8 @@
 /* campaign.c: campaign format v1 -> struct campaign (see campaign.h).
  *
- * Owns: the campaign's own keys (version, name, groups, verify, repeat,
- * sweep) and their messages; the profile keys inside `verify:` and the
- * sweep are checked by the profile loader itself (profile_overlay), so a
+ * Owns: the campaign's own keys (version, name, groups, verify, peer,
+ * repeat, sweep) and their messages; the profile keys inside `verify:` and
+ * `peer:` and the sweep are checked by the profile loader itself (profile_overlay), so a
  * value is accepted or refused the same way in both files. Must never:
  * touch the host or read files other than the campaign and its groups. */
 #define _GNU_SOURCE
@@ -29,7 +29,8 @@ static int fail_at(struct profile_error *err, const char *file, const struct yno
 	return -EINVAL;
 }
 
-static const char *const campaign_keys[] = {"version", "name", "groups", "verify", "repeat", "sweep", NULL};
+static const char *const campaign_keys[] = {"version", "name",	 "groups", "verify",
+					    "peer",    "repeat", "sweep",  NULL};
 
 static const struct ynode *get(const struct ynode *map, const char *key)
 {
@@ -55,10 +56,10 @@ static int check_keys(const struct campaign *c, const struct ynode *root, struct
 					       ynode_quote(key, buf, sizeof(buf)), root->items[j]->line,
 					       root->items[j]->column);
 		if (!strv_contains((char **)campaign_keys, key->value))
-			return fail_at(
-			    err, c->file, key,
-			    "unknown key %s (a campaign has version, name, groups, verify, repeat, sweep)",
-			    ynode_quote(key, buf, sizeof(buf)));
+			return fail_at(err, c->file, key,
+				       "unknown key %s (a campaign has version, name, groups, verify, peer, "
+				       "repeat, sweep)",
+				       ynode_quote(key, buf, sizeof(buf)));
 	}
 	return 0;
 }
@@ -241,6 +242,7 @@ static int load_tree(struct campaign *c, const struct ynode *root, struct profil
 			return r;
 	}
 	c->verify = get(root, "verify");
+	c->peer = get(root, "peer");
 	v = get(root, "sweep");
 	if (v) {
 		r = load_sweep(c, v, err);
@@ -301,6 +303,14 @@ int campaign_group_profile(const struct campaign *c, size_t g, size_t s, struct 
 		r = profile_overlay(p, c->verify, "verify", c->file, true, err);
 		if (r < 0)
 			return r;
+	}
+	if (c->peer) {
+		r = profile_overlay(p, c->peer, "peer", c->file, true, err);
+		if (r < 0)
+			return r;
+		if (!p->peer.ssh.set)
+			return fail_at(err, c->file, c->peer,
+				       "peer: missing required key \"ssh\" (the peer to tune, [user@]host)");
 	}
 	if (c->n_sweep) {
 		r = profile_overlay_key(p, c->sweep_key, c->sweep_key_node, c->sweep_values[s], c->file, err);

@@ -1,7 +1,7 @@
 /* campaign.h: the campaign file format v1 (YAML): comparison rounds.
  *
  * Owns: reading a campaign file (groups of profiles, one benchmark block
- * for all of them, a repeat count, an optional sweep of one verify key)
+ * for all of them, a peer to tune with each, a repeat count, an optional sweep of one verify key)
  * with the profile loader's rules (file:line:col messages, unknown keys
  * refused, the same YAML limits), and building the effective profile of
  * each round from it. schemas/campaign.schema.json documents the same keys.
@@ -11,7 +11,8 @@
  * A round's profile: the group's profile (with its extends chain), then
  * the campaign's `verify:` on top of what the group inherited (a key
  * written in the group's own file wins), then the sweep value on top of
- * everything. */
+ * everything. A campaign's `peer:` (the host to tune too) is applied like
+ * its `verify:`. */
 #ifndef CX5_CAMPAIGN_H
 #define CX5_CAMPAIGN_H
 
@@ -44,6 +45,7 @@ struct campaign {
 	const struct ynode **sweep_values;  /* n_sweep scalars */
 	size_t n_sweep;			    /* 0 when no sweep */
 	const struct ynode *verify;	    /* the verify mapping, or NULL */
+	const struct ynode *peer;	    /* the peer mapping, or NULL */
 	struct ynode *tree;		    /* owns the nodes above */
 };
 

@@ -50,6 +50,16 @@ int campaigns_finish(struct history *h, int64_t id, enum campaign_status status,
 	return history_end(h, r);
 }
 
+int campaigns_interrupt_stale(struct history *h, int64_t started_before_usec)
+{
+	int r = history_exec(h,
+			     "UPDATE campaigns SET status = 'interrupted', ended_usec = ?"
+			     " WHERE status = 'running' AND started_usec <= ?",
+			     "ii", history_now_usec(), started_before_usec);
+
+	return r < 0 ? r : sqlite3_changes(history_db(h));
+}
+
 static int col_dup(sqlite3_stmt *s, int col, char **ret)
 {
 	const unsigned char *v = sqlite3_column_text(s, col);

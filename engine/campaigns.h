@@ -28,6 +28,13 @@ int campaigns_start(struct history *h, const char *name, const char *file, int64
 /* Its end: status, ended_usec, the summary JSON, and its outbox row. */
 int campaigns_finish(struct history *h, int64_t id, enum campaign_status status, const char *summary_json);
 
+/* Campaigns left running by a cx5prof that died (kill -9) before
+ * started_before_usec become interrupted: called with the apply lock held
+ * (a live campaign holds it from start to finish), by the rollback that
+ * resolves a dead round's transaction and by the next campaign. Returns
+ * how many. */
+int campaigns_interrupt_stale(struct history *h, int64_t started_before_usec);
+
 /* A campaign as `history` lists it. */
 struct campaign_record {
 	int64_t id;

@@ -293,11 +293,28 @@ static void parameter_table(FILE *f, struct json_object *groups)
 	fputs("</table>\n", f);
 }
 
+/* The benchmark peer's MTU and drops (from `serve`), "-" when it gave
+ * none. */
+static void peer_cell(FILE *f, struct json_object *g)
+{
+	double mtu = num(g, "peer_mtu"), drops = num(g, "peer_drops");
+
+	fputs("<td>", f);
+	if (!isnan(mtu))
+		fprintf(f, "mtu %.0f", mtu);
+	if (!isnan(drops))
+		fprintf(f, drops > 0 ? "%sdrops +%.0f" : "%sdrops none", isnan(mtu) ? "" : ", ", drops);
+	if (isnan(mtu) && isnan(drops))
+		fputs("-", f);
+	fputs("</td>", f);
+}
+
 static void results_table(FILE *f, struct json_object *groups)
 {
-	fputs("<h3>Results</h3>\n<table>\n<tr><th>group</th><th>median receive Mbps</th><th>min-max Mbps</th>"
-	      "<th>median loss %</th><th>irq spread</th><th>vs previous</th><th>note</th></tr>\n",
-	      f);
+	fputs(
+	    "<h3>Results</h3>\n<table>\n<tr><th>group</th><th>median receive Mbps</th><th>min-max Mbps</th>"
+	    "<th>median loss %</th><th>irq spread</th><th>vs previous</th><th>peer</th><th>note</th></tr>\n",
+	    f);
 	for (size_t i = 0; i < json_object_array_length(groups); i++) {
 		struct json_object *g = json_object_array_get_idx(groups, i);
 		double m = num(g, "median_recv_mbps"), ch = num(g, "change_percent");
@@ -316,6 +333,7 @@ static void results_table(FILE *f, struct json_object *groups)
 			fputs("<td>-</td>", f);
 		else
 			fprintf(f, "<td>%+.0f%%</td>", ch);
+		peer_cell(f, g);
 		fputs("<td>", f);
 		if (str(g, "skipped")) {
 			fputs("skipped: ", f);

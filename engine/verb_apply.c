@@ -10,6 +10,7 @@
 #include <inttypes.h>
 
 #include "apply.h"
+#include "campaigns.h"
 #include "lock.h"
 #include "log.h"
 #include "mirror.h"
@@ -696,6 +697,19 @@ static int follow_on_peer(const struct txn_record *t, bool commit, int code)
 	return code;
 }
 
+/* An open transaction resolved here was left by a cx5prof that died: a
+ * campaign it was a round of is recorded as interrupted. */
+static void mark_dead_campaigns(struct history *h, const struct txn_record *t)
+{
+	int r = campaigns_interrupt_stale(h, t->started_usec);
+
+	if (r < 0)
+		log_warn("history %s: cannot mark the campaign of transaction %" PRId64 " interrupted: %s",
+			 history_path(h), t->id, strerror(-r));
+	else if (r > 0)
+		log_info("campaign of transaction %" PRId64 " recorded as interrupted", t->id);
+}
+
 static int rollback_locked(struct history *h, int64_t id, bool force)
 {
 	_cleanup_(txn_record_done) struct txn_record t = {0};
@@ -724,6 +738,8 @@ static int rollback_locked(struct history *h, int64_t id, bool force)
 	}
 	r = report_rollback(h, &t, r, &o);
 	apply_outcome_done(&o);
+	if (r == EXIT_OK && t.status == TXN_OPEN)
+		mark_dead_campaigns(h, &t);
 	if (r == EXIT_OK)
 		r = follow_on_peer(&t, false, EXIT_ROLLBACK_FAILED);
 	return r;

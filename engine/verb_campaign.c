@@ -26,6 +26,7 @@
 #include "log.h"
 #include "mirror.h"
 #include "output.h"
+#include "peerssh.h"
 #include "plan.h"
 #include "probe.h"
 #include "report.h"
@@ -111,6 +112,8 @@ struct cell {
 	uint64_t interrupts;
 	bool spread_known;
 	bool failed_round; /* a round could not measure */
+	int64_t peer_mtu;  /* the peer's MTU in the last round it answered STATE; -1 none */
+	int64_t peer_drops; /* its drop counters' rise summed over the rounds; -1 unknown */
 };
 
 struct run_ctx {
@@ -164,12 +167,33 @@ static void cell_add_drops(struct cell *cl, const struct verify_report *rep)
 	}
 }
 
+/* The peer's state of a round (peer_state.json from the builtin runner
+ * against `serve`): its MTU and its drop counters' summed rise, -1 each
+ * when it did not say. */
+static void peer_figures(struct json_object *ps, int64_t *ret_mtu, int64_t *ret_drops)
+{
+	struct json_object *v, *counters;
+
+	*ret_mtu = *ret_drops = -1;
+	if (!ps)
+		return;
+	if (json_object_object_get_ex(ps, "mtu", &v) && v)
+		*ret_mtu = json_object_get_int64(v);
+	if (!json_object_object_get_ex(ps, "drop_counters", &counters) || !counters)
+		return;
+	*ret_drops = 0;
+	for (size_t i = 0; i < json_object_array_length(counters); i++)
+		*ret_drops += json_object_get_int64(
+		    json_object_object_get(json_object_array_get_idx(counters, i), "delta"));
+}
+
 /* What one round measured, into its cell. */
 static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, int64_t txn,
 			   const struct verify_report *rep)
 {
 	struct json_object *o = json_object_new_object();
 	bool measured = rep->bench_ran && rep->bench_r >= 0;
+	int64_t peer_mtu, peer_drops;
 
 	json_object_object_add(o, "repetition", json_object_new_int(rep_no));
 	json_object_object_add(o, "run", rep->run_id ? json_object_new_int64(rep->run_id) : NULL);
@@ -183,7 +207,14 @@ static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, 
 			       rep->result.error    ? json_object_new_string(rep->result.error)
 			       : rep->bench_skipped ? json_object_new_string(rep->bench_skipped)
 						    : NULL);
+	peer_figures(rep->result.peer_state, &peer_mtu, &peer_drops);
+	json_object_object_add(o, "peer_mtu", peer_mtu >= 0 ? json_object_new_int64(peer_mtu) : NULL);
+	json_object_object_add(o, "peer_drops", peer_drops >= 0 ? json_object_new_int64(peer_drops) : NULL);
 	json_object_array_add(cl->rounds, o);
+	if (peer_mtu >= 0)
+		cl->peer_mtu = peer_mtu;
+	if (peer_drops >= 0)
+		cl->peer_drops = (cl->peer_drops < 0 ? 0 : cl->peer_drops) + peer_drops;
 	if (rep->run_id)
 		x->runs++;
 	if (!measured) {
@@ -318,15 +349,62 @@ static int undo_round(struct run_ctx *x, int64_t txn)
 	return EXIT_OK;
 }
 
-/* One round: plan, apply, verify, roll back. EXIT_OK also when the group
- * was skipped or the benchmark failed (results, in the cell). */
+/* The peer (peer.ssh) gets the round's profile once this host's changes
+ * are in, under its own --confirm watchdog: peer.confirm, else long
+ * enough for the benchmark (a campaign killed with -9 leaves the peer to
+ * its watchdog). When the peer fails, the round is undone here and the
+ * group skipped with the reason, as a failed apply. EXIT_OK with
+ * *ret_peer_txn (0: nothing changed there). */
+static int peer_apply_round(struct run_ctx *x, struct cell *cl, const struct profile *prof, int64_t txn,
+			    int64_t *ret_peer_txn)
+{
+	_cleanup_free_ char *err = NULL;
+	unsigned confirm =
+	    prof->peer.confirm.set ? 0 : PEERSSH_CONFIRM_DEFAULT + (unsigned)prof->verify.duration.value;
+	int code;
+
+	*ret_peer_txn = 0;
+	if (peerssh_apply(prof, confirm, ret_peer_txn, &err) >= 0) {
+		log_info("peer %s: applied (its transaction %" PRId64 ")", prof->peer.ssh.value,
+			 *ret_peer_txn);
+		return EXIT_OK;
+	}
+	code = undo_round(x, txn);
+	if (code != EXIT_OK)
+		return code;
+	cl->skipped = strprintf("%s; every change was undone on this host", strna(err));
+	cl->skipped_code = EXIT_ROLLED_BACK;
+	log_warn("campaign: group %s skipped: %s", x->c->groups[cl->group].name, strna(cl->skipped));
+	return cl->skipped ? EXIT_OK : EXIT_ERROR;
+}
+
+/* The peer's round is rolled back with this host's (first: it was applied
+ * last). When the peer cannot, the campaign stops: the next round would
+ * find the peer's transaction still open. */
+static int peer_undo_round(struct run_ctx *x, const struct profile *prof, int64_t peer_txn, int64_t txn)
+{
+	_cleanup_free_ char *err = NULL;
+	int code;
+
+	if (!peer_txn || peerssh_rollback(prof, &err) >= 0)
+		return undo_round(x, txn);
+	log_error("campaign: %s: the peer's transaction %" PRId64
+		  " is left to its --confirm watchdog; run `cx5prof rollback` on the peer",
+		  strna(err), peer_txn);
+	code = undo_round(x, txn);
+	return code != EXIT_OK ? code : EXIT_ROLLBACK_FAILED;
+}
+
+/* One round: plan, apply (here, then on the peer), verify, roll back.
+ * EXIT_OK also when the group was skipped or the benchmark failed
+ * (results, in the cell). */
 static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 {
 	_cleanup_profile_ struct profile *prof = NULL;
 	_cleanup_plan_ struct plan *p = NULL;
 	_cleanup_verify_report_ struct verify_report *rep = NULL;
 	struct profile_error err = {0};
-	int64_t txn = 0;
+	int64_t txn = 0, peer_txn = 0;
 	char *why = NULL;
 	int r, code;
 
@@ -355,6 +433,11 @@ static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 	}
 	if (code != EXIT_OK)
 		return code;
+	if (!apply_interrupted() && peerssh_wanted(prof)) {
+		code = peer_apply_round(x, cl, prof, txn, &peer_txn);
+		if (code != EXIT_OK || cl->skipped)
+			return code;
+	}
 	if (!apply_interrupted()) {
 		struct verify_options o = {
 		    .profile = prof,
@@ -367,7 +450,7 @@ static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 		r = verify_run(&o, &rep);
 		if (r < 0) {
 			log_error_errno(r, "verify %s: %m", o.source);
-			(void)undo_round(x, txn);
+			(void)peer_undo_round(x, prof, peer_txn, txn);
 			return EXIT_ERROR;
 		}
 		if (rep->result.error)
@@ -377,7 +460,7 @@ static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 			log_warn("campaign: the run was not recorded: %s", rep->record_error);
 		cell_add_round(x, cl, rep_no, txn, rep);
 	}
-	return undo_round(x, txn);
+	return peer_undo_round(x, prof, peer_txn, txn);
 }
 
 static int cells_init(struct run_ctx *x)
@@ -396,6 +479,7 @@ static int cells_init(struct run_ctx *x)
 			cl->sweep = s;
 			cl->max_cpu_percent = -1;
 			cl->max_cpu = -1;
+			cl->peer_mtu = cl->peer_drops = -1;
 			cl->recv = calloc(x->c->repeat, sizeof(double));
 			cl->loss = calloc(x->c->repeat, sizeof(double));
 			cl->rounds = json_object_new_array();
@@ -487,6 +571,9 @@ static struct json_object *cell_json(const struct run_ctx *x, struct cell *cl, d
 	json_object_object_add(o, "irq_spread", json_object_new_string(spread));
 	json_object_object_add(o, "irq_max_cpu_percent", num_or_null(cl->max_cpu_percent));
 	json_object_object_add(o, "drops", json_object_get(cl->drops));
+	json_object_object_add(o, "peer_mtu", cl->peer_mtu >= 0 ? json_object_new_int64(cl->peer_mtu) : NULL);
+	json_object_object_add(o, "peer_drops",
+			       cl->peer_drops >= 0 ? json_object_new_int64(cl->peer_drops) : NULL);
 	json_object_object_add(o, "change_percent",
 			       isnan(med) || isnan(prev_median) || prev_median <= 0
 				   ? NULL
@@ -623,6 +710,35 @@ static struct json_object *campaign_doc(const struct run_ctx *x, enum campaign_s
 	return o;
 }
 
+/* "peer        baseline mtu 1500 drops none, jumbo mtu 9000 drops +12":
+ * the peer's state per group, when `serve` gave it. */
+static void render_peer_line(struct json_object *groups)
+{
+	_cleanup_free_ char *line = NULL;
+
+	for (size_t i = 0; i < json_object_array_length(groups); i++) {
+		struct json_object *g = json_object_array_get_idx(groups, i), *mtu, *drops;
+		char m[32] = "n/a", d[32] = "n/a";
+		char *t;
+
+		if (!json_object_object_get_ex(g, "peer_mtu", &mtu) ||
+		    !json_object_object_get_ex(g, "peer_drops", &drops) || (!mtu && !drops))
+			continue;
+		if (mtu)
+			snprintf(m, sizeof(m), "%" PRId64, json_object_get_int64(mtu));
+		if (drops)
+			snprintf(d, sizeof(d), json_object_get_int64(drops) ? "+%" PRId64 : "none",
+				 json_object_get_int64(drops));
+		t = strprintf("%s%s%s%s%s mtu %s drops %s", line ? line : "", line ? ", " : "",
+			      jstring(g, "group"), jstring(g, "sweep_value") ? " " : "",
+			      jstring(g, "sweep_value") ? jstring(g, "sweep_value") : "", m, d);
+		free(line);
+		line = t;
+	}
+	if (line)
+		out_text("peer        %s\n", line);
+}
+
 /* The table people read, from the document. */
 static void render_table(struct json_object *doc, const char *report_dir)
 {
@@ -682,6 +798,7 @@ static void render_table(struct json_object *doc, const char *report_dir)
 			line[--e] = '\0';
 		out_text("%s\n", line);
 	}
+	render_peer_line(groups);
 	out_text("verdict     %s\n", strna(jstring(doc, "verdict")));
 	if (kept)
 		out_text("kept        %s applied (transaction %" PRId64 "); every other group rolled back\n",
@@ -794,6 +911,26 @@ static int render_check(const struct run_ctx *x)
 	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
 }
 
+/* --keep with peer.ssh: the peer keeps the group too (applied and
+ * committed there); when it cannot, this host's kept transaction is
+ * rolled back. */
+static int keep_on_peer(struct run_ctx *x, const struct profile *prof, enum keep k, int64_t txn)
+{
+	_cleanup_free_ char *err = NULL;
+	int64_t peer_txn = 0;
+	int r;
+
+	r = peerssh_apply(prof, 0, &peer_txn, &err);
+	if (r >= 0 && peer_txn > 0)
+		r = peerssh_commit(prof, &err);
+	if (r >= 0)
+		return EXIT_OK;
+	log_error("campaign: --keep %s: %s; rolling back this host's transaction %" PRId64, keep_names[k],
+		  strna(err), txn);
+	r = undo_round(x, txn);
+	return r != EXIT_OK ? r : EXIT_ROLLED_BACK;
+}
+
 /* --keep: apply the chosen group again, as its own committed transaction. */
 static int keep_group(struct run_ctx *x, enum keep k, int64_t *ret_txn, const char **ret_group)
 {
@@ -821,6 +958,8 @@ static int keep_group(struct run_ctx *x, enum keep k, int64_t *ret_txn, const ch
 	code = apply_plan(&x->h, x->cli, prof, p, true, ret_txn, &why);
 	if (code == EXIT_ROLLED_BACK)
 		log_error("campaign: --keep %s: %s", keep_names[k], strna(why));
+	if (code == EXIT_OK && peerssh_wanted(prof))
+		code = keep_on_peer(x, prof, k, *ret_txn);
 	if (code == EXIT_OK)
 		*ret_group = x->c->groups[x->cells[i].group].name;
 	return code;
@@ -890,7 +1029,13 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 		return code;
 	}
 	x.h = h;
-	r = campaigns_start(h, c->name, c->file, &x.id);
+	r = campaigns_interrupt_stale(h, history_now_usec());
+	if (r > 0)
+		log_info(
+		    "campaign: %d campaign%s left running by a cx5prof that died recorded as interrupted", r,
+		    r == 1 ? "" : "s");
+	if (r >= 0)
+		r = campaigns_start(h, c->name, c->file, &x.id);
 	if (r >= 0)
 		r = cells_init(&x);
 	if (r < 0) {

@@ -118,6 +118,36 @@ same_sysroot
 ok $? "afterwards: the sysroot copy is byte-identical to before"
 is "$(mtus)" "$MTUS_BEFORE" "afterwards: every veth MTU is back"
 
+# ---- the campaign's record drained to a TaoToken gateway (the fake one
+# of the mirror tests, on 127.0.0.1 outside the lab's namespaces)
+(umask 077 && echo "sk-cx5test-campaign-$$" >"$WORK/tt.key")
+echo success >"$WORK/tt.scenario"
+: >"$WORK/tt.log"
+/usr/bin/python3 "$TESTS_DIR/helpers/taotoken_server.py" --port-file "$WORK/tt.port" \
+	--scenario-file "$WORK/tt.scenario" --log "$WORK/tt.log" --key-file "$WORK/tt.key" &
+V_PIDS="$V_PIDS $!"
+for _ in $(seq 600); do [ -s "$WORK/tt.port" ] && break; sleep 0.05; done
+printf 'taotoken:\n  base_url: http://127.0.0.1:%s\n  api_key_file: %s\n  model_id: test-model\n  task: cx5-lab\n' \
+	"$(cat "$WORK/tt.port")" "$WORK/tt.key" >"$WORK/mirror.yaml"
+queued=$(q "SELECT COUNT(*) FROM outbox WHERE status = 'pending'")
+run env CX5PROF_MIRROR_CONFIG="$WORK/mirror.yaml" "$CX5PROF" --db "$DB" mirror
+is "$rc/$out" "0/sent $queued, pending 0" "mirror: every queued row sent (the campaign, its runs and transactions)"
+is "$(q "SELECT status || ' ' || attempts FROM outbox WHERE source_kind = 'campaign' AND source_id = 1")" "sent 1" \
+	"mirror: the campaign's outbox row sent once"
+run "$PY" - "$WORK/tt.log" "$TOP/schemas/campaign.schema.json" <<'PYEOF'
+import json, sys, jsonschema
+got = [json.loads(l) for l in open(sys.argv[1])]
+camp = [e for e in got if e["record"] == "campaign 1"]
+doc = json.loads(camp[0]["content"].split(":", 1)[1]) if len(camp) == 1 else {}
+jsonschema.validate(doc, json.load(open(sys.argv[2])))
+print(len(camp), camp[0]["status"], camp[0]["key_ok"], doc["name"], doc["status"], doc["runs"],
+      [g["group"] for g in doc["groups"]], sorted(e["record"] for e in got if e["record"].startswith("run ")) == ["run %d" % i for i in range(1, 7)])
+PYEOF
+is "$rc $out" "0 1 200 True lab-udp-groups done 6 ['baseline', 'mtu-jumbo', 'lab-full'] True" \
+	"the gateway received the campaign record once: its document (valid), with the key, and the 6 runs"
+stop_servers
+netserver_start 12865
+
 run "$PY" - "$WORK/report" "$TOP/schemas/campaign.schema.json" <<'PYEOF'
 import html.parser, json, os, re, sys, xml.etree.ElementTree as ET
 import jsonschema
@@ -187,6 +217,20 @@ same_sysroot
 ok $? "SIGINT: the sysroot copy is byte-identical to before"
 is "$(mtus)" "$MTUS_BEFORE" "SIGINT: every veth MTU is back"
 
+# ---- SIGTERM mid-way: the same as SIGINT
+ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$CAMPAIGN" >"$WORK/term.out" 2>"$WORK/term.err" &
+pid=$!
+for i in $(seq 100); do [ "$(q "SELECT COUNT(*) FROM runs WHERE campaign = 3")" -ge 2 ] && break; sleep 0.1; done
+kill -TERM "$pid"
+wait "$pid"
+is "$?" 6 "SIGTERM: exit 6"
+grep -qx 'cx5prof: error: campaign 3 interrupted by SIGTERM: the round in progress was rolled back; the host is as before the campaign' "$WORK/term.err"
+ok $? "SIGTERM: said so"
+is "$(q "SELECT status FROM campaigns WHERE id = 3")/$(q "SELECT COUNT(*) FROM transactions WHERE kind = 'apply' AND status != 'rolled_back'")" \
+	"interrupted/0" "SIGTERM: the campaign is recorded as interrupted, no transaction left applied"
+same_sysroot && [ "$(mtus)" == "$MTUS_BEFORE" ]
+ok $? "SIGTERM: the host is as before"
+
 # ---- SIGKILL while a group is applied: the next rollback resolves it
 ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$CAMPAIGN" >/dev/null 2>&1 &
 pid=$!
@@ -196,8 +240,11 @@ wait "$pid" 2>/dev/null
 is "$(q "SELECT COUNT(*) FROM transactions WHERE status = 'open'")" 1 "SIGKILL: the group's transaction is left open"
 run cx apply "$TOP/profiles/baseline.yaml"
 is "$rc" 9 "SIGKILL: the next apply refuses to run over it (exit 9)"
+is "$(q "SELECT status FROM campaigns WHERE id = 4")" running "SIGKILL: the campaign's row says running"
 run cx rollback
 is "$rc" 0 "SIGKILL: rollback resolves it"
+is "$(q "SELECT status || ' ' || (ended_usec > started_usec) FROM campaigns WHERE id = 4")" "interrupted 1" \
+	"SIGKILL + rollback: the campaign is recorded as interrupted, with its end"
 same_sysroot
 ok $? "SIGKILL + rollback: the sysroot copy is byte-identical to before"
 is "$(mtus)" "$MTUS_BEFORE" "SIGKILL + rollback: every veth MTU is back"

@@ -7,73 +7,17 @@
 # by peer.ssh_config, and a forced command that runs the peer's cx5prof on
 # its own sysroot copy and history. apply changes both MTUs, rollback
 # restores both; the peer's session killed after its apply, an unknown
-# host key or an unreachable peer leave both ends as they were.
+# host key or an unreachable peer leave both ends as they were. The sshd
+# setup is peer-ssh-lib.sh's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
+. "$(dirname "$0")/peer-ssh-lib.sh"
 need_root_netns
-command -v /usr/sbin/sshd >/dev/null || skip_all "needs openssh-server (contrib/install-deps.sh)"
 vsetup v74
-
-# The peer's port gets the host's name, so one profile matches both ends.
-ip -n "$PEER_NS" link set peer0 name ens1f0 || { echo "Bail out! cannot rename peer0"; exit 1; }
-mtu_of() { ip -n "$1" -o link show ens1f0 2>/dev/null | grep -o 'mtu [0-9]*'; }
-mtus() { echo "$(mtu_of "$HOST_NS") $(mtu_of "$PEER_NS")"; }
-ip -n "$HOST_NS" link set ens1f0 mtu 1500 && ip -n "$PEER_NS" link set ens1f0 mtu 1500
-
-PSR=$WORK/peer-sysroot PDB=$WORK/peer.db
-copy_sysroot cx5-2port "$PSR"
-ssh-keygen -q -t ed25519 -N '' -C cx5t-client -f "$WORK/id"
-ssh-keygen -q -t ed25519 -N '' -C cx5t-host -f "$WORK/hostkey"
-cat >"$WORK/peer-cx5prof" <<EOF
-#!/bin/sh
-# The peer's cx5prof: its own sysroot copy and history. The first word of
-# the command is the profile's peer.command, replaced by the binary here.
-set -f
-set -- \$SSH_ORIGINAL_COMMAND
-shift
-if [ "\$1" = apply ] && [ -e "$WORK/kill-after-apply" ]; then
-	"$CX5PROF" --sysroot "$PSR" --db "$PDB" "\$@"
-	kill -9 "\$PPID" # the ssh session dies before anything is committed
-fi
-exec "$CX5PROF" --sysroot "$PSR" --db "$PDB" "\$@"
-EOF
-chmod 755 "$WORK/peer-cx5prof"
-echo "command=\"$WORK/peer-cx5prof\",no-pty,no-port-forwarding,no-agent-forwarding $(cat "$WORK/id.pub")" >"$WORK/authorized_keys"
-cat >"$WORK/sshd_config" <<EOF
-Port 2222
-ListenAddress 198.18.0.2
-HostKey $WORK/hostkey
-AuthorizedKeysFile $WORK/authorized_keys
-PidFile $WORK/sshd.pid
-StrictModes no
-UsePAM no
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-EOF
-client_config() { # client_config FILE PORT KNOWN_HOSTS
-	cat >"$1" <<EOF
-Host 198.18.0.2
-  Port $2
-  User root
-  IdentityFile $WORK/id
-  IdentitiesOnly yes
-  UserKnownHostsFile $3
-  GlobalKnownHostsFile /dev/null
-  ConnectTimeout 5
-EOF
-}
-echo "[198.18.0.2]:2222 $(cut -d' ' -f1,2 "$WORK/hostkey.pub")" >"$WORK/known_hosts"
+peer_ssh_setup
 : >"$WORK/no_known_hosts"
-client_config "$WORK/ssh_config" 2222 "$WORK/known_hosts"
 client_config "$WORK/ssh_config_unknown" 2222 "$WORK/no_known_hosts"
 client_config "$WORK/ssh_config_closed" 2223 "$WORK/known_hosts"
-
-timeout -k 1 120 ip netns exec "$PEER_NS" unshare -m sh -c \
-	'mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd && exec /usr/sbin/sshd -D -e -f "$1"' \
-	sh "$WORK/sshd_config" 2>"$WORK/sshd.log" &
-V_PIDS="$V_PIDS $!"
-wait_listen 2222 || { echo "Bail out! sshd did not start: $(cat "$WORK/sshd.log")"; exit 1; }
 
 # extends is resolved on this host: the peer gets one flattened profile.
 cat >"$WORK/jumbo.yaml" <<'YAML'
@@ -99,8 +43,6 @@ YAML
 both "$WORK/both.yaml" "$WORK/ssh_config"
 both "$WORK/unknown.yaml" "$WORK/ssh_config_unknown"
 both "$WORK/closed.yaml" "$WORK/ssh_config_closed"
-hcx() { HOME=$WORK cx "$@"; } # no ~/.ssh of the operator running the tests
-peer_txns() { sqlite3 "$PDB" "SELECT group_concat(kind || ':' || status, ' ') FROM transactions" 2>/dev/null; }
 
 # ---- apply: both ends; rollback: both ends
 run hcx apply "$WORK/both.yaml"
