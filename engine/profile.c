@@ -1032,21 +1032,33 @@ static const size_t field_sizes[_KT_MAX] = {
     [KT_PEER] = sizeof(struct profile_string),	       [KT_URL] = sizeof(struct profile_string),
     [KT_ABSPATH] = sizeof(struct profile_string),      [KT_ENVNAME] = sizeof(struct profile_string),
     [KT_IFNAMES] = sizeof(struct profile_strv),	       [KT_RUNNERS] = sizeof(struct profile_strv),
-    [KT_PCI] = sizeof(struct profile_pci_list),
+    [KT_PCI] = sizeof(struct profile_pci_list),	       [KT_SSH_TARGET] = sizeof(struct profile_string),
+    [KT_COMMAND] = sizeof(struct profile_string),
 };
 
 /* Where each field type keeps its mark (every one starts with `bool set`). */
 static const size_t mark_offsets[_KT_MAX] = {
-    [KT_FORMAT_VERSION] = offsetof(struct profile_uint, at), [KT_UINT] = offsetof(struct profile_uint, at),
-    [KT_SIZE] = offsetof(struct profile_uint, at),	     [KT_NUMBER] = offsetof(struct profile_double, at),
-    [KT_BOOL] = offsetof(struct profile_bool, at),	     [KT_ENUM] = offsetof(struct profile_enum, at),
-    [KT_TEXT] = offsetof(struct profile_string, at),	     [KT_NAME] = offsetof(struct profile_string, at),
-    [KT_EXTENDS] = offsetof(struct profile_strv, at),	     [KT_VERSION] = offsetof(struct profile_string, at),
-    [KT_DRIVER] = offsetof(struct profile_string, at),     [KT_CPULIST] = offsetof(struct profile_string, at),
-    [KT_PEER] = offsetof(struct profile_string, at),	     [KT_URL] = offsetof(struct profile_string, at),
-    [KT_ABSPATH] = offsetof(struct profile_string, at),    [KT_ENVNAME] = offsetof(struct profile_string, at),
-    [KT_IFNAMES] = offsetof(struct profile_strv, at),	     [KT_RUNNERS] = offsetof(struct profile_strv, at),
+    [KT_FORMAT_VERSION] = offsetof(struct profile_uint, at),
+    [KT_UINT] = offsetof(struct profile_uint, at),
+    [KT_SIZE] = offsetof(struct profile_uint, at),
+    [KT_NUMBER] = offsetof(struct profile_double, at),
+    [KT_BOOL] = offsetof(struct profile_bool, at),
+    [KT_ENUM] = offsetof(struct profile_enum, at),
+    [KT_TEXT] = offsetof(struct profile_string, at),
+    [KT_NAME] = offsetof(struct profile_string, at),
+    [KT_EXTENDS] = offsetof(struct profile_strv, at),
+    [KT_VERSION] = offsetof(struct profile_string, at),
+    [KT_DRIVER] = offsetof(struct profile_string, at),
+    [KT_CPULIST] = offsetof(struct profile_string, at),
+    [KT_PEER] = offsetof(struct profile_string, at),
+    [KT_URL] = offsetof(struct profile_string, at),
+    [KT_ABSPATH] = offsetof(struct profile_string, at),
+    [KT_ENVNAME] = offsetof(struct profile_string, at),
+    [KT_IFNAMES] = offsetof(struct profile_strv, at),
+    [KT_RUNNERS] = offsetof(struct profile_strv, at),
     [KT_PCI] = offsetof(struct profile_pci_list, at),
+    [KT_SSH_TARGET] = offsetof(struct profile_string, at),
+    [KT_COMMAND] = offsetof(struct profile_string, at),
 };
 
 static void field_free(const struct key_def *table, void *base);

@@ -35,4 +35,11 @@ run "$CX5PROF" validate --flatten "$TMP/typo.yaml"
 is "$rc:$out:$err" "65::cx5prof: error: $TMP/typo.yaml:4:3: unknown key \"mtuu\" in link (did you mean \"mtu\"?)" \
 	"--flatten of an invalid profile: exit 65, the error, nothing on stdout"
 
+# null removes an inherited peer.ssh, like any other key
+printf 'version: 1\nname: par\npeer:\n  ssh: root@198.18.0.2\n' >"$TMP/peer-parent.yaml"
+printf 'version: 1\nname: kid\nextends: peer-parent.yaml\npeer:\n  ssh: ~\n' >"$TMP/peer-kid.yaml"
+run "$CX5PROF" --json validate --flatten "$TMP/peer-kid.yaml"
+is "$rc:$(printf '%s' "$out" | tr -d ' \n')" '0:{"version":1,"name":"kid"}' \
+	"--flatten: peer.ssh: ~ removes the inherited peer"
+
 done_testing
