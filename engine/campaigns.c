@@ -50,14 +50,62 @@ int campaigns_finish(struct history *h, int64_t id, enum campaign_status status,
 	return history_end(h, r);
 }
 
+/* The summary of a campaign that died before its end: what the history
+ * knows of it (its runs are tagged with it), in the document's shape. */
+static char *stale_summary(sqlite3_stmt *s)
+{
+	struct json_object *o = json_object_new_object();
+	char *json;
+
+	json_object_object_add(o, "campaign", json_object_new_int64(sqlite3_column_int64(s, 0)));
+	json_object_object_add(o, "name", json_object_new_string((const char *)sqlite3_column_text(s, 1)));
+	json_object_object_add(o, "file", json_object_new_string((const char *)sqlite3_column_text(s, 2)));
+	json_object_object_add(o, "status", json_object_new_string("interrupted"));
+	json_object_object_add(o, "runs", json_object_new_int64(sqlite3_column_int64(s, 3)));
+	json_object_object_add(o, "groups", json_object_new_array());
+	json_object_object_add(o, "verdict",
+			       json_object_new_string("killed before its end: its rounds are the runs "
+						      "tagged with it; no summary"));
+	json = strdup(
+	    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return json;
+}
+
 int campaigns_interrupt_stale(struct history *h, int64_t started_before_usec)
 {
-	int r = history_exec(h,
-			     "UPDATE campaigns SET status = 'interrupted', ended_usec = ?"
-			     " WHERE status = 'running' AND started_usec <= ?",
-			     "ii", history_now_usec(), started_before_usec);
+	int n = 0;
 
-	return r < 0 ? r : sqlite3_changes(history_db(h));
+	for (;;) {
+		sqlite3_stmt *s = NULL;
+		_cleanup_free_ char *summary = NULL;
+		int64_t id;
+		int rc, r;
+
+		rc = sqlite3_prepare_v2(
+		    history_db(h),
+		    "SELECT id, name, file, (SELECT COUNT(*) FROM runs WHERE runs.campaign = "
+		    "campaigns.id) FROM campaigns WHERE status = 'running' AND started_usec <= ? "
+		    "ORDER BY id LIMIT 1",
+		    -1, &s, NULL);
+		if (rc != SQLITE_OK)
+			return history_errno(rc);
+		sqlite3_bind_int64(s, 1, started_before_usec);
+		rc = sqlite3_step(s);
+		if (rc != SQLITE_ROW) {
+			sqlite3_finalize(s);
+			return rc == SQLITE_DONE ? n : history_errno(rc);
+		}
+		id = sqlite3_column_int64(s, 0);
+		summary = stale_summary(s);
+		sqlite3_finalize(s);
+		if (!summary)
+			return -ENOMEM;
+		r = campaigns_finish(h, id, CAMPAIGN_INTERRUPTED, summary);
+		if (r < 0)
+			return r;
+		n++;
+	}
 }
 
 static int col_dup(sqlite3_stmt *s, int col, char **ret)

@@ -31,8 +31,9 @@ int campaigns_finish(struct history *h, int64_t id, enum campaign_status status,
 /* Campaigns left running by a cx5prof that died (kill -9) before
  * started_before_usec become interrupted: called with the apply lock held
  * (a live campaign holds it from start to finish), by the rollback that
- * resolves a dead round's transaction and by the next campaign. Returns
- * how many. */
+ * resolves a dead round's transaction and by the next campaign. Each
+ * gets a summary of what the history knows (name, file, runs, no groups)
+ * and its outbox row, as campaigns_finish(). Returns how many. */
 int campaigns_interrupt_stale(struct history *h, int64_t started_before_usec);
 
 /* A campaign as `history` lists it. */

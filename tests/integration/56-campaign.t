@@ -245,6 +245,12 @@ run cx rollback
 is "$rc" 0 "SIGKILL: rollback resolves it"
 is "$(q "SELECT status || ' ' || (ended_usec > started_usec) FROM campaigns WHERE id = 4")" "interrupted 1" \
 	"SIGKILL + rollback: the campaign is recorded as interrupted, with its end"
+q "SELECT summary FROM campaigns WHERE id = 4" >"$WORK/killed.json"
+run "$PY" -c 'import json, sys, jsonschema
+d = json.load(open(sys.argv[1])); jsonschema.validate(d, json.load(open(sys.argv[2])))
+print(d["campaign"], d["status"], d["runs"] >= 0, d["groups"])' "$WORK/killed.json" "$TOP/schemas/campaign.schema.json"
+is "$out/$(q "SELECT COUNT(*) FROM outbox WHERE source_kind = 'campaign' AND source_id = 4")" "4 interrupted True []/1" \
+	"SIGKILL + rollback: its summary (valid) says interrupted, and it is queued for the mirror"
 same_sysroot
 ok $? "SIGKILL + rollback: the sysroot copy is byte-identical to before"
 is "$(mtus)" "$MTUS_BEFORE" "SIGKILL + rollback: every veth MTU is back"
