@@ -47,6 +47,18 @@ campaign "$WORK/both.yaml" "$WORK/ssh_config"
 client_config "$WORK/ssh_config_closed" 2223 "$WORK/known_hosts"
 campaign "$WORK/closed.yaml" "$WORK/ssh_config_closed"
 
+# ---- --check names the peer each round tunes
+run hcx campaign --check "$WORK/both.yaml"
+is "$rc/$(printf '%s\n' "$out" | grep '^group')" "0/group       baseline ($WORK/baseline.yaml): builtin 1 s to 198.18.0.2, tuning root@198.18.0.2 there too
+group       jumbo ($WORK/jumbo.yaml): builtin 1 s to 198.18.0.2, tuning root@198.18.0.2 there too" \
+	"--check: each group names the peer it tunes"
+run hcx --json campaign --check "$WORK/both.yaml"
+printf '%s' "$out" >"$WORK/check.json"
+run "$PY" -c 'import json, sys, jsonschema
+d = json.load(open(sys.argv[1])); jsonschema.validate(d, json.load(open(sys.argv[2])))
+print([g["tune_peer"] for g in d["groups"]])' "$WORK/check.json" "$TOP/schemas/campaign.schema.json"
+is "$out" "['root@198.18.0.2', 'root@198.18.0.2']" "--check --json: tune_peer per group (valid)"
+
 # ---- both ends, each round
 run hcx --json campaign "$WORK/both.yaml"
 is "$rc" 0 "campaign with peer.ssh: exit 0"
