@@ -484,15 +484,15 @@ static int configure(struct history *h, bool read_only)
 
 int history_open(const char *path, unsigned flags, struct history **ret)
 {
-	bool read_only = flags & HISTORY_READ_ONLY;
+	bool read_only = flags & HISTORY_READ_ONLY, existing = read_only || (flags & HISTORY_EXISTING);
 	_cleanup_history_ struct history *h = NULL;
 	int r, rc;
 
 	if (!path || !*path)
 		return -EINVAL;
-	if (read_only && access(path, F_OK) < 0)
+	if (existing && access(path, F_OK) < 0)
 		return -errno;
-	if (!read_only) {
+	if (!existing) {
 		r = mkdir_parent(path);
 		if (r >= 0)
 			r = create_private(path);
@@ -506,7 +506,9 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 	if (!h->path)
 		return -ENOMEM;
 	rc = sqlite3_open_v2(path, &h->db,
-			     read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+			     read_only ? SQLITE_OPEN_READONLY
+			     : existing ? SQLITE_OPEN_READWRITE
+					: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
 			     NULL);
 	if (rc != SQLITE_OK) {
 		int sys = h->db ? sqlite3_system_errno(h->db) : 0;

@@ -46,11 +46,16 @@ enum history_open_flags {
 	/* Open for reading only: never create or migrate; -ENOENT when the
 	 * file does not exist. */
 	HISTORY_READ_ONLY = 1 << 0,
+	/* Open an existing file only (read-write unless HISTORY_READ_ONLY):
+	 * never create it or its directory; -ENOENT when it is missing. For
+	 * the verbs that act on recorded history (rollback, commit, mirror,
+	 * analyze): a mistyped --db must not become a new, empty history. */
+	HISTORY_EXISTING = 1 << 1,
 };
 
 /* Open (creating a missing file with mode 0600, and its directory, one
  * level, mode 0700) and migrate to HISTORY_SCHEMA_VERSION. An existing file
- * keeps its mode. Errors: -ENOENT (read-only: the file is missing;
+ * keeps its mode. Errors: -ENOENT (read-only or existing: the file is missing;
  * read-write: a directory above the file's is missing), -ENOTDIR,
  * -EACCES/-EROFS (permission, read-only file or file system),
  * -EBADMSG (corrupt, or not a SQLite database), -EBUSY (locked too long),

@@ -370,16 +370,12 @@ static int json_refused(int r)
 	return r;
 }
 
-static int pick_target(struct history *h, char **args, struct txn_record *ret)
+/* id: the transaction named on the command line, or 0: the newest. */
+static int pick_target(struct history *h, int64_t id, struct txn_record *ret)
 {
-	int64_t id;
 	int r;
 
-	if (args[0]) {
-		if (safe_atoi64(args[0], &id) < 0 || id <= 0) {
-			log_error("rollback: '%s' is not a transaction number", args[0]);
-			return EXIT_USAGE;
-		}
+	if (id > 0) {
 		r = history_txn_get(h, id, ret);
 		if (r == -ENOENT) {
 			log_error("rollback: no transaction %" PRId64 " in %s", id, history_path(h));
@@ -507,13 +503,13 @@ static int report_rollback(struct history *h, const struct txn_record *t, int r,
 	return r < 0 ? EXIT_ROLLBACK_FAILED : EXIT_OK;
 }
 
-static int rollback_locked(struct history *h, char **args, bool force)
+static int rollback_locked(struct history *h, int64_t id, bool force)
 {
 	_cleanup_(txn_record_done) struct txn_record t = {0};
 	struct apply_outcome o = {0};
 	int r;
 
-	r = pick_target(h, args, &t);
+	r = pick_target(h, id, &t);
 	if (r == EXIT_OK)
 		r = resolve_rollback_target(h, &t);
 	if (r == EXIT_OK)
@@ -543,6 +539,7 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_history_ struct history *h = NULL;
 	struct txn_args a = {0};
+	int64_t id = 0;
 	int lock_fd = -1, r;
 
 	r = cli_parse(cli, cli_verb("rollback"), argc, argv, handle_option, &a, &args);
@@ -552,13 +549,17 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 		log_error("rollback: expected at most one TXN");
 		return EXIT_USAGE;
 	}
-	r = txn_verb_open_history(cli, false, &h);
+	if (args[0] && (safe_atoi64(args[0], &id) < 0 || id <= 0)) {
+		log_error("rollback: '%s' is not a transaction number", args[0]);
+		return EXIT_USAGE;
+	}
+	r = txn_verb_open_existing_history(cli, false, &h);
 	if (r == EXIT_OK)
 		r = txn_verb_lock(cli, 0, &lock_fd);
 	if (r != EXIT_OK)
 		return txn_verb_json_failure(r);
 	out_open_object(NULL);
-	r = rollback_locked(h, args, a.force);
+	r = rollback_locked(h, id, a.force);
 	if (r != EXIT_OK && r != EXIT_ROLLBACK_FAILED)
 		json_refused(r);
 	out_close_object();
@@ -634,7 +635,7 @@ int verb_commit(struct cli *cli, int argc, char **argv)
 		log_error("commit: takes no arguments");
 		return EXIT_USAGE;
 	}
-	r = txn_verb_open_history(cli, false, &h);
+	r = txn_verb_open_existing_history(cli, false, &h);
 	if (r == EXIT_OK)
 		r = txn_verb_lock(cli, COMMIT_LOCK_WAIT_MS, &lock_fd);
 	if (r != EXIT_OK)

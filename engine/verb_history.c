@@ -24,6 +24,7 @@
 #include "output.h"
 #include "profile.h"
 #include "runs.h"
+#include "verb_txn.h"
 #include "verbs.h"
 
 #define ANALYZE_MAX_TOKENS   200
@@ -134,19 +135,6 @@ static int parse_opt(int id, const char *arg, void *userdata)
 }
 
 /* ---- shared ---- */
-
-static int open_db(struct cli *cli, bool read_only, struct history **ret)
-{
-	int r = history_open(cli->db_path, read_only ? HISTORY_READ_ONLY : 0, ret);
-
-	if (r < 0) {
-		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
-		return r == -ENOENT		     ? EXIT_NOT_FOUND
-		       : r == -EACCES || r == -EPERM ? EXIT_PERMISSION
-						     : EXIT_ERROR;
-	}
-	return 0;
-}
 
 static int parse_run_id(const char *s, int64_t *ret)
 {
@@ -517,7 +505,7 @@ int verb_history(struct cli *cli, int argc, char **argv)
 		if (r != 0)
 			return r;
 	}
-	r = open_db(cli, true, &h);
+	r = txn_verb_open_existing_history(cli, true, &h);
 	if (r != 0)
 		return r;
 	if (args[0])
@@ -753,7 +741,7 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 		if (r != 0)
 			goto out;
 	}
-	r = open_db(cli, true, &h);
+	r = txn_verb_open_existing_history(cli, true, &h);
 	if (r != 0)
 		goto out;
 	for (; loaded < n; loaded++) {
@@ -979,7 +967,7 @@ int verb_export(struct cli *cli, int argc, char **argv)
 	}
 	r = parse_run_id(args[0], &id);
 	if (r == 0)
-		r = open_db(cli, true, &h);
+		r = txn_verb_open_existing_history(cli, true, &h);
 	if (r == 0)
 		r = load_run(cli, h, id, &run);
 	if (r != 0)
@@ -1138,7 +1126,7 @@ int verb_mirror(struct cli *cli, int argc, char **argv)
 		log_error("mirror: unexpected argument '%s'", args[0]);
 		return EXIT_USAGE;
 	}
-	r = open_db(cli, false, &h);
+	r = txn_verb_open_existing_history(cli, false, &h);
 	if (r != 0)
 		return r;
 	if (a.list)
@@ -1287,7 +1275,7 @@ int verb_analyze(struct cli *cli, int argc, char **argv)
 	}
 	r = parse_run_id(args[0], &id);
 	if (r == 0)
-		r = open_db(cli, false, &h);
+		r = txn_verb_open_existing_history(cli, false, &h);
 	if (r == 0)
 		r = load_run(cli, h, id, &run);
 	if (r == 0)

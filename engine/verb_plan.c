@@ -79,6 +79,22 @@ int txn_verb_open_history(const struct cli *cli, bool read_only, struct history 
 	return EXIT_OK;
 }
 
+int txn_verb_open_existing_history(const struct cli *cli, bool read_only, struct history **ret)
+{
+	int r = history_open(cli->db_path, HISTORY_EXISTING | (read_only ? HISTORY_READ_ONLY : 0), ret);
+
+	if (r == -ENOENT) {
+		log_error("no history database at %s: check --db (only apply, verify and bench create one)",
+			  cli->db_path);
+		return EXIT_NOT_FOUND;
+	}
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
+		return r == -EACCES || r == -EPERM ? EXIT_PERMISSION : EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
 int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd)
 {
 	pid_t holder = 0;

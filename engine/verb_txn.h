@@ -1,4 +1,5 @@
-/* verb_txn.h: pieces shared by the plan, apply, rollback and commit verbs.
+/* verb_txn.h: pieces shared by the plan, apply, rollback and commit verbs
+ * (and the history verbs: opening an existing history).
  *
  * Owns: loading a profile and planning it against the probed host with the
  * one report of load errors and plan problems; opening the history and
@@ -21,6 +22,11 @@ int txn_verb_plan(const char *path, bool runtime_only, struct profile **ret_prof
 void txn_verb_report_problems(const struct plan *p);
 /* Open the history (read_only: may not exist: *ret NULL, EXIT_OK). */
 int txn_verb_open_history(const struct cli *cli, bool read_only, struct history **ret);
+/* Open a history that must already exist (read-only or read-write), for
+ * the verbs that act on what was recorded (rollback, commit, history,
+ * compare, export, mirror, analyze): a missing file is EXIT_NOT_FOUND, "no
+ * history database at PATH", and nothing is created. */
+int txn_verb_open_existing_history(const struct cli *cli, bool read_only, struct history **ret);
 /* Take the apply/rollback lock: fd in *ret_fd, or EXIT_LOCKED. */
 int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd);
 /* EXIT_OPEN_TXN with the message when an unfinished transaction exists. */

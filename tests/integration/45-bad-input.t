@@ -148,6 +148,12 @@ host_as_before
 ok $? "a text file as --db: host unchanged"
 run cx --db "$WORK/new.db" apply --check "$W/mtu-jumbo.yaml"
 run cx --db "$WORK/new.db" commit
+is "$rc:$(ls "$WORK" | grep -c '^new\.db')" "66:0" "apply --check and commit create no history file"
+profile "$W/noop.yaml" 'match:
+  interfaces: [ens1f0]
+link:
+  mtu: 1500'
+run cx --db "$WORK/new.db" apply "$W/noop.yaml"
 is "$rc:$(stat -c %a "$WORK/new.db")" "0:600" "a new history file is created 0600"
 
 # ---- --db in a directory that does not exist: say so (not "no history yet")
