@@ -486,7 +486,7 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 {
 	bool read_only = flags & HISTORY_READ_ONLY, existing = read_only || (flags & HISTORY_EXISTING);
 	_cleanup_history_ struct history *h = NULL;
-	int r, rc;
+	int r, rc, open_flags;
 
 	if (!path || !*path)
 		return -EINVAL;
@@ -505,11 +505,10 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 	h->path = strdup(path);
 	if (!h->path)
 		return -ENOMEM;
-	rc = sqlite3_open_v2(path, &h->db,
-			     read_only ? SQLITE_OPEN_READONLY
-			     : existing ? SQLITE_OPEN_READWRITE
-					: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-			     NULL);
+	open_flags = read_only	? SQLITE_OPEN_READONLY
+		     : existing ? SQLITE_OPEN_READWRITE
+				: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	rc = sqlite3_open_v2(path, &h->db, open_flags, NULL);
 	if (rc != SQLITE_OK) {
 		int sys = h->db ? sqlite3_system_errno(h->db) : 0;
 		return sys > 0 ? -sys : history_errno(rc);
