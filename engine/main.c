@@ -25,7 +25,7 @@ static const struct verb verbs[] = {
 	{ "doctor", verb_doctor, "[PROFILE]", "check the NIC, the host and the path to the peer before benchmarking", doctor_cli_options },
 	{ "serve", verb_serve, "", "receive the built-in UDP benchmark (the peer of `bench`)", serve_options },
 	{ "bench", verb_bench, "", "run the built-in UDP stream benchmark against `serve`", bench_options },
-	{ "history", verb_history, "[show RUN]", "list transactions and runs, newest first; or everything about one run", history_options },
+	{ "history", verb_history, "[show [run] RUN | show txn TXN]", "list transactions and runs, newest first; or everything about one run or transaction", history_options },
 	{ "compare", verb_compare, "RUN RUN [RUN...]", "side-by-side table of what differed between runs, with result deltas", NULL },
 	{ "export", verb_export, "RUN --dir DIR", "write a self-contained bundle to reproduce one run", export_options },
 	{ "mirror", verb_mirror, "", "send pending history records to the TaoToken mirror", mirror_verb_options },

@@ -104,6 +104,7 @@ _cx5prof()
 		;;
 	history)
 		[ "$nargs" = 0 ] && COMPREPLY=($(compgen -W "show" -- "$cur"))
+		[ "$nargs" = 1 ] && COMPREPLY=($(compgen -W "run txn" -- "$cur"))
 		;;
 	help)
 		COMPREPLY=($(compgen -W "$(_cx5prof_verbs "$bin")" -- "$cur"))
