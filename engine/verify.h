@@ -31,6 +31,7 @@ struct verify_options {
 	const char *source;	 /* "PROFILE.yaml", or "history" (last applied) */
 	int64_t transaction_id;	 /* the apply transaction verified; 0: none */
 	bool bench;		 /* false: --no-bench */
+	bool bench_anyway;	 /* benchmark a host that differs from the profile too */
 	bool progress;		 /* elapsed/total on stderr during the run */
 	struct history *history; /* where to record the run; NULL: not recorded */
 };
