@@ -305,6 +305,12 @@ def do_verified(module, cx):
     return figures
 
 
+def no_history(rc, err):
+    """rollback and commit refuse a database that does not exist (exit 66):
+    on a host where nothing was ever applied, the state is already reached."""
+    return rc == 66 and (ERROR_PREFIX + "no history database at ") in err
+
+
 def do_rolled_back(module, cx):
     p = module.params
     if module.check_mode:
@@ -314,6 +320,8 @@ def do_rolled_back(module, cx):
     if p["txn"]:
         args.append(str(p["txn"]))
     rc, doc, err, cmd = cx.run(*args)
+    if no_history(rc, err):
+        return dict(changed=False, exit_code=EXIT_OK, msg="nothing to roll back (no history yet)")
     if rc != EXIT_OK:
         cx.fail(rc, doc, err, cmd)
     result = dict(changed=bool(doc.get("changed")), exit_code=rc, msg=doc.get("msg", ""), changes=doc.get("changes", []))
@@ -326,6 +334,8 @@ def do_committed(module, cx):
     if module.check_mode:
         return preview_from_history(cx, None, ("pending_confirm",), "committed")
     rc, doc, err, cmd = cx.run("commit")
+    if no_history(rc, err):
+        return dict(changed=False, exit_code=EXIT_OK, msg="nothing to commit (no history yet)")
     if rc != EXIT_OK:
         cx.fail(rc, doc, err, cmd)
     result = dict(changed=bool(doc.get("changed")), exit_code=rc, msg=doc.get("msg", ""))
