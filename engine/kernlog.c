@@ -49,16 +49,14 @@ int kernlog_from_kmsg(const char *raw, size_t len, char **ret)
 /* Every record there is, then EAGAIN (a live /dev/kmsg) or EOF (a file). */
 static int read_kmsg(char **ret)
 {
-	_cleanup_free_ char *full = NULL, *raw = NULL;
-	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *raw = NULL;
+	_cleanup_close_ int fd = sysroot_open_read(KMSG_PATH);
 	size_t len = 0, cap = 0;
-	int r;
 
-	r = sysroot_path(KMSG_PATH, &full);
-	if (r < 0)
-		return r;
-	fd = open(full, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
+		return fd;
+	/* at the end of the buffer a read waits for the next message */
+	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
 		return -errno;
 	for (;;) {
 		ssize_t n;

@@ -260,8 +260,6 @@ static void print_change(const struct change_record *c, bool human)
 	out_string(OUT_JSON, "state", NULL, change_state_to_string(c->state));
 	out_string(OUT_JSON, "error", NULL, c->error);
 	if (human) {
-		make_printable(before);
-		make_printable(after);
 		out_text("  %-4d %-16s %-28s %s -> %s  %s", c->seq, c->object, c->key,
 			 before ? before : strna(c->old_value), after ? after : strna(c->new_value),
 			 change_state_to_string(c->state));
@@ -287,16 +285,15 @@ static void print_undid(const struct txn_record *t, const struct change_record *
 		out_text("%zu of %zu changes restored) ", restored, n);
 }
 
-static void print_txn_entry(struct history *h, const struct txn_record *t)
+static int print_txn_entry(struct history *h, const struct txn_record *t)
 {
 	struct change_record *c = NULL;
 	size_t n = 0;
 	char tb[32];
+	int r = history_changes_load(h, t->id, &c, &n);
 
-	if (history_changes_load(h, t->id, &c, &n) < 0) {
-		c = NULL;
-		n = 0;
-	}
+	if (r < 0)
+		return r;
 	out_string(OUT_JSON, "type", NULL, "transaction");
 	out_int(OUT_JSON, "id", NULL, t->id);
 	out_string(OUT_HUMAN, NULL, "%-19s  ", fmt_time(t->started_usec, tb));
@@ -327,6 +324,7 @@ static void print_txn_entry(struct history *h, const struct txn_record *t)
 		print_change(&c[i], false);
 	out_close_array();
 	change_records_free(c, n);
+	return 0;
 }
 
 static void print_run_summary(const struct run_record *r)
@@ -393,13 +391,17 @@ static int history_list(struct cli *cli, struct history *h, size_t limit)
 	out_open_array("history");
 	if (n == 0)
 		out_text("no transactions or runs recorded in %s yet\n", cli->db_path);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && r >= 0; i++) {
 		out_open_object(NULL);
 		if (e[i].txn)
-			print_txn_entry(h, e[i].txn);
+			r = print_txn_entry(h, e[i].txn);
 		else
 			print_run_summary(e[i].run);
 		out_close_object();
+	}
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
+		goto out;
 	}
 	out_close_array();
 	out_close_object();
@@ -552,11 +554,18 @@ static int history_show_txn(struct cli *cli, struct history *h, int64_t id)
 		log_error_errno(found, "history %s: %m: %s", cli->db_path, history_remedy(found));
 		return EXIT_ERROR;
 	}
-	if (!out_is_json()) {
+	if (!out_is_json()) { /* for people: stored text without control characters */
 		char *fields[] = {t.profile_name, t.user, t.host, t.error};
 
 		for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
 			make_printable(fields[i]);
+		for (size_t i = 0; i < n; i++) {
+			make_printable(c[i].object);
+			make_printable(c[i].key);
+			make_printable(c[i].old_value);
+			make_printable(c[i].new_value);
+			make_printable(c[i].error);
+		}
 	}
 	out_open_object(NULL);
 	out_open_object("transaction");
