@@ -198,6 +198,10 @@ int history_changes_load(struct history *h, int64_t txn, struct change_record **
  * *ret_id, 0 none. */
 int history_txn_find_later_overlap(struct history *h, int64_t txn, int64_t *ret_id);
 
+/* The rollback transaction that undid target (the newest committed one):
+ * 1 and its id in *ret_id, 0 none. */
+int history_txn_find_rollback_of(struct history *h, int64_t target, int64_t *ret_id);
+
 /* The transaction and its changes as a JSON document (the mirror payload,
  * also used by `history --json`). Caller frees. */
 int history_txn_to_json(struct history *h, int64_t txn, char **ret);

@@ -537,6 +537,7 @@ static int history_show_txn(struct cli *cli, struct history *h, int64_t id)
 	_cleanup_(txn_record_done) struct txn_record t = {0};
 	_cleanup_(outbox_row_done) struct outbox_row o = {0};
 	struct change_record *c = NULL;
+	int64_t undone_by = 0;
 	size_t n = 0;
 	char tb[32], te[32];
 	int r, found;
@@ -548,6 +549,8 @@ static int history_show_txn(struct cli *cli, struct history *h, int64_t id)
 	}
 	if (r >= 0)
 		r = history_changes_load(h, id, &c, &n);
+	if (r >= 0 && t.kind == TXN_APPLY)
+		r = history_txn_find_rollback_of(h, id, &undone_by);
 	found = r < 0 ? r : outbox_find_source(h, "txn", id, &o);
 	if (found < 0) {
 		change_records_free(c, n);
@@ -587,6 +590,10 @@ static int history_show_txn(struct cli *cli, struct history *h, int64_t id)
 		out_int(OUT_ANY, "rolls_back", "undid        txn %" PRId64 "\n", t.rolls_back_txn);
 	else
 		out_string(OUT_JSON, "rolls_back", NULL, NULL);
+	if (undone_by)
+		out_int(OUT_ANY, "rolled_back_by", "undone by    txn %" PRId64 "\n", undone_by);
+	else
+		out_string(OUT_JSON, "rolled_back_by", NULL, NULL);
 	out_string(OUT_JSON, "error", NULL, t.error);
 	if (t.error)
 		out_text("error        %s\n", t.error);

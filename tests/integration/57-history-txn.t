@@ -27,6 +27,7 @@ run cx history show txn 1
 is "$rc|$(masked)" '0|txn 1  apply  mtu-jumbo  rolled_back
 time         T -> T
 user         root  host H
+undone by    txn 2
 error        rolled back by `cx5prof rollback`
 changes      2
   seq  object           key                          old -> new  state
@@ -47,9 +48,12 @@ run cx history show run 1
 is "$rc|$err" "66|cx5prof: error: run 1 not found in $DB: see 'cx5prof history'" "history show run N: a run"
 
 run cx --json history show txn 2
-is "$rc|$(printf '%s' "$out" | jq -c '.transaction | {id, kind, rolls_back, changes: [.changes[] | "\(.seq) \(.object) \(.kind) \(.key) \(.old)->\(.new) \(.state)"]}')" \
-	'0|{"id":2,"kind":"rollback","rolls_back":1,"changes":["1 ens1f1 mtu mtu 9000->1500 applied","2 ens1f0 mtu mtu 9000->1500 applied"]}' \
+is "$rc|$(printf '%s' "$out" | jq -c '.transaction | {id, kind, rolls_back, rolled_back_by, changes: [.changes[] | "\(.seq) \(.object) \(.kind) \(.key) \(.old)->\(.new) \(.state)"]}')" \
+	'0|{"id":2,"kind":"rollback","rolls_back":1,"rolled_back_by":null,"changes":["1 ens1f1 mtu mtu 9000->1500 applied","2 ens1f0 mtu mtu 9000->1500 applied"]}' \
 	"history show txn --json: the changes"
+run cx --json history show txn 1
+is "$rc|$(printf '%s' "$out" | jq -c '.transaction | {rolls_back, rolled_back_by}')" '0|{"rolls_back":null,"rolled_back_by":2}' \
+	"history show txn --json: an apply names the rollback that undid it"
 printf '%s\n' "$out" >"$WORK/show-txn.json"
 run cx --json history
 is "$rc|$(printf '%s' "$out" | jq -c '[.history[] | {id, rolls_back, n: (.changes | length), states: [.changes[].state]}]')" \
