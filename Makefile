@@ -22,7 +22,7 @@ SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR   ?= $(PREFIX)/lib/udev/rules.d
 BASHCOMPDIR    ?= $(PREFIX)/share/bash-completion/completions
 
-ENGINE_SRC := $(filter-out engine/main.c,$(wildcard engine/*.c))
+ENGINE_SRC := $(filter-out engine/main.c,$(wildcard engine/*.c engine/kinds/*.c))
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILDDIR)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:%.c=$(BUILDDIR)/%)
@@ -33,7 +33,7 @@ INTEG      := $(sort $(wildcard tests/integration/*.t))
 
 all: $(BIN)
 
-$(BUILDDIR)/%.o: %.c $(wildcard engine/*.h)
+$(BUILDDIR)/%.o: %.c $(wildcard engine/*.h engine/kinds/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -87,7 +87,7 @@ FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_DIR)/%)
 FUZZ_ENGINE_OBJ := $(ENGINE_SRC:%.c=$(FUZZ_DIR)/%.o)
 
-$(FUZZ_DIR)/engine/%.o: engine/%.c $(wildcard engine/*.h)
+$(FUZZ_DIR)/engine/%.o: engine/%.c $(wildcard engine/*.h engine/kinds/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
@@ -139,7 +139,7 @@ bench: all
 	@for s in $(sort $(wildcard tests/bench/*.sh tests/bench/*.py)); do echo "== $$s"; CX5PROF=$(abspath $(BIN)) $$s || exit 1; done
 
 format:
-	clang-format -i engine/*.c engine/*.h tests/unit/*.c
+	clang-format -i engine/*.c engine/*.h engine/kinds/*.c engine/kinds/*.h tests/unit/*.c
 
 clean:
 	rm -rf build $(BIN)

@@ -19,9 +19,11 @@
 #include "output.h"
 #include "probe.h"
 #include "profile.h"
+#include "requires.h"
 #include "runner.h"
 #include "sysroot.h"
 #include "topology.h"
+#include "verify.h"
 #include "version.h"
 
 /* Without a profile, doctor judges against the seed's host: a 25G port at
@@ -117,16 +119,55 @@ static int check_model(struct ctx *c, const struct iface_state *s)
 		   n->vendor, n->device);
 }
 
+/* The profile's requirements behind one check, as plan judges them
+ * (requires.h): 1 when one is not met (FAIL) or does not apply to this
+ * driver (WARN), the check then reported; 0 when every one is met, with
+ * *ret_met the last comparison (NULL when there was none); -errno. */
+static int check_requires(struct ctx *c, const struct iface_state *s, const char *check, char **ret_met)
+{
+	_cleanup_(requires_findings_done) struct requires_findings f = {0};
+	const struct requires_finding *na = NULL, *met = NULL;
+	int r;
+
+	*ret_met = NULL;
+	if (!c->p)
+		return 0;
+	r = requires_evaluate(c->p, s, &f);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < f.n; i++) {
+		const struct requires_finding *x = &f.v[i];
+
+		if (!streq(x->check, check))
+			continue;
+		if (x->verdict == REQUIRES_NOT_MET)
+			return add(c, s->name, check, DOCTOR_FAIL, x->remedy, "%s", x->message) < 0 ? -ENOMEM
+												    : 1;
+		if (x->verdict == REQUIRES_NOT_APPLICABLE)
+			na = na ? na : x;
+		else
+			met = x;
+	}
+	if (na)
+		return add(c, s->name, check, DOCTOR_WARN, na->remedy, "%s", na->message) < 0 ? -ENOMEM : 1;
+	if (met && !(*ret_met = strdup(met->message)))
+		return -ENOMEM;
+	return 0;
+}
+
 static int check_link(struct ctx *c, const struct iface_state *s)
 {
-	_cleanup_free_ char *duplex = NULL;
+	_cleanup_free_ char *duplex = NULL, *met = NULL;
 	uint64_t speed, want = c->p && c->p->requires.link_speed.set ? c->p->requires.link_speed.value
 								     : DEFAULT_LINK_SPEED;
 	const char *want_duplex = c->p && c->p->requires.link_duplex.set
 				      ? profile_duplex_to_string(c->p->requires.link_duplex.value)
 				      : "full";
-	int r = nicfacts_link(s, &speed, &duplex);
+	int r = check_requires(c, s, "link", &met);
 
+	if (r != 0)
+		return r < 0 ? r : 0;
+	r = nicfacts_link(s, &speed, &duplex);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
@@ -144,53 +185,51 @@ static int check_link(struct ctx *c, const struct iface_state *s)
 static int check_driver(struct ctx *c, const struct iface_state *s)
 {
 	const char *driver = nicfacts_driver(s);
-	_cleanup_free_ char *version = NULL;
-	const struct profile_string *min = c->p ? &c->p->requires.driver_min_version : NULL;
-	const char *want =
-	    c->p && c->p->requires.driver_name.set ? c->p->requires.driver_name.value : "mlx5_core";
-	int cmp, r;
+	_cleanup_free_ char *version = NULL, *met = NULL;
+	int r;
 
-	r = nicfacts_driver_version(s, &version);
-	if (r == -ENOMEM)
-		return r;
 	if (!driver)
 		return add(c, s->name, "driver", DOCTOR_FAIL, "load mlx5_core (modprobe mlx5_core)",
 			   "no driver bound");
-	if (!streq(driver, want))
+	r = check_requires(c, s, "driver", &met);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	if (!(c->p && c->p->requires.driver_name.set) && !streq(driver, "mlx5_core"))
 		return add(c, s->name, "driver", DOCTOR_FAIL,
 			   "bind the port to mlx5_core, or change requires.driver.name",
-			   "driver %s, expected %s", driver, want);
-	if (min && min->set && version && version_compare(version, min->value, &cmp) >= 0 && cmp < 0)
-		return add(c, s->name, "driver", DOCTOR_FAIL,
-			   "install a newer driver (MLNX_OFED or a newer kernel)",
-			   "driver %s %s is older than the required %s", driver, version, min->value);
-	if (min && min->set && !version)
-		return add(c, s->name, "driver", DOCTOR_WARN, "check `ethtool -i` on the port",
-			   "driver %s, version unknown (the profile requires %s)", driver, min->value);
-	return add(c, s->name, "driver", DOCTOR_PASS, NULL, "driver %s %s", driver,
-		   version ? version : "(version unknown)");
+			   "driver %s, expected mlx5_core", driver);
+	r = nicfacts_driver_version(s, &version);
+	if (r == -ENOMEM)
+		return r;
+	return add(c, s->name, "driver", DOCTOR_PASS, NULL, "driver %s %s%s%s", driver,
+		   version ? version : "(version unknown)", met ? ": " : "", met ? met : "");
 }
 
 static int check_firmware(struct ctx *c, const struct iface_state *s)
 {
 	const char *fw = nicfacts_firmware(s);
-	bool from_profile = c->p && c->p->requires.firmware_min_version.set;
-	const char *min = from_profile ? c->p->requires.firmware_min_version.value : DEFAULT_FIRMWARE_MIN;
-	int cmp;
+	_cleanup_free_ char *met = NULL;
+	int cmp, r;
 
+	if (c->p && c->p->requires.firmware_min_version.set) {
+		r = check_requires(c, s, "firmware", &met);
+		if (r != 0)
+			return r < 0 ? r : 0;
+		return add(c, s->name, "firmware", DOCTOR_PASS, NULL, "%s", met);
+	}
 	if (!fw)
 		return add(c, s->name, "firmware", DOCTOR_WARN,
 			   "load mlx5_ib or read it with `ethtool -i`; compare with the release notes",
 			   "firmware version unknown");
-	if (version_compare(fw, min, &cmp) < 0)
+	if (version_compare(fw, DEFAULT_FIRMWARE_MIN, &cmp) < 0)
 		return add(c, s->name, "firmware", DOCTOR_WARN, "compare it by hand with the release notes",
-			   "firmware %s cannot be compared with %s", fw, min);
+			   "firmware %s cannot be compared with %s", fw, DEFAULT_FIRMWARE_MIN);
 	if (cmp < 0)
-		return add(
-		    c, s->name, "firmware", from_profile ? DOCTOR_FAIL : DOCTOR_WARN,
-		    "update the NIC firmware (mlxup or mstflint)", "firmware %s is older than %s%s", fw, min,
-		    from_profile ? " (requires.firmware.min_version)" : " (cx5prof's recommended minimum)");
-	return add(c, s->name, "firmware", DOCTOR_PASS, NULL, "firmware %s (>= %s)", fw, min);
+		return add(c, s->name, "firmware", DOCTOR_WARN, "update the NIC firmware (mlxup or mstflint)",
+			   "firmware %s is older than %s (cx5prof's recommended minimum)", fw,
+			   DEFAULT_FIRMWARE_MIN);
+	return add(c, s->name, "firmware", DOCTOR_PASS, NULL, "firmware %s (>= %s)", fw,
+		   DEFAULT_FIRMWARE_MIN);
 }
 
 static int check_numa(struct ctx *c, const struct iface_state *s)
@@ -416,18 +455,14 @@ static const struct host_check {
 
 /* ---- peer ---- */
 
-static uint16_t benchmark_port(const struct profile *p)
-{
-	const struct runner *rn;
-
-	if (p->verify.port.set)
-		return (uint16_t)p->verify.port.value;
-	rn = runner_find(p->verify.runners.set ? p->verify.runners.value[0] : "netperf");
-	return rn ? rn->default_port : 12865;
-}
-
+/* The port of the runner verify would use: the first available of the
+ * profile's list, with verify's own parameters (verify_bench_params). */
 static int check_peer_port(struct ctx *c)
 {
+	_cleanup_free_ char *skipped = NULL, *via = NULL;
+	const struct runner *rn = NULL;
+	struct runner_params params;
+	char *const *runners;
 	const char *peer;
 	uint16_t port;
 	int r;
@@ -435,19 +470,35 @@ static int check_peer_port(struct ctx *c)
 	if (!c->p || !c->p->verify.peer.set)
 		return add(c, "peer", "peer-port", DOCTOR_SKIP, NULL, "no verify.peer in the profile");
 	peer = c->p->verify.peer.value;
-	port = benchmark_port(c->p);
+	verify_bench_params(c->p, &params, &runners);
+	r = runner_select(runners, &params, &rn, &skipped);
+	if (r == -ENOMEM)
+		return r;
+	for (char *n = skipped; n && *n; n++)
+		if (*n == '\n')
+			*n = ';';
+	if (r < 0)
+		return add(
+		    c, peer, "peer-port", DOCTOR_FAIL,
+		    "install netperf or iperf3 (contrib/install-deps.sh), or add builtin to verify.runner",
+		    "no runner of the profile can run: %s", strna(skipped));
+	port = params.port ? params.port : rn->default_port;
+	/* Say why verify would not use the first runner listed. */
+	if (skipped && !(via = strprintf(" (%s; %s)", rn->name, skipped)))
+		return -ENOMEM;
 	r = netprobe_tcp(peer, port, c->o->probe_timeout_ms);
 	if (r == 0)
-		return add(c, peer, "peer-port", DOCTOR_PASS, NULL, "%s:%u accepts connections", peer, port);
+		return add(c, peer, "peer-port", DOCTOR_PASS, NULL, "%s:%u accepts connections%s", peer, port,
+			   via ? via : "");
 	if (r == -ECONNREFUSED)
 		return add(c, peer, "peer-port", DOCTOR_FAIL,
 			   "start the benchmark server on the peer (`netserver -p 12865`, `iperf3 -s`, "
 			   "`cx5prof serve`) "
 			   "and check its firewall",
-			   "nothing listens on %s:%u", peer, port);
+			   "nothing listens on %s:%u%s", peer, port, via ? via : "");
 	return add(c, peer, "peer-port", DOCTOR_FAIL,
-		   "check the route to the peer and any firewall in between", "%s:%u unreachable: %s", peer,
-		   port, r == -EINVAL ? "cannot resolve the address" : strerror(-r));
+		   "check the route to the peer and any firewall in between", "%s:%u unreachable: %s%s", peer,
+		   port, r == -EINVAL ? "cannot resolve the address" : strerror(-r), via ? via : "");
 }
 
 static int check_jumbo(struct ctx *c)

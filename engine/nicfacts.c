@@ -33,6 +33,26 @@ int nicfacts_driver_version(const struct iface_state *s, char **ret)
 	return -ENODATA;
 }
 
+int nicfacts_driver_release(const struct iface_state *s, bool *ret_ofed, char **ret_version)
+{
+	int r;
+
+	if (s->has_nic && s->nic.driver_version) {
+		*ret_version = strdup(s->nic.driver_version);
+		if (!*ret_version)
+			return -ENOMEM;
+		*ret_ofed = true;
+		return 0;
+	}
+	r = sysroot_read_line("/proc/sys/kernel/osrelease", ret_version);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return -ENODATA;
+	*ret_ofed = false;
+	return 0;
+}
+
 const char *nicfacts_firmware(const struct iface_state *s)
 {
 	if (s->has_nic && s->nic.firmware)

@@ -16,6 +16,12 @@ const char *nicfacts_driver(const struct iface_state *s);
 /* OFED's module version, else (sysroot) the kernel release, else ethtool's
  * version. -ENODATA unknown. */
 int nicfacts_driver_version(const struct iface_state *s, char **ret);
+/* The driver's version and which kind of driver it is: MLNX_OFED's module
+ * version (/sys/module/<driver>/version, which only OFED publishes;
+ * *ret_ofed true), else the inbox driver's, which is the kernel release
+ * (/proc/sys/kernel/osrelease under the sysroot; *ret_ofed false).
+ * -ENODATA unknown. */
+int nicfacts_driver_release(const struct iface_state *s, bool *ret_ofed, char **ret_version);
 /* "16.29.1030 (MT_0000000080)"; NULL unknown. Points into s. */
 const char *nicfacts_firmware(const struct iface_state *s);
 /* Speed in Mb/s and duplex ("full", "half", "unknown"). -ENODATA unknown.

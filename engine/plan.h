@@ -1,65 +1,26 @@
-/* plan.h: the change kinds and the plan: what must change on the host to
- * reach a profile, in which order, and whether it may change at all.
+/* plan.h: the plan: what must change on the host to reach a profile, in
+ * which order, and whether it may change at all.
  *
- * Owns: the ONE table of change kinds (name, apply rank, "resets the link",
- * read, write, undo, verify), the diff of a profile against a probed host
- * (plan_build), the preconditions (driver, firmware, link, MTU range,
- * channel/ring maximums, unsupported settings) and the plan's rendering for
- * people and for --json (schemas/plan.schema.json). A change is described
- * by strings only (object, key, old, new), so the undo log in the history
- * is enough to restore it after a crash. Must never: change the host while
- * planning; drop a managed key silently (unsupported is a problem, not a
- * skip).
- *
- * Objects and keys:
- *   mtu       object "ens1f0", key "mtu"
- *   channels  object "ens1f0", key "channels.combined|rx|tx"
- *   rings     object "ens1f0", key "rings.rx|tx"
- *   sysctl    object "sysctl", key "net.core.rmem_max", ...
- *   irq       object "irq ens1f0 q3", key "smp_affinity_list 98" (IRQ 98),
- *             values CPU lists ("0-31" -> "17"); read and write first check
- *             that queue 3 of ens1f0 is still IRQ 98 (-ESTALE, nothing
- *             written, when a reboot or driver reload renumbered it)
- *   irqbalance      object "irqbalance", key "service": "active=A,enabled=E"
- *                   -> "stopped"
- *   irqbalance-ban  object "irqbalance", key "banirq": the config file's
- *                   undo record (JSON) -> the IRQs to ban ("99,109-123")
- *   boot      object "cx5prof-apply@NAME.service", key "enabled":
- *             "disabled" -> "enabled" (bootunit.h; planned by
- *             plan_boot_unit, not plan_build) */
+ * Owns: the plan container, the diff of a profile against a probed host
+ * (plan_build: a loop over the change kinds of engine/kinds/kinds.h, each
+ * of which diffs itself and documents its objects and keys), which ports a
+ * profile matches, the conflicts between kinds (channels with irq.policy),
+ * the preconditions (requires: driver, firmware, link) and the plan's
+ * rendering for people and for --json (schemas/plan.schema.json). A change
+ * is described by strings only (kind, object, key, old, new), so the undo
+ * log in the history is enough to restore it after a crash. Must never:
+ * change the host while planning; drop a managed key silently (unsupported
+ * is a problem, not a skip). */
 #ifndef CX5_PLAN_H
 #define CX5_PLAN_H
 
 #include <json-c/json.h>
 
+#include "kinds/kinds.h"
 #include "util.h"
 
 struct profile;
 struct host_state;
-
-struct change_kind {
-	const char *name;
-	int rank;		/* apply order: lower first; undo in reverse */
-	bool resets_link;	/* writing it briefly takes the link down */
-	bool persists;		/* survives a reboot (service state, files on disk) */
-	const char *order_note; /* why this kind comes where it does, or NULL */
-	/* Current value as the plan would write it. */
-	int (*read)(const char *object, const char *key, char **ret_value);
-	/* Write value, reading it back: 1 changed, 0 already so, -errno.
-	 * *ret_kernel_msg: the kernel's extack text, when it sent one. */
-	int (*write)(const char *object, const char *key, const char *value, char **ret_kernel_msg);
-	/* Restore old_value (idempotent: 0 when it already is). */
-	int (*undo)(const struct change_kind *k, const char *object, const char *key, const char *old_value,
-		    char **ret_kernel_msg);
-	/* 0 when the live value equals value, -EIO when it differs, -errno. */
-	int (*verify)(const struct change_kind *k, const char *object, const char *key, const char *value);
-	/* write (and so undo) already reads the value back and fails with
-	 * -EIO when it differs: apply needs no verify after it. */
-	bool write_reads_back;
-};
-
-/* The kind named `name` ("mtu", "channels", ...), NULL when unknown. */
-const struct change_kind *change_kind_find(const char *name);
 
 struct plan_change {
 	const struct change_kind *kind;
@@ -117,6 +78,10 @@ int plan_problems_exit_code(const struct plan *p);
 /* Add a change (used by plan_build and by tests). Takes copies. */
 int plan_add_change(struct plan *p, const char *kind, const char *object, const char *key,
 		    const char *old_value, const char *new_value);
+/* Add a problem: exit code, object, what to do, then what is wrong
+ * (printf format). 0 or -ENOMEM. */
+int plan_add_problem(struct plan *p, int exit_code, const char *object, const char *remedy, const char *fmt,
+		     ...) _printf_(5, 6);
 /* Stable sort of the changes by kind rank, then set the notes. */
 void plan_order(struct plan *p);
 

@@ -242,6 +242,7 @@ static const struct key_def match_keys[] = {
 static const struct key_def driver_keys[] = {
     STR("name", KT_DRIVER, P(requires.driver_name), 1, 64),
     STR("min_version", KT_VERSION, P(requires.driver_min_version), 1, 64),
+    STR("min_kernel", KT_VERSION, P(requires.driver_min_kernel), 1, 64),
     {0},
 };
 

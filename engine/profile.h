@@ -160,8 +160,10 @@ struct profile {
 	} match;
 
 	struct {
-		struct profile_string driver_name;	  /* requires.driver.name */
-		struct profile_string driver_min_version; /* requires.driver.min_version (version.h) */
+		struct profile_string driver_name; /* requires.driver.name */
+		struct profile_string
+		    driver_min_version; /* requires.driver.min_version: MLNX_OFED (version.h) */
+		struct profile_string driver_min_kernel; /* requires.driver.min_kernel: inbox driver */
 		struct profile_string firmware_min_version;
 		struct profile_uint link_speed;	 /* Mb/s */
 		struct profile_enum link_duplex; /* enum profile_duplex */

@@ -393,10 +393,26 @@ static int fall_through(char *const *names, const struct runner **rn, struct ver
 	return 1;
 }
 
+void verify_bench_params(const struct profile *p, struct runner_params *ret, char *const **ret_runners)
+{
+	*ret = (struct runner_params){
+	    .peer = p->verify.peer.set ? p->verify.peer.value : NULL,
+	    .port = p->verify.port.set ? (uint16_t)p->verify.port.value : 0,
+	    .duration_sec =
+		p->verify.duration.set ? (uint32_t)p->verify.duration.value : DEFAULT_DURATION_SEC,
+	    .message_size = p->verify.message_size.set ? p->verify.message_size.value : DEFAULT_MESSAGE_SIZE,
+	    .send_buffer = p->verify.socket_send.set ? p->verify.socket_send.value : 0,
+	    .recv_buffer = p->verify.socket_receive.set ? p->verify.socket_receive.value : 0,
+	    .streams = p->verify.streams.set ? (uint32_t)p->verify.streams.value : 1,
+	    .gso = p->verify.gso.set && p->verify.gso.value,
+	};
+	*ret_runners = p->verify.runners.set ? p->verify.runners.value : default_runners;
+}
+
 static int run_bench(const struct verify_options *o, const struct host_state *host, struct verify_report *r)
 {
 	const struct profile *p = o->profile;
-	char *const *names = p->verify.runners.set ? p->verify.runners.value : default_runners;
+	char *const *names;
 	const struct runner *rn = NULL;
 	_cleanup_(watched_done) struct watched w = {0};
 	struct progress prog;
@@ -418,18 +434,9 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 	r->peer = strdup(p->verify.peer.value);
 	if (!r->peer)
 		return -ENOMEM;
-	r->params = (struct runner_params){
-	    .peer = r->peer,
-	    .port = p->verify.port.set ? (uint16_t)p->verify.port.value : 0,
-	    .duration_sec =
-		p->verify.duration.set ? (uint32_t)p->verify.duration.value : DEFAULT_DURATION_SEC,
-	    .message_size = p->verify.message_size.set ? p->verify.message_size.value : DEFAULT_MESSAGE_SIZE,
-	    .send_buffer = p->verify.socket_send.set ? p->verify.socket_send.value : 0,
-	    .recv_buffer = p->verify.socket_receive.set ? p->verify.socket_receive.value : 0,
-	    .streams = p->verify.streams.set ? (uint32_t)p->verify.streams.value : 1,
-	    .gso = p->verify.gso.set && p->verify.gso.value,
-	    .cpus = &r->pin_cpus,
-	};
+	verify_bench_params(p, &r->params, &names);
+	r->params.peer = r->peer;
+	r->params.cpus = &r->pin_cpus;
 	rr = pin_cpus(host, r, &r->pin_cpus);
 	if (rr < 0)
 		return rr;

@@ -107,6 +107,13 @@ struct verify_report {
 	char *record_error; /* why recording failed, or NULL */
 };
 
+/* The benchmark the profile describes, for verify and for doctor (which
+ * probes the port of the runner verify would use): the runners to try, in
+ * order (verify.runner, else netperf, iperf3, builtin), and the parameters
+ * of a run against verify.peer (NULL when the profile has none), defaults
+ * filled in. ret->cpus is left NULL: verify pins the streams itself. */
+void verify_bench_params(const struct profile *p, struct runner_params *ret, char *const **ret_runners);
+
 /* Verify. -errno only when verification itself could not proceed (memory,
  * the host's interfaces unreadable); drifts, runner failures and failed
  * thresholds are results, in the report. */

@@ -54,7 +54,7 @@ profile "$W/pre.yaml" 'match:
 requires:
   driver:
     name: mlx5_core
-    min_version: "99.1"
+    min_kernel: "99.1"
   firmware:
     min_version: "16.35.2000"
   link:
@@ -65,8 +65,8 @@ link:
     rx: 64'
 run cx plan "$W/pre.yaml"
 is "$rc" 5 "preconditions: exit 5"
-is "$err" "cx5prof: error: ens1f0: driver version 6.12.12-amd64 is older than the required 99.1: install a newer driver (MLNX_OFED or a newer kernel)
-cx5prof: error: ens1f0: firmware version 16.29.1030 is older than the required 16.35.2000: update the NIC firmware (mlxup or mstflint)
+is "$err" "cx5prof: error: ens1f0: inbox driver of kernel 6.12.12-amd64 is older than the required 99.1 (requires.driver.min_kernel): boot a newer kernel, or install MLNX_OFED (then requires.driver.min_version applies)
+cx5prof: error: ens1f0: firmware version 16.29.1030 is older than the required 16.35.2000 (requires.firmware.min_version): update the NIC firmware (mlxup or mstflint)
 cx5prof: error: ens1f0: link speed is 25000 Mb/s, the profile requires 100000: check the cable, the transceiver and the switch port
 cx5prof: error: ens1f0: channels.rx 64 exceeds the device maximum 2: lower the value in the profile" \
 	"preconditions: each one with its remedy"

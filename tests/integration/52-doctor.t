@@ -58,7 +58,7 @@ requires:
     duplex: full
 YAML
 run cxs "$FIX/cx5-8node" doctor "$WORK/fw.yaml"
-printf '%s\n' "$out" | grep -qx 'FAIL  enp216s0f0np0   firmware    firmware 16.21.0106 is older than 16.26.1040 (requires.firmware.min_version)'
+printf '%s\n' "$out" | grep -qx 'FAIL  enp216s0f0np0   firmware    firmware version 16.21.0106 is older than the required 16.26.1040 (requires.firmware.min_version)'
 ok $? "profile minimum: old firmware fails"
 
 # ---- a kernel log with mlx5 firmware command timeouts (reference section 5)

@@ -8,6 +8,7 @@
 
 #include "exitcode.h"
 #include "plan.h"
+#include "sysroot.h"
 #include "probe.h"
 #include "profile.h"
 
@@ -36,6 +37,19 @@ static void test_kind_table(void **state)
 	assert_non_null(strstr(change_kind_find("channels")->order_note, "before IRQ affinity"));
 	assert_non_null(strstr(change_kind_find("irqbalance-ban")->order_note, "before IRQ affinity"));
 	assert_false(change_kind_find("irqbalance-ban")->resets_link);
+	/* Every row of engine/kinds/kinds.c is complete: plan_build calls
+	 * diff for every kind with a scope, and finds each by its name. */
+	for (size_t i = 0; i < n_change_kinds; i++) {
+		const struct change_kind *k = change_kinds[i];
+
+		assert_ptr_equal(change_kind_find(k->name), k);
+		assert_non_null(k->read);
+		assert_non_null(k->write);
+		assert_non_null(k->undo);
+		assert_non_null(k->verify);
+		assert_int_equal(k->diff != NULL, k->scope != KIND_SCOPE_NONE);
+	}
+	assert_int_equal(change_kind_find("boot")->scope, KIND_SCOPE_NONE);
 }
 
 static void test_order(void **state)
@@ -98,6 +112,13 @@ static struct host_state *host_new(int rings_r)
 	return h;
 }
 
+/* The port's driver is MLNX_OFED's: its module publishes `version`. */
+static void host_ofed(struct host_state *h, const char *version)
+{
+	h->ifaces[0].has_nic = true;
+	h->ifaces[0].nic.driver_version = strdup(version);
+}
+
 static struct plan *plan_of(const char *yaml, struct host_state *h)
 {
 	struct profile *prof = NULL;
@@ -117,6 +138,7 @@ static void test_build_diff(void **state)
 	struct plan *p;
 	(void)state;
 
+	host_ofed(h, "5.8-1.0.1");
 	p = plan_of(
 	    "version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\n"
 	    "requires:\n  driver:\n    name: mlx5_core\n    min_version: \"5.0-0\"\n"
@@ -148,6 +170,7 @@ static void test_build_problems(void **state)
 	struct plan *p;
 	(void)state;
 
+	host_ofed(h, "5.8-1.0.1");
 	p = plan_of("version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\n"
 		    "requires:\n  driver:\n    name: mlx5_core\n    min_version: \"23.10-1.1.9\"\n"
 		    "  firmware:\n    min_version: \"16.35.2000\"\n  link:\n    speed: 100000\n"
@@ -156,10 +179,12 @@ static void test_build_problems(void **state)
 	assert_int_equal(p->n_changes, 0);
 	assert_int_equal(p->n_problems, 7);
 	assert_string_equal(p->problems[0].message,
-			    "driver version 5.8-1.0.1 is older than the required 23.10-1.1.9");
-	assert_string_equal(
-	    p->problems[1].message,
-	    "firmware version 16.29.1030 (MT_0000000080) is older than the required 16.35.2000");
+			    "MLNX_OFED driver 5.8-1.0.1 is older than the required 23.10-1.1.9 "
+			    "(requires.driver.min_version)");
+	assert_string_equal(p->problems[0].remedy, "install a newer MLNX_OFED");
+	assert_string_equal(p->problems[1].message,
+			    "firmware version 16.29.1030 (MT_0000000080) is older than "
+			    "the required 16.35.2000 (requires.firmware.min_version)");
 	assert_string_equal(p->problems[2].message, "link speed is 25000 Mb/s, the profile requires 100000");
 	assert_string_equal(p->problems[3].message, "channels.combined 64 exceeds the device maximum 63");
 	assert_string_equal(p->problems[4].message, "channels.rx: the device has no such setting");
@@ -265,6 +290,61 @@ static void test_channels_and_irq_policy(void **state)
 	host_state_free(h);
 }
 
+/* requires.driver.min_version is compared with MLNX_OFED's version only,
+ * requires.driver.min_kernel with the kernel release of an inbox driver
+ * only (the fixture's 6.12.12-amd64); a minimum for the other kind of
+ * driver is a warning, a version that cannot be compared a problem. */
+static void test_driver_minimums(void **state)
+{
+	static const struct {
+		const char *ofed;     /* the module's version, NULL: inbox */
+		const char *requires; /* under requires.driver */
+		const char *problem;  /* NULL: none */
+		const char *warning;  /* NULL: none */
+	} cases[] = {
+	    {NULL, "min_version: \"5.0-0\"", NULL,
+	     "ens1f0: requires.driver.min_version is for MLNX_OFED: inbox driver of kernel 6.12.12-amd64 not "
+	     "compared with 5.0-0"},
+	    {NULL, "min_kernel: \"4.18.0\"", NULL, NULL},
+	    {NULL, "min_version: \"5.0-0\"\n    min_kernel: \"4.18.0\"", NULL, NULL},
+	    {NULL, "min_kernel: \"6.13\"",
+	     "inbox driver of kernel 6.12.12-amd64 is older than the required 6.13 "
+	     "(requires.driver.min_kernel)",
+	     NULL},
+	    {"5.8-1.0.1", "min_version: \"5.0-0\"\n    min_kernel: \"7.0\"", NULL, NULL},
+	    {"5.8-1.0.1", "min_kernel: \"7.0\"", NULL,
+	     "ens1f0: requires.driver.min_kernel is for inbox drivers: MLNX_OFED driver 5.8-1.0.1 not "
+	     "compared "
+	     "with 7.0"},
+	    {"internal", "min_version: \"5.0-0\"",
+	     "MLNX_OFED driver \"internal\" cannot be compared with 5.0-0 (requires.driver.min_version)",
+	     NULL},
+	};
+	(void)state;
+
+	assert_int_equal(sysroot_set("tests/fixtures/sysroot/cx5-2port"), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_free_ char *yaml = strprintf(
+		    "version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\nrequires:\n  driver:\n    %s\n",
+		    cases[i].requires);
+		struct host_state *h = host_new(0);
+		struct plan *p;
+
+		if (cases[i].ofed)
+			host_ofed(h, cases[i].ofed);
+		p = plan_of(yaml, h);
+		assert_int_equal(p->n_problems, cases[i].problem ? 1 : 0);
+		if (cases[i].problem)
+			assert_string_equal(p->problems[0].message, cases[i].problem);
+		assert_int_equal(strv_length(p->warnings), cases[i].warning ? 1 : 0);
+		if (cases[i].warning)
+			assert_string_equal(p->warnings[0], cases[i].warning);
+		plan_free(p);
+		host_state_free(h);
+	}
+	assert_int_equal(sysroot_set(NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +355,7 @@ int main(void)
 	    cmocka_unit_test(test_manages_link_keys),
 	    cmocka_unit_test(test_irq_policy_without_device_irqs),
 	    cmocka_unit_test(test_channels_and_irq_policy),
+	    cmocka_unit_test(test_driver_minimums),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

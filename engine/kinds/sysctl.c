@@ -1,0 +1,80 @@
+/* kinds/sysctl.c: the "sysctl" kind, the profile's sysctl section: object
+ * "sysctl", key "net.core.rmem_max", values decimal. A floor (">= 4M") is
+ * planned only when the host's value is lower. Read and written through
+ * sysctl.h (under the sysroot); host-wide, so it manages no port. */
+#include "kinds.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "exitcode.h"
+#include "plan.h"
+#include "probe.h"
+#include "profile.h"
+#include "sysctl.h"
+
+static int sysctl_kind_read(const char *object, const char *key, char **ret)
+{
+	uint64_t v;
+	int r;
+
+	(void)object;
+	r = sysctl_read_name(key, &v);
+	return r < 0 ? r : kind_format_u64(v, ret);
+}
+
+static int sysctl_kind_write(const char *object, const char *key, const char *value, char **kmsg)
+{
+	uint64_t v;
+	int r;
+
+	(void)object;
+	(void)kmsg;
+	r = safe_atou64(value, &v);
+	return r < 0 ? r : sysctl_write_name(key, v);
+}
+
+static int sysctl_diff(struct plan_ctx *ctx, const struct iface_state *port)
+{
+	const struct profile *prof = ctx->profile;
+	struct plan *p = ctx->plan;
+	int r;
+
+	(void)port;
+	for (size_t i = 0; i < prof->n_sysctls; i++) {
+		const struct profile_sysctl *w = &prof->sysctls[i];
+		const struct sysctl_state *cur = &ctx->host->sysctl[w->key];
+		_cleanup_free_ char *old = NULL, *new = NULL;
+		bool differs;
+
+		if (cur->r < 0) {
+			r = plan_add_problem(
+			    p, cur->r == -ENOENT ? EXIT_UNSUPPORTED : EXIT_ERROR, w->name,
+			    "remove it from the profile, or run in the initial network namespace",
+			    "cannot be read: %s", strerror(-cur->r));
+			if (r < 0)
+				return r;
+			continue;
+		}
+		differs = w->op == PROFILE_SYSCTL_FLOOR ? cur->value < w->value : cur->value != w->value;
+		if (!differs)
+			continue;
+		if (kind_format_u64(cur->value, &old) < 0 || kind_format_u64(w->value, &new) < 0)
+			return -ENOMEM;
+		r = plan_add_change(p, "sysctl", "sysctl", w->name, old, new);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+const struct change_kind kind_sysctl = {
+    .name = "sysctl",
+    .rank = 10,
+    .scope = KIND_SCOPE_HOST,
+    .read = sysctl_kind_read,
+    .write = sysctl_kind_write,
+    .undo = kind_undo_by_write,
+    .verify = kind_verify_by_read,
+    .diff = sysctl_diff,
+};
