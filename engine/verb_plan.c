@@ -84,7 +84,7 @@ int txn_verb_open_existing_history(const struct cli *cli, bool read_only, struct
 	int r = history_open(cli->db_path, HISTORY_EXISTING | (read_only ? HISTORY_READ_ONLY : 0), ret);
 
 	if (r == -ENOENT) {
-		log_error("no history database at %s: check --db (only apply, verify and bench create one)",
+		log_error("no history database at %s: check --db (apply, verify and bench create one)",
 			  cli->db_path);
 		return EXIT_NOT_FOUND;
 	}
