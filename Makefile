@@ -3,7 +3,7 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 BUILDDIR  ?= build
 BIN       ?= cx5prof
-PKGS      := yaml-0.1 libnl-route-3.0 libcurl sqlite3 json-c
+PKGS      := yaml-0.1 libnl-route-3.0 libnl-genl-3.0 libcurl sqlite3 json-c
 CC        ?= cc
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libcurl is loaded with dlopen() when the mirror first needs it

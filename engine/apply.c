@@ -40,21 +40,6 @@ void apply_signals_install(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
-bool failpoint(const char *name, int k)
-{
-	const char *env = getenv("CX5PROF_FAILPOINT");
-	_cleanup_free_ char *want = strprintf("%s:%d", name, k);
-	size_t n;
-
-	if (!env || !want)
-		return false;
-	n = strlen(want);
-	for (const char *p = env; (p = strstr(p, want)); p += n)
-		if ((p == env || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
-			return true;
-	return false;
-}
-
 static void failpoint_pause(const char *name, int k)
 {
 	if (!failpoint(name, k))

@@ -5,7 +5,7 @@
  * reaction to failures and to SIGINT/SIGTERM/SIGHUP (undo what landed, in
  * reverse), the restore of a recorded transaction from its undo log (a
  * rollback, itself recorded as a transaction), the detached watchdog, and
- * the test failpoints (CX5PROF_FAILPOINT, below). The caller holds the lock
+ * the test failpoints (CX5PROF_FAILPOINT, below; util.h's failpoint()). The caller holds the lock
  * (lock.h) and has recorded the transaction (apply_txn_create) before
  * calling apply_changes. Must never: write a change whose old value is not
  * in the durable undo log; print results (the verb layer does).
@@ -18,6 +18,8 @@
  *   rollback-pause:K  `rollback` stops before its step K, as apply-pause
  *   confirm-setup:1   `apply --confirm`: recording pending_confirm fails (EIO)
  *   confirm-setup:2   `apply --confirm`: starting the watchdog fails (EAGAIN)
+ *   ethnl-absent:1    ethtool netlink is treated as absent (ethnl.h): every
+ *                     ethtool setting goes through the ioctl fallback
  * A caught signal (SIGINT, SIGTERM, SIGHUP) ends a pause as it would end
  * the step loop between two real steps. */
 #ifndef CX5_APPLY_H
@@ -79,8 +81,5 @@ void apply_signals_install(void);
  * deadline_usec (wall clock) it takes the lock and rolls back txn unless it
  * is no longer pending_confirm. Returns the watchdog's pid or -errno. */
 int watchdog_spawn(const char *db_path, int64_t txn, int64_t deadline_usec);
-
-/* Is the failpoint name:k set in CX5PROF_FAILPOINT? */
-bool failpoint(const char *name, int k);
 
 #endif

@@ -52,10 +52,12 @@ int bootunit_for_profile(const char *path, char **ret_unit, char **ret_why)
 	if (r < 0)
 		return r;
 	if (stat(path, &a) < 0 || stat(full, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
-		*ret_why = strprintf("the boot-time unit applies %s, and %s is not that file: install it "
-				     "there (install -D -m 0644 %s %s) and apply that file, or pass "
-				     "--runtime-only",
-				     want, path, path, want);
+		/* A copy of the file alone would break a relative extends: the
+		 * flattened profile stands alone. */
+		*ret_why = strprintf("the boot-time unit applies %s, and %s is not that file: write it "
+				     "there as one file (mkdir -p %s && cx5prof validate --flatten %s > %s) "
+				     "and apply that file, or pass --runtime-only",
+				     want, path, BOOTUNIT_PROFILE_DIR, path, want);
 		return *ret_why ? -EXDEV : -ENOMEM;
 	}
 	*ret_unit = strprintf("%s%.*s%s", UNIT_PREFIX, (int)(n - strlen(PROFILE_EXT)), base, UNIT_SUFFIX);

@@ -8,14 +8,14 @@
 #include "output.h"
 #include "sysroot.h"
 
-enum { GOPT_SYSROOT = 2000, GOPT_DB, GOPT_JSON, GOPT_HELP };
+enum { GOPT_SYSROOT = 2000, GOPT_DB, GOPT_JSON };
 
 static const struct cli_option global_options[] = {
 	{ "sysroot", CLI_ARG_REQUIRED, GOPT_SYSROOT, "DIR", "read /proc and /sys under DIR" },
 	{ "db", CLI_ARG_REQUIRED, GOPT_DB, "PATH", "history database" },
 	{ "json", CLI_ARG_NONE, GOPT_JSON, NULL, "machine-readable output" },
 	{ "verbose", CLI_ARG_NONE, 'v', NULL, "more diagnostics (twice: debug)" },
-	{ "help", CLI_ARG_NONE, GOPT_HELP, NULL, "show this help" },
+	{ "help", CLI_ARG_NONE, 'h', NULL, "show this help" },
 	{ 0 },
 };
 
@@ -50,6 +50,15 @@ void cli_verb_usage(const struct verb *verb, FILE *f)
 	}
 	fprintf(f, "\nGlobal options:\n");
 	print_options(global_options, f);
+}
+
+/* After a bad option getopt stops: a --json still ahead asks for the error
+ * document all the same. */
+static void scan_json(struct cli *cli, int argc, char **argv)
+{
+	for (int k = optind; k < argc && !streq(argv[k], "--"); k++)
+		if (streq(argv[k], "--json"))
+			cli->json = true;
 }
 
 int cli_parse(struct cli *cli, const struct verb *verb, int argc, char **argv,
@@ -97,14 +106,16 @@ int cli_parse(struct cli *cli, const struct verb *verb, int argc, char **argv,
 		case 'v':
 			cli->verbose++;
 			continue;
-		case GOPT_HELP:
+		case 'h':
 			cli_verb_usage(verb, stdout);
 			return -1;
 		case ':':
+			scan_json(cli, argc, argv);
 			log_error("%s: option '%s' needs a value", verb->name, argv[optind - 1]);
 			fprintf(stderr, "Run 'cx5prof %s --help' for its options.\n", verb->name);
 			return EXIT_USAGE;
 		case '?':
+			scan_json(cli, argc, argv);
 			if (optopt && optopt < 256)
 				log_error("%s: unknown option '-%c'", verb->name, optopt);
 			else
@@ -136,11 +147,11 @@ int cli_setup(struct cli *cli)
 {
 	int r;
 
-	log_set_level(cli->verbose >= 2 ? LOG_DEBUG : cli->verbose == 1 ? LOG_INFO : LOG_WARN);
+	log_set_level(cli->verbose >= 2 ? LOG_DEBUG : cli->verbose == 1 ? LOG_INFO : LOG_NOTICE);
 	r = sysroot_set(cli->sysroot);
 	if (r < 0) {
 		log_error_errno(r, "cannot use sysroot '%s': %m", cli->sysroot);
-		return EXIT_USAGE;
+		return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_USAGE;
 	}
 	out_init(cli->json);
 	return 0;

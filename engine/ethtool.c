@@ -66,8 +66,7 @@ static int ethtool_ioctl(int fd, const char *ifname, void *data)
 	return 0;
 }
 
-/* Open a socket and run one request. */
-static int ethtool_do(const char *ifname, void *data)
+int ethtool_request(const char *ifname, void *data)
 {
 	_cleanup_close_ int fd = -1;
 
@@ -92,7 +91,7 @@ static void copy_str(char *dst, size_t n, const char *src, size_t srcn)
 int ethtool_get_drvinfo(const char *ifname, struct eth_drvinfo *ret)
 {
 	struct ethtool_drvinfo d = { .cmd = ETHTOOL_GDRVINFO };
-	int r = ethtool_do(ifname, &d);
+	int r = ethtool_request(ifname, &d);
 
 	if (r < 0)
 		return r;
@@ -179,7 +178,7 @@ int ethtool_get_link(const char *ifname, struct eth_link *ret)
 int ethtool_get_channels(const char *ifname, struct eth_channels *ret)
 {
 	struct ethtool_channels c = { .cmd = ETHTOOL_GCHANNELS };
-	int r = ethtool_do(ifname, &c);
+	int r = ethtool_request(ifname, &c);
 
 	if (r < 0)
 		return r;
@@ -237,7 +236,7 @@ int ethtool_set_channels(const char *ifname, const struct eth_channels *want)
 int ethtool_get_rings(const char *ifname, struct eth_rings *ret)
 {
 	struct ethtool_ringparam g = { .cmd = ETHTOOL_GRINGPARAM };
-	int r = ethtool_do(ifname, &g);
+	int r = ethtool_request(ifname, &g);
 
 	if (r < 0)
 		return r;

@@ -57,6 +57,12 @@ struct eth_stat {
 /* All functions: 0 (or 1 = changed) on success, -errno on failure:
  * -EINVAL invalid name, -ENODEV no such interface, -EOPNOTSUPP the driver
  * does not implement the request, -EPERM not permitted. */
+/* One SIOCETHTOOL request with `data` as its command block (struct
+ * ethtool_* with .cmd set), on a socket opened for the call: for the
+ * modules that own other ethtool settings (ethfeatures.h, ethnl.h's ioctl
+ * fallback). */
+int ethtool_request(const char *ifname, void *data);
+
 int ethtool_get_drvinfo(const char *ifname, struct eth_drvinfo *ret);
 int ethtool_get_link(const char *ifname, struct eth_link *ret);
 

@@ -20,6 +20,7 @@ enum exit_code {
 	EXIT_INVALID = 65,     /* invalid input: profile, file contents, reply */
 	EXIT_NOT_FOUND = 66,   /* interface, file or record not found */
 	EXIT_UNSUPPORTED = 69, /* the device or driver does not support a requested setting */
+	EXIT_CANT_CREATE = 73, /* an output cannot be created (export's directory is not empty) */
 	EXIT_PERMISSION = 77,  /* permission denied (run as root) */
 };
 

@@ -410,7 +410,7 @@ static int migrate(struct history *h, bool read_only)
 	if (version > HISTORY_SCHEMA_VERSION)
 		return -EPROTONOSUPPORT;
 	if (version < HISTORY_SCHEMA_VERSION && read_only)
-		return version == 0 ? -ENOENT : exec_script(h, readonly_compat[version - 1]);
+		return exec_script(h, readonly_compat[version - 1]);
 	for (; version < HISTORY_SCHEMA_VERSION; version++) {
 		r = migrate_step(h, version);
 		if (r < 0)
@@ -461,9 +461,9 @@ static int create_private(const char *path)
 	return 1;
 }
 
-static int configure(struct history *h, bool read_only)
+static int configure(struct history *h, bool read_only, bool existing)
 {
-	int r;
+	int version, r;
 
 	sqlite3_busy_timeout(h->db, HISTORY_BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(h->db, 1);
@@ -471,6 +471,14 @@ static int configure(struct history *h, bool read_only)
 	r = exec_script(h, "SELECT count(*) FROM sqlite_master");
 	if (r < 0)
 		return r;
+	/* Before anything is written: an empty file is not started as a history. */
+	if (read_only || existing) {
+		r = read_user_version(h, &version);
+		if (r < 0)
+			return r;
+		if (version == 0)
+			return -ENODATA;
+	}
 	if (!read_only) {
 		r = exec_script(h, "PRAGMA journal_mode = WAL");
 		if (r < 0)
@@ -484,15 +492,15 @@ static int configure(struct history *h, bool read_only)
 
 int history_open(const char *path, unsigned flags, struct history **ret)
 {
-	bool read_only = flags & HISTORY_READ_ONLY, existing = read_only || (flags & HISTORY_EXISTING);
+	bool read_only = flags & HISTORY_READ_ONLY, existing = flags & HISTORY_EXISTING;
 	_cleanup_history_ struct history *h = NULL;
-	int r, rc, open_flags;
+	int r, rc;
 
 	if (!path || !*path)
 		return -EINVAL;
-	if (existing && access(path, F_OK) < 0)
+	if ((read_only || existing) && access(path, F_OK) < 0)
 		return -errno;
-	if (!existing) {
+	if (!read_only && !existing) {
 		r = mkdir_parent(path);
 		if (r >= 0)
 			r = create_private(path);
@@ -505,15 +513,14 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 	h->path = strdup(path);
 	if (!h->path)
 		return -ENOMEM;
-	open_flags = read_only	? SQLITE_OPEN_READONLY
-		     : existing ? SQLITE_OPEN_READWRITE
-				: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	rc = sqlite3_open_v2(path, &h->db, open_flags, NULL);
+	rc = sqlite3_open_v2(path, &h->db,
+			     read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+			     NULL);
 	if (rc != SQLITE_OK) {
 		int sys = h->db ? sqlite3_system_errno(h->db) : 0;
 		return sys > 0 ? -sys : history_errno(rc);
 	}
-	r = configure(h, read_only);
+	r = configure(h, read_only, existing);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(h);

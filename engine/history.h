@@ -46,10 +46,10 @@ enum history_open_flags {
 	/* Open for reading only: never create or migrate; -ENOENT when the
 	 * file does not exist. */
 	HISTORY_READ_ONLY = 1 << 0,
-	/* Open an existing file only (read-write unless HISTORY_READ_ONLY):
-	 * never create it or its directory; -ENOENT when it is missing. For
-	 * the verbs that act on recorded history (rollback, commit, mirror,
-	 * analyze): a mistyped --db must not become a new, empty history. */
+	/* Read-write, but only a history that exists: never create the file
+	 * (-ENOENT) nor start a history in an empty one (-ENODATA). For the
+	 * verbs that only work on an existing history (rollback, commit,
+	 * mirror, analyze): a mistyped --db must not look like success. */
 	HISTORY_EXISTING = 1 << 1,
 };
 
@@ -59,7 +59,8 @@ enum history_open_flags {
  * read-write: a directory above the file's is missing), -ENOTDIR,
  * -EACCES/-EROFS (permission, read-only file or file system),
  * -EBADMSG (corrupt, or not a SQLite database), -EBUSY (locked too long),
- * -EPROTONOSUPPORT (schema newer than this cx5prof). */
+ * -EPROTONOSUPPORT (schema newer than this cx5prof), -ENODATA (read-only
+ * or HISTORY_EXISTING: the file holds no history, e.g. it is empty). */
 int history_open(const char *path, unsigned flags, struct history **ret);
 void history_close(struct history *h);
 static inline void history_closep(struct history **h)

@@ -197,6 +197,70 @@ int irq_list_add(struct irq_list *l, unsigned irq, const char *name, const char 
 	return 0;
 }
 
+/* A completion vector whose affinity is known. */
+static bool mappable(const struct irq_vector *v)
+{
+	return v->kind == IRQ_KIND_COMPLETION && v->has_affinity && cpuset_count(&v->affinity) > 0;
+}
+
+/* Vector b continues the run a..b-1 starting at a: the next queue, and
+ * either the same CPUs as a, or the CPU after its predecessor's. */
+static bool continues(const struct irq_vector *a, const struct irq_vector *prev, const struct irq_vector *b,
+		      bool same)
+{
+	if (!mappable(b) || b->queue != prev->queue + 1)
+		return false;
+	if (same)
+		return cpuset_equal(&a->affinity, &b->affinity);
+	return cpuset_count(&b->affinity) == 1 && cpuset_count(&prev->affinity) == 1 &&
+	       cpuset_last(&b->affinity) == cpuset_last(&prev->affinity) + 1;
+}
+
+int irq_list_format_map(const struct irq_list *l, char **ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *sep = "";
+
+	if (!f)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n;) {
+		const struct irq_vector *a = &l->v[i];
+		_cleanup_free_ char *cpus = NULL, *first = NULL;
+		size_t j = i + 1, label;
+		bool same;
+
+		if (!mappable(a)) {
+			i++;
+			continue;
+		}
+		same = j < l->n && continues(a, a, &l->v[j], true);
+		while (j < l->n && continues(a, &l->v[j - 1], &l->v[j], same))
+			j++;
+		if (cpuset_format_list(&a->affinity, &first) < 0)
+			break;
+		if (!same && j > i + 1)
+			cpus = strprintf("%s-%d", first, cpuset_last(&l->v[j - 1].affinity));
+		label = a->name ? strcspn(a->name, "@") : 0;
+		while (label > 0 && isdigit((unsigned char)a->name[label - 1]))
+			label--;
+		if (label)
+			fprintf(f, "%s%.*s%d", sep, (int)label, a->name, a->queue);
+		else
+			fprintf(f, "%sq%d", sep, a->queue);
+		if (j > i + 1)
+			fprintf(f, "-%d", l->v[j - 1].queue);
+		fprintf(f, " -> %s", cpus ? cpus : first);
+		sep = ", ";
+		i = j;
+	}
+	if (fclose(f) != 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
 const struct irq_vector *irq_list_by_queue(const struct irq_list *l, unsigned queue)
 {
 	for (size_t i = 0; i < l->n; i++)

@@ -78,6 +78,13 @@ static inline void irq_list_freep(struct irq_list **l)
 int irq_list_new(const char *ifname, const char *pci_bdf, struct irq_list **ret);
 int irq_list_add(struct irq_list *l, unsigned irq, const char *name, const char *affinity_list);
 
+/* The completion vectors' affinity as compact text, consecutive queues as
+ * ranges: "mlx5_comp0-7 -> 8-15" (one CPU each, in order), "mlx5_comp0-7
+ * -> 0" (the same CPUs), pieces joined by ", ". The label is the vectors'
+ * handler name without its queue number and "@..." ("q" without a name).
+ * *ret is "" when no completion vector has a known affinity. */
+int irq_list_format_map(const struct irq_list *l, char **ret);
+
 const struct irq_vector *irq_list_by_queue(const struct irq_list *l, unsigned queue);
 const struct irq_vector *irq_list_by_irq(const struct irq_list *l, unsigned irq);
 size_t irq_list_count(const struct irq_list *l, enum irq_kind kind);

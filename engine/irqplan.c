@@ -606,11 +606,48 @@ static int plan_cpulist(struct planner *pl, const struct irqplan_options *opts)
 	return 0;
 }
 
+/* The default exclusion of CPU0 is worth a note only where CPU0 was a
+ * candidate: local to a port, or on a node (or the one pool of a host
+ * without NUMA) that received queues. First of the notes: it explains the
+ * placements after it. */
+static int cpu0_note(struct planner *pl)
+{
+	int node0 = topology_node_of(pl->topo, 0);
+	bool matters = false;
+	char **n, *note;
+	size_t k;
+	int r;
+
+	for (size_t i = 0; i < pl->nports && !matters; i++) {
+		_cleanup_cpuset_ struct cpuset local = CPUSET_INIT;
+
+		r = port_local_cpus(pl, &pl->ports[i], &local);
+		if (r < 0)
+			return r;
+		matters = cpuset_has(&local, 0);
+	}
+	for (size_t i = 0; i < pl->plan->n && !matters; i++)
+		matters = pl->plan->e[i].cpu_node == node0;
+	if (!matters)
+		return 0;
+	r = add_note(pl, strdup("CPU0 left out (the default exclude_cpus; it serves the timer and most "
+				"unpinned interrupts)"));
+	if (r < 0)
+		return r;
+	n = pl->plan->notes;
+	k = strv_length(n) - 1;
+	note = n[k];
+	memmove(n + 1, n, k * sizeof(*n));
+	n[0] = note;
+	return 0;
+}
+
 int irqplan_build(const struct irqplan_port *ports, size_t nports, const struct topology *topo,
 		  const struct irqplan_options *opts, struct irqplan **ret)
 {
 	_cleanup_(planner_done) struct planner pl = {.topo = topo, .ports = ports, .nports = nports};
 	int last = cpuset_last(&topo->online);
+	bool cpu0_default_out = false;
 	int r;
 
 	if (opts->policy >= _IRQPLAN_POLICY_MAX || last < 0)
@@ -637,11 +674,7 @@ int irqplan_build(const struct irqplan_port *ports, size_t nports, const struct 
 		r = cpuset_add(&pl.excluded, 0);
 		if (r < 0)
 			return r;
-		r = add_note(&pl,
-			     strdup("CPU0 left out (the default exclude_cpus; it serves the timer and most "
-				    "unpinned interrupts)"));
-		if (r < 0)
-			return r;
+		cpu0_default_out = true;
 	}
 	cpuset_andnot(&pl.usable, &pl.excluded);
 	if (cpuset_count(&pl.usable) == 0)
@@ -655,6 +688,11 @@ int irqplan_build(const struct irqplan_port *ports, size_t nports, const struct 
 	r = opts->policy == IRQPLAN_CPULIST ? plan_cpulist(&pl, opts) : plan_numa_local(&pl);
 	if (r < 0)
 		return r;
+	if (cpu0_default_out) {
+		r = cpu0_note(&pl);
+		if (r < 0)
+			return r;
+	}
 	if (pl.plan->n > 1)
 		qsort(pl.plan->e, pl.plan->n, sizeof(*pl.plan->e), cmp_entry);
 	if (!pl.plan->notes) {

@@ -1,9 +1,9 @@
 /* link.c: links through rtnetlink with libnl-route-3 (see link.h).
  *
  * Owns: the netlink sockets it opens (one per call, closed before
- * returning), the NLE_* -> errno table, and the extended-ack capture. Reads
- * use libnl-route's link parser plus the raw IFLA_MIN_MTU/IFLA_MAX_MTU
- * attributes, which libnl 3.7 has no getter for. Must never: touch /proc or
+ * returning) and the NLE_* -> errno table (the extended-ack capture is
+ * nlerr.h's). Reads use libnl-route's link parser plus the raw
+ * IFLA_MIN_MTU/IFLA_MAX_MTU attributes, which libnl 3.7 has no getter for. Must never: touch /proc or
  * /sys, change a link attribute other than the one asked for. */
 #define _GNU_SOURCE
 #include <linux/if.h>
@@ -18,10 +18,7 @@
 #include <sys/socket.h>
 
 #include "link.h"
-
-#ifndef SOL_NETLINK
-#define SOL_NETLINK 270
-#endif
+#include "nlerr.h"
 
 static const char *const operstate_names[_LINK_OPER_MAX] = {
 	[LINK_OPER_UNKNOWN] = "unknown",
@@ -101,56 +98,6 @@ int link_errno_from_nle(int nle)
 	return -nle_errno[nle];
 }
 
-/* What the kernel said in its NLMSG_ERROR: the errno and the extack text. */
-struct kernel_error {
-	int err; /* -errno, 0: none received */
-	char *msg;
-};
-
-static void kernel_error_done(struct kernel_error *k)
-{
-	free(k->msg);
-	k->msg = NULL;
-	k->err = 0;
-}
-
-/* NLMSG_ERROR handler: keep the kernel's own errno (NLE_* loses it:
- * ERANGE and EINVAL both matter for MTU) and its NLMSGERR_ATTR_MSG. */
-static int error_cb(struct sockaddr_nl *nla _unused_, struct nlmsgerr *e, void *arg)
-{
-	struct kernel_error *k = arg;
-	const struct nlmsghdr *h = (const struct nlmsghdr *)((const char *)e - NLMSG_HDRLEN);
-	size_t payload = sizeof(*e), off;
-
-	k->err = e->error;
-	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS))
-		return NL_STOP;
-	if (!(h->nlmsg_flags & NLM_F_CAPPED) && e->msg.nlmsg_len >= NLMSG_HDRLEN)
-		payload += e->msg.nlmsg_len - NLMSG_HDRLEN;
-	off = NLMSG_ALIGN(NLMSG_HDRLEN + payload);
-	if (off >= h->nlmsg_len)
-		return NL_STOP;
-	{
-		struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
-		struct nlattr *start = (struct nlattr *)((char *)h + off);
-
-		if (nla_parse(tb, NLMSGERR_ATTR_MAX, start, (int)(h->nlmsg_len - off), NULL) < 0)
-			return NL_STOP;
-		if (tb[NLMSGERR_ATTR_MSG]) {
-			free(k->msg);
-			k->msg = strndup(nla_data(tb[NLMSGERR_ATTR_MSG]), (size_t)nla_len(tb[NLMSGERR_ATTR_MSG]));
-		}
-	}
-	return NL_STOP;
-}
-
-static void nl_socket_freep(struct nl_sock **sk)
-{
-	if (*sk)
-		nl_socket_free(*sk);
-}
-#define _cleanup_nl_sock_ _cleanup_(nl_socket_freep)
-
 static void rtnl_link_putp(struct rtnl_link **l)
 {
 	if (*l)
@@ -158,19 +105,12 @@ static void rtnl_link_putp(struct rtnl_link **l)
 }
 #define _cleanup_rtnl_link_ _cleanup_(rtnl_link_putp)
 
-static void nlmsg_freep(struct nl_msg **m)
-{
-	if (*m)
-		nlmsg_free(*m);
-}
-#define _cleanup_nlmsg_ _cleanup_(nlmsg_freep)
-
 /* A connected NETLINK_ROUTE socket that asks for extended acks and records
  * kernel errors into *k. */
-static int link_socket(struct kernel_error *k, struct nl_sock **ret)
+static int link_socket(struct nl_kernel_error *k, struct nl_sock **ret)
 {
 	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
-	int one = 1, r;
+	int r;
 
 	sk = nl_socket_alloc();
 	if (!sk)
@@ -178,11 +118,9 @@ static int link_socket(struct kernel_error *k, struct nl_sock **ret)
 	r = nl_connect(sk, NETLINK_ROUTE);
 	if (r < 0)
 		return link_errno_from_nle(r);
-	/* Older kernels lack extended acks: the message is then simply absent. */
-	(void)setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	r = nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, error_cb, k);
+	r = nl_kernel_error_attach(sk, k);
 	if (r < 0)
-		return link_errno_from_nle(r);
+		return r;
 	*ret = TAKE_PTR(sk);
 	return 0;
 }
@@ -272,7 +210,7 @@ static int cmp_ifindex(const void *a, const void *b)
 /* Send msg (or a dump request when msg is NULL) and collect the links. */
 static int link_query(struct nl_msg *msg, struct link_dump *d)
 {
-	_cleanup_(kernel_error_done) struct kernel_error k = { 0 };
+	_cleanup_(nl_kernel_error_done) struct nl_kernel_error k = { 0 };
 	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
 	int r;
 
@@ -347,7 +285,7 @@ int link_get(const char *name, struct link_info *ret)
 
 int link_set_mtu(const char *name, uint32_t mtu, char **kernel_msg)
 {
-	_cleanup_(kernel_error_done) struct kernel_error k = { 0 };
+	_cleanup_(nl_kernel_error_done) struct nl_kernel_error k = { 0 };
 	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
 	_cleanup_rtnl_link_ struct rtnl_link *orig = NULL, *changes = NULL;
 	struct link_info after;
@@ -369,7 +307,7 @@ int link_set_mtu(const char *name, uint32_t mtu, char **kernel_msg)
 	if (!changes)
 		return -ENOMEM;
 	rtnl_link_set_mtu(changes, mtu);
-	kernel_error_done(&k);
+	nl_kernel_error_done(&k);
 	r = rtnl_link_change(sk, orig, changes, 0);
 	if (r < 0) {
 		r = k.err < 0 ? k.err : link_errno_from_nle(r);

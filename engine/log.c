@@ -4,16 +4,19 @@
 
 #include <stdarg.h>
 
-static enum log_level max_level = LOG_WARN;
+static enum log_level max_level = LOG_NOTICE;
+static char first_error[512];
 
 void log_set_level(enum log_level level) { max_level = level; }
 enum log_level log_get_level(void) { return max_level; }
+const char *log_first_error(void) { return first_error[0] ? first_error : NULL; }
 
 int log_full(enum log_level level, int err, const char *fmt, ...)
 {
 	static const char *const prefix[] = {
 		[LOG_ERR] = "error: ",
 		[LOG_WARN] = "warning: ",
+		[LOG_NOTICE] = "",
 		[LOG_INFO] = "",
 		[LOG_DEBUG] = "debug: ",
 	};
@@ -22,6 +25,12 @@ int log_full(enum log_level level, int err, const char *fmt, ...)
 
 	if (err < 0)
 		err = -err;
+	if (level == LOG_ERR && !first_error[0]) {
+		errno = err; /* for %m */
+		va_start(ap, fmt);
+		vsnprintf(first_error, sizeof(first_error), fmt, ap);
+		va_end(ap);
+	}
 	if (level <= max_level) {
 		fprintf(stderr, "cx5prof: %s", prefix[level]);
 		errno = err; /* for %m */

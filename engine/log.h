@@ -9,16 +9,22 @@
 
 #include "util.h"
 
-enum log_level { LOG_ERR, LOG_WARN, LOG_INFO, LOG_DEBUG };
+/* LOG_NOTICE: normal progress a long-running verb reports by default
+ * (serve), printed without a "warning:" prefix. */
+enum log_level { LOG_ERR, LOG_WARN, LOG_NOTICE, LOG_INFO, LOG_DEBUG };
 
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
+/* The first error reported by this process (without the "cx5prof: error: "
+ * prefix), for the --json error document; NULL when none was. */
+const char *log_first_error(void);
 
 /* Returns -abs(err) so callers can `return log_error_errno(r, ...)`. */
 int log_full(enum log_level level, int err, const char *fmt, ...) _printf_(3, 4);
 
 #define log_error(...) log_full(LOG_ERR, 0, __VA_ARGS__)
 #define log_warn(...) log_full(LOG_WARN, 0, __VA_ARGS__)
+#define log_notice(...) log_full(LOG_NOTICE, 0, __VA_ARGS__)
 #define log_info(...) log_full(LOG_INFO, 0, __VA_ARGS__)
 #define log_debug(...) log_full(LOG_DEBUG, 0, __VA_ARGS__)
 /* %m in fmt expands to strerror(err). */

@@ -16,7 +16,7 @@ static int verb_help(struct cli *cli, int argc, char **argv);
 static const struct verb verbs[] = {
 	{ "help", verb_help, "[VERB]", "show the usage of cx5prof or of one verb", NULL },
 	{ "show", verb_show, "[IFACE...]", "print the observed state of the NICs and the host", NULL },
-	{ "validate", verb_validate, "FILE...", "check profiles (syntax, keys, ranges, extends) without touching anything", NULL },
+	{ "validate", verb_validate, "FILE...", "check profiles (syntax, keys, ranges, extends) without touching anything", validate_options },
 	{ "plan", verb_plan, "PROFILE", "show every change a profile would make, in order, with preconditions checked", plan_options },
 	{ "apply", verb_apply, "PROFILE", "apply a profile as one transaction; undone on any failure", apply_options },
 	{ "rollback", verb_rollback, "[TXN]", "restore the state before the last (or the given) transaction", rollback_options },
@@ -66,6 +66,34 @@ static void global_usage(FILE *f)
 		   "  -h, --help     show this help\n"
 		   "  --version      print the version\n\n"
 		   "Run 'cx5prof VERB --help' for a verb's options; 'man 8 cx5prof' for everything.\n");
+}
+
+/* With --json, a failure that printed no document still prints one: the
+ * first error line as its msg, else what the exit code means. */
+static int finish(const struct cli *cli, int code)
+{
+	static const struct {
+		int code;
+		const char *msg;
+	} meanings[] = {
+	    {EXIT_LOCKED, "another apply or rollback holds the lock"},
+	    {EXIT_OPEN_TXN, "an earlier transaction must be rolled back or committed first"},
+	    {EXIT_INVALID, "invalid input"},
+	    {EXIT_NOT_FOUND, "not found"},
+	    {EXIT_PERMISSION, "permission denied"},
+	    {EXIT_USAGE, "bad command line"},
+	};
+	const char *msg = log_first_error();
+
+	if (!cli->json || code == EXIT_OK)
+		return code;
+	for (size_t i = 0; !msg && i < ARRAY_SIZE(meanings); i++)
+		if (meanings[i].code == code)
+			msg = meanings[i].msg;
+	if (!out_is_json()) /* failed before the verb set up the printer */
+		out_init(true);
+	(void)out_error(code, msg ? msg : "error (see stderr)");
+	return code;
 }
 
 /* Suggest the closest verb for a typo (edit distance <= 2). */
@@ -153,19 +181,19 @@ int main(int argc, char **argv)
 		case ':':
 			log_error("option '%s' needs a value", argv[optind - 1]);
 			fprintf(stderr, "Usage: cx5prof [--sysroot DIR] [--db PATH] [--json] [-v] VERB [ARGS]\n");
-			return EXIT_USAGE;
+			return finish(&cli, EXIT_USAGE);
 		default:
 			if (optopt && optopt < 256)
 				log_error("unknown option '-%c'", optopt);
 			else
 				log_error("unknown option '%s'", argv[optind - 1]);
 			fprintf(stderr, "Usage: cx5prof [--sysroot DIR] [--db PATH] [--json] [-v] VERB [ARGS]\n");
-			return EXIT_USAGE;
+			return finish(&cli, EXIT_USAGE);
 		}
 	}
 	if (optind >= argc) {
 		global_usage(stderr);
-		return EXIT_USAGE;
+		return finish(&cli, EXIT_USAGE);
 	}
 	verb = cli_verb(argv[optind]);
 	if (!verb) {
@@ -175,8 +203,8 @@ int main(int argc, char **argv)
 		else
 			log_error("unknown verb '%s'", argv[optind]);
 		fprintf(stderr, "Run 'cx5prof --help' for the list of verbs.\n");
-		return EXIT_USAGE;
+		return finish(&cli, EXIT_USAGE);
 	}
 	r = verb->run(&cli, argc - optind, argv + optind);
-	return r;
+	return finish(&cli, r);
 }

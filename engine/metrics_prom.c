@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,8 @@ static const struct metric metrics[] = {
     {"cx5prof_run_id", "History id of the newest run (cx5prof history show ID).", v_id},
     {"cx5prof_run_receive_bits_per_second", "Receiver throughput of the newest run.", v_recv},
     {"cx5prof_run_send_bits_per_second", "Sender throughput of the newest run.", v_send},
-    {"cx5prof_run_loss_ratio", "Datagrams lost / sent in the newest run (0..1).", v_loss},
+    {"cx5prof_run_loss_ratio", "Datagrams lost / sent in the newest run (0..1; NaN: nothing was sent).",
+     v_loss},
     {"cx5prof_run_lost_datagrams", "Datagrams sent but not received in the newest run.", v_lost},
     {"cx5prof_run_passed", "1 if every threshold of the newest run held, else 0.", v_passed},
 };
@@ -147,7 +149,13 @@ int metrics_prom_render(const struct run_record *runs, size_t n, char **ret)
 			put_label_value(f, newest[i]->ifname);
 			fputs(",profile=", f);
 			put_label_value(f, newest[i]->profile);
-			fprintf(f, "} %.15g\n", metrics[m].value(newest[i]));
+			double v = metrics[m].value(newest[i]);
+
+			/* A run that sent nothing has no loss ratio: NaN, never 0. */
+			if (isnan(v))
+				fprintf(f, "} NaN\n");
+			else
+				fprintf(f, "} %.15g\n", v);
 		}
 	}
 	if (fclose(f) != 0)

@@ -10,6 +10,7 @@ static bool json_mode;
 static struct json_object *stack[OUT_MAX_DEPTH];
 static int depth; /* number of open containers */
 static struct json_object *root;
+static bool printed; /* a JSON document reached stdout */
 
 void out_init(bool json)
 {
@@ -140,6 +141,7 @@ int out_finish(void)
 			root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
 		if (puts(s) < 0)
 			r = -EIO;
+		printed = true;
 	}
 	json_object_put(root);
 	root = NULL;
@@ -147,4 +149,20 @@ int out_finish(void)
 	if (fflush(stdout) != 0)
 		r = -errno;
 	return r;
+}
+
+int out_error(int exit_code, const char *msg)
+{
+	if (!json_mode || printed)
+		return 0;
+	json_object_put(root); /* a document the verb could not finish */
+	root = NULL;
+	depth = 0;
+	out_open_object(NULL);
+	out_bool(OUT_JSON, "changed", NULL, false);
+	out_bool(OUT_JSON, "failed", NULL, true);
+	out_int(OUT_JSON, "exit_code", NULL, exit_code);
+	out_string(OUT_JSON, "msg", NULL, msg);
+	out_close_object();
+	return out_finish();
 }

@@ -42,4 +42,10 @@ void out_text(const char *fmt, ...) _printf_(1, 2);
 /* Print the JSON document (JSON mode) and release it. Returns 0 or -errno. */
 int out_finish(void);
 
+/* JSON mode, when no document was printed yet: print the one error
+ * document, {"changed": false, "failed": true, "exit_code", "msg"}
+ * (schemas/error.schema.json), in place of any unfinished one. Every verb
+ * that fails prints exactly one document with --json. Returns 0 or -errno. */
+int out_error(int exit_code, const char *msg);
+
 #endif

@@ -32,6 +32,8 @@ bool probe_process_running(const char *comm)
 static void iface_state_done(struct iface_state *s)
 {
 	free(s->name);
+	free(s->coalesce_kmsg);
+	free(s->pause_kmsg);
 	nic_info_done(&s->nic);
 	irq_list_free(s->irqs);
 }
@@ -111,6 +113,9 @@ static int probe_kernel_iface(struct host_state *h, const struct link_info *l, c
 	s->ethlink_r = ethtool_get_link(s->name, &s->ethlink);
 	s->channels_r = ethtool_get_channels(s->name, &s->channels);
 	s->rings_r = ethtool_get_rings(s->name, &s->rings);
+	s->features_r = ethtool_get_features(s->name, &s->features, NULL);
+	s->coalesce_r = ethnl_group_get(&ethnl_coalesce, s->name, &s->coalesce, &s->coalesce_kmsg);
+	s->pause_r = ethnl_group_get(&ethnl_pause, s->name, &s->pause, &s->pause_kmsg);
 	return probe_nic(s, table, table_r, irq_flags);
 }
 
@@ -150,6 +155,7 @@ static int probe_interfaces(struct host_state *h, char *const *only, unsigned fl
 		if (r < 0)
 			return r;
 		s->drvinfo_r = s->ethlink_r = s->channels_r = s->rings_r = -ENODEV;
+		s->features_r = s->coalesce_r = s->pause_r = -ENODEV;
 		r = probe_nic(s, table, table_r, irq_flags);
 		if (r < 0)
 			return r;
@@ -169,7 +175,7 @@ int probe_host(char *const *only, unsigned flags, struct host_state **ret)
 	if (r < 0)
 		goto fail;
 	for (unsigned k = 0; k < _SYSCTL_MAX; k++)
-		h->sysctl[k].r = sysctl_read((enum sysctl_key)k, &h->sysctl[k].value);
+		h->sysctl[k].r = sysctl_read_value((enum sysctl_key)k, &h->sysctl[k].value);
 	r = irqbalance_detect(&h->irqbalance);
 	if (r == -ENOMEM)
 		goto fail;

@@ -1,13 +1,15 @@
 /* probe.h: the observed state of the host, assembled in one place.
  *
- * Owns: joining the kernel's links (link.h, ethtool.h; current network
- * namespace) with sysfs facts from the sysroot (nic.h), the managed
+ * Owns: joining the kernel's links (link.h, ethtool.h, ethfeatures.h,
+ * ethnl.h; current network namespace) with sysfs facts from the sysroot (nic.h), the managed
  * sysctls (sysctl.h), irqbalance and the firewall. Read-only. Each fact
  * carries its own result code, so "unsupported" (-EOPNOTSUPP) is never
  * confused with "failed". Must never: change the host, log above debug. */
 #ifndef CX5_PROBE_H
 #define CX5_PROBE_H
 
+#include "ethfeatures.h"
+#include "ethnl.h"
 #include "ethtool.h"
 #include "firewall.h"
 #include "irq.h"
@@ -31,6 +33,17 @@ struct iface_state {
 	struct eth_channels channels;
 	int rings_r;
 	struct eth_rings rings;
+	/* Offload features, coalescing and pause (ethfeatures.h, ethnl.h):
+	 * result codes as above; *_kmsg the kernel's extack text when the read
+	 * failed and it sent one, else NULL. */
+	int features_r;
+	struct eth_features features;
+	int coalesce_r;
+	struct ethnl_values coalesce; /* ethnl_coalesce's parameters */
+	char *coalesce_kmsg;
+	int pause_r;
+	struct ethnl_values pause; /* ethnl_pause's parameters */
+	char *pause_kmsg;
 	/* sysfs facts: has_nic is true when /sys/class/net/<name> exists under
 	 * the sysroot; nic_r is the result of nic_read otherwise. */
 	bool has_nic;
@@ -46,7 +59,7 @@ struct iface_state {
 
 struct sysctl_state {
 	int r;          /* 0, -ENOENT (absent here), other -errno */
-	uint64_t value; /* valid when r == 0 */
+	struct sysctl_value value; /* valid when r == 0 */
 };
 
 struct host_state {

@@ -148,20 +148,6 @@ const char *profile_sysctl_op_to_string(int v)
 	return name_of(sysctl_op_names, ARRAY_SIZE(sysctl_op_names), v);
 }
 
-/* The sysctls a profile may set, with the values the kernel accepts (the
- * buffer sizes are ints; below 4096 a socket buffer limit is meaningless). */
-static const struct sysctl_def {
-	const char *name;
-	enum sysctl_key key;
-	uint64_t min, max;
-} sysctl_defs[] = {
-    {"net.core.rmem_max", SYSCTL_RMEM_MAX, 4096, INT_MAX},
-    {"net.core.wmem_max", SYSCTL_WMEM_MAX, 4096, INT_MAX},
-    {"net.core.rmem_default", SYSCTL_RMEM_DEFAULT, 4096, INT_MAX},
-    {"net.core.wmem_default", SYSCTL_WMEM_DEFAULT, 4096, INT_MAX},
-    {"net.core.netdev_max_backlog", SYSCTL_NETDEV_MAX_BACKLOG, 1, INT_MAX},
-};
-
 /* ---- key tables ---- */
 
 enum key_type {
@@ -186,6 +172,7 @@ enum key_type {
 	KT_PCI,		   /* list of vendor:device */
 	KT_RUNNERS,	   /* runner name or list of them */
 	KT_SYSCTLS,	   /* the sysctl mapping */
+	KT_FEATURES,	   /* link.features: NAME: on | off */
 	KT_FORBIDDEN,	   /* a key that is always an error (why says why) */
 	_KT_MAX,
 };
@@ -277,10 +264,30 @@ static const struct key_def rings_keys[] = {
     {0},
 };
 
+static const struct key_def coalesce_keys[] = {
+    {.name = "adaptive_rx", .type = KT_BOOL, .offset = P(link.coalesce.adaptive_rx)},
+    {.name = "adaptive_tx", .type = KT_BOOL, .offset = P(link.coalesce.adaptive_tx)},
+    UINT("rx_usecs", P(link.coalesce.rx_usecs), 0, 65535),
+    UINT("rx_frames", P(link.coalesce.rx_frames), 0, 65535),
+    UINT("tx_usecs", P(link.coalesce.tx_usecs), 0, 65535),
+    UINT("tx_frames", P(link.coalesce.tx_frames), 0, 65535),
+    {0},
+};
+
+static const struct key_def pause_keys[] = {
+    {.name = "autoneg", .type = KT_BOOL, .offset = P(link.pause.autoneg)},
+    {.name = "rx", .type = KT_BOOL, .offset = P(link.pause.rx)},
+    {.name = "tx", .type = KT_BOOL, .offset = P(link.pause.tx)},
+    {0},
+};
+
 static const struct key_def link_keys[] = {
     UINT("mtu", P(link.mtu), 68, 65535),
     SECTION("channels", 0, channels_keys),
     SECTION("rings", 0, rings_keys),
+    {.name = "features", .type = KT_FEATURES, .offset = P(link.features)},
+    SECTION("coalesce", 0, coalesce_keys),
+    SECTION("pause", 0, pause_keys),
     {0},
 };
 
@@ -965,15 +972,75 @@ static int check_key(struct loader *l, const struct ynode *map, size_t i)
 	return 0;
 }
 
-static const struct sysctl_def *sysctl_def_find(const char *name)
+/* One value of a sysctl: an integer or, for a one-value sysctl, a size
+ * ("4M"; inside a floor's string, num points past ">="), in the table's
+ * range. */
+static int sysctl_number(struct loader *l, const struct sysctl_def *def, const struct ynode *v,
+			 const struct ynode *num, const char *vpath, uint64_t *ret)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(sysctl_defs); i++)
-		if (streq(sysctl_defs[i].name, name))
-			return &sysctl_defs[i];
-	return NULL;
+	char buf[64];
+	int64_t x = 0;
+	int r = def->n_values == 1 ? scalar_size(num, &x) : scalar_integer(num, &x);
+
+	if (r == -EINVAL && def->n_values == 1)
+		return fail(l, v, "%s: expected a number, a size like 4M or a floor like \">= 4M\", got %s",
+			    vpath, ynode_describe(v, buf, sizeof(buf)));
+	if (r == -EINVAL)
+		return fail(l, v, "%s: expected a number (%s), got %s", vpath, def->unit,
+			    ynode_describe(v, buf, sizeof(buf)));
+	if (r < 0 || x < 0 || (uint64_t)x < def->min || (uint64_t)x > def->max)
+		return fail(l, v, "%s: %s is out of range %" PRIu64 "..%" PRIu64, vpath, num->value, def->min,
+			    def->max);
+	*ret = (uint64_t)x;
+	return 0;
 }
 
-/* sysctl: NAME: VALUE | "VALUE" | ">= VALUE" */
+/* The value of one sysctl: NUMBER | "NUMBER" | ">= NUMBER" for a
+ * one-value sysctl; a list of its numbers (not decreasing when the table
+ * says so) for net.ipv4.udp_mem. */
+static int sysctl_entry(struct loader *l, const struct sysctl_def *def, const struct ynode *v,
+			const char *vpath, enum profile_sysctl_op *ret_op, struct sysctl_value *ret)
+{
+	struct sysctl_value val = {.n = def->n_values};
+	struct ynode num = *v;
+	char buf[64];
+	int r;
+
+	*ret_op = PROFILE_SYSCTL_EXACT;
+	if (def->n_values > 1) {
+		if (v->kind != YNODE_SEQUENCE || v->n_items != def->n_values)
+			return fail(l, v, "%s: expected a list of %u numbers (%s), got %s", vpath,
+				    def->n_values, def->unit, ynode_describe(v, buf, sizeof(buf)));
+		for (unsigned i = 0; i < def->n_values; i++) {
+			r = sysctl_number(l, def, v->items[i], v->items[i], vpath, &val.v[i]);
+			if (r < 0)
+				return r;
+			if (def->ordered && i > 0 && val.v[i] < val.v[i - 1])
+				return fail(l, v->items[i],
+					    "%s: %" PRIu64 " is below the value before it (%" PRIu64
+					    "): the values must not decrease",
+					    vpath, val.v[i], val.v[i - 1]);
+		}
+		*ret = val;
+		return 0;
+	}
+	/* A floor: ">= 4M", spaces after ">=" optional. */
+	if (v->kind == YNODE_SCALAR && strncmp(v->value, ">=", 2) == 0) {
+		*ret_op = PROFILE_SYSCTL_FLOOR;
+		num.value = v->value + 2;
+		while (*num.value == ' ')
+			num.value++;
+		num.len = strlen(num.value);
+		num.plain = false; /* the number is inside a string */
+	}
+	r = sysctl_number(l, def, v, &num, vpath, &val.v[0]);
+	if (r < 0)
+		return r;
+	*ret = val;
+	return 0;
+}
+
+/* sysctl: NAME: VALUE, NAME from sysctl.h's table. */
 static int parse_sysctls(struct loader *l, const struct key_def *k _unused_, const struct ynode *key _unused_,
 			 const struct ynode *map, void *field, const char *path)
 {
@@ -985,48 +1052,29 @@ static int parse_sysctls(struct loader *l, const struct key_def *k _unused_, con
 		return expect(l, map, path, "a mapping");
 	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
 		const struct ynode *name = map->items[i], *v = map->items[i + 1];
-		const struct sysctl_def *def;
-		struct ynode num = *v;
-		enum profile_sysctl_op op = PROFILE_SYSCTL_EXACT;
-		int64_t x = 0;
+		enum profile_sysctl_op op;
+		struct sysctl_value val;
+		enum sysctl_key id;
 		size_t j;
 
 		r = check_key(l, map, i);
 		if (r < 0)
 			return r;
-		def = sysctl_def_find(name->value);
-		if (!def) {
-			const char *hint = closest(name->value, sysctl_defs, sizeof(sysctl_defs[0]),
-						   ARRAY_SIZE(sysctl_defs));
+		if (sysctl_key_from_string(name->value, &id) < 0) {
+			const char *hint =
+			    closest(name->value, sysctl_def(0), sizeof(struct sysctl_def), _SYSCTL_MAX);
 			if (hint)
 				return fail(l, name, "unknown sysctl %s (did you mean \"%s\"?)",
 					    ynode_quote(name, buf, sizeof(buf)), hint);
-			return fail(
-			    l, name,
-			    "unknown sysctl %s (cx5prof manages net.core.rmem_max, net.core.wmem_max, "
-			    "net.core.rmem_default, net.core.wmem_default, net.core.netdev_max_backlog)",
-			    ynode_quote(name, buf, sizeof(buf)));
+			return fail(l, name, "unknown sysctl %s (cx5prof manages %s)",
+				    ynode_quote(name, buf, sizeof(buf)), sysctl_names());
 		}
-		snprintf(vpath, sizeof(vpath), "%s.%s", path, def->name);
-		/* A floor: ">= 4M", spaces after ">=" optional. */
-		if (v->kind == YNODE_SCALAR && strncmp(v->value, ">=", 2) == 0) {
-			op = PROFILE_SYSCTL_FLOOR;
-			num.value = v->value + 2;
-			while (*num.value == ' ')
-				num.value++;
-			num.len = strlen(num.value);
-			num.plain = false; /* the number is inside a string */
-		}
-		r = scalar_size(&num, &x);
-		if (r == -EINVAL)
-			return fail(l, v,
-				    "%s: expected a number, a size like 4M or a floor like \">= 4M\", got %s",
-				    vpath, ynode_describe(v, buf, sizeof(buf)));
-		if (r < 0 || (uint64_t)x < def->min || (uint64_t)x > def->max)
-			return fail(l, v, "%s: %s is out of range %" PRIu64 "..%" PRIu64, vpath, num.value,
-				    def->min, def->max);
+		snprintf(vpath, sizeof(vpath), "%s.%s", path, sysctl_key_to_string(id));
+		r = sysctl_entry(l, sysctl_def(id), v, vpath, &op, &val);
+		if (r < 0)
+			return r;
 		for (j = 0; j < p->n_sysctls; j++)
-			if (p->sysctls[j].key == def->key)
+			if (p->sysctls[j].key == id)
 				break;
 		if (j == p->n_sysctls) {
 			struct profile_sysctl *a = reallocarray(p->sysctls, p->n_sysctls + 1, sizeof(*a));
@@ -1035,7 +1083,51 @@ static int parse_sysctls(struct loader *l, const struct key_def *k _unused_, con
 			p->sysctls = a;
 			p->n_sysctls++;
 		}
-		p->sysctls[j] = (struct profile_sysctl){def->key, def->name, op, (uint64_t)x, mark_of(l, v)};
+		p->sysctls[j] = (struct profile_sysctl){id, sysctl_key_to_string(id), op, val, mark_of(l, v)};
+	}
+	return 0;
+}
+
+/* link.features: NAME: on | off (true | false too), NAME a profile or
+ * kernel name from ethfeatures.h's table. */
+static int parse_features(struct loader *l, const struct key_def *k _unused_, const struct ynode *key _unused_,
+			  const struct ynode *map, void *field, const char *path)
+{
+	static const struct {
+		const char *text;
+		bool value;
+	} words[] = {{"on", true}, {"off", false}, {"true", true}, {"false", false}};
+	struct profile_bool *features = field;
+	char buf[64];
+	int r;
+
+	if (map->kind != YNODE_MAPPING)
+		return expect(l, map, path, "a mapping");
+	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
+		const struct ynode *name = map->items[i], *v = map->items[i + 1];
+		enum eth_feature f;
+		size_t w;
+
+		r = check_key(l, map, i);
+		if (r < 0)
+			return r;
+		if (eth_feature_from_string(name->value, &f) < 0)
+			return fail(l, name, "%s: unknown feature %s (cx5prof manages %s)", path,
+				    ynode_quote(name, buf, sizeof(buf)), eth_feature_names());
+		for (size_t j = 0; j < i; j += 2) {
+			enum eth_feature g;
+			if (eth_feature_from_string(map->items[j]->value, &g) == 0 && g == f)
+				return fail(l, name, "%s: %s is the same feature as %s (first at %u:%u)", path,
+					    ynode_quote(name, buf, sizeof(buf)), map->items[j]->value,
+					    map->items[j]->line, map->items[j]->column);
+		}
+		for (w = 0; w < ARRAY_SIZE(words); w++)
+			if (v->kind == YNODE_SCALAR && v->plain && streq(v->value, words[w].text))
+				break;
+		if (w == ARRAY_SIZE(words))
+			return fail(l, v, "%s.%s: expected on or off, got %s", path, eth_feature_def(f)->name,
+				    ynode_describe(v, buf, sizeof(buf)));
+		features[f] = (struct profile_bool){.set = true, .value = words[w].value, .at = mark_of(l, v)};
 	}
 	return 0;
 }
@@ -1052,6 +1144,7 @@ static const parse_fn parsers[_KT_MAX] = {
     [KT_ENVNAME] = parse_string,  [KT_IFNAMES] = parse_ifnames,
     [KT_PCI] = parse_pci,	  [KT_RUNNERS] = parse_runners,
     [KT_SYSCTLS] = parse_sysctls, [KT_FORBIDDEN] = parse_forbidden,
+    [KT_FEATURES] = parse_features,
 };
 
 static int apply_mapping(struct loader *l, const struct key_def *table, void *base, const struct ynode *map,
@@ -1550,11 +1643,31 @@ static struct json_object *sysctls_json(const struct profile *p)
 		const struct profile_sysctl *s = &p->sysctls[i];
 		if (s->op == PROFILE_SYSCTL_FLOOR) {
 			char buf[32];
-			snprintf(buf, sizeof(buf), ">= %" PRIu64, s->value);
+			snprintf(buf, sizeof(buf), ">= %" PRIu64, s->value.v[0]);
 			json_object_object_add(o, s->name, json_object_new_string(buf));
+		} else if (s->value.n == 1) {
+			json_object_object_add(o, s->name, json_object_new_uint64(s->value.v[0]));
 		} else {
-			json_object_object_add(o, s->name, json_object_new_uint64(s->value));
+			struct json_object *a = json_object_new_array();
+			for (unsigned j = 0; a && j < s->value.n; j++)
+				json_object_array_add(a, json_object_new_uint64(s->value.v[j]));
+			json_object_object_add(o, s->name, a);
 		}
+	}
+	return o;
+}
+
+static struct json_object *features_json(const struct profile_bool *features)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (unsigned i = 0; o && i < _ETH_FEATURE_MAX; i++)
+		if (features[i].set)
+			json_object_object_add(o, eth_feature_def((enum eth_feature)i)->name,
+					       json_object_new_string(features[i].value ? "on" : "off"));
+	if (o && json_object_object_length(o) == 0) {
+		json_object_put(o);
+		return NULL;
 	}
 	return o;
 }
@@ -1603,6 +1716,8 @@ static struct json_object *field_json(const struct key_def *k, const void *f)
 	}
 	case KT_SYSCTLS:
 		return sysctls_json(f);
+	case KT_FEATURES:
+		return features_json(f);
 	case KT_EXTENDS:
 	case KT_FORBIDDEN:
 		return NULL;

@@ -24,6 +24,7 @@
 
 #include <json-c/json.h>
 
+#include "ethfeatures.h"
 #include "sysctl.h"
 #include "util.h"
 
@@ -120,8 +121,8 @@ enum profile_sysctl_op {
 struct profile_sysctl {
 	enum sysctl_key key;
 	const char *name; /* "net.core.rmem_max" (static string) */
-	enum profile_sysctl_op op;
-	uint64_t value; /* bytes/units after suffix expansion */
+	enum profile_sysctl_op op; /* a floor only for a one-value sysctl */
+	struct sysctl_value value; /* bytes/units after suffix expansion */
 	struct profile_mark at;
 };
 
@@ -173,6 +174,16 @@ struct profile {
 		struct profile_uint mtu;					 /* 68..65535 */
 		struct profile_uint channels_combined, channels_rx, channels_tx; /* 0..1024 */
 		struct profile_uint rings_rx, rings_tx;				 /* 1..65536 */
+		/* link.features: NAME: on | off, by enum eth_feature (a kernel
+		 * name such as rx-gro is stored under its profile name gro). */
+		struct profile_bool features[_ETH_FEATURE_MAX];
+		struct {
+			struct profile_bool adaptive_rx, adaptive_tx;
+			struct profile_uint rx_usecs, rx_frames, tx_usecs, tx_frames; /* 0..65535 */
+		} coalesce;
+		struct {
+			struct profile_bool autoneg, rx, tx;
+		} pause;
 	} link;
 
 	struct {

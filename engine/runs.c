@@ -10,6 +10,7 @@
 #include "runs.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <sys/time.h>
 
@@ -99,6 +100,36 @@ static void add_opt_uint(struct json_object *o, const char *key, uint64_t v)
 	json_object_object_add(o, key, v ? json_object_new_uint64(v) : NULL);
 }
 
+const char *run_record_outcome(const struct run_record *r)
+{
+	if (r->sent == 0 || (r->verdict && strncmp(r->verdict, "error", 5) == 0))
+		return "error";
+	if (r->verdict && streq(r->verdict, "drift"))
+		return "drift";
+	return r->passed ? "pass" : "fail";
+}
+
+const char *run_record_tuning(const struct run_record *r, const char *key, char *buf, size_t size)
+{
+	const struct run_artifact *a = run_record_artifact(r, ARTIFACT_TUNING);
+	size_t k = strlen(key);
+
+	for (const char *line = a ? a->content : NULL; line && *line; line = strchr(line, '\n')) {
+		line += *line == '\n';
+		if (strncmp(line, key, k) == 0 && strncmp(line + k, ": ", 2) == 0) {
+			snprintf(buf, size, "%.*s", (int)strcspn(line + k + 2, "\n"), line + k + 2);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+const char *run_record_outcome_label(const struct run_record *r)
+{
+	const char *o = run_record_outcome(r);
+	return streq(o, "fail") ? "FAIL" : o;
+}
+
 struct json_object *run_record_to_json(const struct run_record *r, bool with_artifacts)
 {
 	struct json_object *o = json_object_new_object(), *p = json_object_new_object(),
@@ -142,8 +173,10 @@ struct json_object *run_record_to_json(const struct run_record *r, bool with_art
 	json_object_object_add(res, "lost", json_object_new_uint64(r->lost));
 	json_object_object_add(res, "send_mbps", json_object_new_double(r->send_mbps));
 	json_object_object_add(res, "recv_mbps", json_object_new_double(r->recv_mbps));
-	json_object_object_add(res, "loss_pct", json_object_new_double(r->loss_pct));
+	json_object_object_add(res, "loss_pct",
+			       isfinite(r->loss_pct) ? json_object_new_double(r->loss_pct) : NULL);
 	json_object_object_add(res, "pass", json_object_new_boolean(r->passed));
+	json_object_object_add(res, "outcome", json_object_new_string(run_record_outcome(r)));
 	add_str(res, "verdict", r->verdict);
 	json_object_object_add(o, "results", res);
 
@@ -241,7 +274,10 @@ static int insert_run(sqlite3 *db, const struct run_record *r, int64_t started, 
 	q = q ?: history_errno(sqlite3_bind_int64(s, i++, (int64_t)r->lost));
 	q = q ?: history_errno(sqlite3_bind_double(s, i++, r->send_mbps));
 	q = q ?: history_errno(sqlite3_bind_double(s, i++, r->recv_mbps));
-	q = q ?: history_errno(sqlite3_bind_double(s, i++, r->loss_pct));
+	q = q
+		?: history_errno(r->sent > 0 && isfinite(r->loss_pct) ? sqlite3_bind_double(s, i, r->loss_pct)
+								      : sqlite3_bind_null(s, i));
+	i++;
 	q = q ?: history_errno(sqlite3_bind_int(s, i++, r->passed ? 1 : 0));
 	q = q ?: bind_text(s, i++, r->verdict);
 	q = q ?: history_errno(sqlite3_bind_int64(s, i++, started));
@@ -400,7 +436,8 @@ static int run_from_row(sqlite3_stmt *s, struct run_record *ret)
 	r.lost = (uint64_t)sqlite3_column_int64(s, c++);
 	r.send_mbps = sqlite3_column_double(s, c++);
 	r.recv_mbps = sqlite3_column_double(s, c++);
-	r.loss_pct = sqlite3_column_double(s, c++);
+	r.loss_pct = sqlite3_column_type(s, c) == SQLITE_NULL ? NAN : sqlite3_column_double(s, c);
+	c++;
 	r.passed = sqlite3_column_int(s, c++) == 1;
 	q = q ?: col_str(s, c++, &r.verdict);
 	r.started_usec = sqlite3_column_int64(s, c++);

@@ -69,7 +69,7 @@ struct run_record {
 	uint64_t lost;	   /* sent - received (as the runner computed it) */
 	double send_mbps;
 	double recv_mbps;
-	double loss_pct;
+	double loss_pct; /* NAN when nothing was sent: runs_record stores NULL, always */
 	bool passed;   /* every threshold held */
 	char *verdict; /* one line: why it passed/failed, NULL if no thresholds */
 
@@ -103,5 +103,19 @@ const struct run_artifact *run_record_artifact(const struct run_record *r, const
 struct json_object *run_record_to_json(const struct run_record *r, bool with_artifacts);
 
 bool run_artifact_name_valid(const char *name);
+
+/* What became of the run, one rule for every runner: "error" when no
+ * datagram was sent or the benchmark failed to run (verdict "error: ..."),
+ * "drift" when the host differed from its profile, else "pass" or "fail"
+ * (a threshold). JSON "outcome"; for people pass, FAIL, drift, error. */
+const char *run_record_outcome(const struct run_record *r);
+
+/* The artifact of "key: value" lines on the host tuning a run ran under
+ * (net.core.* sysctls, irqbalance, bench_cpus), recorded by verify. */
+#define ARTIFACT_TUNING "host_tuning"
+/* The value of key in that artifact, copied into buf; NULL when absent. */
+const char *run_record_tuning(const struct run_record *r, const char *key, char *buf, size_t size);
+/* The same for people: "pass", "FAIL", "drift", "error". */
+const char *run_record_outcome_label(const struct run_record *r);
 
 #endif

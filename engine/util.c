@@ -228,3 +228,35 @@ uint64_t now_usec(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
+
+void table_names_join(const void *rows, size_t stride, size_t n, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size == 0)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++) {
+		const char *name = *(const char *const *)((const char *)rows + i * stride);
+		int w = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", name);
+
+		if (w < 0)
+			return;
+		len += (size_t)w;
+	}
+}
+
+bool failpoint(const char *name, int k)
+{
+	const char *env = getenv("CX5PROF_FAILPOINT");
+	_cleanup_free_ char *want = strprintf("%s:%d", name, k);
+	size_t n;
+
+	if (!env || !want)
+		return false;
+	n = strlen(want);
+	for (const char *p = env; (p = strstr(p, want)); p += n)
+		if ((p == env || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
+}

@@ -85,6 +85,11 @@ int strv_pushf(char ***v, const char *fmt, ...) _printf_(2, 3);
 bool strv_contains(char *const *v, const char *s);
 void strv_sort(char **v);
 
+/* The names of a table, for messages that list what is known: the first
+ * field (a const char *) of each of n rows `stride` bytes apart, joined
+ * with ", " into buf (cut at size). */
+void table_names_join(const void *rows, size_t stride, size_t n, char *buf, size_t size);
+
 /* Strict decimal parsing: whole string, no sign for unsigned, no overflow. */
 int safe_atou64(const char *s, uint64_t *ret);
 int safe_atoi64(const char *s, int64_t *ret);
@@ -97,6 +102,10 @@ int parse_size(const char *s, uint64_t *ret);
 /* Interface names: 1..15 bytes, no '/', no whitespace, not "." or "..".
  * Checked before a name becomes part of a path. */
 bool ifname_valid(const char *name);
+
+/* Tests only: is the failpoint name:k set in CX5PROF_FAILPOINT
+ * ("name:K[,name:K...]")? The failpoints are listed in apply.h. */
+bool failpoint(const char *name, int k);
 
 /* Monotonic clock in microseconds. */
 uint64_t now_usec(void);

@@ -319,7 +319,7 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 		log_error("apply: expected one PROFILE");
 		return EXIT_USAGE;
 	}
-	r = txn_verb_open_history(cli, a.check, &h);
+	r = txn_verb_open_history(cli, a.check ? HISTORY_READ_ONLY : 0, &h);
 	if (r == EXIT_OK && !a.check)
 		r = txn_verb_lock(cli, 0, &lock_fd);
 	if (r == EXIT_OK)
@@ -330,7 +330,7 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 		r = txn_verb_plan(args[0], a.runtime_only, &prof, &p);
 	if (r != EXIT_OK) {
 		lock_release(lock_fd);
-		return txn_verb_json_failure(r);
+		return r;
 	}
 	txn_verb_report_problems(p);
 	out_open_object(NULL);
@@ -360,17 +360,21 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 
 /* ---- rollback ---- */
 
-/* A refusal reported on stderr: the JSON document still says so. */
-static int json_refused(int r)
+/* The TXN argument, checked before the history is opened or locked. */
+static int parse_target(char **args, int64_t *ret_id)
 {
-	out_bool(OUT_JSON, "changed", NULL, false);
-	out_bool(OUT_JSON, "failed", NULL, true);
-	out_int(OUT_JSON, "exit_code", NULL, r);
-	out_string(OUT_JSON, "msg", NULL, "refused (see stderr)");
-	return r;
+	if (!args[0]) {
+		*ret_id = 0;
+		return EXIT_OK;
+	}
+	if (safe_atoi64(args[0], ret_id) < 0 || *ret_id <= 0) {
+		log_error("rollback: '%s' is not a transaction number", args[0]);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
 }
 
-/* id: the transaction named on the command line, or 0: the newest. */
+/* id 0: the newest apply (or the target of an unfinished rollback). */
 static int pick_target(struct history *h, int64_t id, struct txn_record *ret)
 {
 	int r;
@@ -539,7 +543,7 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_history_ struct history *h = NULL;
 	struct txn_args a = {0};
-	int64_t id = 0;
+	int64_t id;
 	int lock_fd = -1, r;
 
 	r = cli_parse(cli, cli_verb("rollback"), argc, argv, handle_option, &a, &args);
@@ -549,21 +553,18 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 		log_error("rollback: expected at most one TXN");
 		return EXIT_USAGE;
 	}
-	if (args[0] && (safe_atoi64(args[0], &id) < 0 || id <= 0)) {
-		log_error("rollback: '%s' is not a transaction number", args[0]);
-		return EXIT_USAGE;
-	}
-	r = txn_verb_open_existing_history(cli, false, &h);
+	r = parse_target(args, &id);
+	if (r == EXIT_OK)
+		r = txn_verb_open_history(cli, HISTORY_EXISTING, &h);
 	if (r == EXIT_OK)
 		r = txn_verb_lock(cli, 0, &lock_fd);
 	if (r != EXIT_OK)
-		return txn_verb_json_failure(r);
+		return r;
 	out_open_object(NULL);
 	r = rollback_locked(h, id, a.force);
-	if (r != EXIT_OK && r != EXIT_ROLLBACK_FAILED)
-		json_refused(r);
 	out_close_object();
-	(void)out_finish();
+	if (r == EXIT_OK || r == EXIT_ROLLBACK_FAILED) /* else: main's error document */
+		(void)out_finish();
 	lock_release(lock_fd);
 	mirror_opportunistic(h, NULL);
 	return r;
@@ -635,17 +636,16 @@ int verb_commit(struct cli *cli, int argc, char **argv)
 		log_error("commit: takes no arguments");
 		return EXIT_USAGE;
 	}
-	r = txn_verb_open_existing_history(cli, false, &h);
+	r = txn_verb_open_history(cli, HISTORY_EXISTING, &h);
 	if (r == EXIT_OK)
 		r = txn_verb_lock(cli, COMMIT_LOCK_WAIT_MS, &lock_fd);
 	if (r != EXIT_OK)
-		return txn_verb_json_failure(r);
+		return r;
 	out_open_object(NULL);
 	r = commit_locked(h);
-	if (r != EXIT_OK)
-		json_refused(r);
 	out_close_object();
-	(void)out_finish();
+	if (r == EXIT_OK) /* else: main's error document */
+		(void)out_finish();
 	lock_release(lock_fd);
 	return r;
 }

@@ -218,11 +218,13 @@ static bool bench_passed(const struct udpsend_result *res)
 }
 
 static void record(struct cli *cli, const struct udpsend_params *p, const struct udpsend_result *res,
-		   const char *command, const char *ifname)
+		   const char *command, const char *ifname, int64_t started_usec)
 {
 	_cleanup_free_ char *raw = report_text(res), *verdict = NULL;
 	struct run_artifact arts[2] = {{(char *)"command", (char *)command}, {(char *)"runner_output", raw}};
 	struct run_record rec = {
+	    .started_usec = started_usec,
+	    .ended_usec = history_now_usec(),
 	    .runner = (char *)"builtin",
 	    .command_line = (char *)command,
 	    .ifname = (char *)ifname,
@@ -275,6 +277,7 @@ int verb_bench(struct cli *cli, int argc, char **argv)
 	_cleanup_free_ char *command = NULL, *ifname = NULL;
 	_cleanup_cpuset_ struct cpuset cpus = CPUSET_INIT;
 	struct udpsend_result res = {0};
+	int64_t started_usec;
 	int r;
 
 	r = cli_parse(cli, cli_verb("bench"), argc, argv, parse_opt, &a, &args);
@@ -304,6 +307,7 @@ int verb_bench(struct cli *cli, int argc, char **argv)
 	if (udpsend_command_line(&a.p, &command) < 0)
 		return log_error("out of memory"), EXIT_ERROR;
 
+	started_usec = history_now_usec();
 	r = udpsend_run(&a.p, &res);
 	if (r < 0) {
 		log_error("bench: %s", strna(res.error));
@@ -314,7 +318,7 @@ int verb_bench(struct cli *cli, int argc, char **argv)
 		log_info("bench: %s", *n);
 	print_result(&a.p, &res, command);
 	if (!a.no_record)
-		record(cli, &a.p, &res, command, ifname);
+		record(cli, &a.p, &res, command, ifname, started_usec);
 	udpsend_result_done(&res);
 	r = out_finish();
 	return r < 0 ? EXIT_ERROR : EXIT_OK;

@@ -8,6 +8,7 @@
  * fingerprint appears, inside messages), change the host, or write to the
  * database from history/compare/export (they open it read-only). */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -25,6 +26,7 @@
 #include "plan.h"
 #include "profile.h"
 #include "runs.h"
+#include "sysctl.h"
 #include "verb_txn.h"
 #include "verbs.h"
 
@@ -95,7 +97,9 @@ static int parse_opt(int id, const char *arg, void *userdata)
 	switch (id) {
 	case OPT_LIMIT:
 		if (safe_atou64(arg, &a->limit) < 0) {
-			log_error("--limit: '%s' is not a number", arg);
+			log_error(
+			    "--limit: '%s' is not a number of entries: give 0 (all) or a positive count",
+			    arg);
 			return EXIT_USAGE;
 		}
 		return 0;
@@ -136,6 +140,13 @@ static int parse_opt(int id, const char *arg, void *userdata)
 }
 
 /* ---- shared ---- */
+
+static int open_db(struct cli *cli, bool read_only, struct history **ret)
+{
+	int r = history_open(cli->db_path, read_only ? HISTORY_READ_ONLY : HISTORY_EXISTING, ret);
+
+	return r < 0 ? txn_verb_history_failed(cli->db_path, r) : 0;
+}
 
 static int parse_run_id(const char *s, int64_t *ret)
 {
@@ -327,6 +338,19 @@ static int print_txn_entry(struct history *h, const struct txn_record *t)
 	return 0;
 }
 
+/* A count that is 0 when unknown: JSON null, "-" for people (fmt has %s). */
+static void out_opt_uint(const char *key, const char *fmt, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	out_string(OUT_HUMAN, NULL, fmt, v ? buf : NULL);
+	if (v)
+		out_uint(OUT_JSON, key, NULL, v);
+	else
+		out_json(key, NULL);
+}
+
 static void print_run_summary(const struct run_record *r)
 {
 	char tb[32];
@@ -340,12 +364,16 @@ static void print_run_summary(const struct run_record *r)
 	out_string(OUT_ANY, "runner", "%-8s ", r->runner);
 	out_string(OUT_ANY, "profile", "%s ", r->profile);
 	out_string(OUT_ANY, "interface", "%s ", r->ifname);
-	out_uint(OUT_ANY, "mtu", "mtu %" PRIu64 " ", r->mtu);
-	out_uint(OUT_ANY, "message_size", "msg %" PRIu64 ": ", r->message_size);
+	out_opt_uint("mtu", "mtu %s ", r->mtu);
+	out_opt_uint("message_size", "msg %s: ", r->message_size);
 	out_double(OUT_ANY, "recv_mbps", "%.1f Mbps, ", r->recv_mbps);
-	out_double(OUT_ANY, "loss_pct", "loss %.2f%%, ", r->loss_pct);
+	if (isfinite(r->loss_pct))
+		out_double(OUT_ANY, "loss_pct", "loss %.2f%%, ", r->loss_pct);
+	else
+		out_string(OUT_ANY, "loss_pct", "loss n/a (nothing sent), ", NULL);
 	out_bool(OUT_JSON, "pass", NULL, r->passed);
-	out_text("%s\n", r->passed ? "pass" : "FAIL");
+	out_string(OUT_JSON, "outcome", NULL, run_record_outcome(r));
+	out_text("%s\n", run_record_outcome_label(r));
 }
 
 static int history_list(struct cli *cli, struct history *h, size_t limit)
@@ -469,11 +497,34 @@ static void print_mirror_state(const struct outbox_row *o, bool found)
 	out_close_object();
 }
 
+/* "n/a" for an unknown (0) count, else the number in buf. */
+static const char *opt_u64(uint64_t v, char buf[static 24])
+{
+	if (!v)
+		return "n/a";
+	snprintf(buf, 24, "%" PRIu64, v);
+	return buf;
+}
+
+/* A value that may hold several lines (one command per stream): every
+ * line after the first under the first, at the label's width. */
+static void print_indented(const char *label, const char *text)
+{
+	const char *line = text ? text : "n/a";
+
+	out_text("%s", label);
+	for (const char *nl; (nl = strchr(line, '\n')) && nl[1]; line = nl + 1)
+		out_text("%.*s\n%*s", (int)(nl - line), line, (int)strlen(label), "");
+	out_text("%s%s", line, line[0] && line[strlen(line) - 1] == '\n' ? "" : "\n");
+}
+
 static int history_show(struct cli *cli, struct history *h, int64_t id)
 {
 	_cleanup_(run_record_done) struct run_record run = {0};
 	_cleanup_(outbox_row_done) struct outbox_row o = {0};
-	char tb[32];
+	char tb[32], n[6][24];
+	const char *verdict;
+	size_t outcome_len;
 	int r, found;
 
 	r = load_run(cli, h, id, &run);
@@ -506,20 +557,30 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 	if (run.transaction_id)
 		out_text("transaction  %" PRId64 "\n", run.transaction_id);
 	out_text("runner       %s\n", strna(run.runner));
-	out_text("command      %s\n", strna(run.command_line));
+	print_indented("command      ", run.command_line);
 	out_text("profile      %s%s%s%s\n", strna(run.profile), run.profile_hash ? " (" : "",
 		 run.profile_hash ? run.profile_hash : "", run.profile_hash ? ")" : "");
 	out_text("interface    %s  peer %s  test %s\n", strna(run.ifname), strna(run.peer), strna(run.test));
-	out_text("parameters   mtu %" PRIu32 "  message %" PRIu64 "  sndbuf %" PRIu64 "  rcvbuf %" PRIu64
-		 "  streams %" PRIu32 "  duration %.1f s\n",
-		 run.mtu, run.message_size, run.send_buffer, run.recv_buffer, run.streams, run.duration_s);
+	out_text("parameters   mtu %s  message %s  sndbuf %s  rcvbuf %s  streams %s  duration %s\n",
+		 opt_u64(run.mtu, n[0]), opt_u64(run.message_size, n[1]), opt_u64(run.send_buffer, n[2]),
+		 opt_u64(run.recv_buffer, n[3]), opt_u64(run.streams, n[4]),
+		 run.duration_s > 0 ? (snprintf(n[5], sizeof(n[5]), "%.1f s", run.duration_s), n[5]) : "n/a");
 	out_text("irq          policy %s  map %s\n", strna(run.irq_policy), strna(run.irq_map));
 	out_text("driver       %s %s  firmware %s\n", strna(run.driver), strna(run.driver_version),
 		 strna(run.firmware_version));
-	out_text("results      sent %" PRIu64 "  received %" PRIu64 "  lost %" PRIu64 " (%.2f%%)\n", run.sent,
-		 run.received, run.lost, run.loss_pct);
+	if (isfinite(run.loss_pct))
+		snprintf(n[0], sizeof(n[0]), "%.2f%%", run.loss_pct);
+	out_text("results      sent %" PRIu64 "  received %" PRIu64 "  lost %" PRIu64 " (%s)\n", run.sent,
+		 run.received, run.lost, isfinite(run.loss_pct) ? n[0] : "loss n/a: nothing sent");
+	/* The verdict only for what it says beyond the outcome (not "pass:
+	 * pass", nor "error: error: ..."). */
+	verdict = run.verdict;
+	outcome_len = strlen(run_record_outcome(&run));
+	if (verdict && strncmp(verdict, run_record_outcome(&run), outcome_len) == 0 &&
+	    (verdict[outcome_len] == '\0' || strncmp(verdict + outcome_len, ": ", 2) == 0))
+		verdict = verdict[outcome_len] ? verdict + outcome_len + 2 : NULL;
 	out_text("             send %.1f Mbps  recv %.1f Mbps  %s%s%s\n", run.send_mbps, run.recv_mbps,
-		 run.passed ? "pass" : "FAIL", run.verdict ? ": " : "", run.verdict ? run.verdict : "");
+		 run_record_outcome_label(&run), verdict ? ": " : "", verdict ? verdict : "");
 	print_mirror_state(&o, found > 0);
 	for (size_t i = 0; i < run.n_artifacts; i++) {
 		_cleanup_free_ char *c = printable(run.artifacts[i].content);
@@ -667,7 +728,7 @@ int verb_history(struct cli *cli, int argc, char **argv)
 		if (r != 0)
 			return r;
 	}
-	r = txn_verb_open_existing_history(cli, true, &h);
+	r = open_db(cli, true, &h);
 	if (r != 0)
 		return r;
 	if (show_txn)
@@ -681,7 +742,8 @@ int verb_history(struct cli *cli, int argc, char **argv)
 
 /* ---- compare ---- */
 
-enum field_type { F_STR, F_U64, F_DBL, F_BOOL };
+/* F_TUNE: a line of the run's host_tuning artifact (name is its key). */
+enum field_type { F_STR, F_U64, F_DBL, F_BOOL, F_TUNE };
 
 struct field {
 	const char *name;
@@ -708,6 +770,8 @@ static const struct field compare_fields[] = {
     FS(duration_s, F_DBL, false),
     FS(irq_policy, F_STR, false),
     FS(irq_map, F_STR, false),
+    {"irqbalance", F_TUNE, false, 0},
+    {"bench_cpus", F_TUNE, false, 0}, /* then a row per sysctl (compare_rows) */
     FS(driver, F_STR, false),
     FS(driver_version, F_STR, false),
     FS(firmware_version, F_STR, false),
@@ -719,6 +783,25 @@ static const struct field compare_fields[] = {
     FS(loss_pct, F_DBL, true),
     {"pass", F_BOOL, true, offsetof(struct run_record, passed)},
 };
+
+/* The table with a host_tuning row per sysctl of sysctl.h after
+ * bench_cpus, so a sysctl cx5prof learns is compared without an edit here. */
+static struct field *compare_rows(size_t *ret_n)
+{
+	size_t n = ARRAY_SIZE(compare_fields) + _SYSCTL_MAX, k = 0;
+	struct field *v = calloc(n, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(compare_fields); i++) {
+		v[k++] = compare_fields[i];
+		if (streq(compare_fields[i].name, "bench_cpus"))
+			for (int s = 0; s < _SYSCTL_MAX; s++)
+				v[k++] = (struct field){sysctl_key_to_string(s), F_TUNE, false, 0};
+	}
+	*ret_n = k;
+	return v;
+}
 
 static double field_num(const struct run_record *r, const struct field *f)
 {
@@ -733,8 +816,11 @@ static double field_num(const struct run_record *r, const struct field *f)
 	return (double)*(const uint64_t *)p;
 }
 
-static const char *field_str(const struct run_record *r, const struct field *f)
+/* A text field's value (F_STR, F_TUNE: buf holds the copy), NULL when unknown. */
+static const char *field_str(const struct run_record *r, const struct field *f, char *buf, size_t size)
 {
+	if (f->type == F_TUNE)
+		return run_record_tuning(r, f->name, buf, size);
 	return *(char *const *)((const char *)r + f->offset);
 }
 
@@ -743,12 +829,16 @@ static void field_text(const struct run_record *r, const struct field *f, char *
 {
 	double v;
 
+	char t[64];
+
 	switch (f->type) {
 	case F_STR:
-		snprintf(buf, size, "%s", field_str(r, f) ? field_str(r, f) : "-");
+	case F_TUNE:
+		snprintf(buf, size, "%s",
+			 field_str(r, f, t, sizeof(t)) ? field_str(r, f, t, sizeof(t)) : "-");
 		return;
-	case F_BOOL:
-		snprintf(buf, size, "%s", field_num(r, f) ? "pass" : "FAIL");
+	case F_BOOL: /* the one bool row, pass: for people the run's outcome */
+		snprintf(buf, size, "%s", run_record_outcome_label(r));
 		return;
 	case F_U64:
 		v = field_num(r, f);
@@ -758,7 +848,11 @@ static void field_text(const struct run_record *r, const struct field *f, char *
 			snprintf(buf, size, "%.0f", v);
 		return;
 	case F_DBL:
-		snprintf(buf, size, f->result || field_num(r, f) != 0 ? "%.2f" : "-", field_num(r, f));
+		if (!isfinite(field_num(r, f))) /* loss of a run that sent nothing */
+			snprintf(buf, size, "n/a");
+		else
+			snprintf(buf, size, f->result || field_num(r, f) != 0 ? "%.2f" : "-",
+				 field_num(r, f));
 		return;
 	}
 }
@@ -766,8 +860,13 @@ static void field_text(const struct run_record *r, const struct field *f, char *
 static bool field_differs(const struct run_record *runs, size_t n, const struct field *f)
 {
 	for (size_t i = 1; i < n; i++) {
-		if (f->type == F_STR ? !streq_ptr(field_str(&runs[0], f), field_str(&runs[i], f))
-				     : field_num(&runs[0], f) != field_num(&runs[i], f))
+		bool text = f->type == F_STR || f->type == F_TUNE;
+		double a = text ? 0 : field_num(&runs[0], f), b = text ? 0 : field_num(&runs[i], f);
+		char ta[64], tb[64];
+
+		if (text ? !streq_ptr(field_str(&runs[0], f, ta, sizeof(ta)),
+				      field_str(&runs[i], f, tb, sizeof(tb)))
+			 : a != b && !(isnan(a) && isnan(b)))
 			return true;
 	}
 	return false;
@@ -785,13 +884,15 @@ static void compare_field_json(const struct run_record *runs, size_t n, const st
 		pcts = json_object_new_array();
 	}
 	for (size_t i = 0; i < n; i++) {
-		double v = field_num(&runs[i], f), base = field_num(&runs[0], f);
+		bool text = f->type == F_STR || f->type == F_TUNE;
+		double v = text ? 0 : field_num(&runs[i], f), base = text ? 0 : field_num(&runs[0], f);
+		char t[64];
+		const char *str = text ? field_str(&runs[i], f, t, sizeof(t)) : NULL;
 
 		switch (f->type) {
 		case F_STR:
-			json_object_array_add(vals, field_str(&runs[i], f)
-							? json_object_new_string(field_str(&runs[i], f))
-							: NULL);
+		case F_TUNE:
+			json_object_array_add(vals, str ? json_object_new_string(str) : NULL);
 			break;
 		case F_BOOL:
 			json_object_array_add(vals, json_object_new_boolean(v != 0));
@@ -801,12 +902,15 @@ static void compare_field_json(const struct run_record *runs, size_t n, const st
 									 : json_object_new_int64((int64_t)v));
 			break;
 		case F_DBL:
-			json_object_array_add(vals, v == 0 && !f->result ? NULL : json_object_new_double(v));
+			json_object_array_add(
+			    vals, (v == 0 && !f->result) || !isfinite(v) ? NULL : json_object_new_double(v));
 			break;
 		}
 		if (deltas) {
-			json_object_array_add(deltas, i == 0 ? NULL : json_object_new_double(v - base));
-			json_object_array_add(pcts, i == 0 || base == 0
+			bool known = i > 0 && isfinite(v - base);
+
+			json_object_array_add(deltas, known ? json_object_new_double(v - base) : NULL);
+			json_object_array_add(pcts, !known || base == 0
 							? NULL
 							: json_object_new_double(100.0 * (v - base) / base));
 		}
@@ -821,64 +925,144 @@ static void compare_field_json(const struct run_record *runs, size_t n, const st
 
 /* One cell for people: the value, and for results its change against
  * the first run ("7742.80 (+136.2%)"). */
-static void compare_cell(const struct run_record *runs, size_t i, const struct field *f, bool differs,
-			 char *cell, size_t size)
+static char *compare_cell(const struct run_record *runs, size_t i, const struct field *f, bool differs)
 {
-	char buf[64];
-	double v = field_num(&runs[i], f), base = field_num(&runs[0], f);
+	char buf[512];
 
 	field_text(&runs[i], f, buf, sizeof(buf));
 	if (i > 0 && f->result && f->type != F_BOOL && differs) {
-		if (base != 0)
-			snprintf(cell, size, "%s (%+.1f%%)", buf, 100.0 * (v - base) / base);
-		else
-			snprintf(cell, size, "%s (%+.2f)", buf, v - base);
-	} else
-		snprintf(cell, size, "%s", buf);
+		double v = field_num(&runs[i], f), base = field_num(&runs[0], f);
+
+		if (isfinite(v - base) && base != 0)
+			return strprintf("%s (%+.1f%%)", buf, 100.0 * (v - base) / base);
+		if (isfinite(v - base))
+			return strprintf("%s (%+.2f)", buf, v - base);
+	}
+	return strdup(buf);
 }
 
-static void compare_human(const struct run_record *runs, size_t n)
+/* A host_tuning row no run recorded (runs older than it) is left out. */
+static bool compare_row_shown(const struct run_record *runs, size_t n, const struct field *f)
+{
+	char t[64];
+
+	if (f->type != F_TUNE)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (field_str(&runs[i], f, t, sizeof(t)))
+			return true;
+	return false;
+}
+
+/* People read "net.core.rmem_max" as rmem_max, "net.ipv4.udp_mem" as
+ * udp_mem; JSON keeps the full key. */
+static const char *compare_label(const struct field *f)
+{
+	if (strncmp(f->name, "net.core.", 9) == 0 || strncmp(f->name, "net.ipv4.", 9) == 0)
+		return f->name + 9;
+	return f->name;
+}
+
+#define COMPARE_COLUMNS 100
+
+/* Line `line` (0-based) of cell s wrapped at spaces to `width` columns
+ * (a word longer than that gets a line of its own): its start and length,
+ * or false past the last line. */
+static bool wrapped_line(const char *s, int width, int line, const char **ret, int *ret_len)
+{
+	for (int k = 0;; k++) {
+		int len;
+
+		s += strspn(s, " ");
+		if (!*s)
+			return false;
+		len = (int)strcspn(s, " ");
+		while (s[len] == ' ' && s[len + 1] && len + 1 + (int)strcspn(s + len + 1, " ") <= width)
+			len += 1 + (int)strcspn(s + len + 1, " ");
+		if (k == line) {
+			*ret = s;
+			*ret_len = len;
+			return true;
+		}
+		s += len;
+	}
+}
+
+/* Parameters, then results; a value wider than its column (an IRQ map)
+ * wraps at spaces within it, so 3 runs fit in COMPARE_COLUMNS. */
+static void compare_human(const struct run_record *runs, size_t n, const struct field *rows, size_t nrows)
 {
 	_cleanup_free_ int *width = calloc(n, sizeof(int));
-	char cell[128];
+	_cleanup_free_ char **cells = calloc(n * nrows, sizeof(char *));
+	int label = 16, cap;
 
-	if (!width)
+	if (!width || !cells)
 		return;
+	for (size_t k = 0; k < nrows; k++)
+		if (compare_row_shown(runs, n, &rows[k]) && (int)strlen(compare_label(&rows[k])) > label)
+			label = (int)strlen(compare_label(&rows[k]));
+	cap = (COMPARE_COLUMNS - label - 2 - 2 * (int)n) / (int)n;
+	if (cap < 12)
+		cap = 12;
 	for (size_t i = 0; i < n; i++) {
-		width[i] = snprintf(cell, sizeof(cell), "run %" PRId64, runs[i].id);
-		for (size_t k = 0; k < ARRAY_SIZE(compare_fields); k++) {
-			const struct field *f = &compare_fields[k];
-			int w;
+		_cleanup_free_ char *head = strprintf("run %" PRId64, runs[i].id);
 
-			compare_cell(runs, i, f, field_differs(runs, n, f), cell, sizeof(cell));
-			w = (int)strlen(cell);
-			if (w > width[i])
-				width[i] = w;
+		width[i] = head ? (int)strlen(head) : 8;
+		for (size_t k = 0; k < nrows; k++) {
+			const struct field *f = &rows[k];
+			char **c = &cells[k * n + i];
+
+			*c = compare_cell(runs, i, f, field_differs(runs, n, f));
+			if (*c && compare_row_shown(runs, n, f) && (int)strlen(*c) > width[i])
+				width[i] = (int)strlen(*c) < cap ? (int)strlen(*c) : cap;
 		}
 	}
-	out_text("%-18s", "");
+	out_text("%-*s", label + 2, "");
 	for (size_t i = 0; i < n; i++) {
-		snprintf(cell, sizeof(cell), "run %" PRId64, runs[i].id);
-		out_text("  %-*s", i + 1 < n ? width[i] : 0, cell);
+		_cleanup_free_ char *head = strprintf("run %" PRId64, runs[i].id);
+		out_text("  %-*s", i + 1 < n ? width[i] : 0, strna(head));
 	}
 	out_text("\n");
 	for (int part = 0; part < 2; part++) {
 		out_text(part ? "results\n" : "parameters\n");
-		for (size_t k = 0; k < ARRAY_SIZE(compare_fields); k++) {
-			const struct field *f = &compare_fields[k];
-			bool d = field_differs(runs, n, f);
+		for (size_t k = 0; k < nrows; k++) {
+			const struct field *f = &rows[k];
+			bool d = field_differs(runs, n, f), more = true;
 
-			if (f->result != (part == 1))
+			if (f->result != (part == 1) || !compare_row_shown(runs, n, f))
 				continue;
-			out_text("%c %-16s", d ? '*' : ' ', f->name);
-			for (size_t i = 0; i < n; i++) {
-				compare_cell(runs, i, f, d, cell, sizeof(cell));
-				out_text("  %-*s", i + 1 < n ? width[i] : 0, cell);
+			for (int line = 0; more; line++) {
+				_cleanup_free_ char *text = NULL;
+				size_t size = 0;
+				FILE *f_line = open_memstream(&text, &size);
+
+				if (!f_line)
+					return;
+				more = false;
+				if (line == 0)
+					fprintf(f_line, "%c %-*s", d ? '*' : ' ', label, compare_label(f));
+				else
+					fprintf(f_line, "%*s", label + 2, "");
+				for (size_t i = 0; i < n; i++) {
+					const char *cell = strna(cells[k * n + i]), *piece = "", *next;
+					int len = 0, next_len;
+
+					if (!wrapped_line(cell, width[i], line, &piece, &len))
+						piece = "", len = 0;
+					more |= wrapped_line(cell, width[i], line + 1, &next, &next_len);
+					fprintf(f_line, "  %-*.*s", width[i], len, piece);
+				}
+				if (fclose(f_line) != 0)
+					return;
+				while (size > 0 && text[size - 1] == ' ')
+					text[--size] = '\0';
+				out_text("%s\n", text);
 			}
-			out_text("\n");
 		}
 	}
 	out_text("(* differs; in parentheses: change against run %" PRId64 ")\n", runs[0].id);
+	for (size_t c = 0; c < n * nrows; c++)
+		free(cells[c]);
 }
 
 int verb_compare(struct cli *cli, int argc, char **argv)
@@ -886,7 +1070,8 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_history_ struct history *h = NULL;
 	struct run_record *runs = NULL;
-	size_t n, loaded = 0;
+	_cleanup_free_ struct field *rows = NULL;
+	size_t n, nrows = 0, loaded = 0;
 	int r;
 
 	r = cli_parse(cli, cli_verb("compare"), argc, argv, NULL, NULL, &args);
@@ -898,14 +1083,15 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	runs = calloc(n, sizeof(*runs));
-	if (!runs)
+	rows = compare_rows(&nrows);
+	if (!runs || !rows)
 		return log_error("out of memory"), EXIT_ERROR;
 	for (size_t i = 0; i < n; i++) {
 		r = parse_run_id(args[i], &runs[i].id);
 		if (r != 0)
 			goto out;
 	}
-	r = txn_verb_open_existing_history(cli, true, &h);
+	r = open_db(cli, true, &h);
 	if (r != 0)
 		goto out;
 	for (; loaded < n; loaded++) {
@@ -915,7 +1101,7 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 	}
 
 	if (!out_is_json()) {
-		compare_human(runs, n);
+		compare_human(runs, n, rows, nrows);
 		r = out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
 		goto out;
 	}
@@ -926,8 +1112,8 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 	out_close_array();
 	for (int part = 0; part < 2; part++) {
 		out_open_array(part ? "results" : "parameters");
-		for (size_t k = 0; k < ARRAY_SIZE(compare_fields); k++) {
-			const struct field *f = &compare_fields[k];
+		for (size_t k = 0; k < nrows; k++) {
+			const struct field *f = &rows[k];
 
 			if (f->result == (part == 1))
 				compare_field_json(runs, n, f, field_differs(runs, n, f));
@@ -998,6 +1184,7 @@ static const struct {
     {"irq_map", "the IRQ -> CPU map during the run"},
     {"profile", "the effective profile verified"},
     {"verify_summary", "the verification report"},
+    {"host_tuning", "socket sysctls, irqbalance and the benchmark's CPUs during the run"},
     {"analysis.json", "the model's bottleneck analysis (`cx5prof analyze`)"},
 };
 
@@ -1011,7 +1198,7 @@ static const char *artifact_description(const char *name)
 
 static char *export_readme(const struct run_record *run, bool has_profile)
 {
-	char tb[32];
+	char tb[32], loss[32] = "n/a (nothing sent)";
 	_cleanup_free_ char *files = NULL;
 	size_t fl = 0;
 	FILE *f = open_memstream(&files, &fl);
@@ -1019,6 +1206,8 @@ static char *export_readme(const struct run_record *run, bool has_profile)
 
 	if (!f)
 		return NULL;
+	if (isfinite(run->loss_pct))
+		snprintf(loss, sizeof(loss), "%.2f%%", run->loss_pct);
 	fprintf(f,
 		"- `run.json`: the round: parameters and results (schemas/history.schema.json, \"run\").\n");
 	fprintf(f, "- `command.txt`: the exact benchmark command line.\n");
@@ -1032,22 +1221,22 @@ static char *export_readme(const struct run_record *run, bool has_profile)
 	}
 	if (fclose(f) != 0)
 		return NULL;
-	s = strprintf(
-	    "# cx5prof run %" PRId64 "\n\n"
-	    "Exported by cx5prof " CX5PROF_VERSION ". Recorded %s, runner %s%s%s, interface %s, peer %s.\n"
-	    "Result: %.1f Mbps received, loss %.2f%%, %s.\n\n"
-	    "## Files\n\n%s\n"
-	    "## Reproduce\n\n"
-	    "1. Put the host in the same state: `cx5prof apply profile.json` (JSON is valid\n"
-	    "   YAML) when the bundle has it, and compare `artifacts/` with `cx5prof show`.\n"
-	    "2. Run the command in `command.txt` against the same peer.\n"
-	    "3. Compare with this round: `cx5prof compare %" PRId64 " NEW_RUN` on the original\n"
-	    "   history database, or by hand with `run.json`.\n\n"
-	    "This bundle holds no credentials: the TaoToken API key is never stored in the\n"
-	    "history database or exported.\n",
-	    run->id, fmt_time(run->started_usec, tb), strna(run->runner), run->profile ? ", profile " : "",
-	    run->profile ? run->profile : "", strna(run->ifname), strna(run->peer), run->recv_mbps,
-	    run->loss_pct, run->passed ? "pass" : "FAIL", files, run->id);
+	s = strprintf("# cx5prof run %" PRId64 "\n\n"
+		      "Exported by cx5prof " CX5PROF_VERSION
+		      ". Recorded %s, runner %s%s%s, interface %s, peer %s.\n"
+		      "Result: %.1f Mbps received, loss %s, %s.\n\n"
+		      "## Files\n\n%s\n"
+		      "## Reproduce\n\n"
+		      "1. Put the host in the same state: `cx5prof apply profile.json` (JSON is valid\n"
+		      "   YAML) when the bundle has it, and compare `artifacts/` with `cx5prof show`.\n"
+		      "2. Run the command in `command.txt` against the same peer.\n"
+		      "3. Compare with this round: `cx5prof compare %" PRId64 " NEW_RUN` on the original\n"
+		      "   history database, or by hand with `run.json`.\n\n"
+		      "This bundle holds no credentials: the TaoToken API key is never stored in the\n"
+		      "history database or exported.\n",
+		      run->id, fmt_time(run->started_usec, tb), strna(run->runner),
+		      run->profile ? ", profile " : "", run->profile ? run->profile : "", strna(run->ifname),
+		      strna(run->peer), run->recv_mbps, loss, run_record_outcome_label(run), files, run->id);
 	return s;
 }
 
@@ -1131,7 +1320,7 @@ int verb_export(struct cli *cli, int argc, char **argv)
 	}
 	r = parse_run_id(args[0], &id);
 	if (r == 0)
-		r = txn_verb_open_existing_history(cli, true, &h);
+		r = open_db(cli, true, &h);
 	if (r == 0)
 		r = load_run(cli, h, id, &run);
 	if (r != 0)
@@ -1139,7 +1328,7 @@ int verb_export(struct cli *cli, int argc, char **argv)
 	r = export_bundle(cli, h, &run, a.dir);
 	if (r == -ENOTEMPTY) {
 		log_error("export: directory %s is not empty: choose a new or empty directory", a.dir);
-		return EXIT_USAGE;
+		return EXIT_CANT_CREATE;
 	}
 	if (r < 0) {
 		log_error_errno(r, "export: cannot write the bundle of run %" PRId64 " to %s: %m", id, a.dir);
@@ -1290,7 +1479,7 @@ int verb_mirror(struct cli *cli, int argc, char **argv)
 		log_error("mirror: unexpected argument '%s'", args[0]);
 		return EXIT_USAGE;
 	}
-	r = txn_verb_open_existing_history(cli, false, &h);
+	r = open_db(cli, false, &h);
 	if (r != 0)
 		return r;
 	if (a.list)
@@ -1396,17 +1585,58 @@ static char *analyze_question(const struct run_record *run)
 	return TAKE_PTR(buf);
 }
 
-/* SENDER / RECEIVER / UNCLEAR from the answer's first word, else NULL. */
+static const char *const bottleneck_words[] = {"sender", "receiver", "unclear"};
+
+/* The bottleneck word s starts with (case-insensitive, a whole word), or NULL. */
+static const char *bottleneck_word_at(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(bottleneck_words); i++) {
+		size_t n = strlen(bottleneck_words[i]);
+
+		if (strncasecmp(s, bottleneck_words[i], n) == 0 && !isalpha((unsigned char)s[n]))
+			return bottleneck_words[i];
+	}
+	return NULL;
+}
+
+/* SENDER / RECEIVER / UNCLEAR, however the model put it: its first word
+ * (as asked), else "the bottleneck is [the] X" / "bottleneck: X" / "X is
+ * the bottleneck", else the one of sender and receiver the answer names
+ * alone; NULL when it names both or neither. */
 static const char *bottleneck_of(const char *answer)
 {
-	static const char *const words[] = {"sender", "receiver", "unclear"};
+	const char *found = NULL, *w;
 
 	while (*answer == ' ' || *answer == '*' || *answer == '\n')
 		answer++;
-	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
-		if (strncasecmp(answer, words[i], strlen(words[i])) == 0)
-			return words[i];
-	return NULL;
+	w = bottleneck_word_at(answer);
+	if (w)
+		return w;
+	for (const char *p = strcasestr(answer, "bottleneck"); p; p = strcasestr(p + 1, "bottleneck")) {
+		p += strlen("bottleneck");
+		p += strspn(p, " :*");
+		if (strncasecmp(p, "is ", 3) == 0 || strncasecmp(p, "was ", 4) == 0)
+			p = strchr(p, ' ') + 1;
+		if (strncasecmp(p, "the ", 4) == 0)
+			p += 4;
+		p += strspn(p, "*");
+		w = bottleneck_word_at(p);
+		if (w)
+			return w;
+	}
+	for (const char *p = answer; *p; p++) {
+		if (p > answer && isalpha((unsigned char)p[-1]))
+			continue;
+		w = bottleneck_word_at(p);
+		if (!w || w == bottleneck_words[2])
+			continue;
+		if (strncasecmp(p + strlen(w), " is the bottleneck", 18) == 0)
+			return w;
+		if (found && found != w)
+			return NULL;
+		found = w;
+	}
+	return found;
 }
 
 int verb_analyze(struct cli *cli, int argc, char **argv)
@@ -1439,7 +1669,7 @@ int verb_analyze(struct cli *cli, int argc, char **argv)
 	}
 	r = parse_run_id(args[0], &id);
 	if (r == 0)
-		r = txn_verb_open_existing_history(cli, false, &h);
+		r = open_db(cli, false, &h);
 	if (r == 0)
 		r = load_run(cli, h, id, &run);
 	if (r == 0)

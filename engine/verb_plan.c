@@ -57,42 +57,39 @@ void txn_verb_report_problems(const struct plan *p)
 		log_warn("%s", *w);
 }
 
-int txn_verb_open_history(const struct cli *cli, bool read_only, struct history **ret)
+int txn_verb_history_failed(const char *path, int r)
 {
-	int r = history_open(cli->db_path, read_only ? HISTORY_READ_ONLY : 0, ret);
+	if (r == -ENOENT) {
+		log_error("no history database at %s: check --db (apply, verify and bench create one)", path);
+		return EXIT_NOT_FOUND;
+	}
+	if (r == -ENODATA) {
+		log_error(
+		    "no history in %s (the file is empty or not started): check --db (apply, verify and "
+		    "bench create one)",
+		    path);
+		return EXIT_NOT_FOUND;
+	}
+	log_error_errno(r, "history %s: %m: %s", path, history_remedy(r));
+	return r == -EACCES || r == -EPERM ? EXIT_PERMISSION : EXIT_ERROR;
+}
 
-	if (r == -ENOENT && read_only) {
+int txn_verb_open_history(const struct cli *cli, unsigned flags, struct history **ret)
+{
+	int r = history_open(cli->db_path, flags, ret);
+
+	if (r == -ENOENT && (flags & HISTORY_READ_ONLY)) {
 		*ret = NULL;
 		return EXIT_OK;
 	}
-	if (r == -ENOENT) {
+	if (r == -ENOENT && !(flags & HISTORY_EXISTING)) {
 		/* Read-write: the file is created, so its directory is missing. */
 		_cleanup_free_ char *dir = strdup(cli->db_path);
 		log_error("history %s: the directory %s does not exist: check --db", cli->db_path,
 			  dir ? dirname(dir) : "of the file");
 		return EXIT_ERROR;
 	}
-	if (r < 0) {
-		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
-		return r == -EACCES || r == -EPERM ? EXIT_PERMISSION : EXIT_ERROR;
-	}
-	return EXIT_OK;
-}
-
-int txn_verb_open_existing_history(const struct cli *cli, bool read_only, struct history **ret)
-{
-	int r = history_open(cli->db_path, HISTORY_EXISTING | (read_only ? HISTORY_READ_ONLY : 0), ret);
-
-	if (r == -ENOENT) {
-		log_error("no history database at %s: check --db (apply, verify and bench create one)",
-			  cli->db_path);
-		return EXIT_NOT_FOUND;
-	}
-	if (r < 0) {
-		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
-		return r == -EACCES || r == -EPERM ? EXIT_PERMISSION : EXIT_ERROR;
-	}
-	return EXIT_OK;
+	return r < 0 ? txn_verb_history_failed(cli->db_path, r) : EXIT_OK;
 }
 
 int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd)
@@ -153,36 +150,6 @@ int txn_verb_refuse_unfinished(struct history *h)
 	return EXIT_OPEN_TXN;
 }
 
-int txn_verb_json_failure(int code)
-{
-	static const struct {
-		int code;
-		const char *msg;
-	} msgs[] = {
-	    {EXIT_LOCKED, "another apply or rollback holds the lock"},
-	    {EXIT_OPEN_TXN, "an earlier transaction must be rolled back or committed first"},
-	    {EXIT_INVALID, "invalid profile"},
-	    {EXIT_NOT_FOUND, "not found"},
-	    {EXIT_PERMISSION, "permission denied"},
-	    {EXIT_USAGE, "bad command line"},
-	};
-	const char *msg = "error (see stderr)";
-
-	if (!out_is_json() || code == EXIT_OK)
-		return code;
-	for (size_t i = 0; i < ARRAY_SIZE(msgs); i++)
-		if (msgs[i].code == code)
-			msg = msgs[i].msg;
-	out_open_object(NULL);
-	out_bool(OUT_JSON, "changed", NULL, false);
-	out_bool(OUT_JSON, "failed", NULL, true);
-	out_int(OUT_JSON, "exit_code", NULL, code);
-	out_string(OUT_JSON, "msg", NULL, msg);
-	out_close_object();
-	(void)out_finish();
-	return code;
-}
-
 static const char *plan_message(const struct plan *p, char *buf, size_t size)
 {
 	if (p->n_problems > 0)
@@ -230,7 +197,7 @@ int verb_plan(struct cli *cli, int argc, char **argv)
 	}
 	r = txn_verb_plan(args[0], runtime_only, &prof, &p);
 	if (r != EXIT_OK)
-		return txn_verb_json_failure(r);
+		return r;
 	txn_verb_report_problems(p);
 	out_open_object(NULL);
 	plan_render(p, plan_message(p, msg, sizeof(msg)));

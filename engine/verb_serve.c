@@ -109,7 +109,7 @@ int verb_serve(struct cli *cli, int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/* Announced on stderr, so scripts can wait for it; results are per client. */
-	log_warn("serve: listening on %s port %u (one test at a time)", a.bind, a.port);
+	log_notice("serve: listening on %s port %u (one test at a time)", a.bind, a.port);
 
 	while (!quit) {
 		struct pollfd pfd = {.fd = lfd, .events = POLLIN};
@@ -127,10 +127,10 @@ int verb_serve(struct cli *cli, int argc, char **argv)
 		if (r < 0)
 			log_warn("serve: client %s: %s; connection closed", sum.peer, strna(reason));
 		else
-			log_warn("serve: client %s: %u s, %u-byte messages, %u stream(s): received %llu of "
-				 "%llu datagrams",
-				 sum.peer, sum.setup.duration_s, sum.setup.message_size, sum.setup.streams,
-				 (unsigned long long)sum.received, (unsigned long long)sum.sent);
+			log_notice("serve: client %s: %u s, %u-byte messages, %u stream(s): received %llu of "
+				   "%llu datagrams",
+				   sum.peer, sum.setup.duration_s, sum.setup.message_size, sum.setup.streams,
+				   (unsigned long long)sum.received, (unsigned long long)sum.sent);
 		last = r;
 		if (a.once)
 			break;

@@ -253,6 +253,83 @@ static void print_rings(const struct iface_state *s)
 	out_close_object();
 }
 
+/* Offload features, as `ethtool -k` shows them: on/off, [fixed] when the
+ * device does not let them change. */
+static void print_features(const struct iface_state *s)
+{
+	if (!s->present) {
+		out_json("features", NULL);
+		return;
+	}
+	out_open_object("features");
+	out_text("  features");
+	if (s->features_r < 0)
+		out_text("  ");
+	print_fact_status(s->features_r);
+	if (s->features_r >= 0) {
+		out_open_object("active");
+		for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++) {
+			const struct eth_feature_state *f = &s->features.f[i];
+			const char *name = eth_feature_def((enum eth_feature)i)->name;
+
+			out_string(OUT_JSON, name, NULL, f->active ? "on" : "off");
+			out_text("  %s %s%s", name, f->active ? "on" : "off", f->changeable ? "" : " [fixed]");
+		}
+		out_close_object();
+		out_open_array("fixed");
+		for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++)
+			if (!s->features.f[i].changeable)
+				out_string(OUT_JSON, NULL, NULL, eth_feature_def((enum eth_feature)i)->name);
+		out_close_array();
+	}
+	out_text("\n");
+	out_close_object();
+}
+
+/* Coalescing and pause (ethnl.h groups): each parameter the driver
+ * reports; "unsupported" with the kernel's message when it has none. */
+static void print_param_group(const char *label, const struct ethnl_group *g, int r, const struct ethnl_values *v,
+			      const char *kmsg)
+{
+	out_open_object(g->name);
+	out_text("  %-8s", label);
+	if (r < 0)
+		out_text("  ");
+	print_fact_status(r);
+	out_string(OUT_JSON, "kernel_message", NULL, kmsg);
+	if (r < 0 && kmsg)
+		out_text(" (kernel: %s)", kmsg);
+	for (size_t i = 0; r >= 0 && i < g->n_params; i++) {
+		const struct ethnl_param *p = &g->params[i];
+
+		if (!v->present[i])
+			out_string(OUT_JSON, p->name, NULL, NULL);
+		else if (p->is_bool)
+			out_bool(OUT_JSON, p->name, NULL, v->v[i]);
+		else
+			out_uint(OUT_JSON, p->name, NULL, v->v[i]);
+		if (!v->present[i])
+			out_text("  %s n/a", p->name);
+		else if (p->is_bool)
+			out_text("  %s %s", p->name, v->v[i] ? "on" : "off");
+		else
+			out_text("  %s %" PRIu32, p->name, v->v[i]);
+	}
+	out_text("\n");
+	out_close_object();
+}
+
+static void print_coalesce_pause(const struct iface_state *s)
+{
+	if (!s->present) {
+		out_json("coalesce", NULL);
+		out_json("pause", NULL);
+		return;
+	}
+	print_param_group("coalesce", &ethnl_coalesce, s->coalesce_r, &s->coalesce, s->coalesce_kmsg);
+	print_param_group("pause", &ethnl_pause, s->pause_r, &s->pause, s->pause_kmsg);
+}
+
 /* The CPUs an IRQ is delivered to now: the effective affinity when the
  * kernel reports one, else the affinity when it names a single CPU. */
 static const struct cpuset *irq_landing(const struct irq_vector *v)
@@ -432,6 +509,8 @@ static void print_iface(const struct iface_state *s)
 	print_link(s);
 	print_channels(s);
 	print_rings(s);
+	print_features(s);
+	print_coalesce_pause(s);
 	print_irqs(s);
 	out_close_object();
 }
@@ -451,15 +530,24 @@ static void print_host(const struct host_state *h)
 	out_text("sysctl\n");
 	for (unsigned k = 0; k < _SYSCTL_MAX; k++) {
 		const char *name = sysctl_key_to_string((enum sysctl_key)k);
+		const struct sysctl_value *v = &h->sysctl[k].value;
 
-		if (h->sysctl[k].r >= 0)
-			out_uint(OUT_JSON, name, NULL, h->sysctl[k].value);
-		else
+		if (h->sysctl[k].r < 0)
 			out_string(OUT_JSON, name, NULL, NULL);
+		else if (sysctl_def((enum sysctl_key)k)->n_values == 1)
+			out_uint(OUT_JSON, name, NULL, v->v[0]);
+		else {
+			out_open_array(name);
+			for (unsigned i = 0; i < v->n; i++)
+				out_uint(OUT_JSON, NULL, NULL, v->v[i]);
+			out_close_array();
+		}
 		out_text("  %-28s ", name);
-		if (h->sysctl[k].r >= 0)
-			out_text("%" PRIu64 "\n", h->sysctl[k].value);
-		else
+		if (h->sysctl[k].r >= 0) {
+			for (unsigned i = 0; i < v->n; i++)
+				out_text("%s%" PRIu64, i ? " " : "", v->v[i]);
+			out_text("\n");
+		} else
 			out_text("- (%s)\n", h->sysctl[k].r == -ENOENT ? "absent" : strerror(-h->sysctl[k].r));
 	}
 	out_close_object();

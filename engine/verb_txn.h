@@ -1,5 +1,4 @@
-/* verb_txn.h: pieces shared by the plan, apply, rollback and commit verbs
- * (and the history verbs: opening an existing history).
+/* verb_txn.h: pieces shared by the plan, apply, rollback and commit verbs.
  *
  * Owns: loading a profile and planning it against the probed host with the
  * one report of load errors and plan problems; opening the history and
@@ -20,20 +19,15 @@ struct profile;
 int txn_verb_plan(const char *path, bool runtime_only, struct profile **ret_profile, struct plan **ret_plan);
 /* Report the plan's problems and warnings on stderr, one line each. */
 void txn_verb_report_problems(const struct plan *p);
-/* Open the history (read_only: may not exist: *ret NULL, EXIT_OK). */
-int txn_verb_open_history(const struct cli *cli, bool read_only, struct history **ret);
-/* Open a history that must already exist (read-only or read-write), for
- * the verbs that act on what was recorded (rollback, commit, history,
- * compare, export, mirror, analyze): a missing file is EXIT_NOT_FOUND, "no
- * history database at PATH", and nothing is created. */
-int txn_verb_open_existing_history(const struct cli *cli, bool read_only, struct history **ret);
+/* Open the history with history_open's flags (HISTORY_READ_ONLY: may not
+ * exist: *ret NULL, EXIT_OK; HISTORY_EXISTING: must exist, exit 66). */
+int txn_verb_open_history(const struct cli *cli, unsigned flags, struct history **ret);
+/* Report history_open's error r on `path` once; returns the exit code: 66
+ * "no history database at PATH" (or a file that holds none), 77, or 1. */
+int txn_verb_history_failed(const char *path, int r);
 /* Take the apply/rollback lock: fd in *ret_fd, or EXIT_LOCKED. */
 int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd);
 /* EXIT_OPEN_TXN with the message when an unfinished transaction exists. */
 int txn_verb_refuse_unfinished(struct history *h);
-/* With --json, a verb that fails before it could render still prints one
- * document: {"changed": false, "failed": true, "exit_code", "msg"} (the
- * details are on stderr). Returns code. */
-int txn_verb_json_failure(int code);
 
 #endif

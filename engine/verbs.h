@@ -8,6 +8,7 @@ int verb_show(struct cli *cli, int argc, char **argv);
 int verb_validate(struct cli *cli, int argc, char **argv);
 int verb_serve(struct cli *cli, int argc, char **argv);
 int verb_bench(struct cli *cli, int argc, char **argv);
+extern const struct cli_option validate_options[];
 extern const struct cli_option serve_options[];
 extern const struct cli_option bench_options[];
 

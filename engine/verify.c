@@ -586,25 +586,18 @@ static char *irq_map_text(const struct verify_report *r)
 
 	if (!f)
 		return NULL;
-	/* "ens1f0 q0:8 q1:9; ens1f1 q0:10" */
+	/* "mlx5_comp0-7 -> 8-15"; with several ports "ens1f0: ...; ens1f1: ..." */
 	for (char **n = r->interfaces; n && *n; n++) {
 		_cleanup_irq_list_ struct irq_list *l = NULL;
-		bool first = true;
+		_cleanup_free_ char *map = NULL;
 
-		if (irq_discover(*n, r->intr_before.intr, IRQ_DISCOVER_AFFINITY, &l) < 0)
+		if (irq_discover(*n, r->intr_before.intr, IRQ_DISCOVER_AFFINITY, &l) < 0 ||
+		    irq_list_format_map(l, &map) < 0 || !*map)
 			continue;
-		for (size_t i = 0; i < l->n; i++) {
-			_cleanup_free_ char *aff = NULL;
-			if (l->v[i].kind != IRQ_KIND_COMPLETION || !l->v[i].has_affinity ||
-			    cpuset_format_list(&l->v[i].affinity, &aff) < 0)
-				continue;
-			if (first)
-				fprintf(f, "%s%s", len ? "; " : "", *n);
-			fflush(f);
-			fprintf(f, " q%d:%s", l->v[i].queue, aff);
-			first = false;
-		}
 		fflush(f);
+		if (r->interfaces[1])
+			fprintf(f, "%s%s: ", len ? "; " : "", *n);
+		fprintf(f, "%s", map);
 	}
 	if (fclose(f) != 0) {
 		free(buf);
@@ -617,18 +610,47 @@ static char *irq_map_text(const struct verify_report *r)
 	return buf;
 }
 
+/* The host tuning a round ran under, beyond the run's columns, one "key:
+ * value" a line (`compare` rows): every sysctl of sysctl.h the host has,
+ * irqbalance, and the CPUs the benchmark streams were pinned to. */
+static char *tuning_text(const struct host_state *host, const struct verify_report *r)
+{
+	_cleanup_free_ char *pins = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	for (int k = 0; k < _SYSCTL_MAX; k++) {
+		_cleanup_free_ char *v = NULL;
+
+		if (host->sysctl[k].r == 0 && sysctl_value_format(&host->sysctl[k].value, &v) >= 0)
+			fprintf(f, "%s: %s\n", sysctl_key_to_string(k), v);
+	}
+	fprintf(f, "irqbalance: %s\n", host->irqbalance_running ? "running" : "stopped");
+	if (cpuset_format_list(&r->pin_cpus, &pins) >= 0)
+		fprintf(f, "bench_cpus: %s\n", *pins ? pins : "none");
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 static int record_run(const struct verify_options *o, const struct host_state *host, struct verify_report *r)
 {
 	const struct iface_state *s = r->interfaces ? host_state_iface(host, r->interfaces[0]) : NULL;
 	_cleanup_(artifacts_done) struct artifacts as = {0};
 	_cleanup_free_ char *cb = counters_text(r, false), *ca = counters_text(r, true),
 			    *sum = summary_text(r), *map = irq_map_text(r), *drv = NULL, *verdict = NULL,
-			    *profile_json = NULL, *drv_version = NULL;
+			    *profile_json = NULL, *drv_version = NULL, *hash = NULL,
+			    *tuning = tuning_text(host, r);
 	struct json_object *pj = NULL;
 	struct run_record rec;
 	int rr = 0;
 
-	if (!cb || !ca || !sum)
+	if (!cb || !ca || !sum || !tuning)
 		return -ENOMEM;
 	if (s && nicfacts_driver_version(s, &drv_version) == -ENOMEM)
 		return -ENOMEM;
@@ -636,6 +658,8 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 		drv = strprintf("driver: %s\nversion: %s\nfirmware-version: %s\nbus-info: %s\n",
 				s->drvinfo.driver, s->drvinfo.version, s->drvinfo.fw_version,
 				s->drvinfo.bus_info);
+	if (profile_hash(o->profile, &hash) == -ENOMEM)
+		return -ENOMEM;
 	if (profile_to_json(o->profile, &pj) >= 0) {
 		profile_json = strdup(json_object_to_json_string_ext(pj, JSON_C_TO_STRING_PRETTY));
 		json_object_put(pj);
@@ -658,6 +682,7 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	rr |= artifact_add(&as, "proc_stat_after", r->intr_after.stat_text);
 	rr |= artifact_add(&as, "profile", profile_json);
 	rr |= artifact_add(&as, "verify_summary", sum);
+	rr |= artifact_add(&as, ARTIFACT_TUNING, tuning);
 	if (rr < 0)
 		return -ENOMEM;
 
@@ -669,6 +694,7 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	    .runner = r->result.runner,
 	    .command_line = r->result.command,
 	    .profile = r->profile_name,
+	    .profile_hash = hash,
 	    .ifname = r->interfaces ? r->interfaces[0] : NULL,
 	    .peer = r->peer,
 	    .mtu = s && s->present ? s->link.mtu : 0,

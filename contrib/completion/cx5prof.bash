@@ -4,8 +4,11 @@
 # Verbs and options are read from cx5prof's own --help output, so the
 # completion never drifts from the binary. Profiles complete as *.yaml/*.yml
 # files (and directories), interface names from /sys/class/net, or from
-# DIR/sys/class/net when the command line has --sysroot DIR. Transactions
-# and runs are free text.
+# DIR/sys/class/net when the command line has --sysroot DIR. Run ids
+# (history show, compare, export, analyze) and apply transaction ids
+# (rollback) come from `cx5prof history --limit 0` on the line's --db.
+# An option's value is never counted as an argument: which options take
+# one is read from the verb's --help too.
 
 _cx5prof_verbs()
 {
@@ -21,6 +24,23 @@ _cx5prof_options()
 	else
 		"$1" --help 2>/dev/null
 	fi | grep -E -- '^ +(-[a-zA-Z], )?--[a-z]' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
+}
+
+_cx5prof_value_options()
+{
+	# $1 binary, $2 verb: the options whose help line names a value
+	# ("--limit N", "-p, --port PORT")
+	"$1" ${2:+"$2"} --help 2>/dev/null | grep -oE -- '^ +(-[a-zA-Z], )?--[a-z][a-z0-9-]* [A-Z]' |
+		grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
+}
+
+_cx5prof_ids()
+{
+	# $1 binary, $2 "run", "txn" or "any-txn", $3 db (may be empty): run
+	# ids, the ids of apply transactions, or of every transaction, newest
+	# first
+	"$1" ${3:+--db "$3"} history --limit 0 2>/dev/null |
+		awk -v k="$2" '($3 == k && (k == "run" || $5 == "apply")) || (k == "any-txn" && $3 == "txn") {print $4}'
 }
 
 _cx5prof_ifnames()
@@ -40,7 +60,7 @@ _cx5prof_profiles()
 
 _cx5prof()
 {
-	local cur prev bin verb sysroot="" i nargs=0
+	local cur prev bin verb sysroot="" db="" valopts="" i nargs=0 args=()
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -70,17 +90,24 @@ _cx5prof()
 		;;
 	esac
 
-	# The verb is the first word that is neither an option nor an option's value.
+	# The verb is the first word that is neither an option nor an option's
+	# value; the words after it that are neither are its arguments.
 	verb=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		--sysroot) ((i++)); sysroot=${COMP_WORDS[i]} ;;
-		--db) ((i++)) ;;
-		-*) ;;
+		--db) ((i++)); db=${COMP_WORDS[i]} ;;
+		-*)
+			if [ -n "$verb" ] && [[ " $valopts " == *" ${COMP_WORDS[i]} "* ]]; then
+				((i++))
+			fi
+			;;
 		*)
 			if [ -z "$verb" ]; then
 				verb=${COMP_WORDS[i]}
+				valopts=$(_cx5prof_value_options "$bin" "$verb" | tr '\n' ' ')
 			else
+				args+=("${COMP_WORDS[i]}")
 				nargs=$((nargs + 1))
 			fi
 			;;
@@ -103,8 +130,24 @@ _cx5prof()
 		_cx5prof_profiles "$cur"
 		;;
 	history)
-		[ "$nargs" = 0 ] && COMPREPLY=($(compgen -W "show" -- "$cur"))
-		[ "$nargs" = 1 ] && COMPREPLY=($(compgen -W "run txn" -- "$cur"))
+		if [ "$nargs" = 0 ]; then
+			COMPREPLY=($(compgen -W "show" -- "$cur"))
+		elif [ "$nargs" = 1 ] && [ "${args[0]}" = show ]; then
+			COMPREPLY=($(compgen -W "run txn $(_cx5prof_ids "$bin" run "$db")" -- "$cur"))
+		elif [ "$nargs" = 2 ] && [ "${args[0]}" = show ] && [ "${args[1]}" = run ]; then
+			COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" run "$db")" -- "$cur"))
+		elif [ "$nargs" = 2 ] && [ "${args[0]}" = show ] && [ "${args[1]}" = txn ]; then
+			COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" any-txn "$db")" -- "$cur"))
+		fi
+		;;
+	compare)
+		COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" run "$db")" -- "$cur"))
+		;;
+	export|analyze)
+		[ "$nargs" = 0 ] && COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" run "$db")" -- "$cur"))
+		;;
+	rollback)
+		[ "$nargs" = 0 ] && COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" txn "$db")" -- "$cur"))
 		;;
 	help)
 		COMPREPLY=($(compgen -W "$(_cx5prof_verbs "$bin")" -- "$cur"))

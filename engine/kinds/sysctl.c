@@ -1,5 +1,6 @@
 /* kinds/sysctl.c: the "sysctl" kind, the profile's sysctl section: object
- * "sysctl", key "net.core.rmem_max", values decimal. A floor (">= 4M") is
+ * "sysctl", key "net.core.rmem_max", values decimal ("188010 250681
+ * 376020" for the three of net.ipv4.udp_mem). A floor (">= 4M") is
  * planned only when the host's value is lower. Read and written through
  * sysctl.h (under the sysroot); host-wide, so it manages no port. */
 #include "kinds.h"
@@ -15,23 +16,43 @@
 
 static int sysctl_kind_read(const char *object, const char *key, char **ret)
 {
-	uint64_t v;
+	struct sysctl_value v;
+	enum sysctl_key k;
 	int r;
 
 	(void)object;
-	r = sysctl_read_name(key, &v);
-	return r < 0 ? r : kind_format_u64(v, ret);
+	r = sysctl_key_from_string(key, &k);
+	if (r >= 0)
+		r = sysctl_read_value(k, &v);
+	return r < 0 ? r : sysctl_value_format(&v, ret);
 }
 
 static int sysctl_kind_write(const char *object, const char *key, const char *value, char **kmsg)
 {
-	uint64_t v;
+	struct sysctl_value v;
+	enum sysctl_key k;
 	int r;
 
 	(void)object;
 	(void)kmsg;
-	r = safe_atou64(value, &v);
-	return r < 0 ? r : sysctl_write_name(key, v);
+	r = sysctl_key_from_string(key, &k);
+	if (r >= 0)
+		r = sysctl_value_parse(k, value, &v);
+	return r < 0 ? r : sysctl_write_value(k, &v);
+}
+
+/* A floor (one value) is met by a larger current value; exact values, all
+ * of them, must be equal. */
+static bool sysctl_differs(const struct profile_sysctl *w, const struct sysctl_value *cur)
+{
+	if (w->op == PROFILE_SYSCTL_FLOOR)
+		return cur->v[0] < w->value.v[0];
+	if (cur->n != w->value.n)
+		return true;
+	for (unsigned i = 0; i < cur->n; i++)
+		if (cur->v[i] != w->value.v[i])
+			return true;
+	return false;
 }
 
 static int sysctl_diff(struct plan_ctx *ctx, const struct iface_state *port)
@@ -45,7 +66,6 @@ static int sysctl_diff(struct plan_ctx *ctx, const struct iface_state *port)
 		const struct profile_sysctl *w = &prof->sysctls[i];
 		const struct sysctl_state *cur = &ctx->host->sysctl[w->key];
 		_cleanup_free_ char *old = NULL, *new = NULL;
-		bool differs;
 
 		if (cur->r < 0) {
 			r = plan_add_problem(
@@ -56,10 +76,9 @@ static int sysctl_diff(struct plan_ctx *ctx, const struct iface_state *port)
 				return r;
 			continue;
 		}
-		differs = w->op == PROFILE_SYSCTL_FLOOR ? cur->value < w->value : cur->value != w->value;
-		if (!differs)
+		if (!sysctl_differs(w, &cur->value))
 			continue;
-		if (kind_format_u64(cur->value, &old) < 0 || kind_format_u64(w->value, &new) < 0)
+		if (sysctl_value_format(&cur->value, &old) < 0 || sysctl_value_format(&w->value, &new) < 0)
 			return -ENOMEM;
 		r = plan_add_change(p, "sysctl", "sysctl", w->name, old, new);
 		if (r < 0)

@@ -132,6 +132,11 @@ def main():
                                  "finish_reason": "stop"}],
                     "usage": {"prompt_tokens": 50, "completion_tokens": 1, "total_tokens": 51},
                 }, None
+            if scenario.startswith("answer:"):  # success, with this text as the answer
+                status, body, headers = self.answer("success", n, auth, req)
+                if status == 200 and (req.get("max_tokens") or 0) > 16:
+                    body["choices"][0]["message"]["content"] = scenario[len("answer:"):]
+                return status, body, headers
             if scenario == "400-run1":
                 if self.record == "run 1":
                     return 400, err("Invalid request: message content rejected", "invalid_request_error",

@@ -41,8 +41,11 @@ run "$CX5PROF" --bogus show
 is "$rc $(printf '%s\n' "$err" | head -n 1)" "64 cx5prof: error: unknown option '--bogus'" "unknown global option"
 
 run "$CX5PROF" --sysroot /nonexistent/cx5 show
-is "$rc $err" "64 cx5prof: error: cannot use sysroot '/nonexistent/cx5': No such file or directory" \
-	"a sysroot that does not exist: exit 64, nothing read"
+is "$rc $err" "66 cx5prof: error: cannot use sysroot '/nonexistent/cx5': No such file or directory" \
+	"a sysroot that does not exist: exit 66 (not found), nothing read"
+run "$CX5PROF" --sysroot "$0" show
+is "$rc $err" "64 cx5prof: error: cannot use sysroot '$0': Not a directory" \
+	"a sysroot that is a file: exit 64 (usage)"
 
 for v in show validate plan apply rollback commit verify doctor serve bench history compare export mirror analyze; do
 	run "$CX5PROF" "$v" --help

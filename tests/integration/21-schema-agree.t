@@ -35,6 +35,7 @@ bad/gso-yes.yaml	YAML 1.1 reads yes as true; cx5prof accepts only true/false (YA
 bad/cpulist-reversed.yaml	a reversed range "15-8" matches the list pattern; ranges are not arithmetic in JSON Schema
 bad/socket-buffer-too-big.yaml	"4G" is a string: the schema cannot compute its value to compare with the maximum
 bad/sysctl-floor-too-big.yaml	">= 2147483648" is a string: the schema cannot compare its value
+bad/sysctl-udp-mem-order.yaml	the order of a list's values is arithmetic the schema cannot express
 LIST
 
 # The C verdicts, in one run.

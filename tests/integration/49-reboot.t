@@ -87,7 +87,7 @@ run cx --json plan "$WORK/profiles/one-port.yaml"
 is "$rc" 2 "elsewhere: plan exit 2"
 is "$(printf '%s' "$out" | jq -c '[.persistent, .boot_unit, ([.changes[] | select(.kind == "boot")] | length)]')" \
 	"[false,null,0]" "elsewhere: not persistent, no boot change"
-is "$(persistence)" "cx5prof: warning: not persistent: the boot-time unit applies /etc/cx5prof/profiles/one-port.yaml, and $WORK/profiles/one-port.yaml is not that file: install it there (install -D -m 0644 $WORK/profiles/one-port.yaml /etc/cx5prof/profiles/one-port.yaml) and apply that file, or pass --runtime-only; the changes last until the next reboot" \
+is "$(persistence)" "cx5prof: warning: not persistent: the boot-time unit applies /etc/cx5prof/profiles/one-port.yaml, and $WORK/profiles/one-port.yaml is not that file: write it there as one file (mkdir -p /etc/cx5prof/profiles && cx5prof validate --flatten $WORK/profiles/one-port.yaml > /etc/cx5prof/profiles/one-port.yaml) and apply that file, or pass --runtime-only; the changes last until the next reboot" \
 	"elsewhere: the warning says what to do"
 
 # ---- the unit is not installed

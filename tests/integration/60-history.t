@@ -82,33 +82,35 @@ ok $? "history does not create a missing database"
 
 run "$CX5PROF" --db "$DB" compare 1 2 3
 is "$rc" 0 "compare 1 2 3: exit 0"
-is "$out" "                    run 1                       run 2                       run 3
+is "$out" "                    run 1                      run 2                      run 3
 parameters
-  runner            netperf                     netperf                     netperf
-* profile           baseline                    mtu-jumbo                   udp-jumbo
-  interface         ens1f0                      ens1f0                      ens1f0
-  peer              198.18.0.2                  198.18.0.2                  198.18.0.2
-  test              UDP_STREAM                  UDP_STREAM                  UDP_STREAM
-* mtu               1500                        9000                        9000
-  message_size      8000                        8000                        8000
-* send_buffer       212992                      212992                      4194304
-* recv_buffer       212992                      212992                      4194304
-  streams           1                           1                           1
-  duration_s        10.00                       10.00                       10.00
-* irq_policy        irqbalance                  irqbalance                  numa-local
-* irq_map           mlx5_comp0-7 -> 0           mlx5_comp0-7 -> 0           mlx5_comp0-7 -> 8-15
-  driver            mlx5_core                   mlx5_core                   mlx5_core
-* driver_version    5.15.0-91-generic           5.15.0-91-generic           5.8-1.0.1
-* firmware_version  16.27.2008 (MT_0000000080)  16.27.2008 (MT_0000000080)  16.35.2000 (MT_0000000080)
+  runner            netperf                    netperf                    netperf
+* profile           baseline                   mtu-jumbo                  udp-jumbo
+  interface         ens1f0                     ens1f0                     ens1f0
+  peer              198.18.0.2                 198.18.0.2                 198.18.0.2
+  test              UDP_STREAM                 UDP_STREAM                 UDP_STREAM
+* mtu               1500                       9000                       9000
+  message_size      8000                       8000                       8000
+* send_buffer       212992                     212992                     4194304
+* recv_buffer       212992                     212992                     4194304
+  streams           1                          1                          1
+  duration_s        10.00                      10.00                      10.00
+* irq_policy        irqbalance                 irqbalance                 numa-local
+* irq_map           mlx5_comp0-7 -> 0          mlx5_comp0-7 -> 0          mlx5_comp0-7 -> 8-15
+  driver            mlx5_core                  mlx5_core                  mlx5_core
+* driver_version    5.15.0-91-generic          5.15.0-91-generic          5.8-1.0.1
+* firmware_version  16.27.2008                 16.27.2008                 16.35.2000
+                    (MT_0000000080)            (MT_0000000080)            (MT_0000000080)
 results
-* sent              1434567                     1434600 (+0.0%)             3720000 (+159.3%)
-* received          512345                      1209876 (+136.1%)           3719100 (+625.9%)
-* lost              922222                      224724 (-75.6%)             900 (-99.9%)
-* send_mbps         9180.20                     9180.40 (+0.0%)             23808.00 (+159.3%)
-* recv_mbps         3278.60                     7742.80 (+136.2%)           23802.20 (+626.0%)
-* loss_pct          64.29                       15.66 (-75.6%)              0.02 (-100.0%)
-* pass              FAIL                        FAIL                        pass
-(* differs; in parentheses: change against run 1)" "compare: the seed's three groups side by side with deltas"
+* sent              1434567                    1434600 (+0.0%)            3720000 (+159.3%)
+* received          512345                     1209876 (+136.1%)          3719100 (+625.9%)
+* lost              922222                     224724 (-75.6%)            900 (-99.9%)
+* send_mbps         9180.20                    9180.40 (+0.0%)            23808.00 (+159.3%)
+* recv_mbps         3278.60                    7742.80 (+136.2%)          23802.20 (+626.0%)
+* loss_pct          64.29                      15.66 (-75.6%)             0.02 (-100.0%)
+* pass              FAIL                       FAIL                       pass
+(* differs; in parentheses: change against run 1)" "compare: the seed's three groups side by side with deltas, a long value wrapped"
+is "$(printf '%s\n' "$out" | awk 'length($0) > 100' | wc -l)" 0 "compare of 3 runs: within 100 columns"
 
 run "$CX5PROF" --db "$DB" compare 2 3 --json
 keep_json "$out" compare

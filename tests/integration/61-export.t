@@ -34,7 +34,7 @@ ok $? "export: README says how to reproduce"
 is "$(stat -c %a "$TT/bundle/run.json")" 644 "export: files are plain 0644 files"
 
 run "$CX5PROF" --db "$DB" export 1 --dir "$TT/bundle"
-is "$rc" 64 "export into a non-empty directory: refused"
+is "$rc" 73 "export into a non-empty directory: refused, exit 73 (cannot create)"
 is "$err" "cx5prof: error: export: directory $TT/bundle is not empty: choose a new or empty directory" \
 	"export into a non-empty directory: message"
 mkdir "$TT/empty"

@@ -52,4 +52,21 @@ is "$rc/$err" "65/cx5prof: error: analyze run 2: error reading choices: check mo
 	"analyze, 200 without choices: message"
 run "$CX5PROF" --db "$DB" analyze 9
 is "$rc/$err" "66/cx5prof: error: run 9 not found in $DB: see 'cx5prof history'" "analyze a missing run"
+
+# An answer that does not start with the word asked for is still read
+# (it printed "bottleneck -", JSON null, for "The bottleneck is the receiver.").
+while IFS='|' read -r answer word; do
+	scenario "answer:$answer"
+	run "$CX5PROF" --db "$DB" analyze 2 --json
+	is "$rc:$(printf '%s' "$out" | jq -c .bottleneck)" "0:$word" "analyze: \"$answer\" -> $word"
+done <<'ANSWERS'
+The bottleneck is the receiver.|"receiver"
+**Sender**: the sender CPU is at 100%.|"sender"
+Bottleneck: RECEIVER (rx_discards_phy rose).|"receiver"
+The receiver dropped datagrams: rx_out_of_buffer rose on it.|"receiver"
+The receiver is the bottleneck, not the sender.|"receiver"
+It is hard to say whether the sender or the receiver limits it.|null
+Unclear: the counters did not move.|"unclear"
+ANSWERS
+scenario success
 done_testing

@@ -4,7 +4,9 @@
 # inserted by hand, PRAGMA user_version = 1); cx5prof reads it read-only
 # (without migrating it), migrates it when it writes (mirror; v2 adds
 # transactions.boot_id), keeps every row, and drains its
-# outbox. An empty (v0) file gets the current schema; a file from a newer
+# outbox. An empty (v0) file is no history for the verbs that only read or
+# work on one (mirror: exit 66, left empty); apply gives it the current
+# schema. A file from a newer
 # cx5prof and a corrupt file are refused with the remedy.
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/helpers/taotoken.sh"
@@ -69,8 +71,12 @@ is "$(acked_records | tr '\n' ' ')" "run 1 txn 1 " "v1 file: each old record sen
 
 : >"$TT/empty.db"
 run "$CX5PROF" --db "$TT/empty.db" mirror --list
-is "$rc" 0 "v0 (empty) file: accepted"
-is "$(sqlite3 "$TT/empty.db" 'PRAGMA user_version')" "$CURRENT" "v0 file: migrated to the current schema"
+is "$rc:$err" "66:cx5prof: error: no history in $TT/empty.db (the file is empty or not started): check --db (apply, verify and bench create one)" \
+	"v0 (empty) file: mirror says it holds no history"
+is "$(stat -c %s "$TT/empty.db"):$(ls "$TT" | grep -c '^empty\.db-')" "0:0" "v0 (empty) file: mirror left it empty"
+printf 'version: 1\nname: bad\nlink:\n  mtuu: 1\n' >"$TT/bad.yaml"
+run "$CX5PROF" --db "$TT/empty.db" apply "$TT/bad.yaml"
+is "$rc:$(sqlite3 "$TT/empty.db" 'PRAGMA user_version')" "65:$CURRENT" "v0 file: apply migrates it to the current schema"
 
 cp "$OLD" "$TT/newer.db"
 sqlite3 "$TT/newer.db" 'PRAGMA user_version = 99'

@@ -29,7 +29,7 @@ ip -n "$HNS" link set ens1f0 mtu 9000 && ip -n "$PNS" link set peer0 mtu 9000 ||
 ip netns exec "$PNS" "$CX5PROF" serve --bind 198.18.0.2 2>"$TMP/serve.log" &
 SERVE_PID=$!
 for _ in $(seq 100); do grep -q listening "$TMP/serve.log" && break; sleep 0.1; done
-is "$(head -n1 "$TMP/serve.log")" "cx5prof: warning: serve: listening on 198.18.0.2 port 12866 (one test at a time)" \
+is "$(head -n1 "$TMP/serve.log")" "cx5prof: serve: listening on 198.18.0.2 port 12866 (one test at a time)" \
 	"serve announces its address and the default port 12866"
 
 bench() { run ip netns exec "$HNS" "$CX5PROF" --db "$TMP/h.db" bench --peer 198.18.0.2 --duration 1 "$@"; }
@@ -110,6 +110,9 @@ schema_ok; ok $? "with notes: the JSON follows the schema"
 if [ -f "$TMP/h.db" ]; then
 	is "$(/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("select count(*) from runs where runner=\"builtin\"").fetchone()[0])' "$TMP/h.db")" 5 \
 		"5 builtin runs recorded in the history"
+	run "$CX5PROF" --db "$TMP/h.db" history show 1
+	printf '%s\n' "$out" | head -n 1 | grep -Eq '^run 1  [0-9: -]+  \(1\.[0-9] s\)$'
+	ok $? "history show: a 1 s bench run lasted 1.x s (was 0.0 s): $(printf '%s\n' "$out" | head -n 1)"
 else
 	ok 1 "the history database was created"
 fi
@@ -164,6 +167,8 @@ is "$(/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); p
 
 # The server logged every client and is still up.
 is "$(grep -c 'received [0-9]* of [0-9]* datagrams' "$TMP/serve.log")" 6 "serve logged 6 completed tests"
+is "$(grep -c '^cx5prof: serve: client .*: received [0-9]* of [0-9]* datagrams$' "$TMP/serve.log")" 6 \
+	"a completed test is progress, not a warning (no \"warning:\" prefix)"
 kill -0 "$SERVE_PID"
 ok $? "serve is still running"
 done_testing

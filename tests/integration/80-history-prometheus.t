@@ -37,7 +37,7 @@ cx5prof_run_receive_bits_per_second{interface="ens1f0",profile="udp-jumbo"} 2380
 cx5prof_run_send_bits_per_second{interface="ens1f0",profile="baseline"} 9180200000
 cx5prof_run_send_bits_per_second{interface="ens1f0",profile="mtu-jumbo"} 9180400000
 cx5prof_run_send_bits_per_second{interface="ens1f0",profile="udp-jumbo"} 23808000000
-# HELP cx5prof_run_loss_ratio Datagrams lost / sent in the newest run (0..1).
+# HELP cx5prof_run_loss_ratio Datagrams lost / sent in the newest run (0..1; NaN: nothing was sent).
 # TYPE cx5prof_run_loss_ratio gauge
 cx5prof_run_loss_ratio{interface="ens1f0",profile="baseline"} 0.6429
 cx5prof_run_loss_ratio{interface="ens1f0",profile="mtu-jumbo"} 0.1566

@@ -48,7 +48,7 @@ SRV=$!
 # comes from the inventory (cx5prof_peer -> verify --peer).
 sed -e 's/throughput_mbps: 100$/throughput_mbps: 1/' -e 's/loss_percent: 50$/loss_percent: 100/' \
 	-e 's/^  peer: 198.18.0.2$/  peer: 198.19.0.99/' "$TOP/profiles/lab-udp.yaml" >"$W/lab-udp.yaml"
-sed -e 's/^name: lab-udp$/name: lab-udp-floor/' -e 's/throughput_mbps: 100$/throughput_mbps: 900000/' \
+sed -e 's/^name: lab-udp$/name: lab-udp-floor/' -e 's/throughput_mbps: 100$/throughput_mbps: 900000/' -e 's/loss_percent: 50$/loss_percent: 100/' \
 	-e 's/^  peer: 198.18.0.2$/  peer: 198.19.0.99/' "$TOP/profiles/lab-udp.yaml" >"$W/lab-udp-floor.yaml"
 grep -q 'peer: 198.19.0.99' "$W/lab-udp.yaml" || { echo "Bail out! could not set the profiles' peer"; exit 1; }
 grep -q 'throughput_mbps: 1$' "$W/lab-udp.yaml" && grep -q 'loss_percent: 100$' "$W/lab-udp.yaml" &&
@@ -208,4 +208,27 @@ is "$(txns)" "1 apply rolled_back, 2 rollback committed, 3 apply rolled_back, 4 
 ok $? "history --format prometheus after real runs: valid exposition text"
 is "$(grep '^cx5prof_run_passed' "$W/cx5prof.prom")" 'cx5prof_run_passed{interface="ens1f0",profile="lab-udp"} 1
 cx5prof_run_passed{interface="ens1f0",profile="lab-udp-floor"} 0' "prometheus: pass/fail per interface/profile"
+
+# ---- rolled_back in check mode names what the real run rolls back: the
+# newest apply still in effect, not the newest apply (rolled back already).
+cxh() { ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" "$@" >/dev/null 2>&1; }
+sed -e 's/^  mtu: 9000$/  mtu: 8000/' -e 's/^name: lab-udp$/name: lab-udp-8000/' "$W/lab-udp.yaml" >"$W/lab-udp-8000.yaml"
+cxh apply "$W/lab-udp.yaml" && cxh apply "$W/lab-udp-8000.yaml" && cxh rollback
+is "$(mtu):$(txns | sed 's/^.*, 5 /5 /')" "9000:5 apply committed, 6 apply rolled_back, 7 rollback committed" \
+	"transaction 5 in effect, the newer 6 rolled back"
+ap "$W/states.yml" -e st=rolled_back --check
+is "$(task module '{changed, txn, msg}')" "$(js '{"changed":true,"txn":5,"msg":"transaction 5 would be rolled back"}')" \
+	"rolled_back, check mode: transaction 5 would be rolled back (it said nothing would)"
+ap "$W/states.yml" -e st=rolled_back
+is "$(task module '{changed, txn}'):$(mtu)" "$(js '{"changed":true,"txn":5}'):1500" "rolled_back: the real run rolls back transaction 5"
+
+# ---- no history database on the host: rolled_back and committed are no-ops
+ap "$W/states.yml" -e st=rolled_back -e cx5prof_db="$W/none.db"
+is "$rc:$(task module '{changed, msg}')" "0:$(js '{"changed":false,"msg":"nothing to roll back (no history yet)"}')" \
+	"rolled_back without a history database: unchanged, not failed"
+ap "$W/states.yml" -e st=committed -e cx5prof_db="$W/none.db"
+is "$rc:$(task module '{changed, msg}')" "0:$(js '{"changed":false,"msg":"nothing to commit (no history yet)"}')" \
+	"committed without a history database: unchanged, not failed"
+[ ! -e "$W/none.db" ]
+ok $? "no history database was created"
 done_testing

@@ -46,4 +46,27 @@ is "$(comp "$CX5PROF" --sysroot emp)" "empty" "--sysroot: directories"
 is "$(comp "$CX5PROF" apply --confirm "")" "" "--confirm: a number, nothing offered"
 is "$(comp "$CX5PROF" commit "")" "" "commit: no arguments"
 is "$(comp /nonexistent/cx5prof "")" "" "no binary: no verbs, no error"
+
+# An option's value is not an argument (history --limit 5 offered nothing).
+is "$(comp "$CX5PROF" history --limit 5 "")" "show" "history --limit 5: still the show subcommand"
+is "$(comp "$CX5PROF" history --format text "")" "show" "history --format text: still the show subcommand"
+# Run and transaction ids, from the --db on the line.
+. "$TESTS_DIR/helpers/taotoken.sh"
+if runs=$(tt_test_runs); then
+	"$runs" --make-db "$T/h.db"
+	is "$(comp "$CX5PROF" --db "$T/h.db" history show "")" "1 2 3 run txn" "history show: the run ids, or run and txn"
+	is "$(comp "$CX5PROF" --db "$T/h.db" history --limit 5 show "")" "1 2 3 run txn" "history --limit 5 show: the run ids"
+	is "$(comp "$CX5PROF" --db "$T/h.db" history show run "")" "1 2 3" "history show run: the run ids"
+	is "$(comp "$CX5PROF" --db "$T/h.db" history show txn "")" "1" "history show txn: the transaction ids"
+	is "$(comp "$CX5PROF" history --db "$T/h.db" show 2 "")" "" "history show RUN: one run only"
+	is "$(comp "$CX5PROF" --db "$T/h.db" compare 1 "")" "1 2 3" "compare: run ids, for each argument"
+	is "$(comp "$CX5PROF" --db "$T/h.db" export "")" "1 2 3" "export: a run id"
+	is "$(comp "$CX5PROF" --db "$T/h.db" analyze --timeout 9 "")" "1 2 3" "analyze --timeout 9: a run id"
+	is "$(comp "$CX5PROF" --db "$T/h.db" rollback "")" "1" "rollback: the apply transaction ids"
+	is "$(comp "$CX5PROF" --db "$T/none.db" rollback "")" "" "rollback, no database: nothing, no error"
+	[ ! -e "$T/none.db" ]
+	ok $? "completing ids creates no database"
+else
+	ok 0 "# SKIP build/tests/unit/test_runs missing: run 'make units' first"
+fi
 done_testing

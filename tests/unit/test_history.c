@@ -143,8 +143,11 @@ static void test_migration_from_v0(void **state)
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "CREATE TABLE unrelated(x)", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
-	/* Read-only users never migrate. */
-	assert_int_equal(history_open(f->path, HISTORY_READ_ONLY, &h), -ENOENT);
+	/* Read-only users never migrate, nor do the verbs that need an
+	 * existing history: the file holds none (-ENODATA, not -ENOENT: it
+	 * exists). */
+	assert_int_equal(history_open(f->path, HISTORY_READ_ONLY, &h), -ENODATA);
+	assert_int_equal(history_open(f->path, HISTORY_EXISTING, &h), -ENODATA);
 	assert_int_equal(history_open(f->path, 0, &h), 0);
 	assert_int_equal(history_schema_version(h), HISTORY_SCHEMA_VERSION);
 	assert_int_equal(
@@ -299,6 +302,9 @@ static void test_errors(void **state)
 	assert_string_equal(history_remedy(-EBADMSG),
 			    "check --db: the file is not a cx5prof history, or it is corrupt");
 	assert_int_equal(history_open(missing, HISTORY_READ_ONLY, &h), -ENOENT);
+	/* rollback, commit, mirror, analyze: never create the file */
+	assert_int_equal(history_open(missing, HISTORY_EXISTING, &h), -ENOENT);
+	assert_int_equal(access(missing, F_OK), -1);
 	assert_int_equal(history_open(notdir, 0, &h), -ENOTDIR);
 	assert_int_equal(history_errno(SQLITE_BUSY), -EBUSY);
 	assert_int_equal(history_errno(SQLITE_IOERR_FSYNC), -EIO);

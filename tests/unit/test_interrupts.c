@@ -610,6 +610,54 @@ static void test_in_memory_list(void **state)
 	assert_int_equal(cpuset_count(&l->v[0].affinity), 5);
 }
 
+static char *map_of(const char *const *affinity, size_t n)
+{
+	_cleanup_irq_list_ struct irq_list *l = NULL;
+	char name[64], *map = NULL;
+
+	assert_int_equal(irq_list_new("ens1f0", "0000:af:00.0", &l), 0);
+	assert_int_equal(irq_list_add(l, 30, "mlx5_async0@pci:0000:af:00.0", "0"), 0);
+	for (size_t q = 0; q < n; q++) {
+		snprintf(name, sizeof(name), "mlx5_comp%zu@pci:0000:af:00.0", q);
+		assert_int_equal(irq_list_add(l, 100 + (unsigned)q, name, affinity[q]), 0);
+	}
+	assert_int_equal(irq_list_format_map(l, &map), 0);
+	return map;
+}
+
+/* The IRQ map of a run: ranges, never cut mid-token (issue 16). */
+static void test_format_map(void **state)
+{
+	static const char *const spread[] = {"8", "9", "10", "11", "12", "13", "14", "15"};
+	static const char *const piled[] = {"0", "0", "0", "0"};
+	static const char *const mixed[] = {"8", "9", "0-15", "0-15", "24", "3", "4", "4"};
+	_cleanup_free_ char *a = map_of(spread, 8), *b = map_of(piled, 4), *c = map_of(mixed, 8),
+			    *d = map_of(spread, 1), *e = map_of(spread, 0);
+	_cleanup_irq_list_ struct irq_list *l = NULL;
+	_cleanup_free_ char *f = NULL;
+
+	(void)state;
+	assert_string_equal(a, "mlx5_comp0-7 -> 8-15");
+	assert_string_equal(b, "mlx5_comp0-3 -> 0");
+	assert_string_equal(
+	    c, "mlx5_comp0-1 -> 8-9, mlx5_comp2-3 -> 0-15, mlx5_comp4 -> 24, mlx5_comp5-6 -> 3-4, "
+	       "mlx5_comp7 -> 4");
+	assert_string_equal(d, "mlx5_comp0 -> 8");
+	assert_string_equal(e, "");
+	/* vectors without a handler name are labelled by queue */
+	assert_int_equal(irq_list_new("eth0", NULL, &l), 0);
+	l->v = calloc(2, sizeof(*l->v));
+	assert_non_null(l->v);
+	l->n = 2;
+	for (int q = 0; q < 2; q++) {
+		l->v[q] = (struct irq_vector){
+		    .irq = 40 + (unsigned)q, .kind = IRQ_KIND_COMPLETION, .queue = q, .has_affinity = true};
+		assert_int_equal(cpuset_add(&l->v[q].affinity, 6 + (unsigned)q), 0);
+	}
+	assert_int_equal(irq_list_format_map(l, &f), 0);
+	assert_string_equal(f, "q0-1 -> 6-7");
+}
+
 /* Deterministic mutations of a real table (truncation, byte changes,
  * deleted ranges): the parser returns 0 or -EINVAL with a line number,
  * never crashes (run under `make asan` too). */
@@ -684,6 +732,7 @@ int main(void)
 	    cmocka_unit_test(test_write_affinity),
 	    cmocka_unit_test(test_write_stays_in_sysroot),
 	    cmocka_unit_test(test_in_memory_list),
+	    cmocka_unit_test(test_format_map),
 	    cmocka_unit_test(test_mutations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

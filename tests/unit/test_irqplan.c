@@ -427,6 +427,9 @@ static void test_fixture_2port(void **state)
 	assert_int_equal(p->e[0].irq, 99);
 	assert_int_equal(p->e[1].irq, 109);
 	assert_true(has_note(p, "one per physical core (8), then on hyperthread siblings"));
+	/* CPU0 (node 0) is neither local to the ports nor given a queue:
+	 * leaving it out changed nothing, no note says so */
+	assert_false(has_note(p, "CPU0 left out"));
 	host_done(&h);
 }
 
@@ -505,6 +508,7 @@ static void test_more_queues_than_cpus(void **state)
 	    has_note(p, "ens3f0: 24 queues for 8 usable CPUs on node 1: queues 8-14 on node 0 (distance 21, "
 			"by node number), 15-23 share the node's CPUs (no free CPU elsewhere); `ethtool -L "
 			"ens3f0 combined 8` keeps every queue local"));
+	assert_true(has_note(p, "CPU0 left out")); /* queues spilled onto CPU0's node */
 	dump_notes(p);
 	host_done(&h);
 }
@@ -550,6 +554,7 @@ static void test_nonuma_fixture(void **state)
 	assert_int_equal(cpu_of(p, 0, 2), 3);
 	assert_int_equal(cpu_of(p, 0, 3), 2);
 	assert_true(has_note(p, "no NUMA node"));
+	assert_true(has_note(p, "CPU0 left out")); /* one pool: CPU0 was a candidate */
 	host_done(&h);
 }
 

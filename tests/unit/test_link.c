@@ -11,6 +11,11 @@
 #include <sched.h>
 #include <sys/wait.h>
 
+#include <linux/ethtool_netlink.h>
+#include <netlink/attr.h>
+
+#include "ethfeatures.h"
+#include "ethnl.h"
 #include "ethtool.h"
 #include "link.h"
 
@@ -261,6 +266,87 @@ static void test_ethtool_stats_channels_change(void **state)
 	}
 }
 
+/* ethtool netlink on the veth, and the ioctl fallback (failpoint
+ * ethnl-absent:1) reading and writing the same features. */
+static void test_features_veth(void **state)
+{
+	struct eth_features nl, io;
+	struct ethnl_values v;
+	char *kmsg = NULL;
+
+	(void)state;
+	NEED_NETNS();
+	for (int path = 0; path < 2; path++) {
+		if (path == 1)
+			setenv("CX5PROF_FAILPOINT", "ethnl-absent:1", 1);
+		/* from either default (kernels differ): off, then on */
+		assert_true(ethtool_set_feature("ens1f0", ETH_FEATURE_GRO, false, &kmsg) >= 0);
+		assert_int_equal(ethtool_set_feature("ens1f0", ETH_FEATURE_GRO, true, &kmsg), 1);
+		assert_int_equal(ethtool_set_feature("ens1f0", ETH_FEATURE_GRO, true, &kmsg),
+				 0); /* already so */
+		assert_true(ethtool_set_feature("ens1f0", ETH_FEATURE_UDP_GRO_FORWARDING, false, &kmsg) >= 0);
+		assert_int_equal(ethtool_set_feature("ens1f0", ETH_FEATURE_UDP_GRO_FORWARDING, true, &kmsg),
+				 1);
+		assert_int_equal(ethtool_set_feature("ens1f0", ETH_FEATURE_UDP_GRO_FORWARDING, false, &kmsg),
+				 1);
+		/* lro is fixed off on veth: never sent */
+		assert_int_equal(ethtool_set_feature("ens1f0", ETH_FEATURE_LRO, true, &kmsg), -EOPNOTSUPP);
+		assert_int_equal(ethtool_set_feature("ens1f0", ETH_FEATURE_LRO, false, &kmsg), 0);
+		assert_null(kmsg);
+		assert_int_equal(ethtool_get_features("nosuchdev0", &nl, NULL), -ENODEV);
+		/* veth has neither coalescing nor pause settings */
+		assert_int_equal(ethnl_group_get(&ethnl_coalesce, "ens1f0", &v, &kmsg), -EOPNOTSUPP);
+		assert_int_equal(ethnl_group_set(&ethnl_pause, "ens1f0", 1, 1, &kmsg), -EOPNOTSUPP);
+		free(kmsg);
+		kmsg = NULL;
+	}
+	unsetenv("CX5PROF_FAILPOINT");
+	/* both paths read the same state */
+	assert_int_equal(ethtool_get_features("ens1f0", &nl, NULL), 0);
+	setenv("CX5PROF_FAILPOINT", "ethnl-absent:1", 1);
+	assert_int_equal(ethtool_get_features("ens1f0", &io, NULL), 0);
+	unsetenv("CX5PROF_FAILPOINT");
+	assert_memory_equal(&nl, &io, sizeof(nl));
+	assert_true(nl.f[ETH_FEATURE_GRO].active && nl.f[ETH_FEATURE_GRO].changeable);
+	assert_false(nl.f[ETH_FEATURE_UDP_GRO_FORWARDING].active);
+	assert_false(nl.f[ETH_FEATURE_LRO].changeable);
+}
+
+/* A name the kernel does not know, in a FEATURES_SET: the kernel refuses
+ * it with an extended ack, which ethnl_call hands over verbatim. */
+static int bad_bit_encode(struct nl_msg *m, const void *arg)
+{
+	struct nlattr *set = nla_nest_start(m, ETHTOOL_A_FEATURES_WANTED), *bits, *bit;
+
+	(void)arg;
+	bits = nla_nest_start(m, ETHTOOL_A_BITSET_BITS);
+	bit = nla_nest_start(m, ETHTOOL_A_BITSET_BITS_BIT);
+	if (!set || !bits || !bit || nla_put_string(m, ETHTOOL_A_BITSET_BIT_NAME, "rx-no-such-feature") < 0)
+		return -EMSGSIZE;
+	nla_nest_end(m, bit);
+	nla_nest_end(m, bits);
+	nla_nest_end(m, set);
+	return 0;
+}
+
+static void test_ethnl_extack(void **state)
+{
+	const struct ethnl_request q = {
+	    .cmd = ETHTOOL_MSG_FEATURES_SET,
+	    .ifname = "ens1f0",
+	    .flags = ETHTOOL_FLAG_OMIT_REPLY,
+	    .encode = bad_bit_encode,
+	};
+	char *kmsg = NULL;
+
+	(void)state;
+	NEED_NETNS();
+	assert_int_equal(ethnl_call(&q, &kmsg), -EOPNOTSUPP);
+	assert_non_null(kmsg);
+	assert_string_equal(kmsg, "bit name not found");
+	free(kmsg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +357,8 @@ int main(void)
 	    cmocka_unit_test(test_ethtool_veth),
 	    cmocka_unit_test(test_ethtool_stats),
 	    cmocka_unit_test(test_ethtool_stats_channels_change),
+	    cmocka_unit_test(test_features_veth),
+	    cmocka_unit_test(test_ethnl_extack),
 	};
 	return cmocka_run_group_tests(tests, setup_netns, NULL);
 }

@@ -208,47 +208,78 @@ static void test_sysctl(void **state)
 {
 	char tmpl[] = "/tmp/cx5-test-sysctl-XXXXXX";
 	char *dir = mkdtemp(tmpl);
-	_cleanup_free_ char *cmd = NULL, *text = NULL;
+	_cleanup_free_ char *cmd = NULL, *text = NULL, *s = NULL;
+	struct sysctl_value sv, three = {.n = 3, .v = {1000, 2000, 3000}}, one = {.n = 1, .v = {4194304}};
 	enum sysctl_key k;
 	uint64_t v;
 
 	(void)state;
 	assert_string_equal(sysctl_key_to_string(SYSCTL_RMEM_MAX), "net.core.rmem_max");
 	assert_string_equal(sysctl_key_to_string(SYSCTL_NETDEV_MAX_BACKLOG), "net.core.netdev_max_backlog");
+	assert_string_equal(sysctl_key_to_string(SYSCTL_UDP_MEM), "net.ipv4.udp_mem");
 	assert_null(sysctl_key_to_string(_SYSCTL_MAX));
+	assert_null(sysctl_def(_SYSCTL_MAX));
+	assert_int_equal(sysctl_def(SYSCTL_UDP_MEM)->n_values, 3);
+	assert_int_equal(sysctl_def(SYSCTL_BUSY_POLL)->min, 0);
+	assert_int_equal(sysctl_def(SYSCTL_UDP_RMEM_MIN)->min, 1);
 	assert_int_equal(sysctl_key_from_string("net.core.wmem_default", &k), 0);
 	assert_int_equal(k, SYSCTL_WMEM_DEFAULT);
 	/* only table names: never an arbitrary /proc/sys path */
 	assert_int_equal(sysctl_key_from_string("net.core.somaxconn", &k), -EINVAL);
-	assert_int_equal(sysctl_read_name("net/core/rmem_max", &v), -EINVAL);
-	assert_int_equal(sysctl_read_name("net.core.rmem_max/../../../x", &v), -EINVAL);
+	assert_int_equal(sysctl_key_from_string("net/core/rmem_max", &k), -EINVAL);
+	assert_int_equal(sysctl_key_from_string("net.core.rmem_max/../../../x", &k), -EINVAL);
+	assert_string_equal(
+	    sysctl_names(),
+	    "net.core.rmem_max, net.core.wmem_max, net.core.rmem_default, net.core.wmem_default, "
+	    "net.core.netdev_max_backlog, net.core.netdev_budget, net.core.netdev_budget_usecs, "
+	    "net.core.busy_read, net.core.busy_poll, net.ipv4.udp_mem, net.ipv4.udp_rmem_min");
+
+	/* values: the kernel's text (tabs) in, one space between values out */
+	assert_int_equal(sysctl_value_parse(SYSCTL_UDP_MEM, "188010\t250681\t376020\n", &sv), 0);
+	assert_int_equal(sv.n, 3);
+	assert_int_equal(sv.v[2], 376020);
+	assert_int_equal(sysctl_value_format(&sv, &s), 0);
+	assert_string_equal(s, "188010 250681 376020");
+	assert_int_equal(sysctl_value_parse(SYSCTL_UDP_MEM, "1 2", &sv), -EINVAL);
+	assert_int_equal(sysctl_value_parse(SYSCTL_UDP_MEM, "1 2 3 4", &sv), -EINVAL);
+	assert_int_equal(sysctl_value_parse(SYSCTL_RMEM_MAX, "1 2", &sv), -EINVAL);
+	assert_int_equal(sysctl_value_parse(SYSCTL_RMEM_MAX, "-1", &sv), -EINVAL);
+	assert_int_equal(sysctl_value_parse(SYSCTL_RMEM_MAX, "", &sv), -EINVAL);
 
 	use("cx5-8node");
 	assert_int_equal(sysctl_read(SYSCTL_RMEM_MAX, &v), 0);
 	assert_int_equal(v, 8388608);
-	assert_int_equal(sysctl_read_name("net.core.netdev_max_backlog", &v), 0);
-	assert_int_equal(v, 1000);
+	assert_int_equal(sysctl_read(SYSCTL_NETDEV_BUDGET, &v), 0);
+	assert_int_equal(v, 300);
+	assert_int_equal(sysctl_read(SYSCTL_UDP_MEM, &v), -EINVAL); /* three values */
+	assert_int_equal(sysctl_read_value(SYSCTL_UDP_MEM, &sv), 0);
+	assert_true(sv.n == 3 && sv.v[0] == 188010 && sv.v[1] == 250681 && sv.v[2] == 376020);
 
 	/* writes go to a private copy */
 	assert_non_null(dir);
 	cmd = strprintf("cp -a " FIXTURES "cx5-2port/. %s/", dir);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(sysroot_set(dir), 0);
-	assert_int_equal(sysctl_write(SYSCTL_RMEM_MAX, 212992), 0); /* already so: nothing written */
-	assert_int_equal(sysctl_write(SYSCTL_RMEM_MAX, 4194304), 1);
+	one.v[0] = 212992;
+	assert_int_equal(sysctl_write_value(SYSCTL_RMEM_MAX, &one), 0); /* already so: nothing written */
+	one.v[0] = 4194304;
+	assert_int_equal(sysctl_write_value(SYSCTL_RMEM_MAX, &one), 1);
 	assert_int_equal(sysctl_read(SYSCTL_RMEM_MAX, &v), 0);
 	assert_int_equal(v, 4194304);
 	assert_int_equal(sysroot_read_all("/proc/sys/net/core/rmem_max", &text, NULL), 0);
 	assert_string_equal(text, "4194304\n");
-	assert_int_equal(sysctl_write_name("net.core.wmem_max", 8388608), 1);
-	assert_int_equal(sysctl_read_name("net.core.wmem_max", &v), 0);
-	assert_int_equal(v, 8388608);
+	free(TAKE_PTR(text));
+	assert_int_equal(sysctl_write_value(SYSCTL_UDP_MEM, &three), 1);
+	assert_int_equal(sysroot_read_all("/proc/sys/net/ipv4/udp_mem", &text, NULL), 0);
+	assert_string_equal(text, "1000\t2000\t3000\n");
+	assert_int_equal(sysctl_write_value(SYSCTL_UDP_MEM, &three), 0);
+	assert_int_equal(sysctl_write_value(SYSCTL_UDP_MEM, &one), -EINVAL); /* one value for three */
 	/* an absent file is -ENOENT (non-initial namespaces lack some) */
 	free(cmd);
 	cmd = strprintf("rm %s/proc/sys/net/core/netdev_max_backlog", dir);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(sysctl_read(SYSCTL_NETDEV_MAX_BACKLOG, &v), -ENOENT);
-	assert_int_equal(sysctl_write(SYSCTL_NETDEV_MAX_BACKLOG, 5000), -ENOENT);
+	assert_int_equal(sysctl_write_value(SYSCTL_NETDEV_MAX_BACKLOG, &one), -ENOENT);
 	free(cmd);
 	cmd = strprintf("rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);

@@ -14,8 +14,8 @@
 
 static void test_kind_table(void **state)
 {
-	static const char *const order[] = {"sysctl", "irqbalance", "irqbalance-ban", "channels", "rings",
-					    "mtu",    "irq"};
+	static const char *const order[] = {"sysctl",	"irqbalance", "irqbalance-ban", "channels", "rings",
+					    "features", "coalesce",   "pause",		"mtu",	    "irq"};
 	(void)state;
 
 	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
@@ -107,8 +107,15 @@ static struct host_state *host_new(int rings_r)
 	h->ifaces = s;
 	h->n_ifaces = 1;
 	for (int k = 0; k < _SYSCTL_MAX; k++)
-		h->sysctl[k] = (struct sysctl_state){0, 212992};
-	h->sysctl[SYSCTL_WMEM_MAX].value = 8388608;
+		h->sysctl[k] = (struct sysctl_state){.value = {.n = 1, .v = {212992}}};
+	h->sysctl[SYSCTL_WMEM_MAX].value.v[0] = 8388608;
+	h->sysctl[SYSCTL_UDP_MEM].value = (struct sysctl_value){.n = 3, .v = {188010, 250681, 376020}};
+	/* veth-like offloads: gro changeable and on, lro fixed off; no
+	 * coalescing; pause without autoneg reported */
+	s->features.f[ETH_FEATURE_GRO] = (struct eth_feature_state){.changeable = true, .active = true};
+	s->features.f[ETH_FEATURE_UDP_GRO_FORWARDING] = (struct eth_feature_state){.changeable = true};
+	s->coalesce_r = -EOPNOTSUPP;
+	s->pause = (struct ethnl_values){.v = {0, 1, 1}, .present = {false, true, true}};
 	return h;
 }
 
@@ -160,6 +167,55 @@ static void test_build_diff(void **state)
 	assert_string_equal(p->changes[3].key, "mtu");
 	assert_string_equal(p->changes[3].old_value, "1500");
 	assert_string_equal(p->changes[3].new_value, "9000");
+	plan_free(p);
+	host_state_free(h);
+}
+
+/* The kinds added as kinds/ modules: features, coalesce, pause, and the
+ * three-value sysctl. */
+static void test_build_offloads(void **state)
+{
+	struct host_state *h = host_new(0);
+	struct plan *p;
+	(void)state;
+
+	p = plan_of(
+	    "version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\n"
+	    "link:\n  features: {gro: off, rx-udp-gro-forwarding: on, lro: off}\n  pause: {tx: false}\n"
+	    "sysctl:\n  net.ipv4.udp_mem: [200000, 300000, 400000]\n  net.core.busy_poll: 50\n",
+	    h);
+	assert_int_equal(p->n_problems, 0);
+	assert_int_equal(p->n_changes, 5);
+	assert_string_equal(p->changes[0].key, "net.ipv4.udp_mem");
+	assert_string_equal(p->changes[0].old_value, "188010 250681 376020");
+	assert_string_equal(p->changes[0].new_value, "200000 300000 400000");
+	assert_string_equal(p->changes[1].key, "net.core.busy_poll");
+	assert_string_equal(p->changes[1].old_value, "212992");
+	assert_string_equal(p->changes[1].new_value, "50");
+	assert_string_equal(p->changes[2].kind->name, "features");
+	assert_string_equal(p->changes[2].key, "features.gro"); /* lro: already off, fixed or not */
+	assert_string_equal(p->changes[2].old_value, "on");
+	assert_string_equal(p->changes[2].new_value, "off");
+	assert_string_equal(p->changes[3].key, "features.rx-udp-gro-forwarding");
+	assert_string_equal(p->changes[4].kind->name, "pause");
+	assert_string_equal(p->changes[4].key, "pause.tx");
+	assert_string_equal(p->changes[4].old_value, "on");
+	assert_string_equal(p->changes[4].new_value, "off");
+	plan_free(p);
+
+	p = plan_of("version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\n"
+		    "link:\n  features: {lro: on}\n  coalesce: {rx_usecs: 8}\n  pause: {autoneg: true}\n",
+		    h);
+	assert_int_equal(p->n_changes, 0);
+	assert_int_equal(p->n_problems, 3);
+	assert_string_equal(p->problems[0].message,
+			    "link.features.lro: fixed off on this device (ethtool -k shows "
+			    "it [fixed]): it cannot be turned on");
+	assert_string_equal(p->problems[1].message,
+			    "link.coalesce: not supported by the driver: Operation not supported");
+	assert_string_equal(p->problems[2].message, "link.pause.autoneg: the driver does not support it");
+	for (size_t i = 0; i < p->n_problems; i++)
+		assert_int_equal(p->problems[i].exit_code, EXIT_UNSUPPORTED);
 	plan_free(p);
 	host_state_free(h);
 }
@@ -351,6 +407,7 @@ int main(void)
 	    cmocka_unit_test(test_kind_table),
 	    cmocka_unit_test(test_order),
 	    cmocka_unit_test(test_build_diff),
+	    cmocka_unit_test(test_build_offloads),
 	    cmocka_unit_test(test_build_problems),
 	    cmocka_unit_test(test_manages_link_keys),
 	    cmocka_unit_test(test_irq_policy_without_device_irqs),

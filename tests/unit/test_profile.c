@@ -360,9 +360,13 @@ static const struct {
      "p.yaml:4:22: match.pci[1]: \"15b3:1017\" is listed twice"},
     {"version: 1\nname: t\nsysctl:\n  net.core.rmem_mx: 1\n",
      "p.yaml:4:3: unknown sysctl \"net.core.rmem_mx\" (did you mean \"net.core.rmem_max\"?)"},
+    {"version: 1\nname: t\nsysctl:\n  kernel.shmmax: 1\n",
+     "p.yaml:4:3: unknown sysctl \"kernel.shmmax\" (cx5prof manages net.core.rmem_max, net.core.wmem_max, "
+     "net.core.rmem_default, net.core.wmem_default, net.core.netdev_max_backlog, net.core.netdev_budget, "
+     "net.core.netdev_budget_usecs, net.core.busy_read, net.core.busy_poll, net.ipv4.udp_mem, "
+     "net.ipv4.udp_rmem_min)"},
     {"version: 1\nname: t\nsysctl:\n  net.ipv4.udp_mem: 1\n",
-     "p.yaml:4:3: unknown sysctl \"net.ipv4.udp_mem\" (cx5prof manages net.core.rmem_max, net.core.wmem_max, "
-     "net.core.rmem_default, net.core.wmem_default, net.core.netdev_max_backlog)"},
+     "p.yaml:4:21: sysctl.net.ipv4.udp_mem: expected a list of 3 numbers (pages), got 1"},
     {"version: 1\nname: t\nsysctl:\n  [a]: 1\n", "p.yaml:4:3: mapping keys must be strings, got a list"},
     {"version: 1\nname: t\nsysctl:\n  net.core.rmem_max: 1K\n",
      "p.yaml:4:22: sysctl.net.core.rmem_max: 1K is out of range 4096..2147483647"},
@@ -571,19 +575,19 @@ static void test_every_key(void **state)
 	assert_int_equal(p->sysctls[0].key, SYSCTL_RMEM_MAX);
 	assert_string_equal(p->sysctls[0].name, "net.core.rmem_max");
 	assert_int_equal(p->sysctls[0].op, PROFILE_SYSCTL_FLOOR);
-	assert_int_equal(p->sysctls[0].value, 4194304);
+	assert_int_equal(p->sysctls[0].value.v[0], 4194304);
 	assert_int_equal(p->sysctls[0].at.line, 22);
 	assert_int_equal(p->sysctls[0].at.column, 22);
 	assert_int_equal(p->sysctls[1].key, SYSCTL_WMEM_MAX);
 	assert_int_equal(p->sysctls[1].op, PROFILE_SYSCTL_EXACT);
-	assert_int_equal(p->sysctls[1].value, 4194304);
+	assert_int_equal(p->sysctls[1].value.v[0], 4194304);
 	assert_int_equal(p->sysctls[2].key, SYSCTL_RMEM_DEFAULT);
-	assert_int_equal(p->sysctls[2].value, 262144);
+	assert_int_equal(p->sysctls[2].value.v[0], 262144);
 	assert_int_equal(p->sysctls[3].key, SYSCTL_WMEM_DEFAULT);
-	assert_int_equal(p->sysctls[3].value, 262144);
+	assert_int_equal(p->sysctls[3].value.v[0], 262144);
 	assert_int_equal(p->sysctls[4].key, SYSCTL_NETDEV_MAX_BACKLOG);
 	assert_int_equal(p->sysctls[4].op, PROFILE_SYSCTL_FLOOR);
-	assert_int_equal(p->sysctls[4].value, 250000);
+	assert_int_equal(p->sysctls[4].value.v[0], 250000);
 	assert_string_equal(p->verify.peer.value, "198.18.0.2");
 	assert_string_equal(p->verify.runners.value[0], "iperf3");
 	assert_string_equal(p->verify.runners.value[1], "builtin");
@@ -611,6 +615,83 @@ static void test_every_key(void **state)
 	assert_string_equal(p->mirror.task.value, "cx5prof-rounds");
 	assert_string_equal(p->mirror.note.value, "rack 3");
 	profile_free(p);
+}
+
+/* link.features, link.coalesce, link.pause: positions, kernel names, and
+ * the merge of a child's features with its parent's. */
+static void test_link_offloads(void **state)
+{
+	struct profile *p;
+	(void)state;
+
+	p = load_ok("version: 1\nname: t\nlink:\n  features:\n    rx-gro: off\n    rx-udp-gro-forwarding: true\n"
+		    "  coalesce: {adaptive_rx: false, rx_usecs: 8}\n  pause: {tx: true}\n");
+	assert_true(p->link.features[ETH_FEATURE_GRO].set);
+	assert_false(p->link.features[ETH_FEATURE_GRO].value);
+	assert_int_equal(p->link.features[ETH_FEATURE_GRO].at.line, 5);
+	assert_int_equal(p->link.features[ETH_FEATURE_GRO].at.column, 13);
+	assert_true(p->link.features[ETH_FEATURE_UDP_GRO_FORWARDING].value);
+	assert_false(p->link.features[ETH_FEATURE_LRO].set);
+	assert_true(p->link.coalesce.adaptive_rx.set);
+	assert_false(p->link.coalesce.adaptive_rx.value);
+	assert_uint_field(p->link.coalesce.rx_usecs, 8, 7, 44);
+	assert_false(p->link.coalesce.tx_usecs.set);
+	assert_true(p->link.pause.tx.set && p->link.pause.tx.value);
+	assert_false(p->link.pause.rx.set);
+	profile_free(p);
+
+	write_str("parent.yaml", "version: 1\nname: parent\nlink:\n  features: {gro: on, lro: off}\n");
+	p = load_ok("version: 1\nextends: parent.yaml\nlink:\n  features: {gro: off}\n");
+	assert_false(p->link.features[ETH_FEATURE_GRO].value);
+	assert_string_equal(p->link.features[ETH_FEATURE_GRO].at.file, "p.yaml");
+	assert_true(p->link.features[ETH_FEATURE_LRO].set); /* the parent's, kept */
+	assert_string_equal(p->link.features[ETH_FEATURE_LRO].at.file, "parent.yaml");
+	profile_free(p);
+
+	expect_error("version: 1\nname: t\nlink:\n  features: [gro]\n",
+		     "p.yaml:4:13: link.features: expected a mapping, got a list");
+	expect_error("version: 1\nname: t\nlink:\n  features:\n    gro: \"off\"\n",
+		     "p.yaml:5:10: link.features.gro: expected on or off, got \"off\"");
+	expect_error("version: 1\nname: t\nlink:\n  pause: {autoneg: 1}\n",
+		     "p.yaml:4:20: link.pause.autoneg: expected true or false, got 1");
+}
+
+/* The sysctls of the one table (sysctl.h): udp_mem's three values, the
+ * ranges the kernel accepts. */
+static void test_sysctl_table(void **state)
+{
+	struct profile *p;
+	(void)state;
+
+	p = load_ok("version: 1\nname: t\nsysctl:\n  net.ipv4.udp_mem: [1, 2, 2]\n  net.core.busy_read: 0\n"
+		    "  net.ipv4.udp_rmem_min: \">= 8K\"\n");
+	assert_int_equal(p->n_sysctls, 3);
+	assert_int_equal(p->sysctls[0].key, SYSCTL_UDP_MEM);
+	assert_int_equal(p->sysctls[0].op, PROFILE_SYSCTL_EXACT);
+	assert_int_equal(p->sysctls[0].value.n, 3);
+	assert_true(p->sysctls[0].value.v[0] == 1 && p->sysctls[0].value.v[1] == 2 &&
+		    p->sysctls[0].value.v[2] == 2);
+	assert_int_equal(p->sysctls[0].at.line, 4);
+	assert_int_equal(p->sysctls[1].key, SYSCTL_BUSY_READ);
+	assert_int_equal(p->sysctls[1].value.v[0], 0);
+	assert_int_equal(p->sysctls[2].op, PROFILE_SYSCTL_FLOOR);
+	assert_int_equal(p->sysctls[2].value.v[0], 8192);
+	profile_free(p);
+
+	expect_error(
+	    "version: 1\nname: t\nsysctl:\n  net.ipv4.udp_mem: [1, 2]\n",
+	    "p.yaml:4:21: sysctl.net.ipv4.udp_mem: expected a list of 3 numbers (pages), got a list");
+	expect_error("version: 1\nname: t\nsysctl:\n  net.ipv4.udp_mem: [1, 2K, 3]\n",
+		     "p.yaml:4:25: sysctl.net.ipv4.udp_mem: expected a number (pages), got \"2K\"");
+	expect_error("version: 1\nname: t\nsysctl:\n  net.ipv4.udp_mem: [0, 2, 3]\n",
+		     "p.yaml:4:22: sysctl.net.ipv4.udp_mem: 0 is out of range 1..9223372036854775807");
+	expect_error("version: 1\nname: t\nsysctl:\n  net.ipv4.udp_rmem_min: 0\n",
+		     "p.yaml:4:26: sysctl.net.ipv4.udp_rmem_min: 0 is out of range 1..2147483647");
+	expect_error("version: 1\nname: t\nsysctl:\n  net.core.netdev_budget: 0\n",
+		     "p.yaml:4:27: sysctl.net.core.netdev_budget: 0 is out of range 1..2147483647");
+	expect_error(
+	    "version: 1\nname: t\nsysctl:\n  net.core.busy_pol: 50\n",
+	    "p.yaml:4:3: unknown sysctl \"net.core.busy_pol\" (did you mean \"net.core.busy_poll\"?)");
 }
 
 static void test_partial(void **state)
@@ -702,7 +783,7 @@ static void test_extends(void **state)
 	assert_int_equal(p->n_sysctls, 3);
 	assert_int_equal(p->sysctls[0].key, SYSCTL_RMEM_MAX);
 	assert_int_equal(p->sysctls[0].op, PROFILE_SYSCTL_FLOOR);
-	assert_int_equal(p->sysctls[0].value, 8388608);
+	assert_int_equal(p->sysctls[0].value.v[0], 8388608);
 	assert_int_equal(p->sysctls[1].key, SYSCTL_WMEM_MAX);
 	assert_int_equal(p->sysctls[2].key, SYSCTL_RMEM_DEFAULT);
 	/* lists replace */
@@ -1045,7 +1126,8 @@ int main(void)
 	    cmocka_unit_test(test_extends_depth),  cmocka_unit_test(test_missing_and_exit_codes),
 	    cmocka_unit_test(test_load_string),	   cmocka_unit_test(test_json_and_hash),
 	    cmocka_unit_test(test_match),	   cmocka_unit_test(test_enum_strings),
-	    cmocka_unit_test(test_mirror_config),
+	    cmocka_unit_test(test_mirror_config),  cmocka_unit_test(test_link_offloads),
+	    cmocka_unit_test(test_sysctl_table),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

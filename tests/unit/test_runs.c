@@ -6,12 +6,18 @@
  *   test_runs --make-db PATH
  * creates PATH with one apply transaction and three runs ("defaults", "MTU
  * only", "MTU + IRQ + driver"), each with its artifacts and a pending
- * outbox row, through runs_record() and history_txn_create() only. */
+ * outbox row, through runs_record() and history_txn_create() only.
+ *   test_runs --make-edge-db PATH
+ * creates PATH with the runs whose printing went wrong (issue 16): a
+ * 2-stream netperf run that passed, netperf and iperf3 runs that sent
+ * nothing (netperf said 100% loss, iperf3 0%), a run on a drifted host and
+ * an ad-hoc bench run with no interface, MTU or buffers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <sys/stat.h>
 
 #include "history.h"
@@ -168,6 +174,60 @@ static const struct change_record seed_changes[] = {
      .new_value = "8",
      .state = CHANGE_APPLIED},
 };
+
+#define EDGE_RUN(...)                                                                                        \
+	{                                                                                                    \
+		.test = "UDP_STREAM", .peer = "198.18.0.2", .message_size = 8000, .duration_s = 2,           \
+		__VA_ARGS__                                                                                  \
+	}
+static struct run_artifact edge_tuning[2][1] = {
+    {{"host_tuning", "net.core.rmem_max: 4194304\nnet.core.wmem_max: 4194304\nnet.core.rmem_default: 212992\n"
+		     "net.core.wmem_default: 212992\nnet.core.netdev_max_backlog: 1000\n"
+		     "net.ipv4.udp_mem: 188010 250681 376020\nirqbalance: stopped\n"
+		     "bench_cpus: 8-9\n"}},
+    {{"host_tuning", "net.core.rmem_max: 212992\nnet.core.wmem_max: 212992\nnet.core.rmem_default: 212992\n"
+		     "net.core.wmem_default: 212992\nnet.core.netdev_max_backlog: 1000\nirqbalance: running\n"
+		     "bench_cpus: none\n"}},
+};
+
+static struct run_record edge_runs[] = {
+    EDGE_RUN(.runner = "netperf", .profile = "two-streams", .ifname = "ens1f0", .mtu = 9000, .streams = 2,
+	     .command_line = "netperf -H 198.18.0.2 -t UDP_STREAM -l 2 -T 8 -- -m 8000\n"
+			     "netperf -H 198.18.0.2 -t UDP_STREAM -l 2 -T 9 -- -m 8000",
+	     .started_usec = T0, .ended_usec = T0 + 2100000, .sent = 100, .received = 100, .send_mbps = 3.2,
+	     .recv_mbps = 3.2, .passed = true, .verdict = "pass",
+	     .irq_map = "ens1f0: mlx5_comp0-7 -> 8-15; ens1f1: mlx5_comp0-1 -> 24-25, mlx5_comp2-3 -> 0-15, "
+			"mlx5_comp4 -> 3",
+	     .artifacts = edge_tuning[0], .n_artifacts = 1),
+    EDGE_RUN(.runner = "netperf", .profile = "no-peer", .streams = 1, .ifname = "ens1f0", .mtu = 9000,
+	     .command_line = "netperf -H 198.18.0.2 -t UDP_STREAM -l 2 -- -m 8000",
+	     .started_usec = T0 + 60000000, .ended_usec = T0 + 62000000, .loss_pct = 100,
+	     .verdict = "error: netperf sent nothing"),
+    EDGE_RUN(.runner = "iperf3", .profile = "no-peer", .streams = 1, .ifname = "ens1f0", .mtu = 9000,
+	     .command_line = "iperf3 -c 198.18.0.2 -u -b 0 -l 8000 -t 2 --json",
+	     .started_usec = T0 + 120000000, .ended_usec = T0 + 120100000, .loss_pct = 0,
+	     .verdict = "error: iperf3: unable to connect"),
+    EDGE_RUN(.runner = "iperf3", .profile = "drifted", .streams = 1, .ifname = "ens1f0", .mtu = 1500,
+	     .command_line = "iperf3 -c 198.18.0.2 -u -b 0 -l 8000 -t 2 --json",
+	     .started_usec = T0 + 180000000, .ended_usec = T0 + 182000000, .sent = 1000, .received = 990,
+	     .lost = 10, .loss_pct = 1, .send_mbps = 32, .recv_mbps = 31.7, .verdict = "drift",
+	     .irq_map = "mlx5_comp0-7 -> 0", .artifacts = edge_tuning[1], .n_artifacts = 1),
+    EDGE_RUN(.runner = "builtin", .streams = 1,
+	     .command_line = "cx5prof bench --peer 198.18.0.2 --duration 2", .started_usec = T0 + 240000000,
+	     .ended_usec = T0 + 242000000, .sent = 500, .received = 500, .send_mbps = 16, .recv_mbps = 16,
+	     .passed = true),
+};
+
+static int make_edge_db(const char *p)
+{
+	struct history *h = NULL;
+	int r = history_open(p, 0, &h);
+
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(edge_runs); i++)
+		r = runs_record(h, &edge_runs[i], NULL);
+	history_close(h);
+	return r;
+}
 
 /* The seed's three rounds; the third verifies an apply transaction. */
 static int make_db(const char *p)
@@ -496,6 +556,34 @@ static void test_backoff(void **state)
 	assert_int_equal(outbox_backoff_usec(1, 999999), 86400000000LL);
 }
 
+/* One rule: no datagram sent = an error run whose loss is unknown (stored
+ * NULL), whatever the runner put in loss_pct (netperf 100, iperf3 0). */
+static void test_nothing_sent(void **state)
+{
+	struct history *h = NULL;
+	struct run_record r = {0};
+	(void)state;
+
+	assert_int_equal(make_edge_db(path), 0);
+	assert_int_equal(history_open(path, 0, &h), 0);
+	assert_int_equal(count(h, "SELECT COUNT(*) FROM runs WHERE loss_pct IS NULL"), 2);
+	assert_int_equal(count(h, "SELECT COUNT(*) FROM runs WHERE sent = 0 AND loss_pct IS NOT NULL"), 0);
+	for (int64_t id = 2; id <= 3; id++) {
+		assert_int_equal(runs_get(h, id, &r), 0);
+		assert_true(isnan(r.loss_pct));
+		assert_string_equal(run_record_outcome(&r), "error");
+		run_record_done(&r);
+	}
+	assert_int_equal(runs_get(h, 4, &r), 0);
+	assert_string_equal(run_record_outcome(&r), "drift");
+	assert_true(r.loss_pct == 1);
+	run_record_done(&r);
+	assert_int_equal(runs_get(h, 5, &r), 0);
+	assert_string_equal(run_record_outcome_label(&r), "pass");
+	run_record_done(&r);
+	history_close(h);
+}
+
 static void test_json(void **state)
 {
 	struct json_object *o = run_record_to_json(&seed_runs[0], false), *p, *v;
@@ -521,10 +609,17 @@ int main(int argc, char **argv)
 	    cmocka_unit_test_setup_teardown(test_outbox_failed_permanent, setup, teardown),
 	    cmocka_unit_test(test_backoff),
 	    cmocka_unit_test(test_json),
+	    cmocka_unit_test_setup_teardown(test_nothing_sent, setup, teardown),
 	};
 
 	if (argc == 3 && streq(argv[1], "--make-db")) {
 		int r = make_db(argv[2]);
+		if (r < 0)
+			fprintf(stderr, "test_runs: cannot create %s: %s\n", argv[2], strerror(-r));
+		return r < 0 ? 1 : 0;
+	}
+	if (argc == 3 && streq(argv[1], "--make-edge-db")) {
+		int r = make_edge_db(argv[2]);
 		if (r < 0)
 			fprintf(stderr, "test_runs: cannot create %s: %s\n", argv[2], strerror(-r));
 		return r < 0 ? 1 : 0;

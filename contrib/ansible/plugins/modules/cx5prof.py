@@ -27,9 +27,15 @@ description:
   - I(state=verified) runs C(cx5prof verify [PROFILE]) and fails on drift
     (exit 3) or a failed threshold (exit 4); the figures are returned either
     way. It never changes the host, so C(changed) is always false.
-  - I(state=rolled_back) runs C(cx5prof rollback [TXN]).
+  - I(state=rolled_back) runs C(cx5prof rollback [TXN]). In check mode it
+    names the transaction the real run would roll back: the given one, else
+    the newest apply still in effect (not the newest apply, which may have
+    been rolled back already).
   - I(state=committed) runs C(cx5prof commit), which keeps a transaction applied
     with I(confirm_timeout).
+  - On a host with no history database yet, I(state=rolled_back) and
+    I(state=committed) change nothing and succeed (C(cx5prof) itself exits 66
+    there: only apply, verify and bench create the database).
 version_added: "0.1.0"
 author: cx5prof authors
 options:
@@ -187,6 +193,7 @@ EXIT_OK = 0
 EXIT_CHANGES = 2
 EXIT_DRIFT = 3
 EXIT_BENCH_FAIL = 4
+EXIT_NOT_FOUND = 66
 ERROR_PREFIX = "cx5prof: error: "
 
 
@@ -305,12 +312,6 @@ def do_verified(module, cx):
     return figures
 
 
-def no_history(rc, err):
-    """rollback and commit refuse a database that does not exist (exit 66):
-    on a host where nothing was ever applied, the state is already reached."""
-    return rc == 66 and (ERROR_PREFIX + "no history database at ") in err
-
-
 def do_rolled_back(module, cx):
     p = module.params
     if module.check_mode:
@@ -320,7 +321,7 @@ def do_rolled_back(module, cx):
     if p["txn"]:
         args.append(str(p["txn"]))
     rc, doc, err, cmd = cx.run(*args)
-    if no_history(rc, err):
+    if no_history(rc, doc):
         return dict(changed=False, exit_code=EXIT_OK, msg="nothing to roll back (no history yet)")
     if rc != EXIT_OK:
         cx.fail(rc, doc, err, cmd)
@@ -334,7 +335,7 @@ def do_committed(module, cx):
     if module.check_mode:
         return preview_from_history(cx, None, ("pending_confirm",), "committed")
     rc, doc, err, cmd = cx.run("commit")
-    if no_history(rc, err):
+    if no_history(rc, doc):
         return dict(changed=False, exit_code=EXIT_OK, msg="nothing to commit (no history yet)")
     if rc != EXIT_OK:
         cx.fail(rc, doc, err, cmd)
@@ -344,16 +345,27 @@ def do_committed(module, cx):
     return result
 
 
+def no_history(rc, doc):
+    """cx5prof's exit 66 for a database that does not exist (or holds none)."""
+    return rc == EXIT_NOT_FOUND and doc.get("msg", "").startswith(("no history database at ", "no history in "))
+
+
 def preview_from_history(cx, txn, statuses, verb):
-    """Check mode for rollback/commit: read the history, change nothing."""
+    """Check mode for rollback/commit: read the history, change nothing.
+
+    The target is the one the real verb picks: the given transaction, else
+    the newest apply in one of `statuses` (cx5prof rollback skips applies
+    already rolled back)."""
     rc, doc, err, cmd = cx.run("history", "--limit", "0")
-    if rc == 66:  # no history database yet: nothing was ever applied
+    if no_history(rc, doc):
         return dict(changed=False, exit_code=0, msg="nothing would be %s (no history yet)" % verb)
     if rc != EXIT_OK:
         cx.fail(rc, doc, err, cmd)
     applies = [e for e in doc.get("history", []) if e.get("type") == "transaction" and e.get("kind") == "apply"]
     if txn:
         applies = [e for e in applies if e.get("id") == txn]
+    else:
+        applies = [e for e in applies if e.get("status") in statuses]
     target = applies[0] if applies else None
     if target and target.get("status") in statuses:
         return dict(changed=True, exit_code=0, txn=target["id"], msg="transaction %d would be %s" % (target["id"], verb))
