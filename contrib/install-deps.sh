@@ -8,7 +8,7 @@ PKGS="build-essential pkg-config clang libclang-rt-14-dev
 libyaml-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libcurl4-openssl-dev libsqlite3-dev
 libjson-c-dev libcmocka-dev
 iproute2 iputils-ping ethtool iperf3 sqlite3 perl python3 python3-yaml python3-jsonschema
-procps time jq
+procps time jq openssh-client openssh-server
 ansible-core python3-prometheus-client systemd"
 
 missing=""

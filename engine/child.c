@@ -32,12 +32,14 @@ int child_spawn(const char *path, char *const *argv, const struct child_options 
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-		if (devnull >= 0)
+		if (o && o->stdin_fd > 0)
+			dup2(o->stdin_fd, STDIN_FILENO);
+		else if (devnull >= 0)
 			dup2(devnull, STDIN_FILENO);
 		dup2(pipefd[1], STDOUT_FILENO);
 		if (o && o->stderr_discard && devnull >= 0)
 			dup2(devnull, STDERR_FILENO);
-		else
+		else if (!o || !o->stderr_keep)
 			dup2(pipefd[1], STDERR_FILENO);
 		/* The tools' output is parsed: keep it in the C locale. */
 		setenv("LC_ALL", "C", 1);

@@ -3,7 +3,7 @@
  * service manager (service.h).
  *
  * Owns: fork/exec (argv only, never a shell; a name without '/' is looked
- * up in $PATH), stdin from /dev/null, the C locale, the output pipe, and
+ * up in $PATH), stdin from /dev/null (or a given fd), the C locale, the output pipe, and
  * killing what outlives its deadline. Must never: log, or leave a child
  * running past its deadline. */
 #ifndef CX5_CHILD_H
@@ -25,6 +25,8 @@ struct child {
 
 struct child_options {
 	bool stderr_discard; /* stderr to /dev/null instead of the output */
+	bool stderr_keep;    /* stderr stays this process's (the operator sees it) */
+	int stdin_fd;	     /* > 0: the child's stdin; 0: /dev/null */
 	char *const *env;    /* "NAME=value" set in the child, NULL-terminated, or NULL */
 };
 

@@ -17,6 +17,7 @@
 #include "netprobe.h"
 #include "nicfacts.h"
 #include "output.h"
+#include "peercheck.h"
 #include "probe.h"
 #include "profile.h"
 #include "requires.h"
@@ -455,22 +456,33 @@ static const struct host_check {
 
 /* ---- peer ---- */
 
+/* The peer: --peer, else the profile's verify.peer; NULL with the reason. */
+static const char *peer_of(const struct ctx *c, const char **ret_why)
+{
+	*ret_why = c->p ? "no verify.peer in the profile" : "no profile and no --peer: the peer is not checked";
+	if (c->o->peer)
+		return c->o->peer;
+	return c->p && c->p->verify.peer.set ? c->p->verify.peer.value : NULL;
+}
+
 /* The port of the runner verify would use: the first available of the
- * profile's list, with verify's own parameters (verify_bench_params). */
+ * profile's list (without a profile, verify's defaults), with verify's own
+ * parameters (verify_bench_params). */
 static int check_peer_port(struct ctx *c)
 {
+	static const struct profile no_profile; /* every key unset: the defaults */
 	_cleanup_free_ char *skipped = NULL, *via = NULL;
+	const char *why, *peer = peer_of(c, &why);
 	const struct runner *rn = NULL;
 	struct runner_params params;
 	char *const *runners;
-	const char *peer;
 	uint16_t port;
 	int r;
 
-	if (!c->p || !c->p->verify.peer.set)
-		return add(c, "peer", "peer-port", DOCTOR_SKIP, NULL, "no verify.peer in the profile");
-	peer = c->p->verify.peer.value;
-	verify_bench_params(c->p, &params, &runners);
+	if (!peer)
+		return add(c, "peer", "peer-port", DOCTOR_SKIP, NULL, "%s", why);
+	verify_bench_params(c->p ? c->p : &no_profile, &params, &runners);
+	params.peer = peer;
 	r = runner_select(runners, &params, &rn, &skipped);
 	if (r == -ENOMEM)
 		return r;
@@ -504,15 +516,14 @@ static int check_peer_port(struct ctx *c)
 static int check_jumbo(struct ctx *c)
 {
 	const struct iface_state *s = c->ports ? host_state_iface(c->host, c->ports[0]) : NULL;
-	const char *peer;
+	const char *why, *peer = peer_of(c, &why);
 	uint32_t mtu = 0, path_mtu = 0;
 	enum df_result res;
 	int r;
 
-	if (!c->p || !c->p->verify.peer.set)
-		return add(c, "peer", "jumbo-path", DOCTOR_SKIP, NULL, "no verify.peer in the profile");
-	peer = c->p->verify.peer.value;
-	if (c->p->link.mtu.set)
+	if (!peer)
+		return add(c, "peer", "jumbo-path", DOCTOR_SKIP, NULL, "%s", why);
+	if (c->p && c->p->link.mtu.set)
 		mtu = (uint32_t)c->p->link.mtu.value;
 	else if (s && s->present)
 		mtu = s->link.mtu;
@@ -582,15 +593,6 @@ static void local_port_id(const struct iface_state *s, struct port_id *id)
 	id->firmware = nicfacts_firmware(s);
 }
 
-static bool same_version(const char *a, const char *b)
-{
-	int cmp;
-
-	if (version_compare(a, b, &cmp) >= 0)
-		return cmp == 0;
-	return streq(a, b);
-}
-
 static int check_peer_state(struct ctx *c)
 {
 	const char *path = c->o->peer_state;
@@ -639,7 +641,7 @@ static int check_peer_state(struct ctx *c)
 
 		if (!a || !b)
 			continue; /* unknown on one side: nothing to compare */
-		if (fields[i].version ? same_version(a, b) : streq(a, b)) {
+		if (fields[i].version ? version_same(a, b) : streq(a, b)) {
 			into = &same;
 			n = strprintf("%s%s%s %s", same ? same : "", same ? ", " : "", fields[i].what, a);
 		} else {
@@ -667,9 +669,39 @@ static int check_peer_state(struct ctx *c)
 		   same ? same : "nothing known");
 }
 
+/* What a `cx5prof serve` on the peer says (peercheck.h): its MTU, rmem_max,
+ * driver and firmware against this host's first port. The path itself is
+ * jumbo-path's. */
+static int check_peer_serve(struct ctx *c)
+{
+	static const enum doctor_status status[_PEERCHECK_MAX] = {
+	    [PEERCHECK_PASS] = DOCTOR_PASS, [PEERCHECK_WARN] = DOCTOR_WARN,
+	    [PEERCHECK_FAIL] = DOCTOR_FAIL, [PEERCHECK_SKIP] = DOCTOR_SKIP};
+	const char *why, *peer = peer_of(c, &why);
+	_cleanup_(peercheck_done) struct peercheck pc = {0};
+	const struct profile *p = c->p;
+	struct peercheck_input in = {
+	    .peer = peer,
+	    .serve_port = peercheck_serve_port(p),
+	    .timeout_ms = c->o->probe_timeout_ms,
+	    .local = c->ports ? host_state_iface(c->host, c->ports[0]) : NULL,
+	    .recv_buffer = p && p->verify.socket_receive.set ? p->verify.socket_receive.value : 0,
+	    .must_match = p && p->verify.peer_must_match.set && p->verify.peer_must_match.value,
+	};
+	int r;
+
+	if (!peer)
+		return 0; /* peer-port said why */
+	r = peercheck_run(&in, &pc);
+	for (size_t i = 0; r >= 0 && i < pc.n; i++)
+		r = add(c, peer, pc.f[i].name, status[pc.f[i].status], pc.f[i].fix, "%s", pc.f[i].detail);
+	return r;
+}
+
 static const struct host_check peer_checks[] = {
     {"peer-port", check_peer_port},
     {"jumbo-path", check_jumbo},
+    {"peer-serve", check_peer_serve},
     {"peer-state", check_peer_state},
 };
 

@@ -7,8 +7,9 @@
  * peer's `show --json` (model, driver and firmware must match for results
  * to be comparable). Keys of the report: schemas/doctor.schema.json.
  * Must never: change the host. The only traffic it sends is bounded: one
- * TCP connect to the peer's benchmark port and at most two ICMP echoes (DF
- * probe), to the profile's verify.peer only.
+ * TCP connect to the peer's benchmark port, at most two ICMP echoes (DF
+ * probe) and one STATE request to a `cx5prof serve` there (peercheck.h),
+ * to the peer only (--peer, else the profile's verify.peer).
  *
  * Kernel log: this boot's ring buffer (kernlog.h: /dev/kmsg under the
  * sysroot, else on a live host `journalctl -k -b`), as `dmesg | grep mlx5`
@@ -38,6 +39,7 @@ struct doctor_check {
 
 struct doctor_options {
 	const struct profile *profile; /* may be NULL: every ConnectX-5 port, defaults */
+	const char *peer;	       /* --peer: the peer to check (else the profile's verify.peer) */
 	const char *peer_state;	       /* the peer's `cx5prof show --json` file, or NULL */
 	unsigned counter_interval_ms;  /* between the two drop counter readings */
 	unsigned probe_timeout_ms;     /* TCP and DF probes */

@@ -168,6 +168,8 @@ enum key_type {
 	KT_URL,		   /* http:// or https:// */
 	KT_ABSPATH,	   /* absolute path */
 	KT_ENVNAME,	   /* environment variable name */
+	KT_SSH_TARGET,	   /* [user@]host for ssh */
+	KT_COMMAND,	   /* absolute path of a program, no shell characters */
 	KT_IFNAMES,	   /* list of interface names */
 	KT_PCI,		   /* list of vendor:device */
 	KT_RUNNERS,	   /* runner name or list of them */
@@ -329,6 +331,7 @@ static const struct key_def verify_keys[] = {
     UINT("streams", P(verify.streams), 1, 64),
     UINT("port", P(verify.port), 1, 65535),
     {.name = "gso", .type = KT_BOOL, .offset = P(verify.gso)},
+    {.name = "peer_must_match", .type = KT_BOOL, .offset = P(verify.peer_must_match)},
     SECTION("thresholds", 0, thresholds_keys),
     {0},
 };
@@ -357,6 +360,14 @@ static const struct key_def mirror_keys[] = {
     {0},
 };
 
+static const struct key_def peer_keys[] = {
+    STR("ssh", KT_SSH_TARGET, P(peer.ssh), 1, 255),
+    STR("ssh_config", KT_ABSPATH, P(peer.ssh_config), 1, PROFILE_MAX_PATH),
+    STR("command", KT_COMMAND, P(peer.command), 1, PROFILE_MAX_PATH),
+    UINT("confirm", P(peer.confirm), 1, 3600),
+    {0},
+};
+
 static const struct key_def profile_keys[] = {
     {.name = "version", .type = KT_FORMAT_VERSION, .offset = P(version), .min = 1, .max = 1},
     STR("name", KT_NAME, P(name), 1, 64),
@@ -368,6 +379,7 @@ static const struct key_def profile_keys[] = {
     SECTION("irq", 0, irq_keys),
     {.name = "sysctl", .type = KT_SYSCTLS},
     SECTION("verify", 0, verify_keys),
+    SECTION("peer", 0, peer_keys),
     SECTION("mirror", 0, mirror_keys),
     {0},
 };
@@ -719,6 +731,25 @@ static const char *check_envname(const char *s)
 		   : "an environment variable name ([A-Za-z_][A-Za-z0-9_]*)";
 }
 
+/* ssh reads an argument starting with '-' as an option: refused, as is
+ * anything but a user, a host and a port separator. */
+static const char *check_ssh_target(const char *s)
+{
+	const char *at = strchr(s, '@');
+
+	if (s[0] == '-' || !s[0] || !all_chars(s, "@._-:") || (at && strchr(at + 1, '@')) || at == s)
+		return "an ssh destination ([user@]host, like \"root@198.18.0.2\")";
+	return NULL;
+}
+
+/* The peer's shell reads the command ssh sends: no character it would
+ * interpret. */
+static const char *check_command(const char *s)
+{
+	return s[0] == '/' && all_chars(s, "/._+-") ? NULL
+						    : "an absolute path of letters, digits and '/._+-'";
+}
+
 static const char *check_any(const char *s _unused_)
 {
 	return NULL;
@@ -733,6 +764,7 @@ static const struct string_type {
     [KT_DRIVER] = {check_driver, false},   [KT_CPULIST] = {check_cpulist_syntax, true},
     [KT_PEER] = {check_peer, false},	   [KT_URL] = {check_url, false},
     [KT_ABSPATH] = {check_abspath, false}, [KT_ENVNAME] = {check_envname, false},
+    [KT_SSH_TARGET] = {check_ssh_target, false}, [KT_COMMAND] = {check_command, false},
 };
 
 static int set_string(struct loader *l, struct profile_string *f, const struct ynode *v)
@@ -1142,6 +1174,7 @@ static const parse_fn parsers[_KT_MAX] = {
     [KT_CPULIST] = parse_string,  [KT_PEER] = parse_string,
     [KT_URL] = parse_string,	  [KT_ABSPATH] = parse_string,
     [KT_ENVNAME] = parse_string,  [KT_IFNAMES] = parse_ifnames,
+    [KT_SSH_TARGET] = parse_string, [KT_COMMAND] = parse_string,
     [KT_PCI] = parse_pci,	  [KT_RUNNERS] = parse_runners,
     [KT_SYSCTLS] = parse_sysctls, [KT_FORBIDDEN] = parse_forbidden,
     [KT_FEATURES] = parse_features,
@@ -1270,6 +1303,13 @@ static int check_effective(struct loader *l, struct profile *p, const struct yno
 
 	if (!p->name.set)
 		return fail_at(l, p->files[0], root->line, root->column, "missing required key \"name\"");
+	if (!p->peer.ssh.set && (p->peer.ssh_config.set || p->peer.command.set || p->peer.confirm.set)) {
+		const struct profile_mark *at = p->peer.ssh_config.set ? &p->peer.ssh_config.at
+						: p->peer.command.set  ? &p->peer.command.at
+								       : &p->peer.confirm.at;
+		return fail_at(l, at->file, at->line, at->column,
+			       "peer: missing required key \"ssh\" (the peer to tune, [user@]host)");
+	}
 	if (p->irq.policy.set && p->irq.policy.value == PROFILE_IRQ_CPULIST && !p->irq.cpulist.set)
 		return fail_at(l, p->irq.policy.at.file, p->irq.policy.at.line, p->irq.policy.at.column,
 			       "irq.policy: cpulist needs irq.cpulist (the CPUs to spread the IRQs over)");

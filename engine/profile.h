@@ -195,6 +195,15 @@ struct profile {
 		struct profile_enum irqbalance; /* enum profile_irqbalance */
 	} irq;
 
+	/* The benchmark peer, tuned too: apply, commit and rollback run there
+	 * through the operator's OpenSSH (peerssh.h). */
+	struct {
+		struct profile_string ssh;	  /* "root@198.18.0.2" */
+		struct profile_string ssh_config; /* ssh -F FILE; unset: the user's own */
+		struct profile_string command;	  /* the peer's cx5prof; unset: "cx5prof" in its PATH */
+		struct profile_uint confirm;	  /* the peer's --confirm seconds, 1..3600 (default 120) */
+	} peer;
+
 	/* In the order written (parents' entries first, overridden in place). */
 	struct profile_sysctl *sysctls;
 	size_t n_sysctls;
@@ -210,6 +219,7 @@ struct profile {
 		struct profile_uint streams;	    /* 1..64 */
 		struct profile_uint port;	    /* 1..65535 */
 		struct profile_bool gso;
+		struct profile_bool peer_must_match; /* a peer driver/firmware difference fails */
 		struct profile_double throughput_mbps;	   /* floor, > 0 */
 		struct profile_double loss_percent;	   /* ceiling, 0..100 */
 		struct profile_double irq_planned_percent; /* floor, 0..100 */

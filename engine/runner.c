@@ -129,6 +129,7 @@ void runner_result_done(struct runner_result *res)
 	free(res->streams);
 	strv_free(res->warnings);
 	free(res->error);
+	json_object_put(res->peer_state);
 	*res = (struct runner_result){.sender_cpu_percent = -1};
 }
 

@@ -15,6 +15,8 @@
 #ifndef CX5_RUNNER_H
 #define CX5_RUNNER_H
 
+#include <json-c/json.h>
+
 #include "cpuset.h"
 #include "util.h"
 
@@ -70,6 +72,9 @@ struct runner_result {
 	struct runner_stream *streams; /* n_streams entries (malloc'd) */
 	size_t n_streams;
 	char **warnings; /* strv of one-line warnings ("send buffer clamped ..."), may be NULL */
+	/* builtin: the peer's state around the run (peerstate.h's document,
+	 * artifact "peer_state.json"), or NULL. */
+	struct json_object *peer_state;
 	char *error;	 /* NULL on success; else object + cause + remedy, one line */
 };
 

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <inttypes.h>
 
+#include "peerstate.h"
 #include "runner.h"
 #include "udpsend.h"
 
@@ -58,6 +59,7 @@ static int builtin_run(const struct runner_params *p, struct runner_result *res)
 	    .streams = p->streams ? p->streams : 1,
 	    .cpus = p->cpus,
 	    .gso = p->gso,
+	    .peer_state = true,
 	};
 	_cleanup_free_ struct udpsend_result *ur = calloc(1, sizeof(*ur));
 	int r;
@@ -103,6 +105,8 @@ static int builtin_run(const struct runner_params *p, struct runner_result *res)
 		};
 	}
 	runner_result_compute_loss(res);
+	if (ur->peer_before)
+		res->peer_state = peerstate_to_json(ur->peer_before, ur->peer_after);
 	for (char **n = ur->notes; n && *n; n++)
 		runner_warn(res, "%s", *n);
 	udpsend_result_done(ur);

@@ -27,6 +27,7 @@ static inline void stmt_finalizep(sqlite3_stmt **s)
 /* Artifacts that carry struct fields the runs table has no column for. */
 #define ARTIFACT_COMMAND "command"
 #define ARTIFACT_IRQ_MAP "irq_map"
+#define ARTIFACT_PEER	 "peer_state.json"
 
 static int64_t wallclock_usec(void)
 {
@@ -73,6 +74,9 @@ void run_record_done(struct run_record *r)
 	free(r->driver_version);
 	free(r->firmware_version);
 	free(r->verdict);
+	free(r->peer_driver);
+	free(r->peer_driver_version);
+	free(r->peer_firmware);
 	for (size_t i = 0; i < r->n_artifacts; i++) {
 		free(r->artifacts[i].name);
 		free(r->artifacts[i].content);
@@ -450,6 +454,43 @@ static int run_from_row(sqlite3_stmt *s, struct run_record *ret)
 	return 0;
 }
 
+static char *doc_strdup(struct json_object *doc, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(doc, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return strdup(json_object_get_string(v));
+}
+
+static uint64_t doc_u64(struct json_object *doc, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(doc, key, &v) || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 0)
+		return 0;
+	return (uint64_t)json_object_get_int64(v);
+}
+
+/* The peer's facts for compare and history show; a document that does
+ * not parse leaves them unknown (the artifact itself is still shown). */
+static void peer_facts(const char *content, struct run_record *r)
+{
+	struct json_object *doc = json_tokener_parse(content);
+
+	if (!doc)
+		return;
+	if (json_object_is_type(doc, json_type_object)) {
+		r->peer_driver = doc_strdup(doc, "driver");
+		r->peer_driver_version = doc_strdup(doc, "driver_version");
+		r->peer_firmware = doc_strdup(doc, "firmware");
+		r->peer_mtu = doc_u64(doc, "mtu");
+		r->peer_rmem_max = doc_u64(doc, "rmem_max");
+	}
+	json_object_put(doc);
+}
+
 static int load_artifacts(sqlite3 *db, struct run_record *r)
 {
 	_cleanup_stmt_ sqlite3_stmt *s = NULL;
@@ -483,6 +524,8 @@ static int load_artifacts(sqlite3 *db, struct run_record *r)
 			r->command_line = strdup(a->content);
 		else if (streq(a->name, ARTIFACT_IRQ_MAP) && !r->irq_map)
 			r->irq_map = strdup(a->content);
+		else if (streq(a->name, ARTIFACT_PEER))
+			peer_facts(a->content, r);
 	}
 	if (rc != SQLITE_DONE)
 		return history_errno(rc);

@@ -75,6 +75,12 @@ struct run_record {
 
 	struct run_artifact *artifacts;
 	size_t n_artifacts;
+
+	/* The benchmark peer's facts, from the "peer_state.json" artifact
+	 * (peerstate.h) when runs_get loads one; not written by runs_record.
+	 * NULL / 0: unknown. */
+	char *peer_driver, *peer_driver_version, *peer_firmware;
+	uint64_t peer_mtu, peer_rmem_max;
 };
 
 /* Record a run, its artifacts and its pending outbox row in one SQLite

@@ -13,7 +13,8 @@
 
 static const char *const type_names[_UDPB_TYPE_MAX] = {
     [UDPB_SETUP] = "setup",   [UDPB_READY] = "ready", [UDPB_DONE] = "done",
-    [UDPB_REPORT] = "report", [UDPB_ERROR] = "error",
+    [UDPB_REPORT] = "report", [UDPB_ERROR] = "error", [UDPB_STATE_REQUEST] = "state-request",
+    [UDPB_STATE] = "state",
 };
 
 const char *udpb_type_to_string(enum udpb_type t)
@@ -238,6 +239,117 @@ int udpbench_decode_dgram(const uint8_t *p, size_t len, struct udpb_dgram *ret)
 	return 0;
 }
 
+#define STATE_REQUEST_LEN 4
+#define STATE_FIXED_LEN	  44
+#define STATE_CPU_LEN	  28
+
+int udpbench_decode_state_request(const uint8_t *p, size_t len)
+{
+	int r = check_len(len, STATE_REQUEST_LEN);
+
+	if (r < 0)
+		return r;
+	if (get16(p + 2) != 0)
+		return -EBADMSG;
+	if (get16(p) != UDPB_STATE_VERSION)
+		return -EPROTONOSUPPORT;
+	return 0;
+}
+
+/* A length-prefixed printable text at *pos of p (len bytes) into out. */
+static int get_text(const uint8_t *p, size_t len, size_t *pos, char *out)
+{
+	size_t tlen;
+
+	if (*pos + 1 > len)
+		return -ENODATA;
+	tlen = p[*pos];
+	if (tlen > UDPB_MAX_STATE_TEXT)
+		return -ERANGE;
+	if (*pos + 1 + tlen > len)
+		return -ENODATA;
+	for (size_t i = 0; i < tlen; i++)
+		if (p[*pos + 1 + i] < 0x20 || p[*pos + 1 + i] > 0x7e)
+			return -EBADMSG;
+	memcpy(out, p + *pos + 1, tlen);
+	out[tlen] = '\0';
+	*pos += 1 + tlen;
+	return 0;
+}
+
+int udpbench_decode_state(const uint8_t *p, size_t len, struct udpb_state *ret)
+{
+	char *texts[] = {ret->ifname, ret->driver, ret->driver_version, ret->firmware, ret->pci_id};
+	size_t pos = STATE_FIXED_LEN;
+	uint16_t n;
+	int r;
+
+	if (len < STATE_FIXED_LEN)
+		return -ENODATA;
+	if (get16(p) != UDPB_STATE_VERSION)
+		return -EPROTONOSUPPORT;
+	ret->present = get16(p + 2);
+	if (ret->present & ~_UDPB_STATE_ALL)
+		return -EBADMSG;
+	ret->mtu = get32(p + 4);
+	ret->speed_mbps = get32(p + 8);
+	ret->rmem_max = get64(p + 12);
+	ret->rmem_default = get64(p + 20);
+	ret->rx_ring = get32(p + 28);
+	ret->rx_ring_max = get32(p + 32);
+	ret->tx_ring = get32(p + 36);
+	ret->tx_ring_max = get32(p + 40);
+	/* One encoding per message: an unknown value is 0. */
+	if ((!(ret->present & UDPB_STATE_MTU) && ret->mtu) ||
+	    (!(ret->present & UDPB_STATE_SPEED) && ret->speed_mbps) ||
+	    (!(ret->present & UDPB_STATE_RMEM_MAX) && ret->rmem_max) ||
+	    (!(ret->present & UDPB_STATE_RMEM_DEFAULT) && ret->rmem_default) ||
+	    (!(ret->present & UDPB_STATE_RINGS) &&
+	     (ret->rx_ring || ret->rx_ring_max || ret->tx_ring || ret->tx_ring_max)))
+		return -EBADMSG;
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
+		r = get_text(p, len, &pos, texts[i]);
+		if (r < 0)
+			return r;
+	}
+	if (strlen(ret->ifname) >= 16)
+		return -ERANGE;
+	if (pos + 2 > len)
+		return -ENODATA;
+	n = get16(p + pos);
+	pos += 2;
+	if (n > UDPB_MAX_COUNTERS)
+		return -ERANGE;
+	ret->ncounters = n;
+	for (unsigned i = 0; i < n; i++) {
+		r = get_text(p, len, &pos, ret->counter[i].name);
+		if (r < 0)
+			return r;
+		if (!ret->counter[i].name[0])
+			return -EBADMSG;
+		if (pos + 8 > len)
+			return -ENODATA;
+		ret->counter[i].value = get64(p + pos);
+		pos += 8;
+	}
+	if (pos + 2 > len)
+		return -ENODATA;
+	n = get16(p + pos);
+	pos += 2;
+	if (n > UDPB_MAX_CPUS)
+		return -ERANGE;
+	r = check_len(len - pos, STATE_CPU_LEN * (size_t)n);
+	if (r < 0)
+		return r;
+	ret->ncpus = n;
+	for (unsigned i = 0; i < n; i++, pos += STATE_CPU_LEN)
+		ret->cpu[i] = (struct udpb_state_cpu){.cpu = get32(p + pos),
+						      .softirq = get64(p + pos + 4),
+						      .total = get64(p + pos + 12),
+						      .irqs = get64(p + pos + 20)};
+	return 0;
+}
+
 static int frame_start(uint8_t *buf, size_t cap, enum udpb_type type, size_t payload)
 {
 	if (payload > UDPB_MAX_PAYLOAD)
@@ -361,6 +473,95 @@ int udpbench_encode_error(uint16_t code, const char *text, uint8_t *buf, size_t 
 	for (size_t i = 0; i < tlen; i++) {
 		unsigned char c = (unsigned char)text[i];
 		p[4 + i] = c >= 0x20 && c <= 0x7e ? c : '?';
+	}
+	return n;
+}
+
+int udpbench_encode_state_request(uint8_t *buf, size_t cap)
+{
+	int n = frame_start(buf, cap, UDPB_STATE_REQUEST, STATE_REQUEST_LEN);
+
+	if (n < 0)
+		return n;
+	put16(buf + UDPB_FRAME_HDR, UDPB_STATE_VERSION);
+	put16(buf + UDPB_FRAME_HDR + 2, 0);
+	return n;
+}
+
+/* Length of a text as encoded, or -ERANGE when the decoder would refuse it. */
+static int text_len(const char *t)
+{
+	size_t n = strlen(t);
+
+	if (n > UDPB_MAX_STATE_TEXT)
+		return -ERANGE;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)t[i] < 0x20 || (unsigned char)t[i] > 0x7e)
+			return -ERANGE;
+	return (int)(1 + n);
+}
+
+static uint8_t *put_text(uint8_t *q, const char *t)
+{
+	size_t n = strlen(t);
+
+	q[0] = (uint8_t)n;
+	memcpy(q + 1, t, n);
+	return q + 1 + n;
+}
+
+int udpbench_encode_state(const struct udpb_state *m, uint8_t *buf, size_t cap)
+{
+	const char *texts[] = {m->ifname, m->driver, m->driver_version, m->firmware, m->pci_id};
+	uint8_t *p = buf + UDPB_FRAME_HDR, *q;
+	size_t payload = STATE_FIXED_LEN + 2 + 2 + STATE_CPU_LEN * (size_t)m->ncpus;
+	int n;
+
+	if ((m->present & ~_UDPB_STATE_ALL) || m->ncounters > UDPB_MAX_COUNTERS || m->ncpus > UDPB_MAX_CPUS ||
+	    strlen(m->ifname) >= 16)
+		return -ERANGE;
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
+		n = text_len(texts[i]);
+		if (n < 0)
+			return n;
+		payload += (size_t)n;
+	}
+	for (unsigned i = 0; i < m->ncounters; i++) {
+		n = text_len(m->counter[i].name);
+		if (n < 0 || n == 1)
+			return -ERANGE;
+		payload += (size_t)n + 8;
+	}
+	n = frame_start(buf, cap, UDPB_STATE, payload);
+	if (n < 0)
+		return n;
+	put16(p, UDPB_STATE_VERSION);
+	put16(p + 2, m->present);
+	put32(p + 4, m->present & UDPB_STATE_MTU ? m->mtu : 0);
+	put32(p + 8, m->present & UDPB_STATE_SPEED ? m->speed_mbps : 0);
+	put64(p + 12, m->present & UDPB_STATE_RMEM_MAX ? m->rmem_max : 0);
+	put64(p + 20, m->present & UDPB_STATE_RMEM_DEFAULT ? m->rmem_default : 0);
+	put32(p + 28, m->present & UDPB_STATE_RINGS ? m->rx_ring : 0);
+	put32(p + 32, m->present & UDPB_STATE_RINGS ? m->rx_ring_max : 0);
+	put32(p + 36, m->present & UDPB_STATE_RINGS ? m->tx_ring : 0);
+	put32(p + 40, m->present & UDPB_STATE_RINGS ? m->tx_ring_max : 0);
+	q = p + STATE_FIXED_LEN;
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++)
+		q = put_text(q, texts[i]);
+	put16(q, m->ncounters);
+	q += 2;
+	for (unsigned i = 0; i < m->ncounters; i++) {
+		q = put_text(q, m->counter[i].name);
+		put64(q, m->counter[i].value);
+		q += 8;
+	}
+	put16(q, m->ncpus);
+	q += 2;
+	for (unsigned i = 0; i < m->ncpus; i++, q += STATE_CPU_LEN) {
+		put32(q, m->cpu[i].cpu);
+		put64(q + 4, m->cpu[i].softirq);
+		put64(q + 12, m->cpu[i].total);
+		put64(q + 20, m->cpu[i].irqs);
 	}
 	return n;
 }

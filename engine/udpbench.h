@@ -17,6 +17,21 @@
  *          per stream: datagrams u64, bytes u64, seq_end u64, reordered u64,
  *          window_usec u64; per CPU: cpu u32, softirq centi-percent u32
  *   ERROR  (either way)        code u16, text_len u16, text (printable ASCII)
+ *   STATE request (client -> server, before a SETUP or after a REPORT, or
+ *          alone)              state_version u16 (1), reserved u16 (0)
+ *   STATE reply (server -> client): the facts of the interface that owns
+ *          the connection's local address, read at that moment:
+ *          state_version u16 (1), present u16 (UDPB_STATE_* bits; a value
+ *          not present is 0), mtu u32, speed_mbps u32, rmem_max u64,
+ *          rmem_default u64, rx_ring u32, rx_ring_max u32, tx_ring u32,
+ *          tx_ring_max u32, then five texts (u8 length + printable ASCII,
+ *          empty = unknown): ifname, driver, driver_version, firmware,
+ *          pci_id; ncounters u16, per counter: name (u8 length + text),
+ *          value u64 (the drop counters of counters.h the NIC reports);
+ *          ncpus u16, per CPU: cpu u32, softirq u64, total u64 (jiffies
+ *          from /proc/stat), irqs u64 (the interface's interrupts on
+ *          that CPU so far). Counters are totals: a client takes one
+ *          before and one after a run and reports the difference.
  * Test datagram header (first UDPB_DGRAM_HDR bytes of every datagram):
  *   magic u32 "C5UD" | stream u16 | flags u16 (0) | cookie u64 | seq u64
  *
@@ -43,6 +58,9 @@
 #define UDPB_MAX_RECV_BUFFER (1u << 30)
 #define UDPB_MAX_CPUS	     512
 #define UDPB_MAX_ERROR_TEXT  255
+#define UDPB_STATE_VERSION   1
+#define UDPB_MAX_STATE_TEXT  63
+#define UDPB_MAX_COUNTERS    32
 
 enum udpb_type {
 	UDPB_SETUP = 1,
@@ -50,6 +68,8 @@ enum udpb_type {
 	UDPB_DONE = 3,
 	UDPB_REPORT = 4,
 	UDPB_ERROR = 5,
+	UDPB_STATE_REQUEST = 6,
+	UDPB_STATE = 7,
 	_UDPB_TYPE_MAX,
 };
 
@@ -116,6 +136,44 @@ struct udpb_error_msg {
 	char text[UDPB_MAX_ERROR_TEXT + 1];
 };
 
+/* Which numeric fields of a STATE reply are known. */
+enum udpb_state_present {
+	UDPB_STATE_MTU = 1 << 0,
+	UDPB_STATE_SPEED = 1 << 1,
+	UDPB_STATE_RMEM_MAX = 1 << 2,
+	UDPB_STATE_RMEM_DEFAULT = 1 << 3,
+	UDPB_STATE_RINGS = 1 << 4,
+	_UDPB_STATE_ALL = (1 << 5) - 1,
+};
+
+struct udpb_state_counter {
+	char name[UDPB_MAX_STATE_TEXT + 1];
+	uint64_t value;
+};
+
+struct udpb_state_cpu {
+	uint32_t cpu;
+	uint64_t softirq, total; /* jiffies */
+	uint64_t irqs;		 /* the interface's interrupts on this CPU */
+};
+
+struct udpb_state {
+	uint16_t present; /* enum udpb_state_present */
+	uint32_t mtu;
+	uint32_t speed_mbps;
+	uint64_t rmem_max, rmem_default;
+	uint32_t rx_ring, rx_ring_max, tx_ring, tx_ring_max;
+	char ifname[UDPB_MAX_STATE_TEXT + 1];
+	char driver[UDPB_MAX_STATE_TEXT + 1];
+	char driver_version[UDPB_MAX_STATE_TEXT + 1];
+	char firmware[UDPB_MAX_STATE_TEXT + 1];
+	char pci_id[UDPB_MAX_STATE_TEXT + 1];
+	uint16_t ncounters;
+	struct udpb_state_counter counter[UDPB_MAX_COUNTERS];
+	uint16_t ncpus;
+	struct udpb_state_cpu cpu[UDPB_MAX_CPUS];
+};
+
 /* Datagram header. */
 struct udpb_dgram {
 	uint16_t stream;
@@ -134,6 +192,10 @@ int udpbench_decode_done(const uint8_t *p, size_t len, struct udpb_done *ret);
 int udpbench_decode_report(const uint8_t *p, size_t len, struct udpb_report *ret);
 int udpbench_decode_error(const uint8_t *p, size_t len, struct udpb_error_msg *ret);
 int udpbench_decode_dgram(const uint8_t *p, size_t len, struct udpb_dgram *ret);
+/* The request carries only its version: -EPROTONOSUPPORT for another. */
+int udpbench_decode_state_request(const uint8_t *p, size_t len);
+/* The reply is large (per-CPU array): decoded into the caller's struct. */
+int udpbench_decode_state(const uint8_t *p, size_t len, struct udpb_state *ret);
 
 /* Encoders: write a whole frame (header + payload) into buf of size cap and
  * return its length, or -ENOBUFS when cap is too small, -ERANGE when the
@@ -143,6 +205,9 @@ int udpbench_encode_ready(const struct udpb_ready *m, uint8_t *buf, size_t cap);
 int udpbench_encode_done(const struct udpb_done *m, uint8_t *buf, size_t cap);
 int udpbench_encode_report(const struct udpb_report *m, uint8_t *buf, size_t cap);
 int udpbench_encode_error(uint16_t code, const char *text, uint8_t *buf, size_t cap);
+int udpbench_encode_state_request(uint8_t *buf, size_t cap);
+/* Texts longer than UDPB_MAX_STATE_TEXT or not printable: -ERANGE. */
+int udpbench_encode_state(const struct udpb_state *m, uint8_t *buf, size_t cap);
 /* The datagram header into the first UDPB_DGRAM_HDR bytes of p. */
 void udpbench_encode_dgram(const struct udpb_dgram *d, uint8_t *p);
 

@@ -64,6 +64,9 @@ static int set_error(struct udpsend_result *res, int err, const char *fmt, ...)
 
 void udpsend_result_done(struct udpsend_result *res)
 {
+	free(res->peer_before);
+	free(res->peer_after);
+	res->peer_before = res->peer_after = NULL;
 	strv_free(res->notes);
 	res->notes = NULL;
 	free(res->error);
@@ -172,7 +175,7 @@ static int resolve(const char *peer, uint16_t port, int socktype, struct sockadd
 	return 0;
 }
 
-static int connect_control(const char *peer, uint16_t port, int *ret_fd)
+static int connect_control(const char *peer, uint16_t port, uint64_t timeout_usec, int *ret_fd)
 {
 	struct sockaddr_storage a;
 	socklen_t alen;
@@ -190,7 +193,7 @@ static int connect_control(const char *peer, uint16_t port, int *ret_fd)
 	if (connect(fd, (struct sockaddr *)&a, alen) < 0 && errno != EINPROGRESS)
 		return -errno;
 	pfd = (struct pollfd){.fd = fd, .events = POLLOUT};
-	r = poll(&pfd, 1, (int)(UDPSEND_CONNECT_TIMEOUT_USEC / 1000));
+	r = poll(&pfd, 1, (int)(timeout_usec / 1000));
 	if (r < 0)
 		return -errno;
 	if (r == 0)
@@ -233,6 +236,66 @@ static int expect_frame(int fd, int want, uint8_t *buf, size_t *ret_len, uint64_
 		return set_error(res, -EPROTO, "unexpected %s frame from %s:%u",
 				 strna(udpb_type_to_string(r)), p->peer, p->port);
 	return 0;
+}
+
+/* Ask for the peer's state on the control connection fd. */
+static int ask_state(int fd, const struct udpsend_params *p, uint64_t timeout_usec, uint8_t *buf,
+		     struct udpb_state *ret, struct udpsend_result *res)
+{
+	size_t len;
+	int n = udpbench_encode_state_request(buf, UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
+	int r = n < 0 ? n : udpbench_send_all(fd, buf, (size_t)n, now_usec() + timeout_usec);
+
+	if (r < 0)
+		return set_error(res, r, "cannot ask %s:%u for its state: %s", p->peer, p->port, strerror(-r));
+	r = expect_frame(fd, UDPB_STATE, buf, &len, timeout_usec, p, res);
+	if (r < 0)
+		return r;
+	if (udpbench_decode_state(buf, len, ret) < 0)
+		return set_error(res, -EPROTO, "bad state frame from %s:%u", p->peer, p->port);
+	return 0;
+}
+
+/* The optional state of udpsend_run: a failure becomes a note, and the
+ * answer is NULL. */
+static struct udpb_state *state_or_note(int fd, const struct udpsend_params *p, uint8_t *buf,
+					struct udpsend_result *res, int *ret_r)
+{
+	struct udpb_state *st = calloc(1, sizeof(*st));
+
+	*ret_r = st ? ask_state(fd, p, UDPSEND_REPLY_TIMEOUT_USEC, buf, st, res) : -ENOMEM;
+	if (*ret_r >= 0)
+		return st;
+	free(st);
+	strv_pushf(&res->notes, "peer state not recorded: %s", res->error ? res->error : strerror(-*ret_r));
+	free(res->error);
+	res->error = NULL;
+	return NULL;
+}
+
+int udpsend_query_state(const char *peer, uint16_t port, unsigned timeout_ms, struct udpb_state *ret,
+			char **ret_error)
+{
+	struct udpsend_params p = {.peer = peer, .port = port ? port : UDPB_DEFAULT_PORT};
+	_cleanup_free_ uint8_t *buf = malloc(UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
+	_cleanup_free_ struct udpsend_result *res = calloc(1, sizeof(*res));
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	*ret_error = NULL;
+	if (!buf || !res)
+		return -ENOMEM;
+	r = connect_control(p.peer, p.port, (uint64_t)timeout_ms * 1000, &fd);
+	if (r == -EINVAL)
+		r = set_error(res, r, "peer '%s' is not a numeric IPv4 or IPv6 address", p.peer);
+	else if (r < 0)
+		r = set_error(res, r, "no cx5prof serve on %s:%u (%s)", p.peer, p.port, strerror(-r));
+	else
+		r = ask_state(fd, &p, (uint64_t)timeout_ms * 1000, buf, ret, res);
+	if (r < 0)
+		*ret_error = TAKE_PTR(res->error);
+	udpsend_result_done(res);
+	return r;
 }
 
 static int open_stream_socket(const struct udpsend_params *p, uint16_t port, int *ret_fd,
@@ -432,6 +495,27 @@ static void compute(const struct udpsend_params *p, const struct run_state *st, 
 	memcpy(res->softirq, rep->cpu, sizeof(rep->cpu[0]) * rep->ncpus);
 }
 
+/* A receiver whose MTU is below these datagrams' frames drops them, when
+ * this host sends them whole (its route's MTU holds them): say so with
+ * both MTUs, before anyone looks at socket buffers. */
+static void peer_mtu_note(const struct udpsend_params *p, int cfd, struct udpsend_result *res)
+{
+	uint64_t frame = (uint64_t)p->message_size + 28; /* IPv4 + UDP headers */
+	socklen_t len = sizeof(int);
+	int route = 0;
+
+	if (!res->peer_before || !(res->peer_before->present & UDPB_STATE_MTU) ||
+	    frame <= res->peer_before->mtu)
+		return;
+	if (getsockopt(cfd, IPPROTO_IP, IP_MTU, &route, &len) < 0 || route <= 0 || (uint64_t)route < frame)
+		return; /* fragmented here to the route's MTU: they fit */
+	strv_pushf(&res->notes,
+		   "the peer's %s has MTU %u, the route here %d (%u vs %d): %llu-byte datagrams leave in one "
+		   "frame and the peer cannot take them; set the same MTU on both ends",
+		   res->peer_before->ifname, res->peer_before->mtu, route, res->peer_before->mtu, route,
+		   (unsigned long long)frame);
+}
+
 int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 {
 	struct udpsend_params p = *params;
@@ -455,7 +539,7 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 	if (r < 0)
 		goto out;
 
-	r = connect_control(p.peer, p.port, &st->cfd);
+	r = connect_control(p.peer, p.port, UDPSEND_CONNECT_TIMEOUT_USEC, &st->cfd);
 	if (r == -EINVAL) {
 		r = set_error(res, r, "peer '%s' is not a numeric IPv4 or IPv6 address", p.peer);
 		goto out;
@@ -466,6 +550,20 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 			      "and check its firewall",
 			      p.peer, p.port, strerror(-r), p.port);
 		goto out;
+	}
+	if (p.peer_state) {
+		res->peer_before = state_or_note(st->cfd, &p, buf, res, &r);
+		/* A server that does not know STATE closed the connection. */
+		if (!res->peer_before) {
+			close(st->cfd);
+			st->cfd = -1;
+			r = connect_control(p.peer, p.port, UDPSEND_CONNECT_TIMEOUT_USEC, &st->cfd);
+			if (r < 0) {
+				r = set_error(res, r, "no cx5prof serve on %s:%u (%s)", p.peer, p.port,
+					      strerror(-r));
+				goto out;
+			}
+		}
 	}
 	setup = (struct udpb_setup){.duration_s = p.duration_s,
 				    .message_size = p.message_size,
@@ -519,7 +617,10 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 		goto out;
 	}
 
+	if (res->peer_before)
+		res->peer_after = state_or_note(st->cfd, &p, buf, res, &r);
 	compute(&p, st, rep, res);
+	peer_mtu_note(&p, st->cfd, res);
 	if (res->sent == 0) {
 		int e = 0;
 		for (unsigned i = 0; i < p.streams; i++)

@@ -28,6 +28,7 @@ struct udpsend_params {
 	uint32_t streams;	   /* 1..UDPB_MAX_STREAMS */
 	const struct cpuset *cpus; /* stream i on the i-th CPU (wrapping); NULL/empty: not pinned */
 	bool gso;		   /* UDP_SEGMENT when the kernel and the path allow it */
+	bool peer_state;	   /* ask for the peer's STATE before and after the run */
 };
 
 struct udpsend_stream {
@@ -61,6 +62,9 @@ struct udpsend_result {
 	unsigned gso_segments; /* datagrams per GSO send */
 	uint16_t ncpus;	       /* receiver's softirq load per CPU */
 	struct udpb_cpu_load softirq[UDPB_MAX_CPUS];
+	/* With params.peer_state: the peer's answers (NULL when it gave none;
+	 * a note says why). */
+	struct udpb_state *peer_before, *peer_after;
 	char **notes; /* one-line notes (GSO fallback, buffer clamped) */
 	char *error;  /* set on failure: object + cause + remedy */
 };
@@ -72,6 +76,14 @@ struct udpsend_result {
  * datagram was sent: every send failed). */
 int udpsend_run(const struct udpsend_params *p, struct udpsend_result *res);
 void udpsend_result_done(struct udpsend_result *res);
+
+/* Ask `cx5prof serve` at peer:port (0: the default port) for its state
+ * on a connection of its own, connecting and waiting for the answer at
+ * most timeout_ms each. -errno with *ret_error (caller frees) as
+ * udpsend_run's errors; -EPROTO also for a server that does not know
+ * STATE (an older cx5prof). */
+int udpsend_query_state(const char *peer, uint16_t port, unsigned timeout_ms, struct udpb_state *ret,
+			char **ret_error);
 
 /* The equivalent `cx5prof bench ...` command line (for history). */
 int udpsend_command_line(const struct udpsend_params *p, char **ret);

@@ -203,7 +203,7 @@ static void softirq_load(const struct cpu_times *a, const struct cpu_times *b, s
 		}
 }
 
-static const char *decode_error_text(int r)
+const char *udpsink_error_text(int r)
 {
 	switch (r) {
 	case -ENODATA:
@@ -276,7 +276,7 @@ int udpsink_listen(const char *bind_addr, uint16_t port, int *ret_fd)
 	 * not stall the server. */
 	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 8) < 0) {
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, UDPSINK_BACKLOG) < 0) {
 		r = -errno;
 		freeaddrinfo(ai);
 		return r;
@@ -374,40 +374,31 @@ static uint64_t session_live(struct session *s)
 	return n;
 }
 
-/* Wait for the client's DONE while turning other clients away. Returns the
- * frame type (payload in buf) or -errno. */
-static int wait_done(int cfd, int lfd, const volatile sig_atomic_t *quit, uint8_t *buf, size_t cap,
-		     size_t *ret_len, uint64_t deadline)
+/* Wait for the client's DONE (other clients are the dispatcher's,
+ * serveloop.h). Returns the frame type (payload in buf) or -errno. */
+static int wait_done(int cfd, const volatile sig_atomic_t *quit, uint8_t *buf, size_t cap, size_t *ret_len,
+		     uint64_t deadline)
 {
 	while (!*quit) {
-		struct pollfd p[2] = {{.fd = cfd, .events = POLLIN}, {.fd = lfd, .events = POLLIN}};
+		struct pollfd p = {.fd = cfd, .events = POLLIN};
 		uint64_t now = now_usec();
 		int r;
 
 		if (now >= deadline)
 			return -ETIMEDOUT;
-		r = poll(p, lfd >= 0 ? 2 : 1, 250);
+		r = poll(&p, 1, 250);
 		if (r < 0 && errno != EINTR)
 			return -errno;
 		if (r <= 0)
 			continue;
-		if (lfd >= 0 && (p[1].revents & POLLIN)) {
-			int other = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-			if (other >= 0) {
-				udpsink_refuse(other, UDPB_ERR_BUSY,
-					       "busy: another test is running, retry later");
-				log_info("serve: refused a second client while a test runs");
-				close(other);
-			}
-		}
-		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+		if (p.revents & (POLLIN | POLLHUP | POLLERR))
 			return udpbench_recv_frame(cfd, buf, cap, ret_len,
 						   now_usec() + UDPSINK_FRAME_TIMEOUT_USEC);
 	}
 	return -EINTR;
 }
 
-static void peer_name(int cfd, char *buf, size_t size)
+void udpsink_peer_name(int cfd, char *buf, size_t size)
 {
 	struct sockaddr_storage a;
 	socklen_t l = sizeof(a);
@@ -428,7 +419,7 @@ static void peer_name(int cfd, char *buf, size_t size)
 
 static int fail(char **ret_reason, int r, const char *what)
 {
-	const char *t = decode_error_text(r);
+	const char *t = udpsink_error_text(r);
 
 	if (t)
 		*ret_reason = strprintf("%s: %s", what, t);
@@ -437,15 +428,15 @@ static int fail(char **ret_reason, int r, const char *what)
 	return r;
 }
 
-static uint16_t error_code(int r)
+uint16_t udpsink_error_code(int r)
 {
 	return r == -EPROTONOSUPPORT ? UDPB_ERR_VERSION
 	       : r == -ETIMEDOUT     ? UDPB_ERR_TIMEOUT
 				     : UDPB_ERR_PROTOCOL;
 }
 
-int udpsink_session(int cfd, int lfd, const struct cpuset *cpus, const volatile sig_atomic_t *quit,
-		    struct udpsink_summary *ret, char **ret_reason)
+int udpsink_session(int cfd, const struct udpb_setup *setup, const struct cpuset *cpus,
+		    const volatile sig_atomic_t *quit, struct udpsink_summary *ret, char **ret_reason)
 {
 	_cleanup_free_ uint8_t *buf = malloc(UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
 	_cleanup_free_ struct udpb_report *rep = calloc(1, sizeof(*rep));
@@ -458,23 +449,11 @@ int udpsink_session(int cfd, int lfd, const struct cpuset *cpus, const volatile 
 	bool have_times;
 	int r, n;
 
-	*ret = (struct udpsink_summary){0};
+	*ret = (struct udpsink_summary){.setup = *setup};
 	*ret_reason = NULL;
-	peer_name(cfd, ret->peer, sizeof(ret->peer));
+	udpsink_peer_name(cfd, ret->peer, sizeof(ret->peer));
 	if (!buf || !rep || !t0 || !t1)
 		return fail(ret_reason, -ENOMEM, "setup");
-
-	r = udpbench_recv_frame(cfd, buf, UDPB_MAX_PAYLOAD, &len, now_usec() + UDPSINK_SETUP_TIMEOUT_USEC);
-	if (r >= 0 && r != UDPB_SETUP)
-		r = -EPROTO;
-	if (r >= 0)
-		r = udpbench_decode_setup(buf, len, &ret->setup);
-	if (r < 0) {
-		if (r != -ECONNRESET)
-			udpsink_refuse(cfd, error_code(r),
-				       decode_error_text(r) ? decode_error_text(r) : "error");
-		return fail(ret_reason, r, "setup");
-	}
 
 	if (getrandom(&ready.cookie, sizeof(ready.cookie), GRND_NONBLOCK) != sizeof(ready.cookie))
 		ready.cookie = now_usec() ^ ((uint64_t)getpid() << 32);
@@ -495,7 +474,7 @@ int udpsink_session(int cfd, int lfd, const struct cpuset *cpus, const volatile 
 		return fail(ret_reason, r, "sending ready");
 	}
 
-	r = wait_done(cfd, lfd, quit, buf, UDPB_MAX_PAYLOAD, &len,
+	r = wait_done(cfd, quit, buf, UDPB_MAX_PAYLOAD, &len,
 		      now_usec() + (uint64_t)ret->setup.duration_s * 1000000 + UDPSINK_DONE_GRACE_USEC);
 	if (r >= 0 && r != UDPB_DONE)
 		r = -EPROTO;
@@ -506,8 +485,8 @@ int udpsink_session(int cfd, int lfd, const struct cpuset *cpus, const volatile 
 	if (r < 0) {
 		session_stop(&s);
 		if (r != -ECONNRESET && r != -EINTR)
-			udpsink_refuse(cfd, error_code(r),
-				       decode_error_text(r) ? decode_error_text(r) : "error");
+			udpsink_refuse(cfd, udpsink_error_code(r),
+				       udpsink_error_text(r) ? udpsink_error_text(r) : "error");
 		return fail(ret_reason, r, "waiting for done");
 	}
 	for (unsigned i = 0; i < done.streams; i++)

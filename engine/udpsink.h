@@ -20,6 +20,10 @@
 #define UDPSINK_DONE_GRACE_USEC	   (15 * 1000000ull) /* DONE after duration + this */
 #define UDPSINK_DRAIN_MAX_USEC	   (2 * 1000000ull)  /* draining after DONE */
 
+/* Connections the kernel queues before serve accepts them: serve
+ * accepts at once (serveloop.h), so this only absorbs bursts. */
+#define UDPSINK_BACKLOG 128
+
 /* Listening TCP socket on bind:port ("0.0.0.0", "::", "198.18.0.2"). */
 int udpsink_listen(const char *bind, uint16_t port, int *ret_fd);
 
@@ -32,16 +36,25 @@ struct udpsink_summary {
 	uint64_t stray; /* datagrams on the sinks that were not this test's */
 };
 
-/* Serve one accepted control connection to its end (closes nothing: the
- * caller owns cfd). lfd, the listening socket, is polled meanwhile so
- * that other clients get an immediate "busy" ERROR instead of waiting.
- * cpus (NULL or empty: none) pins sink i to the i-th CPU of the set,
- * wrapping. *quit (set by a signal handler) aborts the session. 0 when the test
+/* Run the test a client asked for with setup (already read and decoded
+ * by the dispatcher, serveloop.h) on the accepted control connection cfd
+ * to its REPORT (closes nothing: the caller owns cfd). cpus (NULL or
+ * empty: none) pins sink i to the i-th CPU of the set, wrapping. *quit
+ * (set by a signal handler) aborts the session. 0 when the test
  * completed; -errno otherwise, with *ret_reason (caller frees) saying why
- * in one line ("truncated setup frame", "unsupported protocol version").
+ * in one line ("waiting for done: timed out waiting for the client").
  * *ret summary is filled in every case. */
-int udpsink_session(int cfd, int lfd, const struct cpuset *cpus, const volatile sig_atomic_t *quit,
-		    struct udpsink_summary *ret, char **ret_reason);
+int udpsink_session(int cfd, const struct udpb_setup *setup, const struct cpuset *cpus,
+		    const volatile sig_atomic_t *quit, struct udpsink_summary *ret, char **ret_reason);
+
+/* The one-line text and the ERROR code for a decoding or I/O failure of
+ * the control conversation ("truncated frame", UDPB_ERR_PROTOCOL); the
+ * text is NULL for an errno without one. */
+const char *udpsink_error_text(int r);
+uint16_t udpsink_error_code(int r);
+
+/* "198.18.0.1:40312" for the peer of a connected socket ("?:0" unknown). */
+void udpsink_peer_name(int cfd, char *buf, size_t size);
 
 /* Refuse a connection with an ERROR frame (best effort, bounded). */
 void udpsink_refuse(int fd, uint16_t code, const char *text);

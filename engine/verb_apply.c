@@ -14,6 +14,7 @@
 #include "log.h"
 #include "mirror.h"
 #include "output.h"
+#include "peerssh.h"
 #include "profile.h"
 #include "verb_txn.h"
 #include "verbs.h"
@@ -170,6 +171,55 @@ static void report_apply_failure(const struct apply_outcome *o)
 		log_error("apply %s", strna(o->failure));
 }
 
+/* The peer (peer.ssh) gets the same profile once this host's changes are
+ * in, under its own --confirm watchdog, committed at once unless this host
+ * waits for `commit` too. When the peer fails, this host's transaction is
+ * rolled back: both ends stay as they were (the peer's watchdog covers a
+ * peer left uncommitted). txn 0: nothing changed here (committed on the
+ * peer at once; a failure is EXIT_ERROR). EXIT_OK, else the exit code with
+ * msg set. */
+static int tune_peer(struct history *h, const struct profile *prof, int64_t txn, unsigned confirm, char *msg,
+		     size_t msg_size)
+{
+	_cleanup_free_ char *err = NULL;
+	struct apply_outcome o = {0};
+	int64_t peer_txn = 0;
+	int r;
+
+	r = peerssh_apply(prof, txn ? confirm : 0, &peer_txn, &err);
+	if (r >= 0 && (!confirm || txn == 0) && peer_txn > 0)
+		r = peerssh_commit(prof, &err);
+	if (r >= 0) {
+		log_info("peer %s: applied (its transaction %" PRId64 ")%s", prof->peer.ssh.value, peer_txn,
+			 confirm && txn ? ", waiting for `cx5prof commit` like this host" : "");
+		return EXIT_OK;
+	}
+	if (txn == 0) {
+		snprintf(msg, msg_size, "%s (nothing was changed on this host)", err);
+		log_error("%s", msg);
+		return EXIT_ERROR;
+	}
+	log_error("%s; rolling back this host's transaction %" PRId64 " (the peer's own --confirm watchdog "
+		  "undoes what it changed)",
+		  err, txn);
+	r = rollback_txn(h, txn, "the peer's apply failed: rolled back on this host too", &o);
+	if (r < 0) {
+		report_left(o.left);
+		snprintf(msg, msg_size,
+			 "the peer failed and this host is NOT fully restored (transaction %" PRId64 "): fix the "
+			 "above, then run `cx5prof rollback %" PRId64 "`",
+			 txn, txn);
+		log_error("%s", msg);
+		apply_outcome_done(&o);
+		return EXIT_ROLLBACK_FAILED;
+	}
+	snprintf(msg, msg_size,
+		 "the peer failed: every change was undone here (transaction %" PRId64 " rolled back)", txn);
+	log_error("%s", msg);
+	apply_outcome_done(&o);
+	return EXIT_ROLLED_BACK;
+}
+
 static int run_transaction(struct history **hp, const struct cli *cli, const struct profile *prof,
 			   const struct plan *p, unsigned confirm)
 {
@@ -192,7 +242,8 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	apply_signals_install();
 	r = apply_changes(h, txn, c, n, &o);
 	change_records_free(c, n);
-	if (r >= 0) {
+	code = r >= 0 && peerssh_wanted(prof) ? tune_peer(h, prof, txn, confirm, msg, sizeof(msg)) : EXIT_OK;
+	if (code == EXIT_OK && r >= 0) {
 		r = finish_apply(hp, txn, cli, confirm, n, msg, sizeof(msg));
 		if (r < 0) {
 			snprintf(msg, sizeof(msg),
@@ -206,7 +257,7 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 			code = EXIT_ERROR;
 		} else
 			code = EXIT_OK;
-	} else if (r == -ECANCELED) {
+	} else if (code == EXIT_OK && r == -ECANCELED) {
 		report_apply_failure(&o);
 		snprintf(msg, sizeof(msg),
 			 "every change was undone: the host is back as it was (transaction %" PRId64
@@ -214,7 +265,7 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 			 txn);
 		log_error("%s", msg);
 		code = EXIT_ROLLED_BACK;
-	} else {
+	} else if (code == EXIT_OK) {
 		report_apply_failure(&o);
 		report_left(o.left);
 		snprintf(msg, sizeof(msg),
@@ -342,7 +393,9 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 		plan_render(p, "cannot apply: nothing was changed");
 		r = plan_problems_exit_code(p);
 	} else if (p->n_changes == 0) {
-		plan_render(p, "nothing to change");
+		char msg[512] = "nothing to change";
+		r = peerssh_wanted(prof) ? tune_peer(h, prof, 0, a.confirm, msg, sizeof(msg)) : EXIT_OK;
+		plan_render(p, msg);
 	} else if (a.check) {
 		plan_render(p, "changes pending (--check: nothing was changed)");
 		r = EXIT_CHANGES;
@@ -507,6 +560,40 @@ static int report_rollback(struct history *h, const struct txn_record *t, int r,
 	return r < 0 ? EXIT_ROLLBACK_FAILED : EXIT_OK;
 }
 
+/* The profile a transaction applied, when it names a peer to tune (its
+ * effective profile is in the history); NULL otherwise. */
+static struct profile *peer_profile(const struct txn_record *t)
+{
+	struct profile *p = NULL;
+
+	if (!t->profile_json ||
+	    profile_load_string(t->profile_json, strlen(t->profile_json), "history", &p, NULL) < 0)
+		return NULL;
+	if (peerssh_wanted(p))
+		return p;
+	profile_free(p);
+	return NULL;
+}
+
+/* Rollback and commit of a transaction that tuned a peer do the same
+ * there. EXIT_OK, or code when the peer failed (said on stderr). */
+static int follow_on_peer(const struct txn_record *t, bool commit, int code)
+{
+	_cleanup_profile_ struct profile *p = peer_profile(t);
+	_cleanup_free_ char *err = NULL;
+
+	if (!p)
+		return EXIT_OK;
+	if ((commit ? peerssh_commit(p, &err) : peerssh_rollback(p, &err)) >= 0) {
+		log_info("peer %s: %s", p->peer.ssh.value, commit ? "committed" : "rolled back");
+		return EXIT_OK;
+	}
+	log_error("%s: %s", err,
+		  commit ? "the peer's --confirm watchdog rolls it back; apply again to tune both ends"
+			 : "run `cx5prof rollback` on the peer");
+	return code;
+}
+
 static int rollback_locked(struct history *h, int64_t id, bool force)
 {
 	_cleanup_(txn_record_done) struct txn_record t = {0};
@@ -535,6 +622,8 @@ static int rollback_locked(struct history *h, int64_t id, bool force)
 	}
 	r = report_rollback(h, &t, r, &o);
 	apply_outcome_done(&o);
+	if (r == EXIT_OK)
+		r = follow_on_peer(&t, false, EXIT_ROLLBACK_FAILED);
 	return r;
 }
 
@@ -620,7 +709,7 @@ static int commit_locked(struct history *h)
 	out_bool(OUT_JSON, "changed", NULL, true);
 	out_text("committed transaction %" PRId64 "\n", t.id);
 	out_string(OUT_JSON, "msg", NULL, "committed");
-	return EXIT_OK;
+	return follow_on_peer(&t, true, EXIT_ERROR);
 }
 
 int verb_commit(struct cli *cli, int argc, char **argv)

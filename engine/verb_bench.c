@@ -11,6 +11,7 @@
 #include "log.h"
 #include "mirror.h"
 #include "output.h"
+#include "peerstate.h"
 #include "runs.h"
 #include "udpsend.h"
 #include "verbs.h"
@@ -126,7 +127,7 @@ static int parse_opt(int id, const char *arg, void *userdata)
 	return EXIT_USAGE;
 }
 
-static void print_result(const struct udpsend_params *p, const struct udpsend_result *res,
+static void print_result(const struct udpsend_params *p, const struct udpsend_result *res, struct json_object *peer,
 			 const char *command)
 {
 	out_open_object(NULL);
@@ -198,6 +199,7 @@ static void print_result(const struct udpsend_params *p, const struct udpsend_re
 	for (char **n = res->notes; n && *n; n++)
 		out_string(OUT_ANY, NULL, "note: %s\n", *n);
 	out_close_array();
+	peerstate_render(peer);
 	out_close_object();
 }
 
@@ -218,10 +220,11 @@ static bool bench_passed(const struct udpsend_result *res)
 }
 
 static void record(struct cli *cli, const struct udpsend_params *p, const struct udpsend_result *res,
-		   const char *command, const char *ifname, int64_t started_usec)
+		   struct json_object *peer, const char *command, const char *ifname, int64_t started_usec)
 {
 	_cleanup_free_ char *raw = report_text(res), *verdict = NULL;
-	struct run_artifact arts[2] = {{(char *)"command", (char *)command}, {(char *)"runner_output", raw}};
+	struct run_artifact arts[3] = {{(char *)"command", (char *)command}, {(char *)"runner_output", raw}};
+	size_t n_arts = raw ? 2 : 1;
 	struct run_record rec = {
 	    .started_usec = started_usec,
 	    .ended_usec = history_now_usec(),
@@ -244,10 +247,15 @@ static void record(struct cli *cli, const struct udpsend_params *p, const struct
 	     * bool: "pass" only means datagrams went out and arrived. */
 	    .passed = bench_passed(res),
 	    .artifacts = arts,
-	    .n_artifacts = raw ? 2 : 1,
 	};
 	struct history *h = NULL;
 	int r;
+
+	if (peer)
+		arts[n_arts++] = (struct run_artifact){
+		    (char *)PEERSTATE_ARTIFACT,
+		    (char *)json_object_to_json_string_ext(peer, JSON_C_TO_STRING_PRETTY)};
+	rec.n_artifacts = n_arts;
 
 	if (!rec.passed) {
 		verdict =
@@ -272,11 +280,12 @@ static void record(struct cli *cli, const struct udpsend_params *p, const struct
 
 int verb_bench(struct cli *cli, int argc, char **argv)
 {
-	struct bench_args a = {.p = {.duration_s = 10, .message_size = 8000, .streams = 1}};
+	struct bench_args a = {.p = {.duration_s = 10, .message_size = 8000, .streams = 1, .peer_state = true}};
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_free_ char *command = NULL, *ifname = NULL;
 	_cleanup_cpuset_ struct cpuset cpus = CPUSET_INIT;
 	struct udpsend_result res = {0};
+	struct json_object *peer;
 	int64_t started_usec;
 	int r;
 
@@ -316,9 +325,11 @@ int verb_bench(struct cli *cli, int argc, char **argv)
 	}
 	for (char **n = res.notes; n && *n; n++)
 		log_info("bench: %s", *n);
-	print_result(&a.p, &res, command);
+	peer = res.peer_before ? peerstate_to_json(res.peer_before, res.peer_after) : NULL;
+	print_result(&a.p, &res, peer, command);
 	if (!a.no_record)
-		record(cli, &a.p, &res, command, ifname, started_usec);
+		record(cli, &a.p, &res, peer, command, ifname, started_usec);
+	json_object_put(peer);
 	udpsend_result_done(&res);
 	r = out_finish();
 	return r < 0 ? EXIT_ERROR : EXIT_OK;

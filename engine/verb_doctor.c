@@ -55,10 +55,6 @@ int verb_doctor(struct cli *cli, int argc, char **argv)
 		log_error("doctor: one PROFILE at most");
 		return EXIT_USAGE;
 	}
-	if (a.peer && !args[0]) {
-		log_error("doctor: --peer needs a PROFILE (its verify settings name the port to probe)");
-		return EXIT_USAGE;
-	}
 	if (a.peer && !profile_peer_valid(a.peer)) {
 		log_error("doctor: --peer '%s' is not an IP address or a host name", a.peer);
 		return EXIT_USAGE;
@@ -77,6 +73,7 @@ int verb_doctor(struct cli *cli, int argc, char **argv)
 		}
 	}
 	o->profile = prof;
+	o->peer = a.peer;
 	r = doctor_run(o, &rep);
 	if (r < 0) {
 		log_error_errno(r, "doctor: cannot run the checks: %m");

@@ -547,7 +547,7 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 		char *fields[] = {run.command_line, run.runner,	    run.profile,	  run.profile_hash,
 				  run.ifname,	    run.peer,	    run.test,		  run.irq_policy,
 				  run.irq_map,	    run.driver,	    run.driver_version, run.firmware_version,
-				  run.verdict};
+				  run.verdict,	    run.peer_driver, run.peer_driver_version, run.peer_firmware};
 
 		for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
 			make_printable(fields[i]);
@@ -568,6 +568,10 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 	out_text("irq          policy %s  map %s\n", strna(run.irq_policy), strna(run.irq_map));
 	out_text("driver       %s %s  firmware %s\n", strna(run.driver), strna(run.driver_version),
 		 strna(run.firmware_version));
+	if (run_record_artifact(&run, "peer_state.json"))
+		out_text("peer state   driver %s %s  firmware %s  mtu %" PRIu64 "  rmem_max %" PRIu64 "\n",
+			 strna(run.peer_driver), strna(run.peer_driver_version), strna(run.peer_firmware),
+			 run.peer_mtu, run.peer_rmem_max);
 	if (isfinite(run.loss_pct))
 		snprintf(n[0], sizeof(n[0]), "%.2f%%", run.loss_pct);
 	out_text("results      sent %" PRIu64 "  received %" PRIu64 "  lost %" PRIu64 " (%s)\n", run.sent,
@@ -750,38 +754,44 @@ struct field {
 	enum field_type type;
 	bool result; /* results get deltas against the first run */
 	size_t offset;
+	bool peer; /* from the runs' peer_state.json: a row only when one has it */
 };
 
 #define FS(n, t, res)                                                                                        \
 	{                                                                                                    \
-#n, t, res, offsetof(struct run_record, n)                                                   \
+#n, t, res, offsetof(struct run_record, n), false                                            \
 	}
 static const struct field compare_fields[] = {
     FS(runner, F_STR, false),
     FS(profile, F_STR, false),
-    {"interface", F_STR, false, offsetof(struct run_record, ifname)},
+    {"interface", F_STR, false, offsetof(struct run_record, ifname), false},
     FS(peer, F_STR, false),
     FS(test, F_STR, false),
-    {"mtu", F_U64, false, offsetof(struct run_record, mtu)},
+    {"mtu", F_U64, false, offsetof(struct run_record, mtu), false},
     FS(message_size, F_U64, false),
     FS(send_buffer, F_U64, false),
     FS(recv_buffer, F_U64, false),
-    {"streams", F_U64, false, offsetof(struct run_record, streams)},
+    {"streams", F_U64, false, offsetof(struct run_record, streams), false},
     FS(duration_s, F_DBL, false),
     FS(irq_policy, F_STR, false),
     FS(irq_map, F_STR, false),
-    {"irqbalance", F_TUNE, false, 0},
-    {"bench_cpus", F_TUNE, false, 0}, /* then a row per sysctl (compare_rows) */
+    {"irqbalance", F_TUNE, false, 0, false},
+    {"bench_cpus", F_TUNE, false, 0, false}, /* then a row per sysctl (compare_rows) */
     FS(driver, F_STR, false),
     FS(driver_version, F_STR, false),
     FS(firmware_version, F_STR, false),
+    {"peer_driver", F_STR, false, offsetof(struct run_record, peer_driver), true},
+    {"peer_version", F_STR, false, offsetof(struct run_record, peer_driver_version), true},
+    {"peer_firmware", F_STR, false, offsetof(struct run_record, peer_firmware), true},
+    {"peer_mtu", F_U64, false, offsetof(struct run_record, peer_mtu), true},
+    {"peer_rmem_max", F_U64, false, offsetof(struct run_record, peer_rmem_max), true},
     FS(sent, F_U64, true),
     FS(received, F_U64, true),
     FS(lost, F_U64, true),
     FS(send_mbps, F_DBL, true),
     FS(recv_mbps, F_DBL, true),
     FS(loss_pct, F_DBL, true),
-    {"pass", F_BOOL, true, offsetof(struct run_record, passed)},
+    {"pass", F_BOOL, true, offsetof(struct run_record, passed), false},
 };
 
 /* The table with a host_tuning row per sysctl of sysctl.h after
@@ -797,7 +807,7 @@ static struct field *compare_rows(size_t *ret_n)
 		v[k++] = compare_fields[i];
 		if (streq(compare_fields[i].name, "bench_cpus"))
 			for (int s = 0; s < _SYSCTL_MAX; s++)
-				v[k++] = (struct field){sysctl_key_to_string(s), F_TUNE, false, 0};
+				v[k++] = (struct field){sysctl_key_to_string(s), F_TUNE, false, 0, false};
 	}
 	*ret_n = k;
 	return v;
@@ -941,11 +951,18 @@ static char *compare_cell(const struct run_record *runs, size_t i, const struct 
 	return strdup(buf);
 }
 
-/* A host_tuning row no run recorded (runs older than it) is left out. */
+/* A host_tuning row no run recorded (runs older than it) is left out, and
+ * the peer's rows when no run has its peer_state.json. */
 static bool compare_row_shown(const struct run_record *runs, size_t n, const struct field *f)
 {
 	char t[64];
 
+	if (f->peer) {
+		for (size_t i = 0; i < n; i++)
+			if (run_record_artifact(&runs[i], "peer_state.json"))
+				return true;
+		return false;
+	}
 	if (f->type != F_TUNE)
 		return true;
 	for (size_t i = 0; i < n; i++)
@@ -1115,7 +1132,7 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 		for (size_t k = 0; k < nrows; k++) {
 			const struct field *f = &rows[k];
 
-			if (f->result == (part == 1))
+			if (f->result == (part == 1) && (!f->peer || compare_row_shown(runs, n, f)))
 				compare_field_json(runs, n, f, field_differs(runs, n, f));
 		}
 		out_close_array();
@@ -1184,6 +1201,7 @@ static const struct {
     {"irq_map", "the IRQ -> CPU map during the run"},
     {"profile", "the effective profile verified"},
     {"verify_summary", "the verification report"},
+    {"peer_state.json", "the benchmark peer's state and its changes over the run (`cx5prof serve`)"},
     {"host_tuning", "socket sysctls, irqbalance and the benchmark's CPUs during the run"},
     {"analysis.json", "the model's bottleneck analysis (`cx5prof analyze`)"},
 };

@@ -17,6 +17,38 @@
 #include "verb_txn.h"
 #include "verbs.h"
 
+/* "-": the profile is read from stdin (a peer's apply through ssh gets
+ * the flattened profile that way, peerssh.h). */
+#define STDIN_PROFILE_MAX (1024 * 1024)
+
+static int load_stdin(struct profile **ret, struct profile_error *err)
+{
+	_cleanup_free_ char *data = malloc(STDIN_PROFILE_MAX);
+	size_t n = 0;
+
+	if (!data)
+		return -ENOMEM;
+	while (n < STDIN_PROFILE_MAX) {
+		ssize_t k = read(STDIN_FILENO, data + n, STDIN_PROFILE_MAX - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int r = -errno;
+			snprintf(err->file, sizeof(err->file), "<stdin>");
+			snprintf(err->message, sizeof(err->message), "cannot read the profile: %s",
+				 strerror(-r));
+			return r;
+		}
+		if (k == 0)
+			return profile_load_string(data, n, "<stdin>", ret, err);
+		n += (size_t)k;
+	}
+	snprintf(err->file, sizeof(err->file), "<stdin>");
+	snprintf(err->message, sizeof(err->message), "the profile is larger than %d bytes",
+		 STDIN_PROFILE_MAX);
+	return -EINVAL;
+}
+
 int txn_verb_plan(const char *path, bool runtime_only, struct profile **ret_profile, struct plan **ret_plan)
 {
 	_cleanup_profile_ struct profile *prof = NULL;
@@ -25,7 +57,7 @@ int txn_verb_plan(const char *path, bool runtime_only, struct profile **ret_prof
 	struct plan *p = NULL;
 	int r;
 
-	r = profile_load(path, &prof, &err);
+	r = streq(path, "-") ? load_stdin(&prof, &err) : profile_load(path, &prof, &err);
 	if (r < 0) {
 		_cleanup_free_ char *msg = profile_error_format(&err);
 		log_error("%s", msg ? msg : path);

@@ -1,17 +1,17 @@
 /* verb_serve.c: `cx5prof serve`: the receiving end of the built-in UDP
  * benchmark (`cx5prof bench`, runner `builtin`).
  *
- * Owns: the accept loop, signal handling and the one log line per client.
- * Tests run one at a time; a client that is malformed, hostile or slow is
- * closed with a log line and the next one is served. Must never: send UDP,
- * exit because of what a client sent. */
+ * Owns: its options, the listening socket and signal handling; the
+ * connections are serveloop.h's (many waiting at once, one test at a
+ * time, a hostile or slow client closed with a log line while the others
+ * are served). Must never: send UDP, exit because of what a client sent. */
 #define _GNU_SOURCE
-#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 
 #include "log.h"
 #include "output.h"
+#include "serveloop.h"
 #include "udpsink.h"
 #include "verbs.h"
 
@@ -20,7 +20,7 @@ enum { OPT_BIND = 'b', OPT_PORT = 'p', OPT_ONCE = 1000, OPT_CPUS = 1001 };
 const struct cli_option serve_options[] = {
     {"bind", CLI_ARG_REQUIRED, OPT_BIND, "ADDR", "listen on this numeric address (default 0.0.0.0)"},
     {"port", CLI_ARG_REQUIRED, OPT_PORT, "PORT", "TCP control port (default 12866)"},
-    {"once", CLI_ARG_NONE, OPT_ONCE, NULL, "serve one client, then exit (0 if its test completed)"},
+    {"once", CLI_ARG_NONE, OPT_ONCE, NULL, "serve one test, then exit (0 if it completed)"},
     {"cpus", CLI_ARG_REQUIRED, OPT_CPUS, "LIST",
      "pin the sink of stream i to the i-th CPU of LIST (default: not pinned)"},
     {0},
@@ -83,7 +83,7 @@ int verb_serve(struct cli *cli, int argc, char **argv)
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_close_ int lfd = -1;
 	struct sigaction sa = {.sa_handler = on_signal};
-	int r, last = -1;
+	int r, last;
 
 	r = cli_parse(cli, cli_verb("serve"), argc, argv, parse_opt, &a, &args);
 	if (r != 0)
@@ -111,29 +111,11 @@ int verb_serve(struct cli *cli, int argc, char **argv)
 	/* Announced on stderr, so scripts can wait for it; results are per client. */
 	log_notice("serve: listening on %s port %u (one test at a time)", a.bind, a.port);
 
-	while (!quit) {
-		struct pollfd pfd = {.fd = lfd, .events = POLLIN};
-		_cleanup_free_ char *reason = NULL;
-		struct udpsink_summary sum;
-		_cleanup_close_ int cfd = -1;
-
-		r = poll(&pfd, 1, 500);
-		if (r <= 0)
-			continue;
-		cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (cfd < 0)
-			continue;
-		r = udpsink_session(cfd, lfd, &a.cpus, &quit, &sum, &reason);
-		if (r < 0)
-			log_warn("serve: client %s: %s; connection closed", sum.peer, strna(reason));
-		else
-			log_notice("serve: client %s: %u s, %u-byte messages, %u stream(s): received %llu of "
-				   "%llu datagrams",
-				   sum.peer, sum.setup.duration_s, sum.setup.message_size, sum.setup.streams,
-				   (unsigned long long)sum.received, (unsigned long long)sum.sent);
-		last = r;
-		if (a.once)
-			break;
+	r = serveloop_run(&(struct serveloop_config){.lfd = lfd, .cpus = &a.cpus, .once = a.once, .quit = &quit},
+			  &last);
+	if (r < 0) {
+		log_error_errno(r, "serve: cannot serve: %m");
+		return EXIT_ERROR;
 	}
-	return last < 0 ? (a.once ? EXIT_ERROR : EXIT_OK) : EXIT_OK;
+	return last < 0 && a.once ? EXIT_ERROR : EXIT_OK;
 }

@@ -20,12 +20,14 @@
 #include "irq.h"
 #include "nicfacts.h"
 #include "output.h"
+#include "peerstate.h"
 #include "plan.h"
 #include "probe.h"
 #include "profile.h"
 #include "runs.h"
 
 #define DEFAULT_DURATION_SEC 10
+#define PEER_PROBE_TIMEOUT_MS 1000
 #define DEFAULT_MESSAGE_SIZE 1400 /* fits a 1500-byte MTU */
 
 static char *const default_runners[] = {(char *)"netperf", (char *)"iperf3", (char *)"builtin", NULL};
@@ -102,9 +104,32 @@ static const struct threshold_def {
      offsetof(struct profile, verify.softirq_max_percent), value_softirq, na_softirq},
 };
 
+/* verify.peer_must_match: the peer's NIC, driver and firmware are the
+ * local port's (peercheck.h compared them). */
+static int evaluate_peer_match(const struct profile *p, struct verify_report *r)
+{
+	const struct peercheck_finding *f = peercheck_match(&r->peer_checks);
+	struct verify_threshold *t;
+
+	if (!p->verify.peer_must_match.set || !p->verify.peer_must_match.value)
+		return 0;
+	t = &r->thresholds[r->n_thresholds++];
+	*t = (struct verify_threshold){
+	    .name = "peer_must_match",
+	    .label = "peer NIC, driver and firmware",
+	    .op = "==",
+	    .unit = "(same)",
+	    .limit = 1,
+	    .value = -1,
+	    .status = !f ? VERIFY_NA : f->status == PEERCHECK_PASS ? VERIFY_PASS : VERIFY_FAIL,
+	};
+	t->note = strdup(f ? f->detail : "not compared: no cx5prof serve answered on the peer");
+	return t->note ? 0 : -ENOMEM;
+}
+
 static int evaluate_thresholds(const struct profile *p, struct verify_report *r)
 {
-	r->thresholds = calloc(ARRAY_SIZE(thresholds), sizeof(*r->thresholds));
+	r->thresholds = calloc(ARRAY_SIZE(thresholds) + 1, sizeof(*r->thresholds));
 	if (!r->thresholds)
 		return -ENOMEM;
 	for (size_t i = 0; i < ARRAY_SIZE(thresholds); i++) {
@@ -153,7 +178,7 @@ static int evaluate_thresholds(const struct profile *p, struct verify_report *r)
 		t->status =
 		    (d->floor ? t->value >= t->limit : t->value <= t->limit) ? VERIFY_PASS : VERIFY_FAIL;
 	}
-	return 0;
+	return evaluate_peer_match(p, r);
 }
 
 /* ---- state ---- */
@@ -393,6 +418,22 @@ static int fall_through(char *const *names, const struct runner **rn, struct ver
 	return 1;
 }
 
+static int check_peer(const struct profile *p, const struct host_state *host, struct verify_report *r)
+{
+	struct peercheck_input in = {
+	    .peer = r->peer,
+	    .serve_port = peercheck_serve_port(p),
+	    .timeout_ms = PEER_PROBE_TIMEOUT_MS,
+	    .local = r->interfaces ? host_state_iface(host, r->interfaces[0]) : NULL,
+	    .message_size = r->params.message_size,
+	    .recv_buffer = r->params.recv_buffer,
+	    .must_match = p->verify.peer_must_match.set && p->verify.peer_must_match.value,
+	    .df_probe = true,
+	};
+
+	return peercheck_run(&in, &r->peer_checks);
+}
+
 void verify_bench_params(const struct profile *p, struct runner_params *ret, char *const **ret_runners)
 {
 	*ret = (struct runner_params){
@@ -414,6 +455,7 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 	const struct profile *p = o->profile;
 	char *const *names;
 	const struct runner *rn = NULL;
+	const struct peercheck_finding *mtu;
 	_cleanup_(watched_done) struct watched w = {0};
 	struct progress prog;
 	bool progressing = false;
@@ -440,6 +482,16 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 	rr = pin_cpus(host, r, &r->pin_cpus);
 	if (rr < 0)
 		return rr;
+	rr = check_peer(p, host, r);
+	if (rr < 0)
+		return rr;
+	if ((mtu = peercheck_mtu_failure(&r->peer_checks))) {
+		/* Nothing this size can arrive: say so instead of measuring a
+		 * 100% loss or a send failure that points elsewhere. */
+		runner_result_init(&r->result, "");
+		r->bench_r = runner_fail(&r->result, -EMSGSIZE, "not run: %s; %s", mtu->detail, mtu->fix);
+		return 0;
+	}
 
 	rr = runner_select(names, &r->params, &rn, &r->runners_skipped);
 	if (rr == -ENOMEM)
@@ -683,6 +735,9 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	rr |= artifact_add(&as, "profile", profile_json);
 	rr |= artifact_add(&as, "verify_summary", sum);
 	rr |= artifact_add(&as, ARTIFACT_TUNING, tuning);
+	if (r->result.peer_state)
+		rr |= artifact_add(&as, PEERSTATE_ARTIFACT,
+				   json_object_to_json_string_ext(r->result.peer_state, JSON_C_TO_STRING_PRETTY));
 	if (rr < 0)
 		return -ENOMEM;
 
@@ -800,6 +855,7 @@ void verify_report_free(struct verify_report *r)
 	free(r->bench_skipped);
 	free(r->peer);
 	cpuset_done(&r->pin_cpus);
+	peercheck_done(&r->peer_checks);
 	free(r->runners_skipped);
 	runner_result_done(&r->result);
 	for (size_t i = 0; i < r->n_thresholds; i++)
@@ -1137,10 +1193,12 @@ void verify_render(const struct verify_report *r)
 	}
 	out_text(")\n");
 	render_state(r);
+	peercheck_render(&r->peer_checks);
 	render_bench(r);
 	render_thresholds(r);
 	render_spread(r);
 	render_counters(r);
+	peerstate_render(r->result.peer_state);
 	if (r->run_id > 0)
 		out_int(OUT_JSON, "run_id", NULL, r->run_id);
 	else

@@ -3,8 +3,10 @@
  *
  * Owns: the verification of one profile: the state part (every managed key
  * against the live host, through plan_build(): a pending change IS a drift,
- * IRQ pins included), the benchmark part (runner chosen from the profile's
- * list, drop counters and interrupt/softirq snapshots around the run), the
+ * IRQ pins included), the benchmark part (the path and the peer checked
+ * first (peercheck.h): datagrams that cannot arrive are not sent, and the
+ * error names the MTUs; runner chosen from the profile's list, drop
+ * counters and interrupt/softirq snapshots around the run), the
  * threshold table and its verdicts, the report (human and JSON, keys in
  * schemas/verify.schema.json) and the run record for the history. Must
  * never: change the host (verification only reads and measures), or call a
@@ -21,6 +23,7 @@
 
 #include "counters.h"
 #include "irqspread.h"
+#include "peercheck.h"
 #include "runner.h"
 
 struct profile;
@@ -99,6 +102,7 @@ struct verify_report {
 	struct irqspread_snapshot intr_before, intr_after;
 	struct verify_port_counters *counters;
 	size_t n_counters;
+	struct peercheck peer_checks; /* the path and the peer, before the run */
 
 	int64_t started_usec, ended_usec; /* wall clock of the run (history_now_usec) */
 

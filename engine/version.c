@@ -82,3 +82,12 @@ int version_compare(const char *a, const char *b, int *ret_cmp)
 	*ret_cmp = 0;
 	return 0;
 }
+
+bool version_same(const char *a, const char *b)
+{
+	int cmp;
+
+	if (version_compare(a, b, &cmp) >= 0)
+		return cmp == 0;
+	return streq(a, b);
+}

@@ -25,6 +25,10 @@ int version_compare(const char *a, const char *b, int *ret_cmp);
  * or -EINVAL. */
 int version_parse(const char *s, uint64_t segments[static VERSION_MAX_SEGMENTS]);
 
+/* Are a and b the same version ("5.8-1.0.1" and "5.8-1.0.01"); for
+ * strings that are not versions, the same string? */
+bool version_same(const char *a, const char *b);
+
 /* Is s a version version_compare() accepts? */
 bool version_valid(const char *s);
 

@@ -3,7 +3,7 @@
  *
  * Input: a control frame as it arrives on the TCP connection (12-byte
  * header, then the payload), decoded as the peers do: header first, then
- * the payload by type. Inputs starting "C5UD" are test datagrams instead.
+ * the payload by type (STATE requests and hostile STATE replies included). Inputs starting "C5UD" are test datagrams instead.
  * Contract checked: only the listed errnos; a decoded message re-encodes
  * to exactly the input bytes (the format has one encoding per message), so
  * nothing the decoder accepts is outside what the encoder may send.
@@ -27,7 +27,9 @@ static void check_same(int n, const uint8_t *data, size_t size)
 static void decode_payload(const struct udpb_header *h, const uint8_t *data, size_t size)
 {
 	static const int errors[] = { EBADMSG, ENODATA, ERANGE, 0 };
+	static const int state_errors[] = { EBADMSG, ENODATA, ERANGE, EPROTONOSUPPORT, 0 };
 	static struct udpb_report report;
+	static struct udpb_state st;
 	const uint8_t *p = data + UDPB_FRAME_HDR;
 	size_t len = h->length;
 	union {
@@ -66,6 +68,25 @@ static void decode_payload(const struct udpb_header *h, const uint8_t *data, siz
 			fuzz_check(strlen(m.error.text) <= UDPB_MAX_ERROR_TEXT);
 			n = udpbench_encode_error(m.error.code, m.error.text, out, sizeof(out));
 		}
+		break;
+	case UDPB_STATE_REQUEST:
+		r = udpbench_decode_state_request(p, len);
+		if (r < 0) {
+			fuzz_check(fuzz_errno_in(r, state_errors));
+			return;
+		}
+		n = udpbench_encode_state_request(out, sizeof(out));
+		break;
+	case UDPB_STATE:
+		memset(&st, 0, sizeof(st));
+		r = udpbench_decode_state(p, len, &st);
+		if (r < 0) {
+			fuzz_check(fuzz_errno_in(r, state_errors));
+			return;
+		}
+		fuzz_check(st.ncounters <= UDPB_MAX_COUNTERS && st.ncpus <= UDPB_MAX_CPUS);
+		fuzz_check(strlen(st.ifname) < 16 && strlen(st.firmware) <= UDPB_MAX_STATE_TEXT);
+		n = udpbench_encode_state(&st, out, sizeof(out));
 		break;
 	default:
 		fuzz_check(!"decode_header accepted an unknown type");

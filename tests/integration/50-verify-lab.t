@@ -39,6 +39,8 @@ run cx verify "$LOW"
 is "$rc" 0 "low floor: exit 0"
 is "$(numbers_out "$out")" "verify      lab-verify ($LOW)
 state       in the profile's state (1 interface)
+check       path-mtu pass: 9000-byte frames with DF set reach 198.18.0.2
+check       peer-serve skip: no cx5prof serve on 198.18.0.2:12866 (Connection refused): the peer's MTU, rmem_max, driver and firmware not checked
 benchmark   iperf3 to 198.18.0.2, 1 s, 8000-byte messages, 1 stream
   command   iperf3 -c 198.18.0.2 -u -b 0 -l 8000 -t 1 --json
   result    sent N, received N, lost N (N%)

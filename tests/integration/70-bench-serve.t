@@ -59,6 +59,16 @@ jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))'
 		"$TOP/schemas/bench.schema.json" "$TMP/bench.json"
 }
 schema_ok; ok $? "the JSON follows schemas/bench.schema.json"
+is "$(j '.peer_state | "\(.interface) \(.driver) \(.mtu) \(.rmem_max)"')" \
+	"peer0 veth 9000 $(ip netns exec "$PNS" cat /proc/sys/net/core/rmem_max)" \
+	"the peer's state (serve's STATE answer): interface, driver, MTU, rmem_max"
+is "$(j '.peer_state.drop_counters | type') $(j '.peer_state.cpus | map(.softirq_percent >= 0) | all')" "array true" \
+	"the peer's counters and per-CPU softirq share over the run"
+printf '%s' "$out" | jq .peer_state >"$TMP/peer.json"
+/usr/bin/python3 -c 'import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))' \
+	"$TOP/schemas/peer-state.schema.json" "$TMP/peer.json"
+ok $? "the peer state follows schemas/peer-state.schema.json"
 is "$(j '.command')" "cx5prof bench --peer 198.18.0.2 --port 12866 --duration 1 --message-size 8000 --send-buffer 0 --recv-buffer 0 --streams 1" \
 	"the command line is recorded as run"
 is "$(j '.per_stream[0].cpu')" null "a veth has no NIC-local CPU list: the stream is not pinned"
@@ -96,7 +106,15 @@ is "$(printf '%s\n' "$out" | sed -n 3p)" \
 printf '%s\n' "$out" | grep -q '^total '
 ok $? "human output: a total line"
 
-# 6. GSO refused by the path (segment above the MTU): fallback with a note.
+# 6. The peer at MTU 1500, this host at 9000: the datagrams are lost, and a
+# note says why with both MTUs (serve's STATE gave the peer's).
+ip -n "$PNS" link set peer0 mtu 1500
+bench --json
+is "$rc $(j '.received')" "0 0" "peer MTU 1500, host 9000: nothing arrives"
+is "$(j '.notes[0]')" "the peer's peer0 has MTU 1500, the route here 9000 (1500 vs 9000): 8028-byte datagrams leave in one frame and the peer cannot take them; set the same MTU on both ends" \
+	"peer MTU 1500, host 9000: the note names both MTUs"
+
+# 7. GSO refused by the path (segment above the MTU): fallback with a note.
 ip -n "$HNS" link set ens1f0 mtu 1500 && ip -n "$PNS" link set peer0 mtu 1500
 bench --json --gso
 is "$rc" 0 "bench --gso over MTU 1500 still runs"
@@ -106,10 +124,10 @@ ok $? "a note says why: $(j '.notes[0]')"
 balanced; ok $? "after the fallback: sent = received + lost, exactly"
 schema_ok; ok $? "with notes: the JSON follows the schema"
 
-# 7. The runs are in the history (all but the --no-record one).
+# 8. The runs are in the history (all but the --no-record one).
 if [ -f "$TMP/h.db" ]; then
-	is "$(/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("select count(*) from runs where runner=\"builtin\"").fetchone()[0])' "$TMP/h.db")" 5 \
-		"5 builtin runs recorded in the history"
+	is "$(/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("select count(*) from runs where runner=\"builtin\"").fetchone()[0])' "$TMP/h.db")" 6 \
+		"6 builtin runs recorded in the history"
 	run "$CX5PROF" --db "$TMP/h.db" history show 1
 	printf '%s\n' "$out" | head -n 1 | grep -Eq '^run 1  [0-9: -]+  \(1\.[0-9] s\)$'
 	ok $? "history show: a 1 s bench run lasted 1.x s (was 0.0 s): $(printf '%s\n' "$out" | head -n 1)"
@@ -117,16 +135,17 @@ else
 	ok 1 "the history database was created"
 fi
 
-# 8. No server: a clear error, exit 1.
+# 9. No server: a clear error, exit 1.
 run ip netns exec "$HNS" "$CX5PROF" bench --no-record --peer 198.18.0.2 --port 12999 --duration 1
 is "$rc" 1 "no server: exit 1"
 is "$err" "cx5prof: error: bench: no cx5prof serve on 198.18.0.2:12999 (Connection refused): start \`cx5prof serve --port 12999\` on the peer and check its firewall" \
 	"no server: what failed and what to do"
 
-# 9. Nothing arrived (100% loss): the history must not say "pass" (review
+# 10. Nothing arrived (100% loss): the history must not say "pass" (review
 # finding: bench recorded passed=1 whatever happened). A stand-in server
 # speaks the protocol, points the stream at a UDP socket it never reads,
-# and reports 0 datagrams received.
+# and reports 0 datagrams received. It answers STATE as a serve without it
+# does (ERROR, connection closed): bench then runs without the peer state.
 timeout -k 1 20 ip netns exec "$PNS" /usr/bin/python3 -c '
 import socket, struct
 def frame(t, payload):
@@ -135,11 +154,11 @@ def recv_frame(c):
     h = b""
     while len(h) < 12:
         h += c.recv(12 - len(h))
-    n = struct.unpack(">IBBHI", h)[4]
+    t, n = struct.unpack(">IBBHI", h)[2], struct.unpack(">IBBHI", h)[4]
     p = b""
     while len(p) < n:
         p += c.recv(n - len(p))
-    return p
+    return t
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 u.bind(("198.18.0.2", 0))
 s = socket.socket()
@@ -148,7 +167,11 @@ s.bind(("198.18.0.2", 12997))
 s.listen(1)
 print("listening", flush=True)
 c, _ = s.accept()
-recv_frame(c)                                   # SETUP
+if recv_frame(c) == 6:                          # STATE: not known here
+    c.sendall(frame(5, struct.pack(">HH", 1, 21) + b"unexpected frame type"))
+    c.close()
+    c, _ = s.accept()
+    recv_frame(c)                               # SETUP
 c.sendall(frame(2, struct.pack(">QIHHH", 7, 212992, 1, 0, u.getsockname()[1])))
 recv_frame(c)                                   # DONE
 c.sendall(frame(4, struct.pack(">QHH", 0, 1, 0) + struct.pack(">QQQQQ", 0, 0, 0, 0, 0)))
@@ -159,6 +182,8 @@ for _ in $(seq 50); do grep -q listening "$TMP/fake.log" && break; sleep 0.1; do
 run ip netns exec "$HNS" "$CX5PROF" --db "$TMP/h.db" bench --peer 198.18.0.2 --port 12997 --duration 1 --json
 wait "$FAKE_PID"
 is "$rc" 0 "nothing received: bench reports it (exit 0)"
+is "$(j '.peer_state') $(j '.notes[0]')" "null peer state not recorded: cx5prof serve on 198.18.0.2:12997 refused the test: unexpected frame type" \
+	"a server without STATE: the run goes on, with a note"
 is "$(j '[.received, .loss_percent, (.sent > 0)] | @tsv')" "$(printf '0\t100\ttrue')" "nothing received: 100% loss"
 is "$(/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(*c.execute("select pass, verdict from runs where runner=\"builtin\" order by id desc limit 1").fetchone(), sep="|")' "$TMP/h.db" | sed -E 's/0 of [0-9]+ datagrams/0 of N datagrams/')" \
 	"0|no thresholds (ad-hoc bench): 0 of N datagrams received" "nothing received: recorded as not passed, with why"
@@ -166,8 +191,8 @@ is "$(/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); p
 	"the 5 runs that delivered datagrams are recorded as passed"
 
 # The server logged every client and is still up.
-is "$(grep -c 'received [0-9]* of [0-9]* datagrams' "$TMP/serve.log")" 6 "serve logged 6 completed tests"
-is "$(grep -c '^cx5prof: serve: client .*: received [0-9]* of [0-9]* datagrams$' "$TMP/serve.log")" 6 \
+is "$(grep -c 'received [0-9]* of [0-9]* datagrams' "$TMP/serve.log")" 7 "serve logged 7 completed tests"
+is "$(grep -c '^cx5prof: serve: client .*: received [0-9]* of [0-9]* datagrams$' "$TMP/serve.log")" 7 \
 	"a completed test is progress, not a warning (no \"warning:\" prefix)"
 kill -0 "$SERVE_PID"
 ok $? "serve is still running"

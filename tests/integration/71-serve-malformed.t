@@ -2,11 +2,14 @@
 # 71-serve-malformed.t: `cx5prof serve` against hostile control clients.
 #
 # A python3 client on 127.0.0.1 sends truncated, oversized, random, wrong-
-# version, out-of-range and out-of-order frames, and one that dribbles a
+# version, out-of-range and out-of-order frames (STATE requests too), and
+# one that dribbles a
 # few bytes and goes silent (slowloris). Each is closed with a log line
 # (and an ERROR frame where the client still listens); after each one a
 # real `cx5prof bench` still completes: the server keeps serving. A second
-# client during a test is turned away at once as busy.
+# client during a test is turned away at once as busy. A hostile STATE
+# reply is refused by the client with the reason. 20 idle connections,
+# and a client that keeps reopening idle ones, do not delay a real bench.
 . "$(dirname "$0")/lib.sh"
 
 TMP=$(mktemp -d)
@@ -43,11 +46,26 @@ msgs = {
     "type": frame(1, 3, struct.pack(">QHH", 0, 1, 0) + b"\0" * 8),
     "trailing": frame(1, 1, setup + b"x"),
     "slowloris": frame(1, 1, setup)[:3],
+    "state-version": frame(1, 6, struct.pack(">HH", 2, 0)),
+    "state-trailing": frame(1, 6, struct.pack(">HHB", 1, 0, 0)),
+    "state-reply": frame(1, 7, b"\0" * 44),
+    "state": frame(1, 6, struct.pack(">HH", 1, 0)),
 }
 s = socket.create_connection(("127.0.0.1", port), timeout=10)
 s.sendall(msgs[kind])
 if kind == "truncated":
     s.shutdown(socket.SHUT_WR)
+if kind == "state":  # one answer, then the client leaves
+    h = b""
+    while len(h) < 12:
+        h += s.recv(12 - len(h))
+    n = struct.unpack(">IBBHI", h)[4]
+    p = b""
+    while len(p) < n:
+        p += s.recv(n - len(p))
+    ifname = p[45:45 + p[44]].decode()
+    print("state", h[5], ifname, "rmem_max", struct.unpack(">Q", p[12:20])[0])
+    sys.exit(0)
 data = b""
 try:
     while True:
@@ -87,7 +105,15 @@ range|error 1 field out of range|setup: field out of range
 streams|error 1 field out of range|setup: field out of range
 type|error 1 unexpected frame type|setup: unexpected frame type
 trailing|error 1 malformed frame (bad magic, reserved field or length)|setup: malformed frame (bad magic, reserved field or length)
+state-version|error 2 unsupported protocol version|setup: unsupported protocol version
+state-trailing|error 1 malformed frame (bad magic, reserved field or length)|setup: malformed frame (bad magic, reserved field or length)
+state-reply|error 1 unexpected frame type|setup: unexpected frame type
 EOF
+
+# STATE: the facts of the interface that owns the address (loopback here),
+# answered at once; the client leaving after its answer is not an error.
+run /usr/bin/python3 "$TMP/evil.py" state "$PORT"
+is "$out" "state 7 lo rmem_max $(cat /proc/sys/net/core/rmem_max)" "state: answered for the interface of the address"
 
 # Slowloris: three bytes, then silence. Closed after the 5 s setup timeout.
 start=$(date +%s)
@@ -139,5 +165,91 @@ is "$rc $err" "64 cx5prof: error: bench: peer 'not-an-address' is not a numeric 
 
 kill -0 "$SERVE_PID"
 ok $? "serve survived every hostile client"
-is "$(grep -c 'connection closed' "$TMP/serve.log")" 10 "10 hostile connections logged"
+is "$(grep -c 'connection closed' "$TMP/serve.log")" 13 "13 hostile connections logged"
+
+# A hostile STATE reply (513 CPUs, more than the protocol allows): the
+# client refuses it with a clear reason and goes on (doctor's peer-serve).
+HPORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+timeout -k 1 20 /usr/bin/python3 -c '
+import socket, struct, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(8)
+print("listening", flush=True)
+text = lambda t: bytes([len(t)]) + t
+bad = struct.pack(">HHIIQQIIII", 1, 0, 0, 0, 0, 0, 0, 0, 0, 0) + text(b"lo") + b"\0" * 4 + struct.pack(">HH", 0, 513)
+while True:
+    c, _ = s.accept()
+    c.settimeout(2)
+    try:
+        if len(c.recv(16)) == 16:
+            c.sendall(struct.pack(">IBBHI", 0x43355542, 1, 7, 0, len(bad)) + bad)
+    except OSError:
+        pass
+    c.close()
+' "$HPORT" >"$TMP/hostile.log" 2>&1 &
+HOSTILE_PID=$!
+for _ in $(seq 50); do grep -q listening "$TMP/hostile.log" && break; sleep 0.1; done
+printf 'version: 1\nname: hostile\nverify:\n  peer: 127.0.0.1\n  runner: [builtin]\n  port: %s\n' "$HPORT" >"$TMP/hostile.yaml"
+run "$CX5PROF" doctor "$TMP/hostile.yaml"
+printf '%s\n' "$out" | grep -qE "^SKIP +127.0.0.1 +peer-serve +bad state frame from 127.0.0.1:$HPORT: the peer's MTU, rmem_max, driver and firmware not checked$"
+ok $? "a hostile STATE reply is refused with the reason"
+kill "$HOSTILE_PID" 2>/dev/null; wait "$HOSTILE_PID" 2>/dev/null
+
+# Starvation: idle connections that never send their setup must not keep
+# a real client waiting. idle.py MODE PORT: "hold" opens 20 connections,
+# says "ready", and after a line on stdin reports how many were told busy;
+# "churn" keeps 8 idle connections open for 3 s, reopening each one the
+# server closes (at most 200 connects).
+cat >"$TMP/idle.py" <<'EOF2'
+import socket, struct, sys, time
+mode, port = sys.argv[1], int(sys.argv[2])
+def told_busy(s):
+    s.setblocking(False)
+    try:
+        data = s.recv(4096)
+    except BlockingIOError:
+        return False
+    return len(data) >= 16 and data[5] == 5 and struct.unpack(">H", data[12:14])[0] == 3 and \
+        data[16:].decode() == "busy: too many waiting connections, retry later"
+def connect():
+    return socket.create_connection(("127.0.0.1", port), timeout=5)
+if mode == "hold":
+    conns = [connect() for _ in range(20)]
+    print("ready", flush=True)
+    sys.stdin.readline()
+    print(sum(told_busy(s) for s in conns), flush=True)
+else:
+    conns, opened, end = [], 0, time.time() + 3
+    print("ready", flush=True)
+    while time.time() < end and opened < 200:
+        conns = [s for s in conns if not told_busy(s)]
+        while len(conns) < 8 and opened < 200:
+            conns.append(connect()); opened += 1
+        time.sleep(0.01)
+    print(opened, flush=True)
+EOF2
+coproc IDLE { /usr/bin/python3 "$TMP/idle.py" hold "$PORT"; }
+read -r line <&"${IDLE[0]}"
+is "$line" ready "20 idle connections are open"
+start=$(date +%s)
+bench_ok "with 20 idle connections"
+took=$(( $(date +%s) - start ))
+[ "$took" -le 4 ]
+ok $? "with 20 idle connections: the bench did not wait for them (${took}s)"
+echo >&"${IDLE[1]}"
+read -r line <&"${IDLE[0]}"
+is "$line" 13 "the 12 idle connections beyond the 8 per address, then the oldest one, were told busy"
+wait "$IDLE_PID" 2>/dev/null
+
+/usr/bin/python3 "$TMP/idle.py" churn "$PORT" >"$TMP/churn.out" &
+churn=$!
+for _ in $(seq 50); do [ -s "$TMP/churn.out" ] && break; sleep 0.1; done
+bench_ok "with a client reopening 8 idle connections"
+wait "$churn"
+[ "$(tail -n1 "$TMP/churn.out")" -gt 8 ]
+ok $? "the churning client reopened connections the server closed ($(tail -n1 "$TMP/churn.out") connects)"
+kill -0 "$SERVE_PID"
+ok $? "serve survived the idle and churning clients"
 done_testing

@@ -2,7 +2,8 @@
 # 72-verify-builtin.t: `cx5prof verify` with `runner: builtin` across the
 # lab's veth pair, against `cx5prof serve --once` in the peer namespace: the
 # report names the builtin runner and its command, the books balance in the
-# history, GSO from the profile reaches the sender, --peer replaces the
+# history with the peer's state (serve's STATE answers), GSO from the
+# profile reaches the sender, --peer replaces the
 # profile's peer, and a missing server is a clear error (exit 1).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
@@ -59,11 +60,33 @@ PYEOF
 }
 is "$(check_run)" "builtin sent=received+lost gso off" "the run is in the history, balanced, without GSO"
 
+# The peer's state, from serve's STATE answers around the run.
+rmem=$(ip netns exec "$PEER_NS" cat /proc/sys/net/core/rmem_max)
+printf '%s\n' "$out" | grep -qx "peer        peer0: driver veth 1.0, firmware n/a, mtu 9000, rmem_max $rmem"
+ok $? "verify names the peer's interface, driver, firmware, MTU and rmem_max"
+printf '%s\n' "$out" | grep -qE "^peer load   softirq busiest CPU [0-9]+ at [0-9]+\.[0-9]%$"
+ok $? "verify names the receiver's busiest softirq CPU over the run (veth: no interrupts)"
+RUN1=$(sqlite3 "$DB" 'SELECT max(id) FROM runs')
+is "$(sqlite3 "$DB" "SELECT json_extract(content, '\$.interface') || ' ' || json_extract(content, '\$.driver') || ' ' ||
+	json_extract(content, '\$.mtu') || ' ' || json_extract(content, '\$.rmem_max') || ' ' ||
+	json_type(content, '\$.drop_counters') || ' ' || json_type(content, '\$.cpus')
+	FROM artifacts WHERE run = $RUN1 AND name = 'peer_state.json'")" "peer0 veth 9000 $rmem array array" \
+	"the run records the peer's state and its changes over the run (artifact peer_state.json)"
+run cx history show "$RUN1"
+printf '%s\n' "$out" | grep -qx "peer state   driver veth 1.0  firmware n/a  mtu 9000  rmem_max $rmem"
+ok $? "history show prints the peer's state"
+
 wait_closed 12866
 serve_once
 run cx verify "$WORK/gso.yaml"
 is "$rc" 0 "builtin runner with gso: exit 0"
 is "$(check_run)" "builtin sent=received+lost gso on" "gso: true in the profile reaches the sender"
+RUN2=$(sqlite3 "$DB" 'SELECT max(id) FROM runs')
+run cx compare "$RUN1" "$RUN2"
+printf '%s\n' "$out" | grep -qE "^  peer_mtu +9000 +9000$"
+ok $? "compare shows the peer's MTU of both runs"
+printf '%s\n' "$out" | grep -qE "^  peer_driver +veth +veth$"
+ok $? "compare shows the peer's driver of both runs"
 
 # Socket buffers above the host's limits: the builtin runner warns like the
 # others (runner_warn_clamped, from the sysroot's net.core.[wr]mem_max).

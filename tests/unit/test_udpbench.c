@@ -262,6 +262,113 @@ static void test_report(void **state)
 	assert_int_equal(udpbench_encode_report(&m, buf, 100), -ENOBUFS);
 }
 
+static void test_state_request(void **state)
+{
+	uint8_t *p = buf + UDPB_FRAME_HDR;
+	const uint8_t *pl;
+	size_t len;
+	int n;
+
+	(void)state;
+	n = udpbench_encode_state_request(buf, sizeof(buf));
+	assert_int_equal(n, UDPB_FRAME_HDR + 4);
+	assert_memory_equal(buf, "C5UB\x01\x06\x00\x00\x00\x00\x00\x04\x00\x01\x00\x00", 16);
+	pl = payload(n, UDPB_STATE_REQUEST, &len);
+	assert_int_equal(udpbench_decode_state_request(pl, len), 0);
+	assert_int_equal(udpbench_decode_state_request(p, 3), -ENODATA);
+	assert_int_equal(udpbench_decode_state_request(p, 5), -EBADMSG);
+	p[3] = 1; /* reserved */
+	assert_int_equal(udpbench_decode_state_request(p, 4), -EBADMSG);
+	p[3] = 0, p[1] = 2; /* a later state version */
+	assert_int_equal(udpbench_decode_state_request(p, 4), -EPROTONOSUPPORT);
+	assert_int_equal(udpbench_encode_state_request(buf, 15), -ENOBUFS);
+}
+
+static void fill_state(struct udpb_state *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->present = UDPB_STATE_MTU | UDPB_STATE_RMEM_MAX | UDPB_STATE_RINGS;
+	m->mtu = 9000;
+	m->rmem_max = 4194304;
+	m->rx_ring = 1024, m->rx_ring_max = 8192, m->tx_ring = 1024, m->tx_ring_max = 8192;
+	strcpy(m->ifname, "ens1f0");
+	strcpy(m->driver, "mlx5_core");
+	strcpy(m->driver_version, "5.8-1.0.1");
+	strcpy(m->firmware, "16.35.2000 (MT_0000000080)");
+	strcpy(m->pci_id, "15b3:1017");
+	m->ncounters = 2;
+	strcpy(m->counter[0].name, "rx_out_of_buffer");
+	m->counter[0].value = 12;
+	strcpy(m->counter[1].name, "rx_discards_phy");
+	m->ncpus = UDPB_MAX_CPUS;
+	for (unsigned i = 0; i < m->ncpus; i++)
+		m->cpu[i] = (struct udpb_state_cpu){i, i * 3, i * 100, i % 7};
+}
+
+static void test_state(void **state)
+{
+	static struct udpb_state m, out;
+	uint8_t *p = buf + UDPB_FRAME_HDR;
+	const uint8_t *pl;
+	size_t len, texts;
+	int n;
+
+	(void)state;
+	fill_state(&m);
+	n = udpbench_encode_state(&m, buf, sizeof(buf));
+	texts = 1 + 6 + 1 + 9 + 1 + 9 + 1 + 26 + 1 + 9;
+	assert_int_equal(n, UDPB_FRAME_HDR + 44 + texts + 2 + (1 + 16 + 8) + (1 + 15 + 8) + 2 +
+				UDPB_MAX_CPUS * 28);
+	assert_true(n <= (int)sizeof(buf)); /* the largest state fits one frame */
+	pl = payload(n, UDPB_STATE, &len);
+	assert_int_equal(udpbench_decode_state(pl, len, &out), 0);
+	assert_memory_equal(&out, &m, sizeof(m));
+
+	/* Hostile replies: each error for its cause, nothing trusted. */
+	assert_int_equal(udpbench_decode_state(p, 43, &out), -ENODATA);
+	assert_int_equal(udpbench_decode_state(p, len - 1, &out), -ENODATA);
+	assert_int_equal(udpbench_decode_state(p, len + 1, &out), -EBADMSG);
+	p[3] |= 0x80; /* an unknown present bit */
+	assert_int_equal(udpbench_decode_state(p, len, &out), -EBADMSG);
+	p[3] &= 0x7f;
+	p[3] &= (uint8_t)~UDPB_STATE_MTU; /* mtu says unknown but carries 9000 */
+	assert_int_equal(udpbench_decode_state(p, len, &out), -EBADMSG);
+	p[3] |= UDPB_STATE_MTU;
+	p[44] = 64; /* ifname text longer than the limit */
+	assert_int_equal(udpbench_decode_state(p, len, &out), -ERANGE);
+	p[44] = 7; /* the ifname runs into the next text's length byte */
+	assert_int_equal(udpbench_decode_state(p, len, &out), -EBADMSG);
+	p[44] = 6;
+	p[45] = '\n'; /* not printable */
+	assert_int_equal(udpbench_decode_state(p, len, &out), -EBADMSG);
+	p[45] = 'e';
+	p[44 + texts] = 0, p[44 + texts + 1] = 33; /* 33 counters */
+	assert_int_equal(udpbench_decode_state(p, len, &out), -ERANGE);
+	p[44 + texts + 1] = 2;
+	p[44 + texts + 2] = 0; /* an empty counter name */
+	assert_int_equal(udpbench_decode_state(p, len, &out), -EBADMSG);
+	p[44 + texts + 2] = 16;
+	p[len - UDPB_MAX_CPUS * 28 - 2] = 0x02, p[len - UDPB_MAX_CPUS * 28 - 1] = 0x01; /* 513 CPUs */
+	assert_int_equal(udpbench_decode_state(p, len, &out), -ERANGE);
+	p[0] = 0, p[1] = 2;
+	assert_int_equal(udpbench_decode_state(p, len, &out), -EPROTONOSUPPORT);
+
+	/* The encoder refuses what the decoder would. */
+	strcpy(m.ifname, "0123456789abcdef"); /* 16 bytes: not an interface name */
+	assert_int_equal(udpbench_encode_state(&m, buf, sizeof(buf)), -ERANGE);
+	strcpy(m.ifname, "ens1f0");
+	strcpy(m.firmware, "fw\x01");
+	assert_int_equal(udpbench_encode_state(&m, buf, sizeof(buf)), -ERANGE);
+	strcpy(m.firmware, "ok");
+	m.counter[1].name[0] = '\0';
+	assert_int_equal(udpbench_encode_state(&m, buf, sizeof(buf)), -ERANGE);
+	strcpy(m.counter[1].name, "x");
+	m.present |= 0x100;
+	assert_int_equal(udpbench_encode_state(&m, buf, sizeof(buf)), -ERANGE);
+	m.present &= 0xff;
+	assert_int_equal(udpbench_encode_state(&m, buf, 100), -ENOBUFS);
+}
+
 static void test_error_msg(void **state)
 {
 	struct udpb_error_msg out;
@@ -325,6 +432,8 @@ static void test_type_names(void **state)
 	(void)state;
 	assert_string_equal(udpb_type_to_string(UDPB_SETUP), "setup");
 	assert_string_equal(udpb_type_to_string(UDPB_ERROR), "error");
+	assert_string_equal(udpb_type_to_string(UDPB_STATE_REQUEST), "state-request");
+	assert_string_equal(udpb_type_to_string(UDPB_STATE), "state");
 	assert_null(udpb_type_to_string(0));
 	assert_null(udpb_type_to_string(_UDPB_TYPE_MAX));
 }
@@ -465,6 +574,8 @@ int main(void)
 	    cmocka_unit_test(test_ready),
 	    cmocka_unit_test(test_done),
 	    cmocka_unit_test(test_report),
+	    cmocka_unit_test(test_state_request),
+	    cmocka_unit_test(test_state),
 	    cmocka_unit_test(test_error_msg),
 	    cmocka_unit_test(test_dgram),
 	    cmocka_unit_test(test_type_names),

@@ -1,0 +1,36 @@
+/* peerssh.h: tune both ends: the peer's own cx5prof, run through the
+ * operator's OpenSSH.
+ *
+ * Owns: the ssh command line (`ssh -o BatchMode=yes [-F peer.ssh_config]
+ * -- peer.ssh COMMAND VERB ...`: the user's keys and known_hosts, never a
+ * password prompt, host keys always checked), the flattened profile sent
+ * on stdin to `apply --confirm N --json -` (extends resolved here, the
+ * `peer` section left out so the peer does not recurse), and the peer's
+ * answer (exit code, JSON document). Must never: turn host key checking
+ * off, speak any protocol but ssh, or pass the peer anything its shell
+ * would interpret (peer.ssh and peer.command are checked by the loader). */
+#ifndef CX5_PEERSSH_H
+#define CX5_PEERSSH_H
+
+#include "util.h"
+
+struct profile;
+
+#define PEERSSH_CONFIRM_DEFAULT 120 /* seconds, when peer.confirm is unset */
+
+/* Does the profile name a peer to tune (peer.ssh)? */
+bool peerssh_wanted(const struct profile *p);
+
+/* Apply p on the peer under its own --confirm watchdog: confirm_s
+ * seconds (this host's --confirm, so one `commit` within it keeps both),
+ * or 0 for peer.confirm. 0 with *ret_txn (the peer's transaction, 0 when
+ * nothing changed there); -errno with *ret_error (caller frees) naming the
+ * peer and what failed ("ssh failed (exit 255)", "`cx5prof apply` exited
+ * 6"). */
+int peerssh_apply(const struct profile *p, unsigned confirm_s, int64_t *ret_txn, char **ret_error);
+
+/* `commit`, or `rollback` (of the peer's last transaction), on the peer. */
+int peerssh_commit(const struct profile *p, char **ret_error);
+int peerssh_rollback(const struct profile *p, char **ret_error);
+
+#endif

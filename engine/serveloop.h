@@ -1,0 +1,39 @@
+/* serveloop.h: `serve`'s connection dispatcher.
+ *
+ * Owns: accepting control connections as they come, reading each one's
+ * request without blocking (a frame within UDPSINK_SETUP_TIMEOUT_USEC of
+ * the connection or of its previous answer), the bounds on waiting
+ * connections (SERVE_MAX_PENDING in all, SERVE_MAX_PER_SOURCE from one
+ * address; the oldest waiting one is closed to make room), one running
+ * test at a time in its own thread (udpsink_session), an immediate "busy"
+ * ERROR to a SETUP while a test runs, and STATE answers (peerstate.h) at
+ * any time. A connection whose test completed goes back to waiting, so
+ * its client can ask for the state after the run. Must never: wait on one
+ * client while another is ready, change the host, or end because of what
+ * a client sent. */
+#ifndef CX5_SERVELOOP_H
+#define CX5_SERVELOOP_H
+
+#include <signal.h>
+
+#include "cpuset.h"
+
+#define SERVE_MAX_PENDING    64
+#define SERVE_MAX_PER_SOURCE 8
+/* Requests one connection may make (STATE, SETUP); then it is closed. */
+#define SERVE_MAX_REQUESTS 8
+
+struct serveloop_config {
+	int lfd;		   /* listening socket (udpsink_listen) */
+	const struct cpuset *cpus; /* serve --cpus, or NULL */
+	bool once;		   /* return after the first test's connection ends */
+	const volatile sig_atomic_t *quit;
+};
+
+/* Serve until *quit (or, with once, until the connection of the first
+ * test ends). *ret_test_r: the last test's result (0 completed or none
+ * ran, -errno failed). -errno only when the dispatcher itself could not
+ * run (-ENOMEM, -EMFILE). */
+int serveloop_run(const struct serveloop_config *c, int *ret_test_r);
+
+#endif

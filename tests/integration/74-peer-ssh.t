@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# 74-peer-ssh.t: tune both ends. A profile with `peer: {ssh: ...}` is
+# applied on the peer too, through OpenSSH: an sshd started here inside the
+# peer namespace on 198.18.0.2 (its own config, host key and
+# authorized_keys; a private mount of /run for its privilege separation
+# directory), a client key and known_hosts made for this test and named
+# by peer.ssh_config, and a forced command that runs the peer's cx5prof on
+# its own sysroot copy and history. apply changes both MTUs, rollback
+# restores both; the peer's session killed after its apply, an unknown
+# host key or an unreachable peer leave both ends as they were.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/verify-lib.sh"
+need_root_netns
+command -v /usr/sbin/sshd >/dev/null || skip_all "needs openssh-server (contrib/install-deps.sh)"
+vsetup v74
+
+# The peer's port gets the host's name, so one profile matches both ends.
+ip -n "$PEER_NS" link set peer0 name ens1f0 || { echo "Bail out! cannot rename peer0"; exit 1; }
+mtu_of() { ip -n "$1" -o link show ens1f0 2>/dev/null | grep -o 'mtu [0-9]*'; }
+mtus() { echo "$(mtu_of "$HOST_NS") $(mtu_of "$PEER_NS")"; }
+ip -n "$HOST_NS" link set ens1f0 mtu 1500 && ip -n "$PEER_NS" link set ens1f0 mtu 1500
+
+PSR=$WORK/peer-sysroot PDB=$WORK/peer.db
+copy_sysroot cx5-2port "$PSR"
+ssh-keygen -q -t ed25519 -N '' -C cx5t-client -f "$WORK/id"
+ssh-keygen -q -t ed25519 -N '' -C cx5t-host -f "$WORK/hostkey"
+cat >"$WORK/peer-cx5prof" <<EOF
+#!/bin/sh
+# The peer's cx5prof: its own sysroot copy and history. The first word of
+# the command is the profile's peer.command, replaced by the binary here.
+set -f
+set -- \$SSH_ORIGINAL_COMMAND
+shift
+if [ "\$1" = apply ] && [ -e "$WORK/kill-after-apply" ]; then
+	"$CX5PROF" --sysroot "$PSR" --db "$PDB" "\$@"
+	kill -9 "\$PPID" # the ssh session dies before anything is committed
+fi
+exec "$CX5PROF" --sysroot "$PSR" --db "$PDB" "\$@"
+EOF
+chmod 755 "$WORK/peer-cx5prof"
+echo "command=\"$WORK/peer-cx5prof\",no-pty,no-port-forwarding,no-agent-forwarding $(cat "$WORK/id.pub")" >"$WORK/authorized_keys"
+cat >"$WORK/sshd_config" <<EOF
+Port 2222
+ListenAddress 198.18.0.2
+HostKey $WORK/hostkey
+AuthorizedKeysFile $WORK/authorized_keys
+PidFile $WORK/sshd.pid
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+EOF
+client_config() { # client_config FILE PORT KNOWN_HOSTS
+	cat >"$1" <<EOF
+Host 198.18.0.2
+  Port $2
+  User root
+  IdentityFile $WORK/id
+  IdentitiesOnly yes
+  UserKnownHostsFile $3
+  GlobalKnownHostsFile /dev/null
+  ConnectTimeout 5
+EOF
+}
+echo "[198.18.0.2]:2222 $(cut -d' ' -f1,2 "$WORK/hostkey.pub")" >"$WORK/known_hosts"
+: >"$WORK/no_known_hosts"
+client_config "$WORK/ssh_config" 2222 "$WORK/known_hosts"
+client_config "$WORK/ssh_config_unknown" 2222 "$WORK/no_known_hosts"
+client_config "$WORK/ssh_config_closed" 2223 "$WORK/known_hosts"
+
+timeout -k 1 120 ip netns exec "$PEER_NS" unshare -m sh -c \
+	'mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd && exec /usr/sbin/sshd -D -e -f "$1"' \
+	sh "$WORK/sshd_config" 2>"$WORK/sshd.log" &
+V_PIDS="$V_PIDS $!"
+wait_listen 2222 || { echo "Bail out! sshd did not start: $(cat "$WORK/sshd.log")"; exit 1; }
+
+# extends is resolved on this host: the peer gets one flattened profile.
+cat >"$WORK/jumbo.yaml" <<'YAML'
+version: 1
+name: jumbo
+match:
+  interfaces: [ens1f0]
+link:
+  mtu: 9000
+YAML
+both() { # both FILE SSH_CONFIG
+	cat >"$1" <<YAML
+version: 1
+name: both-ends
+extends: jumbo.yaml
+peer:
+  ssh: root@198.18.0.2
+  ssh_config: $2
+  command: /usr/sbin/cx5prof
+  confirm: 3
+YAML
+}
+both "$WORK/both.yaml" "$WORK/ssh_config"
+both "$WORK/unknown.yaml" "$WORK/ssh_config_unknown"
+both "$WORK/closed.yaml" "$WORK/ssh_config_closed"
+hcx() { HOME=$WORK cx "$@"; } # no ~/.ssh of the operator running the tests
+peer_txns() { sqlite3 "$PDB" "SELECT group_concat(kind || ':' || status, ' ') FROM transactions" 2>/dev/null; }
+
+# ---- apply: both ends; rollback: both ends
+run hcx apply "$WORK/both.yaml"
+is "$rc" 0 "apply with peer.ssh: exit 0"
+is "$(mtus)" "mtu 9000 mtu 9000" "apply changed the MTU on both ends"
+is "$(peer_txns)" "apply:committed" "the peer's own transaction is committed"
+run hcx rollback
+is "$rc" 0 "rollback: exit 0"
+is "$(mtus)" "mtu 1500 mtu 1500" "rollback restored the MTU on both ends"
+is "$(peer_txns)" "apply:rolled_back rollback:committed" "the peer rolled its transaction back"
+
+# ---- apply --confirm here: the peer waits too, and commit commits both
+run hcx apply --confirm 60 "$WORK/both.yaml"
+is "$rc" 0 "apply --confirm with peer.ssh: exit 0"
+is "$(mtus) $(peer_txns | awk '{print $NF}')" "mtu 9000 mtu 9000 apply:pending_confirm" \
+	"apply --confirm: both ends changed, the peer waits for a commit"
+is "$(sqlite3 "$PDB" 'SELECT (confirm_deadline_usec - started_usec + 500000) / 1000000 FROM transactions ORDER BY id DESC LIMIT 1')" 60 \
+	"apply --confirm 60: the peer's watchdog waits the same 60 s (one commit keeps both)"
+run hcx commit
+is "$rc" 0 "commit: exit 0"
+is "$(peer_txns | awk '{print $NF}')" "apply:committed" "commit here committed the peer too"
+run hcx rollback
+is "$rc $(mtus)" "0 mtu 1500 mtu 1500" "rollback after commit: both ends restored"
+
+# ---- the peer's session dies after its apply: this host is rolled back
+# at once, the peer by its own --confirm watchdog (peer.confirm: 3 s).
+touch "$WORK/kill-after-apply"
+run hcx apply "$WORK/both.yaml"
+rm -f "$WORK/kill-after-apply"
+is "$rc" 6 "ssh killed mid-way: exit 6"
+printf '%s\n' "$err" | grep -q "peer root@198.18.0.2: ssh failed (exit 255): see its message above; rolling back this host's transaction"
+ok $? "ssh killed mid-way: the peer's failure is named"
+is "$(mtu_of "$HOST_NS")" "mtu 1500" "ssh killed mid-way: this host is restored at once"
+is "$(peer_txns | awk '{print $NF}')" "apply:pending_confirm" "ssh killed mid-way: the peer's apply waits for a commit that never comes"
+for _ in $(seq 80); do [ "$(mtus)" = "mtu 1500 mtu 1500" ] && break; sleep 0.1; done
+is "$(mtus)" "mtu 1500 mtu 1500" "ssh killed mid-way: the peer's watchdog restored it too"
+is "$(peer_txns | awk '{print $(NF-1), $NF}')" "apply:rolled_back rollback:committed" \
+	"ssh killed mid-way: the peer's watchdog rolled its apply back"
+
+# ---- an unknown host key is refused (never StrictHostKeyChecking=no)
+run hcx apply "$WORK/unknown.yaml"
+is "$rc" 6 "unknown host key: exit 6"
+printf '%s\n' "$err" | grep -q "Host key verification failed"
+ok $? "unknown host key: ssh refused it"
+is "$(mtus)" "mtu 1500 mtu 1500" "unknown host key: both ends as they were"
+
+# ---- nothing listens on the peer's ssh port
+run hcx apply "$WORK/closed.yaml"
+is "$rc" 6 "unreachable peer: exit 6"
+is "$(mtus)" "mtu 1500 mtu 1500" "unreachable peer: both ends as they were"
+
+# ---- nothing to change here: the peer is still tuned (and committed)
+ip -n "$HOST_NS" link set ens1f0 mtu 9000
+run hcx apply "$WORK/both.yaml"
+is "$rc" 0 "nothing to change here: exit 0"
+is "$(mtus)" "mtu 9000 mtu 9000" "nothing to change here: the peer was tuned"
+is "$(peer_txns | awk '{print $NF}')" "apply:committed" "nothing to change here: the peer's transaction is committed"
+
+# ---- the profile's peer section is checked by the loader
+cat >"$WORK/bad.yaml" <<'YAML'
+version: 1
+name: bad-peer
+peer:
+  ssh: -oProxyCommand=x
+YAML
+run hcx validate "$WORK/bad.yaml"
+is "$rc" 65 "an ssh target starting with '-': exit 65"
+printf '%s\n' "$err" | grep -q 'an ssh destination'
+ok $? "an ssh target starting with '-': refused with the reason"
+printf 'version: 1\nname: no-ssh\npeer:\n  confirm: 5\n' >"$WORK/no-ssh.yaml"
+run hcx validate "$WORK/no-ssh.yaml"
+is "$rc $err" "65 cx5prof: error: $WORK/no-ssh.yaml:4:12: peer: missing required key \"ssh\" (the peer to tune, [user@]host)" \
+	"a peer section without ssh: refused with its place"
+done_testing
