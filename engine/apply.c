@@ -40,6 +40,11 @@ void apply_signals_install(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
+int apply_interrupted(void)
+{
+	return interrupted_by;
+}
+
 static void failpoint_pause(const char *name, int k)
 {
 	if (!failpoint(name, k))
@@ -67,8 +72,9 @@ static char *describe_failure(const struct change_record *c, const char *from, c
 	_cleanup_free_ char *t = change_value_human(c->kind, to, from);
 
 	/* -ESTALE and -EBUSY carry cx5prof's own explanation (the IRQ or the
-	 * config file changed since the transaction; the process irqbalance
-	 * stop left running); other messages are the kernel's extack text. */
+	 * config file changed since the transaction, a later change undid an
+	 * earlier one; the process irqbalance stop left running); other
+	 * messages are the kernel's extack text. */
 	if ((r == -ESTALE || r == -EBUSY) && kmsg)
 		return strprintf("%s %s %s -> %s: %s", c->object, c->key, f ? f : strna(from),
 				 t ? t : strna(to), kmsg);
@@ -125,9 +131,43 @@ static int undo_steps(struct history *h, const struct change_record *c, size_t n
 	return ret;
 }
 
-static int apply_step(struct history *h, const struct change_record *c, struct apply_outcome *o)
+/* The earlier changes of c[i]'s kind and object still read back: writing
+ * one setting can take another of the same port with it (sg off turns gso
+ * off). -EIO with *ret_why naming the one that no longer does. */
+static int verify_earlier(const struct change_record *c, size_t i, char **ret_why)
 {
-	_cleanup_free_ char *kmsg = NULL;
+	const struct change_kind *k = change_kind_find(c[i].kind);
+
+	for (size_t j = 0; k && j < i; j++) {
+		int r;
+
+		if (!streq(c[j].kind, c[i].kind) || !streq(c[j].object, c[i].object))
+			continue;
+		r = k->verify(k, c[j].object, c[j].key, c[j].new_value);
+		if (r == -EIO) {
+			_cleanup_free_ char *f =
+			    change_value_human(c[j].kind, c[j].old_value, c[j].new_value);
+			_cleanup_free_ char *t =
+			    change_value_human(c[j].kind, c[j].new_value, c[j].old_value);
+
+			*ret_why =
+			    strprintf("the earlier change %s %s %s -> %s no longer reads back (the settings "
+				      "depend on each other)",
+				      c[j].object, c[j].key, f ? f : strna(c[j].old_value),
+				      t ? t : strna(c[j].new_value));
+			return *ret_why ? -EIO : -ENOMEM;
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int apply_step(struct history *h, const struct change_record *changes, size_t i,
+		      struct apply_outcome *o)
+{
+	const struct change_record *c = &changes[i];
+	_cleanup_free_ char *kmsg = NULL, *why = NULL;
 	int r;
 
 	if (interrupted_by)
@@ -137,13 +177,28 @@ static int apply_step(struct history *h, const struct change_record *c, struct a
 		return -EINTR;
 	r = failpoint("apply-step", c->seq) ? -EIO : change_write(c, c->new_value, false, &kmsg);
 	if (r >= 0)
+		r = verify_earlier(changes, i, &why);
+	if (r >= 0)
 		r = history_change_set_state(h, c->txn, c->seq, CHANGE_APPLIED, NULL);
 	if (r < 0) {
 		o->failed_seq = c->seq;
-		o->failure = describe_failure(c, c->old_value, c->new_value, r, kmsg);
+		/* -ESTALE: describe_failure prints why as cx5prof's own text */
+		o->failure =
+		    describe_failure(c, c->old_value, c->new_value, why ? -ESTALE : r, why ? why : kmsg);
 		(void)history_change_set_state(h, c->txn, c->seq, CHANGE_FAILED, o->failure);
 	}
 	return r;
+}
+
+/* A write that failed this way never reached its target: the file or
+ * device is not there (ENOENT, ENOTDIR, ENODEV), the path leaves the
+ * sysroot or is a symlink (EXDEV, ELOOP), or the IRQ is no longer the
+ * queue's (ESTALE). The step changed nothing: there is nothing to undo,
+ * and its undo (which could not reach it either) must not be reported as
+ * "NOT restored". */
+static bool never_written(int r)
+{
+	return r == -ENOENT || r == -ENOTDIR || r == -ENODEV || r == -EXDEV || r == -ELOOP || r == -ESTALE;
 }
 
 int apply_changes(struct history *h, int64_t txn, const struct change_record *c, size_t n,
@@ -153,7 +208,7 @@ int apply_changes(struct history *h, int64_t txn, const struct change_record *c,
 	int r = 0, u;
 
 	for (i = 0; i < n; i++) {
-		r = apply_step(h, &c[i], o);
+		r = apply_step(h, c, i, o);
 		if (r < 0)
 			break;
 		o->done++;
@@ -167,10 +222,27 @@ int apply_changes(struct history *h, int64_t txn, const struct change_record *c,
 		    strprintf("interrupted by SIG%s before step %zu",
 			      sigabbrev_np(interrupted_by) ? sigabbrev_np(interrupted_by) : "?", i + 1);
 		u = undo_steps(h, c, i, o);
-	} else
+	} else if (never_written(r))
+		u = undo_steps(h, c, i, o);
+	else
 		/* The failed step may have half-landed: undo it too. */
 		u = undo_steps(h, c, i + 1, o);
 	(void)history_txn_set_status(h, txn, u < 0 ? TXN_ROLLBACK_FAILED : TXN_ROLLED_BACK, o->failure);
+	return u < 0 ? u : -ECANCELED;
+}
+
+int apply_undo_all(struct history *h, int64_t txn, const struct change_record *c, size_t n, const char *why,
+		   struct apply_outcome *o)
+{
+	int u, r;
+
+	free(o->failure);
+	o->failure = strdup(why);
+	o->failed_seq = 0;
+	u = undo_steps(h, c, n, o);
+	r = history_txn_set_status(h, txn, u < 0 ? TXN_ROLLBACK_FAILED : TXN_ROLLED_BACK, why);
+	if (r < 0)
+		o->unrecorded = r;
 	return u < 0 ? u : -ECANCELED;
 }
 
@@ -251,6 +323,44 @@ static int rollback_record(struct history *h, int64_t target, const struct chang
 	r = apply_txn_create(h, &t, rc, n, ret_id);
 	free(rc);
 	return r;
+}
+
+int abandon_txn(struct history *h, int64_t target, const char *why, int64_t *ret_id)
+{
+	_cleanup_free_ struct change_record *left = NULL;
+	_cleanup_free_ char *target_why = NULL;
+	struct change_record *c = NULL;
+	size_t n = 0, n_left = 0;
+	int64_t id = 0;
+	int r;
+
+	r = history_changes_load(h, target, &c, &n);
+	if (r < 0)
+		return r;
+	left = calloc(n ? n : 1, sizeof(*left));
+	if (!left) {
+		change_records_free(c, n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (c[i].state != CHANGE_UNDONE)
+			left[n_left++] = c[i];
+	r = rollback_record(h, target, left, n_left, &id);
+	change_records_free(c, n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n_left; i++)
+		(void)history_change_set_state(h, id, (int)i + 1, CHANGE_FAILED,
+					       "abandoned: left as it is on the host, not restored");
+	target_why = strprintf("abandoned by %s (`cx5prof rollback --abandon`, transaction %" PRId64 "): %s",
+			       current_user(), id, why);
+	if (!target_why)
+		return -ENOMEM;
+	r = history_abandon_finish(h, id, target, target_why);
+	if (r < 0)
+		return r;
+	*ret_id = id;
+	return 0;
 }
 
 /* A change a reboot has reset: a runtime kind, in a transaction of an

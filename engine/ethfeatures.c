@@ -113,19 +113,21 @@ static int bitset_decode(struct nlattr *bitset, bool *ret_set)
 
 int ethnl_features_decode(struct nlattr **tb, struct eth_features *ret)
 {
-	bool hw[_ETH_FEATURE_MAX] = {0}, active[_ETH_FEATURE_MAX] = {0}, nochange[_ETH_FEATURE_MAX] = {0};
+	bool hw[_ETH_FEATURE_MAX] = {0}, wanted[_ETH_FEATURE_MAX] = {0}, active[_ETH_FEATURE_MAX] = {0},
+	     nochange[_ETH_FEATURE_MAX] = {0};
 	int r;
 
-	if (!tb[ETHTOOL_A_FEATURES_HW] || !tb[ETHTOOL_A_FEATURES_ACTIVE])
+	if (!tb[ETHTOOL_A_FEATURES_HW] || !tb[ETHTOOL_A_FEATURES_WANTED] || !tb[ETHTOOL_A_FEATURES_ACTIVE])
 		return -EBADMSG;
 	if ((r = bitset_decode(tb[ETHTOOL_A_FEATURES_HW], hw)) < 0 ||
+	    (r = bitset_decode(tb[ETHTOOL_A_FEATURES_WANTED], wanted)) < 0 ||
 	    (r = bitset_decode(tb[ETHTOOL_A_FEATURES_ACTIVE], active)) < 0 ||
 	    (tb[ETHTOOL_A_FEATURES_NOCHANGE] &&
 	     (r = bitset_decode(tb[ETHTOOL_A_FEATURES_NOCHANGE], nochange)) < 0))
 		return r;
 	for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++)
-		ret->f[i] =
-		    (struct eth_feature_state){.changeable = hw[i] && !nochange[i], .active = active[i]};
+		ret->f[i] = (struct eth_feature_state){
+		    .changeable = hw[i] && !nochange[i], .active = active[i], .wanted = wanted[i]};
 	return 0;
 }
 
@@ -181,10 +183,17 @@ static int ioctl_feature_names(const char *ifname, struct ethtool_gstrings **ret
 	return 0;
 }
 
-/* Bit number of each managed feature in the ioctl's blocks, -1 when this
- * kernel does not know it. */
-static void ioctl_feature_bits(const struct ethtool_gstrings *s, uint32_t n, int *bits)
+/* Bit number of each managed feature in the ioctl's blocks (-1 when this
+ * kernel does not know it) and the number of 32-bit blocks. */
+static int ioctl_feature_bits(const char *ifname, int *bits, uint32_t *ret_nblocks)
 {
+	_cleanup_free_ struct ethtool_gstrings *s = NULL;
+	uint32_t n = 0;
+	int r;
+
+	r = ioctl_feature_names(ifname, &s, &n);
+	if (r < 0)
+		return r;
 	for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++) {
 		bits[i] = -1;
 		for (uint32_t b = 0; b < n; b++)
@@ -192,21 +201,20 @@ static void ioctl_feature_bits(const struct ethtool_gstrings *s, uint32_t n, int
 				    feature_defs[i].kernel_name, ETH_GSTRING_LEN) == 0)
 				bits[i] = (int)b;
 	}
+	*ret_nblocks = (n + 31) / 32;
+	return 0;
 }
 
 static int ioctl_get_features(const char *ifname, struct eth_features *ret)
 {
-	_cleanup_free_ struct ethtool_gstrings *names = NULL;
 	_cleanup_free_ struct ethtool_gfeatures *g = NULL;
 	int bits[_ETH_FEATURE_MAX];
-	uint32_t n = 0, nblocks;
+	uint32_t nblocks;
 	int r;
 
-	r = ioctl_feature_names(ifname, &names, &n);
+	r = ioctl_feature_bits(ifname, bits, &nblocks);
 	if (r < 0)
 		return r;
-	ioctl_feature_bits(names, n, bits);
-	nblocks = (n + 31) / 32;
 	g = calloc(1, sizeof(*g) + nblocks * sizeof(g->features[0]));
 	if (!g)
 		return -ENOMEM;
@@ -226,25 +234,23 @@ static int ioctl_get_features(const char *ifname, struct eth_features *ret)
 		bit = 1u << (bits[i] % 32);
 		ret->f[i].changeable = (blk->available & bit) && !(blk->never_changed & bit);
 		ret->f[i].active = blk->active & bit;
+		ret->f[i].wanted = blk->requested & bit;
 	}
 	return 0;
 }
 
 static int ioctl_set_feature(const char *ifname, enum eth_feature f, bool on)
 {
-	_cleanup_free_ struct ethtool_gstrings *names = NULL;
 	_cleanup_free_ struct ethtool_sfeatures *s = NULL;
 	int bits[_ETH_FEATURE_MAX];
-	uint32_t n = 0, nblocks, bit;
+	uint32_t nblocks, bit;
 	int r;
 
-	r = ioctl_feature_names(ifname, &names, &n);
+	r = ioctl_feature_bits(ifname, bits, &nblocks);
 	if (r < 0)
 		return r;
-	ioctl_feature_bits(names, n, bits);
 	if (bits[f] < 0)
 		return -EOPNOTSUPP;
-	nblocks = (n + 31) / 32;
 	s = calloc(1, sizeof(*s) + nblocks * sizeof(s->features[0]));
 	if (!s)
 		return -ENOMEM;
@@ -279,7 +285,8 @@ int ethtool_get_features(const char *ifname, struct eth_features *ret, char **re
 	return 0;
 }
 
-int ethtool_set_feature(const char *ifname, enum eth_feature f, bool on, char **ret_kmsg)
+/* Request feature f on or off (the device's wanted bit). */
+static int request_feature(const char *ifname, enum eth_feature f, bool on, char **ret_kmsg)
 {
 	const struct feature_set fs = {f, on};
 	const struct ethnl_request q = {
@@ -289,7 +296,17 @@ int ethtool_set_feature(const char *ifname, enum eth_feature f, bool on, char **
 	    .encode = features_encode_cb,
 	    .encode_arg = &fs,
 	};
+	int r = ethnl_call(&q, ret_kmsg);
+
+	if (r == -EOPNOTSUPP)
+		r = ethnl_fallback(ioctl_set_feature(ifname, f, on), ret_kmsg);
+	return r;
+}
+
+int ethtool_set_feature(const char *ifname, enum eth_feature f, bool on, char **ret_kmsg)
+{
 	struct eth_features cur;
+	bool was_wanted;
 	int r;
 
 	if ((unsigned)f >= _ETH_FEATURE_MAX)
@@ -297,17 +314,22 @@ int ethtool_set_feature(const char *ifname, enum eth_feature f, bool on, char **
 	r = ethtool_get_features(ifname, &cur, ret_kmsg);
 	if (r < 0)
 		return r;
-	if (cur.f[f].active == on)
+	/* A fixed feature's request means nothing; a changeable one left
+	 * requested otherwise would come back when what it depends on does. */
+	if (cur.f[f].active == on && (!cur.f[f].changeable || cur.f[f].wanted == on))
 		return 0;
 	if (!cur.f[f].changeable)
 		return -EOPNOTSUPP;
-	r = ethnl_call(&q, ret_kmsg);
-	if (r == -EOPNOTSUPP)
-		r = ethnl_fallback(ioctl_set_feature(ifname, f, on), ret_kmsg);
+	was_wanted = cur.f[f].wanted;
+	r = request_feature(ifname, f, on, ret_kmsg);
 	if (r < 0)
 		return r;
 	r = ethtool_get_features(ifname, &cur, ret_kmsg);
 	if (r < 0)
 		return r;
-	return cur.f[f].active == on ? 1 : -EIO;
+	if (cur.f[f].active == on)
+		return 1;
+	if (was_wanted != on)
+		(void)request_feature(ifname, f, was_wanted, NULL);
+	return -EIO;
 }

@@ -49,6 +49,7 @@ const char *eth_feature_names(void);
 struct eth_feature_state {
 	bool changeable; /* in the device's hw_features and not never-change: not "[fixed]" */
 	bool active;	 /* on now */
+	bool wanted;	 /* requested: on but not active is "off [requested on]" in ethtool -k */
 };
 
 struct eth_features {
@@ -59,9 +60,11 @@ struct eth_features {
  * fixed and off. -errno: -ENODEV no such device. */
 int ethtool_get_features(const char *ifname, struct eth_features *ret, char **ret_kmsg);
 /* Turn feature f on or off, then read it back: 1 changed, 0 already so
- * (nothing sent), -EOPNOTSUPP fixed on this device (nothing sent), -EIO the
- * kernel kept it as it was (a feature it depends on is off). *ret_kmsg:
- * the kernel's extack text on failure, else NULL. */
+ * (active and requested as asked: nothing sent), -EOPNOTSUPP fixed on this
+ * device (nothing sent), -EIO the kernel kept it as it was (a feature it
+ * depends on is off; the request is then put back as it was, so the
+ * failed write leaves nothing behind). *ret_kmsg: the kernel's extack text
+ * on failure, else NULL. */
 int ethtool_set_feature(const char *ifname, enum eth_feature f, bool on, char **ret_kmsg);
 
 /* The encode and decode steps, for the unit tests: the WANTED bitset of a

@@ -105,7 +105,7 @@ int ethnl_call(const struct ethnl_request *q, char **ret_kmsg)
 	if (k.err < 0) {
 		if (ret_kmsg)
 			*ret_kmsg = TAKE_PTR(k.msg);
-		return k.err == -ENOTSUP ? -EOPNOTSUPP : k.err;
+		return k.err;
 	}
 	if (r < 0)
 		return link_errno_from_nle(r);

@@ -57,6 +57,9 @@ int sysctl_value_format(const struct sysctl_value *v, char **ret);
  * row's number of values. */
 int sysctl_value_parse(enum sysctl_key k, const char *s, struct sysctl_value *ret);
 
+/* Both have the same number of values, each equal. */
+bool sysctl_value_equal(const struct sysctl_value *a, const struct sysctl_value *b);
+
 /* Read the value. -ENOENT when the file is absent (a non-initial network
  * namespace has no netdev_max_backlog), -EINVAL unparsable. */
 int sysctl_read_value(enum sysctl_key k, struct sysctl_value *ret);

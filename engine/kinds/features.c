@@ -57,15 +57,20 @@ static int features_write(const char *object, const char *key, const char *value
 	return ethtool_set_feature(object, f, streq(value, "on"), kmsg);
 }
 
+static bool features_manages(const struct profile *p)
+{
+	for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++)
+		if (p->link.features[i].set)
+			return true;
+	return false;
+}
+
 static int features_diff(struct plan_ctx *ctx, const struct iface_state *s)
 {
 	const struct profile_bool *want = ctx->profile->link.features;
-	bool any = false;
 	int r;
 
-	for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++)
-		any = any || want[i].set;
-	if (!any)
+	if (!features_manages(ctx->profile))
 		return 0;
 	if (s->features_r < 0)
 		return plan_add_problem(ctx->plan,
@@ -98,14 +103,6 @@ static int features_diff(struct plan_ctx *ctx, const struct iface_state *s)
 			return r;
 	}
 	return 0;
-}
-
-static bool features_manages(const struct profile *p)
-{
-	for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++)
-		if (p->link.features[i].set)
-			return true;
-	return false;
 }
 
 const struct change_kind kind_features = {

@@ -47,12 +47,7 @@ static bool sysctl_differs(const struct profile_sysctl *w, const struct sysctl_v
 {
 	if (w->op == PROFILE_SYSCTL_FLOOR)
 		return cur->v[0] < w->value.v[0];
-	if (cur->n != w->value.n)
-		return true;
-	for (unsigned i = 0; i < cur->n; i++)
-		if (cur->v[i] != w->value.v[i])
-			return true;
-	return false;
+	return !sysctl_value_equal(cur, &w->value);
 }
 
 static int sysctl_diff(struct plan_ctx *ctx, const struct iface_state *port)

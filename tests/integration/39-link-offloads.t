@@ -134,16 +134,10 @@ is "$(ek)" "$EK_BEFORE" "after the repair: ethtool -k as before"
 
 # ---- kill -9 before each step: rollback restores exactly
 for k in 1 2; do
-	CX5PROF_FAILPOINT=apply-pause:$k ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
-		apply --runtime-only "$P" >"$WORK/out" 2>"$WORK/err" &
-	bg=$!
-	TXN_PIDS="$TXN_PIDS $bg"
-	if ! wait_for "$WORK/err" "apply-pause: paused before step $k"; then
-		ok 1 "apply did not reach step $k"; diag "$(cat "$WORK/err")"
+	if ! kill9_before_step "$k" "$P"; then
+		ok 1 "apply did not reach step $k"
 		continue
 	fi
-	kill -9 "$(sed -n 's/.*paused before step [0-9]* (pid \([0-9]*\)).*/\1/p' "$WORK/err")"
-	wait "$bg" 2>/dev/null
 	id=$(sqlite3 "$DB" "SELECT max(id) FROM transactions WHERE kind = 'apply'")
 	is "$(txn_status "$id")" open "kill -9 before step $k: the transaction is left open"
 	run cx rollback
@@ -175,6 +169,42 @@ is "$(txn_count)" "$n_txn" "unsupported: no transaction recorded"
 is "$(ek)" "$EK_BEFORE" "unsupported: ethtool -k as before"
 host_as_before
 ok $? "unsupported: host exactly as before"
+
+# ---- a feature the kernel keeps off (gso needs sg): the failed write is
+# undone, its request too (ethtool -k shows no "[requested on]")
+eg() { ip netns exec "$HOST_NS" ethtool -k ens1f0 | grep -E "^(scatter-gather|generic-segmentation-offload):"; }
+ip netns exec "$HOST_NS" ethtool -K ens1f0 sg off gso off >/dev/null
+EG_BEFORE="scatter-gather: off
+generic-segmentation-offload: off"
+is "$(eg)" "$EG_BEFORE" "setup: sg off, gso off"
+printf 'version: 1\nname: gso\nmatch:\n  interfaces: [ens1f0]\nlink:\n  features:\n    gso: on\n' >"$WORK/gso.yaml"
+run cx apply --runtime-only "$WORK/gso.yaml"
+is "$rc:$(printf '%s\n' "$err" | grep -c 'features.gso off -> on')" "6:1" \
+	"gso on without sg: the kernel keeps it off, exit 6 (rolled back), the change named"
+is "$(eg)" "$EG_BEFORE" "gso on without sg: ethtool -k as before, not [requested on]"
+# a request left behind (as by a kill -9 between the write and its read
+# back) is withdrawn by the undo, though the feature is already off
+ip netns exec "$HOST_NS" ethtool -K ens1f0 gso on >/dev/null 2>&1
+is "$(eg)" "scatter-gather: off
+generic-segmentation-offload: off [requested on]" "setup: gso off [requested on]"
+id=$(sqlite3 "$DB" "SELECT max(id) FROM transactions WHERE kind = 'apply'")
+sqlite3 "$DB" "UPDATE transactions SET status = 'open' WHERE id = $id; UPDATE changes SET state = 'applied' WHERE txn = $id"
+run cx rollback "$id"
+is "$rc:$(eg)" "0:$EG_BEFORE" "rollback: the request is withdrawn, ethtool -k as before"
+# a later change that knocks over an earlier one of the same port (sg off
+# takes gso with it) fails the apply: each change reads back, and so do the
+# earlier ones of the same kind and port
+ip netns exec "$HOST_NS" ethtool -K ens1f0 sg on gso off >/dev/null
+EG_BEFORE="scatter-gather: on
+generic-segmentation-offload: off"
+is "$(eg)" "$EG_BEFORE" "setup: sg on, gso off"
+printf 'version: 1\nname: gso\nmatch:\n  interfaces: [ens1f0]\nlink:\n  features:\n    gso: on\n    sg: off\n' >"$WORK/gso-sg.yaml"
+run cx apply --runtime-only "$WORK/gso-sg.yaml"
+is "$rc:$(printf '%s\n' "$err" | head -n 1)" \
+	"6:cx5prof: error: apply failed at step 2: ens1f0 features.sg on -> off: the earlier change ens1f0 features.gso off -> on no longer reads back (the settings depend on each other)" \
+	"gso on, sg off: the second change undoes the first: exit 6, both named"
+is "$(eg)" "$EG_BEFORE" "gso on, sg off: ethtool -k as before"
+ip netns exec "$HOST_NS" ethtool -K ens1f0 sg on gso on >/dev/null
 
 # ---- an unknown feature is a profile error naming the known ones
 printf 'version: 1\nname: bad\nlink:\n  features:\n    generic-receive-offload: off\n' >"$WORK/bad.yaml"

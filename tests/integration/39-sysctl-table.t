@@ -4,7 +4,7 @@
 # net.ipv4.udp_mem (three values) and udp_rmem_min, through the lab's
 # sysroot copy: shown, planned, applied (the files as the kernel writes
 # them), idempotent, rolled back byte for byte; a failure at each step
-# undoes them.
+# undoes them, and after a kill -9 before each step rollback restores them.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
 need_root_netns
@@ -62,12 +62,26 @@ is "$rc" 0 "rollback: exit 0"
 sysroot_as_before
 ok $? "rollback: the sysroot is byte for byte as before" || diag "$(diff -r "$PRISTINE" "$SR")"
 
-for k in 1 5 6; do
+for k in 1 2 3 4 5 6; do
 	run env CX5PROF_FAILPOINT=apply-step:$k ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
 		apply --runtime-only "$P"
 	is "$rc" 6 "failure at step $k: exit 6 (rolled back)"
 	sysroot_as_before
 	ok $? "failure at step $k: the sysroot is byte for byte as before"
+done
+
+# kill -9 before each step: the transaction stays open, rollback restores
+for k in 1 2 3 4 5 6; do
+	if ! kill9_before_step "$k" "$P"; then
+		ok 1 "apply did not reach step $k"
+		continue
+	fi
+	id=$(sqlite3 "$DB" "SELECT max(id) FROM transactions WHERE kind = 'apply'")
+	is "$(txn_status "$id")" open "kill -9 before step $k: the transaction is left open"
+	run cx rollback
+	is "$rc" 0 "kill -9 before step $k: rollback exits 0"
+	sysroot_as_before
+	ok $? "kill -9 before step $k: the sysroot is byte for byte as before" || diag "$(diff -r "$PRISTINE" "$SR")"
 done
 
 # busy_poll is a floor: a larger value is left alone

@@ -46,13 +46,14 @@ SRV=$!
 # meets (the pass path must not depend on load), and an impossible floor.
 # Their verify.peer is another benchmarking address: the host's own peer
 # comes from the inventory (cx5prof_peer -> verify --peer).
-sed -e 's/throughput_mbps: 100$/throughput_mbps: 1/' -e 's/loss_percent: 50$/loss_percent: 100/' \
+sed -e 's/throughput_mbps: 100$/throughput_mbps: 1/' -e 's/loss_percent: 90$/loss_percent: 100/' \
 	-e 's/^  peer: 198.18.0.2$/  peer: 198.19.0.99/' "$TOP/profiles/lab-udp.yaml" >"$W/lab-udp.yaml"
-sed -e 's/^name: lab-udp$/name: lab-udp-floor/' -e 's/throughput_mbps: 100$/throughput_mbps: 900000/' -e 's/loss_percent: 50$/loss_percent: 100/' \
+sed -e 's/^name: lab-udp$/name: lab-udp-floor/' -e 's/throughput_mbps: 100$/throughput_mbps: 900000/' -e 's/loss_percent: 90$/loss_percent: 100/' \
 	-e 's/^  peer: 198.18.0.2$/  peer: 198.19.0.99/' "$TOP/profiles/lab-udp.yaml" >"$W/lab-udp-floor.yaml"
 grep -q 'peer: 198.19.0.99' "$W/lab-udp.yaml" || { echo "Bail out! could not set the profiles' peer"; exit 1; }
 grep -q 'throughput_mbps: 1$' "$W/lab-udp.yaml" && grep -q 'loss_percent: 100$' "$W/lab-udp.yaml" &&
-	grep -q 'throughput_mbps: 900000' "$W/lab-udp-floor.yaml" || { echo "Bail out! could not make the profiles"; exit 1; }
+	grep -q 'throughput_mbps: 900000' "$W/lab-udp-floor.yaml" && grep -q 'loss_percent: 100$' "$W/lab-udp-floor.yaml" ||
+	{ echo "Bail out! could not make the profiles"; exit 1; }
 
 # The collection, as ansible-galaxy would install it.
 mkdir -p "$W/collections/ansible_collections/cx5prof" "$W/home" "$W/tmp"

@@ -10,6 +10,10 @@
 #   host_as_before       0 when the sysroot equals the pristine copy and the
 #                        kernel state equals $WORK/before.json
 #   txn_status ID        status of a transaction (sqlite3 CLI)
+#   kill9_before_step K PROFILE
+#                        apply --runtime-only PROFILE, kill -9 it while it is
+#                        paused before step K; 1 (with a diagnostic) when it
+#                        never got there
 
 LAB=$TOP/contrib/lab/lab.sh
 
@@ -17,6 +21,9 @@ txn_cleanup() {
 	local pid
 	for pid in ${TXN_PIDS:-}; do kill -9 "$pid" 2>/dev/null; done
 	CX5LAB_PREFIX=$CX5LAB_PREFIX "$LAB" down >/dev/null 2>&1
+	# the per-host lock of this test's sysroot (engine/lock.h), now that
+	# nothing holds it
+	[ -n "${SR:-}" ] && [ -d "$SR" ] && rm -f "/run/lock/cx5prof-host-$(stat -c '%d-%i' "$SR").lock"
 	[ -n "${WORK:-}" ] && rm -rf "$WORK"
 }
 
@@ -33,7 +40,7 @@ txn_setup() {
 	copy_sysroot cx5-2port "$SR"
 	copy_sysroot cx5-2port "$PRISTINE"
 	mkdir -p "$WORK/profiles"
-	cp "$TOP/profiles/mtu-jumbo.yaml" "$WORK/profiles/"
+	cp "$TOP/profiles/mtu-jumbo.yaml" "$TOP/profiles/verify-netperf.yaml" "$WORK/profiles/"
 	# udp-jumbo with irqbalance left alone: stop and ban have their own
 	# tests (46-irqbalance.t, 47-irqbalance-ban.t) with a fake systemctl.
 	sed 's/irqbalance: stop/irqbalance: leave/' "$TOP/profiles/udp-jumbo.yaml" >"$WORK/profiles/udp-jumbo.yaml"
@@ -44,6 +51,10 @@ txn_setup() {
 }
 
 cx() { ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" "$@"; }
+
+# strace for the fault-injection tests. LeakSanitizer cannot run under
+# ptrace (`make asan`): its leak check is off for a traced cx5prof only.
+STRACE="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace"
 
 state_snapshot() {
 	{
@@ -91,4 +102,19 @@ wait_for() {
 		sleep 0.1
 	done
 	return 1
+}
+
+kill9_before_step() {
+	local bg
+	CX5PROF_FAILPOINT=apply-pause:$1 ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
+		apply --runtime-only "$2" >"$WORK/out" 2>"$WORK/err" &
+	bg=$!
+	TXN_PIDS="$TXN_PIDS $bg"
+	if ! wait_for "$WORK/err" "apply-pause: paused before step $1"; then
+		diag "apply did not reach step $1: $(cat "$WORK/err")"
+		return 1
+	fi
+	kill -9 "$(sed -n 's/.*paused before step [0-9]* (pid \([0-9]*\)).*/\1/p' "$WORK/err")"
+	wait "$bg" 2>/dev/null
+	return 0
 }

@@ -226,6 +226,9 @@ static void test_features_decode(void **state)
 	static const char *const hw[] = {"rx-gro",	"rx-udp-gro-forwarding",  "tx-generic-segmentation",
 					 "rx-gro-list", "tx-vlan-stag-hw-insert", NULL};
 	static const char *const active[] = {"rx-gro", "rx-lro", "tx-generic-segmentation", NULL};
+	/* rx-udp-gro-forwarding requested but not active: "off [requested on]" */
+	static const char *const wanted[] = {"rx-gro", "rx-udp-gro-forwarding", "tx-generic-segmentation",
+					     NULL};
 	static const char *const nochange[] = {"rx-gro-list", NULL};
 	static const char *const verbose[] = {"rx-gro", "rx-lro", "rx-udp-gro-forwarding", NULL};
 	static const bool verbose_values[] = {false, true, true};
@@ -235,13 +238,17 @@ static void test_features_decode(void **state)
 
 	(void)state;
 	put_bitset(m, ETHTOOL_A_FEATURES_HW, true, hw, NULL);
+	put_bitset(m, ETHTOOL_A_FEATURES_WANTED, true, wanted, NULL);
 	put_bitset(m, ETHTOOL_A_FEATURES_ACTIVE, true, active, NULL);
 	put_bitset(m, ETHTOOL_A_FEATURES_NOCHANGE, true, nochange, NULL);
 	parse_attrs(m, tb, ETHTOOL_A_FEATURES_MAX);
 	assert_int_equal(ethnl_features_decode(tb, &f), 0);
-	assert_true(f.f[ETH_FEATURE_GRO].changeable && f.f[ETH_FEATURE_GRO].active);
+	assert_true(f.f[ETH_FEATURE_GRO].changeable && f.f[ETH_FEATURE_GRO].active &&
+		    f.f[ETH_FEATURE_GRO].wanted);
 	assert_true(f.f[ETH_FEATURE_UDP_GRO_FORWARDING].changeable &&
-		    !f.f[ETH_FEATURE_UDP_GRO_FORWARDING].active);
+		    !f.f[ETH_FEATURE_UDP_GRO_FORWARDING].active &&
+		    f.f[ETH_FEATURE_UDP_GRO_FORWARDING].wanted);
+	assert_false(f.f[ETH_FEATURE_LRO].wanted);
 	/* active but not in hw: fixed on */
 	assert_true(!f.f[ETH_FEATURE_LRO].changeable && f.f[ETH_FEATURE_LRO].active);
 	/* in hw but never-change: fixed */
@@ -253,10 +260,13 @@ static void test_features_decode(void **state)
 	/* the same in the non-list form: VALUE flags say which bits are set */
 	m = new_msg();
 	put_bitset(m, ETHTOOL_A_FEATURES_HW, false, verbose, (const bool[]){true, true, true});
+	put_bitset(m, ETHTOOL_A_FEATURES_WANTED, false, verbose, verbose_values);
 	put_bitset(m, ETHTOOL_A_FEATURES_ACTIVE, false, verbose, verbose_values);
 	parse_attrs(m, tb, ETHTOOL_A_FEATURES_MAX);
 	assert_int_equal(ethnl_features_decode(tb, &f), 0);
-	assert_true(f.f[ETH_FEATURE_GRO].changeable && !f.f[ETH_FEATURE_GRO].active);
+	assert_true(f.f[ETH_FEATURE_GRO].changeable && !f.f[ETH_FEATURE_GRO].active &&
+		    !f.f[ETH_FEATURE_GRO].wanted);
+	assert_true(f.f[ETH_FEATURE_LRO].wanted);
 	assert_true(f.f[ETH_FEATURE_LRO].changeable && f.f[ETH_FEATURE_LRO].active);
 	assert_true(f.f[ETH_FEATURE_UDP_GRO_FORWARDING].active);
 	nlmsg_free(m);
@@ -264,6 +274,7 @@ static void test_features_decode(void **state)
 	/* a reply without the active set is malformed */
 	m = new_msg();
 	put_bitset(m, ETHTOOL_A_FEATURES_HW, true, hw, NULL);
+	put_bitset(m, ETHTOOL_A_FEATURES_WANTED, true, wanted, NULL);
 	parse_attrs(m, tb, ETHTOOL_A_FEATURES_MAX);
 	assert_int_equal(ethnl_features_decode(tb, &f), -EBADMSG);
 	nlmsg_free(m);

@@ -293,6 +293,22 @@ static void test_features_veth(void **state)
 		assert_int_equal(ethtool_set_feature("ens1f0", ETH_FEATURE_LRO, true, &kmsg), -EOPNOTSUPP);
 		assert_int_equal(ethtool_set_feature("ens1f0", ETH_FEATURE_LRO, false, &kmsg), 0);
 		assert_null(kmsg);
+		/* gso needs sg: kept off by the kernel, and its request withdrawn */
+		assert_int_equal(system("ethtool -K ens1f0 sg off gso off >/dev/null"), 0);
+		assert_int_equal(ethtool_set_feature("ens1f0", ETH_FEATURE_GSO, true, &kmsg), -EIO);
+		assert_int_equal(ethtool_get_features("ens1f0", &nl, NULL), 0);
+		assert_false(nl.f[ETH_FEATURE_GSO].active || nl.f[ETH_FEATURE_GSO].wanted);
+		/* a request left behind is withdrawn, though gso is off already
+		 * (ethtool's exit says "could not change": the state below is
+		 * what counts) */
+		assert_int_not_equal(system("ethtool -K ens1f0 gso on >/dev/null 2>&1"), -1);
+		assert_int_equal(ethtool_get_features("ens1f0", &nl, NULL), 0);
+		assert_true(!nl.f[ETH_FEATURE_GSO].active && nl.f[ETH_FEATURE_GSO].wanted);
+		assert_int_equal(ethtool_set_feature("ens1f0", ETH_FEATURE_GSO, false, &kmsg), 1);
+		assert_int_equal(ethtool_get_features("ens1f0", &nl, NULL), 0);
+		assert_false(nl.f[ETH_FEATURE_GSO].wanted);
+		assert_int_equal(system("ethtool -K ens1f0 sg on gso on >/dev/null"), 0);
+		assert_null(kmsg);
 		assert_int_equal(ethtool_get_features("nosuchdev0", &nl, NULL), -ENODEV);
 		/* veth has neither coalescing nor pause settings */
 		assert_int_equal(ethnl_group_get(&ethnl_coalesce, "ens1f0", &v, &kmsg), -EOPNOTSUPP);
