@@ -21,7 +21,7 @@
 #include "probe.h"
 #include "profile.h"
 #include "requires.h"
-#include "runner.h"
+#include "bench/runner.h"
 #include "sysroot.h"
 #include "topology.h"
 #include "verify.h"

@@ -13,7 +13,7 @@
 #include <netinet/in.h>
 
 #include "counters.h"
-#include "irqspread.h"
+#include "bench/irqspread.h"
 #include "nicfacts.h"
 #include "output.h"
 #include "probe.h"

@@ -22,9 +22,9 @@
 #define CX5_VERIFY_H
 
 #include "counters.h"
-#include "irqspread.h"
+#include "bench/irqspread.h"
 #include "peercheck.h"
-#include "runner.h"
+#include "bench/runner.h"
 
 struct profile;
 struct history;

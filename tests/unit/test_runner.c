@@ -16,7 +16,7 @@
 
 #include "child.h"
 #include "netprobe.h"
-#include "runner.h"
+#include "bench/runner.h"
 #include "sysroot.h"
 
 static void test_table(void **state)
