@@ -29,7 +29,10 @@ static unsigned confirm_seconds(const struct profile *p)
 	return p->peer.confirm.set ? (unsigned)p->peer.confirm.value : PEERSSH_CONFIRM_DEFAULT;
 }
 
-/* ssh -o BatchMode=yes [-F CONFIG] -- TARGET COMMAND ARGS... */
+/* ssh -o BatchMode=yes -o StrictHostKeyChecking=yes [-F CONFIG] -- TARGET
+ * COMMAND ARGS...: options on the command line win over any ssh_config,
+ * so a "StrictHostKeyChecking no" or "accept-new" there cannot let an
+ * unknown host key through. */
 static int ssh_argv(const struct profile *p, char *const *args, char ***ret)
 {
 	_cleanup_strv_free_ char **v = NULL;
@@ -38,6 +41,8 @@ static int ssh_argv(const struct profile *p, char *const *args, char ***ret)
 	r |= strv_extend(&v, "ssh");
 	r |= strv_extend(&v, "-o");
 	r |= strv_extend(&v, "BatchMode=yes");
+	r |= strv_extend(&v, "-o");
+	r |= strv_extend(&v, "StrictHostKeyChecking=yes");
 	if (p->peer.ssh_config.set) {
 		r |= strv_extend(&v, "-F");
 		r |= strv_extend(&v, p->peer.ssh_config.value);

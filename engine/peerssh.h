@@ -1,9 +1,10 @@
 /* peerssh.h: tune both ends: the peer's own cx5prof, run through the
  * operator's OpenSSH.
  *
- * Owns: the ssh command line (`ssh -o BatchMode=yes [-F peer.ssh_config]
- * -- peer.ssh COMMAND VERB ...`: the user's keys and known_hosts, never a
- * password prompt, host keys always checked), the flattened profile sent
+ * Owns: the ssh command line (`ssh -o BatchMode=yes -o
+ * StrictHostKeyChecking=yes [-F peer.ssh_config] -- peer.ssh COMMAND VERB
+ * ...`: the user's keys and known_hosts, never a password prompt, host
+ * keys always checked whatever an ssh_config says), the flattened profile sent
  * on stdin to `apply --confirm N --json -` (extends resolved here, the
  * `peer` section left out so the peer does not recurse), and the peer's
  * answer (exit code, JSON document). Must never: turn host key checking

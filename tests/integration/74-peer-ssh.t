@@ -68,6 +68,8 @@ echo "[198.18.0.2]:2222 $(cut -d' ' -f1,2 "$WORK/hostkey.pub")" >"$WORK/known_ho
 client_config "$WORK/ssh_config" 2222 "$WORK/known_hosts"
 client_config "$WORK/ssh_config_unknown" 2222 "$WORK/no_known_hosts"
 client_config "$WORK/ssh_config_closed" 2223 "$WORK/known_hosts"
+client_config "$WORK/ssh_config_lax" 2222 "$WORK/no_known_hosts"
+echo "  StrictHostKeyChecking no" >>"$WORK/ssh_config_lax"
 
 timeout -k 1 120 ip netns exec "$PEER_NS" unshare -m sh -c \
 	'mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd && exec /usr/sbin/sshd -D -e -f "$1"' \
@@ -99,6 +101,7 @@ YAML
 both "$WORK/both.yaml" "$WORK/ssh_config"
 both "$WORK/unknown.yaml" "$WORK/ssh_config_unknown"
 both "$WORK/closed.yaml" "$WORK/ssh_config_closed"
+both "$WORK/lax.yaml" "$WORK/ssh_config_lax"
 hcx() { HOME=$WORK cx "$@"; } # no ~/.ssh of the operator running the tests
 peer_txns() { sqlite3 "$PDB" "SELECT group_concat(kind || ':' || status, ' ') FROM transactions" 2>/dev/null; }
 
@@ -146,6 +149,14 @@ is "$rc" 6 "unknown host key: exit 6"
 printf '%s\n' "$err" | grep -q "Host key verification failed"
 ok $? "unknown host key: ssh refused it"
 is "$(mtus)" "mtu 1500 mtu 1500" "unknown host key: both ends as they were"
+
+# ---- an ssh_config that turns host key checking off does not win
+run hcx apply "$WORK/lax.yaml"
+is "$rc" 6 "StrictHostKeyChecking no in the ssh_config: exit 6"
+printf '%s\n' "$err" | grep -q "Host key verification failed"
+ok $? "StrictHostKeyChecking no in the ssh_config: the unknown host key is still refused"
+is "$(mtus) $(wc -c <"$WORK/no_known_hosts")" "mtu 1500 mtu 1500 0" \
+	"StrictHostKeyChecking no in the ssh_config: both ends as they were, known_hosts untouched"
 
 # ---- nothing listens on the peer's ssh port
 run hcx apply "$WORK/closed.yaml"
