@@ -29,6 +29,8 @@
  *       sent_usec)
  * Schema v2: transactions.boot_id (the kernel's boot id when the
  *   transaction started; NULL when unknown or written by v1).
+ * Schema v3: transactions.peer_txn (the peer's own transaction applied
+ *   with this one through peer.ssh; NULL when none).
  * Changing the schema: append a step to the migration table in history.c
  * (HISTORY_SCHEMA_VERSION grows by one); never edit a released step. */
 #ifndef CX5_HISTORY_H
@@ -38,7 +40,7 @@
 
 #include "util.h"
 
-#define HISTORY_SCHEMA_VERSION 2
+#define HISTORY_SCHEMA_VERSION 3
 
 struct history;
 
@@ -130,6 +132,7 @@ struct txn_record {
 	int64_t rolls_back_txn;	       /* 0: none */
 	char *error;		       /* why it failed, or NULL */
 	char *boot_id;		       /* the boot it started in (apply_boot_id), or NULL */
+	int64_t peer_txn;	       /* the peer's transaction applied with it (peer.ssh); 0: none */
 };
 
 /* One row of the undo log. object names what is changed ("ens1f0",
@@ -180,6 +183,8 @@ int history_txn_set_status(struct history *h, int64_t txn, enum txn_status statu
 int history_rollback_finish(struct history *h, int64_t rollback, int64_t target, bool ok, const char *reason);
 /* Mark a transaction pending_confirm with a deadline. */
 int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t deadline_usec);
+/* Record the peer's transaction (> 0) that was applied with txn. */
+int history_txn_set_peer_txn(struct history *h, int64_t txn, int64_t peer_txn);
 
 /* Load one transaction. -ENOENT when there is none with that id. */
 int history_txn_get(struct history *h, int64_t id, struct txn_record *ret);

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "peerssh.h"
 
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <sys/mman.h>
 
@@ -156,10 +157,11 @@ int peerssh_apply(const struct profile *p, unsigned confirm_s, int64_t *ret_txn,
 	return r;
 }
 
-static int run_verb(const struct profile *p, const char *verb, char **ret_error)
+/* args: the verb, its arguments and --json. */
+static int run_verb(const struct profile *p, char *const *args, char **ret_error)
 {
 	struct json_object *doc = NULL;
-	int r = run_peer(p, (char *[]){(char *)verb, "--json", NULL}, 0, PEERSSH_SLACK_USEC, &doc, ret_error);
+	int r = run_peer(p, args, 0, PEERSSH_SLACK_USEC, &doc, ret_error);
 
 	json_object_put(doc);
 	return r;
@@ -167,10 +169,13 @@ static int run_verb(const struct profile *p, const char *verb, char **ret_error)
 
 int peerssh_commit(const struct profile *p, char **ret_error)
 {
-	return run_verb(p, "commit", ret_error);
+	return run_verb(p, (char *[]){"commit", "--json", NULL}, ret_error);
 }
 
-int peerssh_rollback(const struct profile *p, char **ret_error)
+int peerssh_rollback(const struct profile *p, int64_t txn, char **ret_error)
 {
-	return run_verb(p, "rollback", ret_error);
+	char id[24];
+
+	snprintf(id, sizeof(id), "%" PRId64, txn);
+	return run_verb(p, (char *[]){"rollback", id, "--json", NULL}, ret_error);
 }

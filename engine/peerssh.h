@@ -30,8 +30,8 @@ bool peerssh_wanted(const struct profile *p);
  * 6"). */
 int peerssh_apply(const struct profile *p, unsigned confirm_s, int64_t *ret_txn, char **ret_error);
 
-/* `commit`, or `rollback` (of the peer's last transaction), on the peer. */
+/* `commit` on the peer; `rollback TXN` of the peer's transaction txn. */
 int peerssh_commit(const struct profile *p, char **ret_error);
-int peerssh_rollback(const struct profile *p, char **ret_error);
+int peerssh_rollback(const struct profile *p, int64_t txn, char **ret_error);
 
 #endif

@@ -187,6 +187,13 @@ static int tune_peer(struct history *h, const struct profile *prof, int64_t txn,
 	int r;
 
 	r = peerssh_apply(prof, txn ? confirm : 0, &peer_txn, &err);
+	/* Recorded before the peer's commit: rollback undoes exactly it. */
+	if (r >= 0 && txn > 0 && peer_txn > 0) {
+		r = history_txn_set_peer_txn(h, txn, peer_txn);
+		if (r < 0)
+			err = strprintf("history %s: cannot record the peer's transaction %" PRId64 ": %s",
+					history_path(h), peer_txn, strerror(-r));
+	}
 	if (r >= 0 && (!confirm || txn == 0) && peer_txn > 0)
 		r = peerssh_commit(prof, &err);
 	if (r >= 0) {
@@ -576,21 +583,26 @@ static struct profile *peer_profile(const struct txn_record *t)
 }
 
 /* Rollback and commit of a transaction that tuned a peer do the same
- * there. EXIT_OK, or code when the peer failed (said on stderr). */
+ * there, to the peer's transaction recorded with it (none when the peer
+ * had nothing to change). EXIT_OK, or code when the peer failed (said on
+ * stderr). */
 static int follow_on_peer(const struct txn_record *t, bool commit, int code)
 {
-	_cleanup_profile_ struct profile *p = peer_profile(t);
+	_cleanup_profile_ struct profile *p = t->peer_txn > 0 ? peer_profile(t) : NULL;
 	_cleanup_free_ char *err = NULL;
 
 	if (!p)
 		return EXIT_OK;
-	if ((commit ? peerssh_commit(p, &err) : peerssh_rollback(p, &err)) >= 0) {
-		log_info("peer %s: %s", p->peer.ssh.value, commit ? "committed" : "rolled back");
+	if ((commit ? peerssh_commit(p, &err) : peerssh_rollback(p, t->peer_txn, &err)) >= 0) {
+		log_notice("peer %s: %s its transaction %" PRId64, p->peer.ssh.value,
+			 commit ? "committed" : "rolled back", t->peer_txn);
 		return EXIT_OK;
 	}
-	log_error("%s: %s", err,
-		  commit ? "the peer's --confirm watchdog rolls it back; apply again to tune both ends"
-			 : "run `cx5prof rollback` on the peer");
+	if (commit)
+		log_error("%s: the peer's --confirm watchdog rolls it back; apply again to tune both ends",
+			  err);
+	else
+		log_error("%s: run `cx5prof rollback %" PRId64 "` on the peer", err, t->peer_txn);
 	return code;
 }
 

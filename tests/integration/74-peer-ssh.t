@@ -115,6 +115,35 @@ is "$rc" 0 "rollback: exit 0"
 is "$(mtus)" "mtu 1500 mtu 1500" "rollback restored the MTU on both ends"
 is "$(peer_txns)" "apply:rolled_back rollback:committed" "the peer rolled its transaction back"
 
+# ---- rollback undoes the peer's transaction applied with this host's
+# one, not the peer's last: a later transaction made on the peer alone
+# stays.
+cat >"$WORK/peer-only.yaml" <<'YAML'
+version: 1
+name: peer-only
+match:
+  interfaces: [ens1f0]
+sysctl:
+  net.core.rmem_max: 4194304
+YAML
+rmem_before=$(cat "$PSR/proc/sys/net/core/rmem_max")
+run hcx apply "$WORK/both.yaml"
+is "$rc $(mtus)" "0 mtu 9000 mtu 9000" "apply with peer.ssh again: both ends changed"
+peer_apply_txn=$(sqlite3 "$PDB" "SELECT max(id) FROM transactions")
+is "$(sqlite3 "$DB" 'SELECT peer_txn FROM transactions ORDER BY id DESC LIMIT 1')" "$peer_apply_txn" \
+	"this host's transaction records the peer's transaction"
+ip netns exec "$PEER_NS" "$CX5PROF" --sysroot "$PSR" --db "$PDB" apply "$WORK/peer-only.yaml" >/dev/null 2>&1
+is "$(cat "$PSR/proc/sys/net/core/rmem_max")" 4194304 "a later transaction on the peer alone"
+run hcx rollback
+is "$rc $(mtus)" "0 mtu 1500 mtu 1500" "rollback: both MTUs restored"
+is "$(cat "$PSR/proc/sys/net/core/rmem_max")" 4194304 "rollback: the peer's later transaction is left alone"
+is "$(sqlite3 "$PDB" "SELECT status FROM transactions WHERE id = $peer_apply_txn")" rolled_back \
+	"rollback: the peer rolled back exactly its transaction $peer_apply_txn"
+printf '%s\n' "$err" | grep -q "peer root@198.18.0.2: rolled back its transaction $peer_apply_txn"
+ok $? "rollback: says which transaction of the peer it rolled back"
+ip netns exec "$PEER_NS" "$CX5PROF" --sysroot "$PSR" --db "$PDB" rollback >/dev/null 2>&1
+is "$(cat "$PSR/proc/sys/net/core/rmem_max")" "$rmem_before" "the peer's own rollback undoes its later transaction"
+
 # ---- apply --confirm here: the peer waits too, and commit commits both
 run hcx apply --confirm 60 "$WORK/both.yaml"
 is "$rc" 0 "apply --confirm with peer.ssh: exit 0"
