@@ -40,6 +40,11 @@ void apply_signals_install(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
+const volatile sig_atomic_t *apply_interrupt_flag(void)
+{
+	return &interrupted_by;
+}
+
 static void failpoint_pause(const char *name, int k)
 {
 	if (!failpoint(name, k))

@@ -25,6 +25,8 @@
 #ifndef CX5_APPLY_H
 #define CX5_APPLY_H
 
+#include <signal.h>
+
 #include "history.h"
 
 struct apply_outcome {
@@ -73,6 +75,9 @@ bool txn_from_earlier_boot(const struct txn_record *t);
 /* Catch SIGINT, SIGTERM and SIGHUP: apply_changes stops before the next
  * step and undoes. */
 void apply_signals_install(void);
+/* The signal caught since apply_signals_install (0: none): a wait outside
+ * apply_changes (the peer's ssh) stops on it too. */
+const volatile sig_atomic_t *apply_interrupt_flag(void);
 
 /* Start the detached --confirm watchdog (double fork, setsid). The caller
  * must have closed its history handles first: SQLite connections must not

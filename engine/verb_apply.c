@@ -184,9 +184,11 @@ static int tune_peer(struct history *h, const struct profile *prof, int64_t txn,
 	_cleanup_free_ char *err = NULL;
 	struct apply_outcome o = {0};
 	int64_t peer_txn = 0;
+	const char *why;
 	int r;
 
-	r = peerssh_apply(prof, txn ? confirm : 0, &peer_txn, &err);
+	r = peerssh_apply(prof, txn ? confirm : 0, apply_interrupt_flag(), &peer_txn, &err);
+	why = r == -EINTR ? "interrupted" : "the peer failed";
 	/* Recorded before the peer's commit: rollback undoes exactly it. */
 	if (r >= 0 && txn > 0 && peer_txn > 0) {
 		r = history_txn_set_peer_txn(h, txn, peer_txn);
@@ -209,19 +211,19 @@ static int tune_peer(struct history *h, const struct profile *prof, int64_t txn,
 	log_error("%s; rolling back this host's transaction %" PRId64 " (the peer's own --confirm watchdog "
 		  "undoes what it changed)",
 		  err, txn);
-	r = rollback_txn(h, txn, "the peer's apply failed: rolled back on this host too", &o);
+	r = rollback_txn(h, txn, "the peer's apply failed or was interrupted: rolled back on this host too", &o);
 	if (r < 0) {
 		report_left(o.left);
 		snprintf(msg, msg_size,
-			 "the peer failed and this host is NOT fully restored (transaction %" PRId64 "): fix the "
+			 "%s and this host is NOT fully restored (transaction %" PRId64 "): fix the "
 			 "above, then run `cx5prof rollback %" PRId64 "`",
-			 txn, txn);
+			 why, txn, txn);
 		log_error("%s", msg);
 		apply_outcome_done(&o);
 		return EXIT_ROLLBACK_FAILED;
 	}
-	snprintf(msg, msg_size,
-		 "the peer failed: every change was undone here (transaction %" PRId64 " rolled back)", txn);
+	snprintf(msg, msg_size, "%s: every change was undone here (transaction %" PRId64 " rolled back)", why,
+		 txn);
 	log_error("%s", msg);
 	apply_outcome_done(&o);
 	return EXIT_ROLLED_BACK;

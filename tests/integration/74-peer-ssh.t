@@ -31,6 +31,11 @@ cat >"$WORK/peer-cx5prof" <<EOF
 set -f
 set -- \$SSH_ORIGINAL_COMMAND
 shift
+if [ "\$1" = apply ] && [ -e "$WORK/hang-before-apply" ]; then
+	touch "$WORK/peer-started"
+	sleep 5 # a slow peer: this host is interrupted meanwhile
+	exit 0
+fi
 if [ "\$1" = apply ] && [ -e "$WORK/kill-after-apply" ]; then
 	"$CX5PROF" --sysroot "$PSR" --db "$PDB" "\$@"
 	kill -9 "\$PPID" # the ssh session dies before anything is committed
@@ -171,6 +176,25 @@ for _ in $(seq 80); do [ "$(mtus)" = "mtu 1500 mtu 1500" ] && break; sleep 0.1; 
 is "$(mtus)" "mtu 1500 mtu 1500" "ssh killed mid-way: the peer's watchdog restored it too"
 is "$(peer_txns | awk '{print $(NF-1), $NF}')" "apply:rolled_back rollback:committed" \
 	"ssh killed mid-way: the peer's watchdog rolled its apply back"
+
+# ---- SIGINT to this host's cx5prof while the peer applies: ssh is ended
+# at once and this host rolled back (not committed once the peer is done)
+touch "$WORK/hang-before-apply"
+rm -f "$WORK/peer-started"
+t0=$(date +%s)
+HOME=$WORK ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" apply "$WORK/both.yaml" \
+	>"$WORK/int.out" 2>"$WORK/int.err" &
+apid=$!
+for _ in $(seq 50); do [ -e "$WORK/peer-started" ] && break; sleep 0.1; done
+kill -INT "$apid"
+wait "$apid"
+rc=$?
+rm -f "$WORK/hang-before-apply"
+is "$rc $(( $(date +%s) - t0 < 4 ))" "6 1" "SIGINT while the peer applies: exit 6 at once, not after the peer"
+grep -q "peer root@198.18.0.2: \`cx5prof apply\` interrupted by SIGINT: ssh ended; rolling back this host's transaction" "$WORK/int.err"
+ok $? "SIGINT while the peer applies: said so"
+is "$(mtu_of "$HOST_NS") $(sqlite3 "$DB" 'SELECT status FROM transactions WHERE kind = '"'apply'"' ORDER BY id DESC LIMIT 1')" \
+	"mtu 1500 rolled_back" "SIGINT while the peer applies: this host's transaction rolled back"
 
 # ---- an unknown host key is refused (never StrictHostKeyChecking=no)
 run hcx apply "$WORK/unknown.yaml"
