@@ -403,7 +403,9 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 		r = plan_problems_exit_code(p);
 	} else if (p->n_changes == 0) {
 		char msg[512] = "nothing to change";
-		r = peerssh_wanted(prof) ? tune_peer(h, prof, 0, a.confirm, msg, sizeof(msg)) : EXIT_OK;
+		/* --check changes nothing anywhere: the peer is not contacted. */
+		r = peerssh_wanted(prof) && !a.check ? tune_peer(h, prof, 0, a.confirm, msg, sizeof(msg))
+						     : EXIT_OK;
 		plan_render(p, msg);
 	} else if (a.check) {
 		plan_render(p, "changes pending (--check: nothing was changed)");

@@ -218,6 +218,10 @@ is "$(mtus)" "mtu 1500 mtu 1500" "unreachable peer: both ends as they were"
 
 # ---- nothing to change here: the peer is still tuned (and committed)
 ip -n "$HOST_NS" link set ens1f0 mtu 9000
+peer_before=$(peer_txns)
+run hcx apply --check "$WORK/both.yaml"
+is "$rc $(mtus)" "0 mtu 9000 mtu 1500" "apply --check, nothing to change here: exit 0, the peer left alone"
+is "$(peer_txns)" "$peer_before" "apply --check: no transaction on the peer"
 run hcx apply "$WORK/both.yaml"
 is "$rc" 0 "nothing to change here: exit 0"
 is "$(mtus)" "mtu 9000 mtu 9000" "nothing to change here: the peer was tuned"
