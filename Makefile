@@ -28,7 +28,7 @@ UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:%.c=$(BUILDDIR)/%)
 INTEG      := $(sort $(wildcard tests/integration/*.t))
 
-.PHONY: all check units run-tests asan install uninstall demo clean deps bench format
+.PHONY: all check units run-tests asan install uninstall demo clean deps bench format torture
 .PHONY: fuzz fuzz-build fuzz-short fuzz-replay
 
 all: $(BIN)
@@ -64,6 +64,13 @@ run-tests:
 	CX5PROF=$(abspath $(BIN)) CMOCKA_MESSAGE_OUTPUT=TAP \
 		prove --merge --timer -e "" $(UNIT_BIN)
 	CX5PROF=$(abspath $(BIN)) prove --merge --timer $(INTEG)
+
+# The kill/fault loops at every system call of apply and rollback (make
+# check runs them at every 7th): tests/integration/85-kill-fault-loop.t.
+torture: deps
+	@$(MAKE) --no-print-directory all units
+	CX5PROF=$(abspath $(BIN)) CX5PROF_TORTURE_STRIDE=1 prove --merge --timer \
+		tests/integration/85-kill-fault-loop.t tests/integration/84-txn-commit-faults.t
 
 # The whole suite under AddressSanitizer and UBSan, in its own build tree.
 asan: deps

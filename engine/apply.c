@@ -40,9 +40,9 @@ void apply_signals_install(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
-const volatile sig_atomic_t *apply_interrupt_flag(void)
+int apply_interrupted(void)
 {
-	return &interrupted_by;
+	return interrupted_by;
 }
 
 static void failpoint_pause(const char *name, int k)
@@ -189,6 +189,17 @@ static int apply_step(struct history *h, const struct change_record *changes, si
 	return r;
 }
 
+/* A write that failed this way never reached its target: the file or
+ * device is not there (ENOENT, ENOTDIR, ENODEV), the path leaves the
+ * sysroot or is a symlink (EXDEV, ELOOP), or the IRQ is no longer the
+ * queue's (ESTALE). The step changed nothing: there is nothing to undo,
+ * and its undo (which could not reach it either) must not be reported as
+ * "NOT restored". */
+static bool never_written(int r)
+{
+	return r == -ENOENT || r == -ENOTDIR || r == -ENODEV || r == -EXDEV || r == -ELOOP || r == -ESTALE;
+}
+
 int apply_changes(struct history *h, int64_t txn, const struct change_record *c, size_t n,
 		  struct apply_outcome *o)
 {
@@ -210,10 +221,27 @@ int apply_changes(struct history *h, int64_t txn, const struct change_record *c,
 		    strprintf("interrupted by SIG%s before step %zu",
 			      sigabbrev_np(interrupted_by) ? sigabbrev_np(interrupted_by) : "?", i + 1);
 		u = undo_steps(h, c, i, o);
-	} else
+	} else if (never_written(r))
+		u = undo_steps(h, c, i, o);
+	else
 		/* The failed step may have half-landed: undo it too. */
 		u = undo_steps(h, c, i + 1, o);
 	(void)history_txn_set_status(h, txn, u < 0 ? TXN_ROLLBACK_FAILED : TXN_ROLLED_BACK, o->failure);
+	return u < 0 ? u : -ECANCELED;
+}
+
+int apply_undo_all(struct history *h, int64_t txn, const struct change_record *c, size_t n, const char *why,
+		   struct apply_outcome *o)
+{
+	int u, r;
+
+	free(o->failure);
+	o->failure = strdup(why);
+	o->failed_seq = 0;
+	u = undo_steps(h, c, n, o);
+	r = history_txn_set_status(h, txn, u < 0 ? TXN_ROLLBACK_FAILED : TXN_ROLLED_BACK, why);
+	if (r < 0)
+		o->unrecorded = r;
 	return u < 0 ? u : -ECANCELED;
 }
 
@@ -294,6 +322,44 @@ static int rollback_record(struct history *h, int64_t target, const struct chang
 	r = apply_txn_create(h, &t, rc, n, ret_id);
 	free(rc);
 	return r;
+}
+
+int abandon_txn(struct history *h, int64_t target, const char *why, int64_t *ret_id)
+{
+	_cleanup_free_ struct change_record *left = NULL;
+	_cleanup_free_ char *target_why = NULL;
+	struct change_record *c = NULL;
+	size_t n = 0, n_left = 0;
+	int64_t id = 0;
+	int r;
+
+	r = history_changes_load(h, target, &c, &n);
+	if (r < 0)
+		return r;
+	left = calloc(n ? n : 1, sizeof(*left));
+	if (!left) {
+		change_records_free(c, n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (c[i].state != CHANGE_UNDONE)
+			left[n_left++] = c[i];
+	r = rollback_record(h, target, left, n_left, &id);
+	change_records_free(c, n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n_left; i++)
+		(void)history_change_set_state(h, id, (int)i + 1, CHANGE_FAILED,
+					       "abandoned: left as it is on the host, not restored");
+	target_why = strprintf("abandoned by %s (`cx5prof rollback --abandon`, transaction %" PRId64 "): %s",
+			       current_user(), id, why);
+	if (!target_why)
+		return -ENOMEM;
+	r = history_abandon_finish(h, id, target, target_why);
+	if (r < 0)
+		return r;
+	*ret_id = id;
+	return 0;
 }
 
 /* A change a reboot has reset: a runtime kind, in a transaction of an

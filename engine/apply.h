@@ -18,14 +18,13 @@
  *   rollback-pause:K  `rollback` stops before its step K, as apply-pause
  *   confirm-setup:1   `apply --confirm`: recording pending_confirm fails (EIO)
  *   confirm-setup:2   `apply --confirm`: starting the watchdog fails (EAGAIN)
+ *   commit:1          recording the transaction committed fails (ENOSPC)
  *   ethnl-absent:1    ethtool netlink is treated as absent (ethnl.h): every
  *                     ethtool setting goes through the ioctl fallback
  * A caught signal (SIGINT, SIGTERM, SIGHUP) ends a pause as it would end
  * the step loop between two real steps. */
 #ifndef CX5_APPLY_H
 #define CX5_APPLY_H
-
-#include <signal.h>
 
 #include "history.h"
 
@@ -36,6 +35,7 @@ struct apply_outcome {
 	char **left;		/* strv: what is NOT restored, one line each */
 	int64_t rollback_txn;	/* rollback: the transaction that recorded it */
 	size_t reset_by_reboot; /* rollback of an earlier boot's transaction: runtime changes not written */
+	int unrecorded;		/* apply_undo_all: -errno when the final status could not be recorded */
 };
 void apply_outcome_done(struct apply_outcome *o);
 
@@ -48,6 +48,16 @@ void apply_outcome_done(struct apply_outcome *o);
 int apply_changes(struct history *h, int64_t txn, const struct change_record *c, size_t n,
 		  struct apply_outcome *o);
 
+/* Undo all n changes of transaction txn after they all landed, when what
+ * had to follow them failed (recording the commit, starting the --confirm
+ * watchdog): why says what, and becomes o->failure and the transaction's
+ * error. Returns -ECANCELED (all undone: rolled_back) or -ENOTRECOVERABLE
+ * (o->left; rollback_failed). When even that status cannot be written,
+ * o->unrecorded is the error and the transaction stays open in the history
+ * (a later `cx5prof rollback` closes it: restoring is idempotent). */
+int apply_undo_all(struct history *h, int64_t txn, const struct change_record *c, size_t n, const char *why,
+		   struct apply_outcome *o);
+
 /* Restore every change of transaction target to its old value (whether or
  * not it had landed), as a new 'rollback' transaction. 0 all restored,
  * -ENOTRECOVERABLE some could not be (o->left). reason is recorded.
@@ -57,6 +67,13 @@ int apply_changes(struct history *h, int64_t txn, const struct change_record *c,
  * may name IRQs or states of that boot); they stay 'planned' in the
  * rollback, with the reason, and count in o->reset_by_reboot. */
 int rollback_txn(struct history *h, int64_t target, const char *reason, struct apply_outcome *o);
+
+/* `rollback --abandon`: give up on unfinished transaction target without
+ * writing anything. Recorded as a rollback transaction (*ret_id; its user
+ * is who abandoned it) listing the target's changes not undone, each
+ * 'failed' "abandoned: left as it is on the host"; target and record end
+ * 'failed' with why (history_abandon_finish). */
+int abandon_txn(struct history *h, int64_t target, const char *why, int64_t *ret_id);
 
 /* history_txn_create() with the transaction's origin filled in: the user
  * (SUDO_USER, else the account), the host name and the boot id. t's
@@ -75,9 +92,6 @@ bool txn_from_earlier_boot(const struct txn_record *t);
 /* Catch SIGINT, SIGTERM and SIGHUP: apply_changes stops before the next
  * step and undoes. */
 void apply_signals_install(void);
-/* The signal caught since apply_signals_install (0: none): a wait outside
- * apply_changes (the peer's ssh) stops on it too. */
-const volatile sig_atomic_t *apply_interrupt_flag(void);
 
 /* Start the detached --confirm watchdog (double fork, setsid). The caller
  * must have closed its history handles first: SQLite connections must not
@@ -86,5 +100,10 @@ const volatile sig_atomic_t *apply_interrupt_flag(void);
  * deadline_usec (wall clock) it takes the lock and rolls back txn unless it
  * is no longer pending_confirm. Returns the watchdog's pid or -errno. */
 int watchdog_spawn(const char *db_path, int64_t txn, int64_t deadline_usec);
+
+/* The signal caught since apply_signals_install() (SIGINT...), 0 when
+ * none: a caller running several transactions (campaign) stops at it, a
+ * wait outside apply_changes (the peer's ssh) too. */
+int apply_interrupted(void);
 
 #endif

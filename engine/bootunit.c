@@ -30,11 +30,10 @@ static bool instance_name_plain(const char *s, size_t n)
 
 int bootunit_for_profile(const char *path, char **ret_unit, char **ret_why)
 {
-	_cleanup_free_ char *want = NULL, *full = NULL;
+	_cleanup_free_ char *want = NULL;
 	const char *base = strrchr(path, '/');
 	struct stat a, b;
 	size_t n;
-	int r;
 
 	base = base ? base + 1 : path;
 	n = strlen(base);
@@ -48,10 +47,8 @@ int bootunit_for_profile(const char *path, char **ret_unit, char **ret_why)
 	want = strprintf("%s/%s", BOOTUNIT_PROFILE_DIR, base);
 	if (!want)
 		return -ENOMEM;
-	r = sysroot_path(want, &full);
-	if (r < 0)
-		return r;
-	if (stat(path, &a) < 0 || stat(full, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+	if (stat(path, &a) < 0 || sysroot_stat(want, true, &b) < 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
 		/* A copy of the file alone would break a relative extends: the
 		 * flattened profile stands alone. */
 		*ret_why = strprintf("the boot-time unit applies %s, and %s is not that file: write it "

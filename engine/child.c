@@ -113,7 +113,7 @@ int child_wait_all(struct child *children, size_t n, uint64_t deadline_usec)
 	return child_wait_until(children, n, deadline_usec, NULL);
 }
 
-int child_wait_until(struct child *children, size_t n, uint64_t deadline_usec, const volatile sig_atomic_t *stop)
+int child_wait_until(struct child *children, size_t n, uint64_t deadline_usec, int (*stop)(void))
 {
 	uint64_t kill_at = 0, drain_end = 0;
 
@@ -132,7 +132,7 @@ int child_wait_until(struct child *children, size_t n, uint64_t deadline_usec, c
 		}
 		if (running == 0 && np == 0)
 			return 0;
-		if (stop && *stop && now < deadline_usec)
+		if (stop && stop() && now < deadline_usec)
 			deadline_usec = now;
 		if (running == 0) {
 			if (!drain_end)

@@ -9,7 +9,6 @@
 #ifndef CX5_CHILD_H
 #define CX5_CHILD_H
 
-#include <signal.h>
 #include <sys/types.h>
 
 #include "util.h"
@@ -41,9 +40,9 @@ int child_spawn(const char *path, char *const *argv, const struct child_options 
  * them open), then closed. Output beyond 4 MiB per child is dropped. */
 int child_wait_all(struct child *children, size_t n, uint64_t deadline_usec);
 /* child_wait_all that also ends the children as at the deadline once
- * *stop is non-zero (a signal caught by the caller); the caller reads
- * *stop to tell it from a timeout. */
-int child_wait_until(struct child *children, size_t n, uint64_t deadline_usec, const volatile sig_atomic_t *stop);
+ * stop() returns non-zero (a signal caught by the caller); the caller
+ * asks stop() again to tell it from a timeout. */
+int child_wait_until(struct child *children, size_t n, uint64_t deadline_usec, int (*stop)(void));
 /* Kill (when still running), reap and free. */
 void child_done(struct child *c);
 

@@ -32,16 +32,6 @@ const char *eth_duplex_to_string(enum eth_duplex d)
 	return duplex_names[d];
 }
 
-int eth_duplex_from_string(const char *s, enum eth_duplex *ret)
-{
-	for (unsigned i = 0; i < _ETH_DUPLEX_MAX; i++)
-		if (streq(duplex_names[i], s)) {
-			*ret = (enum eth_duplex)i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
 /* A datagram socket for the ioctl; AF_UNIX when IPv4 is compiled out. */
 static int ethtool_socket(void)
 {

@@ -46,7 +46,6 @@ struct eth_link {
 
 /* "half", "full", "unknown". */
 const char *eth_duplex_to_string(enum eth_duplex d);
-int eth_duplex_from_string(const char *s, enum eth_duplex *ret);
 
 /* One ETHTOOL_GSTATS counter. */
 struct eth_stat {

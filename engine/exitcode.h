@@ -12,7 +12,7 @@ enum exit_code {
 	EXIT_DRIFT = 3,        /* verify: host differs from the profile */
 	EXIT_BENCH_FAIL = 4,   /* verify: a benchmark threshold failed */
 	EXIT_PRECONDITION = 5, /* plan/apply: driver, firmware or link requirement not met */
-	EXIT_ROLLED_BACK = 6,  /* apply failed; every change was undone */
+	EXIT_ROLLED_BACK = 6,  /* apply failed, or campaign interrupted; every change was undone */
 	EXIT_ROLLBACK_FAILED = 7, /* apply or rollback failed and the host is NOT fully restored */
 	EXIT_LOCKED = 8,       /* another apply or rollback holds the lock */
 	EXIT_OPEN_TXN = 9,     /* an interrupted transaction must be rolled back first */

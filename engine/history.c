@@ -14,8 +14,10 @@
 #include <libgen.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/time.h>
 
+#include "exitcode.h"
 #include "log.h"
 
 #define HISTORY_BUSY_TIMEOUT_MS 5000
@@ -38,13 +40,6 @@ struct history {
 	size_t n_marks;
 	int64_t marks_since_usec;
 };
-
-static inline void stmt_finalizep(sqlite3_stmt **s)
-{
-	if (*s)
-		sqlite3_finalize(*s);
-}
-#define _cleanup_stmt_ _cleanup_(stmt_finalizep)
 
 /* ---- enum <-> string tables ---- */
 
@@ -150,6 +145,22 @@ int history_errno(int rc)
 	return -EIO;
 }
 
+int history_open_exit_code(int r)
+{
+	switch (-r) {
+	case ENOENT:
+		return EXIT_NOT_FOUND;
+	case EISDIR:
+	case ENXIO:
+		return EXIT_INVALID;
+	case EACCES:
+	case EPERM:
+		return EXIT_PERMISSION;
+	default:
+		return EXIT_ERROR;
+	}
+}
+
 const char *history_remedy(int r)
 {
 	static const struct {
@@ -157,10 +168,10 @@ const char *history_remedy(int r)
 		const char *remedy;
 	} map[] = {
 	    {ENOENT, "no history yet: run `cx5prof apply` first, or check --db"},
-	    {EACCES, "permission denied: run as root, or choose another file with --db"},
-	    {EPERM, "permission denied: run as root, or choose another file with --db"},
-	    {EROFS, "the file or its file system is read-only: fix its permissions or choose another file "
-		    "with --db"},
+	    {EISDIR, "--db must name a regular file (or one to create), not a directory"},
+	    {ENXIO, "it is a FIFO, a socket or a device: --db must name a regular file (or one to create)"},
+	    {EROFS, "the file or its file system is read-only: make it writable (its mode, or remount the "
+		    "file system read-write) or choose another file with --db"},
 	    {EBADMSG, "check --db: the file is not a cx5prof history, or it is corrupt"},
 	    {EBUSY, "another process holds the database: wait for it to finish and retry"},
 	    {ENOSPC, "the disk is full: free space and retry"},
@@ -170,6 +181,10 @@ const char *history_remedy(int r)
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
 		if (map[i].err == -r)
 			return map[i].remedy;
+	if (r == -EACCES || r == -EPERM)
+		return geteuid() == 0 ? "denied even to root: check the file's attributes (lsattr), its mount "
+					"and any security policy, or choose another file with --db"
+				      : "permission denied: run as root, or choose another file with --db";
 	return "check the file and its directory, or choose another file with --db";
 }
 
@@ -181,12 +196,20 @@ static int db_error(struct history *h, int rc, const char *what)
 
 /* ---- statements ---- */
 
+int history_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret)
+{
+	int rc = sqlite3_prepare_v2(db, sql, -1, ret, NULL);
+
+	if (rc != SQLITE_OK) {
+		log_debug("history: %s: %s", sql, sqlite3_errmsg(db));
+		return history_errno(rc);
+	}
+	return 0;
+}
+
 static int stmt_prepare(struct history *h, const char *sql, sqlite3_stmt **ret)
 {
-	int rc = sqlite3_prepare_v2(h->db, sql, -1, ret, NULL);
-	if (rc != SQLITE_OK)
-		return db_error(h, rc, sql);
-	return 0;
+	return history_prepare(h->db, sql, ret);
 }
 
 static int stmt_bind_text(sqlite3_stmt *s, int i, const char *v)
@@ -353,7 +376,28 @@ static const char *const migrations[] = {
     "CREATE INDEX outbox_by_status ON outbox(status, next_attempt_usec);",
     /* 1 -> 2: the kernel's boot id at the start of each transaction */
     "ALTER TABLE transactions ADD COLUMN boot_id TEXT;",
-    /* 2 -> 3: the peer's transaction applied with each one (peer.ssh) */
+    /* 2 -> 3: campaigns (campaigns.h); runs tagged with theirs; the
+     * outbox takes campaign records (a CHECK changes only by rebuilding) */
+    "CREATE TABLE campaigns ("
+    " id INTEGER PRIMARY KEY,"
+    " name TEXT NOT NULL, file TEXT NOT NULL,"
+    " status TEXT NOT NULL CHECK (status IN ('running','done','interrupted','failed')),"
+    " started_usec INTEGER NOT NULL, ended_usec INTEGER,"
+    " summary TEXT);"
+    "ALTER TABLE runs ADD COLUMN campaign INTEGER REFERENCES campaigns(id);"
+    "CREATE TABLE outbox_v3 ("
+    " id INTEGER PRIMARY KEY,"
+    " source_kind TEXT NOT NULL CHECK (source_kind IN ('txn','run','campaign')),"
+    " source_id INTEGER NOT NULL, payload TEXT NOT NULL,"
+    " status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','sent','failed_permanent')),"
+    " attempts INTEGER NOT NULL DEFAULT 0, next_attempt_usec INTEGER NOT NULL DEFAULT 0,"
+    " last_error TEXT, reply_id TEXT, reply_content TEXT, reply_usage TEXT,"
+    " created_usec INTEGER NOT NULL, sent_usec INTEGER);"
+    "INSERT INTO outbox_v3 SELECT * FROM outbox;"
+    "DROP TABLE outbox;"
+    "ALTER TABLE outbox_v3 RENAME TO outbox;"
+    "CREATE INDEX outbox_by_status ON outbox(status, next_attempt_usec);",
+    /* 3 -> 4: the peer's transaction applied with each one (peer.ssh) */
     "ALTER TABLE transactions ADD COLUMN peer_txn INTEGER;",
 };
 
@@ -364,11 +408,18 @@ _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration 
  * the defaults its rows would get. SQLite resolves an unqualified name in
  * the temp schema first, so the views shadow the old tables. Entry N-1:
  * from version N to the current one. */
+#define COMPAT_V2                                                                                            \
+	"CREATE TEMP VIEW runs AS SELECT *, NULL AS campaign FROM main.runs;"                                \
+	"CREATE TEMP TABLE campaigns (id INTEGER PRIMARY KEY, name TEXT, file TEXT, status TEXT,"           \
+	" started_usec INTEGER, ended_usec INTEGER, summary TEXT);"
+#define COMPAT_V3 "CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_txn FROM main.transactions;"
 static const char *const readonly_compat[] = {
     /* 1 */
-    "CREATE TEMP VIEW transactions AS SELECT *, NULL AS boot_id, NULL AS peer_txn FROM main.transactions;",
+    "CREATE TEMP VIEW transactions AS SELECT *, NULL AS boot_id, NULL AS peer_txn FROM main.transactions;" COMPAT_V2,
     /* 2 */
-    "CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_txn FROM main.transactions;",
+    COMPAT_V3 COMPAT_V2,
+    /* 3 */
+    COMPAT_V3,
 };
 
 _Static_assert(ARRAY_SIZE(readonly_compat) == HISTORY_SCHEMA_VERSION - 1, "one view set per older version");
@@ -432,24 +483,14 @@ int history_schema_version(struct history *h)
 
 /* ---- open/close ---- */
 
-static int mkdir_parent(const char *path)
+/* SQLite says "cannot open" (EACCES) for a database it cannot write next
+ * to (its -wal and -shm files): on a read-only file system, say so rather
+ * than "permission denied". */
+static bool on_read_only_fs(const char *path)
 {
-	_cleanup_free_ char *copy = strdup(path);
-	const char *dir;
-	struct stat st;
+	struct statvfs sv;
 
-	if (!copy)
-		return -ENOMEM;
-	dir = dirname(copy);
-	if (stat(dir, &st) == 0)
-		return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-	if (errno != ENOENT)
-		return -errno;
-	/* One level only: /var/lib exists on any host; a missing deeper tree
-	 * usually means a mistyped --db. */
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
+	return statvfs(path, &sv) == 0 && (sv.f_flag & ST_RDONLY);
 }
 
 /* A new database is created private (0600) before SQLite opens it; an
@@ -494,6 +535,17 @@ static int configure(struct history *h, bool read_only, bool existing)
 	return migrate(h, read_only);
 }
 
+int history_path_check(const char *path)
+{
+	struct stat st;
+
+	/* A FIFO, socket, device or directory is refused before anything
+	 * opens it (opening a FIFO blocks until a writer comes). */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -ENXIO;
+	return 0;
+}
+
 int history_open(const char *path, unsigned flags, struct history **ret)
 {
 	bool read_only = flags & HISTORY_READ_ONLY, existing = flags & HISTORY_EXISTING;
@@ -502,6 +554,9 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 
 	if (!path || !*path)
 		return -EINVAL;
+	r = history_path_check(path);
+	if (r < 0)
+		return r;
 	if ((read_only || existing) && access(path, F_OK) < 0)
 		return -errno;
 	if (!read_only && !existing) {
@@ -526,7 +581,7 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 	}
 	r = configure(h, read_only, existing);
 	if (r < 0)
-		return r;
+		return r == -EACCES && on_read_only_fs(path) ? -EROFS : r;
 	*ret = TAKE_PTR(h);
 	return 0;
 }
@@ -853,6 +908,24 @@ int history_rollback_finish(struct history *h, int64_t rollback, int64_t target,
 		r = history_txn_set_status(h, target, ok ? TXN_ROLLED_BACK : TXN_ROLLBACK_FAILED, reason);
 	if (r >= 0 && ok)
 		r = supersede_rollbacks(h, rollback, target);
+	return history_end(h, r);
+}
+
+int history_abandon_finish(struct history *h, int64_t abandon, int64_t target, const char *why)
+{
+	_cleanup_free_ char *a = strprintf("abandoned transaction %" PRId64 ": %s", target, why);
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	r = history_begin(h);
+	if (r < 0)
+		return r;
+	r = history_txn_set_status(h, abandon, TXN_FAILED, a);
+	if (r >= 0)
+		r = history_txn_set_status(h, target, TXN_FAILED, why);
+	if (r >= 0)
+		r = supersede_rollbacks(h, abandon, target);
 	return history_end(h, r);
 }
 

@@ -15,6 +15,8 @@
  *       profile_json, user, host, started_usec, ended_usec, status
  *       'open'|'committed'|'pending_confirm'|'rolled_back'|'failed'|
  *       'rollback_failed', confirm_deadline_usec, rolls_back_txn, error)
+ *       ('failed': ended without being applied or undone: failed before
+ *       any change, superseded, or abandoned by the operator: error says)
  *   changes(txn, seq, object, kind, key, old_value, new_value,
  *       state 'planned'|'applied'|'undone'|'failed', error) PK (txn, seq)
  *   runs(id, txn, profile_name, profile_hash, interface, runner, peer, test,
@@ -29,7 +31,11 @@
  *       sent_usec)
  * Schema v2: transactions.boot_id (the kernel's boot id when the
  *   transaction started; NULL when unknown or written by v1).
- * Schema v3: transactions.peer_txn (the peer's own transaction applied
+ * Schema v3: campaigns(id, name, file, status 'running'|'done'|
+ *   'interrupted'|'failed', started_usec, ended_usec, summary JSON)
+ *   (campaigns.h); runs.campaign (the campaign a run belongs to, NULL for
+ *   a run of its own); outbox.source_kind may be 'campaign'.
+ * Schema v4: transactions.peer_txn (the peer's own transaction applied
  *   with this one through peer.ssh; NULL when none).
  * Changing the schema: append a step to the migration table in history.c
  * (HISTORY_SCHEMA_VERSION grows by one); never edit a released step. */
@@ -40,7 +46,7 @@
 
 #include "util.h"
 
-#define HISTORY_SCHEMA_VERSION 3
+#define HISTORY_SCHEMA_VERSION 4
 
 struct history;
 
@@ -59,12 +65,18 @@ enum history_open_flags {
  * level, mode 0700) and migrate to HISTORY_SCHEMA_VERSION. An existing file
  * keeps its mode. Errors: -ENOENT (read-only: the file is missing;
  * read-write: a directory above the file's is missing), -ENOTDIR,
+ * -EISDIR / -ENXIO (path is a directory / a FIFO, socket or device:
+ * refused before it is opened),
  * -EACCES/-EROFS (permission, read-only file or file system),
  * -EBADMSG (corrupt, or not a SQLite database), -EBUSY (locked too long),
  * -EPROTONOSUPPORT (schema newer than this cx5prof), -ENODATA (read-only
  * or HISTORY_EXISTING: the file holds no history, e.g. it is empty). */
 int history_open(const char *path, unsigned flags, struct history **ret);
 void history_close(struct history *h);
+/* 0 when path is a regular file or missing; -EISDIR, -ENXIO (a FIFO, a
+ * socket or a device) otherwise: what history_open() checks first, for a
+ * caller that must refuse such a path before creating anything. */
+int history_path_check(const char *path);
 static inline void history_closep(struct history **h)
 {
 	if (*h)
@@ -73,6 +85,16 @@ static inline void history_closep(struct history **h)
 #define _cleanup_history_ _cleanup_(history_closep)
 
 sqlite3 *history_db(struct history *h);
+/* Prepare one statement on db (the history's, or any other SQLite handle of
+ * the modules on top: runs, outbox); a failure is logged at debug with
+ * SQLite's message and returned as -errno (history_errno). */
+int history_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret);
+static inline void history_stmt_finalizep(sqlite3_stmt **s)
+{
+	if (*s)
+		sqlite3_finalize(*s);
+}
+#define _cleanup_stmt_ _cleanup_(history_stmt_finalizep)
 const char *history_path(struct history *h);
 int history_schema_version(struct history *h);
 /* Wall-clock time in microseconds since the Unix epoch (the *_usec columns). */
@@ -81,6 +103,9 @@ int64_t history_now_usec(void);
 /* The one translation of a SQLite result code (primary or extended) to
  * -errno; SQLITE_OK/ROW/DONE give 0. */
 int history_errno(int sqlite_rc);
+/* The exit code for a history_open() error: 66 no such file, 65 not a
+ * regular file, 77 permission denied, else 1. */
+int history_open_exit_code(int r);
 /* A remedy for a -errno from this module, for the verb layer's one report:
  * "check --db: the file is not a cx5prof history, or it is corrupt", ... */
 const char *history_remedy(int r);
@@ -104,7 +129,7 @@ enum txn_status {
 	TXN_COMMITTED,	     /* done and kept */
 	TXN_PENDING_CONFIRM, /* applied with --confirm; waiting for `commit` */
 	TXN_ROLLED_BACK,     /* undone (by apply's own undo or by a rollback) */
-	TXN_FAILED,	     /* failed before any change (nothing to undo) */
+	TXN_FAILED,	     /* failed before any change, superseded, or abandoned (error says) */
 	TXN_ROLLBACK_FAILED, /* undo incomplete: the host is NOT as before */
 	_TXN_STATUS_MAX,
 };
@@ -181,6 +206,12 @@ int history_txn_set_status(struct history *h, int64_t txn, enum txn_status statu
  * open or rollback_failed becomes failed, "superseded by rollback N" (it no
  * longer counts as unfinished). !ok: both rollback_failed. */
 int history_rollback_finish(struct history *h, int64_t rollback, int64_t target, bool ok, const char *reason);
+/* Record `rollback --abandon`: the abandon record (a rollback transaction
+ * that wrote nothing) and its target both become failed, in ONE durable
+ * SQLite transaction, with why (the target's error; the abandon record's is
+ * "abandoned transaction T: why"); other unfinished rollbacks of target
+ * are superseded, as by history_rollback_finish. */
+int history_abandon_finish(struct history *h, int64_t abandon, int64_t target, const char *why);
 /* Mark a transaction pending_confirm with a deadline. */
 int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t deadline_usec);
 /* Record the peer's transaction (> 0) that was applied with txn. */

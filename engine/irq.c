@@ -308,10 +308,29 @@ int irq_read_affinity(unsigned irq, struct cpuset *ret)
 	return read_irq_cpuset(irq, "smp_affinity", ret);
 }
 
+/* The whole file as one CPU list: exactly one line, as the kernel prints
+ * it; anything after it (a torn write in a sysroot copy) is -EBADMSG. */
+static int read_list_whole(const char *path, struct cpuset *ret)
+{
+	_cleanup_free_ char *s = NULL;
+	size_t len = 0;
+	char *nl;
+	int r;
+
+	r = sysroot_read_all(path, &s, &len);
+	if (r < 0)
+		return r;
+	nl = memchr(s, '\n', len);
+	if (!nl || (size_t)(nl - s) != len - 1)
+		return -EBADMSG;
+	*nl = '\0';
+	return cpuset_parse_list(s, ret);
+}
+
 int irq_write_affinity(unsigned irq, const struct cpuset *cpus)
 {
 	_cleanup_cpuset_ struct cpuset cur = CPUSET_INIT, back = CPUSET_INIT;
-	_cleanup_free_ char *list = NULL, *line = NULL, *path = NULL, *s = NULL;
+	_cleanup_free_ char *list = NULL, *line = NULL, *path = NULL;
 	int r;
 
 	if (cpuset_count(cpus) == 0)
@@ -320,11 +339,12 @@ int irq_write_affinity(unsigned irq, const struct cpuset *cpus)
 	if (!path)
 		return -ENOMEM;
 	/* The file written is the file read: its absence is -ENOENT (an
-	 * unreadable or odd value is simply written over). */
-	r = sysroot_read_line(path, &s);
+	 * unreadable or odd value is simply written over; the write refuses
+	 * a path out of the sysroot). */
+	r = read_list_whole(path, &cur);
 	if (r == -ENOENT)
 		return r;
-	if (r >= 0 && cpuset_parse_list(s, &cur) >= 0 && cpuset_equal(&cur, cpus))
+	if (r >= 0 && cpuset_equal(&cur, cpus))
 		return 0;
 	r = cpuset_format_list(cpus, &list);
 	if (r < 0)
@@ -339,7 +359,9 @@ int irq_write_affinity(unsigned irq, const struct cpuset *cpus)
 		return IRQ_AFFINITY_FIXED;
 	if (r < 0)
 		return r;
-	r = irq_read_affinity(irq, &back);
+	r = read_list_whole(path, &back);
+	if (r == -EBADMSG)
+		return IRQ_AFFINITY_MISMATCH;
 	if (r < 0)
 		return r;
 	if (!cpuset_equal(&back, cpus))

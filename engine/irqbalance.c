@@ -341,24 +341,21 @@ static bool value_quotable(const char *v)
  * content, NULL when it does not exist; *ret_mode its permissions. */
 static int ban_target(const char **ret_path, char **ret_text, mode_t *ret_mode)
 {
-	_cleanup_free_ char *text = NULL, *full = NULL;
+	_cleanup_free_ char *text = NULL;
 	const char *path = find_config();
 	mode_t mode = 0644;
 	struct stat st;
 	int r;
 
 	if (path) {
-		r = sysroot_path(path, &full);
-		if (r < 0)
-			return r;
 		/* A symlinked config (managed elsewhere) would be replaced by a
 		 * regular file: refuse rather than break the link. */
-		if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode))
+		if (sysroot_stat(path, false, &st) == 0 && S_ISLNK(st.st_mode))
 			return -ELOOP;
 		r = sysroot_read_all(path, &text, NULL);
 		if (r < 0)
 			return r;
-		if (stat(full, &st) == 0)
+		if (sysroot_stat(path, true, &st) == 0)
 			mode = st.st_mode & 07777;
 	}
 	/* else create it where the distribution's unit looks for it */
@@ -553,7 +550,7 @@ int irqbalance_ban_list(const char *undo, unsigned **ret_irqs, size_t *ret_n)
 
 int irqbalance_ban_matches(const char *undo)
 {
-	_cleanup_free_ char *want = NULL, *have = NULL, *full = NULL, *path = NULL;
+	_cleanup_free_ char *want = NULL, *have = NULL, *path = NULL;
 	struct json_object *o, *v;
 	int mode = -1, r;
 	struct stat st;
@@ -579,11 +576,9 @@ int irqbalance_ban_matches(const char *undo)
 		return r;
 	if (!streq(have, want))
 		return 0;
-	r = sysroot_path(path, &full);
+	r = sysroot_stat(path, true, &st);
 	if (r < 0)
 		return r;
-	if (stat(full, &st) < 0)
-		return -errno;
 	return mode < 0 || (int)(st.st_mode & 07777) == mode;
 }
 
@@ -593,18 +588,15 @@ int irqbalance_ban_matches(const char *undo)
  * would be lost by writing back the old content. 0 yes, -ESTALE no. */
 static int ban_restorable(const char *path, const char *old)
 {
-	_cleanup_free_ char *full = NULL, *have = NULL;
+	_cleanup_free_ char *have = NULL;
 	struct stat st;
 	int r;
 
-	r = sysroot_path(path, &full);
+	r = sysroot_stat(path, false, &st);
+	if (r == -ENOENT)
+		return old ? -ESTALE : 0;
 	if (r < 0)
 		return r;
-	if (lstat(full, &st) < 0) {
-		if (errno != ENOENT)
-			return -errno;
-		return old ? -ESTALE : 0;
-	}
 	if (S_ISLNK(st.st_mode))
 		return -ESTALE;
 	r = sysroot_read_all(path, &have, NULL);

@@ -47,15 +47,6 @@ void irqplan_free(struct irqplan *p)
 	free(p);
 }
 
-size_t irqplan_changes(const struct irqplan *p)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < p->n; i++)
-		n += p->e[i].changed;
-	return n;
-}
-
 /* Working state of one build. Loads are indexed by CPU number; a core is
  * named by its smallest CPU (topology_core_of). */
 struct planner {
@@ -702,40 +693,6 @@ int irqplan_build(const struct irqplan_port *ports, size_t nports, const struct 
 	}
 	*ret = TAKE_PTR(pl.plan);
 	return 0;
-}
-
-void irqplan_render(const struct irqplan *p, const struct irqplan_port *ports)
-{
-	out_text("%-15s %5s %6s  %-16s %s\n", "interface", "queue", "irq", "cpu", "node");
-	out_open_array("irq_plan");
-	for (size_t i = 0; i < p->n; i++) {
-		const struct irqplan_entry *e = &p->e[i];
-		_cleanup_free_ char *before = NULL, *move = NULL;
-
-		if (cpuset_format_list(&e->before, &before) < 0)
-			before = NULL;
-		move = strprintf("%s -> %d", before && *before ? before : "?", e->cpu);
-		out_open_object(NULL);
-		out_string(OUT_ANY, "interface", "%-15s ", ports[e->port].ifname);
-		out_uint(OUT_ANY, "queue", "%5" PRIu64 " ", e->queue);
-		out_uint(OUT_ANY, "irq", "%6" PRIu64 "  ", e->irq);
-		out_string(OUT_HUMAN, NULL, "%-16s ", move ? move : "?");
-		out_string(OUT_JSON, "before", NULL, before && *before ? before : NULL);
-		out_int(OUT_JSON, "after", NULL, e->cpu);
-		if (e->cpu_node >= 0)
-			out_int(OUT_ANY, "node", "%" PRId64, e->cpu_node);
-		else
-			out_string(OUT_ANY, "node", "%s", NULL);
-		out_text("%s%s\n", e->remote ? "  remote" : "", e->changed ? "" : "  (unchanged)");
-		out_bool(OUT_JSON, "remote", NULL, e->remote);
-		out_bool(OUT_JSON, "changed", NULL, e->changed);
-		out_close_object();
-	}
-	out_close_array();
-	out_open_array("irq_plan_notes");
-	for (char **n = p->notes; n && *n; n++)
-		out_string(OUT_ANY, NULL, "note: %s\n", *n);
-	out_close_array();
 }
 
 void irqmap_report_free(struct irqmap_report *r)

@@ -77,14 +77,6 @@ static inline void irqplan_freep(struct irqplan **p)
 #define _cleanup_irqplan_ _cleanup_(irqplan_freep)
 void irqplan_options_done(struct irqplan_options *o);
 
-/* Number of changed entries. */
-size_t irqplan_changes(const struct irqplan *p);
-
-/* `plan` table through output.h: one row per queue (port, queue, irq,
- * cpu before -> after, node), then the notes. JSON: array "irq_plan" of
- * {"interface","queue","irq","before","after","node","remote","changed"}
- * and "irq_plan_notes". */
-void irqplan_render(const struct irqplan *p, const struct irqplan_port *ports);
 
 /* Current-map analysis for `show`. A queue is "busy" when its interrupt
  * count is at least 10% of the port's busiest queue (and non-zero); its CPU

@@ -8,7 +8,6 @@ static enum log_level max_level = LOG_NOTICE;
 static char first_error[512];
 
 void log_set_level(enum log_level level) { max_level = level; }
-enum log_level log_get_level(void) { return max_level; }
 const char *log_first_error(void) { return first_error[0] ? first_error : NULL; }
 
 int log_full(enum log_level level, int err, const char *fmt, ...)

@@ -14,7 +14,6 @@
 enum log_level { LOG_ERR, LOG_WARN, LOG_NOTICE, LOG_INFO, LOG_DEBUG };
 
 void log_set_level(enum log_level level);
-enum log_level log_get_level(void);
 /* The first error reported by this process (without the "cx5prof: error: "
  * prefix), for the --json error document; NULL when none was. */
 const char *log_first_error(void);

@@ -25,7 +25,9 @@ static const struct verb verbs[] = {
 	{ "doctor", verb_doctor, "[PROFILE]", "check the NIC, the host and the path to the peer before benchmarking", doctor_cli_options },
 	{ "serve", verb_serve, "", "receive the built-in UDP benchmark (the peer of `bench`)", serve_options },
 	{ "bench", verb_bench, "", "run the built-in UDP stream benchmark against `serve`", bench_options },
-	{ "history", verb_history, "[show RUN]", "list transactions and runs, newest first; or everything about one run", history_options },
+	{ "campaign", verb_campaign, "FILE", "run comparison rounds: each group applied, verified and rolled back, with a table and a report", campaign_options },
+	{ "report", verb_report, "RUN... --dir DIR", "write report.html (and the runs' bundles) for some runs", report_options },
+	{ "history", verb_history, "[show RUN]", "list transactions, runs and campaigns, newest first; or everything about one run", history_options },
 	{ "compare", verb_compare, "RUN RUN [RUN...]", "side-by-side table of what differed between runs, with result deltas", NULL },
 	{ "export", verb_export, "RUN --dir DIR", "write a self-contained bundle to reproduce one run", export_options },
 	{ "mirror", verb_mirror, "", "send pending history records to the TaoToken mirror", mirror_verb_options },
@@ -103,24 +105,11 @@ static const char *closest_verb(const char *s)
 	size_t best_d = 3;
 
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
-		const char *t = verbs[i].name;
-		size_t n = strlen(s), m = strlen(t), prev[32], cur[32];
+		size_t d = edit_distance(s, verbs[i].name);
 
-		if (n >= 31 || m >= 31)
-			continue;
-		for (size_t j = 0; j <= m; j++)
-			prev[j] = j;
-		for (size_t a = 1; a <= n; a++) {
-			cur[0] = a;
-			for (size_t b = 1; b <= m; b++) {
-				size_t del = prev[b] + 1, ins = cur[b - 1] + 1, sub = prev[b - 1] + (s[a - 1] != t[b - 1]);
-				cur[b] = del < ins ? (del < sub ? del : sub) : (ins < sub ? ins : sub);
-			}
-			memcpy(prev, cur, sizeof(prev));
-		}
-		if (prev[m] < best_d) {
-			best_d = prev[m];
-			best = t;
+		if (d < best_d) {
+			best_d = d;
+			best = verbs[i].name;
 		}
 	}
 	return best;

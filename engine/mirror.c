@@ -10,19 +10,16 @@
 
 #include <inttypes.h>
 #include <sqlite3.h>
-#include <sys/time.h>
 
 #include "history.h"
 #include "log.h"
 #include "outbox.h"
 #include "profile.h"
 
-static int64_t wallclock_usec(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
-}
+/* Ends the error of a reply without choices (" [2 of 3 replies in a row
+ * without choices]"), read back from the row's last_error. */
+#define CHOICES_STREAK_FMT  " [%" PRId64 " of %d replies in a row without choices]"
+#define CHOICES_STREAK_SCAN " [%" SCNd64 " of %d replies in a row without choices]%n"
 
 const char *mirror_config_path(const char *path_override)
 {
@@ -63,8 +60,23 @@ static int64_t next_attempt(const struct taotoken_error *err, int64_t attempts)
 	if (err->kind == TT_QUOTA)
 		return MIRROR_NEVER;
 	if (!err->retry)
-		return wallclock_usec() + MIRROR_OPERATOR_WAIT_USEC;
-	return wallclock_usec() + outbox_backoff_usec(attempts, err->retry_after_s);
+		return history_now_usec() + MIRROR_OPERATOR_WAIT_USEC;
+	return history_now_usec() + outbox_backoff_usec(attempts, err->retry_after_s);
+}
+
+/* How many replies without choices this row has had in a row before this
+ * one: the count send_one() wrote at the end of its last error, 0 when its
+ * last failure was another one (or there was none). */
+static int64_t choices_streak(const char *last_error)
+{
+	const char *p = last_error ? strrchr(last_error, '[') : NULL;
+	int64_t n;
+	int of, end = 0;
+
+	if (!p || p == last_error || sscanf(p - 1, CHOICES_STREAK_SCAN, &n, &of, &end) != 2 ||
+	    p[end - 1] != '\0' || n < 0)
+		return 0;
+	return n;
 }
 
 bool mirror_row_permanent(const struct taotoken_error *err, int64_t attempts)
@@ -114,15 +126,33 @@ static int send_one(struct history *h, const struct taotoken_config *cfg, const 
 	*err = (struct taotoken_error){.kind = TT_OK, .retry_after_s = -1};
 	r = sys && user ? taotoken_chat(cfg, key, sys, user, MIRROR_MAX_TOKENS, timeout_ms, &rep, err) : -ENOMEM;
 	if (r < 0) {
+		int64_t count = row->attempts + 1;
+
 		mirror_local_error(r, err);
-		if (mirror_row_permanent(err, row->attempts + 1)) {
+		if (err->kind == TT_CHOICES) {
+			/* Only replies without choices in a row count: a 500 or a
+			 * 401 before says nothing about this row's content. */
+			size_t n = strlen(err->message);
+
+			/* a row set aside at the third, then requeued by
+			 * --retry-failed, starts again at one */
+			count = choices_streak(row->last_error) % MIRROR_CHOICES_ATTEMPTS + 1;
+			snprintf(err->message + n, sizeof(err->message) - n, CHOICES_STREAK_FMT, count,
+				 MIRROR_CHOICES_ATTEMPTS);
+		} else if (err->kind == TT_KEY_REJECTED) {
+			size_t n = strlen(err->message);
+
+			snprintf(err->message + n, sizeof(err->message) - n,
+				 ": once the key is fixed, 'cx5prof mirror --now' retries at once");
+		}
+		if (mirror_row_permanent(err, count)) {
 			q = outbox_mark_failed_permanent(h, row->id, err->message);
 			return q < 0 ? q : SEND_SET_ASIDE;
 		}
 		q = outbox_mark_failed(h, row->id, err->message, next_attempt(err, row->attempts + 1));
 		return q < 0 ? q : r;
 	}
-	q = outbox_mark_sent(h, row, rep.id, rep.content, rep.usage, wallclock_usec());
+	q = outbox_mark_sent(h, row, rep.id, rep.content, rep.usage, history_now_usec());
 	taotoken_reply_done(&rep);
 	if (q == -ESTALE) {
 		/* Our claim expired while the request was in flight and another
@@ -154,7 +184,7 @@ int mirror_drain(struct history *h, const struct taotoken_config *cfg, const str
 			res.out_of_time = true;
 			break;
 		}
-		q = outbox_claim_next(h, wallclock_usec(), o->force, &row);
+		q = outbox_claim_next(h, history_now_usec(), o->force, &row);
 		if (q <= 0) {
 			r = q;
 			break;

@@ -29,7 +29,7 @@ struct profile_error;
 #define MIRROR_OPERATOR_WAIT_USEC      (3600 * 1000000LL) /* retry of a failure that needs the operator */
 #define MIRROR_NEVER		       INT64_MAX	  /* only `cx5prof mirror --now` retries it */
 #define MIRROR_MAX_ATTEMPTS	       10 /* a row the server keeps answering with an HTTP error */
-#define MIRROR_CHOICES_ATTEMPTS	       3  /* a row the server keeps answering 200 without choices */
+#define MIRROR_CHOICES_ATTEMPTS	       3  /* a row the server answers 200 without choices, in a row */
 
 /* Where the mirror config comes from: path_override (may be NULL), else
  * $CX5PROF_MIRROR_CONFIG, else MIRROR_CONFIG_DEFAULT_PATH. */
@@ -57,8 +57,10 @@ struct mirror_result {
 
 /* Does this failure belong to the row (its content or size), so that the
  * row is set aside as 'failed_permanent' instead of blocking the queue?
- * attempts counts this one. HTTP 400/413/422 at once; 200 without choices
- * after MIRROR_CHOICES_ATTEMPTS; any other HTTP error reply after
+ * attempts counts this one; for a 200 without choices it is the number of
+ * such replies in a row (an error of another kind in between starts it
+ * again). HTTP 400/413/422 at once; 200 without choices after
+ * MIRROR_CHOICES_ATTEMPTS of them in a row; any other HTTP error reply after
  * MIRROR_MAX_ATTEMPTS. Never for errors of the key, the account or the
  * gateway (401, 403, 404, quota, 429, 5xx, timeouts, proxy, TLS, config):
  * they hit every row, which keep waiting. */

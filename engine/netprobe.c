@@ -214,14 +214,3 @@ int netprobe_df(const char *host, uint32_t mtu, unsigned timeout_ms, enum df_res
 		*ret_path_mtu = kmtu > 0 ? (uint32_t)kmtu : 0;
 	return 0;
 }
-
-const char *df_result_to_string(enum df_result r)
-{
-	static const char *const names[] = {
-	    [DF_PASSED] = "passed",
-	    [DF_LOCAL_TOO_SMALL] = "local-too-small",
-	    [DF_DROPPED] = "dropped",
-	    [DF_NO_ECHO] = "no-echo",
-	};
-	return (unsigned)r < ARRAY_SIZE(names) ? names[r] : NULL;
-}

@@ -34,6 +34,5 @@ enum df_result {
 int netprobe_df(const char *host, uint32_t mtu, unsigned timeout_ms, enum df_result *ret,
 		uint32_t *ret_path_mtu);
 
-const char *df_result_to_string(enum df_result r); /* "passed", "local-too-small", "dropped", "no-echo" */
 
 #endif

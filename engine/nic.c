@@ -293,7 +293,7 @@ int nic_list(char ***ret)
 	if (!valid)
 		return -ENOMEM;
 	for (char **s = names; *s; s++) {
-		_cleanup_free_ char *p = NULL, *full = NULL;
+		_cleanup_free_ char *p = NULL;
 		struct stat st;
 
 		if (!ifname_valid(*s))
@@ -301,12 +301,9 @@ int nic_list(char ***ret)
 		p = strprintf("/sys/class/net/%s", *s);
 		if (!p)
 			return -ENOMEM;
-		r = sysroot_path(p, &full);
-		if (r < 0)
-			return r;
 		/* Interfaces are directories (or symlinks to them); skip plain
 		 * files such as bonding_masters. */
-		if (stat(full, &st) < 0 || !S_ISDIR(st.st_mode))
+		if (sysroot_stat(p, true, &st) < 0 || !S_ISDIR(st.st_mode))
 			continue;
 		r = strv_extend(&valid, *s);
 		if (r < 0)

@@ -12,13 +12,6 @@
 #include "history.h"
 #include "log.h"
 
-static inline void stmt_finalizep(sqlite3_stmt **s)
-{
-	if (*s)
-		sqlite3_finalize(*s);
-}
-#define _cleanup_stmt_ _cleanup_(stmt_finalizep)
-
 #define ROW_COLUMNS                                                                                          \
 	"id, source_kind, source_id, payload, status, attempts, next_attempt_usec, last_error, reply_id,"    \
 	" reply_content, reply_usage, created_usec, sent_usec"
@@ -57,16 +50,6 @@ int64_t outbox_backoff_usec(int64_t attempts, int64_t retry_after_s)
 	return s * 1000000;
 }
 
-static int prepare(struct history *h, const char *sql, sqlite3_stmt **ret)
-{
-	int rc = sqlite3_prepare_v2(history_db(h), sql, -1, ret, NULL);
-
-	if (rc != SQLITE_OK) {
-		log_debug("outbox: %s: %s", sql, sqlite3_errmsg(history_db(h)));
-		return history_errno(rc);
-	}
-	return 0;
-}
 
 static int col_str(sqlite3_stmt *s, int col, char **ret)
 {
@@ -114,7 +97,7 @@ static int claim_in_txn(struct history *h, int64_t now, bool force, struct outbo
 	/* Head of line: without force only the oldest pending row may go, so
 	 * its backoff holds back the whole queue (the gateway, not the row, is
 	 * what failed) and records reach the mirror in order. */
-	q = prepare(h,
+	q = history_prepare(history_db(h),
 		    force ? "SELECT " ROW_COLUMNS " FROM outbox WHERE status = 'pending' AND NOT"
 			    " (last_error IS '" OUTBOX_LEASE_MARK
 			    "' AND next_attempt_usec > ?1) ORDER BY id LIMIT 1"
@@ -172,7 +155,7 @@ static int mark_sent_in_txn(struct history *h, const struct outbox_row *c, const
 	_cleanup_free_ char *current = NULL;
 	int q, rc;
 
-	q = prepare(h, "SELECT payload FROM outbox WHERE id = ? AND status = 'pending'", &s);
+	q = history_prepare(history_db(h), "SELECT payload FROM outbox WHERE id = ? AND status = 'pending'", &s);
 	if (q < 0)
 		return q;
 	q = history_errno(sqlite3_bind_int64(s, 1, c->id));
@@ -245,19 +228,6 @@ int outbox_requeue_failed(struct history *h, size_t *ret_n)
 	return history_end(h, q);
 }
 
-int outbox_release(struct history *h, int64_t id, int64_t next_attempt_usec)
-{
-	int q = history_begin(h);
-
-	if (q < 0)
-		return q;
-	return history_end(
-	    h, history_exec(h,
-			    "UPDATE outbox SET next_attempt_usec = ?, last_error = NULL"
-			    " WHERE id = ? AND status = 'pending' AND last_error IS '" OUTBOX_LEASE_MARK "'",
-			    "ii", next_attempt_usec, id));
-}
-
 int outbox_list(struct history *h, bool pending_only, struct outbox_row **ret, size_t *ret_n)
 {
 	_cleanup_stmt_ sqlite3_stmt *s = NULL;
@@ -265,7 +235,7 @@ int outbox_list(struct history *h, bool pending_only, struct outbox_row **ret, s
 	size_t n = 0;
 	int q, rc;
 
-	q = prepare(h,
+	q = history_prepare(history_db(h),
 		    pending_only ? "SELECT " ROW_COLUMNS " FROM outbox WHERE status = 'pending' ORDER BY id"
 				 : "SELECT " ROW_COLUMNS " FROM outbox ORDER BY id",
 		    &s);
@@ -300,8 +270,8 @@ int outbox_next_attempt(struct history *h, int64_t *ret)
 	_cleanup_stmt_ sqlite3_stmt *s = NULL;
 	int q, rc;
 
-	q = prepare(h, "SELECT next_attempt_usec FROM outbox WHERE status = 'pending' ORDER BY id LIMIT 1",
-		    &s);
+	q = history_prepare(history_db(h),
+			    "SELECT next_attempt_usec FROM outbox WHERE status = 'pending' ORDER BY id LIMIT 1", &s);
 	if (q < 0)
 		return q;
 	rc = sqlite3_step(s);
@@ -317,7 +287,7 @@ int outbox_count(struct history *h, size_t *ret_pending, size_t *ret_sent, size_
 	size_t pending = 0, sent = 0, failed = 0;
 	int q, rc;
 
-	q = prepare(h, "SELECT status, COUNT(*) FROM outbox GROUP BY status", &s);
+	q = history_prepare(history_db(h), "SELECT status, COUNT(*) FROM outbox GROUP BY status", &s);
 	if (q < 0)
 		return q;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -347,7 +317,7 @@ int outbox_find_source(struct history *h, const char *source_kind, int64_t sourc
 	_cleanup_stmt_ sqlite3_stmt *s = NULL;
 	int q, rc;
 
-	q = prepare(h,
+	q = history_prepare(history_db(h),
 		    "SELECT " ROW_COLUMNS
 		    " FROM outbox WHERE source_kind = ? AND source_id = ? ORDER BY id DESC LIMIT 1",
 		    &s);

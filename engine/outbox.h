@@ -74,9 +74,6 @@ int outbox_mark_failed_permanent(struct history *h, int64_t id, const char *erro
  * last error kept). *ret_n (may be NULL): how many. */
 int outbox_requeue_failed(struct history *h, size_t *ret_n);
 
-/* Release a claim without counting an attempt (the drain ran out of time). */
-int outbox_release(struct history *h, int64_t id, int64_t next_attempt_usec);
-
 /* All rows, oldest first (pending_only: status 'pending' only). */
 int outbox_list(struct history *h, bool pending_only, struct outbox_row **ret, size_t *ret_n);
 

@@ -90,10 +90,10 @@ static int flattened(const struct profile *p, int *ret_fd)
 }
 
 /* Run the peer's cx5prof with args, until it ends, timeout_usec passes or
- * *stop (may be NULL) is set; *ret_doc: its stdout as JSON (NULL when it
+ * stop (may be NULL) returns a signal; *ret_doc: its stdout as JSON (NULL when it
  * is not). 0, or -errno with *ret_error. */
 static int run_peer(const struct profile *p, char *const *args, int stdin_fd, uint64_t timeout_usec,
-		    const volatile sig_atomic_t *stop, struct json_object **ret_doc, char **ret_error)
+		    int (*stop)(void), struct json_object **ret_doc, char **ret_error)
 {
 	_cleanup_strv_free_ char **argv = NULL;
 	struct child_options o = {.stderr_keep = true, .stdin_fd = stdin_fd};
@@ -115,10 +115,10 @@ static int run_peer(const struct profile *p, char *const *args, int stdin_fd, ui
 	}
 	if (c.output)
 		*ret_doc = json_tokener_parse(c.output);
-	if (stop && *stop) {
+	if (stop && stop()) {
 		r = -EINTR;
 		*ret_error = strprintf("peer %s: `cx5prof %s` interrupted by SIG%s: ssh ended", p->peer.ssh.value,
-				       args[0], sigabbrev_np(*stop) ? sigabbrev_np(*stop) : "?");
+				       args[0], sigabbrev_np(stop()) ? sigabbrev_np(stop()) : "?");
 	} else if (c.timed_out) {
 		r = -ETIMEDOUT;
 		*ret_error = strprintf("peer %s: `cx5prof %s` did not finish in %llu s", p->peer.ssh.value,
@@ -138,8 +138,8 @@ static int run_peer(const struct profile *p, char *const *args, int stdin_fd, ui
 	return r;
 }
 
-int peerssh_apply(const struct profile *p, unsigned confirm_s, const volatile sig_atomic_t *stop,
-		  int64_t *ret_txn, char **ret_error)
+int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void), int64_t *ret_txn,
+		  char **ret_error)
 {
 	_cleanup_close_ int fd = -1;
 	struct json_object *doc = NULL, *txn;

@@ -13,8 +13,6 @@
 #ifndef CX5_PEERSSH_H
 #define CX5_PEERSSH_H
 
-#include <signal.h>
-
 #include "util.h"
 
 struct profile;
@@ -29,10 +27,10 @@ bool peerssh_wanted(const struct profile *p);
  * or 0 for peer.confirm. 0 with *ret_txn (the peer's transaction, 0 when
  * nothing changed there); -errno with *ret_error (caller frees) naming the
  * peer and what failed ("ssh failed (exit 255)", "`cx5prof apply` exited
- * 6"); -EINTR when *stop became non-zero (a signal: ssh is ended, the
- * peer's watchdog covers what it may have changed). */
-int peerssh_apply(const struct profile *p, unsigned confirm_s, const volatile sig_atomic_t *stop,
-		  int64_t *ret_txn, char **ret_error);
+ * 6"); -EINTR when stop() returned a signal (ssh is ended, the peer's
+ * watchdog covers what it may have changed). */
+int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void), int64_t *ret_txn,
+		  char **ret_error);
 
 /* `commit` on the peer; `rollback TXN` of the peer's transaction txn. */
 int peerssh_commit(const struct profile *p, char **ret_error);

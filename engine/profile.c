@@ -30,6 +30,8 @@
 struct loader {
 	const char *file; /* stable name of the file being applied (marks point here) */
 	struct profile_error *err;
+	/* Overlays (profile_overlay): a value written in this file is kept. */
+	const char *keep_from;
 };
 
 static int fail_at(struct loader *l, const char *file, unsigned line, unsigned column, const char *fmt, ...)
@@ -60,27 +62,6 @@ static int fail_oom(struct loader *l, const char *file)
 static struct profile_mark mark_of(const struct loader *l, const struct ynode *n)
 {
 	return (struct profile_mark){l->file, n->line, n->column};
-}
-
-/* Levenshtein distance, for "did you mean". Long strings are not compared. */
-static size_t edit_distance(const char *s, const char *t)
-{
-	size_t n = strlen(s), m = strlen(t), prev[72], cur[72];
-
-	if (n >= ARRAY_SIZE(prev) || m >= ARRAY_SIZE(prev))
-		return SIZE_MAX;
-	for (size_t j = 0; j <= m; j++)
-		prev[j] = j;
-	for (size_t a = 1; a <= n; a++) {
-		cur[0] = a;
-		for (size_t b = 1; b <= m; b++) {
-			size_t del = prev[b] + 1, ins = cur[b - 1] + 1,
-			       sub = prev[b - 1] + (s[a - 1] != t[b - 1]);
-			cur[b] = del < ins ? (del < sub ? del : sub) : (ins < sub ? ins : sub);
-		}
-		memcpy(prev, cur, sizeof(prev));
-	}
-	return prev[m];
 }
 
 /* The closest of names (stride bytes apart, NULL name ends) within 2 edits,
@@ -160,7 +141,7 @@ enum key_type {
 	KT_ENUM,	   /* one of names[] */
 	KT_TEXT,	   /* any string, min..max characters */
 	KT_NAME,	   /* profile name */
-	KT_EXTENDS,	   /* path of the parent profile */
+	KT_EXTENDS,	   /* path of a parent profile, or a list of them */
 	KT_VERSION,	   /* version.h syntax */
 	KT_DRIVER,	   /* kernel driver name */
 	KT_CPULIST,	   /* "8-15,24-31" (min 1: must not be empty) */
@@ -372,7 +353,7 @@ static const struct key_def profile_keys[] = {
     {.name = "version", .type = KT_FORMAT_VERSION, .offset = P(version), .min = 1, .max = 1},
     STR("name", KT_NAME, P(name), 1, 64),
     STR("description", KT_TEXT, P(description), 0, 1024),
-    STR("extends", KT_EXTENDS, P(extends), 1, PROFILE_MAX_PATH),
+    {.name = "extends", .type = KT_EXTENDS, .offset = P(extends)},
     {.name = "match", .type = KT_SECTION, .children = match_keys, .enter = match_enter},
     SECTION("requires", 0, requires_keys),
     SECTION("link", 0, link_keys),
@@ -381,6 +362,9 @@ static const struct key_def profile_keys[] = {
     SECTION("verify", 0, verify_keys),
     SECTION("peer", 0, peer_keys),
     SECTION("mirror", 0, mirror_keys),
+    {.name = "groups",
+     .type = KT_FORBIDDEN,
+     .why = "a campaign file's key, not a profile's: check a campaign with `cx5prof campaign --check FILE`"},
     {0},
 };
 
@@ -764,7 +748,7 @@ static const struct string_type {
 	bool int_ok; /* a plain integer is this type's text too ("exclude_cpus: 0") */
 } string_types[_KT_MAX] = {
     [KT_TEXT] = {check_any, false},	   [KT_NAME] = {check_name, false},
-    [KT_EXTENDS] = {check_any, false},	   [KT_VERSION] = {check_version, false},
+    [KT_VERSION] = {check_version, false},
     [KT_DRIVER] = {check_driver, false},   [KT_CPULIST] = {check_cpulist_syntax, true},
     [KT_PEER] = {check_peer, false},	   [KT_URL] = {check_url, false},
     [KT_ABSPATH] = {check_abspath, false}, [KT_ENVNAME] = {check_envname, false},
@@ -934,6 +918,32 @@ static int parse_runners(struct loader *l, const struct key_def *k, const struct
 	return r < 0 ? r : set_strv(l, field, v);
 }
 
+static int extends_item(struct loader *l, const struct key_def *k _unused_, const struct ynode *e,
+			const char *epath)
+{
+	if (e->len == 0)
+		return fail(l, e, "%s: must not be empty", epath);
+	if (utf8_length(e->value) > PROFILE_MAX_PATH)
+		return fail(l, e, "%s: longer than %d characters", epath, PROFILE_MAX_PATH);
+	return 0;
+}
+
+/* extends: PATH | [PATH, ...]: checked here, read by load_file(). */
+static int parse_extends(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
+			 const struct ynode *v, void *field, const char *path)
+{
+	int r;
+
+	if (v->kind == YNODE_SEQUENCE)
+		r = parse_string_list(l, v, path, "a path or a list of paths", extends_item, k);
+	else {
+		r = scalar_string(l, v, path, false);
+		if (r >= 0)
+			r = extends_item(l, k, v, path);
+	}
+	return r < 0 ? r : set_strv(l, field, v);
+}
+
 static int parse_pci_id(const char *s, struct profile_pci_id *ret)
 {
 	unsigned vendor, device;
@@ -1006,6 +1016,90 @@ static int check_key(struct loader *l, const struct ynode *map, size_t i)
 				    ynode_quote(key, buf, sizeof(buf)), map->items[j]->line,
 				    map->items[j]->column);
 	return 0;
+}
+
+/* ---- unsetting: `key: ~` removes what a parent set ---- */
+
+static bool is_null(const struct ynode *v)
+{
+	return v->kind == YNODE_SCALAR && ynode_scalar_type(v) == YSCALAR_NULL;
+}
+
+/* The size of a field of each type that is not a section or the sysctls. */
+static const size_t field_sizes[_KT_MAX] = {
+    [KT_FORMAT_VERSION] = sizeof(struct profile_uint), [KT_UINT] = sizeof(struct profile_uint),
+    [KT_SIZE] = sizeof(struct profile_uint),	       [KT_NUMBER] = sizeof(struct profile_double),
+    [KT_BOOL] = sizeof(struct profile_bool),	       [KT_ENUM] = sizeof(struct profile_enum),
+    [KT_TEXT] = sizeof(struct profile_string),	       [KT_NAME] = sizeof(struct profile_string),
+    [KT_EXTENDS] = sizeof(struct profile_strv),	       [KT_VERSION] = sizeof(struct profile_string),
+    [KT_DRIVER] = sizeof(struct profile_string),       [KT_CPULIST] = sizeof(struct profile_string),
+    [KT_PEER] = sizeof(struct profile_string),	       [KT_URL] = sizeof(struct profile_string),
+    [KT_ABSPATH] = sizeof(struct profile_string),      [KT_ENVNAME] = sizeof(struct profile_string),
+    [KT_IFNAMES] = sizeof(struct profile_strv),	       [KT_RUNNERS] = sizeof(struct profile_strv),
+    [KT_PCI] = sizeof(struct profile_pci_list),
+};
+
+/* Where each field type keeps its mark (every one starts with `bool set`). */
+static const size_t mark_offsets[_KT_MAX] = {
+    [KT_FORMAT_VERSION] = offsetof(struct profile_uint, at), [KT_UINT] = offsetof(struct profile_uint, at),
+    [KT_SIZE] = offsetof(struct profile_uint, at),	     [KT_NUMBER] = offsetof(struct profile_double, at),
+    [KT_BOOL] = offsetof(struct profile_bool, at),	     [KT_ENUM] = offsetof(struct profile_enum, at),
+    [KT_TEXT] = offsetof(struct profile_string, at),	     [KT_NAME] = offsetof(struct profile_string, at),
+    [KT_EXTENDS] = offsetof(struct profile_strv, at),	     [KT_VERSION] = offsetof(struct profile_string, at),
+    [KT_DRIVER] = offsetof(struct profile_string, at),     [KT_CPULIST] = offsetof(struct profile_string, at),
+    [KT_PEER] = offsetof(struct profile_string, at),	     [KT_URL] = offsetof(struct profile_string, at),
+    [KT_ABSPATH] = offsetof(struct profile_string, at),    [KT_ENVNAME] = offsetof(struct profile_string, at),
+    [KT_IFNAMES] = offsetof(struct profile_strv, at),	     [KT_RUNNERS] = offsetof(struct profile_strv, at),
+    [KT_PCI] = offsetof(struct profile_pci_list, at),
+};
+
+static void field_free(const struct key_def *table, void *base);
+
+/* Is anything of this key set (for a section: any key below it)? Every
+ * field type starts with its `bool set`. */
+static bool field_is_set(const struct key_def *k, const void *f)
+{
+	if (k->type == KT_SECTION) {
+		for (const struct key_def *c = k->children; c->name; c++)
+			if (field_is_set(c, (const char *)f + c->offset))
+				return true;
+		return false;
+	}
+	if (k->type == KT_SYSCTLS)
+		return ((const struct profile *)f)->n_sysctls > 0;
+	if (k->type == KT_FEATURES) {
+		for (size_t i = 0; i < _ETH_FEATURE_MAX; i++)
+			if (((const struct profile_bool *)f)[i].set)
+				return true;
+		return false;
+	}
+	return field_sizes[k->type] && *(const bool *)f;
+}
+
+static void field_unset(const struct key_def *k, void *f)
+{
+	const struct key_def one[] = {*k, {0}};
+
+	if (k->type == KT_SECTION) {
+		for (const struct key_def *c = k->children; c->name; c++)
+			field_unset(c, (char *)f + c->offset);
+		if (k->enter == taotoken_enter)
+			((struct mirror_config *)f)->present = false;
+		return;
+	}
+	if (k->type == KT_SYSCTLS) {
+		struct profile *p = f;
+		free(p->sysctls);
+		p->sysctls = NULL;
+		p->n_sysctls = 0;
+		return;
+	}
+	if (k->type == KT_FEATURES) {
+		memset(f, 0, _ETH_FEATURE_MAX * sizeof(struct profile_bool));
+		return;
+	}
+	field_free(one, (char *)f - k->offset);
+	memset(f, 0, field_sizes[k->type]);
 }
 
 /* One value of a sysctl: an integer or, for a one-value sysctl, a size
@@ -1106,12 +1200,17 @@ static int parse_sysctls(struct loader *l, const struct key_def *k _unused_, con
 				    ynode_quote(name, buf, sizeof(buf)), sysctl_names());
 		}
 		snprintf(vpath, sizeof(vpath), "%s.%s", path, sysctl_key_to_string(id));
-		r = sysctl_entry(l, sysctl_def(id), v, vpath, &op, &val);
-		if (r < 0)
-			return r;
 		for (j = 0; j < p->n_sysctls; j++)
 			if (p->sysctls[j].key == id)
 				break;
+		if (is_null(v) && j < p->n_sysctls) {
+			memmove(&p->sysctls[j], &p->sysctls[j + 1], (p->n_sysctls - j - 1) * sizeof(p->sysctls[0]));
+			p->n_sysctls--;
+			continue;
+		}
+		r = sysctl_entry(l, sysctl_def(id), v, vpath, &op, &val);
+		if (r < 0)
+			return r;
 		if (j == p->n_sysctls) {
 			struct profile_sysctl *a = reallocarray(p->sysctls, p->n_sysctls + 1, sizeof(*a));
 			if (!a)
@@ -1157,6 +1256,10 @@ static int parse_features(struct loader *l, const struct key_def *k _unused_, co
 					    ynode_quote(name, buf, sizeof(buf)), map->items[j]->value,
 					    map->items[j]->line, map->items[j]->column);
 		}
+		if (is_null(v) && features[f].set) {
+			features[f] = (struct profile_bool){0};
+			continue;
+		}
 		for (w = 0; w < ARRAY_SIZE(words); w++)
 			if (v->kind == YNODE_SCALAR && v->plain && streq(v->value, words[w].text))
 				break;
@@ -1173,7 +1276,7 @@ static const parse_fn parsers[_KT_MAX] = {
     [KT_UINT] = parse_uint,	  [KT_SIZE] = parse_size_value,
     [KT_NUMBER] = parse_number,	  [KT_BOOL] = parse_bool,
     [KT_ENUM] = parse_enum,	  [KT_TEXT] = parse_string,
-    [KT_NAME] = parse_string,	  [KT_EXTENDS] = parse_string,
+    [KT_NAME] = parse_string,	  [KT_EXTENDS] = parse_extends,
     [KT_VERSION] = parse_string,  [KT_DRIVER] = parse_string,
     [KT_CPULIST] = parse_string,  [KT_PEER] = parse_string,
     [KT_URL] = parse_string,	  [KT_ABSPATH] = parse_string,
@@ -1208,6 +1311,16 @@ static int apply_mapping(struct loader *l, const struct key_def *table, void *ba
 				    hint ? hint : "", hint ? "\"?)" : "");
 		}
 		snprintf(kpath, sizeof(kpath), "%s%s%s", path ? path : "", path ? "." : "", k->name);
+		/* Null removes an inherited value; with nothing inherited it is
+		 * the type error it always was. */
+		if (is_null(v) && k->type != KT_FORMAT_VERSION && field_is_set(k, (char *)base + k->offset)) {
+			field_unset(k, (char *)base + k->offset);
+			continue;
+		}
+		if (l->keep_from && field_sizes[k->type] && field_is_set(k, (char *)base + k->offset) &&
+		    ((const struct profile_mark *)((char *)base + k->offset + mark_offsets[k->type]))->file ==
+			l->keep_from)
+			continue;
 		r = parsers[k->type](l, k, key, v, (char *)base + k->offset, kpath);
 		if (r < 0)
 			return r;
@@ -1402,7 +1515,8 @@ static char *parent_path(const char *child, const char *extends)
 	return strprintf("%.*s/%s", (int)(slash - child), child, extends);
 }
 
-static int parse_tree(struct loader *l, const char *file, const char *data, size_t size, struct ynode **ret)
+static int parse_tree(struct loader *l, const char *file, const char *data, size_t size, const char *what,
+		      struct ynode **ret)
 {
 	struct ytree_error e = {0};
 	struct ynode *root = NULL;
@@ -1415,7 +1529,7 @@ static int parse_tree(struct loader *l, const char *file, const char *data, size
 	if (r < 0)
 		return fail_at(l, file, e.line, e.column, "%s", e.message);
 	if (!root)
-		return fail_at(l, file, 0, 0, "empty file (a profile starts with \"version: 1\")");
+		return fail_at(l, file, 0, 0, "empty file (%s starts with \"version: 1\")", what);
 	if (root->kind != YNODE_MAPPING) {
 		r = fail_at(l, file, root->line, root->column, "expected a mapping at the top level, got %s",
 			    ynode_describe(root, buf, sizeof(buf)));
@@ -1457,7 +1571,7 @@ static int load_parent(struct loader *l, struct profile *p, struct chain *c, con
 			return fail_oom(l, child);
 		return fail(l, ext, "extends: cycle: %s%s", cycle, path);
 	}
-	if (c->n >= PROFILE_MAX_EXTENDS)
+	if (strv_length(p->files) >= PROFILE_MAX_EXTENDS)
 		return fail(l, ext, "extends: more than %d files in the chain", PROFILE_MAX_EXTENDS);
 	/* A parent must be a regular file: a FIFO or a device named in a
 	 * profile would block the loader or read the host. */
@@ -1474,7 +1588,9 @@ static int load_parent(struct loader *l, struct profile *p, struct chain *c, con
 	return load_file(l, p, c, path, canon, data, size, &root);
 }
 
-/* Load one file of the chain into p: its parent first, then its own keys. */
+/* Load one file of the chain into p: its parents first, left to right,
+ * then its own keys. c is the path from the named file down to this one
+ * (a parent read twice through two branches is no cycle). */
 static int load_file(struct loader *l, struct profile *p, struct chain *c, const char *display,
 		     const char *canon, const char *data, size_t size, struct ynode **ret_root)
 {
@@ -1483,7 +1599,7 @@ static int load_file(struct loader *l, struct profile *p, struct chain *c, const
 	const char *stable;
 	int r;
 
-	r = parse_tree(l, display, data, size, &root);
+	r = parse_tree(l, display, data, size, "a profile", &root);
 	if (r < 0)
 		return r;
 	/* The marks of this file's values point to its entry in p->files. */
@@ -1498,14 +1614,18 @@ static int load_file(struct loader *l, struct profile *p, struct chain *c, const
 	ext = mapping_get(root, "extends");
 	if (ext) {
 		struct loader sub = {.file = stable, .err = l->err};
-		r = scalar_string(&sub, ext, "extends", false);
+		struct profile_strv parents = {0};
+		size_t n = ext->kind == YNODE_SEQUENCE ? ext->n_items : 1;
+
+		r = parse_extends(&sub, NULL, NULL, ext, &parents, "extends");
+		strv_free(parents.value);
 		if (r < 0)
 			return r;
-		if (ext->len == 0)
-			return fail(&sub, ext, "extends: must not be empty");
-		r = load_parent(&sub, p, c, stable, ext);
-		if (r < 0)
-			return r;
+		for (size_t i = 0; i < n; i++) {
+			r = load_parent(&sub, p, c, stable, ext->kind == YNODE_SEQUENCE ? ext->items[i] : ext);
+			if (r < 0)
+				return r;
+		}
 	}
 
 	struct loader here = {.file = stable, .err = l->err};
@@ -1519,12 +1639,11 @@ static int load_file(struct loader *l, struct profile *p, struct chain *c, const
 	r = check_file(&here, p);
 	if (r < 0)
 		return r;
+	free(c->canon[--c->n]);
 	if (ret_root)
 		*ret_root = TAKE_PTR(root);
 	return 0;
 }
-
-static void field_free(const struct key_def *table, void *base);
 
 static int load_common(const char *data, size_t size, const char *name, const char *canon,
 		       struct profile **ret, struct profile_error *err)
@@ -1542,7 +1661,11 @@ static int load_common(const char *data, size_t size, const char *name, const ch
 	r = load_file(&l, p, &c, name, canon, data, size, &root);
 	if (r < 0)
 		return r;
-	/* files[0] is the named file: load_file() appended it first. */
+	/* files[0] is the named file: load_file() appended it first. A
+	 * description says what one file does: a parent's would describe the
+	 * child wrongly. */
+	if (p->description.set && p->description.at.file != p->files[0])
+		string_clear(&p->description);
 	r = check_effective(&l, p, root);
 	if (r < 0)
 		return r;
@@ -1584,6 +1707,84 @@ int profile_load_string(const char *data, size_t size, const char *name, struct 
 	return load_common(data, size, name, canon ? canon : name, ret, err);
 }
 
+/* ---- overlays: a campaign's verify block and sweep values ---- */
+
+int profile_parse_file(const char *path, const char *what, struct ynode **ret, struct profile_error *err)
+{
+	_cleanup_free_ char *data = NULL;
+	struct profile_error dummy;
+	struct loader l = {.file = path, .err = err ? err : &dummy};
+	size_t size = 0;
+	int r;
+
+	r = read_file(path, &data, &size);
+	if (r < 0)
+		return read_error(err, path, r);
+	return parse_tree(&l, path, data, size, what, ret);
+}
+
+/* The stable copy of file in p->files (marks point there). */
+static const char *files_entry(struct profile *p, const char *file)
+{
+	for (size_t i = 0; p->files && p->files[i]; i++)
+		if (streq(p->files[i], file))
+			return p->files[i];
+	if (strv_extend(&p->files, file) < 0)
+		return NULL;
+	return p->files[strv_length(p->files) - 1];
+}
+
+int profile_overlay(struct profile *p, const struct ynode *map, const char *section, const char *file,
+		    bool keep_own, struct profile_error *err)
+{
+	struct profile_error dummy;
+	struct loader l = {.err = err ? err : &dummy, .keep_from = keep_own ? p->files[0] : NULL};
+	const struct key_def *k;
+
+	l.file = files_entry(p, file);
+	if (!l.file)
+		return fail_oom(&l, file);
+	for (k = profile_keys; k->name && !streq(k->name, section); k++)
+		;
+	if (!k->name || k->type != KT_SECTION)
+		return fail_at(&l, l.file, map->line, map->column, "no section \"%s\" in a profile", section);
+	if (map->kind != YNODE_MAPPING)
+		return expect(&l, map, section, "a mapping");
+	return apply_mapping(&l, k->children, p, map, section);
+}
+
+int profile_overlay_key(struct profile *p, const char *path, const struct ynode *key, const struct ynode *value,
+			const char *file, struct profile_error *err)
+{
+	struct profile_error dummy;
+	struct loader l = {.err = err ? err : &dummy};
+	const struct key_def *table = profile_keys, *k = NULL;
+	const char *name = path;
+	char kname[PATH_BUF];
+
+	l.file = files_entry(p, file);
+	if (!l.file)
+		return fail_oom(&l, file);
+	/* Walk "verify.socket_buffer.send" down the tables to a value key. */
+	for (;;) {
+		size_t n = strcspn(name, ".");
+		snprintf(kname, sizeof(kname), "%.*s", (int)n, name);
+		for (k = table; k->name && !streq(k->name, kname); k++)
+			;
+		if (!k->name)
+			return fail(&l, key, "%s: no such profile key", path);
+		if (!name[n])
+			break;
+		if (k->type != KT_SECTION)
+			return fail(&l, key, "%s: no such profile key", path);
+		table = k->children;
+		name += n + 1;
+	}
+	if (k->type == KT_SECTION || k->type == KT_SYSCTLS)
+		return fail(&l, key, "%s: a section, not one value", path);
+	return parsers[k->type](&l, k, key, value, (char *)p + k->offset, path);
+}
+
 /* ---- freeing, JSON, hash, match ---- */
 
 static void field_free(const struct key_def *table, void *base)
@@ -1596,6 +1797,7 @@ static void field_free(const struct key_def *table, void *base)
 			break;
 		case KT_IFNAMES:
 		case KT_RUNNERS:
+		case KT_EXTENDS:
 			strv_free(((struct profile_strv *)f)->value);
 			break;
 		case KT_PCI:
@@ -1873,7 +2075,7 @@ int mirror_config_load(const char *path, struct mirror_config *ret, struct profi
 	if (!m.path)
 		return fail_oom(&l, path);
 	l.file = m.path;
-	r = parse_tree(&l, m.path, data, size, &root);
+	r = parse_tree(&l, m.path, data, size, "a profile", &root);
 	if (r >= 0)
 		r = apply_mapping(&l, mirror_file_keys, &m, root, NULL);
 	if (r >= 0 && !m.present)

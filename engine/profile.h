@@ -143,14 +143,14 @@ struct mirror_config {
 };
 
 struct profile {
-	/* The files read, the named one first, then each parent: files[0]
-	 * extends files[1] ... (at least one entry). */
+	/* The files read, the named one first, then its parents in the order
+	 * read (depth first, left to right; at least one entry). */
 	char **files;
 
 	struct profile_uint version; /* always 1 */
 	struct profile_string name;  /* required on the effective profile */
 	struct profile_string description;
-	struct profile_string extends; /* as written in files[0] (not inherited) */
+	struct profile_strv extends; /* the parents named in files[0] (not inherited) */
 
 	struct {
 		/* Neither set: every ConnectX-5 port (profile_match_default_pci).
@@ -252,6 +252,25 @@ int profile_load(const char *path, struct profile **ret, struct profile_error *e
  * the base for a relative `extends`. */
 int profile_load_string(const char *data, size_t size, const char *name, struct profile **ret,
 			struct profile_error *err);
+
+/* Overlays, for campaigns (campaign.h): YAML written elsewhere applied on
+ * top of a loaded profile with the loader's own rules and messages; file
+ * (the campaign file) joins p->files and the new values' marks point to
+ * it. profile_overlay() applies map as the profile section `section`
+ * ("verify"); with keep_own, a value written in the profile's own file
+ * (p->files[0]) is kept and only inherited or unset ones are replaced.
+ * profile_overlay_key() sets the one value key at path
+ * ("verify.message_size"; errors placed at key). Same error contract as
+ * profile_load(); on an error p is partly changed (discard it). */
+struct ynode;
+int profile_overlay(struct profile *p, const struct ynode *map, const char *section, const char *file,
+		    bool keep_own, struct profile_error *err);
+int profile_overlay_key(struct profile *p, const char *path, const struct ynode *key, const struct ynode *value,
+			const char *file, struct profile_error *err);
+/* Read and parse a YAML file under the profile loader's limits (size,
+ * nesting, nodes, no anchors or tags): a mapping at the top level. what
+ * names the document in the empty-file message ("a campaign"). */
+int profile_parse_file(const char *path, const char *what, struct ynode **ret, struct profile_error *err);
 
 /* Replace verify.peer (`verify --peer`, `doctor --peer`: one profile for
  * many hosts, each with its own peer). -EINVAL when s is not an IP address

@@ -252,29 +252,49 @@ int runner_format_size(uint64_t bytes, char **ret)
 	return 0;
 }
 
-int runner_warn_clamped(const struct runner_params *p, struct runner_result *res)
+int runner_warn_clamped(const struct runner_params *p, uint64_t send_actual, uint64_t recv_actual,
+			struct runner_result *res)
 {
 	static const struct {
 		enum sysctl_key key;
 		const char *what;
 		const char *flag;
+		const char *where; /* where the socket is: -S is the peer's */
 	} limits[] = {
-	    {SYSCTL_WMEM_MAX, "send", "-s"},
-	    {SYSCTL_RMEM_MAX, "receive", "-S"},
+	    {SYSCTL_WMEM_MAX, "send", "-s", "on this host"},
+	    {SYSCTL_RMEM_MAX, "receive", "-S", "on the peer"},
 	};
 	const uint64_t want[] = {p->send_buffer, p->recv_buffer};
+	const uint64_t actual[] = {send_actual, recv_actual};
+	const char *name;
 	int r;
 
 	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
 		uint64_t max;
 
-		if (want[i] == 0 || sysctl_read(limits[i].key, &max) < 0 || want[i] <= max)
+		if (want[i] == 0)
 			continue;
-		r = runner_warn(res,
-				"requested %s socket buffer %" PRIu64 " (%s) exceeds %s %" PRIu64
-				" on this host: the kernel clamps it silently; raise %s to at least %" PRIu64,
-				limits[i].what, want[i], limits[i].flag, sysctl_key_to_string(limits[i].key),
-				max, sysctl_key_to_string(limits[i].key), want[i]);
+		name = sysctl_key_to_string(limits[i].key);
+		/* The tool's figure is the kernel's answer (Linux doubles a
+		 * request: 2 * min(request, limit)); the sysctl is only read
+		 * when there is none. */
+		if (actual[i]) {
+			if (actual[i] >= 2 * want[i])
+				continue;
+			r = runner_warn(res,
+					"%s reports a %s socket buffer of %" PRIu64 " bytes for %s %" PRIu64
+					" (the kernel doubles a request: %" PRIu64 " was due): it was clamped to "
+					"%s %" PRIu64 " %s; raise %s to at least %" PRIu64,
+					res->runner, limits[i].what, actual[i], limits[i].flag, want[i],
+					2 * want[i], name, actual[i] / 2, limits[i].where, name, want[i]);
+		} else {
+			if (sysctl_read(limits[i].key, &max) < 0 || want[i] <= max)
+				continue;
+			r = runner_warn(res,
+					"requested %s socket buffer %" PRIu64 " (%s) exceeds %s %" PRIu64
+					" on this host: the kernel clamps it silently; raise %s to at least %" PRIu64,
+					limits[i].what, want[i], limits[i].flag, name, max, name, want[i]);
+		}
 		if (r < 0)
 			return r;
 	}

@@ -142,11 +142,17 @@ int runner_find_binary(const char *name, char **ret);
 int runner_argv_to_string(char *const *argv, char **ret);
 
 
-/* Socket buffer clamping: add a warning to res when p->send_buffer exceeds
- * net.core.wmem_max or p->recv_buffer exceeds net.core.rmem_max (read
- * through the sysroot; this host's limits: the receiver's are on the
- * peer). The kernel clamps such requests silently. */
-int runner_warn_clamped(const struct runner_params *p, struct runner_result *res);
+/* Socket buffer clamping, which the kernel does silently: add a warning to
+ * res for each requested buffer the kernel did not grant. When the tool
+ * reported the size the socket got (send_actual: the sender's; recv_actual:
+ * the receiver's on the peer; 0 when unknown), that decides: clamped when
+ * below twice the request (Linux doubles it), and the warning names the
+ * tool's figure and the limit it implies. Without one, the request is
+ * compared with net.core.wmem_max / rmem_max read through the sysroot
+ * (this host's limits: the receiver's are on the peer). Called after the
+ * run, when the figures are in. */
+int runner_warn_clamped(const struct runner_params *p, uint64_t send_actual, uint64_t recv_actual,
+			struct runner_result *res);
 
 /* Format a byte size as netperf's -s/-S take it: "4M" when a whole number
  * of MiB, "64K" for KiB, else plain bytes (netperf: K/M/G are 1024-based). */

@@ -175,9 +175,6 @@ static int netperf_run(const struct runner_params *p, struct runner_result *res)
 	}
 	if (r < 0)
 		return runner_fail(res, r, "cannot look up netperf in PATH: %s", strerror(-r));
-	r = runner_warn_clamped(p, res);
-	if (r < 0)
-		return r;
 
 	kids = calloc(n, sizeof(*kids));
 	if (!kids)
@@ -265,6 +262,10 @@ static int netperf_run(const struct runner_params *p, struct runner_result *res)
 	}
 	for (uint32_t k = 0; k < n; k++)
 		child_done(&kids[k]);
+	if (r < 0)
+		return r;
+	/* After the run: netperf prints the socket sizes it got. */
+	r = runner_warn_clamped(p, res->send_buffer_actual, res->recv_buffer_actual, res);
 	if (r < 0)
 		return r;
 	runner_result_compute_loss(res);

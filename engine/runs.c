@@ -12,29 +12,14 @@
 #include <ctype.h>
 #include <math.h>
 #include <sqlite3.h>
-#include <sys/time.h>
 
 #include "history.h"
 #include "log.h"
-
-static inline void stmt_finalizep(sqlite3_stmt **s)
-{
-	if (*s)
-		sqlite3_finalize(*s);
-}
-#define _cleanup_stmt_ _cleanup_(stmt_finalizep)
 
 /* Artifacts that carry struct fields the runs table has no column for. */
 #define ARTIFACT_COMMAND "command"
 #define ARTIFACT_IRQ_MAP "irq_map"
 #define ARTIFACT_PEER	 "peer_state.json"
-
-static int64_t wallclock_usec(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
-}
 
 bool run_artifact_name_valid(const char *name)
 {
@@ -148,6 +133,7 @@ struct json_object *run_record_to_json(const struct run_record *r, bool with_art
 	json_object_object_add(o, "id", json_object_new_int64(r->id));
 	json_object_object_add(o, "transaction",
 			       r->transaction_id ? json_object_new_int64(r->transaction_id) : NULL);
+	json_object_object_add(o, "campaign", r->campaign_id ? json_object_new_int64(r->campaign_id) : NULL);
 	json_object_object_add(o, "started_usec", json_object_new_int64(r->started_usec));
 	json_object_object_add(o, "ended_usec", json_object_new_int64(r->ended_usec));
 	add_str(o, "runner", r->runner);
@@ -224,29 +210,18 @@ static int step_done(sqlite3 *db, sqlite3_stmt *s)
 	return 0;
 }
 
-static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret)
-{
-	int rc = sqlite3_prepare_v2(db, sql, -1, ret, NULL);
-
-	if (rc != SQLITE_OK) {
-		log_debug("runs: %s: %s", sql, sqlite3_errmsg(db));
-		return history_errno(rc);
-	}
-	return 0;
-}
-
 static int insert_run(sqlite3 *db, const struct run_record *r, int64_t started, int64_t ended,
 		      int64_t *ret_id)
 {
 	_cleanup_stmt_ sqlite3_stmt *s = NULL;
 	int i = 1, q = 0;
 
-	q = prepare(
+	q = history_prepare(
 	    db,
 	    "INSERT INTO runs (txn, profile_name, profile_hash, interface, runner, peer, test, duration_s,"
 	    " mtu, message_size, send_buffer, recv_buffer, streams, irq_policy, driver, driver_version,"
 	    " firmware_version, sent, received, lost, send_mbps, recv_mbps, loss_pct, pass, verdict,"
-	    " started_usec, ended_usec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	    " started_usec, ended_usec, campaign) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	    &s);
 	if (q < 0)
 		return q;
@@ -286,6 +261,10 @@ static int insert_run(sqlite3 *db, const struct run_record *r, int64_t started, 
 	q = q ?: bind_text(s, i++, r->verdict);
 	q = q ?: history_errno(sqlite3_bind_int64(s, i++, started));
 	q = q ?: history_errno(sqlite3_bind_int64(s, i++, ended));
+	q = q
+		?: history_errno(r->campaign_id ? sqlite3_bind_int64(s, i, r->campaign_id)
+						: sqlite3_bind_null(s, i));
+	i++;
 	q = q ?: step_done(db, s);
 	if (q < 0)
 		return q;
@@ -313,7 +292,7 @@ static int insert_artifacts(sqlite3 *db, const struct run_record *r, int64_t run
 	_cleanup_stmt_ sqlite3_stmt *s = NULL;
 	int q;
 
-	q = prepare(db, "INSERT INTO artifacts (run, name, content) VALUES (?,?,?)", &s);
+	q = history_prepare(db, "INSERT INTO artifacts (run, name, content) VALUES (?,?,?)", &s);
 	if (q < 0)
 		return q;
 	/* The fields without a column travel as artifacts, unless the
@@ -345,7 +324,7 @@ static int record_in_txn(struct history *h, const struct run_record *r, int64_t 
 	int q;
 
 	if (!copy.started_usec)
-		copy.started_usec = wallclock_usec();
+		copy.started_usec = history_now_usec();
 	if (!copy.ended_usec)
 		copy.ended_usec = copy.started_usec;
 	q = insert_run(db, &copy, copy.started_usec, copy.ended_usec, &id);
@@ -399,7 +378,7 @@ int runs_record(struct history *h, const struct run_record *r, int64_t *ret_id)
 #define RUN_COLUMNS                                                                                          \
 	"id, txn, profile_name, profile_hash, interface, runner, peer, test, duration_s, mtu, message_size," \
 	" send_buffer, recv_buffer, streams, irq_policy, driver, driver_version, firmware_version, sent,"    \
-	" received, lost, send_mbps, recv_mbps, loss_pct, pass, verdict, started_usec, ended_usec"
+	" received, lost, send_mbps, recv_mbps, loss_pct, pass, verdict, started_usec, ended_usec, campaign"
 
 static int col_str(sqlite3_stmt *s, int col, char **ret)
 {
@@ -446,6 +425,7 @@ static int run_from_row(sqlite3_stmt *s, struct run_record *ret)
 	q = q ?: col_str(s, c++, &r.verdict);
 	r.started_usec = sqlite3_column_int64(s, c++);
 	r.ended_usec = sqlite3_column_int64(s, c++);
+	r.campaign_id = sqlite3_column_int64(s, c++);
 	if (q < 0) {
 		run_record_done(&r);
 		return q;
@@ -496,7 +476,8 @@ static int load_artifacts(sqlite3 *db, struct run_record *r)
 	_cleanup_stmt_ sqlite3_stmt *s = NULL;
 	int q, rc;
 
-	q = prepare(db, "SELECT name, CAST(content AS TEXT) FROM artifacts WHERE run = ? ORDER BY rowid", &s);
+	q = history_prepare(db, "SELECT name, CAST(content AS TEXT) FROM artifacts WHERE run = ? ORDER BY rowid",
+			    &s);
 	if (q < 0)
 		return q;
 	q = history_errno(sqlite3_bind_int64(s, 1, r->id));
@@ -539,7 +520,7 @@ int runs_get(struct history *h, int64_t id, struct run_record *ret)
 	sqlite3 *db = history_db(h);
 	int q, rc;
 
-	q = prepare(db, "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?", &s);
+	q = history_prepare(db, "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?", &s);
 	if (q < 0)
 		return q;
 	q = history_errno(sqlite3_bind_int64(s, 1, id));
@@ -570,7 +551,7 @@ int runs_list(struct history *h, size_t limit, struct run_record **ret, size_t *
 	size_t n = 0;
 	int q, rc;
 
-	q = prepare(db, "SELECT " RUN_COLUMNS " FROM runs ORDER BY started_usec DESC, id DESC LIMIT ?", &s);
+	q = history_prepare(db, "SELECT " RUN_COLUMNS " FROM runs ORDER BY started_usec DESC, id DESC LIMIT ?", &s);
 	if (q < 0)
 		return q;
 	q = history_errno(sqlite3_bind_int64(s, 1, limit ? (int64_t)limit : -1));
@@ -606,7 +587,7 @@ static int set_artifact_in_txn(struct history *h, int64_t run, const char *name,
 	sqlite3 *db = history_db(h);
 	int q, rc;
 
-	q = prepare(db, "SELECT 1 FROM runs WHERE id = ?", &s);
+	q = history_prepare(db, "SELECT 1 FROM runs WHERE id = ?", &s);
 	if (q < 0)
 		return q;
 	q = history_errno(sqlite3_bind_int64(s, 1, run));
@@ -618,7 +599,7 @@ static int set_artifact_in_txn(struct history *h, int64_t run, const char *name,
 	if (rc != SQLITE_ROW)
 		return history_errno(rc);
 	sqlite3_finalize(TAKE_PTR(s));
-	q = prepare(db, "INSERT OR REPLACE INTO artifacts (run, name, content) VALUES (?,?,?)", &s);
+	q = history_prepare(db, "INSERT OR REPLACE INTO artifacts (run, name, content) VALUES (?,?,?)", &s);
 	if (q < 0)
 		return q;
 	return insert_artifact(db, s, run, name, content);

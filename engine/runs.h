@@ -38,6 +38,7 @@ struct run_artifact {
 struct run_record {
 	int64_t id;		/* set by runs_get/runs_list; ignored by runs_record */
 	int64_t transaction_id; /* apply transaction this run verified; 0: none */
+	int64_t campaign_id;	/* the campaign this run is a round of (campaigns.h); 0: none */
 	int64_t started_usec;	/* microseconds since the epoch; 0: runs_record uses "now" */
 	int64_t ended_usec;	/* 0: same as started_usec */
 

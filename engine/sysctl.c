@@ -153,6 +153,22 @@ bool sysctl_value_equal(const struct sysctl_value *a, const struct sysctl_value 
 	return true;
 }
 
+/* Does the file hold v? Under a sysroot it must be line byte for byte,
+ * the whole file: a copy torn by a kill or an error between the write and
+ * the cut to length ("212992\n\n") does not hold 212992 and is written
+ * again. The kernel's own files cannot be torn: they are parsed. 1 yes,
+ * 0 no, -errno. */
+static int holds(enum sysctl_key k, const char *path, const struct sysctl_value *v, const char *line)
+{
+	struct sysctl_value cur;
+	int r;
+
+	if (!sysroot_is_live())
+		return sysroot_read_is(path, line);
+	r = read_at(k, path, &cur);
+	return r < 0 ? r : sysctl_value_equal(&cur, v);
+}
+
 int sysctl_write_value(enum sysctl_key k, const struct sysctl_value *v)
 {
 	_cleanup_free_ char *path = NULL, *line = NULL;
@@ -167,20 +183,21 @@ int sysctl_write_value(enum sysctl_key k, const struct sysctl_value *v)
 		return r;
 	if (v->n != cur.n)
 		return -EINVAL;
-	if (sysctl_value_equal(&cur, v))
-		return 0;
 	/* the kernel's own rendering (tabs between values), so a sysroot copy
 	 * reads back byte for byte as the kernel would show it */
 	r = format_joined(v, "\t", "\n", &line);
 	if (r < 0)
 		return r;
+	r = holds(k, path, v, line);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = sysroot_write(path, line);
 	if (r < 0)
 		return r;
-	r = read_at(k, path, &cur);
+	r = holds(k, path, v, line);
 	if (r < 0)
 		return r;
-	return sysctl_value_equal(&cur, v) ? 1 : -EIO;
+	return r ? 1 : -EIO;
 }
 
 int sysctl_read(enum sysctl_key k, uint64_t *ret)

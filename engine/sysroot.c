@@ -15,6 +15,7 @@
 #endif
 
 #define SYSROOT_MAX_FILE (8u << 20)
+#define OPENAT2_RETRIES	 64
 
 static char *root;	 /* NULL: live host */
 static char *real_root; /* realpath(root), resolved on first use */
@@ -98,13 +99,42 @@ int sysroot_path(const char *path, char **ret)
 	return 0;
 }
 
+static int open_beneath(const char *path, const char *full, int flags);
+
 bool sysroot_exists(const char *path)
 {
-	_cleanup_free_ char *full = NULL;
+	char full[PATH_MAX];
+	int fd;
 
-	if (sysroot_path(path, &full) < 0)
+	if (path_in(path, full) < 0)
 		return false;
-	return access(full, F_OK) == 0;
+	if (!root)
+		return access(full, F_OK) == 0;
+	/* A path that leads out of the sysroot is there, out of reach: the
+	 * caller's read or write then says so (-EXDEV), rather than that it
+	 * is missing. */
+	fd = open_beneath(path, full, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return fd == -EXDEV;
+	close(fd);
+	return true;
+}
+
+int sysroot_stat(const char *path, bool follow, struct stat *ret)
+{
+	_cleanup_close_ int fd = -1;
+	char full[PATH_MAX];
+	int r;
+
+	r = path_in(path, full);
+	if (r < 0)
+		return r;
+	if (!root)
+		return (follow ? stat(full, ret) : lstat(full, ret)) < 0 ? -errno : 0;
+	fd = open_beneath(path, full, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return fd;
+	return fstat(fd, ret) < 0 ? -errno : 0;
 }
 
 int sysroot_open_read(const char *path)
@@ -115,6 +145,8 @@ int sysroot_open_read(const char *path)
 	r = path_in(path, full);
 	if (r < 0)
 		return r;
+	if (root)
+		return open_beneath(path, full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	return fd >= 0 ? fd : -errno;
 }
@@ -219,16 +251,6 @@ int sysroot_read_u64(const char *path, uint64_t *ret)
 	return safe_atou64(s, ret);
 }
 
-int sysroot_read_int(const char *path, int *ret)
-{
-	_cleanup_free_ char *s = NULL;
-	int r = sysroot_read_line(path, &s);
-
-	if (r < 0)
-		return r;
-	return safe_atoi(s, ret);
-}
-
 int sysroot_readlink_base(const char *path, char **ret)
 {
 	_cleanup_free_ char *full = NULL;
@@ -240,7 +262,14 @@ int sysroot_readlink_base(const char *path, char **ret)
 	r = sysroot_path(path, &full);
 	if (r < 0)
 		return r;
-	n = readlink(full, buf, sizeof(buf) - 1);
+	if (root) {
+		/* The link itself (O_PATH | O_NOFOLLOW), reached beneath the root. */
+		_cleanup_close_ int fd = open_beneath(path, full, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return fd;
+		n = readlinkat(fd, "", buf, sizeof(buf) - 1);
+	} else
+		n = readlink(full, buf, sizeof(buf) - 1);
 	if (n < 0)
 		return -errno;
 	buf[n] = '\0';
@@ -265,7 +294,18 @@ int sysroot_listdir(const char *path, char ***ret)
 	r = sysroot_path(path, &full);
 	if (r < 0)
 		return r;
-	d = opendir(full);
+	if (root) {
+		int fd = open_beneath(path, full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return fd;
+		d = fdopendir(fd);
+		if (!d) {
+			r = -errno;
+			close(fd);
+			return r;
+		}
+	} else
+		d = opendir(full);
 	if (!d)
 		return -errno;
 	while ((errno = 0, de = readdir(d)) != NULL) {
@@ -291,10 +331,29 @@ int sysroot_listdir(const char *path, char ***ret)
 	return 0;
 }
 
+/* 0 when real (a resolved path) is the root's real path or under it,
+ * -EXDEV when not. The root's own real path is resolved once per
+ * sysroot_set(). */
+static int under_real_root(const char *real)
+{
+	size_t n;
+
+	if (!real_root) {
+		real_root = realpath(root, NULL);
+		if (!real_root)
+			return -errno;
+	}
+	n = strlen(real_root);
+	if (streq(real_root, "/"))
+		return 0;
+	if (strncmp(real, real_root, n) != 0 || (real[n] != '\0' && real[n] != '/'))
+		return -EXDEV;
+	return 0;
+}
+
 int sysroot_confine(const char *full)
 {
 	_cleanup_free_ char *dir = NULL, *real_dir = NULL;
-	size_t n;
 
 	if (!root)
 		return 0;
@@ -304,36 +363,31 @@ int sysroot_confine(const char *full)
 	real_dir = realpath(dirname(dir), NULL);
 	if (!real_dir)
 		return -errno;
-	/* The root's own real path is resolved once per sysroot_set(). */
-	if (!real_root) {
-		real_root = realpath(root, NULL);
-		if (!real_root)
-			return -errno;
-	}
-	n = strlen(real_root);
-	if (streq(real_root, "/"))
-		return 0;
-	if (strncmp(real_dir, real_root, n) != 0 || (real_dir[n] != '\0' && real_dir[n] != '/'))
-		return -EXDEV;
-	return 0;
+	return under_real_root(real_dir);
 }
 
-/* An existing file under the sysroot, opened for writing without leaving
- * it: openat2() resolves the path beneath the root (-EXDEV when a ".." or
- * an absolute symlink would lead out): three system calls with opening and
- * closing the root, where realpath() of the directory and open() took six.
- * Kernels (or kernel headers at build time) before 5.6, or a seccomp
- * filter that refuses the call (EPERM), get that realpath() check instead. The root is opened per call:
- * a cached descriptor would not survive the --confirm watchdog, which
- * closes every inherited descriptor. The file itself must not be a symlink
- * (O_NOFOLLOW: -ELOOP): a copied tree must not redirect a write to a host
- * file. */
+/* A path under the sysroot, opened without leaving it: openat2() resolves
+ * it beneath the root (-EXDEV when a ".." or an absolute symlink would lead
+ * out), for reads as for writes, so a copied tree cannot make cx5prof read
+ * or write a host file. Kernels (or kernel headers at build time) before
+ * 5.6, or a seccomp filter that refuses the call (EPERM), get a realpath()
+ * check instead. The root is opened per call: a cached descriptor would not
+ * survive the --confirm watchdog, which closes every inherited descriptor. */
 static int openat2_beneath(int dir, const char *rel, int flags)
 {
 #if defined(SYS_openat2) && defined(RESOLVE_BENEATH)
 	struct open_how how = {.flags = (uint64_t)flags, .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
+	int fd;
 
-	return (int)syscall(SYS_openat2, dir, rel, &how, sizeof(how));
+	/* EAGAIN: a rename anywhere on the system (our own writes rename)
+	 * raced with a lookup through ".." (sysfs links are relative): the
+	 * kernel asks to retry. */
+	for (int i = 0; i < OPENAT2_RETRIES; i++) {
+		fd = (int)syscall(SYS_openat2, dir, rel, &how, sizeof(how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
+	return fd;
 #else
 	(void)dir;
 	(void)rel;
@@ -343,21 +397,34 @@ static int openat2_beneath(int dir, const char *rel, int flags)
 #endif
 }
 
-static int open_confined(const char *path, const char *full)
+/* The fallback: the real path of full (of its directory when the last
+ * component is not followed) must lie under the root's. */
+static int confine_realpath(const char *full, bool follow_last)
 {
-	const int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW;
+	_cleanup_free_ char *real = NULL;
+
+	if (!follow_last)
+		return sysroot_confine(full);
+	real = realpath(full, NULL);
+	if (!real)
+		return -errno;
+	return under_real_root(real);
+}
+
+static int open_beneath(const char *path, const char *full, int flags)
+{
 	_cleanup_close_ int dir = -1;
 	int fd, r;
 
 	dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return -errno;
-	fd = openat2_beneath(dir, path + 1, flags);
+	fd = path[1] ? openat2_beneath(dir, path + 1, flags) : openat2_beneath(dir, ".", flags);
 	if (fd >= 0)
 		return fd;
 	if (errno != ENOSYS && errno != EPERM)
 		return -errno;
-	r = sysroot_confine(full);
+	r = confine_realpath(full, !(flags & O_NOFOLLOW));
 	if (r < 0)
 		return r;
 	fd = open(full, flags);
@@ -376,20 +443,28 @@ int sysroot_write(const char *path, const char *value)
 	if (r < 0)
 		return r;
 	if (!root) {
-		/* O_TRUNC is ignored by procfs and sysfs, kept for any other file. */
+		/* One write(2), as the kernel expects for /proc/sys and /proc/irq;
+		 * O_TRUNC is ignored by procfs and sysfs, kept for any other file. */
 		fd = open(full, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
 		if (fd < 0)
 			return -errno;
 		n = write(fd, value, len);
 	} else {
-		fd = open_confined(path, full);
-		if (fd < 0)
-			return fd;
 		/* A plain file: written in place, then cut to length. Not
 		 * O_TRUNC: ext4 starts writing back a file truncated to zero
 		 * when it is closed (auto_da_alloc), and the next truncation
 		 * of it waits for that I/O: 0.2 ms per IRQ of an 8-port apply
-		 * or rollback. */
+		 * or rollback; a temporary file renamed over it costs three
+		 * times the whole apply. A kill or an error between the write
+		 * and the cut leaves the file torn ("212992\n\n"): every
+		 * read-back compares the whole file (sysroot_read_is), so the
+		 * step counts as failed and is written again by its undo or
+		 * the next rollback. The file itself must not be a symlink
+		 * (O_NOFOLLOW: -ELOOP): a copied tree must not redirect a
+		 * write to a host file. */
+		fd = open_beneath(path, full, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+		if (fd < 0)
+			return fd;
 		n = pwrite(fd, value, len, 0);
 		if (n >= 0 && (size_t)n == len && ftruncate(fd, (off_t)len) < 0)
 			return -errno;
@@ -401,4 +476,15 @@ int sysroot_write(const char *path, const char *value)
 	if (close(TAKE_FD(fd)) < 0)
 		return -errno;
 	return 0;
+}
+
+int sysroot_read_is(const char *path, const char *want)
+{
+	_cleanup_free_ char *have = NULL;
+	size_t len = 0;
+	int r = sysroot_read_all(path, &have, &len);
+
+	if (r < 0)
+		return r;
+	return len == strlen(want) && memcmp(have, want, len) == 0;
 }

@@ -146,6 +146,19 @@ static bool host_is_loopback(const char *host)
 	return inet_pton(AF_INET, host, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
 }
 
+/* When base_url ends with "/v1" (or "/v1/"): the length of what comes
+ * before it, else 0. */
+static int base_url_v1_end(const char *url)
+{
+	size_t n = strlen(url);
+
+	while (n > 0 && url[n - 1] == '/')
+		n--;
+	if (n >= 3 && memcmp(url + n - 3, "/v1", 3) == 0)
+		return (int)(n - 3);
+	return 0;
+}
+
 int taotoken_config_check(const struct taotoken_config *c, struct taotoken_error *err)
 {
 	_cleanup_free_ char *scheme = NULL, *host = NULL;
@@ -167,6 +180,12 @@ int taotoken_config_check(const struct taotoken_config *c, struct taotoken_error
 	if (r < 0)
 		return fail(err, -EINVAL, TT_CONFIG, false, 0, "%s: base_url '%s' is not a valid URL", src,
 			    c->base_url);
+	r = base_url_v1_end(c->base_url);
+	if (r > 0)
+		return fail(err, -EINVAL, TT_CONFIG, false, 0,
+			    "%s: base_url '%s' ends with /v1, which cx5prof adds itself (" TAOTOKEN_CHAT_PATH
+			    "): use base_url: %.*s",
+			    src, c->base_url, r, c->base_url);
 	if (streq(scheme, "https"))
 		return 0;
 	if (streq(scheme, "http")) {
@@ -397,34 +416,70 @@ static struct json_object *parse_body(const char *body, size_t len)
 	return o;
 }
 
-/* A copy of msg with every occurrence of key replaced by "<key>"; the
- * search goes on after each replaced region, so it ends for any key (even
- * one made of '*' or one shorter than the mask). NULL on out of memory. */
+#define KEY_RUN_MIN 8 /* a run of the key this long, anywhere in a text, is masked */
+
+/* The longest run of text t, from its start, that is a piece of the key. */
+static size_t key_run_at(const char *t, const char *key, size_t kl)
+{
+	size_t best = 0;
+
+	for (size_t j = 0; j < kl && best < kl - j; j++) {
+		size_t n = 0;
+
+		while (j + n < kl && t[n] && t[n] == key[j + n])
+			n++;
+		if (n > best)
+			best = n;
+	}
+	return best;
+}
+
+/* A copy of msg in which every run of 8 or more characters that is a piece
+ * of the key (its start, its end, its middle: a server may echo any part),
+ * or the whole key when it is shorter, is replaced by "<key>". The scan
+ * moves on after each replaced run, so it ends for any key (even one made
+ * of '*' or one shorter than the mask). NULL on out of memory. */
 static char *scrub_dup(const char *msg, const char *key)
 {
 	static const char mask[] = "<key>";
-	size_t kl = key ? strlen(key) : 0, n = 0;
-	const char *p, *q;
+	size_t kl = key ? strlen(key) : 0, min = kl < KEY_RUN_MIN ? kl : KEY_RUN_MIN;
+	const char *p = msg;
 	char *out, *o;
 
 	if (kl == 0)
 		return strdup(msg);
-	for (p = msg; (q = strstr(p, key)); p = q + kl)
-		n++;
-	out = malloc(strlen(msg) + n * sizeof(mask) + 1);
+	out = malloc(strlen(msg) * (sizeof(mask) - 1) + 1);
 	if (!out)
 		return NULL;
-	for (o = out, p = msg; (q = strstr(p, key)); p = q + kl) {
-		memcpy(o, p, (size_t)(q - p));
-		o += q - p;
-		memcpy(o, mask, sizeof(mask) - 1);
-		o += sizeof(mask) - 1;
+	for (o = out; *p;) {
+		size_t n = key_run_at(p, key, kl);
+
+		if (n >= min) {
+			memcpy(o, mask, sizeof(mask) - 1);
+			o += sizeof(mask) - 1;
+			p += n;
+		} else
+			*o++ = *p++;
 	}
-	strcpy(o, p);
+	*o = '\0';
 	return out;
 }
 
-/* Replace every occurrence of the key in msg (a server may echo it). */
+/* Mask the key in a string that came from the server, in place (*s is
+ * replaced); -ENOMEM loses the text rather than keep the key. */
+static int scrub_str(char **s, const char *key)
+{
+	char *m;
+
+	if (!*s || !key)
+		return 0;
+	m = scrub_dup(*s, key);
+	free(*s);
+	*s = m;
+	return m ? 0 : -ENOMEM;
+}
+
+/* Mask the key in msg (scrub_dup: a server may echo it, or part of it). */
 static void scrub(char *msg, size_t size, const char *key)
 {
 	_cleanup_free_ char *s = scrub_dup(msg, key);
@@ -574,7 +629,13 @@ static int parse_reply(const struct taotoken_config *c, const char *key, long st
 			if (json_object_object_get_ex(root, "usage", &v) &&
 			    json_object_is_type(v, json_type_object))
 				rep.usage = strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
-			if (!rep.content) {
+			/* What the server says is stored and printed: never the
+			 * key, or a piece of it, that it may echo. */
+			if (scrub_str(&rep.content, key) < 0 || scrub_str(&rep.id, key) < 0 ||
+			    scrub_str(&rep.usage, key) < 0) {
+				taotoken_reply_done(&rep);
+				r = -ENOMEM;
+			} else if (!rep.content) {
 				taotoken_reply_done(&rep);
 				r = -ENOMEM;
 			} else {

@@ -102,8 +102,9 @@ char *taotoken_key_fingerprint(const char *key);
 void taotoken_protect_process(void);
 
 /* The server's error message for err->message: " (server: TEXT)", or ""
- * when there is none. The key (may be NULL) is replaced by "<key>" before
- * TEXT is cut to 200 characters, and a cut-off start of the key (4 or more
+ * when there is none. The key (may be NULL), and any run of 8 or more of
+ * its characters (a prefix, a suffix, a middle piece: all of it when it is
+ * shorter), is replaced by "<key>" before TEXT is cut to 200 characters, and a cut-off start of the key (4 or more
  * characters) at the end is masked too; control characters become spaces.
  * NULL on out of memory. */
 char *taotoken_server_detail(const char *server_msg, const char *key);

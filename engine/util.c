@@ -4,7 +4,9 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <time.h>
 
 void strv_free(char **v)
@@ -227,6 +229,46 @@ uint64_t now_usec(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+int mkdir_parent(const char *path)
+{
+	_cleanup_free_ char *copy = strdup(path);
+	const char *dir;
+	struct stat st;
+
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	if (stat(dir, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	if (errno != ENOENT)
+		return -errno;
+	/* One level only: /var/lib exists on any host; a missing deeper tree
+	 * usually means a mistyped --db. */
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+size_t edit_distance(const char *s, const char *t)
+{
+	size_t n = strlen(s), m = strlen(t), prev[72], cur[72];
+
+	if (n >= ARRAY_SIZE(prev) || m >= ARRAY_SIZE(prev))
+		return SIZE_MAX;
+	for (size_t j = 0; j <= m; j++)
+		prev[j] = j;
+	for (size_t a = 1; a <= n; a++) {
+		cur[0] = a;
+		for (size_t b = 1; b <= m; b++) {
+			size_t del = prev[b] + 1, ins = cur[b - 1] + 1,
+			       sub = prev[b - 1] + (s[a - 1] != t[b - 1]);
+			cur[b] = del < ins ? (del < sub ? del : sub) : (ins < sub ? ins : sub);
+		}
+		memcpy(prev, cur, sizeof(prev));
+	}
+	return prev[m];
 }
 
 void table_names_join(const void *rows, size_t stride, size_t n, char *buf, size_t size)

@@ -110,4 +110,13 @@ bool failpoint(const char *name, int k);
 /* Monotonic clock in microseconds. */
 uint64_t now_usec(void);
 
+/* Create the directory of path when it is missing, one level only, mode
+ * 0700 (a missing deeper tree usually means a mistyped path). 0 when it
+ * exists or was made; -ENOTDIR when it is not a directory. */
+int mkdir_parent(const char *path);
+
+/* Levenshtein distance between s and t, for "did you mean"; SIZE_MAX for
+ * strings of 72 characters or more (not compared). */
+size_t edit_distance(const char *s, const char *t);
+
 #endif

@@ -22,7 +22,7 @@
 #define COMMIT_LOCK_WAIT_MS 5000
 #define CONFIRM_MAX_SECONDS 86400
 
-enum { OPT_CHECK = 1000, OPT_CONFIRM, OPT_FORCE, OPT_RUNTIME_ONLY };
+enum { OPT_CHECK = 1000, OPT_CONFIRM, OPT_FORCE, OPT_RUNTIME_ONLY, OPT_ABANDON, OPT_REASON };
 
 const struct cli_option apply_options[] = {
     {"check", CLI_ARG_NONE, OPT_CHECK, NULL, "dry run: print the plan, exit as apply would (0 or 2)"},
@@ -35,6 +35,9 @@ const struct cli_option apply_options[] = {
 
 const struct cli_option rollback_options[] = {
     {"force", CLI_ARG_NONE, OPT_FORCE, NULL, "roll back even if later transactions changed the same keys"},
+    {"abandon", CLI_ARG_NONE, OPT_ABANDON, NULL,
+     "give up on unfinished transaction TXN without writing anything (needs --reason)"},
+    {"reason", CLI_ARG_REQUIRED, OPT_REASON, "TEXT", "why the transaction is abandoned (recorded)"},
     {0},
 };
 
@@ -42,6 +45,8 @@ struct txn_args {
 	bool check;
 	bool force;
 	bool runtime_only;
+	bool abandon;
+	const char *reason;
 	unsigned confirm;
 };
 
@@ -59,6 +64,12 @@ static int handle_option(int id, const char *arg, void *userdata)
 		return 0;
 	case OPT_RUNTIME_ONLY:
 		a->runtime_only = true;
+		return 0;
+	case OPT_ABANDON:
+		a->abandon = true;
+		return 0;
+	case OPT_REASON:
+		a->reason = arg;
 		return 0;
 	case OPT_CONFIRM:
 		if (safe_atou32(arg, &v) < 0 || v == 0 || v > CONFIRM_MAX_SECONDS) {
@@ -116,12 +127,33 @@ static int record_txn(struct history *h, const struct profile *prof, const struc
 	return r;
 }
 
-static int changes_load_or_report(struct history *h, int64_t txn, struct change_record **c, size_t *n)
+/* The changes as recorded: what is applied is what the undo log holds.
+ * When it cannot be read back, nothing has been changed yet: the
+ * transaction ends failed, not open, through a fresh connection if the
+ * first one is wedged (SQLite may keep failing on the connection that met
+ * the I/O error). Only when even that fails does it stay open (a rollback
+ * then restores values that are already there). */
+static int changes_load_or_report(struct history **hp, const struct cli *cli, int64_t txn,
+				  struct change_record **c, size_t *n)
 {
-	int r = history_changes_load(h, txn, c, n);
-	if (r < 0)
-		log_error_errno(r, "history %s: cannot read the undo log of transaction %" PRId64 ": %m",
-				history_path(h), txn);
+	static const char why[] = "cannot read the undo log back: nothing was changed";
+	int r = history_changes_load(*hp, txn, c, n), q;
+
+	if (r >= 0)
+		return r;
+	log_error_errno(r,
+			"history %s: cannot read the undo log of transaction %" PRId64 ": %m; nothing was changed",
+			cli->db_path, txn);
+	q = history_txn_set_status(*hp, txn, TXN_FAILED, why);
+	if (q < 0) {
+		history_close(TAKE_PTR(*hp));
+		q = history_open(cli->db_path, 0, hp);
+		if (q >= 0)
+			q = history_txn_set_status(*hp, txn, TXN_FAILED, why);
+	}
+	if (q < 0)
+		log_error_errno(q, "history %s: transaction %" PRId64 " stays open: %m: run `cx5prof rollback`",
+				cli->db_path, txn);
 	return r;
 }
 
@@ -132,27 +164,38 @@ static void report_left(char **left)
 }
 
 /* Commit, or hand over to the watchdog. The watchdog is forked: SQLite
- * state must not cross fork(), so *hp is closed first (and NULL after). */
+ * state must not cross fork(), so *hp is closed first (and NULL after).
+ * On failure *why says what could not be done. */
 static int finish_apply(struct history **hp, int64_t txn, const struct cli *cli, unsigned confirm, size_t n,
-			char *msg, size_t msg_size)
+			char *msg, size_t msg_size, char **why)
 {
 	int64_t deadline;
 	int r, pid;
 
 	if (!confirm) {
-		r = history_txn_set_status(*hp, txn, TXN_COMMITTED, NULL);
+		r = failpoint("commit", 1) ? -ENOSPC : history_txn_set_status(*hp, txn, TXN_COMMITTED, NULL);
+		if (r < 0) {
+			*why = strprintf("cannot record transaction %" PRId64 " as committed in %s: %s",
+					 txn, history_path(*hp), strerror(-r));
+			return r;
+		}
 		snprintf(msg, msg_size, "applied %zu change%s (transaction %" PRId64 ")", n,
 			 n == 1 ? "" : "s", txn);
-		return r;
+		return 0;
 	}
 	deadline = history_now_usec() + (int64_t)confirm * 1000000;
 	r = failpoint("confirm-setup", 1) ? -EIO : history_txn_set_pending_confirm(*hp, txn, deadline);
-	if (r < 0)
+	if (r < 0) {
+		*why = strprintf("cannot record transaction %" PRId64 " as pending_confirm in %s: %s", txn,
+				 history_path(*hp), strerror(-r));
 		return r;
+	}
 	history_close(TAKE_PTR(*hp));
 	pid = failpoint("confirm-setup", 2) ? -EAGAIN : watchdog_spawn(cli->db_path, txn, deadline);
-	if (pid < 0)
+	if (pid < 0) {
+		*why = strprintf("cannot start the --confirm watchdog: %s", strerror(-pid));
 		return pid;
+	}
 	snprintf(msg, msg_size,
 		 "applied %zu change%s (transaction %" PRId64
 		 "): run `cx5prof commit` within %u s to keep them, "
@@ -161,14 +204,60 @@ static int finish_apply(struct history **hp, int64_t txn, const struct cli *cli,
 	return 0;
 }
 
-/* "apply failed at step 3: ...", or "apply interrupted by SIGINT before
- * step 3" (no step failed). */
-static void report_apply_failure(const struct apply_outcome *o)
+/* Every change landed but what had to follow failed (finish_apply): no
+ * commit, or no watchdog, must not leave the host changed. Undo it all, as
+ * a failed step would be undone. */
+static int undo_unfinished(struct history **hp, const struct cli *cli, int64_t txn,
+			   const struct change_record *c, size_t n, const char *why, struct apply_outcome *o)
+{
+	int r;
+
+	if (!*hp) {
+		r = history_open(cli->db_path, 0, hp);
+		if (r < 0) {
+			log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
+			return r;
+		}
+	}
+	return apply_undo_all(*hp, txn, c, n, why ? why : strerror(ENOMEM), o);
+}
+
+/* "apply failed at step 3: ...", "apply failed after its last change:
+ * cannot start the --confirm watchdog: ...", or "apply interrupted by
+ * SIGINT before step 3" (no step failed). */
+static void report_apply_failure(const struct apply_outcome *o, bool after_last)
 {
 	if (o->failed_seq > 0)
 		log_error("apply failed at step %d: %s", o->failed_seq, strna(o->failure));
+	else if (after_last)
+		log_error("apply failed after its last change: %s", strna(o->failure));
 	else
 		log_error("apply %s", strna(o->failure));
+}
+
+int txn_verb_apply(struct history **hp, const struct cli *cli, const struct profile *prof, const struct plan *p,
+		   int64_t *ret_txn, struct change_record **ret_c, size_t *ret_n, struct apply_outcome *o)
+{
+	struct change_record *c = NULL;
+	size_t n = 0;
+	int r;
+
+	r = record_txn(*hp, prof, p, ret_txn);
+	if (r < 0) {
+		log_error_errno(r, "history %s: cannot write the undo log: %m: %s; nothing was changed",
+				history_path(*hp), history_remedy(r));
+		return -EIO;
+	}
+	if (changes_load_or_report(hp, cli, *ret_txn, &c, &n) < 0)
+		return -EIO;
+	apply_signals_install();
+	r = apply_changes(*hp, *ret_txn, c, n, o);
+	if (ret_c)
+		*ret_c = c;
+	else
+		change_records_free(c, n);
+	*ret_n = n;
+	return r;
 }
 
 /* The peer (peer.ssh) gets the same profile once this host's changes are
@@ -187,7 +276,7 @@ static int tune_peer(struct history *h, const struct profile *prof, int64_t txn,
 	const char *why;
 	int r;
 
-	r = peerssh_apply(prof, txn ? confirm : 0, apply_interrupt_flag(), &peer_txn, &err);
+	r = peerssh_apply(prof, txn ? confirm : 0, apply_interrupted, &peer_txn, &err);
 	why = r == -EINTR ? "interrupted" : "the peer failed";
 	/* Recorded before the peer's commit: rollback undoes exactly it. */
 	if (r >= 0 && txn > 0 && peer_txn > 0) {
@@ -234,48 +323,48 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 {
 	struct change_record *c = NULL;
 	struct apply_outcome o = {0};
+	_cleanup_free_ char *why = NULL;
+	bool after_last = false;
 	int64_t txn = 0;
 	char msg[512] = "";
 	struct history *h = *hp;
 	size_t n = 0;
 	int r, code;
 
-	r = record_txn(h, prof, p, &txn);
-	if (r < 0) {
-		log_error_errno(r, "history %s: cannot write the undo log: %m: %s; nothing was changed",
-				history_path(h), history_remedy(r));
+	r = txn_verb_apply(hp, cli, prof, p, &txn, &c, &n, &o);
+	if (r == -EIO) /* nothing applied: reported */
 		return EXIT_ERROR;
-	}
-	if (changes_load_or_report(h, txn, &c, &n) < 0)
-		return EXIT_ERROR;
-	apply_signals_install();
-	r = apply_changes(h, txn, c, n, &o);
-	change_records_free(c, n);
+	h = *hp;
 	code = r >= 0 && peerssh_wanted(prof) ? tune_peer(h, prof, txn, confirm, msg, sizeof(msg)) : EXIT_OK;
 	if (code == EXIT_OK && r >= 0) {
-		r = finish_apply(hp, txn, cli, confirm, n, msg, sizeof(msg));
+		r = finish_apply(hp, txn, cli, confirm, n, msg, sizeof(msg), &why);
 		if (r < 0) {
+			after_last = true;
+			r = undo_unfinished(hp, cli, txn, c, n, why, &o);
+		}
+	}
+	change_records_free(c, n);
+	if (code != EXIT_OK)
+		; /* the peer failed: tune_peer said so and what it undid */
+	else if (r >= 0)
+		code = EXIT_OK;
+	else if (r == -ECANCELED) {
+		report_apply_failure(&o, after_last);
+		if (o.unrecorded < 0)
 			snprintf(msg, sizeof(msg),
-				 "transaction %" PRId64 " applied %zu change%s but %s: %s; "
-				 "run `cx5prof rollback` to undo it",
-				 txn, n, n == 1 ? "" : "s",
-				 confirm ? "no --confirm watchdog guards it"
-					 : "it is not recorded as finished",
-				 strerror(-r));
-			log_error("%s", msg);
-			code = EXIT_ERROR;
-		} else
-			code = EXIT_OK;
-	} else if (code == EXIT_OK && r == -ECANCELED) {
-		report_apply_failure(&o);
-		snprintf(msg, sizeof(msg),
-			 "every change was undone: the host is back as it was (transaction %" PRId64
-			 " rolled back)",
-			 txn);
+				 "every change was undone: the host is back as it was, but the history "
+				 "could not record it (%s): transaction %" PRId64
+				 " stays open there until `cx5prof rollback` closes it",
+				 strerror(-o.unrecorded), txn);
+		else
+			snprintf(msg, sizeof(msg),
+				 "every change was undone: the host is back as it was (transaction %" PRId64
+				 " rolled back)",
+				 txn);
 		log_error("%s", msg);
 		code = EXIT_ROLLED_BACK;
-	} else if (code == EXIT_OK) {
-		report_apply_failure(&o);
+	} else if (!after_last || *hp) {
+		report_apply_failure(&o, after_last);
 		report_left(o.left);
 		snprintf(msg, sizeof(msg),
 			 "the host is NOT fully restored (transaction %" PRId64 "): fix the above, "
@@ -283,6 +372,14 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 			 txn, txn);
 		log_error("%s", msg);
 		code = EXIT_ROLLBACK_FAILED;
+	} else {
+		/* The history could not be reopened to undo: nothing was undone. */
+		snprintf(msg, sizeof(msg),
+			 "transaction %" PRId64 " applied %zu change%s but %s; run `cx5prof rollback` to "
+			 "undo it",
+			 txn, n, n == 1 ? "" : "s", strna(why));
+		log_error("%s", msg);
+		code = EXIT_ERROR;
 	}
 	plan_render(p, msg);
 	/* plan_render says changed when the plan had changes; after the
@@ -379,9 +476,14 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 		log_error("apply: expected one PROFILE");
 		return EXIT_USAGE;
 	}
-	r = txn_verb_open_history(cli, a.check ? HISTORY_READ_ONLY : 0, &h);
-	if (r == EXIT_OK && !a.check)
+	/* The lock before the history: two applies on a database that does
+	 * not exist yet must not both create it (the loser says "locked").
+	 * A --db that is not a regular file, or without its directory, is
+	 * reported by opening the history, with nothing created. */
+	if (!a.check && history_path_check(cli->db_path) >= 0 && mkdir_parent(cli->db_path) >= 0)
 		r = txn_verb_lock(cli, 0, &lock_fd);
+	if (r == EXIT_OK)
+		r = txn_verb_open_history(cli, a.check ? HISTORY_READ_ONLY : 0, &h);
 	if (r == EXIT_OK)
 		r = close_earlier_boot(h, a.check, &eb);
 	if (r == EXIT_OK && !eb.pending)
@@ -643,6 +745,67 @@ static int rollback_locked(struct history *h, int64_t id, bool force)
 	return r;
 }
 
+/* `rollback --abandon TXN --reason TEXT`: the way out of a transaction
+ * that can never be restored (an IRQ gone with a driver reload, a file
+ * removed): after reading what is left, the operator gives it up. Nothing
+ * is written to the host; the history records who, why, and what stays. */
+static int abandon_locked(struct history *h, int64_t target, const char *reason)
+{
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	struct change_record *c = NULL;
+	int64_t id = 0;
+	size_t n = 0;
+	char msg[320];
+	int r;
+
+	r = pick_target(h, target, &t);
+	if (r == EXIT_OK)
+		r = resolve_rollback_target(h, &t);
+	if (r != EXIT_OK)
+		return r;
+	if (t.status != TXN_OPEN && t.status != TXN_PENDING_CONFIRM && t.status != TXN_ROLLBACK_FAILED) {
+		log_error("rollback --abandon: transaction %" PRId64
+			  " is %s, not unfinished: there is nothing to abandon",
+			  t.id, txn_status_to_string(t.status));
+		return EXIT_ERROR;
+	}
+	r = abandon_txn(h, t.id, reason, &id);
+	if (r < 0) {
+		log_error_errno(r, "history %s: cannot record the abandon: %m: %s", history_path(h),
+				history_remedy(r));
+		return EXIT_ERROR;
+	}
+	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t.id);
+	out_uint(OUT_JSON, "rollback_txn", NULL, (uint64_t)id);
+	out_open_array("changes");
+	if (history_changes_load(h, id, &c, &n) >= 0)
+		for (size_t i = 0; i < n; i++) {
+			_cleanup_free_ char *now = change_value_human(c[i].kind, c[i].old_value, c[i].new_value);
+			_cleanup_free_ char *old = change_value_human(c[i].kind, c[i].new_value, c[i].old_value);
+
+			out_open_object(NULL);
+			out_string(OUT_ANY, "object", "left  %s  ", c[i].object);
+			out_string(OUT_ANY, "key", "%s  ", c[i].key);
+			out_string(OUT_JSON, "before", NULL, c[i].old_value);
+			out_string(OUT_JSON, "after", NULL, c[i].new_value);
+			out_string(OUT_HUMAN, NULL, "%s (recorded old value ", now ? now : c[i].old_value);
+			out_string(OUT_HUMAN, NULL, "%s)\n", old ? old : c[i].new_value);
+			out_string(OUT_JSON, "state", NULL, change_state_to_string(c[i].state));
+			out_string(OUT_JSON, "note", NULL, c[i].error);
+			out_close_object();
+		}
+	out_close_array();
+	change_records_free(c, n);
+	out_bool(OUT_JSON, "changed", NULL, false);
+	out_bool(OUT_JSON, "abandoned", NULL, true);
+	snprintf(msg, sizeof(msg),
+		 "abandoned transaction %" PRId64 " (recorded as transaction %" PRId64
+		 "): nothing was written; %zu change%s left as %s on the host",
+		 t.id, id, n, n == 1 ? " is" : "s are", n == 1 ? "it is" : "they are");
+	out_string(OUT_ANY, "msg", "%s\n", msg);
+	return EXIT_OK;
+}
+
 int verb_rollback(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_strv_free_ char **args = NULL;
@@ -658,6 +821,14 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 		log_error("rollback: expected at most one TXN");
 		return EXIT_USAGE;
 	}
+	if (a.abandon && (strv_length(args) != 1 || !a.reason || !*a.reason || a.force)) {
+		log_error("rollback --abandon: expected one TXN and --reason TEXT (and no --force)");
+		return EXIT_USAGE;
+	}
+	if (a.reason && !a.abandon) {
+		log_error("rollback: --reason goes with --abandon");
+		return EXIT_USAGE;
+	}
 	r = parse_target(args, &id);
 	if (r == EXIT_OK)
 		r = txn_verb_open_history(cli, HISTORY_EXISTING, &h);
@@ -666,7 +837,7 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 	if (r != EXIT_OK)
 		return r;
 	out_open_object(NULL);
-	r = rollback_locked(h, id, a.force);
+	r = a.abandon ? abandon_locked(h, id, a.reason) : rollback_locked(h, id, a.force);
 	out_close_object();
 	if (r == EXIT_OK || r == EXIT_ROLLBACK_FAILED) /* else: main's error document */
 		(void)out_finish();

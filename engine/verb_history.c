@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "campaigns.h"
 #include "history.h"
 #include "log.h"
 #include "metrics_prom.h"
@@ -188,6 +189,7 @@ struct entry {
 	int64_t when;
 	const struct txn_record *txn;
 	const struct run_record *run;
+	const struct campaign_record *campaign;
 };
 
 static int cmp_entry(const void *a, const void *b)
@@ -242,19 +244,25 @@ static int load_txns(struct history *h, size_t limit, struct txn_record **ret, s
 	return 0;
 }
 
-static void print_txn_entry(const struct txn_record *t)
+/* The start of a list entry that may be unfinished (ended 0: null). */
+static void print_entry_head(const char *type, const char *label, int64_t id, int64_t started, int64_t ended)
 {
 	char tb[32];
 
-	out_string(OUT_JSON, "type", NULL, "transaction");
-	out_int(OUT_JSON, "id", NULL, t->id);
-	out_string(OUT_HUMAN, NULL, "%-19s  ", fmt_time(t->started_usec, tb));
-	out_text("txn %-5" PRId64 " ", t->id);
-	out_int(OUT_JSON, "started_usec", NULL, t->started_usec);
-	if (t->ended_usec)
-		out_int(OUT_JSON, "ended_usec", NULL, t->ended_usec);
+	out_string(OUT_JSON, "type", NULL, type);
+	out_int(OUT_JSON, "id", NULL, id);
+	out_string(OUT_HUMAN, NULL, "%-19s  ", fmt_time(started, tb));
+	out_text("%s %-5" PRId64 " ", label, id);
+	out_int(OUT_JSON, "started_usec", NULL, started);
+	if (ended)
+		out_int(OUT_JSON, "ended_usec", NULL, ended);
 	else
 		out_string(OUT_JSON, "ended_usec", NULL, NULL);
+}
+
+static void print_txn_entry(const struct txn_record *t)
+{
+	print_entry_head("transaction", "txn", t->id, t->started_usec, t->ended_usec);
 	out_string(OUT_ANY, "kind", "%-8s ", txn_kind_to_string(t->kind));
 	out_string(OUT_ANY, "profile", "%s ", t->profile_name);
 	out_string(OUT_ANY, "status", "%s", txn_status_to_string(t->status));
@@ -303,24 +311,40 @@ static void print_run_summary(const struct run_record *r)
 	out_text("%s\n", run_record_outcome_label(r));
 }
 
+static void print_campaign_entry(const struct campaign_record *c)
+{
+	print_entry_head("campaign", "campaign", c->id, c->started_usec, c->ended_usec);
+	out_string(OUT_ANY, "name", "%s ", c->name);
+	out_string(OUT_ANY, "status", "%s, ", c->status);
+	out_int(OUT_ANY, "runs", "%" PRId64 " runs", c->runs);
+	out_string(OUT_JSON, "file", NULL, c->file);
+	out_string(OUT_JSON, "verdict", NULL, c->verdict);
+	if (c->verdict)
+		out_text(": %s", c->verdict);
+	out_text("\n");
+}
+
 static void make_printable(char *s);
 
 static int history_list(struct cli *cli, struct history *h, size_t limit)
 {
 	struct txn_record *txns = NULL;
 	struct run_record *runs = NULL;
+	struct campaign_record *camps = NULL;
 	_cleanup_free_ struct entry *e = NULL;
-	size_t nt = 0, nr = 0, n = 0;
+	size_t nt = 0, nr = 0, nc = 0, n = 0;
 	int r;
 
 	r = load_txns(h, limit, &txns, &nt);
 	if (r >= 0)
 		r = runs_list(h, limit, &runs, &nr);
+	if (r >= 0)
+		r = campaigns_list(h, limit, &camps, &nc);
 	if (r < 0) {
 		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
 		goto out;
 	}
-	e = calloc(nt + nr + 1, sizeof(*e));
+	e = calloc(nt + nr + nc + 1, sizeof(*e));
 	if (!e) {
 		r = log_error("out of memory");
 		goto out;
@@ -329,6 +353,8 @@ static int history_list(struct cli *cli, struct history *h, size_t limit)
 		e[n++] = (struct entry){.when = txns[i].started_usec, .txn = &txns[i]};
 	for (size_t i = 0; i < nr; i++)
 		e[n++] = (struct entry){.when = runs[i].started_usec, .run = &runs[i]};
+	for (size_t i = 0; i < nc; i++)
+		e[n++] = (struct entry){.when = camps[i].started_usec, .campaign = &camps[i]};
 	qsort(e, n, sizeof(*e), cmp_entry);
 	if (limit && n > limit)
 		n = limit;
@@ -342,6 +368,8 @@ static int history_list(struct cli *cli, struct history *h, size_t limit)
 			make_printable(runs[i].profile);
 			make_printable(runs[i].ifname);
 		}
+		for (size_t i = 0; i < nc; i++)
+			make_printable(camps[i].verdict);
 	}
 
 	out_open_object(NULL);
@@ -352,6 +380,8 @@ static int history_list(struct cli *cli, struct history *h, size_t limit)
 		out_open_object(NULL);
 		if (e[i].txn)
 			print_txn_entry(e[i].txn);
+		else if (e[i].campaign)
+			print_campaign_entry(e[i].campaign);
 		else
 			print_run_summary(e[i].run);
 		out_close_object();
@@ -364,6 +394,7 @@ out:
 		txn_record_done(&txns[i]);
 	free(txns);
 	run_records_free(runs, nr);
+	campaign_records_free(camps, nc);
 	return r < 0 ? EXIT_ERROR : EXIT_OK;
 }
 
@@ -481,6 +512,8 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 	out_text("  (%.1f s)\n", (double)(run.ended_usec - run.started_usec) / 1e6);
 	if (run.transaction_id)
 		out_text("transaction  %" PRId64 "\n", run.transaction_id);
+	if (run.campaign_id)
+		out_text("campaign     %" PRId64 "\n", run.campaign_id);
 	out_text("runner       %s\n", strna(run.runner));
 	print_indented("command      ", run.command_line);
 	out_text("profile      %s%s%s%s\n", strna(run.profile), run.profile_hash ? " (" : "",
@@ -984,7 +1017,7 @@ out:
 
 /* ---- export ---- */
 
-static int write_file(int dirfd, const char *name, const char *content)
+int write_file(int dirfd, const char *name, const char *content)
 {
 	_cleanup_close_ int fd =
 	    openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -1005,7 +1038,7 @@ static int write_file(int dirfd, const char *name, const char *content)
 	return fsync(fd) < 0 ? -errno : 0;
 }
 
-static int dir_is_empty(const char *path)
+int dir_is_empty(const char *path)
 {
 	DIR *d = opendir(path);
 	struct dirent *de;
@@ -1094,7 +1127,7 @@ static char *export_readme(const struct run_record *run, bool has_profile)
 	return s;
 }
 
-static int export_bundle(struct cli *cli, struct history *h, const struct run_record *run, const char *dir)
+int export_bundle(struct history *h, const struct run_record *run, const char *dir)
 {
 	_cleanup_(txn_record_done) struct txn_record t = {0};
 	_cleanup_close_ int dfd = -1, afd = -1;
@@ -1103,7 +1136,6 @@ static int export_bundle(struct cli *cli, struct history *h, const struct run_re
 	bool has_profile = false;
 	int r;
 
-	(void)cli;
 	if (run->transaction_id) {
 		r = history_txn_get(h, run->transaction_id, &t);
 		if (r < 0 && r != -ENOENT)
@@ -1179,7 +1211,7 @@ int verb_export(struct cli *cli, int argc, char **argv)
 		r = load_run(cli, h, id, &run);
 	if (r != 0)
 		return r;
-	r = export_bundle(cli, h, &run, a.dir);
+	r = export_bundle(h, &run, a.dir);
 	if (r == -ENOTEMPTY) {
 		log_error("export: directory %s is not empty: choose a new or empty directory", a.dir);
 		return EXIT_CANT_CREATE;
@@ -1378,11 +1410,8 @@ int verb_mirror(struct cli *cli, int argc, char **argv)
 		out_string(OUT_JSON, "next_attempt_s", NULL, NULL);
 		out_text(", next attempt only with 'cx5prof mirror --now'");
 	} else {
-		struct timespec ts;
-		int64_t now, wait_s;
+		int64_t now = history_now_usec(), wait_s;
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 		wait_s = res.next_attempt_usec > now ? (res.next_attempt_usec - now + 999999) / 1000000 : 0;
 		out_int(OUT_ANY, "next_attempt_s", ", next attempt in %" PRId64 " s", wait_s);
 	}

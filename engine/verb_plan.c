@@ -103,7 +103,7 @@ int txn_verb_history_failed(const char *path, int r)
 		return EXIT_NOT_FOUND;
 	}
 	log_error_errno(r, "history %s: %m: %s", path, history_remedy(r));
-	return r == -EACCES || r == -EPERM ? EXIT_PERMISSION : EXIT_ERROR;
+	return history_open_exit_code(r);
 }
 
 int txn_verb_open_history(const struct cli *cli, unsigned flags, struct history **ret)
@@ -131,13 +131,13 @@ int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd)
 	    wait_ms ? lock_acquire_wait(cli->db_path, wait_ms, &holder) : lock_acquire(cli->db_path, &holder);
 
 	if (fd == -EBUSY) {
-		log_error(
-		    "another apply or rollback is running: locked by pid %d (%s.lock): wait for it to finish",
-		    (int)holder, cli->db_path);
+		log_error("another apply or rollback is running: locked by pid %d (%s): wait for it to finish",
+			  (int)holder, lock_busy_path());
 		return EXIT_LOCKED;
 	}
 	if (fd < 0) {
-		log_error_errno(fd, "cannot lock %s.lock: %m", cli->db_path);
+		log_error_errno(fd, "cannot lock %s.lock or the host's lock: %m: %s", cli->db_path,
+				history_remedy(fd));
 		return EXIT_ERROR;
 	}
 	*ret_fd = fd;

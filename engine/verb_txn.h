@@ -29,5 +29,16 @@ int txn_verb_history_failed(const char *path, int r);
 int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd);
 /* EXIT_OPEN_TXN with the message when an unfinished transaction exists. */
 int txn_verb_refuse_unfinished(struct history *h);
+/* Record the plan as a transaction (its undo log, durably) and apply it:
+ * apply_changes()'s result (0, -ECANCELED, -ENOTRECOVERABLE) with *ret_txn
+ * and *ret_n the changes recorded, or -EIO when the undo log could not be
+ * written or read back (reported on stderr; nothing was changed; *hp may
+ * have been reopened). With ret_c, the recorded changes are handed over
+ * (change_records_free); the status is left for the caller (commit or
+ * --confirm). */
+struct apply_outcome;
+struct change_record;
+int txn_verb_apply(struct history **hp, const struct cli *cli, const struct profile *prof, const struct plan *p,
+		   int64_t *ret_txn, struct change_record **ret_c, size_t *ret_n, struct apply_outcome *o);
 
 #endif

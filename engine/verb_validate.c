@@ -31,8 +31,8 @@ static void print_verdict(const char *file, const struct profile *p, const struc
 		if (profile_hash(p, &hash) >= 0)
 			out_string(OUT_JSON, "hash", NULL, hash);
 		out_string(OUT_HUMAN, NULL, "ok (name %s", p->name.value);
-		if (p->extends.set)
-			out_string(OUT_HUMAN, NULL, ", extends %s", p->extends.value);
+		for (size_t i = 0; p->extends.set && p->extends.value[i]; i++)
+			out_text("%s%s", i ? ", " : ", extends ", p->extends.value[i]);
 		out_text(")\n");
 	} else {
 		out_open_object("error");

@@ -134,7 +134,7 @@ int verb_verify(struct cli *cli, int argc, char **argv)
 		h = NULL;
 		if (!args[0] && r != -ENOENT) {
 			log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
-			return EXIT_ERROR;
+			return history_open_exit_code(r);
 		}
 		if (args[0] && !a.no_bench)
 			log_warn("history %s: %s: %s; this run will not be recorded", cli->db_path,

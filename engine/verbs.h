@@ -18,6 +18,15 @@ int verb_export(struct cli *cli, int argc, char **argv);
 int verb_mirror(struct cli *cli, int argc, char **argv);
 int verb_analyze(struct cli *cli, int argc, char **argv);
 extern const struct cli_option history_options[];
+/* The bundle `export` writes for one run (with its artifacts) into dir,
+ * created or empty: -ENOTEMPTY otherwise. */
+struct history;
+struct run_record;
+int export_bundle(struct history *h, const struct run_record *run, const char *dir);
+/* A new file name in dirfd with content, fsync'ed; -EEXIST when there. */
+int write_file(int dirfd, const char *name, const char *content);
+/* 1 when the directory has no entries, 0 when it has, -errno. */
+int dir_is_empty(const char *path);
 extern const struct cli_option export_options[];
 extern const struct cli_option mirror_verb_options[];
 extern const struct cli_option analyze_options[];
@@ -34,5 +43,10 @@ int verb_verify(struct cli *cli, int argc, char **argv);
 int verb_doctor(struct cli *cli, int argc, char **argv);
 extern const struct cli_option verify_cli_options[];
 extern const struct cli_option doctor_cli_options[];
+
+int verb_campaign(struct cli *cli, int argc, char **argv);
+int verb_report(struct cli *cli, int argc, char **argv);
+extern const struct cli_option campaign_options[];
+extern const struct cli_option report_options[];
 
 #endif

@@ -692,6 +692,7 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 
 	rec = (struct run_record){
 	    .transaction_id = o->transaction_id,
+	    .campaign_id = o->campaign_id,
 	    .started_usec = r->started_usec,
 	    .ended_usec = r->ended_usec,
 	    .test = (char *)"UDP_STREAM",

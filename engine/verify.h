@@ -33,6 +33,7 @@ struct verify_options {
 	const struct profile *profile;
 	const char *source;	 /* "PROFILE.yaml", or "history" (last applied) */
 	int64_t transaction_id;	 /* the apply transaction verified; 0: none */
+	int64_t campaign_id;	 /* the campaign this run is a round of; 0: none */
 	bool bench;		 /* false: --no-bench */
 	bool progress;		 /* elapsed/total on stderr during the run */
 	struct history *history; /* where to record the run; NULL: not recorded */

@@ -3,9 +3,9 @@
 #
 # Verbs and options are read from cx5prof's own --help output, so the
 # completion never drifts from the binary. Profiles complete as *.yaml/*.yml
-# files (and directories), interface names from /sys/class/net, or from
+# files (and directories; campaign files too), interface names from /sys/class/net, or from
 # DIR/sys/class/net when the command line has --sysroot DIR. Run ids
-# (history show, compare, export, analyze) and apply transaction ids
+# (history show, compare, report, export, analyze) and apply transaction ids
 # (rollback) come from `cx5prof history --limit 0` on the line's --db.
 # An option's value is never counted as an argument: which options take
 # one is read from the verb's --help too.
@@ -84,7 +84,16 @@ _cx5prof()
 		COMPREPLY=($(compgen -W "text prometheus" -- "$cur"))
 		return
 		;;
-	--confirm|--limit|--timeout|--port|--bind|--peer|--duration|--streams|--message-size)
+	--keep)
+		COMPREPLY=($(compgen -W "none first last best" -- "$cur"))
+		return
+		;;
+	--report)
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return
+		;;
+	--confirm|--limit|--timeout|--port|--bind|--peer|--duration|--streams|--message-size|--reason)
 		return # a value the user types
 		;;
 	esac
@@ -125,7 +134,7 @@ _cx5prof()
 	show)
 		COMPREPLY=($(compgen -W "$(_cx5prof_ifnames "$sysroot")" -- "$cur"))
 		;;
-	validate|plan|apply|verify|doctor)
+	validate|plan|apply|verify|doctor|campaign)
 		_cx5prof_profiles "$cur"
 		;;
 	history)
@@ -135,7 +144,7 @@ _cx5prof()
 			COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" run "$db")" -- "$cur"))
 		fi
 		;;
-	compare)
+	compare|report)
 		COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" run "$db")" -- "$cur"))
 		;;
 	export|analyze)

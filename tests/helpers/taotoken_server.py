@@ -26,6 +26,11 @@ Scenarios:
   503-retry      503 with "Retry-After: 5"
   escape         success whose answer holds terminal escapes and other
                  control characters
+  piece-401-prefix-N, piece-401-suffix-N
+                 key rejected, the message echoing the first (last) N
+                 characters of the bearer key
+  echo-200       success whose id and content echo the bearer key, whole
+                 and in pieces
 
 Usage: taotoken_server.py --port-file F --scenario-file S --log L --key-file K
 """
@@ -151,6 +156,20 @@ def main():
             if scenario == "401-echo-late":
                 return 401, err("x" * 190 + auth[len("Bearer "):] + " is not a valid key",
                                 "invalid_request_error", "invalid_api_key"), None
+            if scenario.startswith("piece-401-"):
+                _, _, where, count = scenario.split("-")
+                key = auth[len("Bearer "):]
+                piece = key[:int(count)] if where == "prefix" else key[-int(count):]
+                return 401, err("Incorrect API key provided: " + piece + "; see docs",
+                                "invalid_request_error", "invalid_api_key"), None
+            if scenario == "echo-200":
+                status, body, headers = self.answer("success", n, auth, req)
+                if status == 200:
+                    key = auth[len("Bearer "):]
+                    body["id"] = "chatcmpl-" + key
+                    body["choices"][0]["message"]["content"] = \
+                        "RECEIVER: you sent " + key + ", ends " + key[-20:] + ", starts " + key[:12] + "."
+                return status, body, headers
             if scenario == "503-retry":
                 return 503, err("overloaded", "server_error", 503), {"Retry-After": "5"}
             if scenario == "401":

@@ -138,11 +138,17 @@ is "${err%%$'\n'*}" "usage: lab.sh up|down|status" "an unknown command prints th
 # ---- demo.sh: runs in its own lab and removes it on every exit path
 DEMO_TMP=$(mktemp -d)
 trap 'cleanup; rm -rf "$DEMO_TMP"' EXIT
-run env CX5LAB_PREFIX="$CX5LAB_PREFIX" TMPDIR="$DEMO_TMP" CX5PROF="$CX5PROF" "$TOP/contrib/lab/demo.sh"
+DEMO_REPORT=$(mktemp -d)
+trap 'cleanup; rm -rf "$DEMO_TMP" "$DEMO_REPORT"' EXIT
+run env CX5LAB_PREFIX="$CX5LAB_PREFIX" TMPDIR="$DEMO_TMP" CX5PROF="$CX5PROF" CX5PROF_DEMO_REPORT="$DEMO_REPORT" \
+	"$TOP/contrib/lab/demo.sh"
 is "$rc" 0 "demo.sh exits 0"
 grep -q "^+ ip netns exec $H cx5prof --sysroot \$SYSROOT show$" <<<"$out"
 ok $? "demo.sh runs show inside the lab's host namespace"
-is "$(ns_list):$(ls "$DEMO_TMP")" ":" "demo.sh removed its lab and its temporary sysroot"
+printf '%s\n' "$out" | grep -qx "report: $DEMO_REPORT/report.html (open it in a browser; campaign.json and runs/ are next to it)" &&
+	[ -s "$DEMO_REPORT/report.html" ] && [ "$(ls "$DEMO_REPORT/runs" | wc -l)" = 6 ]
+ok $? "demo.sh ends with the lab campaign (6 runs) and prints where its report is"
+is "$(ns_list):$(ls "$DEMO_TMP")" ":" "demo.sh removed its lab and its temporary sysroot (the report is kept where asked)"
 fake=$DEMO_TMP/fake-cx5prof
 printf '#!/bin/sh\nexit 64\n' >"$fake" && chmod +x "$fake"
 run env CX5LAB_PREFIX="$CX5LAB_PREFIX" TMPDIR="$DEMO_TMP" CX5PROF="$fake" "$TOP/contrib/lab/demo.sh"

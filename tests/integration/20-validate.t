@@ -11,17 +11,22 @@ trap 'rm -rf "$TMP"' EXIT
 
 # Shipped profiles, one by one and together.
 run "$CX5PROF" validate "$PROFILES/baseline.yaml"
-is "$rc/$out/$err" "0/$PROFILES/baseline.yaml: ok (name baseline)/" "baseline.yaml is valid"
+is "$rc/$out/$err" "0/$PROFILES/baseline.yaml: ok (name baseline, extends verify-netperf.yaml)/" "baseline.yaml is valid"
 run "$CX5PROF" validate "$PROFILES/mtu-jumbo.yaml"
-is "$rc/$out/$err" "0/$PROFILES/mtu-jumbo.yaml: ok (name mtu-jumbo)/" "mtu-jumbo.yaml is valid"
+is "$rc/$out/$err" "0/$PROFILES/mtu-jumbo.yaml: ok (name mtu-jumbo, extends verify-netperf.yaml)/" "mtu-jumbo.yaml is valid"
 run "$CX5PROF" validate "$PROFILES/udp-jumbo.yaml"
 is "$rc/$out/$err" "0/$PROFILES/udp-jumbo.yaml: ok (name udp-jumbo, extends mtu-jumbo.yaml)/" \
 	"udp-jumbo.yaml is valid and extends mtu-jumbo.yaml"
 run "$CX5PROF" validate "$PROFILES/lab-udp.yaml"
 is "$rc/$out/$err" "0/$PROFILES/lab-udp.yaml: ok (name lab-udp)/" "lab-udp.yaml is valid"
-n=$(ls "$PROFILES"/*.yaml | wc -l)
-run "$CX5PROF" validate "$PROFILES"/*.yaml
+shipped=$(ls "$PROFILES"/*.yaml | grep -v '/campaign-[^/]*\.yaml$')
+n=$(printf '%s\n' "$shipped" | wc -l)
+run "$CX5PROF" validate $shipped
 is "$rc $(printf '%s\n' "$out" | grep -c ': ok (name ')" "0 $n" "all $n shipped profiles at once"
+# A campaign file is not a profile: validate says where to check it.
+run "$CX5PROF" validate "$PROFILES/campaign-udp.yaml"
+is "$rc/$err" "65/cx5prof: error: $PROFILES/campaign-udp.yaml:15:1: groups: not allowed: a campaign file's key, not a profile's: check a campaign with \`cx5prof campaign --check FILE\`" \
+	"validate of a campaign file: exit 65, pointing to campaign --check"
 
 # The effective udp-jumbo profile: inherited MTU, expanded sizes, the chain.
 run "$CX5PROF" --json validate "$PROFILES/udp-jumbo.yaml"
@@ -37,11 +42,12 @@ print(v["valid"], v["error"], p["name"], p["link"]["mtu"], p["irq"]["policy"], p
       p["verify"]["message_size"], p["verify"]["thresholds"]["throughput_mbps"],
       [f.rsplit("/", 1)[-1] for f in v["files"]], len(v["hash"]), "extends" in p)
 ')
-is "$rc $got" "0 True None udp-jumbo 9000 numa-local stop >= 4194304 ['netperf'] 4194304 8000 23000.0 ['udp-jumbo.yaml', 'mtu-jumbo.yaml'] 64 False" \
+is "$rc $got" "0 True None udp-jumbo 9000 numa-local stop >= 4194304 ['netperf'] 4194304 8000 23000.0 ['udp-jumbo.yaml', 'mtu-jumbo.yaml', 'verify-netperf.yaml'] 64 False" \
 	"--json: effective udp-jumbo profile"
 
 # The hash depends on the effective content only, not on comments.
 grep -v '^#' "$PROFILES/mtu-jumbo.yaml" > "$TMP/mtu-jumbo.yaml"
+cp "$PROFILES/verify-netperf.yaml" "$TMP/"
 h1=$("$CX5PROF" --json validate "$PROFILES/mtu-jumbo.yaml" | sed -n 's/^ *"hash": "\([0-9a-f]*\)".*/\1/p')
 h2=$("$CX5PROF" --json validate "$TMP/mtu-jumbo.yaml" | sed -n 's/^ *"hash": "\([0-9a-f]*\)".*/\1/p')
 is "${#h1} $h1" "64 $h2" "hash ignores comments"
@@ -55,8 +61,10 @@ mapfile -t lines <<<"$out"
 for i in "${!files[@]}"; do
 	is "${lines[$i]%% (*}" "${files[$i]}: ok" "good/${files[$i]} is valid"
 done
-is "$(printf '%s\n' "$out" | grep -F child.yaml)" "child.yaml: ok (name parent, extends parent.yaml)
+is "$(printf '%s\n' "$out" | grep -E '^(grand)?child\.yaml:')" "child.yaml: ok (name parent, extends parent.yaml)
 grandchild.yaml: ok (name grandchild, extends ./child.yaml)" "name inherited through extends"
+is "$(printf '%s\n' "$out" | grep '^multi-parent\.yaml:')" \
+	"multi-parent.yaml: ok (name multi-parent, extends grandchild.yaml, pci-only.yaml)" "extends: a list of parents, all named"
 
 # Bad corpus: each has its exact error line in NAME.err. One run for all
 # (one stderr line per file, in order), then exit 65 file by file for a

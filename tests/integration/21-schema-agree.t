@@ -41,6 +41,7 @@ LIST
 # The C verdicts, in one run.
 files=()
 for f in "$TOP"/profiles/*.yaml "$CORPUS"/good/*.yaml "$CORPUS"/bad/*.yaml; do
+	case $f in "$TOP"/profiles/campaign-*.yaml) continue ;; esac # campaigns: 56-campaign.t
 	files+=("$f")
 done
 "$CX5PROF" --json validate "${files[@]}" > "$TMP/c.json" 2>/dev/null

@@ -72,25 +72,43 @@ for _ in $(seq 30); do kill -0 "$wd" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$wd" 2>/dev/null
 ok $((!$?)) "the watchdog exits when the transaction is rolled back"
 
-# ---- the --confirm setup fails: a real message, and rollback still undoes it
+# ---- the --confirm setup fails after every change landed: no change is
+# left unguarded: all are undone (exit 6), as for a failed step.
 last_id() { sqlite3 "$DB" "SELECT max(id) FROM transactions"; }
 for k in 1 2; do
 	run env CX5PROF_FAILPOINT=confirm-setup:$k ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
 		apply --confirm 30 "$P"
 	id=$(last_id)
 	case $k in
-	1) why="Input/output error" st=open ;;
-	2) why="Resource temporarily unavailable" st=pending_confirm ;;
+	1) why="cannot record transaction $id as pending_confirm in $DB: Input/output error" ;;
+	2) why="cannot start the --confirm watchdog: Resource temporarily unavailable" ;;
 	esac
-	msg="transaction $id applied 2 changes but no --confirm watchdog guards it: $why; run \`cx5prof rollback\` to undo it"
-	is "$rc:$err" "1:cx5prof: error: $msg" "confirm setup failure $k: exit 1, says what is left and what to do"
+	msg="every change was undone: the host is back as it was (transaction $id rolled back)"
+	is "$rc:$err" "6:cx5prof: error: apply failed after its last change: $why
+cx5prof: error: $msg" "confirm setup failure $k: exit 6, says why and that all was undone"
 	is "$(printf '%s\n' "$out" | tail -n 1)" "$msg" "confirm setup failure $k: the result line is that message"
-	is "$(mtu_of ens1f0) $(txn_status "$id")" "9000 $st" "confirm setup failure $k: applied, status $st"
-	run cx rollback
-	is "$rc" 0 "confirm setup failure $k: rollback exits 0"
 	host_as_before
 	ok $? "confirm setup failure $k: host as before"
+	is "$(txn_status "$id")" rolled_back "confirm setup failure $k: history: rolled_back"
+	is "$(sqlite3 "$DB" "SELECT group_concat(state, ' ') FROM changes WHERE txn = $id")" "undone undone" \
+		"confirm setup failure $k: both changes undone"
+	run cx apply "$P"
+	is "$rc" 0 "confirm setup failure $k: the next apply is allowed"
+	run cx rollback
+	is "$rc" 0 "confirm setup failure $k: and rolled back"
 done
+
+# The same with a real failure: fork() of the watchdog fails with EAGAIN
+# (strace fault injection into clone): undone, exit 6.
+run ip netns exec "$HOST_NS" $STRACE -f -qq -o /dev/null -e trace=clone,clone3,fork,vfork \
+	-e inject=clone,clone3,fork,vfork:error=EAGAIN "$CX5PROF" --sysroot "$SR" --db "$DB" apply --confirm 30 "$P"
+id=$(last_id)
+is "$rc:$(printf '%s\n' "$err" | grep error:)" "6:cx5prof: error: apply failed after its last change: cannot start the --confirm watchdog: Resource temporarily unavailable
+cx5prof: error: every change was undone: the host is back as it was (transaction $id rolled back)" \
+	"fork EAGAIN for the watchdog: exit 6, all undone"
+host_as_before
+ok $? "fork EAGAIN: host as before"
+is "$(txn_status "$id")" rolled_back "fork EAGAIN: history: rolled_back"
 
 run cx --json apply --confirm 0 "$P"
 is "$rc" 64 "--confirm 0: usage error"

@@ -73,7 +73,7 @@ state_snapshot "$WORK/before.json" # show asks the service manager now
 # The profiles the boot unit reads, in the sysroot (and its pristine copy).
 for root in "$SR" "$PRISTINE"; do
 	mkdir -p "$root/etc/cx5prof/profiles"
-	cp "$WORK/profiles/mtu-jumbo.yaml" "$WORK/profiles/one-port.yaml" "$root/etc/cx5prof/profiles/"
+	cp "$WORK/profiles/mtu-jumbo.yaml" "$WORK/profiles/verify-netperf.yaml" "$WORK/profiles/one-port.yaml" "$root/etc/cx5prof/profiles/"
 	sed 's/irqbalance: leave/irqbalance: stop/' "$WORK/profiles/one-port.yaml" \
 		>"$root/etc/cx5prof/profiles/stop.yaml"
 done

@@ -96,6 +96,19 @@ print(doc["result"], doc["exit_code"], b["runner"], b["sent"] == b["received"] +
 PYEOF
 is "$out" "pass 0 iperf3 True 3 ['pass', 'pass'] iperf3 -c 198.18.0.2 -u -b 0 -l 8000 -t 1 --json" "--json: valid and consistent"
 
+# ---- a 4M send buffer: the clamping warning agrees with the send socket
+# iperf3 reports (the kernel's limit decides, not the sysroot's 212992)
+sed 's/^  message_size: 8000$/  message_size: 8000\n  socket_buffer: {send: 4M}/' "$LOW" >"$WORK/buf.yaml"
+wait_closed 5201
+iperf3_server
+cx verify "$WORK/buf.yaml" --json >"$WORK/buf.json"
+actual=$(jq -r '.benchmark.send_buffer_actual' "$WORK/buf.json")
+expected=
+[ "$actual" -lt 8388608 ] &&
+	expected="iperf3 reports a send socket buffer of $actual bytes for -s 4194304 (the kernel doubles a request: 8388608 was due): it was clamped to net.core.wmem_max $((actual / 2)) on this host; raise net.core.wmem_max to at least 4194304"
+is "$(jq -r '.benchmark.warnings[] | select(test("send socket buffer"))' "$WORK/buf.json")" "$expected" \
+	"4M send buffer: a warning only when iperf3's send socket ($actual) got less than 2 x 4M, naming it"
+
 # ---- drift after changing the MTU by hand
 ip -n "$HOST_NS" link set dev ens1f0 mtu 1500
 run cx verify "$LOW" --no-bench

@@ -70,7 +70,7 @@ for s in 401 403; do
 	fresh_db
 	scenario "$s"
 	case $s in 401) srv="Invalid token" ;; 403) srv="Forbidden" ;; esac
-	fails "$s" 77 "key rejected (HTTP $s) by $BASE_URL: expired or revoked? stray whitespace or newline in the key file? (server: $srv) [key $FP from key file $KEYFILE]" \
+	fails "$s" 77 "key rejected (HTTP $s) by $BASE_URL: expired or revoked? stray whitespace or newline in the key file? (server: $srv) [key $FP from key file $KEYFILE]: once the key is fixed, 'cx5prof mirror --now' retries at once" \
 		"sent 0, pending 4, next attempt in 3600 s"
 	recover "$s"
 done
@@ -91,13 +91,13 @@ recover 500
 
 fresh_db
 scenario no-choices
-fails "200 without choices" 65 "error reading choices: check model_id 'test-model' (HTTP 200 reply has no choices[0].message.content)" \
+fails "200 without choices" 65 "error reading choices: check model_id 'test-model' (HTTP 200 reply has no choices[0].message.content) [1 of 3 replies in a row without choices]" \
 	"sent 0, pending 4, next attempt in 3600 s"
 recover "200 without choices"
 
 fresh_db
 scenario garbage
-fails "garbage body" 65 "error reading choices: check model_id 'test-model' (HTTP 200 reply is not a JSON object)" \
+fails "garbage body" 65 "error reading choices: check model_id 'test-model' (HTTP 200 reply is not a JSON object) [1 of 3 replies in a row without choices]" \
 	"sent 0, pending 4, next attempt in 3600 s"
 recover "garbage body"
 

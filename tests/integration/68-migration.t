@@ -3,8 +3,8 @@
 # file is built here with the sqlite3 tool (the v1 DDL as released, rows
 # inserted by hand, PRAGMA user_version = 1); cx5prof reads it read-only
 # (without migrating it), migrates it when it writes (mirror; v2 adds
-# transactions.boot_id, v3 transactions.peer_txn), keeps every row, and
-# drains its
+# transactions.boot_id, v3 campaigns, runs.campaign and campaign records in
+# a rebuilt outbox, v4 transactions.peer_txn), keeps every row, and drains its
 # outbox. An empty (v0) file is no history for the verbs that only read or
 # work on one (mirror: exit 66, left empty); apply gives it the current
 # schema. A file from a newer
@@ -82,6 +82,10 @@ is "$(sqlite3 "$OLD" 'SELECT COUNT(*) FROM transactions')/$(sqlite3 "$OLD" 'SELE
 is "$(sqlite3 "$OLD" "SELECT coalesce(boot_id, 'unknown') FROM transactions")" unknown \
 	"v1 file: its transaction's boot is unknown (v2 column, NULL)"
 is "$(acked_records | tr '\n' ' ')" "run 1 txn 1 " "v1 file: each old record sent once"
+is "$(sqlite3 "$OLD" "SELECT coalesce(campaign, 'none') FROM runs")/$(sqlite3 "$OLD" 'SELECT COUNT(*) FROM campaigns')" "none/0" \
+	"v1 file: its run belongs to no campaign (v3 column, NULL), no campaigns"
+sqlite3 "$OLD" "INSERT INTO outbox (source_kind, source_id, payload, created_usec) VALUES ('campaign', 1, '{}', 1)"
+ok $? "v1 file: its rebuilt outbox takes campaign records (v3), the old rows kept"
 
 : >"$TT/empty.db"
 run "$CX5PROF" --db "$TT/empty.db" mirror --list

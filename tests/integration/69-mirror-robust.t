@@ -66,18 +66,46 @@ for s in 401 404 429-quota 500; do
 		"$s after 50 attempts: every row still pending, the drain stopped at the first"
 done
 
-# --- 200 without choices: set aside at the third attempt
+# --- 200 without choices: set aside at the third such reply in a row
 fresh_db
-sqlite3 "$DB" "UPDATE outbox SET attempts = 1 WHERE id = 1"
+NC="error reading choices: check model_id 'test-model' (HTTP 200 reply has no choices[0].message.content)"
 scenario no-choices
+for k in 1 2; do
+	run "$CX5PROF" --db "$DB" mirror
+	is "$rc/$err" "65/cx5prof: error: mirror: $NC [$k of 3 replies in a row without choices]" \
+		"no choices, reply $k: says how many in a row"
+	is "$(outbox_state | head -n 2)" "1 run 1 pending $k
+2 run 2 pending 0" "no choices, reply $k: still pending, the drain stopped"
+	outbox_make_due
+done
 run "$CX5PROF" --db "$DB" mirror
-is "$(outbox_state | head -n 2)" "1 run 1 pending 2
-2 run 2 pending 0" "no choices, second attempt: still pending, the drain stopped"
-outbox_make_due
-run "$CX5PROF" --db "$DB" mirror
-is "$rc" 65 "no choices, third attempt: exit as for choices"
+is "$rc" 65 "no choices, third reply in a row: exit as for choices"
 is "$(outbox_state | head -n 2)" "1 run 1 failed_permanent 3
-2 run 2 pending 1" "no choices, third attempt: row 1 set aside, row 2 tried"
+2 run 2 pending 1" "no choices, third reply in a row: row 1 set aside, row 2 tried"
+run "$CX5PROF" --db "$DB" mirror --retry-failed
+is "$(outbox_state | head -n 1):$(sqlite3 "$DB" 'SELECT last_error FROM outbox WHERE id = 1')" \
+	"1 run 1 pending 4:$NC [1 of 3 replies in a row without choices]" \
+	"requeued by --retry-failed, a reply without choices counts from one again"
+
+# --- other failures in between do not count: three 500s, a 401, then one
+# reply without choices: the first of its kind, the row stays pending
+fresh_db
+for s in 500 500 500 401 no-choices; do
+	scenario "$s"
+	run "$CX5PROF" --db "$DB" mirror --now
+done
+is "$rc/$err" "65/cx5prof: error: mirror: $NC [1 of 3 replies in a row without choices]" \
+	"500, 500, 500, 401, then no choices: the first reply without choices"
+is "$(outbox_state | head -n 1)" "1 run 1 pending 5" "after 5 attempts of any kind: still pending, not set aside"
+scenario no-choices
+run "$CX5PROF" --db "$DB" mirror --now
+scenario 500
+run "$CX5PROF" --db "$DB" mirror --now
+scenario no-choices
+run "$CX5PROF" --db "$DB" mirror --now
+is "$(outbox_state | head -n 1):$(sqlite3 "$DB" 'SELECT last_error FROM outbox WHERE id = 1')" \
+	"1 run 1 pending 8:$NC [1 of 3 replies in a row without choices]" \
+	"no choices, no choices, 500, no choices: a 500 between starts the count again"
 
 # --- 503 with Retry-After
 fresh_db
@@ -111,7 +139,7 @@ scenario 401-echo-late
 run "$CX5PROF" --db "$DB" mirror
 FP="sha256:$(printf '%s' "$KEY" | sha256sum | cut -c1-8)"
 X190=$(printf 'x%.0s' $(seq 190))
-is "$err" "cx5prof: error: mirror: key rejected (HTTP 401) by $BASE_URL: expired or revoked? stray whitespace or newline in the key file? (server: ${X190}<key> is n) [key $FP from key file $KEYFILE]" \
+is "$err" "cx5prof: error: mirror: key rejected (HTTP 401) by $BASE_URL: expired or revoked? stray whitespace or newline in the key file? (server: ${X190}<key> is n) [key $FP from key file $KEYFILE]: once the key is fixed, 'cx5prof mirror --now' retries at once" \
 	"a key echoed at character 190: masked, no fragment left"
 is "$(sqlite3 "$DB" "SELECT instr(last_error, '${KEY:0:8}') FROM outbox WHERE id = 1")" 0 "no piece of the key in last_error"
 
@@ -120,7 +148,7 @@ is "$(sqlite3 "$DB" "SELECT instr(last_error, '${KEY:0:8}') FROM outbox WHERE id
 scenario 401-echo
 run timeout 10 "$CX5PROF" --db "$DB" mirror --now
 is "$rc" 77 "key '***' echoed: exit 77 (no endless loop: timeout gives 124)"
-is "$err" "cx5prof: error: mirror: key rejected (HTTP 401) by $BASE_URL: expired or revoked? stray whitespace or newline in the key file? (server: Incorrect API key provided: <key>) [key sha256:$(printf '***' | sha256sum | cut -c1-8) from key file $KEYFILE]" \
+is "$err" "cx5prof: error: mirror: key rejected (HTTP 401) by $BASE_URL: expired or revoked? stray whitespace or newline in the key file? (server: Incorrect API key provided: <key>) [key sha256:$(printf '***' | sha256sum | cut -c1-8) from key file $KEYFILE]: once the key is fixed, 'cx5prof mirror --now' retries at once" \
 	"key '***' echoed: masked"
 (umask 077 && printf '%s\n' "$KEY" >"$KEYFILE")
 

@@ -21,7 +21,7 @@ comp() {
 }
 
 verbs=$("$CX5PROF" --help | awk '/^Verbs:/ {v=1; next} /^$/ {v=0} v && NF {print $1}' | sort | paste -sd' ')
-is "$verbs" "analyze apply bench commit compare doctor export help history mirror plan rollback serve show validate verify" \
+is "$verbs" "analyze apply bench campaign commit compare doctor export help history mirror plan report rollback serve show validate verify" \
 	"the binary lists the verbs"
 is "$(comp "$CX5PROF" "")" "$verbs" "first word: every verb"
 is "$(comp "$CX5PROF" ap)" "apply" "'ap': apply"
@@ -38,6 +38,9 @@ is "$(comp "$CX5PROF" help pl)" "plan" "help VERB"
 is "$(comp "$CX5PROF" apply profiles/)" "profiles/a.yaml profiles/b.yml profiles/sub" "apply: profile files and directories only"
 is "$(comp "$CX5PROF" --db x.db plan "")" "empty profiles" "plan: directories from the cwd"
 is "$(comp "$CX5PROF" validate profiles/a)" "profiles/a.yaml" "validate: a profile"
+is "$(comp "$CX5PROF" campaign profiles/a)" "profiles/a.yaml" "campaign: a campaign file"
+is "$(comp "$CX5PROF" campaign x.yaml --keep "")" "best first last none" "campaign --keep: its values"
+is "$(comp "$CX5PROF" campaign --k)" "--keep" "campaign --k: --keep"
 is "$(comp "$CX5PROF" --sysroot "$SR" show "")" "ens1f0 ens1f1 lo" "show: interfaces of the --sysroot"
 is "$(comp "$CX5PROF" --sysroot "$SR" show ens1f0 ens)" "ens1f0 ens1f1" "show: more interfaces"
 is "$(comp "$CX5PROF" show "")" "$(ls /sys/class/net | sort | paste -sd' ')" "show: interfaces of this host"
@@ -57,6 +60,7 @@ if runs=$(tt_test_runs); then
 	is "$(comp "$CX5PROF" --db "$T/h.db" history --limit 5 show "")" "1 2 3" "history --limit 5 show: the run ids"
 	is "$(comp "$CX5PROF" history --db "$T/h.db" show 2 "")" "" "history show RUN: one run only"
 	is "$(comp "$CX5PROF" --db "$T/h.db" compare 1 "")" "1 2 3" "compare: run ids, for each argument"
+	is "$(comp "$CX5PROF" --db "$T/h.db" report 2 "")" "1 2 3" "report: run ids, for each argument"
 	is "$(comp "$CX5PROF" --db "$T/h.db" export "")" "1 2 3" "export: a run id"
 	is "$(comp "$CX5PROF" --db "$T/h.db" analyze --timeout 9 "")" "1 2 3" "analyze --timeout 9: a run id"
 	is "$(comp "$CX5PROF" --db "$T/h.db" rollback "")" "1" "rollback: the apply transaction ids"

@@ -8,7 +8,8 @@
 # temp --db). Each must print exactly "cx5prof: error: <line>" on stderr,
 # nothing on stdout, exit with the listed code, and leave the host as it
 # was: sysroot tree identical, kernel MTUs unchanged, database absent or
-# unchanged. Cases too large to commit (1 MiB + 1, 64 MiB, 500 000-deep
+# unchanged. The malformed campaign files of tests/malformed/campaign/ go
+# through `campaign --check` and `campaign` the same way. Cases too large to commit (1 MiB + 1, 64 MiB, 500 000-deep
 # flow nesting, 600-deep block nesting, 10 001 nodes) and special files (a
 # FIFO) are generated here; the resource bounds are timed.
 . "$(dirname "$0")/lib.sh"
@@ -104,6 +105,33 @@ done <EXPECTED
 [ "$ncases" -ge 50 ]
 ok $? "at least 50 malformed profiles (found $ncases)"
 is "$(find . -maxdepth 1 -name '*.yaml' | wc -l)" "$ncases" "every tests/malformed/*.yaml has an EXPECTED line"
+
+# ---- malformed campaign files (tests/malformed/campaign/EXPECTED): the
+# same loader rules through `campaign --check`, and `campaign` itself in the
+# lab's host namespace, which must stop before touching anything
+(
+	cd campaign || exit 1
+	ccases=$(sed -n 's/^\([^#\t][^\t]*\)\t.*/\1/p' EXPECTED)
+	if [ "$ns" = 1 ]; then
+		# shellcheck disable=SC2016
+		ip netns exec "$HOST_NS" bash -c '
+			for c in $1; do
+				timeout 20 "$2" --sysroot "$3" --db "$4" campaign "$c" >"$5/campaign-$c.out" 2>"$5/campaign-$c.err"
+				echo $? >"$5/campaign-$c.rc"
+			done' cx5 "$ccases" "$CX5PROF" "$SR" "$DB" "$WORK/ns"
+	fi
+	while IFS=$'\t' read -r case code line; do
+		case $case in '' | '#'*) continue ;; esac
+		expect_error "campaign --check $case: exit $code, exact error" "$code" "$line" "" \
+			timeout 20 "$CX5PROF" campaign --check "$case"
+		[ "$ns" = 1 ] && expect_error "campaign $case: same error, nothing run" "$code" "$line" "" \
+			ns_result campaign "$case"
+	done <EXPECTED
+	is "$(find . -maxdepth 1 -name '*.yaml' | wc -l)" "$(grep -c '^[^#]' EXPECTED)" \
+		"every tests/malformed/campaign/*.yaml has an EXPECTED line"
+	echo "$_tap_n $_tap_failed" >"$WORK/campaign-tap"
+)
+read -r _tap_n _tap_failed <"$WORK/campaign-tap"
 
 # ---- resource bounds, generated at test time, timed
 H='version: 1

@@ -9,6 +9,8 @@
 #   cx ARGS...              cx5prof in the lab's host namespace, --sysroot/--db
 #   set_mtu HOST PEER       MTU of ens1f0 (host side) and peer0 (peer side)
 #   iperf3_server           one-shot `iperf3 -s -1 -B 198.18.0.2` in the peer
+#   netserver_start PORT    a real netperf `netserver -L 198.18.0.2 -p PORT -D`
+#                           in the peer (killed by stop_servers)
 #   tcp_listener PORT       a TCP listener on 198.18.0.2:PORT in the peer
 #                           (accepts and closes; a stand-in netserver)
 #   stop_servers            stop them (and wait)
@@ -78,6 +80,12 @@ iperf3_server() {
 	timeout -k 1 20 ip netns exec "$PEER_NS" iperf3 -s -1 -B 198.18.0.2 >/dev/null 2>&1 &
 	V_PIDS="$V_PIDS $!"
 	wait_listen 5201
+}
+
+netserver_start() {
+	timeout -k 1 60 ip netns exec "$PEER_NS" netserver -L 198.18.0.2 -p "$1" -D >/dev/null 2>&1 &
+	V_PIDS="$V_PIDS $!"
+	wait_listen "$1"
 }
 
 tcp_listener() {

@@ -563,6 +563,23 @@ static void test_write_stays_in_sysroot(void **state)
 	assert_int_equal(sysroot_write("/proc/irq/98/smp_affinity_list", "8\n"), -ELOOP);
 	assert_int_equal(sysroot_write("/proc/irq/99/smp_affinity_list", "8\n"), -EXDEV);
 	assert_int_equal(irq_write_affinity(100, &want), 1);
+	/* reads are confined the same way: the outside files are never read */
+	{
+		_cleanup_cpuset_ struct cpuset got = CPUSET_INIT;
+		_cleanup_strv_free_ char **names = NULL;
+		_cleanup_free_ char *s = NULL;
+		struct stat st;
+
+		assert_int_equal(irq_read_affinity(99, &got), -EXDEV);
+		assert_int_equal(sysroot_read_all("/proc/irq/98/smp_affinity_list", &s, NULL), -EXDEV);
+		assert_int_equal(sysroot_stat("/proc/irq/99", true, &st), -EXDEV);
+		assert_int_equal(sysroot_listdir("/proc/irq/99", &names), -EXDEV);
+		assert_true(sysroot_exists("/proc/irq/99/smp_affinity_list")); /* there, out of reach */
+		assert_int_equal(sysroot_stat("/proc/irq/98/smp_affinity_list", false, &st), 0);
+		assert_true(S_ISLNK(st.st_mode));
+		assert_int_equal(irq_read_affinity(100, &got), 0); /* a link that stays inside */
+		assert_true(cpuset_equal(&got, &want));
+	}
 	assert_int_equal(sysroot_read_all("/proc/irq/97/smp_affinity_list", &text, NULL), 0);
 	assert_string_equal(text, "8\n");
 	assert_int_equal(sysroot_set(NULL), 0);

@@ -765,7 +765,8 @@ static void test_extends(void **state)
 	assert_string_equal(p->files[2], "sub/parent.yaml");
 	assert_null(p->files[3]);
 	assert_string_equal(p->name.value, "top");
-	assert_string_equal(p->extends.value, "sub/child.yaml");
+	assert_string_equal(p->extends.value[0], "sub/child.yaml");
+	assert_null(p->extends.value[1]);
 	/* scalars replace, maps merge */
 	assert_int_equal(p->link.mtu.value, 1500);
 	assert_string_equal(p->link.mtu.at.file, "top.yaml");
@@ -891,6 +892,74 @@ static void test_extends_depth(void **state)
 	line = profile_error_format(&err);
 	assert_string_equal(line, "sub/l15.yaml:3:10: extends: more than 16 files in the chain");
 	free(line);
+}
+
+/* extends: [a, b]: merged left to right, the child last; `~` removes an
+ * inherited key; a parent's description is not the child's. */
+static void test_extends_list_and_unset(void **state)
+{
+	struct profile *p;
+	struct profile_error err = {0};
+	(void)state;
+
+	write_str("la.yaml", "version: 1\nname: la\ndescription: \"parent a\"\nlink:\n  mtu: 9000\n"
+			     "  rings: {rx: 4096, tx: 4096}\n  features: {rx-gro: off, lro: off}\n"
+			     "sysctl:\n  net.core.rmem_max: 4M\n"
+			     "  net.core.wmem_max: 4M\n  net.core.rmem_default: 1M\n"
+			     "verify:\n  peer: 198.18.0.2\n  socket_buffer: {send: 4M, receive: 4M}\n"
+			     "  thresholds: {loss_percent: 1}\n");
+	write_str("lb.yaml", "version: 1\nname: lb\nextends: ld.yaml\nlink:\n  mtu: 1500\n"
+			     "verify:\n  duration: 5\n");
+	write_str("lc.yaml", "version: 1\nname: lc\nextends: ld.yaml\n");
+	write_str("ld.yaml", "version: 1\nname: ld\nirq:\n  irqbalance: leave\n");
+	/* lb and lc both extend ld: a diamond, not a cycle */
+	write_str("lchild.yaml", "version: 1\nname: lchild\nextends: [la.yaml, lb.yaml, lc.yaml]\n"
+				 "link:\n  rings: {tx: ~}\n  features: {lro: ~}\nsysctl:\n  net.core.wmem_max: ~\n"
+				 "verify:\n  socket_buffer: ~\n  thresholds:\n");
+	assert_int_equal(profile_load("lchild.yaml", &p, &err), 0);
+	assert_string_equal(p->extends.value[0], "la.yaml");
+	assert_string_equal(p->extends.value[2], "lc.yaml");
+	assert_int_equal(strv_length(p->files), 6);
+	assert_string_equal(p->files[1], "la.yaml");
+	assert_string_equal(p->files[2], "lb.yaml");
+	assert_string_equal(p->files[3], "ld.yaml");
+	assert_int_equal(p->link.mtu.value, 1500); /* lb comes after la */
+	assert_int_equal(p->link.rings_rx.value, 4096);
+	assert_false(p->link.rings_tx.set);
+	assert_true(p->link.features[ETH_FEATURE_GRO].set);
+	assert_false(p->link.features[ETH_FEATURE_LRO].set);
+	assert_int_equal(p->n_sysctls, 2);
+	assert_int_equal(p->sysctls[0].key, SYSCTL_RMEM_MAX);
+	assert_int_equal(p->sysctls[1].key, SYSCTL_RMEM_DEFAULT);
+	assert_false(p->verify.socket_send.set);
+	assert_false(p->verify.socket_receive.set);
+	assert_false(p->verify.loss_percent.set);
+	assert_int_equal(p->verify.duration.value, 5);
+	assert_string_equal(p->verify.peer.value, "198.18.0.2");
+	assert_int_equal(p->irq.irqbalance.value, PROFILE_IRQBALANCE_LEAVE);
+	assert_string_equal(p->name.value, "lchild");
+	assert_false(p->description.set);
+	profile_free(p);
+	/* The named file's own description stays. */
+	assert_int_equal(profile_load("la.yaml", &p, &err), 0);
+	assert_string_equal(p->description.value, "parent a");
+	profile_free(p);
+
+	/* Null with nothing inherited is still the type error; version cannot
+	 * be unset; list errors name the element. */
+	expect_error("version: 1\nname: t\nlink:\n  mtu: ~\n", "p.yaml:4:8: link.mtu: expected an integer, got null");
+	expect_error("version: 1\nname: t\nextends: [la.yaml]\nversion: ~\n",
+		     "p.yaml:4:1: duplicate key \"version\" (first at 1:1)");
+	expect_error("version: 1\nname: t\nextends: []\n", "p.yaml:3:10: extends: the list is empty");
+	expect_error("version: 1\nname: t\nextends: [la.yaml, 7]\n",
+		     "p.yaml:3:20: extends[1]: expected a string, got 7 (put it in quotes)");
+	expect_error("version: 1\nname: t\nextends: [la.yaml, la.yaml]\n",
+		     "p.yaml:3:20: extends[1]: \"la.yaml\" is listed twice");
+	expect_error("version: 1\nname: t\nextends: [la.yaml, nope.yaml]\n",
+		     "p.yaml:3:20: extends: cannot read \"nope.yaml\": No such file or directory");
+	write_str("lcyc.yaml", "version: 1\nname: lcyc\nextends: [la.yaml, p.yaml]\n");
+	expect_error("version: 1\nname: t\nextends: [lb.yaml, lcyc.yaml]\n",
+		     "lcyc.yaml:3:20: extends: cycle: p.yaml -> lcyc.yaml -> p.yaml");
 }
 
 static void test_missing_and_exit_codes(void **state)
@@ -1123,7 +1192,8 @@ int main(void)
 	    cmocka_unit_test(test_error_messages), cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_nul_and_utf8),   cmocka_unit_test(test_every_key),
 	    cmocka_unit_test(test_partial),	   cmocka_unit_test(test_extends),
-	    cmocka_unit_test(test_extends_depth),  cmocka_unit_test(test_missing_and_exit_codes),
+	    cmocka_unit_test(test_extends_depth),  cmocka_unit_test(test_extends_list_and_unset),
+	    cmocka_unit_test(test_missing_and_exit_codes),
 	    cmocka_unit_test(test_load_string),	   cmocka_unit_test(test_json_and_hash),
 	    cmocka_unit_test(test_match),	   cmocka_unit_test(test_enum_strings),
 	    cmocka_unit_test(test_mirror_config),  cmocka_unit_test(test_link_offloads),

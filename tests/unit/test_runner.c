@@ -11,11 +11,13 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "child.h"
 #include "netprobe.h"
 #include "runner.h"
+#include "sysroot.h"
 
 static void test_table(void **state)
 {
@@ -200,6 +202,56 @@ static void test_check_sent(void **state)
 	runner_result_done(&r);
 }
 
+/* Clamping: the socket size the tool reports decides (Linux doubles a
+ * request), whatever the sysroot's sysctl says; without one the sysctl. */
+static void test_warn_clamped(void **state)
+{
+	char dir[] = "/tmp/cx5t-clamp.XXXXXX", path[128];
+	struct runner_params p = {.peer = "198.18.0.2", .send_buffer = 4194304, .recv_buffer = 4194304};
+	struct runner_result r;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (const char *d = "/proc\0/proc/sys\0/proc/sys/net\0/proc/sys/net/core\0"; *d; d += strlen(d) + 1) {
+		snprintf(path, sizeof(path), "%s%s", dir, d);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	snprintf(path, sizeof(path), "%s/proc/sys/net/core/wmem_max", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("212992\n", f);
+	fclose(f);
+	assert_int_equal(sysroot_set(dir), 0);
+
+	/* netperf got 2 * 4M: no warning, although the sysroot says 212992 */
+	runner_result_init(&r, "netperf");
+	assert_int_equal(runner_warn_clamped(&p, 8388608, 8388608, &r), 0);
+	assert_null(r.warnings);
+	runner_result_done(&r);
+
+	/* netperf got less: its figure and the limit it implies */
+	runner_result_init(&r, "netperf");
+	assert_int_equal(runner_warn_clamped(&p, 425984, 8388608, &r), 0);
+	assert_string_equal(r.warnings[0],
+			    "netperf reports a send socket buffer of 425984 bytes for -s 4194304 (the kernel "
+			    "doubles a request: 8388608 was due): it was clamped to net.core.wmem_max 212992 on "
+			    "this host; raise net.core.wmem_max to at least 4194304");
+	assert_null(r.warnings[1]);
+	runner_result_done(&r);
+
+	/* no figure from the tool: the sysctl (rmem_max absent: no verdict) */
+	runner_result_init(&r, "iperf3");
+	assert_int_equal(runner_warn_clamped(&p, 0, 0, &r), 0);
+	assert_string_equal(r.warnings[0], "requested send socket buffer 4194304 (-s) exceeds net.core.wmem_max "
+					   "212992 on this host: the kernel clamps it silently; raise "
+					   "net.core.wmem_max to at least 4194304");
+	assert_null(r.warnings[1]);
+	runner_result_done(&r);
+	assert_int_equal(sysroot_set(NULL), 0);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	assert_int_equal(system(path), 0);
+}
+
 /* The child exits but a grandchild keeps its pipe open and writes every
  * 50 ms: the drain after the exit is bounded (1 s), not endless. */
 static void test_drain_bounded(void **state)
@@ -287,6 +339,7 @@ int main(void)
 	    cmocka_unit_test(test_format_size),
 	    cmocka_unit_test(test_spawn_output_and_deadline),
 	    cmocka_unit_test(test_check_sent),
+	    cmocka_unit_test(test_warn_clamped),
 	    cmocka_unit_test(test_drain_bounded),
 	    cmocka_unit_test(test_probe_every_address),
 	};

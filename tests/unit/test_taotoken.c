@@ -285,6 +285,11 @@ static void test_server_detail(void **state)
 	assert_string_equal(d, want);
 	free(d);
 
+	/* any run of 8 or more characters of the key, anywhere: prefix, suffix, middle */
+	d = taotoken_server_detail("a abcdefgh b bcdefghijk c cdefghij d abcdefg", "abcdefghijk");
+	assert_string_equal(d, " (server: a <key> b <key> c <key> d abcdefg)");
+	free(d);
+
 	/* keys made of '*', keys shorter than the mask: every occurrence, and the search ends */
 	d = taotoken_server_detail("a *** b **** c", "***");
 	assert_string_equal(d, " (server: a <key> b <key>* c)");

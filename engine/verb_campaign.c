@@ -1,0 +1,1045 @@
+/* verb_campaign.c: `cx5prof campaign FILE [--report DIR] [--keep WHICH]
+ * [--check]` and `cx5prof report RUN... --dir DIR`.
+ *
+ * Owns: running a campaign's rounds in order (repetitions interleaved: g1
+ * g2 g3 g1 g2 g3 ...), each from the state before the campaign: plan the
+ * round's profile, apply it as a transaction, verify it (a run tagged with
+ * the campaign), roll the transaction back; groups that cannot apply are
+ * skipped with the reason; SIGINT/SIGTERM stop after the current round and
+ * roll it back. The campaign document (schemas/campaign.schema.json): the
+ * --json output, campaign.json and the history record are one object, and
+ * the table people read is printed from it. Must never: fork cx5prof, leave
+ * a round's transaction applied (unless --keep asks for one group, applied
+ * again at the end as its own transaction), or change the host before the
+ * round's undo log is on disk (txn_verb_apply). */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#include "apply.h"
+#include "campaign.h"
+#include "campaigns.h"
+#include "history.h"
+#include "lock.h"
+#include "log.h"
+#include "mirror.h"
+#include "output.h"
+#include "plan.h"
+#include "probe.h"
+#include "report.h"
+#include "runs.h"
+#include "verb_txn.h"
+#include "verbs.h"
+#include "verify.h"
+
+enum { OPT_REPORT = 1000, OPT_KEEP, OPT_CHECK, OPT_DIR, OPT_PEER };
+
+enum keep { KEEP_NONE, KEEP_FIRST, KEEP_LAST, KEEP_BEST };
+static const char *const keep_names[] = {"none", "first", "last", "best", NULL};
+
+const struct cli_option campaign_options[] = {
+    {"report", CLI_ARG_REQUIRED, OPT_REPORT, "DIR",
+     "write report.html, campaign.json and one export bundle per run into DIR (created; must be empty)"},
+    {"keep", CLI_ARG_REQUIRED, OPT_KEEP, "WHICH",
+     "none (default): the host ends as it began; first, last or best: that group stays applied"},
+    {"peer", CLI_ARG_REQUIRED, OPT_PEER, "ADDR",
+     "benchmark against ADDR instead of verify.peer (every group)"},
+    {"check", CLI_ARG_NONE, OPT_CHECK, NULL, "check the campaign file and print its rounds; change nothing"},
+    {0},
+};
+
+const struct cli_option report_options[] = {
+    {"dir", CLI_ARG_REQUIRED, OPT_DIR, "DIR", "write report.html and the runs' bundles into DIR"},
+    {0},
+};
+
+struct campaign_args {
+	const char *peer;
+	const char *report;
+	const char *dir;
+	enum keep keep;
+	bool check;
+};
+
+static int handle_option(int id, const char *arg, void *userdata)
+{
+	struct campaign_args *a = userdata;
+
+	switch (id) {
+	case OPT_REPORT:
+		a->report = arg;
+		return 0;
+	case OPT_DIR:
+		a->dir = arg;
+		return 0;
+	case OPT_PEER:
+		if (!profile_peer_valid(arg)) {
+			log_error("campaign: --peer '%s' is not an IP address or a host name", arg);
+			return EXIT_USAGE;
+		}
+		a->peer = arg;
+		return 0;
+	case OPT_CHECK:
+		a->check = true;
+		return 0;
+	case OPT_KEEP:
+		for (int i = 0; keep_names[i]; i++)
+			if (streq(arg, keep_names[i])) {
+				a->keep = (enum keep)i;
+				return 0;
+			}
+		log_error("campaign: --keep takes none, first, last or best, not '%s'", arg);
+		return EXIT_USAGE;
+	}
+	return EXIT_USAGE;
+}
+
+/* One group with one sweep value: a row of the table. */
+struct cell {
+	size_t group, sweep;
+	char *skipped; /* why it could not apply, or NULL */
+	int skipped_code;
+	double *recv, *loss; /* the measured rounds' figures */
+	size_t n;
+	struct json_object *rounds; /* array */
+	struct json_object *drops;  /* counter -> summed delta over the rounds; NULL: no counters */
+	struct json_object *profile;
+	double max_cpu_percent; /* the worst round's largest single-CPU share; -1 unknown */
+	int max_cpu;
+	uint64_t interrupts;
+	bool spread_known;
+	bool failed_round; /* a round could not measure */
+};
+
+struct run_ctx {
+	const struct cli *cli;
+	struct campaign *c;
+	const char *peer; /* --peer, or NULL */
+	struct history *h;
+	int64_t id;
+	struct cell *cells;
+	size_t n_cells;
+	size_t runs;
+	int signal;
+};
+
+static size_t sweeps(const struct campaign *c)
+{
+	return c->n_sweep ? c->n_sweep : 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(const double *v, size_t n)
+{
+	_cleanup_free_ double *s = NULL;
+
+	if (n == 0 || !(s = malloc(n * sizeof(*s))))
+		return NAN;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static void cell_add_drops(struct cell *cl, const struct verify_report *rep)
+{
+	for (size_t p = 0; p < rep->n_counters; p++) {
+		const struct verify_port_counters *pc = &rep->counters[p];
+		for (size_t i = 0; i < pc->n; i++) {
+			struct json_object *v;
+			uint64_t sum = pc->d[i].delta;
+			if (!cl->drops)
+				cl->drops = json_object_new_object();
+			if (json_object_object_get_ex(cl->drops, pc->d[i].def->name, &v))
+				sum += (uint64_t)json_object_get_int64(v);
+			json_object_object_add(cl->drops, pc->d[i].def->name,
+					       json_object_new_int64((int64_t)sum));
+		}
+	}
+}
+
+/* What one round measured, into its cell. */
+static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, int64_t txn,
+			   const struct verify_report *rep)
+{
+	struct json_object *o = json_object_new_object();
+	bool measured = rep->bench_ran && rep->bench_r >= 0;
+
+	json_object_object_add(o, "repetition", json_object_new_int(rep_no));
+	json_object_object_add(o, "run", rep->run_id ? json_object_new_int64(rep->run_id) : NULL);
+	json_object_object_add(o, "transaction", txn ? json_object_new_int64(txn) : NULL);
+	json_object_object_add(o, "result", json_object_new_string(verify_result_word(rep)));
+	json_object_object_add(o, "recv_mbps",
+			       measured ? json_object_new_double(rep->result.recv_mbps) : NULL);
+	json_object_object_add(o, "loss_percent",
+			       measured ? json_object_new_double(rep->result.loss_percent) : NULL);
+	json_object_object_add(o, "error",
+			       rep->result.error    ? json_object_new_string(rep->result.error)
+			       : rep->bench_skipped ? json_object_new_string(rep->bench_skipped)
+						    : NULL);
+	json_object_array_add(cl->rounds, o);
+	if (rep->run_id)
+		x->runs++;
+	if (!measured) {
+		cl->failed_round = true;
+		return;
+	}
+	cl->recv[cl->n] = rep->result.recv_mbps;
+	cl->loss[cl->n++] = rep->result.loss_percent;
+	if (rep->has_spread) {
+		cl->spread_known = true;
+		cl->interrupts += rep->spread.interrupts;
+		if (rep->spread.max_cpu_percent > cl->max_cpu_percent) {
+			cl->max_cpu_percent = rep->spread.max_cpu_percent;
+			cl->max_cpu = rep->spread.max_cpu;
+		}
+	}
+	cell_add_drops(cl, rep);
+}
+
+/* The profile of a round: the campaign's, with --peer. */
+static int round_profile(const struct run_ctx *x, size_t g, size_t s, struct profile **ret,
+			 struct profile_error *err)
+{
+	_cleanup_profile_ struct profile *p = NULL;
+	int r;
+
+	r = campaign_group_profile(x->c, g, s, &p, err);
+	if (r >= 0 && x->peer)
+		r = profile_set_peer(p, x->peer);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(p);
+	return 0;
+}
+
+static char *problems_text(const struct plan *p)
+{
+	char *s = strdup("");
+
+	for (size_t i = 0; s && i < p->n_problems; i++) {
+		char *t =
+		    strprintf("%s%s%s: %s", s, i ? "; " : "", p->problems[i].object, p->problems[i].message);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* Plan a round's profile against the host now. EXIT_OK with *ret_plan. */
+static int plan_round(const struct profile *prof, struct plan **ret_plan)
+{
+	_cleanup_host_state_ struct host_state *host = NULL;
+	int r;
+
+	r = probe_host(NULL, 0, &host);
+	if (r < 0) {
+		log_error_errno(r, "cannot read the network interfaces: %m");
+		return EXIT_ERROR;
+	}
+	r = plan_build(prof, host, ret_plan);
+	if (r < 0) {
+		log_error_errno(r, "cannot plan %s: %m", prof->files[0]);
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
+/* Apply a plan as a transaction, committed when commit is set; a round's
+ * stays open until its rollback, so that after a kill -9 the next apply
+ * refuses to run over it and `cx5prof rollback` resolves it. EXIT_OK with
+ * *ret_txn (0: there was nothing to change); EXIT_ROLLED_BACK when it
+ * failed and was undone (*why says how); EXIT_ROLLBACK_FAILED / EXIT_ERROR
+ * as apply. */
+static int apply_plan(struct history **hp, const struct cli *cli, const struct profile *prof, const struct plan *p, bool commit,
+		      int64_t *ret_txn, char **why)
+{
+	struct apply_outcome o = {0};
+	size_t n = 0;
+	int r;
+
+	*ret_txn = 0;
+	if (p->n_changes == 0)
+		return EXIT_OK;
+	r = txn_verb_apply(hp, cli, prof, p, ret_txn, NULL, &n, &o);
+	if (r == -EIO)
+		return EXIT_ERROR;
+	if (r >= 0 && commit)
+		r = history_txn_set_status(*hp, *ret_txn, TXN_COMMITTED, NULL);
+	if (r == -ECANCELED)
+		*why = o.failed_seq ? strprintf("apply failed at step %d: %s; every change was undone",
+						o.failed_seq, strna(o.failure))
+				    : strprintf("apply %s; every change was undone", strna(o.failure));
+	for (char **l = o.left; l && *l; l++)
+		log_error("NOT restored: %s", *l);
+	apply_outcome_done(&o);
+	if (r == -ECANCELED)
+		return EXIT_ROLLED_BACK;
+	if (r == -ENOTRECOVERABLE) {
+		log_error("transaction %" PRId64
+			  " could not be undone: fix the above, then run `cx5prof rollback %" PRId64 "`",
+			  *ret_txn, *ret_txn);
+		return EXIT_ROLLBACK_FAILED;
+	}
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s; run `cx5prof rollback` to undo transaction %" PRId64,
+				history_path(*hp), history_remedy(r), *ret_txn);
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
+static int undo_round(struct run_ctx *x, int64_t txn)
+{
+	struct apply_outcome o = {0};
+	_cleanup_free_ char *reason = strprintf("campaign %" PRId64 ": the round is over", x->id);
+	int r;
+
+	if (!txn)
+		return EXIT_OK;
+	r = rollback_txn(x->h, txn, reason ? reason : "campaign round over", &o);
+	for (char **l = o.left; l && *l; l++)
+		log_error("NOT restored: %s", *l);
+	apply_outcome_done(&o);
+	if (r < 0) {
+		log_error_errno(r,
+				"campaign: transaction %" PRId64
+				" is NOT fully rolled back: %m: fix the above, "
+				"then run `cx5prof rollback %" PRId64 "`",
+				txn, txn);
+		return EXIT_ROLLBACK_FAILED;
+	}
+	return EXIT_OK;
+}
+
+/* One round: plan, apply, verify, roll back. EXIT_OK also when the group
+ * was skipped or the benchmark failed (results, in the cell). */
+static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
+{
+	_cleanup_profile_ struct profile *prof = NULL;
+	_cleanup_plan_ struct plan *p = NULL;
+	_cleanup_verify_report_ struct verify_report *rep = NULL;
+	struct profile_error err = {0};
+	int64_t txn = 0;
+	char *why = NULL;
+	int r, code;
+
+	r = round_profile(x, cl->group, cl->sweep, &prof, &err);
+	if (r < 0) {
+		_cleanup_free_ char *msg = profile_error_format(&err);
+		log_error("%s", msg ? msg : err.message);
+		return profile_load_exit_code(r);
+	}
+	code = plan_round(prof, &p);
+	if (code != EXIT_OK)
+		return code;
+	if (p->n_problems > 0) {
+		cl->skipped = problems_text(p);
+		cl->skipped_code = plan_problems_exit_code(p);
+		log_warn("campaign: group %s skipped (exit %d): %s", x->c->groups[cl->group].name,
+			 cl->skipped_code, strna(cl->skipped));
+		return cl->skipped ? EXIT_OK : EXIT_ERROR;
+	}
+	code = apply_plan(&x->h, x->cli, prof, p, false, &txn, &why);
+	if (code == EXIT_ROLLED_BACK) {
+		cl->skipped = why;
+		cl->skipped_code = code;
+		log_warn("campaign: group %s skipped: %s", x->c->groups[cl->group].name, strna(why));
+		return EXIT_OK;
+	}
+	if (code != EXIT_OK)
+		return code;
+	if (!apply_interrupted()) {
+		struct verify_options o = {
+		    .profile = prof,
+		    .source = x->c->groups[cl->group].path,
+		    .transaction_id = txn,
+		    .campaign_id = x->id,
+		    .bench = true,
+		    .history = x->h,
+		};
+		r = verify_run(&o, &rep);
+		if (r < 0) {
+			log_error_errno(r, "verify %s: %m", o.source);
+			(void)undo_round(x, txn);
+			return EXIT_ERROR;
+		}
+		if (rep->result.error)
+			log_warn("campaign: %s, repetition %u: benchmark: %s", x->c->groups[cl->group].name,
+				 rep_no, rep->result.error);
+		if (rep->record_error)
+			log_warn("campaign: the run was not recorded: %s", rep->record_error);
+		cell_add_round(x, cl, rep_no, txn, rep);
+	}
+	return undo_round(x, txn);
+}
+
+static int cells_init(struct run_ctx *x)
+{
+	x->n_cells = x->c->n_groups * sweeps(x->c);
+	x->cells = calloc(x->n_cells, sizeof(*x->cells));
+	if (!x->cells)
+		return -ENOMEM;
+	for (size_t g = 0; g < x->c->n_groups; g++)
+		for (size_t s = 0; s < sweeps(x->c); s++) {
+			struct cell *cl = &x->cells[g * sweeps(x->c) + s];
+			_cleanup_profile_ struct profile *p = NULL;
+			struct json_object *pj = NULL;
+
+			cl->group = g;
+			cl->sweep = s;
+			cl->max_cpu_percent = -1;
+			cl->max_cpu = -1;
+			cl->recv = calloc(x->c->repeat, sizeof(double));
+			cl->loss = calloc(x->c->repeat, sizeof(double));
+			cl->rounds = json_object_new_array();
+			if (!cl->recv || !cl->loss || !cl->rounds)
+				return -ENOMEM;
+			if (round_profile(x, g, s, &p, NULL) >= 0 && profile_to_json(p, &pj) >= 0)
+				cl->profile = pj;
+		}
+	return 0;
+}
+
+static void cells_free(struct run_ctx *x)
+{
+	for (size_t i = 0; i < x->n_cells; i++) {
+		struct cell *cl = &x->cells[i];
+		free(cl->skipped);
+		free(cl->recv);
+		free(cl->loss);
+		json_object_put(cl->rounds);
+		json_object_put(cl->drops);
+		json_object_put(cl->profile);
+	}
+	free(x->cells);
+}
+
+/* The rounds, interleaved: every group (and sweep value) once per
+ * repetition. Stops at a caught signal or a failure the host must not
+ * carry on from. */
+static int run_rounds(struct run_ctx *x)
+{
+	int code = EXIT_OK;
+
+	apply_signals_install();
+	for (unsigned rep = 1; rep <= x->c->repeat; rep++)
+		for (size_t i = 0; i < x->n_cells; i++) {
+			struct cell *cl = &x->cells[i];
+			if (cl->skipped)
+				continue;
+			if (apply_interrupted())
+				return EXIT_ROLLED_BACK;
+			code = run_round(x, cl, rep);
+			if (code != EXIT_OK)
+				return code;
+			if (apply_interrupted())
+				return EXIT_ROLLED_BACK;
+		}
+	return code;
+}
+
+/* ---- the document ---- */
+
+static struct json_object *num_or_null(double v)
+{
+	return isnan(v) || v < 0 ? NULL : json_object_new_double(v);
+}
+
+static struct json_object *cell_json(const struct run_ctx *x, struct cell *cl, double prev_median)
+{
+	const struct campaign_group *g = &x->c->groups[cl->group];
+	struct json_object *o = json_object_new_object();
+	double med = median(cl->recv, cl->n);
+	double lo = NAN, hi = NAN;
+	char spread[64];
+
+	for (size_t i = 0; i < cl->n; i++) {
+		lo = isnan(lo) || cl->recv[i] < lo ? cl->recv[i] : lo;
+		hi = isnan(hi) || cl->recv[i] > hi ? cl->recv[i] : hi;
+	}
+	if (!cl->spread_known)
+		snprintf(spread, sizeof(spread), "n/a");
+	else if (cl->interrupts == 0 || cl->max_cpu < 0)
+		snprintf(spread, sizeof(spread), "no interrupts");
+	else
+		snprintf(spread, sizeof(spread), "max cpu%d %.0f%%", cl->max_cpu, cl->max_cpu_percent);
+	json_object_object_add(o, "group", json_object_new_string(g->name));
+	json_object_object_add(o, "file", json_object_new_string(g->path));
+	json_object_object_add(o, "description",
+			       g->description ? json_object_new_string(g->description) : NULL);
+	json_object_object_add(o, "sweep_value",
+			       x->c->n_sweep ? json_object_new_string(campaign_sweep_value(x->c, cl->sweep))
+					     : NULL);
+	json_object_object_add(o, "skipped", cl->skipped ? json_object_new_string(cl->skipped) : NULL);
+	json_object_object_add(o, "skipped_exit_code",
+			       cl->skipped ? json_object_new_int(cl->skipped_code) : NULL);
+	json_object_object_add(o, "median_recv_mbps", num_or_null(med));
+	json_object_object_add(o, "min_recv_mbps", num_or_null(lo));
+	json_object_object_add(o, "max_recv_mbps", num_or_null(hi));
+	json_object_object_add(o, "median_loss_percent", num_or_null(median(cl->loss, cl->n)));
+	json_object_object_add(o, "irq_spread", json_object_new_string(spread));
+	json_object_object_add(o, "irq_max_cpu_percent", num_or_null(cl->max_cpu_percent));
+	json_object_object_add(o, "drops", json_object_get(cl->drops));
+	json_object_object_add(o, "change_percent",
+			       isnan(med) || isnan(prev_median) || prev_median <= 0
+				   ? NULL
+				   : json_object_new_double(100.0 * (med - prev_median) / prev_median));
+	json_object_object_add(o, "profile", json_object_get(cl->profile));
+	json_object_object_add(o, "rounds", json_object_get(cl->rounds));
+	return o;
+}
+
+static double jdouble(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : NAN;
+}
+
+static const char *jstring(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
+}
+
+/* "mtu-jumbo (MTU 9000 only) helped most: +136% median receive throughput
+ * over baseline", per sweep value. */
+static char *verdict_text(const struct run_ctx *x, struct json_object *groups)
+{
+	char *out = NULL;
+
+	for (size_t s = 0; s < sweeps(x->c); s++) {
+		struct json_object *best = NULL;
+		const char *before = NULL, *prev = NULL;
+		double best_change = 0;
+		size_t measured = 0;
+		char *line, *t;
+
+		for (size_t g = 0; g < x->c->n_groups; g++) {
+			struct json_object *o = json_object_array_get_idx(groups, g * sweeps(x->c) + s);
+			double ch = jdouble(o, "change_percent");
+			if (!isnan(ch) && ch > best_change) {
+				best_change = ch;
+				best = o;
+				before = prev;
+			}
+			if (!isnan(jdouble(o, "median_recv_mbps"))) {
+				prev = jstring(o, "group");
+				measured++;
+			}
+		}
+		if (measured == 0)
+			line = strprintf("no group was measured");
+		else if (measured == 1)
+			line = strprintf("only %s was measured: nothing to compare", prev);
+		else if (best)
+			line = strprintf("%s%s%s%s helped most: %+.0f%% median receive throughput over %s",
+					 jstring(best, "group"), jstring(best, "description") ? " (" : "",
+					 jstring(best, "description") ? jstring(best, "description") : "",
+					 jstring(best, "description") ? ")" : "", best_change, strna(before));
+		else
+			line = strprintf("no group improved on the one before it");
+		if (x->c->n_sweep && line) {
+			t = strprintf("%s = %s: %s", x->c->sweep_key, campaign_sweep_value(x->c, s), line);
+			free(line);
+			line = t;
+		}
+		t = strprintf("%s%s%s", out ? out : "", out ? "; " : "", line ? line : "");
+		free(out);
+		free(line);
+		out = t;
+	}
+	return out;
+}
+
+/* Index of the cell --keep names, or -1. */
+static int keep_cell(const struct run_ctx *x, enum keep k)
+{
+	int found = -1;
+	double best = -1;
+
+	for (size_t i = 0; i < x->n_cells; i++) {
+		const struct cell *cl = &x->cells[i];
+		double m = median(cl->recv, cl->n);
+		if (cl->skipped || cl->n == 0)
+			continue;
+		if (k == KEEP_FIRST && found < 0)
+			found = (int)i;
+		if (k == KEEP_LAST)
+			found = (int)i;
+		if (k == KEEP_BEST && m > best) {
+			best = m;
+			found = (int)i;
+		}
+	}
+	return found;
+}
+
+static struct json_object *campaign_doc(const struct run_ctx *x, enum campaign_status status, int code,
+					int64_t kept_txn, const char *kept_group)
+{
+	struct json_object *o = json_object_new_object(), *groups = json_object_new_array(), *sw = NULL;
+	_cleanup_free_ char *verdict = NULL;
+
+	for (size_t i = 0; i < x->n_cells; i++) {
+		double prev = NAN;
+		/* the previous measured group with the same sweep value */
+		for (size_t g = x->cells[i].group; g-- > 0;) {
+			const struct cell *pc = &x->cells[g * sweeps(x->c) + x->cells[i].sweep];
+			if (pc->n) {
+				prev = median(pc->recv, pc->n);
+				break;
+			}
+		}
+		json_object_array_add(groups, cell_json(x, &x->cells[i], prev));
+	}
+	verdict = verdict_text(x, groups);
+	if (x->c->n_sweep) {
+		struct json_object *vals = json_object_new_array();
+		sw = json_object_new_object();
+		for (size_t s = 0; s < x->c->n_sweep; s++)
+			json_object_array_add(vals, json_object_new_string(campaign_sweep_value(x->c, s)));
+		json_object_object_add(sw, "key", json_object_new_string(x->c->sweep_key));
+		json_object_object_add(sw, "values", vals);
+	}
+	json_object_object_add(o, "campaign", json_object_new_int64(x->id));
+	json_object_object_add(o, "name", json_object_new_string(x->c->name));
+	json_object_object_add(o, "file", json_object_new_string(x->c->file));
+	json_object_object_add(o, "status", json_object_new_string(campaign_status_to_string(status)));
+	json_object_object_add(o, "exit_code", json_object_new_int(code));
+	json_object_object_add(o, "repeat", json_object_new_int((int)x->c->repeat));
+	json_object_object_add(o, "sweep", sw);
+	json_object_object_add(o, "runs", json_object_new_int64((int64_t)x->runs));
+	json_object_object_add(o, "groups", groups);
+	json_object_object_add(o, "verdict", verdict ? json_object_new_string(verdict) : NULL);
+	json_object_object_add(o, "kept_group", kept_group ? json_object_new_string(kept_group) : NULL);
+	json_object_object_add(o, "kept_transaction", kept_txn ? json_object_new_int64(kept_txn) : NULL);
+	return o;
+}
+
+/* The table people read, from the document. */
+static void render_table(struct json_object *doc, const char *report_dir)
+{
+	struct json_object *groups, *sweep;
+	bool has_sweep = json_object_object_get_ex(doc, "sweep", &sweep) && sweep;
+	const char *kept = jstring(doc, "kept_group");
+
+	json_object_object_get_ex(doc, "groups", &groups);
+	out_text("campaign    %s (campaign %" PRId64 ", %s, %d repetition%s, %" PRId64 " run%s)\n",
+		 jstring(doc, "name"), json_object_get_int64(json_object_object_get(doc, "campaign")),
+		 jstring(doc, "status"), json_object_get_int(json_object_object_get(doc, "repeat")),
+		 json_object_get_int(json_object_object_get(doc, "repeat")) == 1 ? "" : "s",
+		 json_object_get_int64(json_object_object_get(doc, "runs")),
+		 json_object_get_int64(json_object_object_get(doc, "runs")) == 1 ? "" : "s");
+	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %s\n", "group", has_sweep ? "value    " : "",
+		 "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread", "drops", "vs previous");
+	for (size_t i = 0; i < json_object_array_length(groups); i++) {
+		struct json_object *g = json_object_array_get_idx(groups, i), *d;
+		double med = jdouble(g, "median_recv_mbps"), ch = jdouble(g, "change_percent");
+		char range[48] = "-", drops[32] = "n/a", change[16] = "", value[16] = "", mbps[24] = "-",
+		     loss[24] = "-", line[256];
+		size_t n = 0;
+
+		if (has_sweep)
+			snprintf(value, sizeof(value), "%-8s ", jstring(g, "sweep_value"));
+		if (jstring(g, "skipped")) {
+			out_text("%-16s %s%-5s skipped (exit %d): %s\n", jstring(g, "group"), value, "-",
+				 json_object_get_int(json_object_object_get(g, "skipped_exit_code")),
+				 jstring(g, "skipped"));
+			continue;
+		}
+		for (size_t k = 0; k < json_object_array_length(json_object_object_get(g, "rounds")); k++)
+			n += json_object_object_get(
+				 json_object_array_get_idx(json_object_object_get(g, "rounds"), k),
+				 "recv_mbps") != NULL;
+		if (!isnan(med)) {
+			snprintf(mbps, sizeof(mbps), "%.1f", med);
+			snprintf(range, sizeof(range), "%.1f-%.1f", jdouble(g, "min_recv_mbps"),
+				 jdouble(g, "max_recv_mbps"));
+			snprintf(loss, sizeof(loss), "%.2f", jdouble(g, "median_loss_percent"));
+		}
+		if (json_object_object_get_ex(g, "drops", &d) && d) {
+			uint64_t sum = 0;
+			json_object_object_foreach(d, name, v)
+			{
+				(void)name;
+				sum += (uint64_t)json_object_get_int64(v);
+			}
+			snprintf(drops, sizeof(drops), sum ? "+%" PRIu64 : "none", sum);
+		}
+		if (!isnan(ch))
+			snprintf(change, sizeof(change), "%+.0f%%", ch);
+		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s %s",
+			 jstring(g, "group"), value, n, mbps, range, loss, jstring(g, "irq_spread"), drops,
+			 change);
+		for (size_t e = strlen(line); e > 0 && line[e - 1] == ' ';)
+			line[--e] = '\0';
+		out_text("%s\n", line);
+	}
+	out_text("verdict     %s\n", strna(jstring(doc, "verdict")));
+	if (kept)
+		out_text("kept        %s applied (transaction %" PRId64 "); every other group rolled back\n",
+			 kept, json_object_get_int64(json_object_object_get(doc, "kept_transaction")));
+	else
+		out_text("host        every group rolled back: as before the campaign\n");
+	if (report_dir)
+		out_text("report      %s/report.html\n", report_dir);
+}
+
+/* ---- the report directory ---- */
+
+/* Create dir or accept an empty one: checked before the campaign starts,
+ * so a bad --report changes nothing. */
+static int report_dir_prepare(const char *dir)
+{
+	int r;
+
+	if (mkdir(dir, 0755) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	r = dir_is_empty(dir);
+	return r < 0 ? r : r ? 0 : -ENOTEMPTY;
+}
+
+/* report.html, the document as json_name, and runs/run-N/ bundles. */
+static int report_write(const char *dir, struct history *h, struct json_object *doc, const char *json_name)
+{
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_free_ char *html = NULL, *json = NULL;
+	struct json_object *groups;
+	int r;
+
+	if (dfd < 0)
+		return -errno;
+	json = strprintf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+									 JSON_C_TO_STRING_SPACED |
+									 JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (!json)
+		return -ENOMEM;
+	r = write_file(dfd, json_name, json);
+	if (r < 0)
+		return r;
+	if (mkdirat(dfd, "runs", 0755) < 0)
+		return -errno;
+	json_object_object_get_ex(doc, "groups", &groups);
+	for (size_t i = 0; i < json_object_array_length(groups); i++) {
+		struct json_object *rounds =
+		    json_object_object_get(json_object_array_get_idx(groups, i), "rounds");
+		for (size_t k = 0; k < json_object_array_length(rounds); k++) {
+			struct json_object *run =
+			    json_object_object_get(json_object_array_get_idx(rounds, k), "run");
+			_cleanup_(run_record_done) struct run_record rec = {0};
+			_cleanup_free_ char *sub = NULL;
+			if (!run)
+				continue;
+			r = runs_get(h, json_object_get_int64(run), &rec);
+			if (r < 0)
+				return r;
+			sub = strprintf("%s/runs/run-%" PRId64, dir, rec.id);
+			if (!sub)
+				return -ENOMEM;
+			r = export_bundle(h, &rec, sub);
+			if (r < 0)
+				return r;
+		}
+	}
+	r = report_html(h, doc, &html);
+	if (r < 0)
+		return r;
+	return write_file(dfd, "report.html", html);
+}
+
+/* --check: the rounds the campaign would run, nothing changed. */
+static int render_check(const struct run_ctx *x)
+{
+	const struct campaign *c = x->c;
+
+	out_open_object(NULL);
+	out_string(OUT_ANY, "name", "campaign    %s", c->name);
+	out_string(OUT_ANY, "file", " (%s): ok\n", c->file);
+	out_uint(OUT_ANY, "repeat", "repeat      %" PRIu64, c->repeat);
+	out_text(" (%zu group%s%s: %zu rounds)\n", c->n_groups, c->n_groups == 1 ? "" : "s",
+		 c->n_sweep ? " x sweep" : "", c->n_groups * sweeps(c) * c->repeat);
+	out_string(OUT_ANY, "sweep", c->sweep_key ? "sweep       %s:" : NULL, c->sweep_key);
+	out_open_array("sweep_values");
+	for (size_t s = 0; s < c->n_sweep; s++)
+		out_string(OUT_ANY, NULL, " %s", campaign_sweep_value(c, s));
+	out_close_array();
+	if (c->n_sweep)
+		out_text("\n");
+	out_open_array("groups");
+	for (size_t g = 0; g < c->n_groups; g++) {
+		_cleanup_profile_ struct profile *p = NULL;
+		struct profile_error err = {0};
+		if (round_profile(x, g, 0, &p, &err) < 0)
+			return EXIT_INVALID; /* campaign_load() loaded every one */
+		out_open_object(NULL);
+		out_string(OUT_ANY, "group", "group       %s", c->groups[g].name);
+		out_string(OUT_ANY, "file", " (%s)", c->groups[g].path);
+		out_string(OUT_ANY, "runner", ": %s",
+			   p->verify.runners.set ? p->verify.runners.value[0] : NULL);
+		out_uint(OUT_ANY, "duration", " %" PRIu64 " s", p->verify.duration.value);
+		out_string(OUT_ANY, "peer", " to %s\n", p->verify.peer.set ? p->verify.peer.value : NULL);
+		out_close_object();
+	}
+	out_close_array();
+	out_close_object();
+	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+/* --keep: apply the chosen group again, as its own committed transaction. */
+static int keep_group(struct run_ctx *x, enum keep k, int64_t *ret_txn, const char **ret_group)
+{
+	_cleanup_profile_ struct profile *prof = NULL;
+	_cleanup_plan_ struct plan *p = NULL;
+	_cleanup_free_ char *why = NULL;
+	int i = keep_cell(x, k), code;
+
+	if (k == KEEP_NONE)
+		return EXIT_OK;
+	if (i < 0) {
+		log_warn("campaign: --keep %s: no group was measured: every group rolled back",
+			 keep_names[k]);
+		return EXIT_OK;
+	}
+	if (round_profile(x, x->cells[i].group, x->cells[i].sweep, &prof, NULL) < 0)
+		return EXIT_ERROR;
+	code = plan_round(prof, &p);
+	if (code != EXIT_OK)
+		return code;
+	if (p->n_problems > 0) {
+		txn_verb_report_problems(p);
+		return plan_problems_exit_code(p);
+	}
+	code = apply_plan(&x->h, x->cli, prof, p, true, ret_txn, &why);
+	if (code == EXIT_ROLLED_BACK)
+		log_error("campaign: --keep %s: %s", keep_names[k], strna(why));
+	if (code == EXIT_OK)
+		*ret_group = x->c->groups[x->cells[i].group].name;
+	return code;
+}
+
+static int campaign_exit_code(const struct run_ctx *x)
+{
+	size_t skipped = 0;
+	int code = EXIT_OK;
+
+	for (size_t i = 0; i < x->n_cells; i++) {
+		skipped += x->cells[i].skipped != NULL;
+		if (x->cells[i].failed_round)
+			code = EXIT_ERROR;
+	}
+	if (skipped == x->n_cells)
+		return x->cells[0].skipped_code;
+	return code;
+}
+
+int verb_campaign(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_strv_free_ char **args = NULL;
+	_cleanup_campaign_ struct campaign *c = NULL;
+	_cleanup_history_ struct history *h = NULL;
+	struct campaign_args a = {0};
+	struct profile_error err = {0};
+	struct run_ctx x = {.cli = cli};
+	struct json_object *doc;
+	enum campaign_status status;
+	const char *kept_group = NULL;
+	int64_t kept_txn = 0;
+	int lock_fd = -1, r, code, keep_code = EXIT_OK;
+
+	r = cli_parse(cli, cli_verb("campaign"), argc, argv, handle_option, &a, &args);
+	if (r != 0)
+		return r < 0 ? EXIT_OK : r;
+	if (strv_length(args) != 1) {
+		log_error("campaign: expected one campaign FILE");
+		return EXIT_USAGE;
+	}
+	r = campaign_load(args[0], &c, &err);
+	if (r < 0) {
+		_cleanup_free_ char *msg = profile_error_format(&err);
+		log_error("%s", msg ? msg : err.message);
+		return profile_load_exit_code(r);
+	}
+	x.c = c;
+	x.peer = a.peer;
+	if (a.check)
+		return render_check(&x);
+	if (a.report) {
+		r = report_dir_prepare(a.report);
+		if (r < 0) {
+			log_error_errno(r, "campaign: --report %s: %m%s", a.report,
+					r == -ENOTEMPTY ? ": choose a new or empty directory" : "");
+			return r == -ENOTEMPTY ? EXIT_CANT_CREATE : EXIT_ERROR;
+		}
+	}
+	code = txn_verb_open_history(cli, 0, &h);
+	if (code == EXIT_OK)
+		code = txn_verb_lock(cli, 0, &lock_fd);
+	if (code == EXIT_OK)
+		code = txn_verb_refuse_unfinished(h);
+	if (code != EXIT_OK) {
+		lock_release(lock_fd);
+		return code;
+	}
+	x.h = h;
+	r = campaigns_start(h, c->name, c->file, &x.id);
+	if (r >= 0)
+		r = cells_init(&x);
+	if (r < 0) {
+		log_error_errno(r, "history %s: cannot record the campaign: %m: %s", history_path(h),
+				history_remedy(r));
+		cells_free(&x);
+		lock_release(lock_fd);
+		return EXIT_ERROR;
+	}
+
+	code = run_rounds(&x);
+	if (code == EXIT_ROLLED_BACK) {
+		log_error("campaign %" PRId64
+			  " interrupted by SIG%s: the round in progress was rolled back; the "
+			  "host is as before the campaign",
+			  x.id, sigabbrev_np(apply_interrupted()) ? sigabbrev_np(apply_interrupted()) : "?");
+		status = CAMPAIGN_INTERRUPTED;
+	} else if (code != EXIT_OK)
+		status = CAMPAIGN_FAILED;
+	else {
+		status = CAMPAIGN_DONE;
+		keep_code = keep_group(&x, a.keep, &kept_txn, &kept_group);
+		code = keep_code != EXIT_OK ? keep_code : campaign_exit_code(&x);
+	}
+	doc = campaign_doc(&x, status, code, kept_txn, kept_group);
+	r = doc ? campaigns_finish(h, x.id, status,
+				   json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+									   JSON_C_TO_STRING_NOSLASHESCAPE))
+		: -ENOMEM;
+	if (r < 0)
+		log_warn("history %s: the campaign's summary was not recorded: %s", history_path(h),
+			 strerror(-r));
+	lock_release(lock_fd);
+	if (doc && a.report) {
+		r = report_write(a.report, h, doc, "campaign.json");
+		if (r < 0) {
+			log_error_errno(r, "campaign: cannot write the report into %s: %m", a.report);
+			if (code == EXIT_OK)
+				code = EXIT_ERROR;
+		}
+	}
+	if (doc && out_is_json())
+		out_json(NULL, json_object_get(doc));
+	else if (doc)
+		render_table(doc, a.report);
+	json_object_put(doc);
+	cells_free(&x);
+	if (out_finish() < 0 && code == EXIT_OK)
+		code = EXIT_ERROR;
+	mirror_opportunistic(h, NULL);
+	return code;
+}
+
+/* ---- `cx5prof report RUN... --dir DIR` ---- */
+
+/* The document of ad-hoc runs: one group per run, in the given order. */
+static int runs_doc(struct history *h, char **ids, struct json_object **ret)
+{
+	struct json_object *o = json_object_new_object(), *groups = json_object_new_array();
+	double prev = NAN;
+
+	json_object_object_add(o, "campaign", NULL);
+	json_object_object_add(o, "name", json_object_new_string("runs"));
+	json_object_object_add(o, "groups", groups);
+	for (size_t i = 0; ids[i]; i++) {
+		_cleanup_(run_record_done) struct run_record run = {0};
+		const struct run_artifact *pa;
+		struct json_object *g = json_object_new_object(), *rounds, *rd;
+		_cleanup_free_ char *label = NULL;
+		int64_t id;
+		int r;
+
+		json_object_array_add(groups, g);
+		if (safe_atoi64(ids[i], &id) < 0 || id <= 0) {
+			log_error("report: '%s' is not a run number", ids[i]);
+			json_object_put(o);
+			return EXIT_USAGE;
+		}
+		r = runs_get(h, id, &run);
+		if (r < 0) {
+			if (r == -ENOENT)
+				log_error("report: no run %" PRId64 " in %s", id, history_path(h));
+			else
+				log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
+			json_object_put(o);
+			return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_ERROR;
+		}
+		label = strprintf("run %" PRId64, id);
+		json_object_object_add(g, "group", json_object_new_string(label ? label : ids[i]));
+		json_object_object_add(g, "description",
+				       run.profile ? json_object_new_string(run.profile) : NULL);
+		json_object_object_add(g, "skipped", NULL);
+		json_object_object_add(g, "median_recv_mbps", json_object_new_double(run.recv_mbps));
+		json_object_object_add(g, "min_recv_mbps", json_object_new_double(run.recv_mbps));
+		json_object_object_add(g, "max_recv_mbps", json_object_new_double(run.recv_mbps));
+		json_object_object_add(g, "median_loss_percent", json_object_new_double(run.loss_pct));
+		json_object_object_add(g, "change_percent",
+				       isnan(prev) || prev <= 0
+					   ? NULL
+					   : json_object_new_double(100 * (run.recv_mbps - prev) / prev));
+		prev = run.recv_mbps;
+		pa = run_record_artifact(&run, "profile");
+		json_object_object_add(g, "profile",
+				       pa && pa->content ? json_tokener_parse(pa->content) : NULL);
+		rounds = json_object_new_array();
+		rd = json_object_new_object();
+		json_object_object_add(rd, "run", json_object_new_int64(id));
+		json_object_object_add(rd, "recv_mbps", json_object_new_double(run.recv_mbps));
+		json_object_object_add(rd, "loss_percent", json_object_new_double(run.loss_pct));
+		json_object_array_add(rounds, rd);
+		json_object_object_add(g, "rounds", rounds);
+	}
+	*ret = o;
+	return EXIT_OK;
+}
+
+int verb_report(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_strv_free_ char **args = NULL;
+	_cleanup_history_ struct history *h = NULL;
+	struct campaign_args a = {0};
+	struct json_object *doc = NULL;
+	int r, code;
+
+	r = cli_parse(cli, cli_verb("report"), argc, argv, handle_option, &a, &args);
+	if (r != 0)
+		return r < 0 ? EXIT_OK : r;
+	if (!args[0] || !a.dir) {
+		log_error("report: expected run ids and --dir DIR");
+		return EXIT_USAGE;
+	}
+	r = history_open(cli->db_path, HISTORY_READ_ONLY, &h);
+	if (r < 0)
+		return txn_verb_history_failed(cli->db_path, r);
+	code = runs_doc(h, args, &doc);
+	if (code != EXIT_OK)
+		return code;
+	r = report_dir_prepare(a.dir);
+	if (r >= 0)
+		r = report_write(a.dir, h, doc, "report.json");
+	json_object_put(doc);
+	if (r < 0) {
+		log_error_errno(r, "report: cannot write into %s: %m%s", a.dir,
+				r == -ENOTEMPTY ? ": choose a new or empty directory" : "");
+		return r == -ENOTEMPTY ? EXIT_CANT_CREATE : EXIT_ERROR;
+	}
+	out_open_object(NULL);
+	out_string(OUT_ANY, "report", "report      %s/report.html\n", a.dir);
+	out_uint(OUT_JSON, "runs", NULL, strv_length(args));
+	out_close_object();
+	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
+}

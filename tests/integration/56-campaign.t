@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# 56-campaign.t: `cx5prof campaign` in the namespace lab.
+#
+# The lab campaign (contrib/lab/campaign-lab.yaml: the shipped baseline and
+# mtu-jumbo groups unmodified, contrib/lab/campaign-full.yaml, 1 s rounds
+# of real netperf against netserver in the peer namespace, repeat 2): exit
+# 0, a table of 3 rows with medians, 6 runs and 1 campaign in the history
+# (mirrored: outbox rows), report.html checked by an HTML parser and its
+# SVG by an XML parser, campaign.json valid against the schema, one export
+# bundle per run; afterwards the sysroot copy is byte-identical and every
+# veth MTU is back. Then: SIGINT mid-way rolls back (exit 6); SIGKILL
+# leaves an open transaction that `rollback` resolves; a group failing a
+# precondition is skipped (exit 5 reason) and the campaign goes on; a
+# sweep gives a row per value; --peer replaces every round's peer; --keep
+# last leaves that group applied; --check and a bad --report change
+# nothing; `cx5prof report RUN... --dir`.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/verify-lib.sh"
+need_root_netns
+command -v netserver >/dev/null || skip_all "needs netperf and netserver (contrib/install-deps.sh)"
+command -v sqlite3 >/dev/null || skip_all "needs sqlite3"
+vsetup v56 cx5-2port
+CAMPAIGN=$TOP/contrib/lab/campaign-lab.yaml
+copy_sysroot cx5-2port "$WORK/pristine"
+mtus() { ip -n "$HOST_NS" -o link show | sed -n 's/^[0-9]*: \([^:@]*\).* mtu \([0-9]*\).*/\1 \2/p' | sort; }
+same_sysroot() { diff -r --no-dereference "$SR" "$WORK/pristine" >/dev/null; }
+q() { sqlite3 "$DB" "$1"; }
+MTUS_BEFORE=$(mtus)
+# Jumbo frames need both ends: the peer side carries 9000 (not managed).
+ip -n "$PEER_NS" link set peer0 mtu 9000
+netserver_start 12865
+ok $? "netserver listens in the peer namespace"
+
+# ---- --check: the rounds, nothing changed, no database
+run cx campaign --check "$CAMPAIGN"
+is "$rc" 0 "--check: exit 0"
+is "$(printf '%s\n' "$out" | head -n 2)" "campaign    lab-udp-groups ($CAMPAIGN): ok
+repeat      2 (3 groups: 6 rounds)" "--check: the rounds"
+[ ! -e "$DB" ]
+ok $? "--check: no history written"
+
+# ---- the shipped campaign files: valid for cx5prof and for the JSON Schema
+run "$PY" - "$TOP/schemas" "$TOP/profiles/campaign-udp.yaml" "$CAMPAIGN" <<'PYEOF'
+import json, sys, yaml, jsonschema
+d = sys.argv[1]
+c, p = json.load(open(d + "/campaign.schema.json")), json.load(open(d + "/profile.schema.json"))
+resolver = jsonschema.RefResolver.from_schema(c, store={p["$id"]: p})
+v = jsonschema.Draft202012Validator(c, resolver=resolver)
+print([sorted(e.message for e in v.iter_errors(yaml.safe_load(open(f)))) for f in sys.argv[2:]])
+PYEOF
+is "$rc $out" "0 [[], []]" "profiles/campaign-udp.yaml and the lab campaign satisfy schemas/campaign.schema.json"
+run cx campaign --check "$TOP/profiles/campaign-udp.yaml"
+is "$rc" 0 "profiles/campaign-udp.yaml: campaign --check exit 0"
+run cx --json campaign --check "$TOP/profiles/campaign-udp.yaml"
+printf '%s' "$out" >"$WORK/check.json"
+run cx --json campaign --check "$TOP/tests/malformed/campaign/unknown-key.yaml"
+printf '%s' "$out" >"$WORK/check-bad.json"
+run "$PY" - "$TOP/schemas" "$WORK/check.json" "$WORK/check-bad.json" <<'PYEOF'
+import json, sys, jsonschema
+d = sys.argv[1]
+c, p = json.load(open(d + "/campaign.schema.json")), json.load(open(d + "/profile.schema.json"))
+v = jsonschema.Draft202012Validator(c, resolver=jsonschema.RefResolver.from_schema(c, store={p["$id"]: p}))
+docs = [json.load(open(f)) for f in sys.argv[2:]]
+print([sorted(e.message for e in v.iter_errors(x)) for x in docs], [g["duration"] for g in docs[0]["groups"]],
+      docs[1]["exit_code"])
+PYEOF
+is "$rc $out" "0 [[], []] [30, 30, 30] 65" "--check --json and a refused file's --json: valid documents"
+
+# ---- a --report directory that is not empty: refused before anything
+mkdir -p "$WORK/full" && touch "$WORK/full/x"
+run cx campaign "$CAMPAIGN" --report "$WORK/full"
+is "$rc/$err" "73/cx5prof: error: campaign: --report $WORK/full: Directory not empty: choose a new or empty directory" \
+	"--report into a non-empty directory: exit 73 (as export), said so"
+[ ! -e "$DB" ] && same_sysroot
+ok $? "--report refused: nothing recorded, nothing changed"
+
+# ---- the lab campaign: 3 groups x repeat 2
+run cx campaign "$CAMPAIGN" --report "$WORK/report"
+is "$rc" 0 "campaign: exit 0"
+diag "$out" "$err"
+printf '%s\n' "$out" | head -n 1 | grep -qx 'campaign    lab-udp-groups (campaign 1, done, 2 repetitions, 6 runs)'
+ok $? "campaign: the header names the campaign, its status and its 6 runs"
+is "$(printf '%s\n' "$out" | sed -n 2p)" \
+	"group            runs  median Mbps  min-max Mbps         loss %  irq spread     drops    vs previous" \
+	"campaign: the table's columns"
+rows=$(printf '%s\n' "$out" | grep -cE '^(baseline|mtu-jumbo|lab-full) +2 +[0-9]+\.[0-9] +[0-9.]+-[0-9.]+ +[0-9]+\.[0-9]{2} +no interrupts +n/a( +[+-][0-9]+%)?$')
+is "$rows" 3 "campaign: 3 rows, each with 2 runs, a median, the min-max, the loss, the IRQ spread, the drops"
+printf '%s\n' "$out" | grep -E '^mtu-jumbo .* [+-][0-9]+%$' >/dev/null
+ok $? "campaign: mtu-jumbo's change against baseline in %"
+printf '%s\n' "$out" | grep -qE '^verdict     (.* helped most: \+[0-9]+% median receive throughput over (baseline|mtu-jumbo)|no group improved on the one before it)$'
+ok $? "campaign: a one-line verdict"
+printf '%s\n' "$out" | tail -n 2 | tr '\n' '|' | grep -qxF "host        every group rolled back: as before the campaign|report      $WORK/report/report.html|"
+ok $? "campaign: says the host is as before, and where the report is"
+
+is "$(q "SELECT COUNT(*) FROM runs WHERE campaign = 1")/$(q "SELECT id || ' ' || name || ' ' || status FROM campaigns")" \
+	"6/1 lab-udp-groups done" "history: 6 runs tagged with campaign 1, and the campaign record"
+is "$(q "SELECT COUNT(*) FROM transactions WHERE kind = 'apply' AND status != 'rolled_back'")" 0 \
+	"history: every group's transaction rolled back"
+is "$(q "SELECT COUNT(*) FROM outbox WHERE source_kind = 'campaign' AND source_id = 1")" 1 \
+	"history: the campaign is queued for the mirror, like runs and transactions"
+is "$(q "SELECT group_concat(profile_name, ' ') FROM (SELECT profile_name FROM runs ORDER BY id)")" \
+	"baseline mtu-jumbo lab-full baseline mtu-jumbo lab-full" "history: the rounds interleaved (g1 g2 g3 g1 g2 g3)"
+
+run cx history --limit 0
+printf '%s\n' "$out" | grep -E '^[0-9-]+ [0-9:]+  campaign 1     lab-udp-groups done, 6 runs: (.* helped most: |no group improved)' >/dev/null
+ok $? "history: lists the campaign with its status, runs and verdict"
+run cx history show 3
+printf '%s\n' "$out" | grep -qx 'campaign     1'
+ok $? "history show: a campaign's run names its campaign"
+run cx history --json
+printf '%s' "$out" >"$WORK/history.json"
+run "$PY" -c 'import json, sys, jsonschema
+d = json.load(open(sys.argv[1])); jsonschema.validate(d, json.load(open(sys.argv[2])))
+print([(e["id"], e["status"], e["runs"]) for e in d["history"] if e["type"] == "campaign"])' "$WORK/history.json" "$TOP/schemas/history.schema.json"
+is "$out" "[(1, 'done', 6)]" "history --json: the campaign entry, valid against schemas/history.schema.json"
+
+same_sysroot
+ok $? "afterwards: the sysroot copy is byte-identical to before"
+is "$(mtus)" "$MTUS_BEFORE" "afterwards: every veth MTU is back"
+
+run "$PY" - "$WORK/report" "$TOP/schemas/campaign.schema.json" <<'PYEOF'
+import html.parser, json, os, re, sys, xml.etree.ElementTree as ET
+import jsonschema
+d, schema = sys.argv[1], json.load(open(sys.argv[2]))
+page = open(os.path.join(d, "report.html")).read()
+VOID = {"meta", "br", "img", "input", "link", "hr"}
+class Check(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.stack, self.bad, self.tags = [], [], set()
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        if tag not in VOID:
+            self.stack.append(tag)
+    def handle_endtag(self, tag):
+        if self.stack and self.stack[-1] == tag:
+            self.stack.pop()
+        else:
+            self.bad.append(tag)
+c = Check()
+c.feed(page)
+c.close()
+svgs = re.findall(r"<svg\b.*?</svg>", page, re.S)
+for s in svgs:
+    ET.fromstring(s)  # raises on malformed XML
+urls = [u for u in re.findall(r"https?://[^\s\"'<>]+", page) if u != "http://www.w3.org/2000/svg"]
+links = re.findall(r'href="([^"]*)"', page)
+doc = json.load(open(os.path.join(d, "campaign.json")))
+jsonschema.validate(doc, schema)
+bundles = sorted(os.listdir(os.path.join(d, "runs")))
+print(page.startswith("<!DOCTYPE html>"), not c.bad and not c.stack, len(svgs) >= 5, "script" in c.tags,
+      urls, all(l.startswith("runs/run-") for l in links), "link" in c.tags,
+      [g["group"] for g in doc["groups"]], [len(g["rounds"]) for g in doc["groups"]],
+      all(page.count(">%s<" % g["group"]) >= 3 for g in doc["groups"]),
+      bundles, all(os.path.exists(os.path.join(d, "runs", b, "run.json")) and
+                   os.path.exists(os.path.join(d, "runs", b, "artifacts", "interrupts_after")) for b in bundles))
+PYEOF
+is "$rc $out" "0 True True True False [] True False ['baseline', 'mtu-jumbo', 'lab-full'] [2, 2, 2] True ['run-1', 'run-2', 'run-3', 'run-4', 'run-5', 'run-6'] True" \
+	"report: valid HTML with inline SVG (no script, no URL, no stylesheet link), campaign.json valid, a bundle per run"
+diag "$err"
+
+# ---- `cx5prof report RUN... --dir DIR`: the same page for ad-hoc runs
+run cx report 2 5 --dir "$WORK/adhoc"
+is "$rc/$out" "0/report      $WORK/adhoc/report.html" "report RUN RUN: exit 0, where the page is"
+ls "$WORK/adhoc/runs" | tr '\n' ' ' | grep -qx 'run-2 run-5 '
+ok $? "report RUN RUN: the two runs' bundles"
+run "$PY" -c 'import json, sys, jsonschema
+d = json.load(open(sys.argv[1])); jsonschema.validate(d, json.load(open(sys.argv[2])))
+print(d["campaign"], [g["group"] for g in d["groups"]], open(sys.argv[3]).read().count("<svg"))' \
+	"$WORK/adhoc/report.json" "$TOP/schemas/campaign.schema.json" "$WORK/adhoc/report.html"
+is "$out" "None ['run 2', 'run 5'] 4" "report RUN RUN: report.json valid, one group per run, bars and heat strips"
+run cx report 99 --dir "$WORK/adhoc2"
+is "$rc/$err" "66/cx5prof: error: report: no run 99 in $DB" "report of a run that does not exist: exit 66"
+
+# ---- SIGINT mid-way: the round in progress is rolled back, exit 6
+ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$CAMPAIGN" >"$WORK/int.out" 2>"$WORK/int.err" &
+pid=$!
+for i in $(seq 100); do [ "$(q "SELECT COUNT(*) FROM runs WHERE campaign = 2")" -ge 2 ] && break; sleep 0.1; done
+kill -INT "$pid"
+wait "$pid"
+is "$?" 6 "SIGINT: exit 6"
+grep -qx 'cx5prof: error: campaign 2 interrupted by SIGINT: the round in progress was rolled back; the host is as before the campaign' "$WORK/int.err"
+ok $? "SIGINT: said so"
+is "$(q "SELECT status FROM campaigns WHERE id = 2")/$(q "SELECT COUNT(*) FROM transactions WHERE kind = 'apply' AND status != 'rolled_back'")" \
+	"interrupted/0" "SIGINT: the campaign is recorded as interrupted, no transaction left applied"
+same_sysroot
+ok $? "SIGINT: the sysroot copy is byte-identical to before"
+is "$(mtus)" "$MTUS_BEFORE" "SIGINT: every veth MTU is back"
+
+# ---- SIGKILL while a group is applied: the next rollback resolves it
+ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$CAMPAIGN" >/dev/null 2>&1 &
+pid=$!
+for i in $(seq 100); do [ "$(q "SELECT COUNT(*) FROM transactions WHERE status = 'open'")" -ge 1 ] && break; sleep 0.05; done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+is "$(q "SELECT COUNT(*) FROM transactions WHERE status = 'open'")" 1 "SIGKILL: the group's transaction is left open"
+run cx apply "$TOP/profiles/baseline.yaml"
+is "$rc" 9 "SIGKILL: the next apply refuses to run over it (exit 9)"
+run cx rollback
+is "$rc" 0 "SIGKILL: rollback resolves it"
+same_sysroot
+ok $? "SIGKILL + rollback: the sysroot copy is byte-identical to before"
+is "$(mtus)" "$MTUS_BEFORE" "SIGKILL + rollback: every veth MTU is back"
+
+# ---- a group that cannot apply is skipped with the reason; the rest runs
+cat >"$WORK/newer-driver.yaml" <<YAML
+version: 1
+name: newer-driver
+extends: $TOP/profiles/mtu-jumbo.yaml
+requires:
+  driver:
+    min_kernel: "99.0"
+YAML
+cat >"$WORK/skip.yaml" <<YAML
+version: 1
+name: lab-skip
+groups: [$TOP/profiles/baseline.yaml, newer-driver.yaml, $TOP/profiles/mtu-jumbo.yaml]
+verify: {peer: 198.18.0.2, runner: netperf, duration: 1}
+YAML
+run cx campaign "$WORK/skip.yaml"
+is "$rc" 0 "skipped group: the campaign goes on (exit 0)"
+printf '%s\n' "$out" | grep -qE '^newer-driver +- +skipped \(exit 5\): ens1f0: .*99\.0'
+ok $? "skipped group: its row says skipped, exit 5 and why"
+printf '%s\n' "$out" | grep -qE '^mtu-jumbo +1 +[0-9]+\.[0-9] .* [+-][0-9]+%$'
+ok $? "skipped group: the next group is compared with the last measured one"
+printf '%s\n' "$err" | grep -q '^cx5prof: warning: campaign: group newer-driver skipped (exit 5): '
+ok $? "skipped group: a warning on stderr"
+
+# ---- a group whose apply fails is undone and skipped, the campaign goes on
+printf 'version: 1\nname: lab-fail\ngroups: [%s, %s]\nverify: {peer: 198.18.0.2, runner: netperf, duration: 1}\n' \
+	"$TOP/profiles/baseline.yaml" "$TOP/profiles/mtu-jumbo.yaml" >"$WORK/fail.yaml"
+run ip netns exec "$HOST_NS" env CX5PROF_FAILPOINT=apply-step:1 "$CX5PROF" --sysroot "$SR" --db "$DB" \
+	campaign "$WORK/fail.yaml"
+is "$rc" 0 "failed apply: the campaign goes on (exit 0: baseline was measured)"
+printf '%s\n' "$out" | grep -qE '^mtu-jumbo +- +skipped \(exit 6\): apply failed at step 1: .*; every change was undone$'
+ok $? "failed apply: the group's row says it was undone, and why"
+same_sysroot && [ "$(mtus)" == "$MTUS_BEFORE" ]
+ok $? "failed apply: the host is as before"
+
+# ---- no server on the peer: every round fails to measure; exit 1, said so
+run cx campaign "$WORK/fail.yaml" --peer 198.18.1.2
+is "$rc" 1 "no netserver on the peer: exit 1"
+printf '%s\n' "$out" | grep -qx 'verdict     no group was measured'
+ok $? "no netserver: the verdict says nothing was measured"
+printf '%s\n' "$err" | grep -q '^cx5prof: warning: campaign: baseline, repetition 1: benchmark: no runner of \[netperf\] can run: netperf: no netserver on 198.18.1.2:12865'
+ok $? "no netserver: each round's failure on stderr, with the remedy"
+
+# ---- a sweep: a row per value, the value applied over the group's own
+# (campaign-full.yaml writes its socket buffers; the sweep replaces them),
+# and --peer for every round
+cat >"$WORK/sweep.yaml" <<YAML
+version: 1
+name: lab-sweep
+groups: [$TOP/contrib/lab/campaign-full.yaml]
+verify: {peer: 192.0.2.1, runner: netperf, duration: 1}
+sweep:
+  verify.message_size: [1400, 8000]
+YAML
+run cx campaign "$WORK/sweep.yaml" --peer 198.18.0.2 --json
+is "$rc" 0 "sweep, --peer: exit 0 (the placeholder peer 192.0.2.1 replaced)"
+printf '%s' "$out" >"$WORK/sweep.json"
+run "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["sweep"], [(g["sweep_value"], g["profile"]["verify"]["message_size"], g["profile"]["verify"]["peer"],
+       len([r for r in g["rounds"] if r["recv_mbps"] is not None])) for g in d["groups"]])' "$WORK/sweep.json"
+is "$out" "{'key': 'verify.message_size', 'values': ['1400', '8000']} [('1400', 1400, '198.18.0.2', 1), ('8000', 8000, '198.18.0.2', 1)]" \
+	"sweep: one row per value, each round measured with its value, against --peer"
+is "$(q "SELECT group_concat(message_size, ' ') FROM runs WHERE campaign = (SELECT max(id) FROM campaigns)")" "1400 8000" \
+	"sweep: the runs recorded the swept message sizes"
+
+# ---- --keep last: that group stays applied, as a committed transaction
+printf 'version: 1\nname: lab-keep\ngroups: [%s]\nverify: {peer: 198.18.0.2, runner: netperf, duration: 1}\n' \
+	"$TOP/profiles/mtu-jumbo.yaml" >"$WORK/keep.yaml"
+run cx campaign "$WORK/keep.yaml" --keep last --json
+is "$rc" 0 "--keep last: exit 0"
+printf '%s' "$out" >"$WORK/keep.json"
+run "$PY" -c 'import json, sys, jsonschema
+d = json.load(open(sys.argv[1])); jsonschema.validate(d, json.load(open(sys.argv[2])))
+print(d["kept_group"], d["kept_transaction"] > 0, d["status"], d["exit_code"])' "$WORK/keep.json" "$TOP/schemas/campaign.schema.json"
+is "$out" "mtu-jumbo True done 0" "--keep last, --json: a valid document naming the kept group and its transaction"
+ip -n "$HOST_NS" -o link show dev ens1f0 | grep -q ' mtu 9000 '
+ok $? "--keep last: ens1f0 stays at MTU 9000"
+run cx rollback
+is "$rc" 0 "--keep last: rollback undoes the kept group"
+same_sysroot && [ "$(mtus)" == "$MTUS_BEFORE" ]
+ok $? "--keep last + rollback: the host is as before"
+
+done_testing
