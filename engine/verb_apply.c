@@ -260,15 +260,30 @@ int txn_verb_apply(struct history **hp, const struct cli *cli, const struct prof
 	return r;
 }
 
+/* Roll back the peer's transaction peer_txn; false when that failed (said
+ * on stderr). */
+static bool rollback_on_peer(const struct profile *p, int64_t peer_txn)
+{
+	_cleanup_free_ char *err = NULL;
+
+	if (peerssh_rollback(p, peer_txn, &err) >= 0) {
+		log_notice("peer %s: rolled back its transaction %" PRId64, p->peer.ssh.value, peer_txn);
+		return true;
+	}
+	log_error("%s: run `cx5prof rollback %" PRId64 "` on the peer", err, peer_txn);
+	return false;
+}
+
 /* The peer (peer.ssh) gets the same profile once this host's changes are
  * in, under its own --confirm watchdog, committed at once unless this host
  * waits for `commit` too. When the peer fails, this host's transaction is
  * rolled back: both ends stay as they were (the peer's watchdog covers a
  * peer left uncommitted). txn 0: nothing changed here (committed on the
- * peer at once; a failure is EXIT_ERROR). EXIT_OK, else the exit code with
+ * peer at once; a failure is EXIT_ERROR). EXIT_OK with *ret_peer_txn (the
+ * peer's transaction recorded with txn, 0: none), else the exit code with
  * msg set. */
-static int tune_peer(struct history *h, const struct profile *prof, int64_t txn, unsigned confirm, char *msg,
-		     size_t msg_size)
+static int tune_peer(struct history *h, const struct profile *prof, int64_t txn, unsigned confirm,
+		     int64_t *ret_peer_txn, char *msg, size_t msg_size)
 {
 	_cleanup_free_ char *err = NULL;
 	struct apply_outcome o = {0};
@@ -290,6 +305,7 @@ static int tune_peer(struct history *h, const struct profile *prof, int64_t txn,
 	if (r >= 0) {
 		log_info("peer %s: applied (its transaction %" PRId64 ")%s", prof->peer.ssh.value, peer_txn,
 			 confirm && txn ? ", waiting for `cx5prof commit` like this host" : "");
+		*ret_peer_txn = txn > 0 ? peer_txn : 0;
 		return EXIT_OK;
 	}
 	if (txn == 0) {
@@ -324,8 +340,8 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	struct change_record *c = NULL;
 	struct apply_outcome o = {0};
 	_cleanup_free_ char *why = NULL;
-	bool after_last = false;
-	int64_t txn = 0;
+	bool after_last = false, peer_left = false;
+	int64_t txn = 0, peer_txn = 0;
 	char msg[512] = "";
 	struct history *h = *hp;
 	size_t n = 0;
@@ -335,12 +351,16 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	if (r == -EIO) /* nothing applied: reported */
 		return EXIT_ERROR;
 	h = *hp;
-	code = r >= 0 && peerssh_wanted(prof) ? tune_peer(h, prof, txn, confirm, msg, sizeof(msg)) : EXIT_OK;
+	code = r >= 0 && peerssh_wanted(prof)
+		   ? tune_peer(h, prof, txn, confirm, &peer_txn, msg, sizeof(msg))
+		   : EXIT_OK;
 	if (code == EXIT_OK && r >= 0) {
 		r = finish_apply(hp, txn, cli, confirm, n, msg, sizeof(msg), &why);
 		if (r < 0) {
 			after_last = true;
 			r = undo_unfinished(hp, cli, txn, c, n, why, &o);
+			/* The peer may be committed already: undone too. */
+			peer_left = peer_txn > 0 && !rollback_on_peer(prof, peer_txn);
 		}
 	}
 	change_records_free(c, n);
@@ -359,10 +379,10 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 		else
 			snprintf(msg, sizeof(msg),
 				 "every change was undone: the host is back as it was (transaction %" PRId64
-				 " rolled back)",
-				 txn);
+				 " rolled back)%s",
+				 txn, peer_left ? ", but NOT the peer's (see above)" : "");
 		log_error("%s", msg);
-		code = EXIT_ROLLED_BACK;
+		code = peer_left ? EXIT_ROLLBACK_FAILED : EXIT_ROLLED_BACK;
 	} else if (!after_last || *hp) {
 		report_apply_failure(&o, after_last);
 		report_left(o.left);
@@ -506,7 +526,8 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 	} else if (p->n_changes == 0) {
 		char msg[512] = "nothing to change";
 		/* --check changes nothing anywhere: the peer is not contacted. */
-		r = peerssh_wanted(prof) && !a.check ? tune_peer(h, prof, 0, a.confirm, msg, sizeof(msg))
+		int64_t none;
+		r = peerssh_wanted(prof) && !a.check ? tune_peer(h, prof, 0, a.confirm, &none, msg, sizeof(msg))
 						     : EXIT_OK;
 		plan_render(p, msg);
 	} else if (a.check) {
@@ -699,16 +720,13 @@ static int follow_on_peer(const struct txn_record *t, bool commit, int code)
 
 	if (!p)
 		return EXIT_OK;
-	if ((commit ? peerssh_commit(p, &err) : peerssh_rollback(p, t->peer_txn, &err)) >= 0) {
-		log_notice("peer %s: %s its transaction %" PRId64, p->peer.ssh.value,
-			 commit ? "committed" : "rolled back", t->peer_txn);
+	if (!commit)
+		return rollback_on_peer(p, t->peer_txn) ? EXIT_OK : code;
+	if (peerssh_commit(p, &err) >= 0) {
+		log_notice("peer %s: committed its transaction %" PRId64, p->peer.ssh.value, t->peer_txn);
 		return EXIT_OK;
 	}
-	if (commit)
-		log_error("%s: the peer's --confirm watchdog rolls it back; apply again to tune both ends",
-			  err);
-	else
-		log_error("%s: run `cx5prof rollback %" PRId64 "` on the peer", err, t->peer_txn);
+	log_error("%s: the peer's --confirm watchdog rolls it back; apply again to tune both ends", err);
 	return code;
 }
 

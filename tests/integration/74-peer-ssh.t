@@ -149,6 +149,14 @@ ok $? "rollback: says which transaction of the peer it rolled back"
 ip netns exec "$PEER_NS" "$CX5PROF" --sysroot "$PSR" --db "$PDB" rollback >/dev/null 2>&1
 is "$(cat "$PSR/proc/sys/net/core/rmem_max")" "$rmem_before" "the peer's own rollback undoes its later transaction"
 
+# ---- this host's commit record fails after the peer committed: both
+# ends are undone (failpoint commit:1; ssh passes no environment)
+run env CX5PROF_FAILPOINT=commit:1 HOME=$WORK ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
+	apply "$WORK/both.yaml"
+is "$rc $(mtus)" "6 mtu 1500 mtu 1500" "commit record fails here: exit 6, both ends restored"
+is "$(peer_txns | awk '{print $(NF-1), $NF}')" "apply:rolled_back rollback:committed" \
+	"commit record fails here: the peer's committed transaction is rolled back"
+
 # ---- apply --confirm here: the peer waits too, and commit commits both
 run hcx apply --confirm 60 "$WORK/both.yaml"
 is "$rc" 0 "apply --confirm with peer.ssh: exit 0"
