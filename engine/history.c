@@ -1096,30 +1096,45 @@ int history_changes_load(struct history *h, int64_t txn, struct change_record **
 	return 0;
 }
 
-int history_txn_find_later_overlap(struct history *h, int64_t txn, int64_t *ret_id)
+/* The first id a query with one integer parameter returns: 1 and *ret_id,
+ * 0 when it returns none. */
+static int find_one_id(struct history *h, const char *sql, int64_t arg, const char *what, int64_t *ret_id)
 {
 	_cleanup_stmt_ sqlite3_stmt *s = NULL;
 	int r, rc;
 
-	r = stmt_prepare(h,
-			 "SELECT t.id FROM transactions t JOIN changes c ON c.txn = t.id"
-			 " WHERE t.id > ?1 AND t.kind = 'apply'"
-			 " AND t.status IN ('committed','pending_confirm','open')"
-			 " AND EXISTS (SELECT 1 FROM changes o WHERE o.txn = ?1"
-			 "  AND o.object = c.object AND o.key = c.key)"
-			 " ORDER BY t.id LIMIT 1",
-			 &s);
+	r = stmt_prepare(h, sql, &s);
 	if (r >= 0)
-		r = stmt_bind_int(s, 1, txn);
+		r = stmt_bind_int(s, 1, arg);
 	if (r < 0)
 		return r;
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_DONE)
 		return 0;
 	if (rc != SQLITE_ROW)
-		return db_error(h, rc, "later overlap");
+		return db_error(h, rc, what);
 	*ret_id = sqlite3_column_int64(s, 0);
 	return 1;
+}
+
+int history_txn_find_later_overlap(struct history *h, int64_t txn, int64_t *ret_id)
+{
+	return find_one_id(h,
+			   "SELECT t.id FROM transactions t JOIN changes c ON c.txn = t.id"
+			   " WHERE t.id > ?1 AND t.kind = 'apply'"
+			   " AND t.status IN ('committed','pending_confirm','open')"
+			   " AND EXISTS (SELECT 1 FROM changes o WHERE o.txn = ?1"
+			   "  AND o.object = c.object AND o.key = c.key)"
+			   " ORDER BY t.id LIMIT 1",
+			   txn, "later overlap", ret_id);
+}
+
+int history_txn_find_rollback_of(struct history *h, int64_t target, int64_t *ret_id)
+{
+	return find_one_id(h,
+			   "SELECT id FROM transactions WHERE kind = 'rollback' AND rolls_back_txn = ?"
+			   " AND status = 'committed' ORDER BY id DESC LIMIT 1",
+			   target, "find the rollback of a transaction", ret_id);
 }
 
 /* ---- JSON ---- */

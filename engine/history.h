@@ -63,7 +63,7 @@ enum history_open_flags {
 
 /* Open (creating a missing file with mode 0600, and its directory, one
  * level, mode 0700) and migrate to HISTORY_SCHEMA_VERSION. An existing file
- * keeps its mode. Errors: -ENOENT (read-only: the file is missing;
+ * keeps its mode. Errors: -ENOENT (read-only or existing: the file is missing;
  * read-write: a directory above the file's is missing), -ENOTDIR,
  * -EISDIR / -ENXIO (path is a directory / a FIFO, socket or device:
  * refused before it is opened),
@@ -234,6 +234,10 @@ int history_changes_load(struct history *h, int64_t txn, struct change_record **
  * same (object, key) as any change of txn: 1 and the first such txn id in
  * *ret_id, 0 none. */
 int history_txn_find_later_overlap(struct history *h, int64_t txn, int64_t *ret_id);
+
+/* The rollback transaction that undid target (the newest committed one):
+ * 1 and its id in *ret_id, 0 none. */
+int history_txn_find_rollback_of(struct history *h, int64_t target, int64_t *ret_id);
 
 /* The transaction and its changes as a JSON document (the mirror payload,
  * also used by `history --json`). Caller frees. */
