@@ -415,7 +415,8 @@ _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration 
 #define COMPAT_V3 "CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_txn FROM main.transactions;"
 static const char *const readonly_compat[] = {
     /* 1 */
-    "CREATE TEMP VIEW transactions AS SELECT *, NULL AS boot_id, NULL AS peer_txn FROM main.transactions;" COMPAT_V2,
+    "CREATE TEMP VIEW transactions AS SELECT *, NULL AS boot_id, NULL AS peer_txn FROM "
+    "main.transactions;" COMPAT_V2,
     /* 2 */
     COMPAT_V3 COMPAT_V2,
     /* 3 */

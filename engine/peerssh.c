@@ -90,8 +90,8 @@ static int flattened(const struct profile *p, int *ret_fd)
 }
 
 /* Run the peer's cx5prof with args, until it ends, timeout_usec passes or
- * stop (may be NULL) returns a signal; *ret_doc: its stdout as JSON (NULL when it
- * is not). 0, or -errno with *ret_error. */
+ * stop (may be NULL) returns a signal; *ret_doc: its stdout as JSON (NULL
+ * when it is not). 0, or -errno with *ret_error. */
 static int run_peer(const struct profile *p, char *const *args, int stdin_fd, uint64_t timeout_usec,
 		    int (*stop)(void), struct json_object **ret_doc, char **ret_error)
 {
@@ -117,8 +117,9 @@ static int run_peer(const struct profile *p, char *const *args, int stdin_fd, ui
 		*ret_doc = json_tokener_parse(c.output);
 	if (stop && stop()) {
 		r = -EINTR;
-		*ret_error = strprintf("peer %s: `cx5prof %s` interrupted by SIG%s: ssh ended", p->peer.ssh.value,
-				       args[0], sigabbrev_np(stop()) ? sigabbrev_np(stop()) : "?");
+		*ret_error =
+		    strprintf("peer %s: `cx5prof %s` interrupted by SIG%s: ssh ended", p->peer.ssh.value,
+			      args[0], sigabbrev_np(stop()) ? sigabbrev_np(stop()) : "?");
 	} else if (c.timed_out) {
 		r = -ETIMEDOUT;
 		*ret_error = strprintf("peer %s: `cx5prof %s` did not finish in %llu s", p->peer.ssh.value,

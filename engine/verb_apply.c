@@ -316,7 +316,8 @@ static int tune_peer(struct history *h, const struct profile *prof, int64_t txn,
 	log_error("%s; rolling back this host's transaction %" PRId64 " (the peer's own --confirm watchdog "
 		  "undoes what it changed)",
 		  err, txn);
-	r = rollback_txn(h, txn, "the peer's apply failed or was interrupted: rolled back on this host too", &o);
+	r = rollback_txn(h, txn, "the peer's apply failed or was interrupted: rolled back on this host too",
+			 &o);
 	if (r < 0) {
 		report_left(o.left);
 		snprintf(msg, msg_size,
