@@ -352,9 +352,8 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	if (r == -EIO) /* nothing applied: reported */
 		return EXIT_ERROR;
 	h = *hp;
-	code = r >= 0 && peerssh_wanted(prof)
-		   ? tune_peer(h, prof, txn, confirm, &peer_txn, msg, sizeof(msg))
-		   : EXIT_OK;
+	code = r >= 0 && peerssh_wanted(prof) ? tune_peer(h, prof, txn, confirm, &peer_txn, msg, sizeof(msg))
+					      : EXIT_OK;
 	if (code == EXIT_OK && r >= 0) {
 		r = finish_apply(hp, txn, cli, confirm, n, msg, sizeof(msg), &why);
 		if (r < 0) {
@@ -528,8 +527,9 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 		char msg[512] = "nothing to change";
 		/* --check changes nothing anywhere: the peer is not contacted. */
 		int64_t none;
-		r = peerssh_wanted(prof) && !a.check ? tune_peer(h, prof, 0, a.confirm, &none, msg, sizeof(msg))
-						     : EXIT_OK;
+		r = peerssh_wanted(prof) && !a.check
+			? tune_peer(h, prof, 0, a.confirm, &none, msg, sizeof(msg))
+			: EXIT_OK;
 		plan_render(p, msg);
 	} else if (a.check) {
 		plan_render(p, "changes pending (--check: nothing was changed)");
