@@ -22,18 +22,21 @@ SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR   ?= $(PREFIX)/lib/udev/rules.d
 BASHCOMPDIR    ?= $(PREFIX)/share/bash-completion/completions
 
-ENGINE_SRC := $(filter-out engine/main.c,$(wildcard engine/*.c engine/kinds/*.c))
+# engine/ and its layers (README "Source map"; `make layering` checks them).
+ENGINE_DIRS := engine engine/kinds engine/bench engine/cli
+ENGINE_HDR := $(wildcard $(addsuffix /*.h,$(ENGINE_DIRS)))
+ENGINE_SRC := $(filter-out engine/cli/main.c,$(wildcard $(addsuffix /*.c,$(ENGINE_DIRS))))
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILDDIR)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:%.c=$(BUILDDIR)/%)
 INTEG      := $(sort $(wildcard tests/integration/*.t))
 
-.PHONY: all check units run-tests asan install uninstall demo clean deps bench format torture
+.PHONY: all check units run-tests asan install uninstall demo clean deps bench format format-check layering torture
 .PHONY: fuzz fuzz-build fuzz-short fuzz-replay
 
 all: $(BIN)
 
-$(BUILDDIR)/%.o: %.c $(wildcard engine/*.h engine/kinds/*.h)
+$(BUILDDIR)/%.o: %.c $(ENGINE_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -41,7 +44,7 @@ $(BUILDDIR)/libcx5.a: $(ENGINE_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BIN): $(BUILDDIR)/engine/main.o $(BUILDDIR)/libcx5.a
+$(BIN): $(BUILDDIR)/engine/cli/main.o $(BUILDDIR)/libcx5.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILDDIR)/tests/unit/%: tests/unit/%.c $(BUILDDIR)/libcx5.a $(wildcard tests/unit/*.h)
@@ -54,6 +57,7 @@ deps:
 
 # The README's test command: installs what it needs, builds, runs every test.
 check: deps
+	@$(MAKE) --no-print-directory format-check layering
 	@$(MAKE) --no-print-directory all units
 	@$(MAKE) --no-print-directory run-tests
 	@$(MAKE) --no-print-directory fuzz-short
@@ -94,7 +98,7 @@ FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_DIR)/%)
 FUZZ_ENGINE_OBJ := $(ENGINE_SRC:%.c=$(FUZZ_DIR)/%.o)
 
-$(FUZZ_DIR)/engine/%.o: engine/%.c $(wildcard engine/*.h engine/kinds/*.h)
+$(FUZZ_DIR)/engine/%.o: engine/%.c $(ENGINE_HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
@@ -145,8 +149,19 @@ demo: deps all
 bench: all
 	@for s in $(sort $(wildcard tests/bench/*.sh tests/bench/*.py)); do echo "== $$s"; CX5PROF=$(abspath $(BIN)) $$s || exit 1; done
 
+# The committed .clang-format, over the engine and the C tests: `format`
+# rewrites, `format-check` (run by `check`) fails on any difference.
+FORMAT_SRC = $(ENGINE_SRC) engine/cli/main.c $(ENGINE_HDR) $(UNIT_SRC) $(wildcard tests/unit/*.h tests/fuzz/*.c tests/fuzz/*.h)
+
 format:
-	clang-format -i engine/*.c engine/*.h engine/kinds/*.c engine/kinds/*.h tests/unit/*.c
+	clang-format -i $(FORMAT_SRC)
+
+format-check:
+	@clang-format --dry-run --Werror $(FORMAT_SRC) && echo "format: ok ($(words $(FORMAT_SRC)) files)"
+
+# The source map's include rules (README "Source map").
+layering:
+	@tests/check-layering.sh
 
 clean:
 	rm -rf build $(BIN)

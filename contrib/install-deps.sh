@@ -34,7 +34,26 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "install-deps: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >/dev/null
+apt-get -o DPkg::Lock::Timeout=300 update -qq >/dev/null
+
+# The archive this machine already uses for the release's main component
+# (deb822 .sources first, then one-line sources.list), so that a local
+# mirror is kept.
+debian_uri() {
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk -v suite="$1" '
+			function found() { return u != "" && s ~ ("(^| )" suite "( |$)") && c ~ /(^| )main( |$)/ }
+			/^$/ { if (found()) { print u; exit } u = s = c = "" }
+			/^URIs:/ { u = $2 }
+			/^Suites:/ { $1 = ""; s = $0 }
+			/^Components:/ { $1 = ""; c = $0 }
+			END { if (found()) print u }' "$f"
+	done | head -n 1 | grep . && return
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk -v suite="$1" '$1 == "deb" && $3 == suite { for (i = 4; i <= NF; i++) if ($i == "main") { print $2; exit } }' |
+		head -n 1
+}
 
 has_candidate() {
 	apt-cache policy "$1" 2>/dev/null | grep -q '^  Candidate: [^(]'
@@ -44,11 +63,16 @@ case " $missing " in
 *" netperf "*)
 	if ! has_candidate netperf && [ ! -e "$NONFREE_SOURCES" ]; then
 		. /etc/os-release
-		echo "install-deps: enabling Debian non-free for netperf ($NONFREE_SOURCES)" >&2
+		uri=$(debian_uri "$VERSION_CODENAME")
+		[ -n "$uri" ] || {
+			echo "install-deps: no configured Debian source for $VERSION_CODENAME to add non-free to" >&2
+			exit 1
+		}
+		echo "install-deps: enabling Debian non-free for netperf ($NONFREE_SOURCES, from $uri)" >&2
 		cat >"$NONFREE_SOURCES" <<EOF
 # Added by cx5prof contrib/install-deps.sh: netperf is in non-free.
 Types: deb
-URIs: http://deb.debian.org/debian
+URIs: $uri
 Suites: $VERSION_CODENAME $VERSION_CODENAME-updates
 Components: non-free
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
@@ -63,7 +87,7 @@ Package: netperf
 Pin: release c=non-free
 Pin-Priority: 500
 EOF
-		apt-get update -qq >/dev/null
+		apt-get -o DPkg::Lock::Timeout=300 update -qq >/dev/null
 	fi
 	has_candidate netperf || {
 		echo "install-deps: no apt source offers netperf (Debian non-free)" >&2
@@ -72,7 +96,7 @@ EOF
 	;;
 esac
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends $missing >/dev/null
 case " $missing " in
 *" netperf "*) apt-cache policy netperf | grep -q '^  Installed: [^(]' || {
 	echo "install-deps: netperf did not install" >&2

@@ -71,10 +71,11 @@ static char *describe_failure(const struct change_record *c, const char *from, c
 	_cleanup_free_ char *f = change_value_human(c->kind, from, to);
 	_cleanup_free_ char *t = change_value_human(c->kind, to, from);
 
-	/* -ESTALE carries cx5prof's own explanation (the IRQ or the config
-	 * file changed since the transaction, a later change undid an earlier
-	 * one); other messages are the kernel's extack text. */
-	if (r == -ESTALE && kmsg)
+	/* -ESTALE and -EBUSY carry cx5prof's own explanation (the IRQ or the
+	 * config file changed since the transaction, a later change undid an
+	 * earlier one; the process irqbalance stop left running); other
+	 * messages are the kernel's extack text. */
+	if ((r == -ESTALE || r == -EBUSY) && kmsg)
 		return strprintf("%s %s %s -> %s: %s", c->object, c->key, f ? f : strna(from),
 				 t ? t : strna(to), kmsg);
 	return strprintf("%s %s %s -> %s: %s%s%s%s", c->object, c->key, f ? f : strna(from),

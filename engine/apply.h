@@ -102,7 +102,8 @@ void apply_signals_install(void);
 int watchdog_spawn(const char *db_path, int64_t txn, int64_t deadline_usec);
 
 /* The signal caught since apply_signals_install() (SIGINT...), 0 when
- * none: a caller running several transactions (campaign) stops at it. */
+ * none: a caller running several transactions (campaign) stops at it, a
+ * wait outside apply_changes (the peer's ssh) too. */
 int apply_interrupted(void);
 
 #endif

@@ -110,6 +110,11 @@ static void close_pipes(struct child *children, size_t n)
 
 int child_wait_all(struct child *children, size_t n, uint64_t deadline_usec)
 {
+	return child_wait_until(children, n, deadline_usec, NULL);
+}
+
+int child_wait_until(struct child *children, size_t n, uint64_t deadline_usec, int (*stop)(void))
+{
 	uint64_t kill_at = 0, drain_end = 0;
 
 	for (;;) {
@@ -127,6 +132,8 @@ int child_wait_all(struct child *children, size_t n, uint64_t deadline_usec)
 		}
 		if (running == 0 && np == 0)
 			return 0;
+		if (stop && stop() && now < deadline_usec)
+			deadline_usec = now;
 		if (running == 0) {
 			if (!drain_end)
 				drain_end = now + DRAIN_MAX_USEC;

@@ -39,6 +39,10 @@ int child_spawn(const char *path, char *const *argv, const struct child_options 
  * pipes are drained for at most one second more (a grandchild may hold
  * them open), then closed. Output beyond 4 MiB per child is dropped. */
 int child_wait_all(struct child *children, size_t n, uint64_t deadline_usec);
+/* child_wait_all that also ends the children as at the deadline once
+ * stop() returns non-zero (a signal caught by the caller); the caller
+ * asks stop() again to tell it from a timeout. */
+int child_wait_until(struct child *children, size_t n, uint64_t deadline_usec, int (*stop)(void));
 /* Kill (when still running), reap and free. */
 void child_done(struct child *c);
 

@@ -13,6 +13,7 @@
 
 #include "counters.h"
 #include "exitcode.h"
+#include "kernlog.h"
 #include "netprobe.h"
 #include "nicfacts.h"
 #include "output.h"
@@ -20,7 +21,7 @@
 #include "probe.h"
 #include "profile.h"
 #include "requires.h"
-#include "runner.h"
+#include "bench/runner.h"
 #include "sysroot.h"
 #include "topology.h"
 #include "verify.h"
@@ -396,33 +397,52 @@ int doctor_scan_kernel_log(const char *text, unsigned *ret_count, char **ret_fir
 	return 0;
 }
 
+static int judge_kernel_log(struct ctx *c, const char *text, const char *source)
+{
+	_cleanup_free_ char *first = NULL;
+	unsigned n = 0;
+	int r = doctor_scan_kernel_log(text, &n, &first);
+
+	if (r < 0)
+		return r;
+	if (n > 0)
+		return add(c, "host", "kernel-log", DOCTOR_FAIL,
+			   "the firmware command interface is stuck: update the NIC firmware and the "
+			   "driver; a "
+			   "reboot or `mlxfwreset` recovers it",
+			   "%u mlx5 firmware command timeout%s in %s, first: %s", n, n == 1 ? "" : "s", source,
+			   first);
+	return add(c, "host", "kernel-log", DOCTOR_PASS, NULL, "no mlx5 firmware command timeouts in %s",
+		   source);
+}
+
+/* This boot's ring buffer first, as `dmesg | grep mlx5` reads it; the log
+ * files where it cannot be read. */
 static int check_kernel_log(struct ctx *c)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(kernel_logs); i++) {
-		_cleanup_free_ char *text = NULL, *first = NULL;
-		unsigned n = 0;
-		int r = sysroot_read_all(kernel_logs[i], &text, NULL);
+	_cleanup_free_ char *ring = NULL;
+	const char *source = NULL;
+	int r = kernlog_read(&ring, &source);
 
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0)
+		return judge_kernel_log(c, ring, source);
+	for (size_t i = 0; i < ARRAY_SIZE(kernel_logs); i++) {
+		_cleanup_free_ char *text = NULL;
+
+		r = sysroot_read_all(kernel_logs[i], &text, NULL);
 		if (r == -ENOENT)
 			continue;
 		if (r < 0)
 			return add(c, "host", "kernel-log", DOCTOR_SKIP, NULL, "%s unreadable: %s",
 				   kernel_logs[i], strerror(-r));
-		r = doctor_scan_kernel_log(text, &n, &first);
-		if (r < 0)
-			return r;
-		if (n > 0)
-			return add(c, "host", "kernel-log", DOCTOR_FAIL,
-				   "the firmware command interface is stuck: update the NIC firmware and the "
-				   "driver; a "
-				   "reboot or `mlxfwreset` recovers it",
-				   "%u mlx5 firmware command timeout%s in %s, first: %s", n,
-				   n == 1 ? "" : "s", kernel_logs[i], first);
-		return add(c, "host", "kernel-log", DOCTOR_PASS, NULL,
-			   "no mlx5 firmware command timeouts in %s", kernel_logs[i]);
+		return judge_kernel_log(c, text, kernel_logs[i]);
 	}
 	return add(c, "host", "kernel-log", DOCTOR_SKIP, NULL,
-		   "no kernel log file (/var/log/kern.log, /var/log/dmesg, /var/log/messages)");
+		   "no kernel ring buffer (/dev/kmsg%s) and no kernel log file (/var/log/kern.log, "
+		   "/var/log/dmesg, /var/log/messages)",
+		   sysroot_is_live() ? ", journalctl -k" : "");
 }
 
 static const struct host_check {

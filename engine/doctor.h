@@ -11,9 +11,12 @@
  * probe) and one STATE request to a `cx5prof serve` there (peercheck.h),
  * to the peer only (--peer, else the profile's verify.peer).
  *
- * Kernel log: the first of /var/log/kern.log, /var/log/dmesg (the boot
- * dmesg Debian and RHEL write) and /var/log/messages found under the
- * sysroot is read; lines of mlx5_core are matched on the firmware command
+ * Kernel log: this boot's ring buffer (kernlog.h: /dev/kmsg under the
+ * sysroot, else on a live host `journalctl -k -b`), as `dmesg | grep mlx5`
+ * reads it; where it cannot be read, the first of /var/log/kern.log,
+ * /var/log/dmesg (the boot dmesg Debian and RHEL write) and
+ * /var/log/messages found under the sysroot. Lines of mlx5_core are
+ * matched on the firmware command
  * functions (wait_func, wait_func_handle_exec_timeout, mlx5_cmd_comp_handler
  * "after timeout", mlx5_init_one failed with -110), never on line numbers. */
 #ifndef CX5_DOCTOR_H

@@ -397,6 +397,8 @@ static const char *const migrations[] = {
     "DROP TABLE outbox;"
     "ALTER TABLE outbox_v3 RENAME TO outbox;"
     "CREATE INDEX outbox_by_status ON outbox(status, next_attempt_usec);",
+    /* 3 -> 4: the peer's transaction applied with each one (peer.ssh) */
+    "ALTER TABLE transactions ADD COLUMN peer_txn INTEGER;",
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration step per schema version");
@@ -410,11 +412,15 @@ _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration 
 	"CREATE TEMP VIEW runs AS SELECT *, NULL AS campaign FROM main.runs;"                                \
 	"CREATE TEMP TABLE campaigns (id INTEGER PRIMARY KEY, name TEXT, file TEXT, status TEXT,"           \
 	" started_usec INTEGER, ended_usec INTEGER, summary TEXT);"
+#define COMPAT_V3 "CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_txn FROM main.transactions;"
 static const char *const readonly_compat[] = {
     /* 1 */
-    "CREATE TEMP VIEW transactions AS SELECT *, NULL AS boot_id FROM main.transactions;" COMPAT_V2,
+    "CREATE TEMP VIEW transactions AS SELECT *, NULL AS boot_id, NULL AS peer_txn FROM "
+    "main.transactions;" COMPAT_V2,
     /* 2 */
-    COMPAT_V2,
+    COMPAT_V3 COMPAT_V2,
+    /* 3 */
+    COMPAT_V3,
 };
 
 _Static_assert(ARRAY_SIZE(readonly_compat) == HISTORY_SCHEMA_VERSION - 1, "one view set per older version");
@@ -940,10 +946,19 @@ int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t dead
 	return history_end(h, r);
 }
 
+int history_txn_set_peer_txn(struct history *h, int64_t txn, int64_t peer_txn)
+{
+	int r = history_exec(h, "UPDATE transactions SET peer_txn = ? WHERE id = ?", "ii", peer_txn, txn);
+
+	if (r >= 0 && sqlite3_changes(h->db) == 0)
+		r = -ENOENT;
+	return r;
+}
+
 #define TXN_COLUMNS                                                                                          \
 	"id, kind, profile_name, profile_hash, profile_json, user, host, started_usec,"                      \
 	" coalesce(ended_usec, 0), status, coalesce(confirm_deadline_usec, 0), coalesce(rolls_back_txn, 0)," \
-	" error, boot_id"
+	" error, boot_id, coalesce(peer_txn, 0)"
 
 static int txn_from_row(sqlite3_stmt *s, struct txn_record *ret)
 {
@@ -960,6 +975,7 @@ static int txn_from_row(sqlite3_stmt *s, struct txn_record *ret)
 	t.ended_usec = sqlite3_column_int64(s, 8);
 	t.confirm_deadline_usec = sqlite3_column_int64(s, 10);
 	t.rolls_back_txn = sqlite3_column_int64(s, 11);
+	t.peer_txn = sqlite3_column_int64(s, 14);
 	if ((r = column_strdup(s, 2, &t.profile_name)) < 0 ||
 	    (r = column_strdup(s, 3, &t.profile_hash)) < 0 ||
 	    (r = column_strdup(s, 4, &t.profile_json)) < 0 || (r = column_strdup(s, 5, &t.user)) < 0 ||
@@ -1081,30 +1097,45 @@ int history_changes_load(struct history *h, int64_t txn, struct change_record **
 	return 0;
 }
 
-int history_txn_find_later_overlap(struct history *h, int64_t txn, int64_t *ret_id)
+/* The first id a query with one integer parameter returns: 1 and *ret_id,
+ * 0 when it returns none. */
+static int find_one_id(struct history *h, const char *sql, int64_t arg, const char *what, int64_t *ret_id)
 {
 	_cleanup_stmt_ sqlite3_stmt *s = NULL;
 	int r, rc;
 
-	r = stmt_prepare(h,
-			 "SELECT t.id FROM transactions t JOIN changes c ON c.txn = t.id"
-			 " WHERE t.id > ?1 AND t.kind = 'apply'"
-			 " AND t.status IN ('committed','pending_confirm','open')"
-			 " AND EXISTS (SELECT 1 FROM changes o WHERE o.txn = ?1"
-			 "  AND o.object = c.object AND o.key = c.key)"
-			 " ORDER BY t.id LIMIT 1",
-			 &s);
+	r = stmt_prepare(h, sql, &s);
 	if (r >= 0)
-		r = stmt_bind_int(s, 1, txn);
+		r = stmt_bind_int(s, 1, arg);
 	if (r < 0)
 		return r;
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_DONE)
 		return 0;
 	if (rc != SQLITE_ROW)
-		return db_error(h, rc, "later overlap");
+		return db_error(h, rc, what);
 	*ret_id = sqlite3_column_int64(s, 0);
 	return 1;
+}
+
+int history_txn_find_later_overlap(struct history *h, int64_t txn, int64_t *ret_id)
+{
+	return find_one_id(h,
+			   "SELECT t.id FROM transactions t JOIN changes c ON c.txn = t.id"
+			   " WHERE t.id > ?1 AND t.kind = 'apply'"
+			   " AND t.status IN ('committed','pending_confirm','open')"
+			   " AND EXISTS (SELECT 1 FROM changes o WHERE o.txn = ?1"
+			   "  AND o.object = c.object AND o.key = c.key)"
+			   " ORDER BY t.id LIMIT 1",
+			   txn, "later overlap", ret_id);
+}
+
+int history_txn_find_rollback_of(struct history *h, int64_t target, int64_t *ret_id)
+{
+	return find_one_id(h,
+			   "SELECT id FROM transactions WHERE kind = 'rollback' AND rolls_back_txn = ?"
+			   " AND status = 'committed' ORDER BY id DESC LIMIT 1",
+			   target, "find the rollback of a transaction", ret_id);
 }
 
 /* ---- JSON ---- */

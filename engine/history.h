@@ -35,6 +35,8 @@
  *   'interrupted'|'failed', started_usec, ended_usec, summary JSON)
  *   (campaigns.h); runs.campaign (the campaign a run belongs to, NULL for
  *   a run of its own); outbox.source_kind may be 'campaign'.
+ * Schema v4: transactions.peer_txn (the peer's own transaction applied
+ *   with this one through peer.ssh; NULL when none).
  * Changing the schema: append a step to the migration table in history.c
  * (HISTORY_SCHEMA_VERSION grows by one); never edit a released step. */
 #ifndef CX5_HISTORY_H
@@ -44,7 +46,7 @@
 
 #include "util.h"
 
-#define HISTORY_SCHEMA_VERSION 3
+#define HISTORY_SCHEMA_VERSION 4
 
 struct history;
 
@@ -61,7 +63,7 @@ enum history_open_flags {
 
 /* Open (creating a missing file with mode 0600, and its directory, one
  * level, mode 0700) and migrate to HISTORY_SCHEMA_VERSION. An existing file
- * keeps its mode. Errors: -ENOENT (read-only: the file is missing;
+ * keeps its mode. Errors: -ENOENT (read-only or existing: the file is missing;
  * read-write: a directory above the file's is missing), -ENOTDIR,
  * -EISDIR / -ENXIO (path is a directory / a FIFO, socket or device:
  * refused before it is opened),
@@ -155,6 +157,7 @@ struct txn_record {
 	int64_t rolls_back_txn;	       /* 0: none */
 	char *error;		       /* why it failed, or NULL */
 	char *boot_id;		       /* the boot it started in (apply_boot_id), or NULL */
+	int64_t peer_txn;	       /* the peer's transaction applied with it (peer.ssh); 0: none */
 };
 
 /* One row of the undo log. object names what is changed ("ens1f0",
@@ -211,6 +214,8 @@ int history_rollback_finish(struct history *h, int64_t rollback, int64_t target,
 int history_abandon_finish(struct history *h, int64_t abandon, int64_t target, const char *why);
 /* Mark a transaction pending_confirm with a deadline. */
 int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t deadline_usec);
+/* Record the peer's transaction (> 0) that was applied with txn. */
+int history_txn_set_peer_txn(struct history *h, int64_t txn, int64_t peer_txn);
 
 /* Load one transaction. -ENOENT when there is none with that id. */
 int history_txn_get(struct history *h, int64_t id, struct txn_record *ret);
@@ -229,6 +234,10 @@ int history_changes_load(struct history *h, int64_t txn, struct change_record **
  * same (object, key) as any change of txn: 1 and the first such txn id in
  * *ret_id, 0 none. */
 int history_txn_find_later_overlap(struct history *h, int64_t txn, int64_t *ret_id);
+
+/* The rollback transaction that undid target (the newest committed one):
+ * 1 and its id in *ret_id, 0 none. */
+int history_txn_find_rollback_of(struct history *h, int64_t target, int64_t *ret_id);
 
 /* The transaction and its changes as a JSON document (the mirror payload,
  * also used by `history --json`). Caller frees. */

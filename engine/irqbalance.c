@@ -77,6 +77,29 @@ static bool process_running(int *ret_pid)
 	return best > 0;
 }
 
+/* A systemd enablement link for the service in /etc/systemd/system/
+ * *.wants/ (what `systemctl enable` creates), through the sysroot. The
+ * link itself counts (lstat): its absolute target is the host's path. */
+static bool enabled_in_unit_files(void)
+{
+	_cleanup_strv_free_ char **dirs = NULL;
+
+	if (sysroot_listdir("/etc/systemd/system", &dirs) < 0)
+		return false;
+	for (char **d = dirs; *d; d++) {
+		_cleanup_free_ char *link = NULL, *full = NULL;
+		size_t len = strlen(*d);
+		struct stat st;
+
+		if (len < 6 || !streq(*d + len - 6, ".wants"))
+			continue;
+		link = strprintf("/etc/systemd/system/%s/" IRQBALANCE_SERVICE, *d);
+		if (!link || sysroot_path(link, &full) < 0 || lstat(full, &st) == 0)
+			return true;
+	}
+	return false;
+}
+
 static const char *find_config(void)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(config_paths); i++)
@@ -129,8 +152,19 @@ int irqbalance_detect(struct irqbalance_state *ret)
 	int r;
 
 	s.running = process_running(&s.pid);
-	s.enabled = service_is_enabled(IRQBALANCE_SERVICE);
-	s.active = service_is_active(IRQBALANCE_SERVICE);
+	if (service_command()) {
+		s.enabled = service_is_enabled(IRQBALANCE_SERVICE);
+		s.active = service_is_active(IRQBALANCE_SERVICE);
+	} else {
+		/* No service manager to ask (a sysroot without
+		 * CX5PROF_SYSTEMCTL): an irqbalance the files prove off (no
+		 * process, no enablement link) is off, so `stop` has nothing to
+		 * do; anything else is unknown, as no one could change it. */
+		bool off = !s.running && !enabled_in_unit_files();
+
+		s.active = off ? 0 : -1;
+		s.enabled = off ? 0 : -1;
+	}
 	cfg = find_config();
 	if (cfg) {
 		_cleanup_free_ char *text = NULL;
@@ -187,7 +221,23 @@ static int undo_to_string(struct json_object *o, char **ret)
 	return 0;
 }
 
-int irqbalance_stop(char **ret_undo)
+/* "pid 812 (/usr/sbin/irqbalance --foreground)": the process that
+ * irqbalance_stop found still running, for the step's error. */
+static char *describe_process(int pid)
+{
+	_cleanup_free_ char *path = strprintf("/proc/%d/cmdline", pid), *cmdline = NULL;
+	size_t len = 0;
+
+	if (path && sysroot_read_all(path, &cmdline, &len) >= 0 && len > 0) {
+		for (size_t i = 0; i + 1 < len; i++)
+			if (cmdline[i] == '\0')
+				cmdline[i] = ' ';
+		return strprintf("pid %d (%s)", pid, strstrip_trailing(cmdline));
+	}
+	return strprintf("pid %d", pid);
+}
+
+int irqbalance_stop(char **ret_undo, char **ret_why)
 {
 	struct json_object *undo;
 	int active = service_is_active(IRQBALANCE_SERVICE);
@@ -220,11 +270,19 @@ int irqbalance_stop(char **ret_undo)
 	json_object_object_add(undo, "enabled", json_object_new_int(enabled));
 	if (process_running(&pid)) {
 		/* An irqbalance the service did not start: we do not kill it.
-		 * Put the service back as it was and fail. */
+		 * Put the service back as it was and fail, naming it. */
+		_cleanup_free_ char *proc = describe_process(pid);
 		const char *s = json_object_to_json_string_ext(undo, JSON_C_TO_STRING_PLAIN);
+
 		if (s)
 			(void)irqbalance_restore(s);
 		json_object_put(undo);
+		if (ret_why)
+			*ret_why = strprintf("irqbalance %s still runs after `%s stop " IRQBALANCE_SERVICE
+					     "`: the service did not start it (or did not stop it), and "
+					     "cx5prof kills no process; the service was put back as it "
+					     "was: end %d by hand, or stop what started it, then apply again",
+					     proc ? proc : "?", service_command(), pid);
 		return -EBUSY;
 	}
 	r = undo_to_string(undo, ret_undo);

@@ -30,7 +30,10 @@ enum irqbalance_action {
 const char *irqbalance_action_to_string(enum irqbalance_action a); /* "leave", "stop", "ban" */
 int irqbalance_action_from_string(const char *s);
 
-/* -1 = unknown (no service manager to ask). */
+/* -1 = unknown. Without a service manager to ask (a sysroot without
+ * CX5PROF_SYSTEMCTL) the files decide what they can prove: no irqbalance
+ * process and no enablement link in /etc/systemd/system/ *.wants/ is
+ * "disabled, inactive" (0, 0); anything else is unknown (-1, -1). */
 struct irqbalance_state {
 	bool running;	   /* a process named irqbalance exists */
 	int pid;	   /* its pid (the smallest), 0 when not running */
@@ -51,8 +54,10 @@ char *irqbalance_warning(const struct irqbalance_state *s, enum irqbalance_actio
  * enabled states. Returns 1 when something changed, 0 when it was already
  * stopped and disabled. -EOPNOTSUPP without service control; -EBUSY when an
  * irqbalance process is still running afterwards (one the service did not
- * start): the service is then put back as it was. */
-int irqbalance_stop(char **ret_undo);
+ * start): the service is then put back as it was, and *ret_why (when
+ * ret_why is not NULL; caller frees) names that process (pid, command
+ * line), the command that did not stop it, and what to do. */
+int irqbalance_stop(char **ret_undo, char **ret_why);
 /* ban: add --banirq=<n> for each IRQ not banned yet to IRQBALANCE_ARGS
  * (everything else in the file is kept), creating the file in /etc/default
  * or /etc/sysconfig if none exists, and try-restart the service so it reads

@@ -60,6 +60,11 @@ const char *nicfacts_firmware(const struct iface_state *s)
 	return s->present && s->drvinfo_r == 0 && s->drvinfo.fw_version[0] ? s->drvinfo.fw_version : NULL;
 }
 
+const char *nicfacts_link_source(const struct iface_state *s)
+{
+	return use_sysroot(s) ? "sysroot" : "ethtool";
+}
+
 int nicfacts_link(const struct iface_state *s, uint64_t *ret_speed, char **ret_duplex)
 {
 	if (use_sysroot(s)) {

@@ -24,7 +24,12 @@ int nicfacts_driver_version(const struct iface_state *s, char **ret);
 int nicfacts_driver_release(const struct iface_state *s, bool *ret_ofed, char **ret_version);
 /* "16.29.1030 (MT_0000000080)"; NULL unknown. Points into s. */
 const char *nicfacts_firmware(const struct iface_state *s);
-/* Speed in Mb/s and duplex ("full", "half", "unknown"). -ENODATA unknown. */
+/* Speed in Mb/s and duplex ("full", "half", "unknown"). -ENODATA unknown.
+ * The one source of link speed for plan, verify, doctor and show. */
 int nicfacts_link(const struct iface_state *s, uint64_t *ret_speed, char **ret_duplex);
+/* Where nicfacts_link reads: "sysroot" (/sys/class/net/IFACE/speed and
+ * duplex of the sysroot that describes the port) or "ethtool" (the
+ * kernel's link settings). */
+const char *nicfacts_link_source(const struct iface_state *s);
 
 #endif

@@ -14,7 +14,7 @@
 #include "nicfacts.h"
 #include "output.h"
 #include "profile.h"
-#include "udpsend.h"
+#include "bench/udpsend.h"
 #include "version.h"
 
 #define IPV4_UDP_OVERHEAD 28

@@ -13,7 +13,7 @@
 #define CX5_PEERCHECK_H
 
 #include "probe.h"
-#include "udpbench.h"
+#include "bench/udpbench.h"
 
 enum peercheck_status { PEERCHECK_PASS, PEERCHECK_WARN, PEERCHECK_FAIL, PEERCHECK_SKIP, _PEERCHECK_MAX };
 const char *peercheck_status_to_string(enum peercheck_status s); /* "pass", "warn", "fail", "skip" */

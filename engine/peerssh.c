@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "peerssh.h"
 
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <sys/mman.h>
 
@@ -29,7 +30,10 @@ static unsigned confirm_seconds(const struct profile *p)
 	return p->peer.confirm.set ? (unsigned)p->peer.confirm.value : PEERSSH_CONFIRM_DEFAULT;
 }
 
-/* ssh -o BatchMode=yes [-F CONFIG] -- TARGET COMMAND ARGS... */
+/* ssh -o BatchMode=yes -o StrictHostKeyChecking=yes [-F CONFIG] -- TARGET
+ * COMMAND ARGS...: options on the command line win over any ssh_config,
+ * so a "StrictHostKeyChecking no" or "accept-new" there cannot let an
+ * unknown host key through. */
 static int ssh_argv(const struct profile *p, char *const *args, char ***ret)
 {
 	_cleanup_strv_free_ char **v = NULL;
@@ -38,6 +42,8 @@ static int ssh_argv(const struct profile *p, char *const *args, char ***ret)
 	r |= strv_extend(&v, "ssh");
 	r |= strv_extend(&v, "-o");
 	r |= strv_extend(&v, "BatchMode=yes");
+	r |= strv_extend(&v, "-o");
+	r |= strv_extend(&v, "StrictHostKeyChecking=yes");
 	if (p->peer.ssh_config.set) {
 		r |= strv_extend(&v, "-F");
 		r |= strv_extend(&v, p->peer.ssh_config.value);
@@ -83,10 +89,11 @@ static int flattened(const struct profile *p, int *ret_fd)
 	return 0;
 }
 
-/* Run the peer's cx5prof with args; *ret_doc: its stdout as JSON (NULL
+/* Run the peer's cx5prof with args, until it ends, timeout_usec passes or
+ * stop (may be NULL) returns a signal; *ret_doc: its stdout as JSON (NULL
  * when it is not). 0, or -errno with *ret_error. */
 static int run_peer(const struct profile *p, char *const *args, int stdin_fd, uint64_t timeout_usec,
-		    struct json_object **ret_doc, char **ret_error)
+		    int (*stop)(void), struct json_object **ret_doc, char **ret_error)
 {
 	_cleanup_strv_free_ char **argv = NULL;
 	struct child_options o = {.stderr_keep = true, .stdin_fd = stdin_fd};
@@ -100,7 +107,7 @@ static int run_peer(const struct profile *p, char *const *args, int stdin_fd, ui
 		return r;
 	r = child_spawn("ssh", argv, &o, &c);
 	if (r >= 0)
-		r = child_wait_all(&c, 1, now_usec() + timeout_usec);
+		r = child_wait_until(&c, 1, now_usec() + timeout_usec, stop);
 	if (r < 0) {
 		*ret_error = strprintf("peer %s: cannot run ssh: %s", p->peer.ssh.value, strerror(-r));
 		child_done(&c);
@@ -108,7 +115,12 @@ static int run_peer(const struct profile *p, char *const *args, int stdin_fd, ui
 	}
 	if (c.output)
 		*ret_doc = json_tokener_parse(c.output);
-	if (c.timed_out) {
+	if (stop && stop()) {
+		r = -EINTR;
+		*ret_error =
+		    strprintf("peer %s: `cx5prof %s` interrupted by SIG%s: ssh ended", p->peer.ssh.value,
+			      args[0], sigabbrev_np(stop()) ? sigabbrev_np(stop()) : "?");
+	} else if (c.timed_out) {
 		r = -ETIMEDOUT;
 		*ret_error = strprintf("peer %s: `cx5prof %s` did not finish in %llu s", p->peer.ssh.value,
 				       args[0], (unsigned long long)(timeout_usec / 1000000));
@@ -127,7 +139,8 @@ static int run_peer(const struct profile *p, char *const *args, int stdin_fd, ui
 	return r;
 }
 
-int peerssh_apply(const struct profile *p, unsigned confirm_s, int64_t *ret_txn, char **ret_error)
+int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void), int64_t *ret_txn,
+		  char **ret_error)
 {
 	_cleanup_close_ int fd = -1;
 	struct json_object *doc = NULL, *txn;
@@ -143,7 +156,7 @@ int peerssh_apply(const struct profile *p, unsigned confirm_s, int64_t *ret_txn,
 		return r;
 	}
 	r = run_peer(p, (char *[]){"apply", "--confirm", confirm, "--json", "-", NULL}, fd,
-		     (uint64_t)seconds * 1000000 + PEERSSH_SLACK_USEC, &doc, ret_error);
+		     (uint64_t)seconds * 1000000 + PEERSSH_SLACK_USEC, stop, &doc, ret_error);
 	if (r >= 0)
 		*ret_txn =
 		    doc && json_object_object_get_ex(doc, "txn", &txn) ? json_object_get_int64(txn) : 0;
@@ -151,10 +164,11 @@ int peerssh_apply(const struct profile *p, unsigned confirm_s, int64_t *ret_txn,
 	return r;
 }
 
-static int run_verb(const struct profile *p, const char *verb, char **ret_error)
+/* args: the verb, its arguments and --json. */
+static int run_verb(const struct profile *p, char *const *args, char **ret_error)
 {
 	struct json_object *doc = NULL;
-	int r = run_peer(p, (char *[]){(char *)verb, "--json", NULL}, 0, PEERSSH_SLACK_USEC, &doc, ret_error);
+	int r = run_peer(p, args, 0, PEERSSH_SLACK_USEC, NULL, &doc, ret_error);
 
 	json_object_put(doc);
 	return r;
@@ -162,10 +176,13 @@ static int run_verb(const struct profile *p, const char *verb, char **ret_error)
 
 int peerssh_commit(const struct profile *p, char **ret_error)
 {
-	return run_verb(p, "commit", ret_error);
+	return run_verb(p, (char *[]){"commit", "--json", NULL}, ret_error);
 }
 
-int peerssh_rollback(const struct profile *p, char **ret_error)
+int peerssh_rollback(const struct profile *p, int64_t txn, char **ret_error)
 {
-	return run_verb(p, "rollback", ret_error);
+	char id[24];
+
+	snprintf(id, sizeof(id), "%" PRId64, txn);
+	return run_verb(p, (char *[]){"rollback", id, "--json", NULL}, ret_error);
 }

@@ -1,9 +1,10 @@
 /* peerssh.h: tune both ends: the peer's own cx5prof, run through the
  * operator's OpenSSH.
  *
- * Owns: the ssh command line (`ssh -o BatchMode=yes [-F peer.ssh_config]
- * -- peer.ssh COMMAND VERB ...`: the user's keys and known_hosts, never a
- * password prompt, host keys always checked), the flattened profile sent
+ * Owns: the ssh command line (`ssh -o BatchMode=yes -o
+ * StrictHostKeyChecking=yes [-F peer.ssh_config] -- peer.ssh COMMAND VERB
+ * ...`: the user's keys and known_hosts, never a password prompt, host
+ * keys always checked whatever an ssh_config says), the flattened profile sent
  * on stdin to `apply --confirm N --json -` (extends resolved here, the
  * `peer` section left out so the peer does not recurse), and the peer's
  * answer (exit code, JSON document). Must never: turn host key checking
@@ -26,11 +27,13 @@ bool peerssh_wanted(const struct profile *p);
  * or 0 for peer.confirm. 0 with *ret_txn (the peer's transaction, 0 when
  * nothing changed there); -errno with *ret_error (caller frees) naming the
  * peer and what failed ("ssh failed (exit 255)", "`cx5prof apply` exited
- * 6"). */
-int peerssh_apply(const struct profile *p, unsigned confirm_s, int64_t *ret_txn, char **ret_error);
+ * 6"); -EINTR when stop() returned a signal (ssh is ended, the peer's
+ * watchdog covers what it may have changed). */
+int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void), int64_t *ret_txn,
+		  char **ret_error);
 
-/* `commit`, or `rollback` (of the peer's last transaction), on the peer. */
+/* `commit` on the peer; `rollback TXN` of the peer's transaction txn. */
 int peerssh_commit(const struct profile *p, char **ret_error);
-int peerssh_rollback(const struct profile *p, char **ret_error);
+int peerssh_rollback(const struct profile *p, int64_t txn, char **ret_error);
 
 #endif

@@ -13,7 +13,7 @@
 #include <netinet/in.h>
 
 #include "counters.h"
-#include "irqspread.h"
+#include "bench/irqspread.h"
 #include "nicfacts.h"
 #include "output.h"
 #include "probe.h"
@@ -179,8 +179,8 @@ int peerstate_answer(int fd, const uint8_t *req, size_t len, uint8_t **ret_frame
 		return -ENOMEM;
 	if (getsockname(fd, (struct sockaddr *)&local, &alen) < 0)
 		return -errno;
-	/* An address no interface owns still gets an answer: the facts not
-	 * tied to an interface (rmem) and nothing else. */
+	/* An address no interface owns (removed since the connection was
+	 * made) still gets an answer, with every fact unknown. */
 	if (peerstate_collect((struct sockaddr *)&local, st) < 0)
 		memset(st, 0, sizeof(*st));
 	n = udpbench_encode_state(st, frame, UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);

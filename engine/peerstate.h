@@ -17,7 +17,7 @@
 #include <json-c/json.h>
 #include <sys/socket.h>
 
-#include "udpbench.h"
+#include "bench/udpbench.h"
 
 #define PEERSTATE_ARTIFACT "peer_state.json"
 

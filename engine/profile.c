@@ -715,13 +715,17 @@ static const char *check_envname(const char *s)
 		   : "an environment variable name ([A-Za-z_][A-Za-z0-9_]*)";
 }
 
-/* ssh reads an argument starting with '-' as an option: refused, as is
- * anything but a user, a host and a port separator. */
+/* ssh reads an argument starting with '-' as an option, and a ProxyCommand
+ * of the operator's ssh_config gets the host (%h) and user (%r) as words:
+ * neither part may start with '-' or be empty; nothing but a user, a host
+ * and an IPv6 separator. */
 static const char *check_ssh_target(const char *s)
 {
 	const char *at = strchr(s, '@');
+	const char *host = at ? at + 1 : s;
 
-	if (s[0] == '-' || !s[0] || !all_chars(s, "@._-:") || (at && strchr(at + 1, '@')) || at == s)
+	if (s[0] == '-' || at == s || !host[0] || host[0] == '-' || !all_chars(s, "@._-:") ||
+	    strchr(host, '@'))
 		return "an ssh destination ([user@]host, like \"root@198.18.0.2\")";
 	return NULL;
 }

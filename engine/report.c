@@ -14,7 +14,7 @@
 
 #include "interrupts.h"
 #include "runs.h"
-#include "cli.h"
+#include "version.h"
 
 #define BAR_W	   520 /* width of the longest bar */
 #define LABEL_W	   200

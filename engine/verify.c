@@ -381,6 +381,43 @@ static int snapshot_counters(struct verify_report *r, const struct host_state *h
 	return 0;
 }
 
+static int skipped_append(struct verify_report *r, const char *lines)
+{
+	char *n;
+
+	if (!lines || !*lines)
+		return 0;
+	n = strprintf("%s%s%s", r->runners_skipped ? r->runners_skipped : "", r->runners_skipped ? "\n" : "",
+		      lines);
+	if (!n)
+		return -ENOMEM;
+	free(r->runners_skipped);
+	r->runners_skipped = n;
+	return 0;
+}
+
+/* *rn ran and no server answered: the next runner of the list that can
+ * run, the failure noted as why *rn was not used. 1 with *rn replaced and
+ * r->result reset; 0 when no runner is left (the failure stands). */
+static int fall_through(char *const *names, const struct runner **rn, struct verify_report *r)
+{
+	_cleanup_free_ char *why = NULL, *line = NULL;
+	const struct runner *next = NULL;
+	int k = runner_select_after(names, *rn, &r->params, &next, &why);
+
+	if (k == -ENOMEM)
+		return k;
+	if (k < 0)
+		return skipped_append(r, why);
+	line = strprintf("%s: %s", (*rn)->name, strna(r->result.error));
+	if (!line || skipped_append(r, line) < 0 || skipped_append(r, why) < 0)
+		return -ENOMEM;
+	runner_result_done(&r->result);
+	runner_result_init(&r->result, "");
+	*rn = next;
+	return 1;
+}
+
 static int check_peer(const struct profile *p, const struct host_state *host, struct verify_report *r)
 {
 	struct peercheck_input in = {
@@ -428,6 +465,13 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 		return (r->bench_skipped = strdup("--no-bench")) ? 0 : -ENOMEM;
 	if (!p->verify.peer.set)
 		return (r->bench_skipped = strdup("the profile has no verify.peer")) ? 0 : -ENOMEM;
+	/* A host that differs from its profile measures something else: its
+	 * figures would be recorded against the profile. */
+	if ((r->n_drifts > 0 || r->n_problems > 0) && !o->bench_anyway)
+		return (r->bench_skipped = strdup("the host differs from the profile: apply it first, or "
+						  "pass --bench-anyway to measure it as it is"))
+			   ? 0
+			   : -ENOMEM;
 
 	r->peer = strdup(p->verify.peer.value);
 	if (!r->peer)
@@ -485,11 +529,18 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 
 	if (o->progress)
 		progressing = progress_start(&prog, rn->name, r->params.duration_sec);
-	r->started_usec = history_now_usec();
-	r->bench_r = rn->run(&r->params, &r->result);
-	r->ended_usec = history_now_usec();
+	for (;;) {
+		r->started_usec = history_now_usec();
+		r->bench_r = rn->run(&r->params, &r->result);
+		r->ended_usec = history_now_usec();
+		rr = r->bench_r == -ECONNREFUSED ? fall_through(names, &rn, r) : 0;
+		if (rr <= 0)
+			break;
+	}
 	if (progressing)
 		progress_stop(&prog);
+	if (rr < 0)
+		return rr;
 	r->bench_ran = true;
 
 	rr = irqspread_snapshot_take(&r->intr_after);

@@ -22,9 +22,9 @@
 #define CX5_VERIFY_H
 
 #include "counters.h"
-#include "irqspread.h"
+#include "bench/irqspread.h"
 #include "peercheck.h"
-#include "runner.h"
+#include "bench/runner.h"
 
 struct profile;
 struct history;
@@ -35,6 +35,7 @@ struct verify_options {
 	int64_t transaction_id;	 /* the apply transaction verified; 0: none */
 	int64_t campaign_id;	 /* the campaign this run is a round of; 0: none */
 	bool bench;		 /* false: --no-bench */
+	bool bench_anyway;	 /* benchmark a host that differs from the profile too */
 	bool progress;		 /* elapsed/total on stderr during the run */
 	struct history *history; /* where to record the run; NULL: not recorded */
 };

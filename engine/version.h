@@ -14,6 +14,9 @@
 
 #include "util.h"
 
+/* cx5prof's own version (`--version`, the mirror's User-Agent, reports). */
+#define CX5PROF_VERSION "0.1.0"
+
 #define VERSION_MAX_SEGMENTS 16
 
 /* *ret_cmp < 0, 0, > 0 as a is older, equal, newer than b. -EINVAL when

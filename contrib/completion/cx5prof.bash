@@ -36,10 +36,11 @@ _cx5prof_value_options()
 
 _cx5prof_ids()
 {
-	# $1 binary, $2 "run" or "txn", $3 db (may be empty): run ids, or
-	# the ids of apply transactions, newest first
+	# $1 binary, $2 "run", "txn" or "any-txn", $3 db (may be empty): run
+	# ids, the ids of apply transactions, or of every transaction, newest
+	# first
 	"$1" ${3:+--db "$3"} history --limit 0 2>/dev/null |
-		awk -v k="$2" '$3 == k && (k == "run" || $5 == "apply") {print $4}'
+		awk -v k="$2" '($3 == k && (k == "run" || $5 == "apply")) || (k == "any-txn" && $3 == "txn") {print $4}'
 }
 
 _cx5prof_ifnames()
@@ -141,7 +142,11 @@ _cx5prof()
 		if [ "$nargs" = 0 ]; then
 			COMPREPLY=($(compgen -W "show" -- "$cur"))
 		elif [ "$nargs" = 1 ] && [ "${args[0]}" = show ]; then
+			COMPREPLY=($(compgen -W "run txn $(_cx5prof_ids "$bin" run "$db")" -- "$cur"))
+		elif [ "$nargs" = 2 ] && [ "${args[0]}" = show ] && [ "${args[1]}" = run ]; then
 			COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" run "$db")" -- "$cur"))
+		elif [ "$nargs" = 2 ] && [ "${args[0]}" = show ] && [ "${args[1]}" = txn ]; then
+			COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" any-txn "$db")" -- "$cur"))
 		fi
 		;;
 	compare|report)

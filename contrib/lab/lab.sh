@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # lab.sh: the cx5prof lab, two network namespaces joined by veth pairs.
 #
-#   <prefix>-host: ens1f0 198.18.0.1/30, ens1f1 198.18.1.1/30 (named like the
-#                  ports of tests/fixtures/sysroot/cx5-2port)
-#   <prefix>-peer: peer0  198.18.0.2/30, peer1  198.18.1.2/30
+#   <prefix>-host: one veth per port, named like the ports of a sysroot
+#                  fixture (default ens1f0 198.18.0.1/30, ens1f1
+#                  198.18.1.1/30, as in tests/fixtures/sysroot/cx5-2port)
+#   <prefix>-peer: peer0 198.18.0.2/30, peer1 198.18.1.2/30, ... (port i:
+#                  198.18.i.0/30, host .1, peer .2)
 #
-# The prefix is $CX5LAB_PREFIX (default cx5lab); tests set a unique one so
-# that concurrent runs never collide. Owns: those two namespaces and what is
-# inside them. Must never: create or change anything outside them (the veths
-# are created inside the namespaces, never in the caller's), or use anything
-# but `ip`.
+# The ports are named on the command line, or taken from a sysroot: its
+# ConnectX ports (sys/class/net/NAME with a PCI device of vendor 0x15b3),
+# so any fixture (cx5-8node: enp216s0f0np0) gets a lab without building
+# namespaces by hand. The prefix is $CX5LAB_PREFIX (default cx5lab); tests
+# set a unique one so that concurrent runs never collide. Owns: those two
+# namespaces and what is inside them. Must never: create or change anything
+# outside them (the veths are created inside the namespaces, never in the
+# caller's), write to the sysroot, or use anything but `ip`.
 #
-#   lab.sh up      create what is missing (idempotent), print each action
-#   lab.sh down    delete both namespaces (and so every veth), even after a
-#                  half-failed `up`
-#   lab.sh status  print the lab; exit 0 up, 1 partly up, 3 not up
+#   lab.sh up [PORT... | --sysroot DIR]      create what is missing
+#                       (idempotent), print each action
+#   lab.sh down                              delete both namespaces (and so
+#                       every veth), even after a half-failed `up`
+#   lab.sh status [PORT... | --sysroot DIR]  print the lab; exit 0 up, 1
+#                       partly up, 3 not up
 # Exit codes: 0 done, 1 failure, 64 usage, 77 not root.
 set -u
 
@@ -22,24 +29,80 @@ PREFIX=${CX5LAB_PREFIX:-cx5lab}
 HOST_NS=$PREFIX-host
 PEER_NS=$PREFIX-peer
 MTU=1500
-# host-ifname peer-ifname host-address peer-address
-PORTS=(
-	"ens1f0 peer0 198.18.0.1/30 198.18.0.2/30"
-	"ens1f1 peer1 198.18.1.1/30 198.18.1.2/30"
-)
+MAX_PORTS=64
+SYSROOT=
+NAMES=()
+# host-ifname peer-ifname host-address peer-address, one per port (parse_ports)
+PORTS=()
 
 say() { printf 'lab %s: %s\n' "$PREFIX" "$*"; }
 die() { printf 'lab.sh: %s\n' "$*" >&2; exit 1; }
 
 usage() {
 	cat <<EOF
-usage: lab.sh up|down|status
-  up      create namespaces $HOST_NS and $PEER_NS and the veth pairs
-          (ens1f0<->peer0 198.18.0.0/30, ens1f1<->peer1 198.18.1.0/30)
+usage: lab.sh up|status [PORT... | --sysroot DIR]
+       lab.sh down
+  up      create namespaces $HOST_NS and $PEER_NS and one veth pair per
+          port: PORT<->peerI, 198.18.I.0/30 for the I-th port (default
+          ports ens1f0 ens1f1; --sysroot DIR: the ConnectX ports of DIR)
   down    remove both namespaces and everything in them
   status  show the lab (exit 0 up, 1 partly up, 3 not up)
 environment: CX5LAB_PREFIX (default cx5lab)
 EOF
+}
+
+usage_error() {
+	printf 'lab.sh: %s\n' "$*" >&2
+	usage >&2
+	exit 64
+}
+
+# The ConnectX ports of a sysroot: sys/class/net/NAME whose device is a
+# Mellanox (0x15b3) PCI function, in name order.
+sysroot_ports() {
+	local net vendor
+	for net in "$1"/sys/class/net/*; do
+		vendor=$(cat "$net/device/vendor" 2>/dev/null) || continue
+		[ "$vendor" = 0x15b3 ] && printf '%s\n' "${net##*/}"
+	done
+}
+
+parse_ports() {
+	local i name seen=" "
+
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--sysroot)
+			[ $# -ge 2 ] || usage_error "--sysroot needs a directory"
+			SYSROOT=$2
+			shift 2
+			;;
+		-*) usage_error "unknown option '$1'" ;;
+		*)
+			NAMES+=("$1")
+			shift
+			;;
+		esac
+	done
+	if [ -n "$SYSROOT" ]; then
+		[ ${#NAMES[@]} = 0 ] || usage_error "name the ports or give --sysroot, not both"
+		[ -d "$SYSROOT/sys/class/net" ] ||
+			die "--sysroot $SYSROOT: no sys/class/net in it (is it a cx5prof sysroot?)"
+		mapfile -t NAMES < <(sysroot_ports "$SYSROOT")
+		[ ${#NAMES[@]} -gt 0 ] ||
+			die "--sysroot $SYSROOT: no ConnectX port (sys/class/net/*/device/vendor 0x15b3)"
+	fi
+	[ ${#NAMES[@]} -gt 0 ] || NAMES=(ens1f0 ens1f1)
+	[ ${#NAMES[@]} -le $MAX_PORTS ] || usage_error "at most $MAX_PORTS ports"
+	for i in "${!NAMES[@]}"; do
+		name=${NAMES[$i]}
+		[[ $name =~ ^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$ ]] ||
+			usage_error "\"$name\" is not an interface name (letters, digits, _ . -; at most 15)"
+		[[ $name != peer* ]] || usage_error "\"$name\": peer* names are the peer side's"
+		[[ $seen != *" $name "* ]] || usage_error "port \"$name\" named twice"
+		seen+="$name "
+		PORTS+=("$name peer$i 198.18.$i.1/30 198.18.$i.2/30")
+	done
 }
 
 # Run one `ip` command; on failure say what failed and how to clean up.
@@ -122,6 +185,8 @@ lab_up() {
 	done
 	if [ "$changed" = 0 ]; then
 		say "already up (namespaces $HOST_NS, $PEER_NS)"
+	elif [ -n "$SYSROOT" ]; then
+		say "up: ip netns exec $HOST_NS cx5prof --sysroot $SYSROOT <command>"
 	else
 		say "up: ip netns exec $HOST_NS <command>"
 	fi
@@ -184,10 +249,12 @@ lab_status() {
 	return 1
 }
 
-case "${1:-}" in
-up) check_prefix; lab_up ;;
-down) check_prefix; lab_down ;;
-status) check_prefix; lab_status; exit $? ;;
+verb=${1:-}
+[ $# -gt 0 ] && shift
+case "$verb" in
+up) parse_ports "$@"; check_prefix; lab_up ;;
+down) [ $# = 0 ] || usage_error "down takes no arguments"; check_prefix; lab_down ;;
+status) parse_ports "$@"; check_prefix; lab_status; exit $? ;;
 -h | --help | help) usage ;;
 *)
 	usage >&2

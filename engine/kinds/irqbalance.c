@@ -50,15 +50,12 @@ static int irqbalance_kind_read(const char *object, const char *key, char **ret)
 static int irqbalance_kind_write(const char *object, const char *key, const char *value, char **kmsg)
 {
 	_cleanup_free_ char *undo = NULL;
-	int active, enabled, r;
+	int active, enabled;
 
 	(void)object;
 	(void)key;
-	(void)kmsg;
-	if (streq(value, IRQBALANCE_STOPPED)) {
-		r = irqbalance_stop(&undo);
-		return r;
-	}
+	if (streq(value, IRQBALANCE_STOPPED))
+		return irqbalance_stop(&undo, kmsg);
 	if (sscanf(value, "active=%d,enabled=%d", &active, &enabled) != 2)
 		return -EINVAL;
 	undo = strprintf("{\"action\":\"stop\",\"active\":%d,\"enabled\":%d}", active, enabled);

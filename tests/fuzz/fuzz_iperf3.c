@@ -1,4 +1,4 @@
-/* fuzz_iperf3.c: the iperf3 --json parser (engine/parse_iperf3.h).
+/* fuzz_iperf3.c: the iperf3 --json parser (engine/bench/parse_iperf3.h).
  *
  * Contract checked: failures are only the errnos the header lists (with an
  * error text for -EIO); a result has a positive, finite elapsed time and
@@ -7,7 +7,7 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "parse_iperf3.h"
+#include "bench/parse_iperf3.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

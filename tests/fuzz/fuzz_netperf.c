@@ -1,4 +1,4 @@
-/* fuzz_netperf.c: the netperf output parser (engine/parse_netperf.h).
+/* fuzz_netperf.c: the netperf output parser (engine/bench/parse_netperf.h).
  *
  * Contract checked: failures are only the errnos the header lists; a
  * result has a positive, finite elapsed time, finite rates and a
@@ -7,7 +7,7 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "parse_netperf.h"
+#include "bench/parse_netperf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,5 +1,5 @@
 /* fuzz_udpbench.c: the `serve`/`bench` control protocol decoders
- * (engine/udpbench.h).
+ * (engine/bench/udpbench.h).
  *
  * Input: a control frame as it arrives on the TCP connection (12-byte
  * header, then the payload), decoded as the peers do: header first, then
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "udpbench.h"
+#include "bench/udpbench.h"
 
 static uint8_t out[UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD];
 

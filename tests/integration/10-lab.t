@@ -133,7 +133,7 @@ run setpriv --reuid 65534 --regid 65534 --clear-groups "$LAB" up
 is "$rc:$err" "77:lab.sh: run as root (network namespaces need CAP_SYS_ADMIN)" "up as an unprivileged user exits 77 and says why"
 run "$LAB" frobnicate
 is "$rc" 64 "an unknown command exits 64 (usage)"
-is "${err%%$'\n'*}" "usage: lab.sh up|down|status" "an unknown command prints the usage"
+is "${err%%$'\n'*}" "usage: lab.sh up|status [PORT... | --sysroot DIR]" "an unknown command prints the usage"
 
 # ---- demo.sh: runs in its own lab and removes it on every exit path
 DEMO_TMP=$(mktemp -d)

@@ -8,7 +8,8 @@
 # tests/expected/show-<fixture>.json byte for byte, and the human output
 # tests/expected/show-<fixture>.txt. Nothing is normalised: in a fresh
 # namespace the ifindexes are deterministic, veth reports fixed driver facts
-# (veth 1.0, 10000Mb/s full), and everything else comes from the fixture.
+# (veth 1.0), and everything else comes from the fixture, the link speed of
+# a port the fixture describes included (one source with plan and doctor).
 #
 # Regenerate the expected files after an intended output change (then read
 # the diff before committing):

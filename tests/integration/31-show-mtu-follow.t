@@ -42,16 +42,22 @@ is "$(field ethtool_driver)" '{"status":"ok","error":null,"driver":"veth","versi
 is "$(field channels)" '{"status":"ok","error":null,"rx":2,"max_rx":2,"tx":3,"max_tx":3,"other":null,"max_other":null,"combined":null,"max_combined":null}' \
 	"veth channels: rx 2/2, tx 3/3 (the queue counts it was made with), other and combined n/a"
 is "$(field rings)" '{"status":"unsupported","error":null}' "veth rings: unsupported, not an error"
-is "$(field link.speed link.duplex link.kind)" '10000
+is "$(field link.speed link.duplex link.speed_source link.kind)" '25000
 "full"
-"veth"' "veth link settings: 10000 Mb/s full"
+"sysroot"
+"veth"' "a port the sysroot describes: its speed from the sysroot (as plan and doctor judge it)"
+run ip netns exec "$NS" "$CX5PROF" --sysroot "$FIXTURES/sysroot/cx5-8node" show --json ens1f0
+is "$(field link.speed link.duplex link.speed_source)" '10000
+"full"
+"ethtool"' "a port the sysroot does not describe: veth link settings from ethtool, 10000 Mb/s full"
+show_json
 
 # follow an MTU change made behind cx5prof's back
 ip -n "$NS" link set ens1f0 mtu 9000
 show_json
 is "$(field link.mtu)" 9000 "after 'ip link set mtu 9000' show --json reports 9000"
 run ip netns exec "$NS" "$CX5PROF" --sysroot "$SR" show ens1f0
-is "$(printf '%s\n' "$out" | grep '^  link ')" "  link      down  mtu 9000 (68-65535)  10000Mb/s full  [veth]" \
+is "$(printf '%s\n' "$out" | grep '^  link ')" "  link      down  mtu 9000 (68-65535)  25000Mb/s full (sysroot)  [veth]" \
 	"the human output follows too"
 
 ip -n "$NS" link set ens1f0 mtu 68

@@ -30,7 +30,7 @@ SKIP  ens1f1          counters    not in this network namespace
 PASS  host            firewall    no packet filter active
 WARN  host            irqbalance  irqbalance is running: it overwrites manual IRQ pins
                                   fix: set irq.irqbalance: stop (or ban) in the profile and apply it
-SKIP  host            kernel-log  no kernel log file (/var/log/kern.log, /var/log/dmesg, /var/log/messages)
+SKIP  host            kernel-log  no kernel ring buffer (/dev/kmsg) and no kernel log file (/var/log/kern.log, /var/log/dmesg, /var/log/messages)
 SKIP  peer            peer-port   no profile and no --peer: the peer is not checked
 SKIP  peer            jumbo-path  no profile and no --peer: the peer is not checked
 13 pass, 1 warn, 0 fail, 5 skipped" "cx5-2port: the checklist"

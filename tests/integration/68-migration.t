@@ -4,7 +4,7 @@
 # inserted by hand, PRAGMA user_version = 1); cx5prof reads it read-only
 # (without migrating it), migrates it when it writes (mirror; v2 adds
 # transactions.boot_id, v3 campaigns, runs.campaign and campaign records in
-# a rebuilt outbox), keeps every row, and drains its
+# a rebuilt outbox, v4 transactions.peer_txn), keeps every row, and drains its
 # outbox. An empty (v0) file is no history for the verbs that only read or
 # work on one (mirror: exit 66, left empty); apply gives it the current
 # schema. A file from a newer
@@ -60,6 +60,19 @@ run "$CX5PROF" --db "$OLD" history show 1
 echo "$out" | grep -qx 'command      iperf3 -c 198.18.0.2 -u -b 0 -l 8000 --json'
 ok $? "v1 file: history show reads the artifacts"
 is "$(sqlite3 "$OLD" 'PRAGMA user_version')" 1 "v1 file: reading it did not migrate it (read-only)"
+
+# A v2 file (boot_id, no peer_txn): read read-only as it is, migrated on write.
+V2=$TT/old-v2.db
+cp "$OLD" "$V2"
+sqlite3 "$V2" 'ALTER TABLE transactions ADD COLUMN boot_id TEXT; PRAGMA user_version = 2'
+run "$CX5PROF" --db "$V2" history
+is "$rc $(sqlite3 "$V2" 'PRAGMA user_version')" "0 2" "v2 file: read without migrating it"
+printf '%s\n' "$out" | grep -qx '2023-11-14 22:13:20  txn 1     apply    old-profile committed'
+ok $? "v2 file: its transaction"
+printf 'version: 1\nname: bad\nlink:\n  mtuu: 1\n' >"$TT/bad-v2.yaml"
+run "$CX5PROF" --db "$V2" apply "$TT/bad-v2.yaml"
+is "$rc $(sqlite3 "$V2" 'PRAGMA user_version') $(sqlite3 "$V2" "SELECT coalesce(peer_txn, 'none') FROM transactions")" \
+	"65 $CURRENT none" "v2 file: apply migrates it; its transaction tuned no peer (v3 column, NULL)"
 
 run "$CX5PROF" --db "$OLD" mirror
 is "$rc/$out" "0/sent 2, pending 0" "v1 file: opened for writing (migrated) and its outbox drained"

@@ -18,6 +18,8 @@ peer_ssh_setup
 : >"$WORK/no_known_hosts"
 client_config "$WORK/ssh_config_unknown" 2222 "$WORK/no_known_hosts"
 client_config "$WORK/ssh_config_closed" 2223 "$WORK/known_hosts"
+client_config "$WORK/ssh_config_lax" 2222 "$WORK/no_known_hosts"
+echo "  StrictHostKeyChecking no" >>"$WORK/ssh_config_lax"
 
 # extends is resolved on this host: the peer gets one flattened profile.
 cat >"$WORK/jumbo.yaml" <<'YAML'
@@ -43,6 +45,7 @@ YAML
 both "$WORK/both.yaml" "$WORK/ssh_config"
 both "$WORK/unknown.yaml" "$WORK/ssh_config_unknown"
 both "$WORK/closed.yaml" "$WORK/ssh_config_closed"
+both "$WORK/lax.yaml" "$WORK/ssh_config_lax"
 
 # ---- apply: both ends; rollback: both ends
 run hcx apply "$WORK/both.yaml"
@@ -53,6 +56,43 @@ run hcx rollback
 is "$rc" 0 "rollback: exit 0"
 is "$(mtus)" "mtu 1500 mtu 1500" "rollback restored the MTU on both ends"
 is "$(peer_txns)" "apply:rolled_back rollback:committed" "the peer rolled its transaction back"
+
+# ---- rollback undoes the peer's transaction applied with this host's
+# one, not the peer's last: a later transaction made on the peer alone
+# stays.
+cat >"$WORK/peer-only.yaml" <<'YAML'
+version: 1
+name: peer-only
+match:
+  interfaces: [ens1f0]
+sysctl:
+  net.core.rmem_max: 4194304
+YAML
+rmem_before=$(cat "$PSR/proc/sys/net/core/rmem_max")
+run hcx apply "$WORK/both.yaml"
+is "$rc $(mtus)" "0 mtu 9000 mtu 9000" "apply with peer.ssh again: both ends changed"
+peer_apply_txn=$(sqlite3 "$PDB" "SELECT max(id) FROM transactions")
+is "$(sqlite3 "$DB" 'SELECT peer_txn FROM transactions ORDER BY id DESC LIMIT 1')" "$peer_apply_txn" \
+	"this host's transaction records the peer's transaction"
+ip netns exec "$PEER_NS" "$CX5PROF" --sysroot "$PSR" --db "$PDB" apply "$WORK/peer-only.yaml" >/dev/null 2>&1
+is "$(cat "$PSR/proc/sys/net/core/rmem_max")" 4194304 "a later transaction on the peer alone"
+run hcx rollback
+is "$rc $(mtus)" "0 mtu 1500 mtu 1500" "rollback: both MTUs restored"
+is "$(cat "$PSR/proc/sys/net/core/rmem_max")" 4194304 "rollback: the peer's later transaction is left alone"
+is "$(sqlite3 "$PDB" "SELECT status FROM transactions WHERE id = $peer_apply_txn")" rolled_back \
+	"rollback: the peer rolled back exactly its transaction $peer_apply_txn"
+printf '%s\n' "$err" | grep -q "peer root@198.18.0.2: rolled back its transaction $peer_apply_txn"
+ok $? "rollback: says which transaction of the peer it rolled back"
+ip netns exec "$PEER_NS" "$CX5PROF" --sysroot "$PSR" --db "$PDB" rollback >/dev/null 2>&1
+is "$(cat "$PSR/proc/sys/net/core/rmem_max")" "$rmem_before" "the peer's own rollback undoes its later transaction"
+
+# ---- this host's commit record fails after the peer committed: both
+# ends are undone (failpoint commit:1; ssh passes no environment)
+run env CX5PROF_FAILPOINT=commit:1 HOME=$WORK ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
+	apply "$WORK/both.yaml"
+is "$rc $(mtus)" "6 mtu 1500 mtu 1500" "commit record fails here: exit 6, both ends restored"
+is "$(peer_txns | awk '{print $(NF-1), $NF}')" "apply:rolled_back rollback:committed" \
+	"commit record fails here: the peer's committed transaction is rolled back"
 
 # ---- apply --confirm here: the peer waits too, and commit commits both
 run hcx apply --confirm 60 "$WORK/both.yaml"
@@ -82,12 +122,39 @@ is "$(mtus)" "mtu 1500 mtu 1500" "ssh killed mid-way: the peer's watchdog restor
 is "$(peer_txns | awk '{print $(NF-1), $NF}')" "apply:rolled_back rollback:committed" \
 	"ssh killed mid-way: the peer's watchdog rolled its apply back"
 
+# ---- SIGINT to this host's cx5prof while the peer applies: ssh is ended
+# at once and this host rolled back (not committed once the peer is done)
+touch "$WORK/hang-before-apply"
+rm -f "$WORK/peer-started"
+t0=$(date +%s)
+HOME=$WORK ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" apply "$WORK/both.yaml" \
+	>"$WORK/int.out" 2>"$WORK/int.err" &
+apid=$!
+for _ in $(seq 50); do [ -e "$WORK/peer-started" ] && break; sleep 0.1; done
+kill -INT "$apid"
+wait "$apid"
+rc=$?
+rm -f "$WORK/hang-before-apply"
+is "$rc $(( $(date +%s) - t0 < 4 ))" "6 1" "SIGINT while the peer applies: exit 6 at once, not after the peer"
+grep -q "peer root@198.18.0.2: \`cx5prof apply\` interrupted by SIGINT: ssh ended; rolling back this host's transaction" "$WORK/int.err"
+ok $? "SIGINT while the peer applies: said so"
+is "$(mtu_of "$HOST_NS") $(sqlite3 "$DB" 'SELECT status FROM transactions WHERE kind = '"'apply'"' ORDER BY id DESC LIMIT 1')" \
+	"mtu 1500 rolled_back" "SIGINT while the peer applies: this host's transaction rolled back"
+
 # ---- an unknown host key is refused (never StrictHostKeyChecking=no)
 run hcx apply "$WORK/unknown.yaml"
 is "$rc" 6 "unknown host key: exit 6"
 printf '%s\n' "$err" | grep -q "Host key verification failed"
 ok $? "unknown host key: ssh refused it"
 is "$(mtus)" "mtu 1500 mtu 1500" "unknown host key: both ends as they were"
+
+# ---- an ssh_config that turns host key checking off does not win
+run hcx apply "$WORK/lax.yaml"
+is "$rc" 6 "StrictHostKeyChecking no in the ssh_config: exit 6"
+printf '%s\n' "$err" | grep -q "Host key verification failed"
+ok $? "StrictHostKeyChecking no in the ssh_config: the unknown host key is still refused"
+is "$(mtus) $(wc -c <"$WORK/no_known_hosts")" "mtu 1500 mtu 1500 0" \
+	"StrictHostKeyChecking no in the ssh_config: both ends as they were, known_hosts untouched"
 
 # ---- nothing listens on the peer's ssh port
 run hcx apply "$WORK/closed.yaml"
@@ -96,6 +163,10 @@ is "$(mtus)" "mtu 1500 mtu 1500" "unreachable peer: both ends as they were"
 
 # ---- nothing to change here: the peer is still tuned (and committed)
 ip -n "$HOST_NS" link set ens1f0 mtu 9000
+peer_before=$(peer_txns)
+run hcx apply --check "$WORK/both.yaml"
+is "$rc $(mtus)" "0 mtu 9000 mtu 1500" "apply --check, nothing to change here: exit 0, the peer left alone"
+is "$(peer_txns)" "$peer_before" "apply --check: no transaction on the peer"
 run hcx apply "$WORK/both.yaml"
 is "$rc" 0 "nothing to change here: exit 0"
 is "$(mtus)" "mtu 9000 mtu 9000" "nothing to change here: the peer was tuned"

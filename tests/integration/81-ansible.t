@@ -119,6 +119,16 @@ is "$(mtu)" 1500 "check mode: the MTU is untouched"
 [ ! -e "$DB" ]
 ok $? "check mode: no history database was created"
 
+# ---- rolled_back and committed where nothing was ever applied: reached
+ap "$W/states.yml" -e st=rolled_back
+is "$rc|$(task module '{changed, msg}')" "0|$(js '{"changed":false,"msg":"nothing to roll back (no history yet)"}')" \
+	"rolled_back, no history database: nothing to roll back"
+ap "$W/states.yml" -e st=committed
+is "$rc|$(task module '{changed, msg}')" "0|$(js '{"changed":false,"msg":"nothing to commit (no history yet)"}')" \
+	"committed, no history database: nothing to commit"
+[ ! -e "$DB" ]
+ok $? "rolled_back and committed create no history database"
+
 # ---- first run: applied on probation, verified, committed
 ap "$PLAYBOOK"
 is "$rc" 0 "first run: exit 0"

@@ -16,6 +16,8 @@
 #   hcx ARGS...             cx with HOME=$WORK (no ~/.ssh of the operator)
 #   peer_txns               the peer's transactions, "kind:status ..."
 #   touch $WORK/kill-after-apply   the peer's session dies after its apply
+#   touch $WORK/hang-before-apply  the peer's apply touches
+#                           $WORK/peer-started and sleeps 5 s, changing nothing
 
 mtu_of() { ip -n "$1" -o link show ens1f0 2>/dev/null | grep -o 'mtu [0-9]*'; }
 mtus() { echo "$(mtu_of "$HOST_NS") $(mtu_of "$PEER_NS")"; }
@@ -50,6 +52,11 @@ peer_ssh_setup() {
 set -f
 set -- \$SSH_ORIGINAL_COMMAND
 shift
+if [ "\$1" = apply ] && [ -e "$WORK/hang-before-apply" ]; then
+	touch "$WORK/peer-started"
+	sleep 5 # a slow peer: this host is interrupted meanwhile
+	exit 0
+fi
 if [ "\$1" = apply ] && [ -e "$WORK/kill-after-apply" ]; then
 	"$CX5PROF" --sysroot "$PSR" --db "$PDB" "\$@"
 	kill -9 "\$PPID" # the ssh session dies before anything is committed

@@ -7,6 +7,33 @@
 #include <cmocka.h>
 
 #include "doctor.h"
+#include "kernlog.h"
+
+/* /dev/kmsg records become dmesg's message lines: the "prio,seq,usec,flags;"
+ * header and the " KEY=value" continuation lines go. */
+static void test_kmsg_records(void **state)
+{
+	static const char raw[] = "6,812,1000000,-;mlx5_core 0000:af:00.0: firmware version: 16.29.1030\n"
+				  " SUBSYSTEM=pci\n"
+				  " DEVICE=+pci:0000:af:00.0\n"
+				  "3,813,4711123456,-;mlx5_core 0000:af:00.0: wait_func:1133:(pid 97972): "
+				  "ENABLE_HCA(0x104) timeout\n"
+				  "4,814,4712000000,c;a record without KEY=value lines";
+	char *text = NULL;
+	unsigned n = 0;
+
+	(void)state;
+	assert_int_equal(kernlog_from_kmsg(raw, sizeof(raw) - 1, &text), 0);
+	assert_string_equal(text, "mlx5_core 0000:af:00.0: firmware version: 16.29.1030\n"
+				  "mlx5_core 0000:af:00.0: wait_func:1133:(pid 97972): ENABLE_HCA(0x104) timeout\n"
+				  "a record without KEY=value lines\n");
+	assert_int_equal(doctor_scan_kernel_log(text, &n, NULL), 0);
+	assert_int_equal(n, 1);
+	free(text);
+	assert_int_equal(kernlog_from_kmsg("", 0, &text), 0);
+	assert_string_equal(text, "");
+	free(text);
+}
 
 static void test_kernel_log(void **state)
 {
@@ -64,6 +91,7 @@ static void test_pcie_speed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_kmsg_records),
 	    cmocka_unit_test(test_kernel_log),
 	    cmocka_unit_test(test_pcie_speed),
 	};

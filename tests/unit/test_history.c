@@ -113,6 +113,22 @@ static void test_schema(void **state)
 	assert_int_equal(history_schema_version(h), HISTORY_SCHEMA_VERSION);
 }
 
+/* HISTORY_EXISTING never creates: not the file, not its directory. */
+static void test_existing_only(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_history_ struct history *h = NULL;
+	_cleanup_free_ char *dir = strprintf("%s/sub", f->dir);
+	struct stat st;
+
+	assert_int_equal(history_open(f->path, HISTORY_EXISTING, &h), -ENOENT);
+	assert_int_equal(stat(dir, &st), -1);
+	assert_int_equal(history_open(f->path, 0, &h), 0);
+	history_close(TAKE_PTR(h));
+	assert_int_equal(history_open(f->path, HISTORY_EXISTING, &h), 0);
+	assert_int_equal(history_schema_version(h), HISTORY_SCHEMA_VERSION);
+}
+
 static void test_migration_from_v0(void **state)
 {
 	struct fixture *f = *state;
@@ -499,6 +515,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_schema, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_existing_only, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_migration_from_v0, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_undo_log_durable, setup, teardown),

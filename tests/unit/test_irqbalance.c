@@ -158,7 +158,7 @@ static void test_no_service_manager_in_sysroot(void **state)
 	w = irqbalance_warning(&s, IRQBALANCE_BAN);
 	assert_string_equal(w, "irqbalance is running and no service manager is reachable (a sysroot without "
 			       "CX5PROF_SYSTEMCTL): irq.irqbalance: ban cannot be carried out");
-	assert_int_equal(irqbalance_stop(&undo), -EOPNOTSUPP);
+	assert_int_equal(irqbalance_stop(&undo, NULL), -EOPNOTSUPP);
 	assert_null(undo);
 	assert_int_equal(irqbalance_restore("{\"action\":\"stop\",\"active\":1,\"enabled\":1}"), -EOPNOTSUPP);
 	/* the config edit itself needs no service manager */
@@ -169,13 +169,43 @@ static void test_no_service_manager_in_sysroot(void **state)
 	irqbalance_state_done(&s);
 }
 
+/* No service manager: an irqbalance the files prove off is off (stop is
+ * nothing to do); an enablement link keeps it unknown. */
+static void test_no_service_manager_not_running(void **state)
+{
+	struct irqbalance_state s;
+	_cleanup_free_ char *undo = NULL;
+	_cleanup_free_ char *cmd = strprintf(
+	    "rm -rf %s/proc/812 && mkdir -p %s/etc/systemd/system/multi-user.target.wants", root, root);
+
+	(void)state;
+	unsetenv("CX5PROF_SYSTEMCTL");
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(irqbalance_detect(&s), 0);
+	assert_false(s.running);
+	assert_int_equal(s.active, 0);
+	assert_int_equal(s.enabled, 0);
+	irqbalance_state_done(&s);
+	/* a dangling link counts: its target is a host path */
+	{
+		_cleanup_free_ char *link =
+		    path_of("/etc/systemd/system/multi-user.target.wants/irqbalance.service");
+		assert_int_equal(symlink("/lib/systemd/system/irqbalance.service.nowhere", link), 0);
+	}
+	assert_int_equal(irqbalance_detect(&s), 0);
+	assert_int_equal(s.active, -1);
+	assert_int_equal(s.enabled, -1);
+	irqbalance_state_done(&s);
+	assert_int_equal(irqbalance_stop(&undo, NULL), -EOPNOTSUPP);
+}
+
 static void test_stop_and_restore(void **state)
 {
 	struct irqbalance_state s;
 	_cleanup_free_ char *undo = NULL, *undo2 = NULL, *calls = NULL;
 
 	(void)state;
-	assert_int_equal(irqbalance_stop(&undo), 1);
+	assert_int_equal(irqbalance_stop(&undo, NULL), 1);
 	assert_string_equal(undo, "{\"action\":\"stop\",\"active\":1,\"enabled\":1}");
 	assert_int_equal(irqbalance_detect(&s), 0);
 	assert_false(s.running);
@@ -188,7 +218,7 @@ static void test_stop_and_restore(void **state)
 				   "is-enabled irqbalance.service\nis-active irqbalance.service\n");
 
 	/* already stopped: nothing to do, the undo says so */
-	assert_int_equal(irqbalance_stop(&undo2), 0);
+	assert_int_equal(irqbalance_stop(&undo2, NULL), 0);
 	assert_string_equal(undo2, "{\"action\":\"stop\",\"active\":0,\"enabled\":0}");
 	assert_int_equal(irqbalance_restore(undo2), 0);
 	assert_false(exists("/proc/812/comm"));
@@ -205,15 +235,31 @@ static void test_stop_and_restore(void **state)
 
 static void test_stop_leaves_foreign_process(void **state)
 {
-	_cleanup_free_ char *undo = NULL;
+	_cleanup_free_ char *undo = NULL, *why = NULL, *why2 = NULL;
 	_cleanup_free_ char *cmd = strprintf("mkdir -p %s/proc/4242", root);
+	_cleanup_free_ char *want = NULL;
 
 	(void)state;
 	/* an irqbalance started by hand, not by the service */
 	assert_int_equal(system(cmd), 0);
 	put("/proc/4242/comm", "irqbalance\n");
-	assert_int_equal(irqbalance_stop(&undo), -EBUSY);
+	assert_int_equal(irqbalance_stop(&undo, &why), -EBUSY);
 	assert_null(undo);
+	want = strprintf("irqbalance pid 4242 still runs after `%s stop irqbalance.service`: the service did "
+			 "not start it (or did not stop it), and cx5prof kills no process; the service was "
+			 "put back as it was: end 4242 by hand, or stop what started it, then apply again",
+			 service_command());
+	assert_string_equal(why, want);
+	/* its command line, when /proc has one (NUL-separated) */
+	{
+		_cleanup_free_ char *p = path_of("/proc/4242/cmdline");
+		FILE *f = fopen(p, "w");
+		assert_non_null(f);
+		fwrite("/usr/sbin/irqbalance\0--foreground\0", 1, 35, f);
+		fclose(f);
+	}
+	assert_int_equal(irqbalance_stop(&undo, &why2), -EBUSY);
+	assert_non_null(strstr(why2, "irqbalance pid 4242 (/usr/sbin/irqbalance --foreground) still runs"));
 	/* and the service is back as it was */
 	{
 		struct irqbalance_state s;
@@ -399,7 +445,7 @@ static void test_missing_unit(void **state)
 	assert_string_equal(calls, "is-enabled irqbalance.service\n"
 				   "show irqbalance.service --property=LoadState --value\n"
 				   "is-active irqbalance.service\n");
-	assert_int_equal(irqbalance_stop(&undo), 0);
+	assert_int_equal(irqbalance_stop(&undo, NULL), 0);
 	assert_string_equal(undo, "{\"action\":\"stop\",\"active\":0,\"enabled\":0}");
 
 	/* a service manager that says nothing (and knows no LoadState) is
@@ -564,6 +610,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_detect, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_service_manager_in_sysroot, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_service_manager_not_running, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stop_and_restore, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stop_leaves_foreign_process, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ban_and_restore, setup, teardown),

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "irqspread.h"
+#include "bench/irqspread.h"
 
 static const char intr_before[] =
     "           CPU0       CPU1       CPU2       CPU3\n"

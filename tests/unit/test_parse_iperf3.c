@@ -9,7 +9,7 @@
 #include <json-c/json.h>
 #include <math.h>
 
-#include "parse_iperf3.h"
+#include "bench/parse_iperf3.h"
 
 #define FIXTURES "tests/fixtures/verify/"
 

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "parse_netperf.h"
+#include "bench/parse_netperf.h"
 
 #define SAMPLES "tests/fixtures/verify/samples/"
 

@@ -16,7 +16,7 @@
 
 #include "child.h"
 #include "netprobe.h"
-#include "runner.h"
+#include "bench/runner.h"
 #include "sysroot.h"
 
 static void test_table(void **state)
@@ -64,6 +64,28 @@ static void test_select_missing_binary(void **state)
 	if (old)
 		setenv("PATH", old, 1);
 	free(old);
+}
+
+/* The runner after the one that found no server; none after the last. */
+static void test_select_after(void **state)
+{
+	char *names[] = {(char *)"iperf3", (char *)"builtin", NULL};
+	struct runner_params p = {
+	    .peer = "198.18.0.2", .duration_sec = 1, .message_size = 1400, .streams = 1};
+	const struct runner *r = NULL;
+	char *why = NULL;
+
+	(void)state;
+	assert_int_equal(runner_select_after(names, &runner_iperf3, &p, &r, &why), 0);
+	assert_ptr_equal(r, &runner_builtin);
+	assert_null(why);
+	r = NULL;
+	assert_int_equal(runner_select_after(names, &runner_builtin, &p, &r, &why), -ENOENT);
+	assert_null(r);
+	assert_null(why);
+	/* a runner not in the list has no next one */
+	assert_int_equal(runner_select_after(names, &runner_netperf, &p, &r, &why), -ENOENT);
+	assert_null(why);
 }
 
 static void test_loss(void **state)
@@ -334,6 +356,7 @@ int main(void)
 	    cmocka_unit_test(test_table),
 	    cmocka_unit_test(test_select_unknown),
 	    cmocka_unit_test(test_select_missing_binary),
+	    cmocka_unit_test(test_select_after),
 	    cmocka_unit_test(test_loss),
 	    cmocka_unit_test(test_argv_string),
 	    cmocka_unit_test(test_format_size),

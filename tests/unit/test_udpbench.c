@@ -8,8 +8,8 @@
 
 #include <sys/socket.h>
 
-#include "udpbench.h"
-#include "udpsink.h"
+#include "bench/udpbench.h"
+#include "bench/udpsink.h"
 
 #define BUFCAP (UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD)
 

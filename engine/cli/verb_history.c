@@ -24,6 +24,7 @@
 #include "mirror.h"
 #include "outbox.h"
 #include "output.h"
+#include "plan.h"
 #include "profile.h"
 #include "runs.h"
 #include "sysctl.h"
@@ -157,6 +158,16 @@ static int parse_run_id(const char *s, int64_t *ret)
 	return 0;
 }
 
+static int parse_txn_id(const char *s, int64_t *ret)
+{
+	if (safe_atoi64(s, ret) < 0 || *ret <= 0) {
+		log_error("'%s' is not a transaction id (a positive number, as listed by 'cx5prof history')",
+			  s);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int load_run(struct cli *cli, struct history *h, int64_t id, struct run_record *ret)
 {
 	int r = runs_get(h, id, ret);
@@ -244,6 +255,49 @@ static int load_txns(struct history *h, size_t limit, struct txn_record **ret, s
 	return 0;
 }
 
+static void make_printable(char *s);
+
+/* One undo-log row: JSON always; for people (human) a table line. */
+static void print_change(const struct change_record *c, bool human)
+{
+	_cleanup_free_ char *before = change_value_human(c->kind, c->old_value, c->new_value);
+	_cleanup_free_ char *after = change_value_human(c->kind, c->new_value, c->old_value);
+
+	out_open_object(NULL);
+	out_int(OUT_JSON, "seq", NULL, c->seq);
+	out_string(OUT_JSON, "object", NULL, c->object);
+	out_string(OUT_JSON, "kind", NULL, c->kind);
+	out_string(OUT_JSON, "key", NULL, c->key);
+	out_string(OUT_JSON, "old", NULL, c->old_value);
+	out_string(OUT_JSON, "new", NULL, c->new_value);
+	out_string(OUT_JSON, "state", NULL, change_state_to_string(c->state));
+	out_string(OUT_JSON, "error", NULL, c->error);
+	if (human) {
+		out_text("  %-4d %-16s %-28s %s -> %s  %s", c->seq, c->object, c->key,
+			 before ? before : strna(c->old_value), after ? after : strna(c->new_value),
+			 change_state_to_string(c->state));
+		if (c->error)
+			out_text(": %s", c->error);
+		out_text("\n");
+	}
+	out_close_object();
+}
+
+/* "undid txn 4 (37 changes)": a rollback row says what it undid and how
+ * much of it was restored (its own changes in state applied). */
+static void print_undid(const struct txn_record *t, const struct change_record *c, size_t n)
+{
+	size_t restored = 0;
+
+	for (size_t i = 0; i < n; i++)
+		restored += c[i].state == CHANGE_APPLIED;
+	out_text("undid txn %" PRId64 " (", t->rolls_back_txn);
+	if (restored == n)
+		out_text("%zu change%s) ", n, n == 1 ? "" : "s");
+	else
+		out_text("%zu of %zu changes restored) ", restored, n);
+}
+
 /* The start of a list entry that may be unfinished (ended 0: null). */
 static void print_entry_head(const char *type, const char *label, int64_t id, int64_t started, int64_t ended)
 {
@@ -260,17 +314,37 @@ static void print_entry_head(const char *type, const char *label, int64_t id, in
 		out_string(OUT_JSON, "ended_usec", NULL, NULL);
 }
 
-static void print_txn_entry(const struct txn_record *t)
+static int print_txn_entry(struct history *h, const struct txn_record *t)
 {
+	struct change_record *c = NULL;
+	size_t n = 0;
+	int r = history_changes_load(h, t->id, &c, &n);
+
+	if (r < 0)
+		return r;
 	print_entry_head("transaction", "txn", t->id, t->started_usec, t->ended_usec);
 	out_string(OUT_ANY, "kind", "%-8s ", txn_kind_to_string(t->kind));
-	out_string(OUT_ANY, "profile", "%s ", t->profile_name);
+	out_string(OUT_JSON, "profile", NULL, t->profile_name);
+	if (t->kind == TXN_ROLLBACK && t->rolls_back_txn)
+		print_undid(t, c, n);
+	else
+		out_string(OUT_HUMAN, NULL, "%s ", t->profile_name);
+	if (t->rolls_back_txn)
+		out_int(OUT_JSON, "rolls_back", NULL, t->rolls_back_txn);
+	else
+		out_string(OUT_JSON, "rolls_back", NULL, NULL);
 	out_string(OUT_ANY, "status", "%s", txn_status_to_string(t->status));
 	out_string(OUT_JSON, "user", NULL, t->user);
 	out_string(OUT_JSON, "error", NULL, t->error);
 	if (t->error)
 		out_text(": %s", t->error);
 	out_text("\n");
+	out_open_array("changes");
+	for (size_t i = 0; i < n; i++)
+		print_change(&c[i], false);
+	out_close_array();
+	change_records_free(c, n);
+	return 0;
 }
 
 /* A count that is 0 when unknown: JSON null, "-" for people (fmt has %s). */
@@ -324,8 +398,6 @@ static void print_campaign_entry(const struct campaign_record *c)
 	out_text("\n");
 }
 
-static void make_printable(char *s);
-
 static int history_list(struct cli *cli, struct history *h, size_t limit)
 {
 	struct txn_record *txns = NULL;
@@ -376,15 +448,19 @@ static int history_list(struct cli *cli, struct history *h, size_t limit)
 	out_open_array("history");
 	if (n == 0)
 		out_text("no transactions or runs recorded in %s yet\n", cli->db_path);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && r >= 0; i++) {
 		out_open_object(NULL);
 		if (e[i].txn)
-			print_txn_entry(e[i].txn);
+			r = print_txn_entry(h, e[i].txn);
 		else if (e[i].campaign)
 			print_campaign_entry(e[i].campaign);
 		else
 			print_run_summary(e[i].run);
 		out_close_object();
+	}
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
+		goto out;
 	}
 	out_close_array();
 	out_close_object();
@@ -554,6 +630,86 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
 }
 
+/* `history show txn N`: one transaction and its undo log. */
+static int history_show_txn(struct cli *cli, struct history *h, int64_t id)
+{
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	_cleanup_(outbox_row_done) struct outbox_row o = {0};
+	struct change_record *c = NULL;
+	int64_t undone_by = 0;
+	size_t n = 0;
+	char tb[32], te[32];
+	int r, found;
+
+	r = history_txn_get(h, id, &t);
+	if (r == -ENOENT) {
+		log_error("transaction %" PRId64 " not found in %s: see 'cx5prof history'", id, cli->db_path);
+		return EXIT_NOT_FOUND;
+	}
+	if (r >= 0)
+		r = history_changes_load(h, id, &c, &n);
+	if (r >= 0 && t.kind == TXN_APPLY)
+		r = history_txn_find_rollback_of(h, id, &undone_by);
+	found = r < 0 ? r : outbox_find_source(h, "txn", id, &o);
+	if (found < 0) {
+		change_records_free(c, n);
+		log_error_errno(found, "history %s: %m: %s", cli->db_path, history_remedy(found));
+		return EXIT_ERROR;
+	}
+	if (!out_is_json()) { /* for people: stored text without control characters */
+		char *fields[] = {t.profile_name, t.user, t.host, t.error};
+
+		for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
+			make_printable(fields[i]);
+		for (size_t i = 0; i < n; i++) {
+			make_printable(c[i].object);
+			make_printable(c[i].key);
+			make_printable(c[i].old_value);
+			make_printable(c[i].new_value);
+			make_printable(c[i].error);
+		}
+	}
+	out_open_object(NULL);
+	out_open_object("transaction");
+	out_int(OUT_ANY, "id", "txn %" PRId64, t.id);
+	out_string(OUT_ANY, "kind", "  %s", txn_kind_to_string(t.kind));
+	out_string(OUT_ANY, "profile", "  %s", t.profile_name);
+	out_string(OUT_ANY, "status", "  %s\n", txn_status_to_string(t.status));
+	out_int(OUT_JSON, "started_usec", NULL, t.started_usec);
+	if (t.ended_usec)
+		out_int(OUT_JSON, "ended_usec", NULL, t.ended_usec);
+	else
+		out_string(OUT_JSON, "ended_usec", NULL, NULL);
+	out_text("time         %s -> %s\n", fmt_time(t.started_usec, tb),
+		 t.ended_usec ? fmt_time(t.ended_usec, te) : "(not finished)");
+	out_string(OUT_ANY, "user", "user         %s", t.user);
+	out_string(OUT_ANY, "host", "  host %s\n", t.host);
+	out_string(OUT_JSON, "boot_id", NULL, t.boot_id);
+	if (t.rolls_back_txn)
+		out_int(OUT_ANY, "rolls_back", "undid        txn %" PRId64 "\n", t.rolls_back_txn);
+	else
+		out_string(OUT_JSON, "rolls_back", NULL, NULL);
+	if (undone_by)
+		out_int(OUT_ANY, "rolled_back_by", "undone by    txn %" PRId64 "\n", undone_by);
+	else
+		out_string(OUT_JSON, "rolled_back_by", NULL, NULL);
+	out_string(OUT_JSON, "error", NULL, t.error);
+	if (t.error)
+		out_text("error        %s\n", t.error);
+	out_text("changes      %zu\n", n);
+	if (n)
+		out_text("  %-4s %-16s %-28s %s  %s\n", "seq", "object", "key", "old -> new", "state");
+	out_open_array("changes");
+	for (size_t i = 0; i < n; i++)
+		print_change(&c[i], true);
+	out_close_array();
+	out_close_object();
+	print_mirror_state(&o, found > 0);
+	out_close_object();
+	change_records_free(c, n);
+	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
 /* Text exposition format for node_exporter's textfile collector (metrics_prom.h). */
 static int history_prometheus(struct cli *cli, struct history *h)
 {
@@ -579,6 +735,8 @@ int verb_history(struct cli *cli, int argc, char **argv)
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_history_ struct history *h = NULL;
 	struct args a = {.limit = 20};
+	bool show_txn = false;
+	size_t args_id = 1;
 	int64_t id = 0;
 	int r;
 
@@ -586,11 +744,16 @@ int verb_history(struct cli *cli, int argc, char **argv)
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (args[0] && !streq(args[0], "show")) {
-		log_error("history: unknown subcommand '%s' (expected 'show RUN')", args[0]);
+		log_error("history: unknown subcommand '%s' (expected 'show RUN' or 'show txn TXN')",
+			  args[0]);
 		return EXIT_USAGE;
 	}
-	if (args[0] && (!args[1] || args[2])) {
-		log_error("history show: expected exactly one run id");
+	if (args[0] && args[1] && (streq(args[1], "txn") || streq(args[1], "run"))) {
+		show_txn = streq(args[1], "txn");
+		args_id = 2;
+	}
+	if (args[0] && (!args[args_id] || args[args_id + 1])) {
+		log_error("history show: expected exactly one %s", show_txn ? "transaction id" : "run id");
 		return EXIT_USAGE;
 	}
 	if (a.prometheus && (args[0] || out_is_json())) {
@@ -599,13 +762,15 @@ int verb_history(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (args[0]) {
-		r = parse_run_id(args[1], &id);
+		r = show_txn ? parse_txn_id(args[args_id], &id) : parse_run_id(args[args_id], &id);
 		if (r != 0)
 			return r;
 	}
 	r = open_db(cli, true, &h);
 	if (r != 0)
 		return r;
+	if (show_txn)
+		return history_show_txn(cli, h, id);
 	if (args[0])
 		return history_show(cli, h, id);
 	if (a.prometheus)

@@ -18,7 +18,7 @@
 
 #include "log.h"
 #include "peerstate.h"
-#include "udpsink.h"
+#include "bench/udpsink.h"
 
 #define LINGER_USEC  (200 * 1000ull)
 #define ACCEPT_BATCH 64

@@ -113,6 +113,11 @@ const struct runner *runner_find(const char *name);
  * the chosen runner is not the first one, and an error can list them. */
 int runner_select(char *const *names, const struct runner_params *p, const struct runner **ret,
 		  char **ret_why);
+/* The same over the names after `after` in the list: the next runner to
+ * try when `after` ran and found no server (-ECONNREFUSED). -ENOENT (and
+ * *ret_why NULL) when `after` is the last. */
+int runner_select_after(char *const *names, const struct runner *after, const struct runner_params *p,
+			const struct runner **ret, char **ret_why);
 
 /* Names of the runners available for p, ", "-separated ("iperf3, builtin"),
  * "" when none. For "netperf is not installed; available: iperf3". */

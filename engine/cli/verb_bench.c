@@ -13,7 +13,7 @@
 #include "output.h"
 #include "peerstate.h"
 #include "runs.h"
-#include "udpsend.h"
+#include "bench/udpsend.h"
 #include "verbs.h"
 
 enum {

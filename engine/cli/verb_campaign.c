@@ -351,9 +351,12 @@ static int undo_round(struct run_ctx *x, int64_t txn)
 
 /* The peer (peer.ssh) gets the round's profile once this host's changes
  * are in, under its own --confirm watchdog: peer.confirm, else long
- * enough for the benchmark (a campaign killed with -9 leaves the peer to
- * its watchdog). When the peer fails, the round is undone here and the
- * group skipped with the reason, as a failed apply. EXIT_OK with
+ * enough for the benchmark. The peer's transaction is recorded with the
+ * round's (transactions.peer_txn): after a kill -9, the `rollback` that
+ * resolves the round rolls exactly that one back on the peer (else its
+ * watchdog does). When the peer fails, the round is undone here and the
+ * group skipped with the reason, as a failed apply; when a signal ended
+ * ssh, the round is undone and run_rounds() stops. EXIT_OK with
  * *ret_peer_txn (0: nothing changed there). */
 static int peer_apply_round(struct run_ctx *x, struct cell *cl, const struct profile *prof, int64_t txn,
 			    int64_t *ret_peer_txn)
@@ -361,13 +364,24 @@ static int peer_apply_round(struct run_ctx *x, struct cell *cl, const struct pro
 	_cleanup_free_ char *err = NULL;
 	unsigned confirm =
 	    prof->peer.confirm.set ? 0 : PEERSSH_CONFIRM_DEFAULT + (unsigned)prof->verify.duration.value;
-	int code;
+	int r, code;
 
 	*ret_peer_txn = 0;
-	if (peerssh_apply(prof, confirm, ret_peer_txn, &err) >= 0) {
+	r = peerssh_apply(prof, confirm, apply_interrupted, ret_peer_txn, &err);
+	if (r >= 0) {
 		log_info("peer %s: applied (its transaction %" PRId64 ")", prof->peer.ssh.value,
 			 *ret_peer_txn);
+		r = txn > 0 && *ret_peer_txn > 0 ? history_txn_set_peer_txn(x->h, txn, *ret_peer_txn) : 0;
+		if (r < 0)
+			log_warn("history %s: the peer's transaction %" PRId64
+				 " is not recorded with transaction %" PRId64
+				 " (%s): after a kill -9 only its watchdog would undo it",
+				 history_path(x->h), *ret_peer_txn, txn, strerror(-r));
 		return EXIT_OK;
+	}
+	if (r == -EINTR) {
+		log_error("%s", strna(err));
+		return undo_round(x, txn);
 	}
 	code = undo_round(x, txn);
 	if (code != EXIT_OK)
@@ -386,11 +400,11 @@ static int peer_undo_round(struct run_ctx *x, const struct profile *prof, int64_
 	_cleanup_free_ char *err = NULL;
 	int code;
 
-	if (!peer_txn || peerssh_rollback(prof, &err) >= 0)
+	if (!peer_txn || peerssh_rollback(prof, peer_txn, &err) >= 0)
 		return undo_round(x, txn);
 	log_error("campaign: %s: the peer's transaction %" PRId64
-		  " is left to its --confirm watchdog; run `cx5prof rollback` on the peer",
-		  strna(err), peer_txn);
+		  " is left to its --confirm watchdog; run `cx5prof rollback %" PRId64 "` on the peer",
+		  strna(err), peer_txn, peer_txn);
 	code = undo_round(x, txn);
 	return code != EXIT_OK ? code : EXIT_ROLLBACK_FAILED;
 }
@@ -914,22 +928,31 @@ static int render_check(const struct run_ctx *x)
 	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
 }
 
-/* --keep with peer.ssh: the peer keeps the group too (applied and
- * committed there); when it cannot, this host's kept transaction is
- * rolled back. */
+/* --keep with peer.ssh: the peer keeps the group too (applied, recorded
+ * with the kept transaction so that its `rollback` undoes both, and
+ * committed there); when it cannot, both ends are rolled back (the
+ * peer's watchdog covers a peer that cannot be reached). */
 static int keep_on_peer(struct run_ctx *x, const struct profile *prof, enum keep k, int64_t txn)
 {
-	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *err = NULL, *err2 = NULL;
 	int64_t peer_txn = 0;
 	int r;
 
-	r = peerssh_apply(prof, 0, &peer_txn, &err);
+	r = peerssh_apply(prof, 0, apply_interrupted, &peer_txn, &err);
+	if (r >= 0 && peer_txn > 0 && txn > 0) {
+		r = history_txn_set_peer_txn(x->h, txn, peer_txn);
+		if (r < 0)
+			err = strprintf("history %s: cannot record the peer's transaction %" PRId64 ": %s",
+					history_path(x->h), peer_txn, strerror(-r));
+	}
 	if (r >= 0 && peer_txn > 0)
 		r = peerssh_commit(prof, &err);
 	if (r >= 0)
 		return EXIT_OK;
 	log_error("campaign: --keep %s: %s; rolling back this host's transaction %" PRId64, keep_names[k],
 		  strna(err), txn);
+	if (peer_txn > 0 && peerssh_rollback(prof, peer_txn, &err2) < 0)
+		log_error("%s: its --confirm watchdog rolls it back", strna(err2));
 	r = undo_round(x, txn);
 	return r != EXIT_OK ? r : EXIT_ROLLED_BACK;
 }

@@ -1,4 +1,4 @@
-/* verb_verify.c: `cx5prof verify [PROFILE] [--no-bench] [--peer ADDR]`.
+/* verb_verify.c: `cx5prof verify [PROFILE] [--no-bench | --bench-anyway] [--peer ADDR]`.
  *
  * Owns: choosing the profile (the one named, else the last applied one in
  * the history), the one report of what went wrong, and the exit code.
@@ -14,17 +14,20 @@
 #include "verbs.h"
 #include "verify.h"
 
-enum { OPT_NO_BENCH = 1000, OPT_PEER };
+enum { OPT_NO_BENCH = 1000, OPT_PEER, OPT_BENCH_ANYWAY };
 
 const struct cli_option verify_cli_options[] = {
     {"no-bench", CLI_ARG_NONE, OPT_NO_BENCH, NULL, "check the state only, run no benchmark"},
     {"peer", CLI_ARG_REQUIRED, OPT_PEER, "ADDR",
      "benchmark against ADDR instead of the profile's verify.peer"},
+    {"bench-anyway", CLI_ARG_NONE, OPT_BENCH_ANYWAY, NULL,
+     "benchmark even when the host differs from the profile"},
     {0},
 };
 
 struct verify_args {
 	bool no_bench;
+	bool bench_anyway;
 	const char *peer;
 };
 
@@ -38,6 +41,9 @@ static int handle(int id, const char *arg, void *userdata)
 		return 0;
 	case OPT_PEER:
 		a->peer = arg;
+		return 0;
+	case OPT_BENCH_ANYWAY:
+		a->bench_anyway = true;
 		return 0;
 	}
 	return EXIT_USAGE;
@@ -123,6 +129,10 @@ int verb_verify(struct cli *cli, int argc, char **argv)
 		log_error("verify: one PROFILE at most");
 		return EXIT_USAGE;
 	}
+	if (a.no_bench && a.bench_anyway) {
+		log_error("verify: --no-bench and --bench-anyway contradict each other: choose one");
+		return EXIT_USAGE;
+	}
 	if (a.peer && !profile_peer_valid(a.peer)) {
 		log_error("verify: --peer '%s' is not an IP address or a host name", a.peer);
 		return EXIT_USAGE;
@@ -158,6 +168,7 @@ int verb_verify(struct cli *cli, int argc, char **argv)
 
 	o.profile = prof;
 	o.bench = !a.no_bench;
+	o.bench_anyway = a.bench_anyway;
 	o.progress = isatty(STDERR_FILENO);
 	o.history = a.no_bench ? NULL : h;
 	r = verify_run(&o, &rep);

@@ -79,6 +79,21 @@ int runner_select(char *const *names, const struct runner_params *p, const struc
 	return -ENOENT;
 }
 
+int runner_select_after(char *const *names, const struct runner *after, const struct runner_params *p,
+			const struct runner **ret, char **ret_why)
+{
+	size_t i = 0;
+
+	while (names && names[i] && !streq(names[i], after->name))
+		i++;
+	if (!names || !names[i] || !names[i + 1]) {
+		if (ret_why)
+			*ret_why = NULL;
+		return -ENOENT;
+	}
+	return runner_select(names + i + 1, p, ret, ret_why);
+}
+
 int runner_available_names(const struct runner_params *p, char **ret)
 {
 	_cleanup_free_ char *list = strdup("");

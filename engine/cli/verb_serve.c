@@ -11,8 +11,8 @@
 
 #include "log.h"
 #include "output.h"
-#include "serveloop.h"
-#include "udpsink.h"
+#include "bench/serveloop.h"
+#include "bench/udpsink.h"
 #include "verbs.h"
 
 enum { OPT_BIND = 'b', OPT_PORT = 'p', OPT_ONCE = 1000, OPT_CPUS = 1001 };

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 
 #include "log.h"
+#include "nicfacts.h"
 #include "output.h"
 #include "probe.h"
 #include "sysroot.h"
@@ -146,6 +147,8 @@ static void print_device(const struct iface_state *s)
 static void print_link(const struct iface_state *s)
 {
 	const struct link_info *l = &s->link;
+	_cleanup_free_ char *duplex = NULL;
+	uint64_t speed = 0;
 
 	if (!s->present) {
 		out_json("link", NULL);
@@ -166,15 +169,20 @@ static void print_link(const struct iface_state *s)
 		out_string(OUT_JSON, "min_mtu", NULL, NULL);
 		out_string(OUT_JSON, "max_mtu", NULL, NULL);
 	}
-	if (s->ethlink_r >= 0 && s->ethlink.speed_known)
-		out_uint(OUT_ANY, "speed", "  %" PRIu64 "Mb/s", s->ethlink.speed);
-	else {
+	/* The speed plan, verify and doctor judge (nicfacts.h), and its source. */
+	if (nicfacts_link(s, &speed, &duplex) >= 0) {
+		out_uint(OUT_ANY, "speed", "  %" PRIu64 "Mb/s", speed);
+		out_string(OUT_JSON, "duplex", NULL, duplex);
+		if (!streq(duplex, "unknown"))
+			out_text(" %s", duplex);
+	} else {
 		out_string(OUT_JSON, "speed", NULL, NULL);
+		out_string(OUT_JSON, "duplex", NULL, NULL);
 		out_text("  speed unknown");
 	}
-	out_string(OUT_JSON, "duplex", NULL, s->ethlink_r >= 0 ? eth_duplex_to_string(s->ethlink.duplex) : NULL);
-	if (s->ethlink_r >= 0 && s->ethlink.duplex != ETH_DUPLEX_UNKNOWN)
-		out_text(" %s", eth_duplex_to_string(s->ethlink.duplex));
+	out_string(OUT_JSON, "speed_source", NULL, nicfacts_link_source(s));
+	if (streq(nicfacts_link_source(s), "sysroot"))
+		out_text(" (sysroot)");
 	if (*l->kind)
 		out_text("  [%s]", l->kind);
 	out_text("\n");

@@ -27,7 +27,7 @@ static const struct verb verbs[] = {
 	{ "bench", verb_bench, "", "run the built-in UDP stream benchmark against `serve`", bench_options },
 	{ "campaign", verb_campaign, "FILE", "run comparison rounds: each group applied, verified and rolled back, with a table and a report", campaign_options },
 	{ "report", verb_report, "RUN... --dir DIR", "write report.html (and the runs' bundles) for some runs", report_options },
-	{ "history", verb_history, "[show RUN]", "list transactions, runs and campaigns, newest first; or everything about one run", history_options },
+	{ "history", verb_history, "[show [run] RUN | show txn TXN]", "list transactions, runs and campaigns, newest first; or everything about one run or transaction", history_options },
 	{ "compare", verb_compare, "RUN RUN [RUN...]", "side-by-side table of what differed between runs, with result deltas", NULL },
 	{ "export", verb_export, "RUN --dir DIR", "write a self-contained bundle to reproduce one run", export_options },
 	{ "mirror", verb_mirror, "", "send pending history records to the TaoToken mirror", mirror_verb_options },

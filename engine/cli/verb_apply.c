@@ -261,27 +261,52 @@ int txn_verb_apply(struct history **hp, const struct cli *cli, const struct prof
 	return r;
 }
 
+/* Roll back the peer's transaction peer_txn; false when that failed (said
+ * on stderr). */
+static bool rollback_on_peer(const struct profile *p, int64_t peer_txn)
+{
+	_cleanup_free_ char *err = NULL;
+
+	if (peerssh_rollback(p, peer_txn, &err) >= 0) {
+		log_notice("peer %s: rolled back its transaction %" PRId64, p->peer.ssh.value, peer_txn);
+		return true;
+	}
+	log_error("%s: run `cx5prof rollback %" PRId64 "` on the peer", err, peer_txn);
+	return false;
+}
+
 /* The peer (peer.ssh) gets the same profile once this host's changes are
  * in, under its own --confirm watchdog, committed at once unless this host
  * waits for `commit` too. When the peer fails, this host's transaction is
  * rolled back: both ends stay as they were (the peer's watchdog covers a
  * peer left uncommitted). txn 0: nothing changed here (committed on the
- * peer at once; a failure is EXIT_ERROR). EXIT_OK, else the exit code with
+ * peer at once; a failure is EXIT_ERROR). EXIT_OK with *ret_peer_txn (the
+ * peer's transaction recorded with txn, 0: none), else the exit code with
  * msg set. */
-static int tune_peer(struct history *h, const struct profile *prof, int64_t txn, unsigned confirm, char *msg,
-		     size_t msg_size)
+static int tune_peer(struct history *h, const struct profile *prof, int64_t txn, unsigned confirm,
+		     int64_t *ret_peer_txn, char *msg, size_t msg_size)
 {
 	_cleanup_free_ char *err = NULL;
 	struct apply_outcome o = {0};
 	int64_t peer_txn = 0;
+	const char *why;
 	int r;
 
-	r = peerssh_apply(prof, txn ? confirm : 0, &peer_txn, &err);
+	r = peerssh_apply(prof, txn ? confirm : 0, apply_interrupted, &peer_txn, &err);
+	why = r == -EINTR ? "interrupted" : "the peer failed";
+	/* Recorded before the peer's commit: rollback undoes exactly it. */
+	if (r >= 0 && txn > 0 && peer_txn > 0) {
+		r = history_txn_set_peer_txn(h, txn, peer_txn);
+		if (r < 0)
+			err = strprintf("history %s: cannot record the peer's transaction %" PRId64 ": %s",
+					history_path(h), peer_txn, strerror(-r));
+	}
 	if (r >= 0 && (!confirm || txn == 0) && peer_txn > 0)
 		r = peerssh_commit(prof, &err);
 	if (r >= 0) {
 		log_info("peer %s: applied (its transaction %" PRId64 ")%s", prof->peer.ssh.value, peer_txn,
 			 confirm && txn ? ", waiting for `cx5prof commit` like this host" : "");
+		*ret_peer_txn = txn > 0 ? peer_txn : 0;
 		return EXIT_OK;
 	}
 	if (txn == 0) {
@@ -292,19 +317,20 @@ static int tune_peer(struct history *h, const struct profile *prof, int64_t txn,
 	log_error("%s; rolling back this host's transaction %" PRId64 " (the peer's own --confirm watchdog "
 		  "undoes what it changed)",
 		  err, txn);
-	r = rollback_txn(h, txn, "the peer's apply failed: rolled back on this host too", &o);
+	r = rollback_txn(h, txn, "the peer's apply failed or was interrupted: rolled back on this host too",
+			 &o);
 	if (r < 0) {
 		report_left(o.left);
 		snprintf(msg, msg_size,
-			 "the peer failed and this host is NOT fully restored (transaction %" PRId64 "): fix the "
+			 "%s and this host is NOT fully restored (transaction %" PRId64 "): fix the "
 			 "above, then run `cx5prof rollback %" PRId64 "`",
-			 txn, txn);
+			 why, txn, txn);
 		log_error("%s", msg);
 		apply_outcome_done(&o);
 		return EXIT_ROLLBACK_FAILED;
 	}
-	snprintf(msg, msg_size,
-		 "the peer failed: every change was undone here (transaction %" PRId64 " rolled back)", txn);
+	snprintf(msg, msg_size, "%s: every change was undone here (transaction %" PRId64 " rolled back)", why,
+		 txn);
 	log_error("%s", msg);
 	apply_outcome_done(&o);
 	return EXIT_ROLLED_BACK;
@@ -316,8 +342,8 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	struct change_record *c = NULL;
 	struct apply_outcome o = {0};
 	_cleanup_free_ char *why = NULL;
-	bool after_last = false;
-	int64_t txn = 0;
+	bool after_last = false, peer_left = false;
+	int64_t txn = 0, peer_txn = 0;
 	char msg[512] = "";
 	struct history *h = *hp;
 	size_t n = 0;
@@ -327,12 +353,15 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	if (r == -EIO) /* nothing applied: reported */
 		return EXIT_ERROR;
 	h = *hp;
-	code = r >= 0 && peerssh_wanted(prof) ? tune_peer(h, prof, txn, confirm, msg, sizeof(msg)) : EXIT_OK;
+	code = r >= 0 && peerssh_wanted(prof) ? tune_peer(h, prof, txn, confirm, &peer_txn, msg, sizeof(msg))
+					      : EXIT_OK;
 	if (code == EXIT_OK && r >= 0) {
 		r = finish_apply(hp, txn, cli, confirm, n, msg, sizeof(msg), &why);
 		if (r < 0) {
 			after_last = true;
 			r = undo_unfinished(hp, cli, txn, c, n, why, &o);
+			/* The peer may be committed already: undone too. */
+			peer_left = peer_txn > 0 && !rollback_on_peer(prof, peer_txn);
 		}
 	}
 	change_records_free(c, n);
@@ -351,10 +380,10 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 		else
 			snprintf(msg, sizeof(msg),
 				 "every change was undone: the host is back as it was (transaction %" PRId64
-				 " rolled back)",
-				 txn);
+				 " rolled back)%s",
+				 txn, peer_left ? ", but NOT the peer's (see above)" : "");
 		log_error("%s", msg);
-		code = EXIT_ROLLED_BACK;
+		code = peer_left ? EXIT_ROLLBACK_FAILED : EXIT_ROLLED_BACK;
 	} else if (!after_last || *hp) {
 		report_apply_failure(&o, after_last);
 		report_left(o.left);
@@ -497,7 +526,11 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 		r = plan_problems_exit_code(p);
 	} else if (p->n_changes == 0) {
 		char msg[512] = "nothing to change";
-		r = peerssh_wanted(prof) ? tune_peer(h, prof, 0, a.confirm, msg, sizeof(msg)) : EXIT_OK;
+		/* --check changes nothing anywhere: the peer is not contacted. */
+		int64_t none;
+		r = peerssh_wanted(prof) && !a.check
+			? tune_peer(h, prof, 0, a.confirm, &none, msg, sizeof(msg))
+			: EXIT_OK;
 		plan_render(p, msg);
 	} else if (a.check) {
 		plan_render(p, "changes pending (--check: nothing was changed)");
@@ -679,21 +712,23 @@ static struct profile *peer_profile(const struct txn_record *t)
 }
 
 /* Rollback and commit of a transaction that tuned a peer do the same
- * there. EXIT_OK, or code when the peer failed (said on stderr). */
+ * there, to the peer's transaction recorded with it (none when the peer
+ * had nothing to change). EXIT_OK, or code when the peer failed (said on
+ * stderr). */
 static int follow_on_peer(const struct txn_record *t, bool commit, int code)
 {
-	_cleanup_profile_ struct profile *p = peer_profile(t);
+	_cleanup_profile_ struct profile *p = t->peer_txn > 0 ? peer_profile(t) : NULL;
 	_cleanup_free_ char *err = NULL;
 
 	if (!p)
 		return EXIT_OK;
-	if ((commit ? peerssh_commit(p, &err) : peerssh_rollback(p, &err)) >= 0) {
-		log_info("peer %s: %s", p->peer.ssh.value, commit ? "committed" : "rolled back");
+	if (!commit)
+		return rollback_on_peer(p, t->peer_txn) ? EXIT_OK : code;
+	if (peerssh_commit(p, &err) >= 0) {
+		log_notice("peer %s: committed its transaction %" PRId64, p->peer.ssh.value, t->peer_txn);
 		return EXIT_OK;
 	}
-	log_error("%s: %s", err,
-		  commit ? "the peer's --confirm watchdog rolls it back; apply again to tune both ends"
-			 : "run `cx5prof rollback` on the peer");
+	log_error("%s: the peer's --confirm watchdog rolls it back; apply again to tune both ends", err);
 	return code;
 }
 

@@ -10,8 +10,8 @@
 
 #include "exitcode.h"
 #include "util.h"
+#include "version.h"
 
-#define CX5PROF_VERSION "0.1.0"
 #define CX5PROF_DEFAULT_DB "/var/lib/cx5prof/history.db"
 
 struct cli {
