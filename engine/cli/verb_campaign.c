@@ -356,8 +356,8 @@ static int undo_round(struct run_ctx *x, int64_t txn)
  * resolves the round rolls exactly that one back on the peer (else its
  * watchdog does). When the peer fails, the round is undone here and the
  * group skipped with the reason, as a failed apply; when a signal ended
- * ssh, the round is undone and run_rounds() stops. EXIT_OK with
- * *ret_peer_txn (0: nothing changed there). */
+ * ssh, the round is undone: EXIT_ROLLED_BACK, the campaign stops. EXIT_OK
+ * with *ret_peer_txn (0: nothing changed there). */
 static int peer_apply_round(struct run_ctx *x, struct cell *cl, const struct profile *prof, int64_t txn,
 			    int64_t *ret_peer_txn)
 {
@@ -381,7 +381,8 @@ static int peer_apply_round(struct run_ctx *x, struct cell *cl, const struct pro
 	}
 	if (r == -EINTR) {
 		log_error("%s", strna(err));
-		return undo_round(x, txn);
+		code = undo_round(x, txn);
+		return code != EXIT_OK ? code : EXIT_ROLLED_BACK;
 	}
 	code = undo_round(x, txn);
 	if (code != EXIT_OK)

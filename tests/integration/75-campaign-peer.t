@@ -109,16 +109,34 @@ is "$(mtus)/$(peer_txns | awk '{print $(NF-1), $NF}')/$(campaign_status 4)" \
 	"mtu 1500 mtu 1500/apply:rolled_back rollback:committed/interrupted" \
 	"SIGTERM: both ends rolled back, the campaign recorded as interrupted"
 
+# ---- SIGINT while the peer's apply is slow: ssh ended, this host's round
+# undone once, the campaign interrupted
+printf 'version: 1\nname: jumbo-only\ngroups: [jumbo.yaml]\nverify: {peer: 198.18.0.2, runner: builtin, duration: 1}\npeer: {ssh: root@198.18.0.2, ssh_config: %s}\n' \
+	"$WORK/ssh_config" >"$WORK/jumbo-only.yaml"
+touch "$WORK/hang-before-apply"
+rm -f "$WORK/peer-started"
+HOME=$WORK ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/jumbo-only.yaml" >/dev/null 2>"$WORK/int.err" &
+pid=$!
+for _ in $(seq 100); do [ -e "$WORK/peer-started" ] && break; sleep 0.05; done
+kill -INT "$pid"
+wait "$pid"
+is "$?" 6 "SIGINT while the peer applies: exit 6"
+rm -f "$WORK/hang-before-apply"
+grep -q 'interrupted by SIGINT: ssh ended' "$WORK/int.err" && ! grep -q 'NOT' "$WORK/int.err"
+ok $? "SIGINT while the peer applies: ssh ended, this host's round rolled back once"
+is "$(mtus)/$(campaign_status 5)/$(sqlite3 "$DB" "SELECT COUNT(*) FROM transactions WHERE kind = 'apply' AND status != 'rolled_back'")" \
+	"mtu 1500 mtu 1500/interrupted/0" "SIGINT while the peer applies: both ends as before, the campaign interrupted"
+
 # ---- kill -9 during the jumbo round: the next rollback restores both ends
 bg_campaign
 pid=$!
 peer_pending
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
-is "$(mtus)/$(campaign_status 5)" "mtu 9000 mtu 9000/running" "kill -9: both ends left at 9000, the campaign says running"
+is "$(mtus)/$(campaign_status 6)" "mtu 9000 mtu 9000/running" "kill -9: both ends left at 9000, the campaign says running"
 run hcx rollback
 is "$rc" 0 "kill -9: rollback exit 0"
-is "$(mtus)/$(peer_txns | awk '{print $(NF-1), $NF}')/$(campaign_status 5)" \
+is "$(mtus)/$(peer_txns | awk '{print $(NF-1), $NF}')/$(campaign_status 6)" \
 	"mtu 1500 mtu 1500/apply:rolled_back rollback:committed/interrupted" \
 	"kill -9 + rollback: both ends restored, the campaign recorded as interrupted"
 
@@ -126,13 +144,13 @@ is "$(mtus)/$(peer_txns | awk '{print $(NF-1), $NF}')/$(campaign_status 5)" \
 # the next campaign records the dead one as interrupted
 bg_campaign
 pid=$!
-for _ in $(seq 100); do [ "$(campaign_status 6)" = running ] && break; sleep 0.02; done
+for _ in $(seq 100); do [ "$(campaign_status 7)" = running ] && break; sleep 0.02; done
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
-is "$(campaign_status 6)/$(sqlite3 "$DB" "SELECT COUNT(*) FROM transactions WHERE status = 'open'")" "running/0" \
+is "$(campaign_status 7)/$(sqlite3 "$DB" "SELECT COUNT(*) FROM transactions WHERE status = 'open'")" "running/0" \
 	"kill -9 in the baseline round: the campaign says running, no transaction open"
 run hcx campaign "$WORK/closed.yaml"
-is "$(campaign_status 6)" interrupted "the next campaign recorded the dead one as interrupted"
+is "$(campaign_status 7)" interrupted "the next campaign recorded the dead one as interrupted"
 same_sysroots && [ "$(mtus)" = "mtu 1500 mtu 1500" ]
 ok $? "after the kills: both ends as before, both sysroot copies byte-identical"
 
