@@ -6,8 +6,10 @@
 # and drops to the campaign's table), and rolls both back. During the
 # jumbo round both ends are at MTU 9000 (the run's MTU here, the peer's
 # MTU from its state); afterwards both are at 1500 and both sysroot copies
-# are byte-identical. A peer that cannot be tuned: the group is undone
-# here and skipped with the reason.
+# are byte-identical. --keep keeps both ends; SIGTERM, SIGINT while the
+# peer applies and kill -9 (then rollback, or the next campaign) leave
+# both ends as before and the campaign interrupted. A peer that cannot be
+# tuned: the group is undone here and skipped with the reason.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
 . "$(dirname "$0")/peer-ssh-lib.sh"
@@ -85,6 +87,14 @@ ok $? "the table: a peer line with its MTU and drops per group"
 is "$(grep -oE '<td>mtu [0-9]+, drops (none|\+[0-9]+)</td>' "$WORK/report/report.html" | sed 's/drops.*/drops/' | tr '\n' ' ')" \
 	"<td>mtu 1500, drops <td>mtu 9000, drops " "the report: the peer's MTU and drops in each group's row"
 
+# ---- --keep last: the group stays applied on both ends; rollback undoes both
+run hcx campaign "$WORK/both.yaml" --keep last
+is "$rc/$(mtus)/$(peer_txns | awk '{print $NF}')" "0/mtu 9000 mtu 9000/apply:committed" \
+	"--keep last: jumbo stays on both ends, committed on the peer"
+run hcx rollback
+is "$rc/$(mtus)/$(peer_txns | awk '{print $NF}')" "0/mtu 1500 mtu 1500/rollback:committed" \
+	"--keep last + rollback: both ends restored"
+
 # ---- the peer cannot be reached: each group is undone here and skipped
 run hcx campaign "$WORK/closed.yaml"
 is "$rc" 6 "unreachable peer: every group skipped (exit 6)"
@@ -105,7 +115,7 @@ ok $? "SIGTERM: the jumbo round is applied on the peer, waiting for its end"
 kill -TERM "$pid"
 wait "$pid"
 is "$?" 6 "SIGTERM: exit 6"
-is "$(mtus)/$(peer_txns | awk '{print $(NF-1), $NF}')/$(campaign_status 4)" \
+is "$(mtus)/$(peer_txns | awk '{print $(NF-1), $NF}')/$(campaign_status 5)" \
 	"mtu 1500 mtu 1500/apply:rolled_back rollback:committed/interrupted" \
 	"SIGTERM: both ends rolled back, the campaign recorded as interrupted"
 
@@ -124,7 +134,7 @@ is "$?" 6 "SIGINT while the peer applies: exit 6"
 rm -f "$WORK/hang-before-apply"
 grep -q 'interrupted by SIGINT: ssh ended' "$WORK/int.err" && ! grep -q 'NOT' "$WORK/int.err"
 ok $? "SIGINT while the peer applies: ssh ended, this host's round rolled back once"
-is "$(mtus)/$(campaign_status 5)/$(sqlite3 "$DB" "SELECT COUNT(*) FROM transactions WHERE kind = 'apply' AND status != 'rolled_back'")" \
+is "$(mtus)/$(campaign_status 6)/$(sqlite3 "$DB" "SELECT COUNT(*) FROM transactions WHERE kind = 'apply' AND status != 'rolled_back'")" \
 	"mtu 1500 mtu 1500/interrupted/0" "SIGINT while the peer applies: both ends as before, the campaign interrupted"
 
 # ---- kill -9 during the jumbo round: the next rollback restores both ends
@@ -133,10 +143,10 @@ pid=$!
 peer_pending
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
-is "$(mtus)/$(campaign_status 6)" "mtu 9000 mtu 9000/running" "kill -9: both ends left at 9000, the campaign says running"
+is "$(mtus)/$(campaign_status 7)" "mtu 9000 mtu 9000/running" "kill -9: both ends left at 9000, the campaign says running"
 run hcx rollback
 is "$rc" 0 "kill -9: rollback exit 0"
-is "$(mtus)/$(peer_txns | awk '{print $(NF-1), $NF}')/$(campaign_status 6)" \
+is "$(mtus)/$(peer_txns | awk '{print $(NF-1), $NF}')/$(campaign_status 7)" \
 	"mtu 1500 mtu 1500/apply:rolled_back rollback:committed/interrupted" \
 	"kill -9 + rollback: both ends restored, the campaign recorded as interrupted"
 
@@ -144,13 +154,13 @@ is "$(mtus)/$(peer_txns | awk '{print $(NF-1), $NF}')/$(campaign_status 6)" \
 # the next campaign records the dead one as interrupted
 bg_campaign
 pid=$!
-for _ in $(seq 100); do [ "$(campaign_status 7)" = running ] && break; sleep 0.02; done
+for _ in $(seq 100); do [ "$(campaign_status 8)" = running ] && break; sleep 0.02; done
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
-is "$(campaign_status 7)/$(sqlite3 "$DB" "SELECT COUNT(*) FROM transactions WHERE status = 'open'")" "running/0" \
+is "$(campaign_status 8)/$(sqlite3 "$DB" "SELECT COUNT(*) FROM transactions WHERE status = 'open'")" "running/0" \
 	"kill -9 in the baseline round: the campaign says running, no transaction open"
 run hcx campaign "$WORK/closed.yaml"
-is "$(campaign_status 7)" interrupted "the next campaign recorded the dead one as interrupted"
+is "$(campaign_status 8)" interrupted "the next campaign recorded the dead one as interrupted"
 same_sysroots && [ "$(mtus)" = "mtu 1500 mtu 1500" ]
 ok $? "after the kills: both ends as before, both sysroot copies byte-identical"
 
