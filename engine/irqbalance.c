@@ -185,28 +185,6 @@ int irqbalance_detect(struct irqbalance_state *ret)
 	return 0;
 }
 
-char *irqbalance_warning(const struct irqbalance_state *s, enum irqbalance_action action)
-{
-	switch (action) {
-	case IRQBALANCE_LEAVE:
-		if (s->running || s->active == 1)
-			return strdup(
-			    "irqbalance is running and left alone (irq.irqbalance: leave): it may overwrite "
-			    "the IRQ pins; use stop or ban");
-		return NULL;
-	case IRQBALANCE_STOP:
-	case IRQBALANCE_BAN:
-		if (!service_command() && (s->running || s->active == 1))
-			return strprintf(
-			    "irqbalance is running and no service manager is reachable (a sysroot "
-			    "without CX5PROF_SYSTEMCTL): irq.irqbalance: %s cannot be carried out",
-			    irqbalance_action_to_string(action));
-		return NULL;
-	default:
-		return NULL;
-	}
-}
-
 static int undo_to_string(struct json_object *o, char **ret)
 {
 	/* no "\/": the record is stored and shown in the history */

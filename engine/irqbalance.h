@@ -46,10 +46,6 @@ struct irqbalance_state {
 int irqbalance_detect(struct irqbalance_state *ret);
 void irqbalance_state_done(struct irqbalance_state *s);
 
-/* A plan/verify-time warning for `action` given the state, or NULL when
- * there is nothing to say (caller frees). */
-char *irqbalance_warning(const struct irqbalance_state *s, enum irqbalance_action action);
-
 /* stop: stop and disable the service. *ret_undo records the old active and
  * enabled states. Returns 1 when something changed, 0 when it was already
  * stopped and disabled. -EOPNOTSUPP without service control; -EBUSY when an
