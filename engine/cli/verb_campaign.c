@@ -111,8 +111,8 @@ struct cell {
 	int max_cpu;
 	uint64_t interrupts;
 	bool spread_known;
-	bool failed_round; /* a round could not measure */
-	int64_t peer_mtu;  /* the peer's MTU in the last round it answered STATE; -1 none */
+	bool failed_round;  /* a round could not measure */
+	int64_t peer_mtu;   /* the peer's MTU in the last round it answered STATE; -1 none */
 	int64_t peer_drops; /* its drop counters' rise summed over the rounds; -1 unknown */
 };
 
