@@ -15,10 +15,16 @@ struct cpuset {
 	unsigned nwords;
 };
 
-#define CPUSET_INIT { NULL, 0 }
+#define CPUSET_INIT                                                                                          \
+	{                                                                                                    \
+		NULL, 0                                                                                      \
+	}
 
 void cpuset_done(struct cpuset *s);
-static inline void cpuset_donep(struct cpuset *s) { cpuset_done(s); }
+static inline void cpuset_donep(struct cpuset *s)
+{
+	cpuset_done(s);
+}
 #define _cleanup_cpuset_ _cleanup_(cpuset_donep)
 
 /* Parse a list; "" and "\n" give the empty set. -EINVAL on bad syntax,

@@ -16,20 +16,20 @@ static const struct {
 	const char *symbol;
 	size_t offset;
 } curl_symbols[] = {
-	{ "curl_global_init", offsetof(struct curl_api, global_init) },
-	{ "curl_easy_init", offsetof(struct curl_api, easy_init) },
-	{ "curl_easy_setopt", offsetof(struct curl_api, easy_setopt) },
-	{ "curl_easy_perform", offsetof(struct curl_api, easy_perform) },
-	{ "curl_easy_getinfo", offsetof(struct curl_api, easy_getinfo) },
-	{ "curl_easy_cleanup", offsetof(struct curl_api, easy_cleanup) },
-	{ "curl_easy_strerror", offsetof(struct curl_api, easy_strerror) },
-	{ "curl_slist_append", offsetof(struct curl_api, slist_append) },
-	{ "curl_slist_free_all", offsetof(struct curl_api, slist_free_all) },
-	{ "curl_url", offsetof(struct curl_api, url) },
-	{ "curl_url_set", offsetof(struct curl_api, url_set) },
-	{ "curl_url_get", offsetof(struct curl_api, url_get) },
-	{ "curl_url_cleanup", offsetof(struct curl_api, url_cleanup) },
-	{ "curl_free", offsetof(struct curl_api, free) },
+    {"curl_global_init", offsetof(struct curl_api, global_init)},
+    {"curl_easy_init", offsetof(struct curl_api, easy_init)},
+    {"curl_easy_setopt", offsetof(struct curl_api, easy_setopt)},
+    {"curl_easy_perform", offsetof(struct curl_api, easy_perform)},
+    {"curl_easy_getinfo", offsetof(struct curl_api, easy_getinfo)},
+    {"curl_easy_cleanup", offsetof(struct curl_api, easy_cleanup)},
+    {"curl_easy_strerror", offsetof(struct curl_api, easy_strerror)},
+    {"curl_slist_append", offsetof(struct curl_api, slist_append)},
+    {"curl_slist_free_all", offsetof(struct curl_api, slist_free_all)},
+    {"curl_url", offsetof(struct curl_api, url)},
+    {"curl_url_set", offsetof(struct curl_api, url_set)},
+    {"curl_url_get", offsetof(struct curl_api, url_get)},
+    {"curl_url_cleanup", offsetof(struct curl_api, url_cleanup)},
+    {"curl_free", offsetof(struct curl_api, free)},
 };
 
 static struct curl_api api;

@@ -410,8 +410,8 @@ static int judge_kernel_log(struct ctx *c, const char *text, const char *source)
 			   "the firmware command interface is stuck: update the NIC firmware and the "
 			   "driver; a "
 			   "reboot or `mlxfwreset` recovers it",
-			   "%u mlx5 firmware command timeout%s in %s, first: %s", n, n == 1 ? "" : "s", source,
-			   first);
+			   "%u mlx5 firmware command timeout%s in %s, first: %s", n, n == 1 ? "" : "s",
+			   source, first);
 	return add(c, "host", "kernel-log", DOCTOR_PASS, NULL, "no mlx5 firmware command timeouts in %s",
 		   source);
 }
@@ -459,7 +459,8 @@ static const struct host_check {
 /* The peer: --peer, else the profile's verify.peer; NULL with the reason. */
 static const char *peer_of(const struct ctx *c, const char **ret_why)
 {
-	*ret_why = c->p ? "no verify.peer in the profile" : "no profile and no --peer: the peer is not checked";
+	*ret_why =
+	    c->p ? "no verify.peer in the profile" : "no profile and no --peer: the peer is not checked";
 	if (c->o->peer)
 		return c->o->peer;
 	return c->p && c->p->verify.peer.set ? c->p->verify.peer.value : NULL;
@@ -674,9 +675,10 @@ static int check_peer_state(struct ctx *c)
  * jumbo-path's. */
 static int check_peer_serve(struct ctx *c)
 {
-	static const enum doctor_status status[_PEERCHECK_MAX] = {
-	    [PEERCHECK_PASS] = DOCTOR_PASS, [PEERCHECK_WARN] = DOCTOR_WARN,
-	    [PEERCHECK_FAIL] = DOCTOR_FAIL, [PEERCHECK_SKIP] = DOCTOR_SKIP};
+	static const enum doctor_status status[_PEERCHECK_MAX] = {[PEERCHECK_PASS] = DOCTOR_PASS,
+								  [PEERCHECK_WARN] = DOCTOR_WARN,
+								  [PEERCHECK_FAIL] = DOCTOR_FAIL,
+								  [PEERCHECK_SKIP] = DOCTOR_SKIP};
 	const char *why, *peer = peer_of(c, &why);
 	_cleanup_(peercheck_done) struct peercheck pc = {0};
 	const struct profile *p = c->p;

@@ -15,14 +15,14 @@
 #include "ethtool.h"
 
 const char *const eth_drop_counters[] = {
-	"rx_discards_phy", "rx_out_of_buffer", "rx_buffer_passed_thres_phy", "tx_discards_phy", "rx_crc_errors_phy",
-	NULL,
+    "rx_discards_phy", "rx_out_of_buffer",  "rx_buffer_passed_thres_phy",
+    "tx_discards_phy", "rx_crc_errors_phy", NULL,
 };
 
 static const char *const duplex_names[_ETH_DUPLEX_MAX] = {
-	[ETH_DUPLEX_HALF] = "half",
-	[ETH_DUPLEX_FULL] = "full",
-	[ETH_DUPLEX_UNKNOWN] = "unknown",
+    [ETH_DUPLEX_HALF] = "half",
+    [ETH_DUPLEX_FULL] = "full",
+    [ETH_DUPLEX_UNKNOWN] = "unknown",
 };
 
 const char *eth_duplex_to_string(enum eth_duplex d)
@@ -45,7 +45,7 @@ static int ethtool_socket(void)
 /* One SIOCETHTOOL request on ifname with data as the command block. */
 static int ethtool_ioctl(int fd, const char *ifname, void *data)
 {
-	struct ifreq ifr = { 0 };
+	struct ifreq ifr = {0};
 
 	if (!ifname || !ifname_valid(ifname))
 		return -EINVAL;
@@ -80,7 +80,7 @@ static void copy_str(char *dst, size_t n, const char *src, size_t srcn)
 
 int ethtool_get_drvinfo(const char *ifname, struct eth_drvinfo *ret)
 {
-	struct ethtool_drvinfo d = { .cmd = ETHTOOL_GDRVINFO };
+	struct ethtool_drvinfo d = {.cmd = ETHTOOL_GDRVINFO};
 	int r = ethtool_request(ifname, &d);
 
 	if (r < 0)
@@ -119,7 +119,7 @@ static int get_link_ksettings(int fd, const char *ifname, struct eth_link *ret)
 	struct {
 		struct ethtool_link_settings s;
 		uint32_t masks[3 * 127];
-	} req = { .s = { .cmd = ETHTOOL_GLINKSETTINGS } };
+	} req = {.s = {.cmd = ETHTOOL_GLINKSETTINGS}};
 	int8_t nwords;
 	int r;
 
@@ -144,7 +144,7 @@ static int get_link_ksettings(int fd, const char *ifname, struct eth_link *ret)
 int ethtool_get_link(const char *ifname, struct eth_link *ret)
 {
 	_cleanup_close_ int fd = -1;
-	struct ethtool_cmd ecmd = { .cmd = ETHTOOL_GSET };
+	struct ethtool_cmd ecmd = {.cmd = ETHTOOL_GSET};
 	struct eth_link l;
 	int r;
 
@@ -167,20 +167,20 @@ int ethtool_get_link(const char *ifname, struct eth_link *ret)
 
 int ethtool_get_channels(const char *ifname, struct eth_channels *ret)
 {
-	struct ethtool_channels c = { .cmd = ETHTOOL_GCHANNELS };
+	struct ethtool_channels c = {.cmd = ETHTOOL_GCHANNELS};
 	int r = ethtool_request(ifname, &c);
 
 	if (r < 0)
 		return r;
 	*ret = (struct eth_channels){
-		.rx = c.rx_count,
-		.tx = c.tx_count,
-		.other = c.other_count,
-		.combined = c.combined_count,
-		.max_rx = c.max_rx,
-		.max_tx = c.max_tx,
-		.max_other = c.max_other,
-		.max_combined = c.max_combined,
+	    .rx = c.rx_count,
+	    .tx = c.tx_count,
+	    .other = c.other_count,
+	    .combined = c.combined_count,
+	    .max_rx = c.max_rx,
+	    .max_tx = c.max_tx,
+	    .max_other = c.max_other,
+	    .max_combined = c.max_combined,
 	};
 	return 0;
 }
@@ -188,7 +188,7 @@ int ethtool_get_channels(const char *ifname, struct eth_channels *ret)
 int ethtool_set_channels(const char *ifname, const struct eth_channels *want)
 {
 	_cleanup_close_ int fd = -1;
-	struct ethtool_channels c = { .cmd = ETHTOOL_GCHANNELS };
+	struct ethtool_channels c = {.cmd = ETHTOOL_GCHANNELS};
 	int r;
 
 	if (!ifname || !ifname_valid(ifname))
@@ -213,7 +213,7 @@ int ethtool_set_channels(const char *ifname, const struct eth_channels *want)
 	r = ethtool_ioctl(fd, ifname, &c);
 	if (r < 0)
 		return r;
-	c = (struct ethtool_channels){ .cmd = ETHTOOL_GCHANNELS };
+	c = (struct ethtool_channels){.cmd = ETHTOOL_GCHANNELS};
 	r = ethtool_ioctl(fd, ifname, &c);
 	if (r < 0)
 		return r;
@@ -225,16 +225,16 @@ int ethtool_set_channels(const char *ifname, const struct eth_channels *want)
 
 int ethtool_get_rings(const char *ifname, struct eth_rings *ret)
 {
-	struct ethtool_ringparam g = { .cmd = ETHTOOL_GRINGPARAM };
+	struct ethtool_ringparam g = {.cmd = ETHTOOL_GRINGPARAM};
 	int r = ethtool_request(ifname, &g);
 
 	if (r < 0)
 		return r;
 	*ret = (struct eth_rings){
-		.rx = g.rx_pending,
-		.tx = g.tx_pending,
-		.max_rx = g.rx_max_pending,
-		.max_tx = g.tx_max_pending,
+	    .rx = g.rx_pending,
+	    .tx = g.tx_pending,
+	    .max_rx = g.rx_max_pending,
+	    .max_tx = g.tx_max_pending,
 	};
 	return 0;
 }
@@ -242,7 +242,7 @@ int ethtool_get_rings(const char *ifname, struct eth_rings *ret)
 int ethtool_set_rings(const char *ifname, const struct eth_rings *want)
 {
 	_cleanup_close_ int fd = -1;
-	struct ethtool_ringparam g = { .cmd = ETHTOOL_GRINGPARAM };
+	struct ethtool_ringparam g = {.cmd = ETHTOOL_GRINGPARAM};
 	int r;
 
 	if (!ifname || !ifname_valid(ifname))
@@ -263,7 +263,7 @@ int ethtool_set_rings(const char *ifname, const struct eth_rings *want)
 	r = ethtool_ioctl(fd, ifname, &g);
 	if (r < 0)
 		return r;
-	g = (struct ethtool_ringparam){ .cmd = ETHTOOL_GRINGPARAM };
+	g = (struct ethtool_ringparam){.cmd = ETHTOOL_GRINGPARAM};
 	r = ethtool_ioctl(fd, ifname, &g);
 	if (r < 0)
 		return r;
@@ -278,8 +278,8 @@ static int stats_count(int fd, const char *ifname, uint32_t *ret)
 	struct {
 		struct ethtool_sset_info hdr;
 		uint32_t buf[1];
-	} sset = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_STATS } };
-	struct ethtool_drvinfo d = { .cmd = ETHTOOL_GDRVINFO };
+	} sset = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_STATS}};
+	struct ethtool_drvinfo d = {.cmd = ETHTOOL_GDRVINFO};
 	int r;
 
 	r = ethtool_ioctl(fd, ifname, &sset);
@@ -296,7 +296,7 @@ static int stats_count(int fd, const char *ifname, uint32_t *ret)
 	return 0;
 }
 
-#define ETH_STATS_MAX 65536u
+#define ETH_STATS_MAX	65536u
 #define ETH_STATS_TRIES 4
 
 /* ETHTOOL_GSTRINGS and ETHTOOL_GSTATS ignore the length we pass: the kernel
@@ -391,8 +391,8 @@ int ethtool_get_stats(const char *ifname, struct eth_stat **ret, size_t *ret_n)
 	if (!v)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
-		copy_str(v[i].name, sizeof(v[i].name), (const char *)strings->data + (size_t)i * ETH_GSTRING_LEN,
-			 ETH_GSTRING_LEN);
+		copy_str(v[i].name, sizeof(v[i].name),
+			 (const char *)strings->data + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN);
 		v[i].value = stats->data[i];
 	}
 	*ret = TAKE_PTR(v);

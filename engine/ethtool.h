@@ -38,8 +38,8 @@ enum eth_duplex { ETH_DUPLEX_HALF, ETH_DUPLEX_FULL, ETH_DUPLEX_UNKNOWN, _ETH_DUP
 
 /* ETHTOOL_GLINKSETTINGS, falling back to ETHTOOL_GSET. */
 struct eth_link {
-	bool speed_known;   /* false: no link or the driver does not say */
-	uint32_t speed;     /* Mb/s */
+	bool speed_known; /* false: no link or the driver does not say */
+	uint32_t speed;	  /* Mb/s */
 	enum eth_duplex duplex;
 	bool autoneg;
 };

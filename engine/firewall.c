@@ -56,7 +56,7 @@ static int evidence_nf_tables(char **ev)
 	return 0;
 }
 
-static const char *const firewall_processes[] = { "firewalld", "ufw", "nftables" };
+static const char *const firewall_processes[] = {"firewalld", "ufw", "nftables"};
 
 static int evidence_process(char **ev)
 {
@@ -71,7 +71,7 @@ static int evidence_process(char **ev)
 int firewall_detect(struct firewall_state *ret)
 {
 	_cleanup_free_ char *all = NULL;
-	char *parts[4] = { NULL };
+	char *parts[4] = {NULL};
 	int r;
 
 	r = evidence_tables("/proc/net/ip_tables_names", "ip_tables", &parts[0]);

@@ -182,9 +182,10 @@ const char *history_remedy(int r)
 		if (map[i].err == -r)
 			return map[i].remedy;
 	if (r == -EACCES || r == -EPERM)
-		return geteuid() == 0 ? "denied even to root: check the file's attributes (lsattr), its mount "
-					"and any security policy, or choose another file with --db"
-				      : "permission denied: run as root, or choose another file with --db";
+		return geteuid() == 0
+			   ? "denied even to root: check the file's attributes (lsattr), its mount "
+			     "and any security policy, or choose another file with --db"
+			   : "permission denied: run as root, or choose another file with --db";
 	return "check the file and its directory, or choose another file with --db";
 }
 
@@ -410,7 +411,7 @@ _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration 
  * from version N to the current one. */
 #define COMPAT_V2                                                                                            \
 	"CREATE TEMP VIEW runs AS SELECT *, NULL AS campaign FROM main.runs;"                                \
-	"CREATE TEMP TABLE campaigns (id INTEGER PRIMARY KEY, name TEXT, file TEXT, status TEXT,"           \
+	"CREATE TEMP TABLE campaigns (id INTEGER PRIMARY KEY, name TEXT, file TEXT, status TEXT,"            \
 	" started_usec INTEGER, ended_usec INTEGER, summary TEXT);"
 #define COMPAT_V3 "CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_txn FROM main.transactions;"
 static const char *const readonly_compat[] = {

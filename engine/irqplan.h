@@ -77,7 +77,6 @@ static inline void irqplan_freep(struct irqplan **p)
 #define _cleanup_irqplan_ _cleanup_(irqplan_freep)
 void irqplan_options_done(struct irqplan_options *o);
 
-
 /* Current-map analysis for `show`. A queue is "busy" when its interrupt
  * count is at least 10% of the port's busiest queue (and non-zero); its CPU
  * is its single effective/affinity CPU, else the CPU with most interrupts. */

@@ -21,13 +21,10 @@
 #include "nlerr.h"
 
 static const char *const operstate_names[_LINK_OPER_MAX] = {
-	[LINK_OPER_UNKNOWN] = "unknown",
-	[LINK_OPER_NOTPRESENT] = "notpresent",
-	[LINK_OPER_DOWN] = "down",
-	[LINK_OPER_LOWERLAYERDOWN] = "lowerlayerdown",
-	[LINK_OPER_TESTING] = "testing",
-	[LINK_OPER_DORMANT] = "dormant",
-	[LINK_OPER_UP] = "up",
+    [LINK_OPER_UNKNOWN] = "unknown", [LINK_OPER_NOTPRESENT] = "notpresent",
+    [LINK_OPER_DOWN] = "down",	     [LINK_OPER_LOWERLAYERDOWN] = "lowerlayerdown",
+    [LINK_OPER_TESTING] = "testing", [LINK_OPER_DORMANT] = "dormant",
+    [LINK_OPER_UP] = "up",
 };
 
 const char *link_operstate_to_string(enum link_operstate s)
@@ -50,41 +47,41 @@ int link_operstate_from_string(const char *s, enum link_operstate *ret)
 /* libnl's error space, translated once. Codes without an errno twin map to
  * the nearest meaning (a malformed reply is -EBADMSG). */
 static const int nle_errno[NLE_MAX + 1] = {
-	[NLE_SUCCESS] = 0,
-	[NLE_FAILURE] = EIO,
-	[NLE_INTR] = EINTR,
-	[NLE_BAD_SOCK] = EBADF,
-	[NLE_AGAIN] = EAGAIN,
-	[NLE_NOMEM] = ENOMEM,
-	[NLE_EXIST] = EEXIST,
-	[NLE_INVAL] = EINVAL,
-	[NLE_RANGE] = ERANGE,
-	[NLE_MSGSIZE] = EMSGSIZE,
-	[NLE_OPNOTSUPP] = EOPNOTSUPP,
-	[NLE_AF_NOSUPPORT] = EAFNOSUPPORT,
-	[NLE_OBJ_NOTFOUND] = ENOENT,
-	[NLE_NOATTR] = ENODATA,
-	[NLE_MISSING_ATTR] = EINVAL,
-	[NLE_AF_MISMATCH] = EAFNOSUPPORT,
-	[NLE_SEQ_MISMATCH] = EILSEQ,
-	[NLE_MSG_OVERFLOW] = EOVERFLOW,
-	[NLE_MSG_TRUNC] = EMSGSIZE,
-	[NLE_NOADDR] = EADDRNOTAVAIL,
-	[NLE_SRCRT_NOSUPPORT] = EOPNOTSUPP,
-	[NLE_MSG_TOOSHORT] = EBADMSG,
-	[NLE_MSGTYPE_NOSUPPORT] = EOPNOTSUPP,
-	[NLE_OBJ_MISMATCH] = EINVAL,
-	[NLE_NOCACHE] = ENOENT,
-	[NLE_BUSY] = EBUSY,
-	[NLE_PROTO_MISMATCH] = EPROTONOSUPPORT,
-	[NLE_NOACCESS] = EACCES,
-	[NLE_PERM] = EPERM,
-	[NLE_PKTLOC_FILE] = ENOENT,
-	[NLE_PARSE_ERR] = EBADMSG,
-	[NLE_NODEV] = ENODEV,
-	[NLE_IMMUTABLE] = EPERM,
-	[NLE_DUMP_INTR] = EINTR,
-	[NLE_ATTRSIZE] = EBADMSG,
+    [NLE_SUCCESS] = 0,
+    [NLE_FAILURE] = EIO,
+    [NLE_INTR] = EINTR,
+    [NLE_BAD_SOCK] = EBADF,
+    [NLE_AGAIN] = EAGAIN,
+    [NLE_NOMEM] = ENOMEM,
+    [NLE_EXIST] = EEXIST,
+    [NLE_INVAL] = EINVAL,
+    [NLE_RANGE] = ERANGE,
+    [NLE_MSGSIZE] = EMSGSIZE,
+    [NLE_OPNOTSUPP] = EOPNOTSUPP,
+    [NLE_AF_NOSUPPORT] = EAFNOSUPPORT,
+    [NLE_OBJ_NOTFOUND] = ENOENT,
+    [NLE_NOATTR] = ENODATA,
+    [NLE_MISSING_ATTR] = EINVAL,
+    [NLE_AF_MISMATCH] = EAFNOSUPPORT,
+    [NLE_SEQ_MISMATCH] = EILSEQ,
+    [NLE_MSG_OVERFLOW] = EOVERFLOW,
+    [NLE_MSG_TRUNC] = EMSGSIZE,
+    [NLE_NOADDR] = EADDRNOTAVAIL,
+    [NLE_SRCRT_NOSUPPORT] = EOPNOTSUPP,
+    [NLE_MSG_TOOSHORT] = EBADMSG,
+    [NLE_MSGTYPE_NOSUPPORT] = EOPNOTSUPP,
+    [NLE_OBJ_MISMATCH] = EINVAL,
+    [NLE_NOCACHE] = ENOENT,
+    [NLE_BUSY] = EBUSY,
+    [NLE_PROTO_MISMATCH] = EPROTONOSUPPORT,
+    [NLE_NOACCESS] = EACCES,
+    [NLE_PERM] = EPERM,
+    [NLE_PKTLOC_FILE] = ENOENT,
+    [NLE_PARSE_ERR] = EBADMSG,
+    [NLE_NODEV] = ENODEV,
+    [NLE_IMMUTABLE] = EPERM,
+    [NLE_DUMP_INTR] = EINTR,
+    [NLE_ATTRSIZE] = EBADMSG,
 };
 
 int link_errno_from_nle(int nle)
@@ -126,13 +123,10 @@ static int link_socket(struct nl_kernel_error *k, struct nl_sock **ret)
 }
 
 static const enum link_operstate operstate_from_kernel[] = {
-	[IF_OPER_UNKNOWN] = LINK_OPER_UNKNOWN,
-	[IF_OPER_NOTPRESENT] = LINK_OPER_NOTPRESENT,
-	[IF_OPER_DOWN] = LINK_OPER_DOWN,
-	[IF_OPER_LOWERLAYERDOWN] = LINK_OPER_LOWERLAYERDOWN,
-	[IF_OPER_TESTING] = LINK_OPER_TESTING,
-	[IF_OPER_DORMANT] = LINK_OPER_DORMANT,
-	[IF_OPER_UP] = LINK_OPER_UP,
+    [IF_OPER_UNKNOWN] = LINK_OPER_UNKNOWN, [IF_OPER_NOTPRESENT] = LINK_OPER_NOTPRESENT,
+    [IF_OPER_DOWN] = LINK_OPER_DOWN,	   [IF_OPER_LOWERLAYERDOWN] = LINK_OPER_LOWERLAYERDOWN,
+    [IF_OPER_TESTING] = LINK_OPER_TESTING, [IF_OPER_DORMANT] = LINK_OPER_DORMANT,
+    [IF_OPER_UP] = LINK_OPER_UP,
 };
 
 /* Collects parsed links. */
@@ -158,7 +152,8 @@ static void fill_from_object(struct nl_object *obj, void *arg)
 	l->loopback = l->flags & IFF_LOOPBACK;
 	l->admin_up = l->flags & IFF_UP;
 	l->lower_up = l->flags & IFF_LOWER_UP;
-	l->operstate = oper < ARRAY_SIZE(operstate_from_kernel) ? operstate_from_kernel[oper] : LINK_OPER_UNKNOWN;
+	l->operstate =
+	    oper < ARRAY_SIZE(operstate_from_kernel) ? operstate_from_kernel[oper] : LINK_OPER_UNKNOWN;
 }
 
 static int valid_cb(struct nl_msg *msg, void *arg)
@@ -166,7 +161,7 @@ static int valid_cb(struct nl_msg *msg, void *arg)
 	struct link_dump *d = arg;
 	struct nlmsghdr *h = nlmsg_hdr(msg);
 	struct nlattr *tb[IFLA_MAX + 1];
-	struct link_info l = { 0 };
+	struct link_info l = {0};
 	int r;
 
 	if (h->nlmsg_type != RTM_NEWLINK)
@@ -210,7 +205,7 @@ static int cmp_ifindex(const void *a, const void *b)
 /* Send msg (or a dump request when msg is NULL) and collect the links. */
 static int link_query(struct nl_msg *msg, struct link_dump *d)
 {
-	_cleanup_(nl_kernel_error_done) struct nl_kernel_error k = { 0 };
+	_cleanup_(nl_kernel_error_done) struct nl_kernel_error k = {0};
 	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
 	int r;
 
@@ -223,7 +218,7 @@ static int link_query(struct nl_msg *msg, struct link_dump *d)
 	if (msg)
 		r = nl_send_auto(sk, msg);
 	else {
-		struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+		struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
 		r = nl_send_simple(sk, RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi));
 	}
 	if (r < 0)
@@ -240,7 +235,7 @@ static int link_query(struct nl_msg *msg, struct link_dump *d)
 
 int link_list(struct link_info **ret, size_t *ret_n)
 {
-	struct link_dump d = { 0 };
+	struct link_dump d = {0};
 	int r;
 
 	/* A dump that raced with a link change is flagged inconsistent
@@ -250,7 +245,7 @@ int link_list(struct link_info **ret, size_t *ret_n)
 		if (r != -EINTR || attempt >= 3)
 			break;
 		free(d.v);
-		d = (struct link_dump){ 0 };
+		d = (struct link_dump){0};
 	}
 	if (r < 0) {
 		free(d.v);
@@ -266,7 +261,7 @@ int link_list(struct link_info **ret, size_t *ret_n)
 int link_get(const char *name, struct link_info *ret)
 {
 	_cleanup_nlmsg_ struct nl_msg *msg = NULL;
-	struct link_dump d = { 0 };
+	struct link_dump d = {0};
 	int r;
 
 	if (!name || !ifname_valid(name))
@@ -285,7 +280,7 @@ int link_get(const char *name, struct link_info *ret)
 
 int link_set_mtu(const char *name, uint32_t mtu, char **kernel_msg)
 {
-	_cleanup_(nl_kernel_error_done) struct nl_kernel_error k = { 0 };
+	_cleanup_(nl_kernel_error_done) struct nl_kernel_error k = {0};
 	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
 	_cleanup_rtnl_link_ struct rtnl_link *orig = NULL, *changes = NULL;
 	struct link_info after;

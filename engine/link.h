@@ -43,10 +43,10 @@ struct link_info {
 	uint32_t max_mtu;
 	enum link_operstate operstate;
 	unsigned flags; /* IFF_* as the kernel sent them */
-	bool loopback;  /* IFF_LOOPBACK */
-	bool admin_up;  /* IFF_UP */
-	bool lower_up;  /* IFF_LOWER_UP: carrier */
-	char kind[32];  /* IFLA_INFO_KIND ("veth", "bond"); "" for a plain device */
+	bool loopback;	/* IFF_LOOPBACK */
+	bool admin_up;	/* IFF_UP */
+	bool lower_up;	/* IFF_LOWER_UP: carrier */
+	char kind[32];	/* IFLA_INFO_KIND ("veth", "bond"); "" for a plain device */
 };
 
 /* Every link of the current network namespace, loopback included, sorted by

@@ -7,17 +7,20 @@
 static enum log_level max_level = LOG_NOTICE;
 static char first_error[512];
 
-void log_set_level(enum log_level level) { max_level = level; }
-const char *log_first_error(void) { return first_error[0] ? first_error : NULL; }
+void log_set_level(enum log_level level)
+{
+	max_level = level;
+}
+const char *log_first_error(void)
+{
+	return first_error[0] ? first_error : NULL;
+}
 
 int log_full(enum log_level level, int err, const char *fmt, ...)
 {
 	static const char *const prefix[] = {
-		[LOG_ERR] = "error: ",
-		[LOG_WARN] = "warning: ",
-		[LOG_NOTICE] = "",
-		[LOG_INFO] = "",
-		[LOG_DEBUG] = "debug: ",
+	    [LOG_ERR] = "error: ", [LOG_WARN] = "warning: ", [LOG_NOTICE] = "",
+	    [LOG_INFO] = "",	   [LOG_DEBUG] = "debug: ",
 	};
 	int saved = errno;
 	va_list ap;

@@ -21,14 +21,14 @@ const char *log_first_error(void);
 /* Returns -abs(err) so callers can `return log_error_errno(r, ...)`. */
 int log_full(enum log_level level, int err, const char *fmt, ...) _printf_(3, 4);
 
-#define log_error(...) log_full(LOG_ERR, 0, __VA_ARGS__)
-#define log_warn(...) log_full(LOG_WARN, 0, __VA_ARGS__)
+#define log_error(...)	log_full(LOG_ERR, 0, __VA_ARGS__)
+#define log_warn(...)	log_full(LOG_WARN, 0, __VA_ARGS__)
 #define log_notice(...) log_full(LOG_NOTICE, 0, __VA_ARGS__)
-#define log_info(...) log_full(LOG_INFO, 0, __VA_ARGS__)
-#define log_debug(...) log_full(LOG_DEBUG, 0, __VA_ARGS__)
+#define log_info(...)	log_full(LOG_INFO, 0, __VA_ARGS__)
+#define log_debug(...)	log_full(LOG_DEBUG, 0, __VA_ARGS__)
 /* %m in fmt expands to strerror(err). */
 #define log_error_errno(err, ...) log_full(LOG_ERR, (err), __VA_ARGS__)
-#define log_warn_errno(err, ...) log_full(LOG_WARN, (err), __VA_ARGS__)
+#define log_warn_errno(err, ...)  log_full(LOG_WARN, (err), __VA_ARGS__)
 #define log_debug_errno(err, ...) log_full(LOG_DEBUG, (err), __VA_ARGS__)
 
 #endif

@@ -102,8 +102,8 @@ void mirror_local_error(int r, struct taotoken_error *err)
 	    .retry = true,
 	    .retry_after_s = -1,
 	};
-	snprintf(err->message, sizeof(err->message), "local error before the request was sent: %s: will retry",
-		 strerror(r < 0 ? -r : r));
+	snprintf(err->message, sizeof(err->message),
+		 "local error before the request was sent: %s: will retry", strerror(r < 0 ? -r : r));
 }
 
 enum send_outcome {
@@ -124,7 +124,8 @@ static int send_one(struct history *h, const struct taotoken_config *cfg, const 
 	/* A fresh err: a failure that does not fill it must not inherit the
 	 * previous row's kind and retry decision. */
 	*err = (struct taotoken_error){.kind = TT_OK, .retry_after_s = -1};
-	r = sys && user ? taotoken_chat(cfg, key, sys, user, MIRROR_MAX_TOKENS, timeout_ms, &rep, err) : -ENOMEM;
+	r = sys && user ? taotoken_chat(cfg, key, sys, user, MIRROR_MAX_TOKENS, timeout_ms, &rep, err)
+			: -ENOMEM;
 	if (r < 0) {
 		int64_t count = row->attempts + 1;
 

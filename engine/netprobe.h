@@ -34,5 +34,4 @@ enum df_result {
 int netprobe_df(const char *host, uint32_t mtu, unsigned timeout_ms, enum df_result *ret,
 		uint32_t *ret_path_mtu);
 
-
 #endif

@@ -19,11 +19,11 @@ struct nic_model {
 };
 
 static const struct nic_model nic_models[] = {
-	{ PCI_VENDOR_MELLANOX, 0x1017, "ConnectX-5", true },
-	{ PCI_VENDOR_MELLANOX, 0x1018, "ConnectX-5 VF", true },
-	{ PCI_VENDOR_MELLANOX, 0x1019, "ConnectX-5 Ex", true },
-	{ PCI_VENDOR_MELLANOX, 0x101a, "ConnectX-5 Ex VF", true },
-	{ PCI_VENDOR_MELLANOX, 0xa2d2, "BlueField ConnectX-5", true },
+    {PCI_VENDOR_MELLANOX, 0x1017, "ConnectX-5", true},
+    {PCI_VENDOR_MELLANOX, 0x1018, "ConnectX-5 VF", true},
+    {PCI_VENDOR_MELLANOX, 0x1019, "ConnectX-5 Ex", true},
+    {PCI_VENDOR_MELLANOX, 0x101a, "ConnectX-5 Ex VF", true},
+    {PCI_VENDOR_MELLANOX, 0xa2d2, "BlueField ConnectX-5", true},
 };
 
 static const struct nic_model *nic_model_find(uint16_t vendor, uint16_t device)
@@ -240,7 +240,7 @@ static int nic_read_device(const char *dev, struct nic_info *n)
 int nic_read(const char *ifname, struct nic_info *ret)
 {
 	_cleanup_free_ char *base = NULL, *dev = NULL;
-	struct nic_info n = { .numa_node = -1 };
+	struct nic_info n = {.numa_node = -1};
 	int r;
 
 	if (!ifname || !ifname_valid(ifname))
@@ -278,7 +278,7 @@ void nic_info_done(struct nic_info *n)
 	free(n->pcie_speed);
 	free(n->pcie_max_speed);
 	free(n->msi_irqs);
-	*n = (struct nic_info){ .numa_node = -1 };
+	*n = (struct nic_info){.numa_node = -1};
 }
 
 int nic_list(char ***ret)

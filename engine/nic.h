@@ -15,26 +15,26 @@
 
 struct nic_info {
 	char *name;
-	bool has_device;    /* /sys/class/net/<if>/device exists (not virtual) */
-	char *pci_bdf;      /* "0000:af:00.0"; NULL without a device */
+	bool has_device; /* /sys/class/net/<if>/device exists (not virtual) */
+	char *pci_bdf;	 /* "0000:af:00.0"; NULL without a device */
 	bool has_pci_id;
-	uint16_t vendor;    /* 0x15b3 */
-	uint16_t device;    /* 0x1017 */
-	const char *model;  /* "ConnectX-5", ...; static; NULL when not in the table */
-	bool is_mellanox;   /* vendor 0x15b3 */
-	bool is_connectx5;  /* a device id of the ConnectX-5 table */
-	int numa_node;      /* -1: none or unknown */
-	char *local_cpulist;      /* "0-7,16-23"; NULL when absent */
-	char *driver;             /* "mlx5_core" (basename of device/driver) */
-	char *driver_version;     /* /sys/module/<driver>/version (OFED only), else NULL */
-	char *firmware;           /* device/infiniband/<ibdev>/fw_ver, else NULL */
-	char *ib_device;          /* "mlx5_0", else NULL */
-	char *pcie_speed;         /* current_link_speed "8.0 GT/s PCIe" */
-	char *pcie_max_speed;     /* max_link_speed */
+	uint16_t vendor;      /* 0x15b3 */
+	uint16_t device;      /* 0x1017 */
+	const char *model;    /* "ConnectX-5", ...; static; NULL when not in the table */
+	bool is_mellanox;     /* vendor 0x15b3 */
+	bool is_connectx5;    /* a device id of the ConnectX-5 table */
+	int numa_node;	      /* -1: none or unknown */
+	char *local_cpulist;  /* "0-7,16-23"; NULL when absent */
+	char *driver;	      /* "mlx5_core" (basename of device/driver) */
+	char *driver_version; /* /sys/module/<driver>/version (OFED only), else NULL */
+	char *firmware;	      /* device/infiniband/<ibdev>/fw_ver, else NULL */
+	char *ib_device;      /* "mlx5_0", else NULL */
+	char *pcie_speed;     /* current_link_speed "8.0 GT/s PCIe" */
+	char *pcie_max_speed; /* max_link_speed */
 	bool has_pcie_width;
-	uint32_t pcie_width;      /* current_link_width */
-	uint32_t pcie_max_width;  /* max_link_width */
-	unsigned *msi_irqs;       /* device/msi_irqs/<n>, sorted ascending */
+	uint32_t pcie_width;	 /* current_link_width */
+	uint32_t pcie_max_width; /* max_link_width */
+	unsigned *msi_irqs;	 /* device/msi_irqs/<n>, sorted ascending */
 	size_t n_msi_irqs;
 };
 

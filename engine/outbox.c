@@ -50,7 +50,6 @@ int64_t outbox_backoff_usec(int64_t attempts, int64_t retry_after_s)
 	return s * 1000000;
 }
 
-
 static int col_str(sqlite3_stmt *s, int col, char **ret)
 {
 	const unsigned char *v = sqlite3_column_text(s, col);
@@ -97,12 +96,12 @@ static int claim_in_txn(struct history *h, int64_t now, bool force, struct outbo
 	/* Head of line: without force only the oldest pending row may go, so
 	 * its backoff holds back the whole queue (the gateway, not the row, is
 	 * what failed) and records reach the mirror in order. */
-	q = history_prepare(history_db(h),
-		    force ? "SELECT " ROW_COLUMNS " FROM outbox WHERE status = 'pending' AND NOT"
-			    " (last_error IS '" OUTBOX_LEASE_MARK
-			    "' AND next_attempt_usec > ?1) ORDER BY id LIMIT 1"
-			  : "SELECT " ROW_COLUMNS " FROM outbox WHERE status = 'pending' ORDER BY id LIMIT 1",
-		    &s);
+	q = history_prepare(
+	    history_db(h),
+	    force ? "SELECT " ROW_COLUMNS " FROM outbox WHERE status = 'pending' AND NOT"
+		    " (last_error IS '" OUTBOX_LEASE_MARK "' AND next_attempt_usec > ?1) ORDER BY id LIMIT 1"
+		  : "SELECT " ROW_COLUMNS " FROM outbox WHERE status = 'pending' ORDER BY id LIMIT 1",
+	    &s);
 	if (q < 0)
 		return q;
 	if (force) {
@@ -155,7 +154,8 @@ static int mark_sent_in_txn(struct history *h, const struct outbox_row *c, const
 	_cleanup_free_ char *current = NULL;
 	int q, rc;
 
-	q = history_prepare(history_db(h), "SELECT payload FROM outbox WHERE id = ? AND status = 'pending'", &s);
+	q = history_prepare(history_db(h), "SELECT payload FROM outbox WHERE id = ? AND status = 'pending'",
+			    &s);
 	if (q < 0)
 		return q;
 	q = history_errno(sqlite3_bind_int64(s, 1, c->id));
@@ -209,10 +209,11 @@ int outbox_mark_failed_permanent(struct history *h, int64_t id, const char *erro
 
 	if (q < 0)
 		return q;
-	return history_end(h, history_exec(h,
-					   "UPDATE outbox SET status = 'failed_permanent', attempts = attempts + 1,"
-					   " last_error = ?, next_attempt_usec = 0 WHERE id = ? AND status = 'pending'",
-					   "si", error, id));
+	return history_end(
+	    h, history_exec(h,
+			    "UPDATE outbox SET status = 'failed_permanent', attempts = attempts + 1,"
+			    " last_error = ?, next_attempt_usec = 0 WHERE id = ? AND status = 'pending'",
+			    "si", error, id));
 }
 
 int outbox_requeue_failed(struct history *h, size_t *ret_n)
@@ -221,8 +222,10 @@ int outbox_requeue_failed(struct history *h, size_t *ret_n)
 
 	if (q < 0)
 		return q;
-	q = history_exec(h, "UPDATE outbox SET status = 'pending', next_attempt_usec = 0"
-			    " WHERE status = 'failed_permanent'", "");
+	q = history_exec(h,
+			 "UPDATE outbox SET status = 'pending', next_attempt_usec = 0"
+			 " WHERE status = 'failed_permanent'",
+			 "");
 	if (q >= 0 && ret_n)
 		*ret_n = (size_t)sqlite3_changes(history_db(h));
 	return history_end(h, q);
@@ -236,9 +239,10 @@ int outbox_list(struct history *h, bool pending_only, struct outbox_row **ret, s
 	int q, rc;
 
 	q = history_prepare(history_db(h),
-		    pending_only ? "SELECT " ROW_COLUMNS " FROM outbox WHERE status = 'pending' ORDER BY id"
-				 : "SELECT " ROW_COLUMNS " FROM outbox ORDER BY id",
-		    &s);
+			    pending_only ? "SELECT " ROW_COLUMNS
+					   " FROM outbox WHERE status = 'pending' ORDER BY id"
+					 : "SELECT " ROW_COLUMNS " FROM outbox ORDER BY id",
+			    &s);
 	if (q < 0)
 		return q;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -270,8 +274,9 @@ int outbox_next_attempt(struct history *h, int64_t *ret)
 	_cleanup_stmt_ sqlite3_stmt *s = NULL;
 	int q, rc;
 
-	q = history_prepare(history_db(h),
-			    "SELECT next_attempt_usec FROM outbox WHERE status = 'pending' ORDER BY id LIMIT 1", &s);
+	q = history_prepare(
+	    history_db(h),
+	    "SELECT next_attempt_usec FROM outbox WHERE status = 'pending' ORDER BY id LIMIT 1", &s);
 	if (q < 0)
 		return q;
 	rc = sqlite3_step(s);
@@ -318,9 +323,9 @@ int outbox_find_source(struct history *h, const char *source_kind, int64_t sourc
 	int q, rc;
 
 	q = history_prepare(history_db(h),
-		    "SELECT " ROW_COLUMNS
-		    " FROM outbox WHERE source_kind = ? AND source_id = ? ORDER BY id DESC LIMIT 1",
-		    &s);
+			    "SELECT " ROW_COLUMNS
+			    " FROM outbox WHERE source_kind = ? AND source_id = ? ORDER BY id DESC LIMIT 1",
+			    &s);
 	if (q < 0)
 		return q;
 	q = history_errno(sqlite3_bind_text(s, 1, source_kind, -1, SQLITE_TRANSIENT));

@@ -19,10 +19,19 @@ void out_init(bool json)
 	root = NULL;
 }
 
-bool out_is_json(void) { return json_mode; }
+bool out_is_json(void)
+{
+	return json_mode;
+}
 
-static bool wants_human(enum out_mode m) { return !json_mode && m != OUT_JSON; }
-static bool wants_json(enum out_mode m) { return json_mode && m != OUT_HUMAN; }
+static bool wants_human(enum out_mode m)
+{
+	return !json_mode && m != OUT_JSON;
+}
+static bool wants_json(enum out_mode m)
+{
+	return json_mode && m != OUT_HUMAN;
+}
 
 /* Attach v under key to the innermost open container (or make it the root). */
 static void attach(const char *key, struct json_object *v)
@@ -53,8 +62,14 @@ static void open_container(const char *key, struct json_object *c)
 	stack[depth++] = c;
 }
 
-void out_open_object(const char *key) { open_container(key, json_mode ? json_object_new_object() : NULL); }
-void out_open_array(const char *key) { open_container(key, json_mode ? json_object_new_array() : NULL); }
+void out_open_object(const char *key)
+{
+	open_container(key, json_mode ? json_object_new_object() : NULL);
+}
+void out_open_array(const char *key)
+{
+	open_container(key, json_mode ? json_object_new_array() : NULL);
+}
 
 void out_close_object(void)
 {
@@ -62,7 +77,10 @@ void out_close_object(void)
 		depth--;
 }
 
-void out_close_array(void) { out_close_object(); }
+void out_close_array(void)
+{
+	out_close_object();
+}
 
 static void human(const char *fmt, ...)
 {
@@ -138,7 +156,7 @@ int out_finish(void)
 
 	if (json_mode && root) {
 		const char *s = json_object_to_json_string_ext(
-			root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+		    root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
 		if (puts(s) < 0)
 			r = -EIO;
 		printed = true;

@@ -71,7 +71,7 @@ static int push_iface(struct host_state *h, const char *name, struct iface_state
 		return -ENOMEM;
 	h->ifaces = v;
 	v = &h->ifaces[h->n_ifaces];
-	*v = (struct iface_state){ .nic = { .numa_node = -1 } };
+	*v = (struct iface_state){.nic = {.numa_node = -1}};
 	v->name = strdup(name);
 	if (!v->name)
 		return -ENOMEM;
@@ -180,9 +180,8 @@ int probe_host(char *const *only, unsigned flags, struct host_state **ret)
 	if (r == -ENOMEM)
 		goto fail;
 	if (r < 0) /* a broken config file: still say whether it runs */
-		h->irqbalance = (struct irqbalance_state){ .running = probe_process_running("irqbalance"),
-							   .enabled = -1,
-							   .active = -1 };
+		h->irqbalance = (struct irqbalance_state){
+		    .running = probe_process_running("irqbalance"), .enabled = -1, .active = -1};
 	h->irqbalance_running = h->irqbalance.running;
 	r = firewall_detect(&h->firewall);
 	if (r < 0)

@@ -58,7 +58,7 @@ struct iface_state {
 };
 
 struct sysctl_state {
-	int r;          /* 0, -ENOENT (absent here), other -errno */
+	int r;			   /* 0, -ENOENT (absent here), other -errno */
 	struct sysctl_value value; /* valid when r == 0 */
 };
 
@@ -84,7 +84,10 @@ enum probe_flags {
  * only when the kernel's link list itself cannot be read. */
 int probe_host(char *const *only, unsigned flags, struct host_state **ret);
 void host_state_free(struct host_state *h);
-static inline void host_state_freep(struct host_state **h) { host_state_free(*h); }
+static inline void host_state_freep(struct host_state **h)
+{
+	host_state_free(*h);
+}
 #define _cleanup_host_state_ _cleanup_(host_state_freep)
 
 /* The interface named `name`, or NULL. */

@@ -747,12 +747,17 @@ static const struct string_type {
 	const char *(*check)(const char *s);
 	bool int_ok; /* a plain integer is this type's text too ("exclude_cpus: 0") */
 } string_types[_KT_MAX] = {
-    [KT_TEXT] = {check_any, false},	   [KT_NAME] = {check_name, false},
+    [KT_TEXT] = {check_any, false},
+    [KT_NAME] = {check_name, false},
     [KT_VERSION] = {check_version, false},
-    [KT_DRIVER] = {check_driver, false},   [KT_CPULIST] = {check_cpulist_syntax, true},
-    [KT_PEER] = {check_peer, false},	   [KT_URL] = {check_url, false},
-    [KT_ABSPATH] = {check_abspath, false}, [KT_ENVNAME] = {check_envname, false},
-    [KT_SSH_TARGET] = {check_ssh_target, false}, [KT_COMMAND] = {check_command, false},
+    [KT_DRIVER] = {check_driver, false},
+    [KT_CPULIST] = {check_cpulist_syntax, true},
+    [KT_PEER] = {check_peer, false},
+    [KT_URL] = {check_url, false},
+    [KT_ABSPATH] = {check_abspath, false},
+    [KT_ENVNAME] = {check_envname, false},
+    [KT_SSH_TARGET] = {check_ssh_target, false},
+    [KT_COMMAND] = {check_command, false},
 };
 
 static int set_string(struct loader *l, struct profile_string *f, const struct ynode *v)
@@ -1216,7 +1221,8 @@ static int parse_sysctls(struct loader *l, const struct key_def *k _unused_, con
 			if (p->sysctls[j].key == id)
 				break;
 		if (is_null(v) && j < p->n_sysctls) {
-			memmove(&p->sysctls[j], &p->sysctls[j + 1], (p->n_sysctls - j - 1) * sizeof(p->sysctls[0]));
+			memmove(&p->sysctls[j], &p->sysctls[j + 1],
+				(p->n_sysctls - j - 1) * sizeof(p->sysctls[0]));
 			p->n_sysctls--;
 			continue;
 		}
@@ -1237,8 +1243,9 @@ static int parse_sysctls(struct loader *l, const struct key_def *k _unused_, con
 
 /* link.features: NAME: on | off (true | false too), NAME a profile or
  * kernel name from ethfeatures.h's table. */
-static int parse_features(struct loader *l, const struct key_def *k _unused_, const struct ynode *key _unused_,
-			  const struct ynode *map, void *field, const char *path)
+static int parse_features(struct loader *l, const struct key_def *k _unused_,
+			  const struct ynode *key _unused_, const struct ynode *map, void *field,
+			  const char *path)
 {
 	static const struct {
 		const char *text;
@@ -1264,8 +1271,8 @@ static int parse_features(struct loader *l, const struct key_def *k _unused_, co
 		for (size_t j = 0; j < i; j += 2) {
 			enum eth_feature g;
 			if (eth_feature_from_string(map->items[j]->value, &g) == 0 && g == f)
-				return fail(l, name, "%s: %s is the same feature as %s (first at %u:%u)", path,
-					    ynode_quote(name, buf, sizeof(buf)), map->items[j]->value,
+				return fail(l, name, "%s: %s is the same feature as %s (first at %u:%u)",
+					    path, ynode_quote(name, buf, sizeof(buf)), map->items[j]->value,
 					    map->items[j]->line, map->items[j]->column);
 		}
 		if (is_null(v) && features[f].set) {
@@ -1278,24 +1285,25 @@ static int parse_features(struct loader *l, const struct key_def *k _unused_, co
 		if (w == ARRAY_SIZE(words))
 			return fail(l, v, "%s.%s: expected on or off, got %s", path, eth_feature_def(f)->name,
 				    ynode_describe(v, buf, sizeof(buf)));
-		features[f] = (struct profile_bool){.set = true, .value = words[w].value, .at = mark_of(l, v)};
+		features[f] =
+		    (struct profile_bool){.set = true, .value = words[w].value, .at = mark_of(l, v)};
 	}
 	return 0;
 }
 
 static const parse_fn parsers[_KT_MAX] = {
-    [KT_SECTION] = parse_section, [KT_FORMAT_VERSION] = parse_format_version,
-    [KT_UINT] = parse_uint,	  [KT_SIZE] = parse_size_value,
-    [KT_NUMBER] = parse_number,	  [KT_BOOL] = parse_bool,
-    [KT_ENUM] = parse_enum,	  [KT_TEXT] = parse_string,
-    [KT_NAME] = parse_string,	  [KT_EXTENDS] = parse_extends,
-    [KT_VERSION] = parse_string,  [KT_DRIVER] = parse_string,
-    [KT_CPULIST] = parse_string,  [KT_PEER] = parse_string,
-    [KT_URL] = parse_string,	  [KT_ABSPATH] = parse_string,
-    [KT_ENVNAME] = parse_string,  [KT_IFNAMES] = parse_ifnames,
+    [KT_SECTION] = parse_section,   [KT_FORMAT_VERSION] = parse_format_version,
+    [KT_UINT] = parse_uint,	    [KT_SIZE] = parse_size_value,
+    [KT_NUMBER] = parse_number,	    [KT_BOOL] = parse_bool,
+    [KT_ENUM] = parse_enum,	    [KT_TEXT] = parse_string,
+    [KT_NAME] = parse_string,	    [KT_EXTENDS] = parse_extends,
+    [KT_VERSION] = parse_string,    [KT_DRIVER] = parse_string,
+    [KT_CPULIST] = parse_string,    [KT_PEER] = parse_string,
+    [KT_URL] = parse_string,	    [KT_ABSPATH] = parse_string,
+    [KT_ENVNAME] = parse_string,    [KT_IFNAMES] = parse_ifnames,
     [KT_SSH_TARGET] = parse_string, [KT_COMMAND] = parse_string,
-    [KT_PCI] = parse_pci,	  [KT_RUNNERS] = parse_runners,
-    [KT_SYSCTLS] = parse_sysctls, [KT_FORBIDDEN] = parse_forbidden,
+    [KT_PCI] = parse_pci,	    [KT_RUNNERS] = parse_runners,
+    [KT_SYSCTLS] = parse_sysctls,   [KT_FORBIDDEN] = parse_forbidden,
     [KT_FEATURES] = parse_features,
 };
 
@@ -1634,7 +1642,8 @@ static int load_file(struct loader *l, struct profile *p, struct chain *c, const
 		if (r < 0)
 			return r;
 		for (size_t i = 0; i < n; i++) {
-			r = load_parent(&sub, p, c, stable, ext->kind == YNODE_SEQUENCE ? ext->items[i] : ext);
+			r = load_parent(&sub, p, c, stable,
+					ext->kind == YNODE_SEQUENCE ? ext->items[i] : ext);
 			if (r < 0)
 				return r;
 		}
@@ -1765,8 +1774,8 @@ int profile_overlay(struct profile *p, const struct ynode *map, const char *sect
 	return apply_mapping(&l, k->children, p, map, section);
 }
 
-int profile_overlay_key(struct profile *p, const char *path, const struct ynode *key, const struct ynode *value,
-			const char *file, struct profile_error *err)
+int profile_overlay_key(struct profile *p, const char *path, const struct ynode *key,
+			const struct ynode *value, const char *file, struct profile_error *err)
 {
 	struct profile_error dummy;
 	struct loader l = {.err = err ? err : &dummy};

@@ -120,7 +120,7 @@ enum profile_sysctl_op {
 
 struct profile_sysctl {
 	enum sysctl_key key;
-	const char *name; /* "net.core.rmem_max" (static string) */
+	const char *name;	   /* "net.core.rmem_max" (static string) */
 	enum profile_sysctl_op op; /* a floor only for a one-value sysctl */
 	struct sysctl_value value; /* bytes/units after suffix expansion */
 	struct profile_mark at;
@@ -219,7 +219,7 @@ struct profile {
 		struct profile_uint streams;	    /* 1..64 */
 		struct profile_uint port;	    /* 1..65535 */
 		struct profile_bool gso;
-		struct profile_bool peer_must_match; /* a peer driver/firmware difference fails */
+		struct profile_bool peer_must_match;	   /* a peer driver/firmware difference fails */
 		struct profile_double throughput_mbps;	   /* floor, > 0 */
 		struct profile_double loss_percent;	   /* ceiling, 0..100 */
 		struct profile_double irq_planned_percent; /* floor, 0..100 */
@@ -265,8 +265,8 @@ int profile_load_string(const char *data, size_t size, const char *name, struct 
 struct ynode;
 int profile_overlay(struct profile *p, const struct ynode *map, const char *section, const char *file,
 		    bool keep_own, struct profile_error *err);
-int profile_overlay_key(struct profile *p, const char *path, const struct ynode *key, const struct ynode *value,
-			const char *file, struct profile_error *err);
+int profile_overlay_key(struct profile *p, const char *path, const struct ynode *key,
+			const struct ynode *value, const char *file, struct profile_error *err);
 /* Read and parse a YAML file under the profile loader's limits (size,
  * nesting, nodes, no anchors or tags): a mapping at the top level. what
  * names the document in the empty-file message ("a campaign"). */

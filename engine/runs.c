@@ -221,7 +221,8 @@ static int insert_run(sqlite3 *db, const struct run_record *r, int64_t started, 
 	    "INSERT INTO runs (txn, profile_name, profile_hash, interface, runner, peer, test, duration_s,"
 	    " mtu, message_size, send_buffer, recv_buffer, streams, irq_policy, driver, driver_version,"
 	    " firmware_version, sent, received, lost, send_mbps, recv_mbps, loss_pct, pass, verdict,"
-	    " started_usec, ended_usec, campaign) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	    " started_usec, ended_usec, campaign) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	    &s);
 	if (q < 0)
 		return q;
@@ -476,8 +477,8 @@ static int load_artifacts(sqlite3 *db, struct run_record *r)
 	_cleanup_stmt_ sqlite3_stmt *s = NULL;
 	int q, rc;
 
-	q = history_prepare(db, "SELECT name, CAST(content AS TEXT) FROM artifacts WHERE run = ? ORDER BY rowid",
-			    &s);
+	q = history_prepare(
+	    db, "SELECT name, CAST(content AS TEXT) FROM artifacts WHERE run = ? ORDER BY rowid", &s);
 	if (q < 0)
 		return q;
 	q = history_errno(sqlite3_bind_int64(s, 1, r->id));
@@ -551,7 +552,8 @@ int runs_list(struct history *h, size_t limit, struct run_record **ret, size_t *
 	size_t n = 0;
 	int q, rc;
 
-	q = history_prepare(db, "SELECT " RUN_COLUMNS " FROM runs ORDER BY started_usec DESC, id DESC LIMIT ?", &s);
+	q = history_prepare(
+	    db, "SELECT " RUN_COLUMNS " FROM runs ORDER BY started_usec DESC, id DESC LIMIT ?", &s);
 	if (q < 0)
 		return q;
 	q = history_errno(sqlite3_bind_int64(s, 1, limit ? (int64_t)limit : -1));

@@ -71,8 +71,8 @@ struct run_record {
 	double send_mbps;
 	double recv_mbps;
 	double loss_pct; /* NAN when nothing was sent: runs_record stores NULL, always */
-	bool passed;   /* every threshold held */
-	char *verdict; /* one line: why it passed/failed, NULL if no thresholds */
+	bool passed;	 /* every threshold held */
+	char *verdict;	 /* one line: why it passed/failed, NULL if no thresholds */
 
 	struct run_artifact *artifacts;
 	size_t n_artifacts;

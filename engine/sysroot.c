@@ -17,7 +17,7 @@
 #define SYSROOT_MAX_FILE (8u << 20)
 #define OPENAT2_RETRIES	 64
 
-static char *root;	 /* NULL: live host */
+static char *root;	/* NULL: live host */
 static char *real_root; /* realpath(root), resolved on first use */
 
 int sysroot_set(const char *dir)
@@ -50,8 +50,14 @@ int sysroot_set(const char *dir)
 	return 0;
 }
 
-const char *sysroot_get(void) { return root ? root : "/"; }
-bool sysroot_is_live(void) { return root == NULL; }
+const char *sysroot_get(void)
+{
+	return root ? root : "/";
+}
+bool sysroot_is_live(void)
+{
+	return root == NULL;
+}
 
 static bool path_safe(const char *path)
 {

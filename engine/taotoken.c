@@ -176,7 +176,8 @@ int taotoken_config_check(const struct taotoken_config *c, struct taotoken_error
 	r = url_parts(c->base_url, &scheme, &host);
 	if (r == -ENOPKG)
 		return fail(err, r, TT_CONFIG, false, 0,
-			    "libcurl cannot be loaded (libcurl.so.4): install the libcurl4 package to use the mirror");
+			    "libcurl cannot be loaded (libcurl.so.4): install the libcurl4 package to use "
+			    "the mirror");
 	if (r < 0)
 		return fail(err, -EINVAL, TT_CONFIG, false, 0, "%s: base_url '%s' is not a valid URL", src,
 			    c->base_url);
@@ -490,7 +491,7 @@ static void scrub(char *msg, size_t size, const char *key)
 		snprintf(msg, size, "(message withheld: out of memory while masking the key)");
 }
 
-#define DETAIL_MAX	   200 /* characters of the server's message kept */
+#define DETAIL_MAX	 200 /* characters of the server's message kept */
 #define KEY_FRAGMENT_MIN 4   /* a cut-off key prefix this long is masked */
 
 char *taotoken_server_detail(const char *server_msg, const char *key)
@@ -529,7 +530,8 @@ oneline:
 }
 
 static int parse_reply(const struct taotoken_config *c, const char *key, long status, const char *body,
-		       size_t len, int64_t retry_after_s, struct taotoken_reply *ret, struct taotoken_error *err);
+		       size_t len, int64_t retry_after_s, struct taotoken_reply *ret,
+		       struct taotoken_error *err);
 
 int taotoken_parse_reply(const struct taotoken_config *c, long status, const char *body, size_t len,
 			 int64_t retry_after_s, struct taotoken_reply *ret, struct taotoken_error *err)
@@ -547,7 +549,8 @@ static bool status_retryable(long status)
 }
 
 static int parse_reply(const struct taotoken_config *c, const char *key, long status, const char *body,
-		       size_t len, int64_t retry_after_s, struct taotoken_reply *ret, struct taotoken_error *err)
+		       size_t len, int64_t retry_after_s, struct taotoken_reply *ret,
+		       struct taotoken_error *err)
 {
 	struct json_object *root = parse_body(body, len);
 	const char *msg, *type, *code;
@@ -899,7 +902,7 @@ int taotoken_chat(const struct taotoken_config *c, const char *key, const char *
 	cu->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
 	cu->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 	cu->easy_setopt(curl, CURLOPT_COPYPOSTFIELDS,
-			 json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
+			json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
 	json_object_put(req);
 	cu->easy_setopt(curl, CURLOPT_USERAGENT, "cx5prof/" CX5PROF_VERSION);
 	cu->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);

@@ -16,7 +16,8 @@
  * Plain http:// base URLs are accepted only for loopback hosts (127.0.0.0/8,
  * ::1, localhost: test servers, local gateways); anything else must be
  * https://. A loopback host is never reached through a proxy (the proxy
- * variables are ignored for it: a proxy would see a plain-http key). A custom CA comes from CURL_CA_BUNDLE or SSL_CERT_FILE. */
+ * variables are ignored for it: a proxy would see a plain-http key). A custom CA comes from CURL_CA_BUNDLE or
+ * SSL_CERT_FILE. */
 #ifndef CX5_TAOTOKEN_H
 #define CX5_TAOTOKEN_H
 
@@ -104,9 +105,8 @@ void taotoken_protect_process(void);
 /* The server's error message for err->message: " (server: TEXT)", or ""
  * when there is none. The key (may be NULL), and any run of 8 or more of
  * its characters (a prefix, a suffix, a middle piece: all of it when it is
- * shorter), is replaced by "<key>" before TEXT is cut to 200 characters, and a cut-off start of the key (4 or more
- * characters) at the end is masked too; control characters become spaces.
- * NULL on out of memory. */
+ * shorter), is replaced by "<key>" before TEXT is cut to 200 characters, and a cut-off start of the key (4 or
+ * more characters) at the end is masked too; control characters become spaces. NULL on out of memory. */
 char *taotoken_server_detail(const char *server_msg, const char *key);
 
 /* The request body: {"model", "max_tokens", "user": task, "messages":

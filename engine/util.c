@@ -174,7 +174,7 @@ int parse_size(const char *s, uint64_t *ret)
 	static const struct {
 		char suffix;
 		unsigned shift;
-	} units[] = { { 'K', 10 }, { 'M', 20 }, { 'G', 30 } };
+	} units[] = {{'K', 10}, {'M', 20}, {'G', 30}};
 	_cleanup_free_ char *num = NULL;
 	size_t n;
 	uint64_t v;

@@ -19,12 +19,15 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#define _cleanup_(f) __attribute__((cleanup(f)))
-#define _unused_ __attribute__((unused))
+#define _cleanup_(f)   __attribute__((cleanup(f)))
+#define _unused_       __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
-#define _warn_unused_ __attribute__((warn_unused_result))
+#define _warn_unused_  __attribute__((warn_unused_result))
 
-static inline void freep(void *p) { free(*(void **)p); }
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
 static inline void fclosep(FILE **f)
 {
 	if (*f)
@@ -36,35 +39,44 @@ static inline void closep(int *fd)
 		close(*fd);
 }
 void strv_free(char **v);
-static inline void strv_freep(char ***v) { strv_free(*v); }
+static inline void strv_freep(char ***v)
+{
+	strv_free(*v);
+}
 
-#define _cleanup_free_ _cleanup_(freep)
-#define _cleanup_fclose_ _cleanup_(fclosep)
-#define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_free_	    _cleanup_(freep)
+#define _cleanup_fclose_    _cleanup_(fclosep)
+#define _cleanup_close_	    _cleanup_(closep)
 #define _cleanup_strv_free_ _cleanup_(strv_freep)
 
 /* Hand ownership out of a _cleanup_ variable. */
-#define TAKE_PTR(p)                                                            \
-	({                                                                     \
-		__typeof__(p) _p_ = (p);                                       \
-		(p) = NULL;                                                    \
-		_p_;                                                           \
+#define TAKE_PTR(p)                                                                                          \
+	({                                                                                                   \
+		__typeof__(p) _p_ = (p);                                                                     \
+		(p) = NULL;                                                                                  \
+		_p_;                                                                                         \
 	})
-#define TAKE_FD(fd)                                                            \
-	({                                                                     \
-		int _fd_ = (fd);                                               \
-		(fd) = -1;                                                     \
-		_fd_;                                                          \
+#define TAKE_FD(fd)                                                                                          \
+	({                                                                                                   \
+		int _fd_ = (fd);                                                                             \
+		(fd) = -1;                                                                                   \
+		_fd_;                                                                                        \
 	})
 
-static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
+static inline bool streq(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
 static inline bool streq_ptr(const char *a, const char *b)
 {
 	if (!a || !b)
 		return a == b;
 	return strcmp(a, b) == 0;
 }
-static inline const char *strna(const char *s) { return s ? s : "n/a"; }
+static inline const char *strna(const char *s)
+{
+	return s ? s : "n/a";
+}
 
 /* Remove trailing whitespace (newlines from sysfs) in place. */
 char *strstrip_trailing(char *s);

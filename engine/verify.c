@@ -26,9 +26,9 @@
 #include "profile.h"
 #include "runs.h"
 
-#define DEFAULT_DURATION_SEC 10
+#define DEFAULT_DURATION_SEC  10
 #define PEER_PROBE_TIMEOUT_MS 1000
-#define DEFAULT_MESSAGE_SIZE 1400 /* fits a 1500-byte MTU */
+#define DEFAULT_MESSAGE_SIZE  1400 /* fits a 1500-byte MTU */
 
 static char *const default_runners[] = {(char *)"netperf", (char *)"iperf3", (char *)"builtin", NULL};
 
@@ -121,7 +121,9 @@ static int evaluate_peer_match(const struct profile *p, struct verify_report *r)
 	    .unit = "(same)",
 	    .limit = 1,
 	    .value = -1,
-	    .status = !f ? VERIFY_NA : f->status == PEERCHECK_PASS ? VERIFY_PASS : VERIFY_FAIL,
+	    .status = !f			    ? VERIFY_NA
+		      : f->status == PEERCHECK_PASS ? VERIFY_PASS
+						    : VERIFY_FAIL,
 	};
 	t->note = strdup(f ? f->detail : "not compared: no cx5prof serve answered on the peer");
 	return t->note ? 0 : -ENOMEM;
@@ -298,8 +300,8 @@ static int pin_cpus(const struct host_state *host, const struct verify_report *r
 	_cleanup_cpuset_ struct cpuset local = CPUSET_INIT;
 
 	/* no pins (not an error) when the facts are missing or unreadable */
-	if (!s || !s->has_nic || !s->nic.local_cpulist || cpuset_parse_list(s->nic.local_cpulist, &local) < 0 ||
-	    cpuset_keep_runnable(&local) < 0)
+	if (!s || !s->has_nic || !s->nic.local_cpulist ||
+	    cpuset_parse_list(s->nic.local_cpulist, &local) < 0 || cpuset_keep_runnable(&local) < 0)
 		return 0;
 	return cpuset_or(ret, &local);
 }
@@ -736,8 +738,9 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	rr |= artifact_add(&as, "verify_summary", sum);
 	rr |= artifact_add(&as, ARTIFACT_TUNING, tuning);
 	if (r->result.peer_state)
-		rr |= artifact_add(&as, PEERSTATE_ARTIFACT,
-				   json_object_to_json_string_ext(r->result.peer_state, JSON_C_TO_STRING_PRETTY));
+		rr |= artifact_add(
+		    &as, PEERSTATE_ARTIFACT,
+		    json_object_to_json_string_ext(r->result.peer_state, JSON_C_TO_STRING_PRETTY));
 	if (rr < 0)
 		return -ENOMEM;
 

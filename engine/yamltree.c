@@ -183,7 +183,8 @@ int ytree_parse(const char *data, size_t size, struct ynode **ret, struct ytree_
 		node->column = column;
 		if (ev.type == YAML_SCALAR_EVENT && memchr(ev.data.scalar.value, 0, ev.data.scalar.length)) {
 			/* A "\0" escape: C strings would silently cut the value. */
-			return set_error(err, line, column, "a NUL character (\\0) is not allowed in a value");
+			return set_error(err, line, column,
+					 "a NUL character (\\0) is not allowed in a value");
 		}
 		if (ev.type == YAML_SCALAR_EVENT) {
 			node->kind = YNODE_SCALAR;

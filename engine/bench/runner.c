@@ -298,17 +298,19 @@ int runner_warn_clamped(const struct runner_params *p, uint64_t send_actual, uin
 				continue;
 			r = runner_warn(res,
 					"%s reports a %s socket buffer of %" PRIu64 " bytes for %s %" PRIu64
-					" (the kernel doubles a request: %" PRIu64 " was due): it was clamped to "
+					" (the kernel doubles a request: %" PRIu64
+					" was due): it was clamped to "
 					"%s %" PRIu64 " %s; raise %s to at least %" PRIu64,
 					res->runner, limits[i].what, actual[i], limits[i].flag, want[i],
 					2 * want[i], name, actual[i] / 2, limits[i].where, name, want[i]);
 		} else {
 			if (sysctl_read(limits[i].key, &max) < 0 || want[i] <= max)
 				continue;
-			r = runner_warn(res,
-					"requested %s socket buffer %" PRIu64 " (%s) exceeds %s %" PRIu64
-					" on this host: the kernel clamps it silently; raise %s to at least %" PRIu64,
-					limits[i].what, want[i], limits[i].flag, name, max, name, want[i]);
+			r = runner_warn(
+			    res,
+			    "requested %s socket buffer %" PRIu64 " (%s) exceeds %s %" PRIu64
+			    " on this host: the kernel clamps it silently; raise %s to at least %" PRIu64,
+			    limits[i].what, want[i], limits[i].flag, name, max, name, want[i]);
 		}
 		if (r < 0)
 			return r;

@@ -75,7 +75,7 @@ struct runner_result {
 	/* builtin: the peer's state around the run (peerstate.h's document,
 	 * artifact "peer_state.json"), or NULL. */
 	struct json_object *peer_state;
-	char *error;	 /* NULL on success; else object + cause + remedy, one line */
+	char *error; /* NULL on success; else object + cause + remedy, one line */
 };
 
 struct runner {
@@ -145,7 +145,6 @@ int runner_find_binary(const char *name, char **ret);
 /* argv as one shell-readable line ("netperf -H 198.18.0.2 -t UDP_STREAM"),
  * words quoted only when needed. */
 int runner_argv_to_string(char *const *argv, char **ret);
-
 
 /* Socket buffer clamping, which the kernel does silently: add a warning to
  * res for each requested buffer the kernel did not grant. When the tool

@@ -208,10 +208,10 @@ static void test_end(struct loop *l, uint64_t now)
 		close(t->fd);
 	} else {
 		log_notice("serve: client %s: %u s, %u-byte messages, %u stream(s): received %llu of "
-			 "%llu datagrams",
-			 t->sum.peer, t->sum.setup.duration_s, t->sum.setup.message_size,
-			 t->sum.setup.streams, (unsigned long long)t->sum.received,
-			 (unsigned long long)t->sum.sent);
+			   "%llu datagrams",
+			   t->sum.peer, t->sum.setup.duration_s, t->sum.setup.message_size,
+			   t->sum.setup.streams, (unsigned long long)t->sum.received,
+			   (unsigned long long)t->sum.sent);
 		if (l->n < SERVE_MAX_PENDING) {
 			struct conn *c = conn_add(l, t->fd, now);
 			if (c) {

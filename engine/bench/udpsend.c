@@ -247,7 +247,8 @@ static int ask_state(int fd, const struct udpsend_params *p, uint64_t timeout_us
 	int r = n < 0 ? n : udpbench_send_all(fd, buf, (size_t)n, now_usec() + timeout_usec);
 
 	if (r < 0)
-		return set_error(res, r, "cannot ask %s:%u for its state: %s", p->peer, p->port, strerror(-r));
+		return set_error(res, r, "cannot ask %s:%u for its state: %s", p->peer, p->port,
+				 strerror(-r));
 	r = expect_frame(fd, UDPB_STATE, buf, &len, timeout_usec, p, res);
 	if (r < 0)
 		return r;

@@ -11,12 +11,12 @@
 enum { GOPT_SYSROOT = 2000, GOPT_DB, GOPT_JSON };
 
 static const struct cli_option global_options[] = {
-	{ "sysroot", CLI_ARG_REQUIRED, GOPT_SYSROOT, "DIR", "read /proc and /sys under DIR" },
-	{ "db", CLI_ARG_REQUIRED, GOPT_DB, "PATH", "history database" },
-	{ "json", CLI_ARG_NONE, GOPT_JSON, NULL, "machine-readable output" },
-	{ "verbose", CLI_ARG_NONE, 'v', NULL, "more diagnostics (twice: debug)" },
-	{ "help", CLI_ARG_NONE, 'h', NULL, "show this help" },
-	{ 0 },
+    {"sysroot", CLI_ARG_REQUIRED, GOPT_SYSROOT, "DIR", "read /proc and /sys under DIR"},
+    {"db", CLI_ARG_REQUIRED, GOPT_DB, "PATH", "history database"},
+    {"json", CLI_ARG_NONE, GOPT_JSON, NULL, "machine-readable output"},
+    {"verbose", CLI_ARG_NONE, 'v', NULL, "more diagnostics (twice: debug)"},
+    {"help", CLI_ARG_NONE, 'h', NULL, "show this help"},
+    {0},
 };
 
 static size_t options_count(const struct cli_option *o)
@@ -74,7 +74,7 @@ int cli_parse(struct cli *cli, const struct verb *verb, int argc, char **argv,
 		return log_error("out of memory"), EXIT_ERROR;
 	for (size_t i = 0; i < nv + ng; i++) {
 		const struct cli_option *o = i < nv ? &verb->options[i] : &global_options[i - nv];
-		longopts[i] = (struct option){ o->name, o->has_arg, NULL, o->id };
+		longopts[i] = (struct option){o->name, o->has_arg, NULL, o->id};
 		if (o->id < 256 && o->id > ' ' && sl + 3 < sizeof(shortopts)) {
 			shortopts[sl++] = (char)o->id;
 			if (o->has_arg)

@@ -34,8 +34,8 @@ enum { CLI_ARG_NONE = 0, CLI_ARG_REQUIRED = 1 };
 
 struct cli_option {
 	const char *name; /* long name without "--" */
-	int has_arg;      /* CLI_ARG_NONE or CLI_ARG_REQUIRED */
-	int id;           /* returned to the verb; > 255, or a short option char */
+	int has_arg;	  /* CLI_ARG_NONE or CLI_ARG_REQUIRED */
+	int id;		  /* returned to the verb; > 255, or a short option char */
 	const char *arg_name;
 	const char *help;
 };

@@ -14,36 +14,50 @@
 static int verb_help(struct cli *cli, int argc, char **argv);
 
 static const struct verb verbs[] = {
-	{ "help", verb_help, "[VERB]", "show the usage of cx5prof or of one verb", NULL },
-	{ "show", verb_show, "[IFACE...]", "print the observed state of the NICs and the host", NULL },
-	{ "validate", verb_validate, "FILE...", "check profiles (syntax, keys, ranges, extends) without touching anything", validate_options },
-	{ "plan", verb_plan, "PROFILE", "show every change a profile would make, in order, with preconditions checked", plan_options },
-	{ "apply", verb_apply, "PROFILE", "apply a profile as one transaction; undone on any failure", apply_options },
-	{ "rollback", verb_rollback, "[TXN]", "restore the state before the last (or the given) transaction", rollback_options },
-	{ "commit", verb_commit, "", "keep a transaction applied with --confirm", NULL },
-	{ "verify", verb_verify, "[PROFILE]", "check the host against a profile (default: the last applied) and benchmark it", verify_cli_options },
-	{ "doctor", verb_doctor, "[PROFILE]", "check the NIC, the host and the path to the peer before benchmarking", doctor_cli_options },
-	{ "serve", verb_serve, "", "receive the built-in UDP benchmark (the peer of `bench`)", serve_options },
-	{ "bench", verb_bench, "", "run the built-in UDP stream benchmark against `serve`", bench_options },
-	{ "campaign", verb_campaign, "FILE", "run comparison rounds: each group applied, verified and rolled back, with a table and a report", campaign_options },
-	{ "report", verb_report, "RUN... --dir DIR", "write report.html (and the runs' bundles) for some runs", report_options },
-	{ "history", verb_history, "[show [run] RUN | show txn TXN]", "list transactions, runs and campaigns, newest first; or everything about one run or transaction", history_options },
-	{ "compare", verb_compare, "RUN RUN [RUN...]", "side-by-side table of what differed between runs, with result deltas", NULL },
-	{ "export", verb_export, "RUN --dir DIR", "write a self-contained bundle to reproduce one run", export_options },
-	{ "mirror", verb_mirror, "", "send pending history records to the TaoToken mirror", mirror_verb_options },
-	{ "analyze", verb_analyze, "RUN", "ask the model whether the sender or the receiver limited a run", analyze_options },
+    {"help", verb_help, "[VERB]", "show the usage of cx5prof or of one verb", NULL},
+    {"show", verb_show, "[IFACE...]", "print the observed state of the NICs and the host", NULL},
+    {"validate", verb_validate, "FILE...",
+     "check profiles (syntax, keys, ranges, extends) without touching anything", validate_options},
+    {"plan", verb_plan, "PROFILE",
+     "show every change a profile would make, in order, with preconditions checked", plan_options},
+    {"apply", verb_apply, "PROFILE", "apply a profile as one transaction; undone on any failure",
+     apply_options},
+    {"rollback", verb_rollback, "[TXN]", "restore the state before the last (or the given) transaction",
+     rollback_options},
+    {"commit", verb_commit, "", "keep a transaction applied with --confirm", NULL},
+    {"verify", verb_verify, "[PROFILE]",
+     "check the host against a profile (default: the last applied) and benchmark it", verify_cli_options},
+    {"doctor", verb_doctor, "[PROFILE]",
+     "check the NIC, the host and the path to the peer before benchmarking", doctor_cli_options},
+    {"serve", verb_serve, "", "receive the built-in UDP benchmark (the peer of `bench`)", serve_options},
+    {"bench", verb_bench, "", "run the built-in UDP stream benchmark against `serve`", bench_options},
+    {"campaign", verb_campaign, "FILE",
+     "run comparison rounds: each group applied, verified and rolled back, with a table and a report",
+     campaign_options},
+    {"report", verb_report, "RUN... --dir DIR", "write report.html (and the runs' bundles) for some runs",
+     report_options},
+    {"history", verb_history, "[show [run] RUN | show txn TXN]",
+     "list transactions, runs and campaigns, newest first; or everything about one run or transaction",
+     history_options},
+    {"compare", verb_compare, "RUN RUN [RUN...]",
+     "side-by-side table of what differed between runs, with result deltas", NULL},
+    {"export", verb_export, "RUN --dir DIR", "write a self-contained bundle to reproduce one run",
+     export_options},
+    {"mirror", verb_mirror, "", "send pending history records to the TaoToken mirror", mirror_verb_options},
+    {"analyze", verb_analyze, "RUN", "ask the model whether the sender or the receiver limited a run",
+     analyze_options},
 };
 
 enum { OPT_SYSROOT = 1000, OPT_DB, OPT_JSON, OPT_HELP, OPT_VERSION };
 
 static const struct option global_longopts[] = {
-	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
-	{ "db", required_argument, NULL, OPT_DB },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ 0 },
+    {"sysroot", required_argument, NULL, OPT_SYSROOT},
+    {"db", required_argument, NULL, OPT_DB},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {0},
 };
 
 const struct verb *cli_verb(const char *name)
@@ -139,7 +153,7 @@ static int verb_help(struct cli *cli, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct cli cli = { .db_path = CX5PROF_DEFAULT_DB, .argv0 = argv[0] };
+	struct cli cli = {.db_path = CX5PROF_DEFAULT_DB, .argv0 = argv[0]};
 	const struct verb *verb;
 	const char *env_db = getenv("CX5PROF_DB");
 	int c, r;
@@ -169,14 +183,16 @@ int main(int argc, char **argv)
 			return EXIT_OK;
 		case ':':
 			log_error("option '%s' needs a value", argv[optind - 1]);
-			fprintf(stderr, "Usage: cx5prof [--sysroot DIR] [--db PATH] [--json] [-v] VERB [ARGS]\n");
+			fprintf(stderr,
+				"Usage: cx5prof [--sysroot DIR] [--db PATH] [--json] [-v] VERB [ARGS]\n");
 			return finish(&cli, EXIT_USAGE);
 		default:
 			if (optopt && optopt < 256)
 				log_error("unknown option '-%c'", optopt);
 			else
 				log_error("unknown option '%s'", argv[optind - 1]);
-			fprintf(stderr, "Usage: cx5prof [--sysroot DIR] [--db PATH] [--json] [-v] VERB [ARGS]\n");
+			fprintf(stderr,
+				"Usage: cx5prof [--sysroot DIR] [--db PATH] [--json] [-v] VERB [ARGS]\n");
 			return finish(&cli, EXIT_USAGE);
 		}
 	}

@@ -142,9 +142,9 @@ static int changes_load_or_report(struct history **hp, const struct cli *cli, in
 
 	if (r >= 0)
 		return r;
-	log_error_errno(r,
-			"history %s: cannot read the undo log of transaction %" PRId64 ": %m; nothing was changed",
-			cli->db_path, txn);
+	log_error_errno(
+	    r, "history %s: cannot read the undo log of transaction %" PRId64 ": %m; nothing was changed",
+	    cli->db_path, txn);
 	q = history_txn_set_status(*hp, txn, TXN_FAILED, why);
 	if (q < 0) {
 		history_close(TAKE_PTR(*hp));
@@ -153,7 +153,8 @@ static int changes_load_or_report(struct history **hp, const struct cli *cli, in
 			q = history_txn_set_status(*hp, txn, TXN_FAILED, why);
 	}
 	if (q < 0)
-		log_error_errno(q, "history %s: transaction %" PRId64 " stays open: %m: run `cx5prof rollback`",
+		log_error_errno(q,
+				"history %s: transaction %" PRId64 " stays open: %m: run `cx5prof rollback`",
 				cli->db_path, txn);
 	return r;
 }
@@ -176,8 +177,8 @@ static int finish_apply(struct history **hp, int64_t txn, const struct cli *cli,
 	if (!confirm) {
 		r = failpoint("commit", 1) ? -ENOSPC : history_txn_set_status(*hp, txn, TXN_COMMITTED, NULL);
 		if (r < 0) {
-			*why = strprintf("cannot record transaction %" PRId64 " as committed in %s: %s",
-					 txn, history_path(*hp), strerror(-r));
+			*why = strprintf("cannot record transaction %" PRId64 " as committed in %s: %s", txn,
+					 history_path(*hp), strerror(-r));
 			return r;
 		}
 		snprintf(msg, msg_size, "applied %zu change%s (transaction %" PRId64 ")", n,
@@ -236,8 +237,9 @@ static void report_apply_failure(const struct apply_outcome *o, bool after_last)
 		log_error("apply %s", strna(o->failure));
 }
 
-int txn_verb_apply(struct history **hp, const struct cli *cli, const struct profile *prof, const struct plan *p,
-		   int64_t *ret_txn, struct change_record **ret_c, size_t *ret_n, struct apply_outcome *o)
+int txn_verb_apply(struct history **hp, const struct cli *cli, const struct profile *prof,
+		   const struct plan *p, int64_t *ret_txn, struct change_record **ret_c, size_t *ret_n,
+		   struct apply_outcome *o)
 {
 	struct change_record *c = NULL;
 	size_t n = 0;
@@ -815,8 +817,10 @@ static int abandon_locked(struct history *h, int64_t target, const char *reason)
 	out_open_array("changes");
 	if (history_changes_load(h, id, &c, &n) >= 0)
 		for (size_t i = 0; i < n; i++) {
-			_cleanup_free_ char *now = change_value_human(c[i].kind, c[i].old_value, c[i].new_value);
-			_cleanup_free_ char *old = change_value_human(c[i].kind, c[i].new_value, c[i].old_value);
+			_cleanup_free_ char *now =
+			    change_value_human(c[i].kind, c[i].old_value, c[i].new_value);
+			_cleanup_free_ char *old =
+			    change_value_human(c[i].kind, c[i].new_value, c[i].old_value);
 
 			out_open_object(NULL);
 			out_string(OUT_ANY, "object", "left  %s  ", c[i].object);

@@ -127,8 +127,8 @@ static int parse_opt(int id, const char *arg, void *userdata)
 	return EXIT_USAGE;
 }
 
-static void print_result(const struct udpsend_params *p, const struct udpsend_result *res, struct json_object *peer,
-			 const char *command)
+static void print_result(const struct udpsend_params *p, const struct udpsend_result *res,
+			 struct json_object *peer, const char *command)
 {
 	out_open_object(NULL);
 	out_string(OUT_JSON, "runner", NULL, "builtin");
@@ -280,7 +280,8 @@ static void record(struct cli *cli, const struct udpsend_params *p, const struct
 
 int verb_bench(struct cli *cli, int argc, char **argv)
 {
-	struct bench_args a = {.p = {.duration_s = 10, .message_size = 8000, .streams = 1, .peer_state = true}};
+	struct bench_args a = {
+	    .p = {.duration_s = 10, .message_size = 8000, .streams = 1, .peer_state = true}};
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_free_ char *command = NULL, *ifname = NULL;
 	_cleanup_cpuset_ struct cpuset cpus = CPUSET_INIT;

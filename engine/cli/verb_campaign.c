@@ -288,8 +288,8 @@ static int plan_round(const struct profile *prof, struct plan **ret_plan)
  * *ret_txn (0: there was nothing to change); EXIT_ROLLED_BACK when it
  * failed and was undone (*why says how); EXIT_ROLLBACK_FAILED / EXIT_ERROR
  * as apply. */
-static int apply_plan(struct history **hp, const struct cli *cli, const struct profile *prof, const struct plan *p, bool commit,
-		      int64_t *ret_txn, char **why)
+static int apply_plan(struct history **hp, const struct cli *cli, const struct profile *prof,
+		      const struct plan *p, bool commit, int64_t *ret_txn, char **why)
 {
 	struct apply_outcome o = {0};
 	size_t n = 0;

@@ -576,10 +576,12 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 	}
 	/* for people: the record's text without control characters */
 	{
-		char *fields[] = {run.command_line, run.runner,	    run.profile,	  run.profile_hash,
-				  run.ifname,	    run.peer,	    run.test,		  run.irq_policy,
-				  run.irq_map,	    run.driver,	    run.driver_version, run.firmware_version,
-				  run.verdict,	    run.peer_driver, run.peer_driver_version, run.peer_firmware};
+		char *fields[] = {run.command_line, run.runner,		run.profile,
+				  run.profile_hash, run.ifname,		run.peer,
+				  run.test,	    run.irq_policy,	run.irq_map,
+				  run.driver,	    run.driver_version, run.firmware_version,
+				  run.verdict,	    run.peer_driver,	run.peer_driver_version,
+				  run.peer_firmware};
 
 		for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
 			make_printable(fields[i]);
@@ -1489,7 +1491,8 @@ static int mirror_list(struct cli *cli, struct history *h)
 	out_open_array("outbox");
 	for (size_t i = 0; i < n; i++) {
 		const struct outbox_row *o = &rows[i];
-		_cleanup_free_ char *reply_id = printable(o->reply_id), *last_error = printable(o->last_error);
+		_cleanup_free_ char *reply_id = printable(o->reply_id),
+				    *last_error = printable(o->last_error);
 
 		out_open_object(NULL);
 		out_int(OUT_ANY, "id", "%" PRId64, o->id);

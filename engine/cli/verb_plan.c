@@ -131,8 +131,9 @@ int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd)
 	    wait_ms ? lock_acquire_wait(cli->db_path, wait_ms, &holder) : lock_acquire(cli->db_path, &holder);
 
 	if (fd == -EBUSY) {
-		log_error("another apply or rollback is running: locked by pid %d (%s): wait for it to finish",
-			  (int)holder, lock_busy_path());
+		log_error(
+		    "another apply or rollback is running: locked by pid %d (%s): wait for it to finish",
+		    (int)holder, lock_busy_path());
 		return EXIT_LOCKED;
 	}
 	if (fd < 0) {

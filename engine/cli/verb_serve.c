@@ -111,8 +111,8 @@ int verb_serve(struct cli *cli, int argc, char **argv)
 	/* Announced on stderr, so scripts can wait for it; results are per client. */
 	log_notice("serve: listening on %s port %u (one test at a time)", a.bind, a.port);
 
-	r = serveloop_run(&(struct serveloop_config){.lfd = lfd, .cpus = &a.cpus, .once = a.once, .quit = &quit},
-			  &last);
+	r = serveloop_run(
+	    &(struct serveloop_config){.lfd = lfd, .cpus = &a.cpus, .once = a.once, .quit = &quit}, &last);
 	if (r < 0) {
 		log_error_errno(r, "serve: cannot serve: %m");
 		return EXIT_ERROR;

@@ -128,11 +128,13 @@ static void print_device(const struct iface_state *s)
 		out_string(OUT_JSON, "max_width", NULL, NULL);
 	}
 	if (n->pcie_speed || n->has_pcie_width) {
-		bool degraded = (n->has_pcie_width && n->pcie_width < n->pcie_max_width) ||
-				(n->pcie_speed && n->pcie_max_speed && !streq(n->pcie_speed, n->pcie_max_speed));
+		bool degraded =
+		    (n->has_pcie_width && n->pcie_width < n->pcie_max_width) ||
+		    (n->pcie_speed && n->pcie_max_speed && !streq(n->pcie_speed, n->pcie_max_speed));
 		out_bool(OUT_JSON, "degraded", NULL, degraded);
-		out_text("  pcie      %s x%" PRIu32 " (max %s x%" PRIu32 ")%s\n", strna(n->pcie_speed), n->pcie_width,
-			 strna(n->pcie_max_speed), n->pcie_max_width, degraded ? "  [below capability]" : "");
+		out_text("  pcie      %s x%" PRIu32 " (max %s x%" PRIu32 ")%s\n", strna(n->pcie_speed),
+			 n->pcie_width, strna(n->pcie_max_speed), n->pcie_max_width,
+			 degraded ? "  [below capability]" : "");
 	} else
 		out_string(OUT_JSON, "degraded", NULL, NULL);
 	out_close_object();
@@ -273,7 +275,8 @@ static void print_features(const struct iface_state *s)
 			const char *name = eth_feature_def((enum eth_feature)i)->name;
 
 			out_string(OUT_JSON, name, NULL, f->active ? "on" : "off");
-			out_text("  %s %s%s", name, f->active ? "on" : "off", f->changeable ? "" : " [fixed]");
+			out_text("  %s %s%s", name, f->active ? "on" : "off",
+				 f->changeable ? "" : " [fixed]");
 		}
 		out_close_object();
 		out_open_array("fixed");
@@ -288,8 +291,8 @@ static void print_features(const struct iface_state *s)
 
 /* Coalescing and pause (ethnl.h groups): each parameter the driver
  * reports; "unsupported" with the kernel's message when it has none. */
-static void print_param_group(const char *label, const struct ethnl_group *g, int r, const struct ethnl_values *v,
-			      const char *kmsg)
+static void print_param_group(const char *label, const struct ethnl_group *g, int r,
+			      const struct ethnl_values *v, const char *kmsg)
 {
 	out_open_object(g->name);
 	out_text("  %-8s", label);
@@ -344,8 +347,8 @@ static const struct cpuset *irq_landing(const struct irq_vector *v)
 static bool cpuset_subset(const struct cpuset *a, const struct cpuset *b)
 {
 	CPUSET_FOREACH(cpu, a)
-		if (!cpuset_has(b, (unsigned)cpu))
-			return false;
+	if (!cpuset_has(b, (unsigned)cpu))
+		return false;
 	return true;
 }
 
@@ -375,8 +378,8 @@ static void print_irq_counts(const struct irq_vector *v)
 		snprintf(key, sizeof(key), "%u", c);
 		out_uint(OUT_JSON, key, NULL, v->counts[c]);
 		if (shown < 3 && len < sizeof(buf)) {
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%u:%" PRIu64, shown ? "," : "", c,
-						v->counts[c]);
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%u:%" PRIu64,
+						shown ? "," : "", c, v->counts[c]);
 			shown++;
 		} else
 			more++;
@@ -434,7 +437,7 @@ static void print_busy_shared(const struct irq_list *l)
 		if (!c)
 			continue;
 		CPUSET_FOREACH(cpu, c)
-			last = cpu;
+		last = cpu;
 		if (last >= 0 && (unsigned)last + 1 > max)
 			max = (unsigned)last + 1;
 	}
@@ -452,7 +455,7 @@ static void print_busy_shared(const struct irq_list *l)
 		if (v->kind != IRQ_KIND_COMPLETION || v->total == 0 || !c)
 			continue;
 		CPUSET_FOREACH(cpu, c)
-			busy[cpu]++;
+		busy[cpu]++;
 	}
 	for (unsigned cpu = 0; cpu < max; cpu++) {
 		if (busy[cpu] < 2)
@@ -490,8 +493,8 @@ static void print_irqs(const struct iface_state *s)
 	if (s->irqs->n == 0)
 		out_text("  irqs      none\n");
 	else
-		out_text("  irqs      %-6s%-6s%-12s%-10s%-9s%-12s%-24s%s\n", "queue", "irq", "affinity", "effective",
-			 "numa", "total", "per-cpu", "name");
+		out_text("  irqs      %-6s%-6s%-12s%-10s%-9s%-12s%-24s%s\n", "queue", "irq", "affinity",
+			 "effective", "numa", "total", "per-cpu", "name");
 	for (size_t i = 0; i < s->irqs->n; i++)
 		print_irq_vector(&s->irqs->v[i], has_local ? &local : NULL);
 	out_close_array();
@@ -548,7 +551,8 @@ static void print_host(const struct host_state *h)
 				out_text("%s%" PRIu64, i ? " " : "", v->v[i]);
 			out_text("\n");
 		} else
-			out_text("- (%s)\n", h->sysctl[k].r == -ENOENT ? "absent" : strerror(-h->sysctl[k].r));
+			out_text("- (%s)\n",
+				 h->sysctl[k].r == -ENOENT ? "absent" : strerror(-h->sysctl[k].r));
 	}
 	out_close_object();
 
@@ -568,8 +572,12 @@ static void print_host(const struct host_state *h)
 		out_text(", service state unknown\n");
 	else
 		out_text(", service %s, %s\n",
-			 h->irqbalance.enabled < 0 ? "enabled?" : h->irqbalance.enabled ? "enabled" : "disabled",
-			 h->irqbalance.active < 0 ? "active?" : h->irqbalance.active ? "active" : "inactive");
+			 h->irqbalance.enabled < 0 ? "enabled?"
+			 : h->irqbalance.enabled   ? "enabled"
+						   : "disabled",
+			 h->irqbalance.active < 0 ? "active?"
+			 : h->irqbalance.active	  ? "active"
+						  : "inactive");
 	out_close_object();
 
 	out_open_object("firewall");

@@ -38,7 +38,8 @@ int txn_verb_refuse_unfinished(struct history *h);
  * --confirm). */
 struct apply_outcome;
 struct change_record;
-int txn_verb_apply(struct history **hp, const struct cli *cli, const struct profile *prof, const struct plan *p,
-		   int64_t *ret_txn, struct change_record **ret_c, size_t *ret_n, struct apply_outcome *o);
+int txn_verb_apply(struct history **hp, const struct cli *cli, const struct profile *prof,
+		   const struct plan *p, int64_t *ret_txn, struct change_record **ret_c, size_t *ret_n,
+		   struct apply_outcome *o);
 
 #endif

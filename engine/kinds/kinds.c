@@ -9,13 +9,11 @@
 #include "util.h"
 
 extern const struct change_kind kind_channels, kind_rings, kind_mtu, kind_irqbalance, kind_irq,
-    kind_irqbalance_ban, kind_sysctl, kind_boot, kind_features,
-    kind_coalesce, kind_pause;
+    kind_irqbalance_ban, kind_sysctl, kind_boot, kind_features, kind_coalesce, kind_pause;
 
 const struct change_kind *const change_kinds[] = {
-    &kind_channels, &kind_rings,	  &kind_mtu,	&kind_irqbalance,
-    &kind_irq,	    &kind_irqbalance_ban, &kind_sysctl, &kind_boot,
-    &kind_features, &kind_coalesce, &kind_pause,
+    &kind_channels, &kind_rings, &kind_mtu,	 &kind_irqbalance, &kind_irq,	&kind_irqbalance_ban,
+    &kind_sysctl,   &kind_boot,	 &kind_features, &kind_coalesce,   &kind_pause,
 };
 const size_t n_change_kinds = ARRAY_SIZE(change_kinds);
 

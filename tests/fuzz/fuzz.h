@@ -16,12 +16,12 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* A contract violation: report it and abort so libFuzzer keeps the input. */
-#define fuzz_check(cond)                                                                                       \
-	do {                                                                                                   \
-		if (!(cond)) {                                                                                 \
-			fprintf(stderr, "%s:%d: contract broken: %s\n", __FILE__, __LINE__, #cond);           \
-			abort();                                                                               \
-		}                                                                                              \
+#define fuzz_check(cond)                                                                                     \
+	do {                                                                                                 \
+		if (!(cond)) {                                                                               \
+			fprintf(stderr, "%s:%d: contract broken: %s\n", __FILE__, __LINE__, #cond);          \
+			abort();                                                                             \
+		}                                                                                            \
 	} while (0)
 
 /* The input as a NUL-terminated string, in a buffer of exactly size + 1

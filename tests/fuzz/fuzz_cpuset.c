@@ -34,7 +34,7 @@ static void check_roundtrip(const struct cpuset *set)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const int list_errors[] = { EINVAL, ERANGE, ENOMEM, 0 };
+	static const int list_errors[] = {EINVAL, ERANGE, ENOMEM, 0};
 	_cleanup_cpuset_ struct cpuset set = CPUSET_INIT;
 	_cleanup_free_ char *text = NULL;
 	int r;

@@ -11,10 +11,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const int errors[] = { EBUSY, ECONNREFUSED, EHOSTUNREACH, EIO, EBADMSG, ENODATA, EDOM, ENOMEM, 0 };
+	static const int errors[] = {EBUSY,   ECONNREFUSED, EHOSTUNREACH, EIO, EBADMSG,
+				     ENODATA, EDOM,	    ENOMEM,	  0};
 	_cleanup_free_ char *text = fuzz_strndup(data, size);
 	_cleanup_free_ char *error = NULL;
-	struct iperf3_report rep = { 0 };
+	struct iperf3_report rep = {0};
 	int r;
 
 	r = parse_iperf3(text, &rep, &error);

@@ -11,7 +11,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const int errors[] = { ECONNREFUSED, EHOSTUNREACH, ENODATA, EDOM, EPROTONOSUPPORT, EBADMSG, ENOMEM, 0 };
+	static const int errors[] = {ECONNREFUSED,    EHOSTUNREACH, ENODATA, EDOM,
+				     EPROTONOSUPPORT, EBADMSG,	    ENOMEM,  0};
 	_cleanup_free_ char *text = fuzz_strndup(data, size);
 	struct netperf_report rep;
 	double factor;

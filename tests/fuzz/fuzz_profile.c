@@ -56,7 +56,8 @@ static unsigned count_lines(const char *data, size_t size)
 			n++;
 		else if (s[i] == 0xc2 && i + 1 < size && s[i + 1] == 0x85)
 			n++;
-		else if (s[i] == 0xe2 && i + 2 < size && s[i + 1] == 0x80 && (s[i + 2] == 0xa8 || s[i + 2] == 0xa9))
+		else if (s[i] == 0xe2 && i + 2 < size && s[i + 1] == 0x80 &&
+			 (s[i + 2] == 0xa8 || s[i + 2] == 0xa9))
 			n++;
 	}
 	return n;
@@ -77,7 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r < 0) {
 		fuzz_check(r == -EINVAL || r == -ENOENT || r == -ENOMEM);
 		fuzz_check(p == NULL);
-		fuzz_check(memchr(err.file, '\0', sizeof(err.file)) && memchr(err.message, '\0', sizeof(err.message)));
+		fuzz_check(memchr(err.file, '\0', sizeof(err.file)) &&
+			   memchr(err.message, '\0', sizeof(err.message)));
 		fuzz_check(err.message[0] != '\0');
 		/* A position in the input itself is inside it, or just past
 		 * its end (libyaml's "unexpected end" marks); parents have their
@@ -90,7 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	fuzz_check(r == 0 && p);
-	fuzz_check(p->name.set && p->name.value && p->version.set && p->version.value == PROFILE_FORMAT_VERSION);
+	fuzz_check(p->name.set && p->name.value && p->version.set &&
+		   p->version.value == PROFILE_FORMAT_VERSION);
 	fuzz_check(p->files && p->files[0] && streq(p->files[0], FUZZ_NAME));
 	fuzz_check(profile_to_json(p, &j) == 0);
 	json_object_put(j);

@@ -12,19 +12,20 @@
 #include "fuzz.h"
 #include "taotoken.h"
 
-static const long statuses[] = { 200, 201, 204, 299, 301, 400, 401, 403, 404, 408, 429, 500, 502, 503, 599, 600 };
+static const long statuses[] = {200, 201, 204, 299, 301, 400, 401, 403,
+				404, 408, 429, 500, 502, 503, 599, 600};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const int errors[] = { EPROTO, EACCES, ENOENT, EAGAIN, EDQUOT, ENOMEM, 0 };
+	static const int errors[] = {EPROTO, EACCES, ENOENT, EAGAIN, EDQUOT, ENOMEM, 0};
 	const struct taotoken_config c = {
-		.source = "fuzz",
-		.base_url = "http://127.0.0.1:9/api",
-		.api_key_env = "CX5PROF_FUZZ_KEY",
-		.model_id = "fuzz-model",
-		.task = "cx5prof",
+	    .source = "fuzz",
+	    .base_url = "http://127.0.0.1:9/api",
+	    .api_key_env = "CX5PROF_FUZZ_KEY",
+	    .model_id = "fuzz-model",
+	    .task = "cx5prof",
 	};
-	struct taotoken_reply rep = { 0 };
+	struct taotoken_reply rep = {0};
 	struct taotoken_error err;
 	int64_t retry_after;
 	uint8_t *body;

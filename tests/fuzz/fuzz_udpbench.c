@@ -3,12 +3,11 @@
  *
  * Input: a control frame as it arrives on the TCP connection (12-byte
  * header, then the payload), decoded as the peers do: header first, then
- * the payload by type (STATE requests and hostile STATE replies included). Inputs starting "C5UD" are test datagrams instead.
- * Contract checked: only the listed errnos; a decoded message re-encodes
- * to exactly the input bytes (the format has one encoding per message), so
- * nothing the decoder accepts is outside what the encoder may send.
- * The same bytes also go through udpbench_recv_frame() over a socketpair
- * (no network) to cover the framing with a peer that closes early. */
+ * the payload by type (STATE requests and hostile STATE replies included). Inputs starting "C5UD" are test
+ * datagrams instead. Contract checked: only the listed errnos; a decoded message re-encodes to exactly the
+ * input bytes (the format has one encoding per message), so nothing the decoder accepts is outside what the
+ * encoder may send. The same bytes also go through udpbench_recv_frame() over a socketpair (no network) to
+ * cover the framing with a peer that closes early. */
 #include <errno.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -26,8 +25,8 @@ static void check_same(int n, const uint8_t *data, size_t size)
 
 static void decode_payload(const struct udpb_header *h, const uint8_t *data, size_t size)
 {
-	static const int errors[] = { EBADMSG, ENODATA, ERANGE, 0 };
-	static const int state_errors[] = { EBADMSG, ENODATA, ERANGE, EPROTONOSUPPORT, 0 };
+	static const int errors[] = {EBADMSG, ENODATA, ERANGE, 0};
+	static const int state_errors[] = {EBADMSG, ENODATA, ERANGE, EPROTONOSUPPORT, 0};
 	static struct udpb_report report;
 	static struct udpb_state st;
 	const uint8_t *p = data + UDPB_FRAME_HDR;
@@ -104,7 +103,8 @@ static void decode_payload(const struct udpb_header *h, const uint8_t *data, siz
  * type, or an error, before the deadline; never hang or overrun. */
 static void recv_over_socket(const uint8_t *data, size_t size)
 {
-	static const int errors[] = { ENODATA, ECONNRESET, EBADMSG, EPROTONOSUPPORT, EMSGSIZE, EPROTO, ETIMEDOUT, 0 };
+	static const int errors[] = {ENODATA,  ECONNRESET, EBADMSG,   EPROTONOSUPPORT,
+				     EMSGSIZE, EPROTO,	   ETIMEDOUT, 0};
 	static uint8_t buf[UDPB_MAX_PAYLOAD];
 	size_t len = 0;
 	int sv[2], r;
@@ -129,7 +129,7 @@ static void recv_over_socket(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const int header_errors[] = { ENODATA, EBADMSG, EPROTONOSUPPORT, EPROTO, EMSGSIZE, 0 };
+	static const int header_errors[] = {ENODATA, EBADMSG, EPROTONOSUPPORT, EPROTO, EMSGSIZE, 0};
 	struct udpb_header h;
 	int r;
 

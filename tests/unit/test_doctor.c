@@ -24,9 +24,10 @@ static void test_kmsg_records(void **state)
 
 	(void)state;
 	assert_int_equal(kernlog_from_kmsg(raw, sizeof(raw) - 1, &text), 0);
-	assert_string_equal(text, "mlx5_core 0000:af:00.0: firmware version: 16.29.1030\n"
-				  "mlx5_core 0000:af:00.0: wait_func:1133:(pid 97972): ENABLE_HCA(0x104) timeout\n"
-				  "a record without KEY=value lines\n");
+	assert_string_equal(text,
+			    "mlx5_core 0000:af:00.0: firmware version: 16.29.1030\n"
+			    "mlx5_core 0000:af:00.0: wait_func:1133:(pid 97972): ENABLE_HCA(0x104) timeout\n"
+			    "a record without KEY=value lines\n");
 	assert_int_equal(doctor_scan_kernel_log(text, &n, NULL), 0);
 	assert_int_equal(n, 1);
 	free(text);

@@ -39,10 +39,10 @@ static int setup_netns(void **state)
 	return 0;
 }
 
-#define NEED_NETNS()                                                                                               \
-	do {                                                                                                       \
-		if (!have_netns)                                                                                   \
-			skip();                                                                                    \
+#define NEED_NETNS()                                                                                         \
+	do {                                                                                                 \
+		if (!have_netns)                                                                             \
+			skip();                                                                              \
 	} while (0)
 
 static void test_nle_errno(void **state)
@@ -138,7 +138,7 @@ static void test_ethtool_veth(void **state)
 {
 	struct eth_drvinfo d;
 	struct eth_channels c;
-	struct eth_rings g = { .rx = 512, .tx = 512 };
+	struct eth_rings g = {.rx = 512, .tx = 512};
 	struct eth_link e;
 
 	(void)state;

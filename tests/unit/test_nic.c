@@ -40,8 +40,8 @@ static void test_models(void **state)
 static void test_cx5_2port(void **state)
 {
 	struct nic_info n;
-	static const unsigned irqs[] = { 98, 99, 109, 110, 111, 112, 113, 114, 115,
-					 116, 117, 118, 119, 120, 121, 122, 123 };
+	static const unsigned irqs[] = {98,  99,  109, 110, 111, 112, 113, 114, 115,
+					116, 117, 118, 119, 120, 121, 122, 123};
 
 	(void)state;
 	use("cx5-2port");
@@ -103,7 +103,7 @@ static void test_cx5_8node(void **state)
 	assert_true(n.is_connectx5);
 	assert_int_equal(n.numa_node, 5);
 	assert_string_equal(n.local_cpulist, "30-35,78-83");
-	assert_string_equal(n.driver, "mlx5_core"); /* through a 4-deep PCI path */
+	assert_string_equal(n.driver, "mlx5_core");	    /* through a 4-deep PCI path */
 	assert_string_equal(n.driver_version, "5.2-2.0.7"); /* OFED */
 	assert_string_equal(n.firmware, "16.21.0106");
 	assert_string_equal(n.pcie_speed, "16.0 GT/s PCIe");
@@ -144,7 +144,7 @@ static void test_cx5_nonuma(void **state)
 
 static void test_names(void **state)
 {
-	struct nic_info n = { 0 };
+	struct nic_info n = {0};
 	_cleanup_strv_free_ char **list = NULL;
 
 	(void)state;
@@ -181,7 +181,8 @@ static void test_odd_device(void **state)
 			"sys/class/net sys/bus/virtio/drivers/virtio_net; "
 			"ln -s ../../devices/pci0000:00/0000:00:03.0/virtio2/net/eth0 sys/class/net/eth0; "
 			"ln -s ../../../virtio2 sys/devices/pci0000:00/0000:00:03.0/virtio2/net/eth0/device; "
-			"ln -s ../../../bus/virtio/drivers/virtio_net sys/devices/pci0000:00/0000:00:03.0/virtio2/driver; "
+			"ln -s ../../../bus/virtio/drivers/virtio_net "
+			"sys/devices/pci0000:00/0000:00:03.0/virtio2/driver; "
 			"echo 0x1af4x > sys/devices/pci0000:00/0000:00:03.0/virtio2/vendor; "
 			"echo 0x0001 > sys/devices/pci0000:00/0000:00:03.0/virtio2/device",
 			dir);
@@ -190,7 +191,7 @@ static void test_odd_device(void **state)
 	assert_int_equal(sysroot_set(dir), 0);
 	assert_int_equal(nic_read("eth0", &n), 0);
 	assert_true(n.has_device);
-	assert_null(n.pci_bdf); /* "virtio2" is not a PCI function */
+	assert_null(n.pci_bdf);	    /* "virtio2" is not a PCI function */
 	assert_false(n.has_pci_id); /* "0x1af4x" rejected, not half-parsed */
 	assert_null(n.model);
 	assert_int_equal(n.numa_node, -1);
@@ -315,22 +316,25 @@ static void test_firewall_all_sources(void **state)
 	cmd = strprintf("set -e; cd %s; mkdir -p proc/net proc/77 proc/78; "
 			"printf 'filter\\nnat\\n' > proc/net/ip_tables_names; "
 			"printf 'filter\\n' > proc/net/ip6_tables_names; "
-			"printf 'nf_tables 356352 3 nft_chain_nat, Live 0x0\\nnf_conntrack 1 0 - Live 0x0\\n' > proc/modules; "
+			"printf 'nf_tables 356352 3 nft_chain_nat, Live 0x0\\nnf_conntrack 1 0 - Live "
+			"0x0\\n' > proc/modules; "
 			"echo firewalld > proc/78/comm; echo bash > proc/77/comm",
 			dir);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(sysroot_set(dir), 0);
 	assert_int_equal(firewall_detect(&f), 0);
 	assert_true(f.active);
-	assert_string_equal(f.evidence,
-			    "ip_tables: filter, nat; ip6_tables: filter; nf_tables in use (3); process firewalld");
+	assert_string_equal(
+	    f.evidence,
+	    "ip_tables: filter, nat; ip6_tables: filter; nf_tables in use (3); process firewalld");
 	firewall_state_done(&f);
 
 	/* nf_tables loaded but unused is not a firewall */
 	free(cmd);
-	cmd = strprintf("set -e; cd %s; : > proc/net/ip_tables_names; rm proc/net/ip6_tables_names proc/78/comm; "
-			"printf 'nf_tables 356352 0 - Live 0x0\\n' > proc/modules",
-			dir);
+	cmd = strprintf(
+	    "set -e; cd %s; : > proc/net/ip_tables_names; rm proc/net/ip6_tables_names proc/78/comm; "
+	    "printf 'nf_tables 356352 0 - Live 0x0\\n' > proc/modules",
+	    dir);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(firewall_detect(&f), 0);
 	assert_false(f.active);
@@ -343,11 +347,15 @@ static void test_firewall_all_sources(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_models),	   cmocka_unit_test(test_cx5_2port),
-		cmocka_unit_test(test_cx5_8node),  cmocka_unit_test(test_cx5_nonuma),
-		cmocka_unit_test(test_names),	   cmocka_unit_test(test_odd_device),
-		cmocka_unit_test(test_sysctl),	   cmocka_unit_test(test_firewall),
-		cmocka_unit_test(test_firewall_all_sources),
+	    cmocka_unit_test(test_models),
+	    cmocka_unit_test(test_cx5_2port),
+	    cmocka_unit_test(test_cx5_8node),
+	    cmocka_unit_test(test_cx5_nonuma),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_odd_device),
+	    cmocka_unit_test(test_sysctl),
+	    cmocka_unit_test(test_firewall),
+	    cmocka_unit_test(test_firewall_all_sources),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -221,10 +221,12 @@ static void test_lost_percent_out_of_range(void **state)
 			 0);
 	assert_near(r.lost_percent, 10.0);
 	/* an infinite stream rate ("1e999") is no figure: the stream is left out */
-	assert_int_equal(parse_iperf3("{\"end\":{\"streams\":[{\"udp\":{\"packets\":100,\"bits_per_second\":1e999}}],"
-				      "\"sum\":{\"packets\":100,\"lost_packets\":10,\"bits_per_second\":1e6,\"seconds\":1}}}",
-				      &r, &err),
-			 0);
+	assert_int_equal(
+	    parse_iperf3(
+		"{\"end\":{\"streams\":[{\"udp\":{\"packets\":100,\"bits_per_second\":1e999}}],"
+		"\"sum\":{\"packets\":100,\"lost_packets\":10,\"bits_per_second\":1e6,\"seconds\":1}}}",
+		&r, &err),
+	    0);
 	assert_int_equal(r.n_streams, 0);
 	iperf3_report_done(&r);
 	free(err);

@@ -624,8 +624,9 @@ static void test_link_offloads(void **state)
 	struct profile *p;
 	(void)state;
 
-	p = load_ok("version: 1\nname: t\nlink:\n  features:\n    rx-gro: off\n    rx-udp-gro-forwarding: true\n"
-		    "  coalesce: {adaptive_rx: false, rx_usecs: 8}\n  pause: {tx: true}\n");
+	p = load_ok(
+	    "version: 1\nname: t\nlink:\n  features:\n    rx-gro: off\n    rx-udp-gro-forwarding: true\n"
+	    "  coalesce: {adaptive_rx: false, rx_usecs: 8}\n  pause: {tx: true}\n");
 	assert_true(p->link.features[ETH_FEATURE_GRO].set);
 	assert_false(p->link.features[ETH_FEATURE_GRO].value);
 	assert_int_equal(p->link.features[ETH_FEATURE_GRO].at.line, 5);
@@ -809,9 +810,10 @@ static void test_extends(void **state)
 	{
 		char *line = profile_error_format(&err);
 
-		assert_string_equal(line, "sub/c3.yaml:5:15: mirror.taotoken: base_url set here needs api_key_file "
-					  "or api_key_env in the same file (the key inherited from sub/parent.yaml "
-					  "is not sent to another host)");
+		assert_string_equal(line,
+				    "sub/c3.yaml:5:15: mirror.taotoken: base_url set here needs api_key_file "
+				    "or api_key_env in the same file (the key inherited from sub/parent.yaml "
+				    "is not sent to another host)");
 		free(line);
 	}
 	write_str("sub/c4.yaml", "version: 1\nextends: parent.yaml\nmirror:\n  taotoken:\n"
@@ -822,7 +824,8 @@ static void test_extends(void **state)
 	assert_false(p->mirror.api_key_file.set);
 	profile_free(p);
 	/* same host, another model: the parent's key source is kept */
-	write_str("sub/c5.yaml", "version: 1\nextends: parent.yaml\nmirror:\n  taotoken:\n    model_id: m2\n");
+	write_str("sub/c5.yaml",
+		  "version: 1\nextends: parent.yaml\nmirror:\n  taotoken:\n    model_id: m2\n");
 	assert_int_equal(profile_load("sub/c5.yaml", &p, &err), 0);
 	assert_string_equal(p->mirror.api_key_file.value, "/k");
 	assert_string_equal(p->mirror.model_id.value, "m2");
@@ -913,9 +916,10 @@ static void test_extends_list_and_unset(void **state)
 	write_str("lc.yaml", "version: 1\nname: lc\nextends: ld.yaml\n");
 	write_str("ld.yaml", "version: 1\nname: ld\nirq:\n  irqbalance: leave\n");
 	/* lb and lc both extend ld: a diamond, not a cycle */
-	write_str("lchild.yaml", "version: 1\nname: lchild\nextends: [la.yaml, lb.yaml, lc.yaml]\n"
-				 "link:\n  rings: {tx: ~}\n  features: {lro: ~}\nsysctl:\n  net.core.wmem_max: ~\n"
-				 "verify:\n  socket_buffer: ~\n  thresholds:\n");
+	write_str("lchild.yaml",
+		  "version: 1\nname: lchild\nextends: [la.yaml, lb.yaml, lc.yaml]\n"
+		  "link:\n  rings: {tx: ~}\n  features: {lro: ~}\nsysctl:\n  net.core.wmem_max: ~\n"
+		  "verify:\n  socket_buffer: ~\n  thresholds:\n");
 	assert_int_equal(profile_load("lchild.yaml", &p, &err), 0);
 	assert_string_equal(p->extends.value[0], "la.yaml");
 	assert_string_equal(p->extends.value[2], "lc.yaml");
@@ -947,7 +951,8 @@ static void test_extends_list_and_unset(void **state)
 
 	/* Null with nothing inherited is still the type error; version cannot
 	 * be unset; list errors name the element. */
-	expect_error("version: 1\nname: t\nlink:\n  mtu: ~\n", "p.yaml:4:8: link.mtu: expected an integer, got null");
+	expect_error("version: 1\nname: t\nlink:\n  mtu: ~\n",
+		     "p.yaml:4:8: link.mtu: expected an integer, got null");
 	expect_error("version: 1\nname: t\nextends: [la.yaml]\nversion: ~\n",
 		     "p.yaml:4:1: duplicate key \"version\" (first at 1:1)");
 	expect_error("version: 1\nname: t\nextends: []\n", "p.yaml:3:10: extends: the list is empty");
@@ -1189,14 +1194,21 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_error_messages), cmocka_unit_test(test_limits),
-	    cmocka_unit_test(test_nul_and_utf8),   cmocka_unit_test(test_every_key),
-	    cmocka_unit_test(test_partial),	   cmocka_unit_test(test_extends),
-	    cmocka_unit_test(test_extends_depth),  cmocka_unit_test(test_extends_list_and_unset),
+	    cmocka_unit_test(test_error_messages),
+	    cmocka_unit_test(test_limits),
+	    cmocka_unit_test(test_nul_and_utf8),
+	    cmocka_unit_test(test_every_key),
+	    cmocka_unit_test(test_partial),
+	    cmocka_unit_test(test_extends),
+	    cmocka_unit_test(test_extends_depth),
+	    cmocka_unit_test(test_extends_list_and_unset),
 	    cmocka_unit_test(test_missing_and_exit_codes),
-	    cmocka_unit_test(test_load_string),	   cmocka_unit_test(test_json_and_hash),
-	    cmocka_unit_test(test_match),	   cmocka_unit_test(test_enum_strings),
-	    cmocka_unit_test(test_mirror_config),  cmocka_unit_test(test_link_offloads),
+	    cmocka_unit_test(test_load_string),
+	    cmocka_unit_test(test_json_and_hash),
+	    cmocka_unit_test(test_match),
+	    cmocka_unit_test(test_enum_strings),
+	    cmocka_unit_test(test_mirror_config),
+	    cmocka_unit_test(test_link_offloads),
 	    cmocka_unit_test(test_sysctl_table),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -235,7 +235,8 @@ static void test_warn_clamped(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	for (const char *d = "/proc\0/proc/sys\0/proc/sys/net\0/proc/sys/net/core\0"; *d; d += strlen(d) + 1) {
+	for (const char *d = "/proc\0/proc/sys\0/proc/sys/net\0/proc/sys/net/core\0"; *d;
+	     d += strlen(d) + 1) {
 		snprintf(path, sizeof(path), "%s%s", dir, d);
 		assert_int_equal(mkdir(path, 0755), 0);
 	}
@@ -254,19 +255,21 @@ static void test_warn_clamped(void **state)
 	/* netperf got less: its figure and the limit it implies */
 	runner_result_init(&r, "netperf");
 	assert_int_equal(runner_warn_clamped(&p, 425984, 8388608, &r), 0);
-	assert_string_equal(r.warnings[0],
-			    "netperf reports a send socket buffer of 425984 bytes for -s 4194304 (the kernel "
-			    "doubles a request: 8388608 was due): it was clamped to net.core.wmem_max 212992 on "
-			    "this host; raise net.core.wmem_max to at least 4194304");
+	assert_string_equal(
+	    r.warnings[0],
+	    "netperf reports a send socket buffer of 425984 bytes for -s 4194304 (the kernel "
+	    "doubles a request: 8388608 was due): it was clamped to net.core.wmem_max 212992 on "
+	    "this host; raise net.core.wmem_max to at least 4194304");
 	assert_null(r.warnings[1]);
 	runner_result_done(&r);
 
 	/* no figure from the tool: the sysctl (rmem_max absent: no verdict) */
 	runner_result_init(&r, "iperf3");
 	assert_int_equal(runner_warn_clamped(&p, 0, 0, &r), 0);
-	assert_string_equal(r.warnings[0], "requested send socket buffer 4194304 (-s) exceeds net.core.wmem_max "
-					   "212992 on this host: the kernel clamps it silently; raise "
-					   "net.core.wmem_max to at least 4194304");
+	assert_string_equal(r.warnings[0],
+			    "requested send socket buffer 4194304 (-s) exceeds net.core.wmem_max "
+			    "212992 on this host: the kernel clamps it silently; raise "
+			    "net.core.wmem_max to at least 4194304");
 	assert_null(r.warnings[1]);
 	runner_result_done(&r);
 	assert_int_equal(sysroot_set(NULL), 0);

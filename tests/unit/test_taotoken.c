@@ -141,9 +141,9 @@ static void test_not_found(void **state)
 			    "(server: model not found)");
 
 	/* The server's text stays on one line: newlines become spaces. */
-	assert_int_equal(parse(404, "{\"error\":{\"message\":\"model not found\\nsecond\\tline\"}}", -1,
-			       &rep, &err),
-			 -ENOENT);
+	assert_int_equal(
+	    parse(404, "{\"error\":{\"message\":\"model not found\\nsecond\\tline\"}}", -1, &rep, &err),
+	    -ENOENT);
 	assert_non_null(strstr(err.message, "(server: model not found second line)"));
 }
 
@@ -227,7 +227,8 @@ static void test_retry_decisions(void **state)
 		assert_int_equal(err.kind, TT_HTTP);
 		assert_int_equal(err.http_status, cases[i].status);
 		if (err.retry != cases[i].retry)
-			fail_msg("HTTP %ld: retry %d, expected %d", cases[i].status, err.retry, cases[i].retry);
+			fail_msg("HTTP %ld: retry %d, expected %d", cases[i].status, err.retry,
+				 cases[i].retry);
 	}
 
 	/* 503 with Retry-After: honoured like 429's */
@@ -235,8 +236,9 @@ static void test_retry_decisions(void **state)
 	assert_int_equal(err.kind, TT_SERVER);
 	assert_true(err.retry);
 	assert_int_equal(err.retry_after_s, 30);
-	assert_string_equal(err.message, "server error (HTTP 503) from https://taotoken.net/api: will retry after "
-					 "30 s (Retry-After) (server: overloaded)");
+	assert_string_equal(err.message,
+			    "server error (HTTP 503) from https://taotoken.net/api: will retry after "
+			    "30 s (Retry-After) (server: overloaded)");
 	assert_int_equal(parse(503, "", -1, &rep, &err), -EAGAIN);
 	assert_int_equal(err.retry_after_s, -1);
 	assert_string_equal(err.message, "server error (HTTP 503) from https://taotoken.net/api: will retry");
@@ -341,7 +343,10 @@ static void test_row_permanent(void **state)
 		if (k == TT_HTTP || k == TT_CHOICES)
 			continue;
 		e.kind = k;
-		e.http_status = k == TT_KEY_REJECTED ? 401 : k == TT_NOT_FOUND ? 404 : k == TT_QUOTA ? 429 : 500;
+		e.http_status = k == TT_KEY_REJECTED ? 401
+				: k == TT_NOT_FOUND  ? 404
+				: k == TT_QUOTA	     ? 429
+						     : 500;
 		assert_false(mirror_row_permanent(&e, 1000000));
 	}
 }
@@ -357,7 +362,8 @@ static void test_local_error(void **state)
 	assert_true(e.retry);
 	assert_int_equal(e.retry_after_s, -1);
 	assert_int_equal(e.http_status, 0);
-	assert_string_equal(e.message, "local error before the request was sent: Cannot allocate memory: will retry");
+	assert_string_equal(e.message,
+			    "local error before the request was sent: Cannot allocate memory: will retry");
 	assert_false(mirror_row_permanent(&e, 1000));
 	/* a filled err is kept */
 	e = (struct taotoken_error){.kind = TT_KEY_REJECTED, .http_status = 401};
@@ -562,14 +568,14 @@ static void test_kind_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_success),	  cmocka_unit_test(test_choices_missing),
-	    cmocka_unit_test(test_garbage),	  cmocka_unit_test(test_key_rejected),
-	    cmocka_unit_test(test_not_found),	  cmocka_unit_test(test_429),
-	    cmocka_unit_test(test_5xx_and_other), cmocka_unit_test(test_config_check),
+	    cmocka_unit_test(test_success),	    cmocka_unit_test(test_choices_missing),
+	    cmocka_unit_test(test_garbage),	    cmocka_unit_test(test_key_rejected),
+	    cmocka_unit_test(test_not_found),	    cmocka_unit_test(test_429),
+	    cmocka_unit_test(test_5xx_and_other),   cmocka_unit_test(test_config_check),
 	    cmocka_unit_test(test_retry_decisions), cmocka_unit_test(test_server_detail),
-	    cmocka_unit_test(test_row_permanent), cmocka_unit_test(test_local_error),
-	    cmocka_unit_test(test_key_file),	  cmocka_unit_test(test_key_env),
-	    cmocka_unit_test(test_fingerprint),	  cmocka_unit_test(test_request_json),
+	    cmocka_unit_test(test_row_permanent),   cmocka_unit_test(test_local_error),
+	    cmocka_unit_test(test_key_file),	    cmocka_unit_test(test_key_env),
+	    cmocka_unit_test(test_fingerprint),	    cmocka_unit_test(test_request_json),
 	    cmocka_unit_test(test_kind_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
