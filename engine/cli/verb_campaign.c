@@ -919,7 +919,7 @@ static int render_check(const struct run_ctx *x)
 			   p->verify.runners.set ? p->verify.runners.value[0] : NULL);
 		out_uint(OUT_ANY, "duration", " %" PRIu64 " s", p->verify.duration.value);
 		out_string(OUT_ANY, "peer", " to %s", p->verify.peer.set ? p->verify.peer.value : NULL);
-		out_string(OUT_ANY, "tune_peer", ", tuning %s there too",
+		out_string(OUT_ANY, "tune_peer", peerssh_wanted(p) ? ", tuning %s there too" : NULL,
 			   peerssh_wanted(p) ? p->peer.ssh.value : NULL);
 		out_text("\n");
 		out_close_object();

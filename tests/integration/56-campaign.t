@@ -34,8 +34,12 @@ ok $? "netserver listens in the peer namespace"
 # ---- --check: the rounds, nothing changed, no database
 run cx campaign --check "$CAMPAIGN"
 is "$rc" 0 "--check: exit 0"
-is "$(printf '%s\n' "$out" | head -n 2)" "campaign    lab-udp-groups ($CAMPAIGN): ok
-repeat      2 (3 groups: 6 rounds)" "--check: the rounds"
+is "$out" "campaign    lab-udp-groups ($CAMPAIGN): ok
+repeat      2 (3 groups: 6 rounds)
+group       baseline ($TOP/contrib/lab/../../profiles/baseline.yaml): netperf 1 s to 198.18.0.2
+group       mtu-jumbo ($TOP/contrib/lab/../../profiles/mtu-jumbo.yaml): netperf 1 s to 198.18.0.2
+group       lab-full ($TOP/contrib/lab/campaign-full.yaml): netperf 1 s to 198.18.0.2" \
+	"--check: the rounds; a group without peer.ssh names no peer to tune"
 [ ! -e "$DB" ]
 ok $? "--check: no history written"
 
@@ -199,6 +203,12 @@ d = json.load(open(sys.argv[1])); jsonschema.validate(d, json.load(open(sys.argv
 print(d["campaign"], [g["group"] for g in d["groups"]], open(sys.argv[3]).read().count("<svg"))' \
 	"$WORK/adhoc/report.json" "$TOP/schemas/campaign.schema.json" "$WORK/adhoc/report.html"
 is "$out" "None ['run 2', 'run 5'] 4" "report RUN RUN: report.json valid, one group per run, bars and heat strips"
+run cx --json report 2 --dir "$WORK/adhoc-json"
+printf '%s' "$out" >"$WORK/adhoc.json"
+run "$PY" -c 'import json, sys, jsonschema
+d = json.load(open(sys.argv[1])); jsonschema.validate(d, json.load(open(sys.argv[2]))); print(d)' \
+	"$WORK/adhoc.json" "$TOP/schemas/campaign.schema.json"
+is "$rc/$out" "0/{'report': '$WORK/adhoc-json', 'runs': 1}" "report --json: a document of schemas/campaign.schema.json"
 run cx report 99 --dir "$WORK/adhoc2"
 is "$rc/$err" "66/cx5prof: error: report: no run 99 in $DB" "report of a run that does not exist: exit 66"
 
