@@ -903,6 +903,8 @@ static void field_text(const struct run_record *r, const struct field *f, char *
 	}
 }
 
+/* A measured parameter (duration_s: the run's own length, microseconds
+ * apart between any two runs) differs when its printed value does. */
 static bool field_differs(const struct run_record *runs, size_t n, const struct field *f)
 {
 	for (size_t i = 1; i < n; i++) {
@@ -910,9 +912,14 @@ static bool field_differs(const struct run_record *runs, size_t n, const struct 
 		double a = text ? 0 : field_num(&runs[0], f), b = text ? 0 : field_num(&runs[i], f);
 		char ta[64], tb[64];
 
-		if (text ? !streq_ptr(field_str(&runs[0], f, ta, sizeof(ta)),
-				      field_str(&runs[i], f, tb, sizeof(tb)))
-			 : a != b && !(isnan(a) && isnan(b)))
+		if (f->type == F_DBL && !f->result) {
+			field_text(&runs[0], f, ta, sizeof(ta));
+			field_text(&runs[i], f, tb, sizeof(tb));
+			if (!streq(ta, tb))
+				return true;
+		} else if (text ? !streq_ptr(field_str(&runs[0], f, ta, sizeof(ta)),
+					     field_str(&runs[i], f, tb, sizeof(tb)))
+				: a != b && !(isnan(a) && isnan(b)))
 			return true;
 	}
 	return false;
