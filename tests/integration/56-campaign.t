@@ -307,6 +307,17 @@ printf '%s\n' "$out" | grep -qx 'verdict     no group was measured'
 ok $? "no netserver: the verdict says nothing was measured"
 printf '%s\n' "$err" | grep -q '^cx5prof: warning: campaign: baseline, repetition 1: benchmark: no runner of \[netperf\] can run: netperf: no netserver on 198.18.1.2:12865'
 ok $? "no netserver: each round's failure on stderr, with the remedy"
+# The shipped groups leave verify.port to the runner: a campaign that picks
+# the builtin runner asks for cx5prof serve's port, not netserver's.
+cat >"$WORK/builtin.yaml" <<YAML
+version: 1
+name: builtin-shipped
+groups: [$TOP/profiles/baseline.yaml]
+verify: {runner: builtin, duration: 1}
+YAML
+run cx campaign "$WORK/builtin.yaml" --peer 198.18.1.2
+is "$rc/$err" "1/cx5prof: warning: campaign: baseline, repetition 1: benchmark: no cx5prof serve on 198.18.1.2:12866 (Connection refused): start \`cx5prof serve --port 12866\` on the peer and check its firewall" \
+	"campaign with runner builtin over shipped groups: serve's port 12866"
 
 # ---- a sweep: a row per value, the value applied over the group's own
 # (campaign-full.yaml writes its socket buffers; the sweep replaces them),
