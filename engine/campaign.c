@@ -31,6 +31,9 @@ static int fail_at(struct profile_error *err, const char *file, const struct yno
 
 static const char *const campaign_keys[] = {"version", "name",	 "groups", "verify",
 					    "peer",    "repeat", "sweep",  NULL};
+/* The top-level keys only a profile has: a profile passed as a campaign. */
+static const char *const profile_only_keys[] = {"description", "extends", "match",  "requires", "link",
+						"irq",	       "sysctl",  "mirror", NULL};
 
 static const struct ynode *get(const struct ynode *map, const char *key)
 {
@@ -55,6 +58,11 @@ static int check_keys(const struct campaign *c, const struct ynode *root, struct
 				return fail_at(err, c->file, key, "duplicate key %s (first at %u:%u)",
 					       ynode_quote(key, buf, sizeof(buf)), root->items[j]->line,
 					       root->items[j]->column);
+		if (strv_contains((char **)profile_only_keys, key->value))
+			return fail_at(err, c->file, key,
+				       "unknown key %s: a profile's key, not a campaign's: list the profile "
+				       "under groups:, or check it with `cx5prof validate FILE`",
+				       ynode_quote(key, buf, sizeof(buf)));
 		if (!strv_contains((char **)campaign_keys, key->value))
 			return fail_at(err, c->file, key,
 				       "unknown key %s (a campaign has version, name, groups, verify, peer, "
