@@ -1924,6 +1924,9 @@ static struct json_object *sysctls_json(const struct profile *p)
 	return o;
 }
 
+/* true/false: the loader reads a JSON "on" as a quoted string, which a
+ * profile may not use, and the history's effective profile is loaded back
+ * (verify's last applied profile). */
 static struct json_object *features_json(const struct profile_bool *features)
 {
 	struct json_object *o = json_object_new_object();
@@ -1931,7 +1934,7 @@ static struct json_object *features_json(const struct profile_bool *features)
 	for (unsigned i = 0; o && i < _ETH_FEATURE_MAX; i++)
 		if (features[i].set)
 			json_object_object_add(o, eth_feature_def((enum eth_feature)i)->name,
-					       json_object_new_string(features[i].value ? "on" : "off"));
+					       json_object_new_boolean(features[i].value));
 	if (o && json_object_object_length(o) == 0) {
 		json_object_put(o);
 		return NULL;

@@ -85,6 +85,10 @@ ip netns exec "$HOST_NS" ethtool -K ens1f0 gro on
 run cx verify --no-bench "$P"
 is "$rc:$(printf '%s\n' "$out" | sed -n 3p)" "3:  ens1f0 features.gro: current on, expected off" "verify: gro on is drift (exit 3)"
 ip netns exec "$HOST_NS" ethtool -K ens1f0 gro off
+# the effective profile recorded with the apply loads back (no PROFILE)
+run cx verify --no-bench
+is "$rc:$(printf '%s\n' "$out" | sed -n 1,2p)" "0:verify      offloads (last applied, transaction 1)
+state       in the profile's state (1 interface)" "verify without PROFILE: the last applied features profile"
 
 # ---- rollback
 run cx rollback
