@@ -6,12 +6,13 @@
 #define CX5_EXITCODE_H
 
 enum exit_code {
-	EXIT_OK = 0,		  /* success; plan/apply: nothing to change */
-	EXIT_ERROR = 1,		  /* runtime failure (kernel, I/O, database) */
-	EXIT_CHANGES = 2,	  /* plan, apply --check: changes pending */
-	EXIT_DRIFT = 3,		  /* verify: host differs from the profile */
-	EXIT_BENCH_FAIL = 4,	  /* verify: a benchmark threshold failed */
-	EXIT_PRECONDITION = 5,	  /* plan/apply: driver, firmware or link requirement not met */
+	EXIT_OK = 0,	     /* success; plan/apply: nothing to change */
+	EXIT_ERROR = 1,	     /* runtime failure (kernel, I/O, database) */
+	EXIT_CHANGES = 2,    /* plan, apply --check: changes pending */
+	EXIT_DRIFT = 3,	     /* verify: host differs from the profile */
+	EXIT_BENCH_FAIL = 4, /* verify: a benchmark threshold failed */
+	EXIT_PRECONDITION =
+	    5, /* plan/apply: a driver/firmware/link requirement unmet; doctor: a check failed */
 	EXIT_ROLLED_BACK = 6,	  /* apply failed, or campaign interrupted; every change was undone */
 	EXIT_ROLLBACK_FAILED = 7, /* apply or rollback failed and the host is NOT fully restored */
 	EXIT_LOCKED = 8,	  /* another apply or rollback holds the lock */

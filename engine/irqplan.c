@@ -1,9 +1,8 @@
-/* irqplan.c: the IRQ affinity planner and the current-map analysis
- * (see irqplan.h for the policy).
+/* irqplan.c: the IRQ affinity planner (see irqplan.h for the policy).
  *
  * Owns: choosing one CPU per completion queue from plain inputs (ports with
  * their IRQ lists, the topology, the options), the notes that explain the
- * choice, the `plan` table, and the `show` findings. Must never: touch the
+ * choice, and the `plan` table. Must never: touch the
  * host, depend on iteration order of anything but its inputs (the result is
  * deterministic), use an excluded CPU, or plan async/control vectors. */
 #include "irqplan.h"
@@ -692,98 +691,5 @@ int irqplan_build(const struct irqplan_port *ports, size_t nports, const struct 
 			return -ENOMEM;
 	}
 	*ret = TAKE_PTR(pl.plan);
-	return 0;
-}
-
-void irqmap_report_free(struct irqmap_report *r)
-{
-	if (!r)
-		return;
-	free(r->f);
-	free(r);
-}
-
-/* The CPU a vector's interrupts land on: a single effective/affinity CPU,
- * else the one that took most of them; -1 when unknown. */
-static int vector_cpu(const struct irq_vector *v)
-{
-	uint64_t best = 0;
-	int cpu = -1;
-
-	if (v->has_effective && cpuset_count(&v->effective) == 1)
-		return cpuset_next(&v->effective, -1);
-	if (v->has_affinity && cpuset_count(&v->affinity) == 1)
-		return cpuset_next(&v->affinity, -1);
-	for (unsigned i = 0; i < v->ncounts; i++)
-		if (v->counts[i] > best) {
-			best = v->counts[i];
-			cpu = (int)i;
-		}
-	return cpu;
-}
-
-int irqmap_analyze(const struct irqplan_port *ports, size_t nports, const struct topology *topo,
-		   struct irqmap_report **ret)
-{
-	_cleanup_(irqmap_report_freep) struct irqmap_report *rep = calloc(1, sizeof(*rep));
-	size_t total = 0;
-
-	if (!rep)
-		return -ENOMEM;
-	for (size_t i = 0; i < nports; i++)
-		total += ports[i].irqs ? irq_list_count(ports[i].irqs, IRQ_KIND_COMPLETION) : 0;
-	rep->f = calloc(total ? total : 1, sizeof(*rep->f));
-	if (!rep->f)
-		return -ENOMEM;
-	for (size_t i = 0; i < nports; i++) {
-		const struct irq_list *l = ports[i].irqs;
-		const struct topology_node *node =
-		    ports[i].numa_node >= 0 ? topology_find_node(topo, ports[i].numa_node) : NULL;
-		uint64_t busiest = 0;
-
-		if (!l)
-			continue;
-		for (size_t j = 0; j < l->n; j++)
-			if (l->v[j].kind == IRQ_KIND_COMPLETION && l->v[j].total > busiest)
-				busiest = l->v[j].total;
-		for (size_t j = 0; j < l->n; j++) {
-			const struct irq_vector *v = &l->v[j];
-			struct irqmap_finding *f;
-
-			if (v->kind != IRQ_KIND_COMPLETION)
-				continue;
-			f = &rep->f[rep->n++];
-			*f = (struct irqmap_finding){
-			    .port = (unsigned)i,
-			    .queue = (unsigned)(v->queue < 0 ? 0 : v->queue),
-			    .irq = v->irq,
-			    .cpu = vector_cpu(v),
-			    .busy = v->total > 0 && v->total * 10 >= busiest,
-			};
-			if (node && v->has_affinity && cpuset_count(&v->affinity) > 0) {
-				_cleanup_cpuset_ struct cpuset off = CPUSET_INIT;
-				if (cpuset_copy(&v->affinity, &off) < 0)
-					return -ENOMEM;
-				cpuset_andnot(&off, &node->cpus);
-				f->off_node = cpuset_count(&off) > 0;
-			}
-			rep->off_node += f->off_node;
-		}
-	}
-	for (size_t a = 0; a < rep->n; a++) {
-		bool first = true;
-
-		if (!rep->f[a].busy || rep->f[a].cpu < 0)
-			continue;
-		for (size_t b = 0; b < rep->n; b++) {
-			if (b == a || !rep->f[b].busy || rep->f[b].cpu != rep->f[a].cpu)
-				continue;
-			rep->f[a].shared_cpu = true;
-			if (b < a)
-				first = false;
-		}
-		rep->shared_cpus += rep->f[a].shared_cpu && first;
-	}
-	*ret = TAKE_PTR(rep);
 	return 0;
 }

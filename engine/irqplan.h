@@ -1,8 +1,9 @@
 /* irqplan.h: where each completion IRQ of each port should run.
  *
  * Owns: the IRQ affinity planner (policies numa-local and cpulist) over plain
- * structs (ports, topology, policy), its rendering for `plan`, and the
- * analysis of the current map for `show`. Deterministic: the same input
+ * structs (ports, topology, policy) and its rendering for `plan` (`show`
+ * judges the current map itself: a CPU carrying two busy queues).
+ * Deterministic: the same input
  * gives the same plan. Must never: read or write the host (callers pass the
  * topology and the IRQ lists in), or touch async/control IRQs.
  *
@@ -76,32 +77,5 @@ static inline void irqplan_freep(struct irqplan **p)
 }
 #define _cleanup_irqplan_ _cleanup_(irqplan_freep)
 void irqplan_options_done(struct irqplan_options *o);
-
-/* Current-map analysis for `show`. A queue is "busy" when its interrupt
- * count is at least 10% of the port's busiest queue (and non-zero); its CPU
- * is its single effective/affinity CPU, else the CPU with most interrupts. */
-struct irqmap_finding {
-	unsigned port;
-	unsigned queue;
-	unsigned irq;
-	int cpu;	 /* -1 when unknown */
-	bool off_node;	 /* affinity not within the port's NUMA node */
-	bool shared_cpu; /* this busy queue's CPU carries another busy queue */
-	bool busy;
-};
-struct irqmap_report {
-	struct irqmap_finding *f;
-	size_t n;
-	unsigned off_node;    /* queues off the NIC's node */
-	unsigned shared_cpus; /* CPUs carrying more than one busy queue */
-};
-int irqmap_analyze(const struct irqplan_port *ports, size_t nports, const struct topology *topo,
-		   struct irqmap_report **ret);
-void irqmap_report_free(struct irqmap_report *r);
-static inline void irqmap_report_freep(struct irqmap_report **r)
-{
-	irqmap_report_free(*r);
-}
-#define _cleanup_irqmap_report_ _cleanup_(irqmap_report_freep)
 
 #endif

@@ -92,13 +92,15 @@ void txn_verb_report_problems(const struct plan *p)
 int txn_verb_history_failed(const char *path, int r)
 {
 	if (r == -ENOENT) {
-		log_error("no history database at %s: check --db (apply, verify and bench create one)", path);
+		log_error(
+		    "no history database at %s: check --db (apply, verify, bench and campaign create one)",
+		    path);
 		return EXIT_NOT_FOUND;
 	}
 	if (r == -ENODATA) {
 		log_error(
-		    "no history in %s (the file is empty or not started): check --db (apply, verify and "
-		    "bench create one)",
+		    "no history in %s (the file is empty or not started): check --db (apply, verify, bench "
+		    "and campaign create one)",
 		    path);
 		return EXIT_NOT_FOUND;
 	}

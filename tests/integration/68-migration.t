@@ -89,7 +89,7 @@ ok $? "v1 file: its rebuilt outbox takes campaign records (v3), the old rows kep
 
 : >"$TT/empty.db"
 run "$CX5PROF" --db "$TT/empty.db" mirror --list
-is "$rc:$err" "66:cx5prof: error: no history in $TT/empty.db (the file is empty or not started): check --db (apply, verify and bench create one)" \
+is "$rc:$err" "66:cx5prof: error: no history in $TT/empty.db (the file is empty or not started): check --db (apply, verify, bench and campaign create one)" \
 	"v0 (empty) file: mirror says it holds no history"
 is "$(stat -c %s "$TT/empty.db"):$(ls "$TT" | grep -c '^empty\.db-')" "0:0" "v0 (empty) file: mirror left it empty"
 printf 'version: 1\nname: bad\nlink:\n  mtuu: 1\n' >"$TT/bad.yaml"

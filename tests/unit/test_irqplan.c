@@ -645,72 +645,6 @@ static void test_cpulist_policy(void **state)
 	irqplan_options_done(&o);
 }
 
-static void test_current_map_analysis(void **state)
-{
-	struct host h = {0};
-	_cleanup_irqmap_report_ struct irqmap_report *r = NULL;
-
-	(void)state;
-	fixture_2port(&h);
-	assert_int_equal(irqmap_analyze(h.ports, h.nports, h.topo, &r), 0);
-	assert_int_equal(r->n, 32);
-	/* the fixture's symptom: see tests/fixtures/README.md */
-	print_message("# cx5-2port now: %u queues off node, %u CPUs with more than one busy queue\n",
-		      r->off_node, r->shared_cpus);
-	for (size_t i = 0; i < r->n; i++) {
-		const struct irq_vector *v = irq_list_by_queue(h.lists[r->f[i].port], r->f[i].queue);
-		assert_non_null(v);
-		assert_int_equal(v->irq, r->f[i].irq);
-	}
-	host_done(&h);
-
-	/* in memory: 3 busy queues, two on CPU 4 (node 1), one on CPU 0
-	 * (off node), one idle queue also on CPU 4 */
-	{
-		struct irq_list *l;
-		struct irq_vector *v;
-
-		assert_int_equal(topology_new(&h.topo), 0);
-		assert_int_equal(topology_add_node(h.topo, 0, "0-3"), 0);
-		assert_int_equal(topology_add_node(h.topo, 1, "4-7"), 0);
-		add_port(&h, "ens1f0", 1, "4-7", 4, 10);
-		l = h.lists[0];
-		/* completion vectors come first, by queue */
-		for (unsigned q = 0; q < 4; q++) {
-			v = &l->v[q];
-			assert_int_equal(v->queue, (int)q);
-			v->ncounts = 8;
-			v->counts = calloc(8, sizeof(uint64_t));
-			assert_non_null(v->counts);
-			cpuset_clear(&v->affinity);
-		}
-		assert_int_equal(cpuset_add(&l->v[0].affinity, 4), 0);
-		l->v[0].counts[4] = l->v[0].total = 1000;
-		assert_int_equal(cpuset_add(&l->v[1].affinity, 4), 0);
-		l->v[1].counts[4] = l->v[1].total = 900;
-		assert_int_equal(cpuset_add(&l->v[2].affinity, 0), 0);
-		l->v[2].counts[0] = l->v[2].total = 500;
-		/* a multi-CPU affinity: the CPU that took the interrupts counts */
-		assert_int_equal(cpuset_parse_list("4-5", &l->v[3].affinity), 0);
-		l->v[3].counts[4] = l->v[3].total = 5; /* idle: < 10% of the busiest */
-		irqmap_report_free(r);
-		r = NULL;
-		assert_int_equal(irqmap_analyze(h.ports, h.nports, h.topo, &r), 0);
-		assert_int_equal(r->n, 4);
-		assert_true(r->f[0].busy && r->f[0].shared_cpu && !r->f[0].off_node);
-		assert_true(r->f[1].busy && r->f[1].shared_cpu);
-		assert_int_equal(r->f[1].cpu, 4);
-		assert_true(r->f[2].busy && !r->f[2].shared_cpu && r->f[2].off_node);
-		assert_int_equal(r->f[2].cpu, 0);
-		assert_false(r->f[3].busy);
-		assert_false(r->f[3].shared_cpu);
-		assert_int_equal(r->f[3].cpu, 4);
-		assert_int_equal(r->off_node, 1);
-		assert_int_equal(r->shared_cpus, 1);
-		host_done(&h);
-	}
-}
-
 /* Mellanox set_irq_affinity.sh: per interface, the k-th IRQ goes to the
  * k-th online CPU counting from CPU 0, wrapping. */
 static int round_robin_cpu(const struct topology *t, size_t k)
@@ -825,7 +759,6 @@ int main(void)
 	    cmocka_unit_test(test_single_cpu),
 	    cmocka_unit_test(test_explicit_exclude),
 	    cmocka_unit_test(test_cpulist_policy),
-	    cmocka_unit_test(test_current_map_analysis),
 	    cmocka_unit_test(test_compare_round_robin),
 	    cmocka_unit_test(test_policy_names),
 	};

@@ -35,7 +35,7 @@ description:
     with I(confirm_timeout).
   - On a host with no history database yet, I(state=rolled_back) and
     I(state=committed) change nothing and succeed (C(cx5prof) itself exits 66
-    there: only apply, verify and bench create the database).
+    there: only apply, verify, bench and campaign create the database).
 version_added: "0.1.0"
 author: cx5prof authors
 options:
