@@ -722,8 +722,21 @@ static int follow_on_peer(const struct txn_record *t, bool commit, int code)
 	_cleanup_profile_ struct profile *p = t->peer_txn > 0 ? peer_profile(t) : NULL;
 	_cleanup_free_ char *err = NULL;
 
-	if (!p)
+	if (t->peer_txn <= 0)
 		return EXIT_OK;
+	if (!p) {
+		if (commit)
+			log_error("transaction %" PRId64 " tuned a peer (its transaction %" PRId64
+				  "), but the stored profile does not say how to reach it: run `cx5prof "
+				  "commit` on the peer",
+				  t->id, t->peer_txn);
+		else
+			log_error("transaction %" PRId64 " tuned a peer (its transaction %" PRId64
+				  "), but the stored profile does not say how to reach it: run `cx5prof "
+				  "rollback %" PRId64 "` on the peer",
+				  t->id, t->peer_txn, t->peer_txn);
+		return code;
+	}
 	if (!commit)
 		return rollback_on_peer(p, t->peer_txn) ? EXIT_OK : code;
 	if (peerssh_commit(p, &err) >= 0) {
