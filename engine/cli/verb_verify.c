@@ -81,6 +81,16 @@ static int load_last_applied(const struct cli *cli, struct history *h, struct pr
 			  cli->db_path);
 		return EXIT_USAGE;
 	}
+	if (t.status == TXN_OPEN) {
+		/* A round of a running campaign, an apply under way, or one that
+		 * died: its host state is not the profile's yet, or not any more. */
+		log_error("transaction %" PRId64 " is still open: an apply or a campaign round is running, "
+			  "or one was interrupted (then `cx5prof rollback`); verify once it has finished, "
+			  "or name a PROFILE",
+			  t.id);
+		txn_record_done(&t);
+		return EXIT_OPEN_TXN;
+	}
 	label = strprintf("history transaction %" PRId64, t.id);
 	r = t.profile_json && label
 		? profile_load_string(t.profile_json, strlen(t.profile_json), label, ret, &err)

@@ -29,6 +29,13 @@ done
 is "$(mtu_of ens1f0) $(cat "$SR/proc/sys/net/core/rmem_max")" "1500 $rmem" "the refused commands changed nothing"
 is "$(txn_count)" 1 "only the first apply recorded a transaction"
 
+# verify without a PROFILE would pick the transaction under way as "the
+# last applied" and benchmark a host still being changed (a campaign round
+# holds its transaction open the same way): it refuses instead.
+run cx verify --no-bench
+is "$rc:$err" "9:cx5prof: error: transaction 1 is still open: an apply or a campaign round is running, or one was interrupted (then \`cx5prof rollback\`); verify once it has finished, or name a PROFILE" \
+	"verify while an apply is under way: exit 9, says why"
+
 # Another --db on the same host (the same sysroot) is refused too: the lock
 # is per host as well as per database.
 run ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$WORK/other.db" apply "$P"
