@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 
 #include "child.h"
+#include "history.h"
 #include "profile.h"
 
 /* How long the peer may take beyond its confirm window: planning and the
@@ -172,6 +173,27 @@ static int run_verb(const struct profile *p, char *const *args, char **ret_error
 
 	json_object_put(doc);
 	return r;
+}
+
+int peerssh_apply_recorded(struct history *h, int64_t txn, const struct profile *p, unsigned confirm_s,
+			   int (*stop)(void), int64_t *ret_txn, char **ret_error)
+{
+	int64_t peer_txn = 0;
+	int r = peerssh_apply(p, confirm_s, stop, &peer_txn, ret_error);
+
+	if (r < 0)
+		return r;
+	*ret_txn = peer_txn;
+	if (txn > 0 && peer_txn > 0) {
+		r = history_txn_set_peer_txn(h, txn, peer_txn);
+		if (r < 0) {
+			*ret_error = strprintf("history %s: cannot record the peer's transaction %" PRId64
+					       " with transaction %" PRId64 ": %s",
+					       history_path(h), peer_txn, txn, strerror(-r));
+			return r;
+		}
+	}
+	return 0;
 }
 
 int peerssh_commit(const struct profile *p, char **ret_error)

@@ -15,6 +15,7 @@
 
 #include "util.h"
 
+struct history;
 struct profile;
 
 #define PEERSSH_CONFIRM_DEFAULT 120 /* seconds, when peer.confirm is unset */
@@ -31,6 +32,15 @@ bool peerssh_wanted(const struct profile *p);
  * watchdog covers what it may have changed). */
 int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void), int64_t *ret_txn,
 		  char **ret_error);
+
+/* peerssh_apply, with the peer's transaction recorded with this host's
+ * transaction txn (transactions.peer_txn) before anything commits it, so
+ * that the rollback of txn, also after a kill -9, undoes exactly that one
+ * on the peer. txn 0: nothing to record it with. A recording failure is a
+ * failure (-errno, *ret_error says so, *ret_txn set): the peer's apply is
+ * left uncommitted, to its --confirm watchdog. */
+int peerssh_apply_recorded(struct history *h, int64_t txn, const struct profile *p, unsigned confirm_s,
+			   int (*stop)(void), int64_t *ret_txn, char **ret_error);
 
 /* `commit` on the peer; `rollback TXN` of the peer's transaction txn. */
 int peerssh_commit(const struct profile *p, char **ret_error);

@@ -294,15 +294,8 @@ static int tune_peer(struct history *h, const struct profile *prof, int64_t txn,
 	const char *why;
 	int r;
 
-	r = peerssh_apply(prof, txn ? confirm : 0, apply_interrupted, &peer_txn, &err);
+	r = peerssh_apply_recorded(h, txn, prof, txn ? confirm : 0, apply_interrupted, &peer_txn, &err);
 	why = r == -EINTR ? "interrupted" : "the peer failed";
-	/* Recorded before the peer's commit: rollback undoes exactly it. */
-	if (r >= 0 && txn > 0 && peer_txn > 0) {
-		r = history_txn_set_peer_txn(h, txn, peer_txn);
-		if (r < 0)
-			err = strprintf("history %s: cannot record the peer's transaction %" PRId64 ": %s",
-					history_path(h), peer_txn, strerror(-r));
-	}
 	if (r >= 0 && (!confirm || txn == 0) && peer_txn > 0)
 		r = peerssh_commit(prof, &err);
 	if (r >= 0) {

@@ -367,16 +367,10 @@ static int peer_apply_round(struct run_ctx *x, struct cell *cl, const struct pro
 	int r, code;
 
 	*ret_peer_txn = 0;
-	r = peerssh_apply(prof, confirm, apply_interrupted, ret_peer_txn, &err);
+	r = peerssh_apply_recorded(x->h, txn, prof, confirm, apply_interrupted, ret_peer_txn, &err);
 	if (r >= 0) {
 		log_info("peer %s: applied (its transaction %" PRId64 ")", prof->peer.ssh.value,
 			 *ret_peer_txn);
-		r = txn > 0 && *ret_peer_txn > 0 ? history_txn_set_peer_txn(x->h, txn, *ret_peer_txn) : 0;
-		if (r < 0)
-			log_warn("history %s: the peer's transaction %" PRId64
-				 " is not recorded with transaction %" PRId64
-				 " (%s): after a kill -9 only its watchdog would undo it",
-				 history_path(x->h), *ret_peer_txn, txn, strerror(-r));
 		return EXIT_OK;
 	}
 	if (r == -EINTR) {
@@ -939,13 +933,7 @@ static int keep_on_peer(struct run_ctx *x, const struct profile *prof, enum keep
 	int64_t peer_txn = 0;
 	int r;
 
-	r = peerssh_apply(prof, 0, apply_interrupted, &peer_txn, &err);
-	if (r >= 0 && peer_txn > 0 && txn > 0) {
-		r = history_txn_set_peer_txn(x->h, txn, peer_txn);
-		if (r < 0)
-			err = strprintf("history %s: cannot record the peer's transaction %" PRId64 ": %s",
-					history_path(x->h), peer_txn, strerror(-r));
-	}
+	r = peerssh_apply_recorded(x->h, txn, prof, 0, apply_interrupted, &peer_txn, &err);
 	if (r >= 0 && peer_txn > 0)
 		r = peerssh_commit(prof, &err);
 	if (r >= 0)
