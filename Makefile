@@ -5,10 +5,22 @@ BUILDDIR  ?= build
 BIN       ?= cx5prof
 PKGS      := yaml-0.1 libnl-route-3.0 libnl-genl-3.0 libcurl sqlite3 json-c
 CC        ?= cc
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# A missing library stops the build here, with pkg-config's own message
+# (`make deps` installs them). Goals that build nothing themselves (or
+# install the libraries first and build in a sub-make) skip the check.
+NO_PKG_GOALS := deps clean format format-check layering check torture asan demo
+ifeq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
+PKG_CFLAGS :=
+PKG_LIBS   :=
+else
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) || echo PKG-CONFIG-FAILED)
 # libcurl is loaded with dlopen() when the mirror first needs it
 # (engine/curl_dl.h): its headers are used, it is not linked.
-PKG_LIBS   = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)) || echo PKG-CONFIG-FAILED)
+ifneq ($(findstring PKG-CONFIG-FAILED,$(PKG_CFLAGS) $(PKG_LIBS)),)
+$(error pkg-config cannot find every library of $(PKGS): run `make deps` (as root) or install them)
+endif
+endif
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
              -Wmissing-prototypes -Wstrict-prototypes -fno-strict-aliasing -D_FILE_OFFSET_BITS=64
@@ -22,8 +34,8 @@ SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR   ?= $(PREFIX)/lib/udev/rules.d
 BASHCOMPDIR    ?= $(PREFIX)/share/bash-completion/completions
 
-# engine/ and its layers (README "Source map"; `make layering` checks them).
-ENGINE_DIRS := engine engine/kinds engine/bench engine/cli
+# engine/ and its layers (docs/ARCHITECTURE.md; `make layering` checks them).
+ENGINE_DIRS := engine engine/base engine/os engine/store engine/kinds engine/bench engine/cli
 ENGINE_HDR := $(wildcard $(addsuffix /*.h,$(ENGINE_DIRS)))
 ENGINE_SRC := $(filter-out engine/cli/main.c,$(wildcard $(addsuffix /*.c,$(ENGINE_DIRS))))
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILDDIR)/%.o)
@@ -36,9 +48,10 @@ INTEG      := $(sort $(wildcard tests/integration/*.t))
 
 all: $(BIN)
 
-$(BUILDDIR)/%.o: %.c $(ENGINE_HDR)
+# Header dependencies are written by the compiler (-MMD) next to each object.
+$(BUILDDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILDDIR)/libcx5.a: $(ENGINE_OBJ)
 	@rm -f $@
@@ -47,9 +60,9 @@ $(BUILDDIR)/libcx5.a: $(ENGINE_OBJ)
 $(BIN): $(BUILDDIR)/engine/cli/main.o $(BUILDDIR)/libcx5.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILDDIR)/tests/unit/%: tests/unit/%.c $(BUILDDIR)/libcx5.a $(wildcard tests/unit/*.h)
+$(BUILDDIR)/tests/unit/%: tests/unit/%.c $(BUILDDIR)/libcx5.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILDDIR)/libcx5.a \
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -Wno-missing-prototypes -MMD -MP -o $@ $< $(BUILDDIR)/libcx5.a \
 		$(LDLIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
 
 deps:
@@ -98,16 +111,16 @@ FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_DIR)/%)
 FUZZ_ENGINE_OBJ := $(ENGINE_SRC:%.c=$(FUZZ_DIR)/%.o)
 
-$(FUZZ_DIR)/engine/%.o: engine/%.c $(ENGINE_HDR)
+$(FUZZ_DIR)/engine/%.o: engine/%.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_DIR)/libcx5.a: $(FUZZ_ENGINE_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_DIR)/libcx5.a
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -DFUZZ_PARENTS_DIR='"$(abspath tests/fuzz/parents)"' \
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libcx5.a
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -MMD -MP -DFUZZ_PARENTS_DIR='"$(abspath tests/fuzz/parents)"' \
 		-fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libcx5.a $(LDLIBS)
 
 fuzz-build: $(FUZZ_BIN)
@@ -165,3 +178,5 @@ layering:
 
 clean:
 	rm -rf build $(BIN)
+
+-include $(shell find $(BUILDDIR) -name '*.d' 2>/dev/null)

@@ -15,10 +15,10 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "lock.h"
-#include "log.h"
+#include "base/log.h"
+#include "os/sysroot.h"
 #include "plan.h"
-#include "sysroot.h"
+#include "store/lock.h"
 
 #define WATCHDOG_POLL_MS      100
 #define WATCHDOG_LOCK_WAIT_MS 30000

@@ -26,7 +26,7 @@
 #ifndef CX5_APPLY_H
 #define CX5_APPLY_H
 
-#include "history.h"
+#include "store/history.h"
 
 struct apply_outcome {
 	size_t done;		/* changes written (apply) or restored (rollback) */

@@ -6,8 +6,8 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include "log.h"
-#include "util.h"
+#include "base/log.h"
+#include "base/util.h"
 
 /* The SONAME of libcurl 7.x and 8.x (Debian's libcurl4 package). */
 #define CURL_SONAME "libcurl.so.4"

@@ -11,21 +11,21 @@
 #include <json-c/json.h>
 #include <stdarg.h>
 
-#include "counters.h"
-#include "exitcode.h"
-#include "kernlog.h"
-#include "netprobe.h"
-#include "nicfacts.h"
-#include "output.h"
+#include "base/exitcode.h"
+#include "base/output.h"
+#include "base/version.h"
+#include "bench/runner.h"
+#include "os/counters.h"
+#include "os/kernlog.h"
+#include "os/netprobe.h"
+#include "os/nicfacts.h"
+#include "os/probe.h"
+#include "os/sysroot.h"
+#include "os/topology.h"
 #include "peercheck.h"
-#include "probe.h"
 #include "profile.h"
 #include "requires.h"
-#include "bench/runner.h"
-#include "sysroot.h"
-#include "topology.h"
 #include "verify.h"
-#include "version.h"
 
 /* Without a profile, doctor judges against the seed's host: a 25G port at
  * full duplex and firmware no older than the one udp-jumbo.yaml requires. */

@@ -22,7 +22,7 @@
 #ifndef CX5_DOCTOR_H
 #define CX5_DOCTOR_H
 
-#include "util.h"
+#include "base/util.h"
 
 struct profile;
 

@@ -9,7 +9,7 @@
 
 #include <inttypes.h>
 
-#include "output.h"
+#include "base/output.h"
 
 static const char *const policy_names[_IRQPLAN_POLICY_MAX] = {
     [IRQPLAN_NUMA_LOCAL] = "numa-local",

@@ -23,9 +23,9 @@
 #ifndef CX5_IRQPLAN_H
 #define CX5_IRQPLAN_H
 
-#include "cpuset.h"
-#include "irq.h"
-#include "topology.h"
+#include "base/cpuset.h"
+#include "os/irqaffinity.h"
+#include "os/topology.h"
 
 enum irqplan_policy {
 	IRQPLAN_NUMA_LOCAL,

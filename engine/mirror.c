@@ -11,10 +11,10 @@
 #include <inttypes.h>
 #include <sqlite3.h>
 
-#include "history.h"
-#include "log.h"
-#include "outbox.h"
+#include "base/log.h"
 #include "profile.h"
+#include "store/history.h"
+#include "store/outbox.h"
 
 /* Ends the error of a reply without choices (" [2 of 3 replies in a row
  * without choices]"), read back from the row's last_error. */

@@ -16,8 +16,8 @@
 #ifndef CX5_MIRROR_H
 #define CX5_MIRROR_H
 
+#include "base/util.h"
 #include "taotoken.h"
-#include "util.h"
 
 struct history;
 struct mirror_config;

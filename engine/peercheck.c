@@ -10,12 +10,12 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
-#include "netprobe.h"
-#include "nicfacts.h"
-#include "output.h"
-#include "profile.h"
+#include "base/output.h"
+#include "base/version.h"
 #include "bench/udpsend.h"
-#include "version.h"
+#include "os/netprobe.h"
+#include "os/nicfacts.h"
+#include "profile.h"
 
 #define IPV4_UDP_OVERHEAD 28
 #define ETH_MTU		  1500

@@ -12,8 +12,8 @@
 #ifndef CX5_PEERCHECK_H
 #define CX5_PEERCHECK_H
 
-#include "probe.h"
 #include "bench/udpbench.h"
+#include "os/probe.h"
 
 enum peercheck_status { PEERCHECK_PASS, PEERCHECK_WARN, PEERCHECK_FAIL, PEERCHECK_SKIP, _PEERCHECK_MAX };
 const char *peercheck_status_to_string(enum peercheck_status s); /* "pass", "warn", "fail", "skip" */

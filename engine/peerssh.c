@@ -13,9 +13,9 @@
 #include <json-c/json.h>
 #include <sys/mman.h>
 
-#include "child.h"
-#include "history.h"
+#include "base/child.h"
 #include "profile.h"
+#include "store/history.h"
 
 /* How long the peer may take beyond its confirm window: planning and the
  * changes themselves, and the ssh connection. */

@@ -13,7 +13,7 @@
 #ifndef CX5_PEERSSH_H
 #define CX5_PEERSSH_H
 
-#include "util.h"
+#include "base/util.h"
 
 struct history;
 struct profile;

@@ -11,9 +11,9 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
-#include "exitcode.h"
-#include "output.h"
-#include "probe.h"
+#include "base/exitcode.h"
+#include "base/output.h"
+#include "os/probe.h"
 #include "profile.h"
 #include "requires.h"
 

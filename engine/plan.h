@@ -16,8 +16,8 @@
 
 #include <json-c/json.h>
 
+#include "base/util.h"
 #include "kinds/kinds.h"
-#include "util.h"
 
 struct profile;
 struct host_state;

@@ -18,11 +18,11 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
-#include "cpuset.h"
-#include "exitcode.h"
-#include "sha256.h"
-#include "version.h"
-#include "yamltree.h"
+#include "base/cpuset.h"
+#include "base/exitcode.h"
+#include "base/sha256.h"
+#include "base/version.h"
+#include "base/yamltree.h"
 
 #define PATH_BUF	 256
 #define PROFILE_MAX_PATH 4096
@@ -1187,7 +1187,7 @@ static int sysctl_entry(struct loader *l, const struct sysctl_def *def, const st
 	return 0;
 }
 
-/* sysctl: NAME: VALUE, NAME from sysctl.h's table. */
+/* sysctl: NAME: VALUE, NAME from procsys.h's table. */
 static int parse_sysctls(struct loader *l, const struct key_def *k _unused_, const struct ynode *key _unused_,
 			 const struct ynode *map, void *field, const char *path)
 {

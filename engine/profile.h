@@ -24,9 +24,9 @@
 
 #include <json-c/json.h>
 
-#include "ethfeatures.h"
-#include "sysctl.h"
-#include "util.h"
+#include "base/util.h"
+#include "os/ethfeatures.h"
+#include "os/procsys.h"
 
 #define PROFILE_FORMAT_VERSION 1
 #define PROFILE_MAX_BYTES      (1024 * 1024) /* a larger file is rejected unread */
@@ -253,7 +253,7 @@ int profile_load(const char *path, struct profile **ret, struct profile_error *e
 int profile_load_string(const char *data, size_t size, const char *name, struct profile **ret,
 			struct profile_error *err);
 
-/* Overlays, for campaigns (campaign.h): YAML written elsewhere applied on
+/* Overlays, for campaigns (campaignfile.h): YAML written elsewhere applied on
  * top of a loaded profile with the loader's own rules and messages; file
  * (the campaign file) joins p->files and the new values' marks point to
  * it. profile_overlay() applies map as the profile section `section`

@@ -12,9 +12,9 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "interrupts.h"
-#include "runs.h"
-#include "version.h"
+#include "base/version.h"
+#include "os/interrupts.h"
+#include "store/runs.h"
 
 #define BAR_W	   520 /* width of the longest bar */
 #define LABEL_W	   200

@@ -6,8 +6,8 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
-#include "nicfacts.h"
-#include "version.h"
+#include "base/version.h"
+#include "os/nicfacts.h"
 
 static int add(struct requires_findings *f, const char *check, const char *key, enum requires_verdict v,
 	       const char *remedy, const char *fmt, ...) _printf_(6, 7);

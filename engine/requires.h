@@ -16,7 +16,7 @@
 #ifndef CX5_REQUIRES_H
 #define CX5_REQUIRES_H
 
-#include "probe.h"
+#include "os/probe.h"
 #include "profile.h"
 
 enum requires_verdict {

@@ -17,11 +17,11 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "base/log.h"
+#include "base/sha256.h"
+#include "base/version.h"
 #include "curl_dl.h"
-#include "log.h"
 #include "profile.h"
-#include "sha256.h"
-#include "version.h"
 
 #define KEY_FILE_MAX 4096
 

@@ -14,17 +14,17 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "ethtool.h"
-#include "exitcode.h"
-#include "history.h"
-#include "irq.h"
-#include "nicfacts.h"
-#include "output.h"
-#include "peerstate.h"
+#include "base/exitcode.h"
+#include "base/output.h"
+#include "bench/peerstate.h"
+#include "os/ethtool.h"
+#include "os/irqaffinity.h"
+#include "os/nicfacts.h"
+#include "os/probe.h"
 #include "plan.h"
-#include "probe.h"
 #include "profile.h"
-#include "runs.h"
+#include "store/history.h"
+#include "store/runs.h"
 
 #define DEFAULT_DURATION_SEC  10
 #define PEER_PROBE_TIMEOUT_MS 1000
@@ -665,7 +665,7 @@ static char *irq_map_text(const struct verify_report *r)
 }
 
 /* The host tuning a round ran under, beyond the run's columns, one "key:
- * value" a line (`compare` rows): every sysctl of sysctl.h the host has,
+ * value" a line (`compare` rows): every sysctl of procsys.h the host has,
  * irqbalance, and the CPUs the benchmark streams were pinned to. */
 static char *tuning_text(const struct host_state *host, const struct verify_report *r)
 {

@@ -21,10 +21,10 @@
 #ifndef CX5_VERIFY_H
 #define CX5_VERIFY_H
 
-#include "counters.h"
 #include "bench/irqspread.h"
-#include "peercheck.h"
 #include "bench/runner.h"
+#include "os/counters.h"
+#include "peercheck.h"
 
 struct profile;
 struct history;

@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include "irqspread.h"
 
-#include "sysroot.h"
+#include "os/sysroot.h"
 
 void procstat_free(struct proc_stat *s)
 {

@@ -13,8 +13,8 @@
 #ifndef CX5_IRQSPREAD_H
 #define CX5_IRQSPREAD_H
 
-#include "cpuset.h"
-#include "interrupts.h"
+#include "base/cpuset.h"
+#include "os/interrupts.h"
 
 struct cpu_time {
 	unsigned cpu;

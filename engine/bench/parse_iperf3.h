@@ -14,7 +14,7 @@
 #ifndef CX5_PARSE_IPERF3_H
 #define CX5_PARSE_IPERF3_H
 
-#include "util.h"
+#include "base/util.h"
 
 struct iperf3_stream {
 	uint64_t sent;	   /* sender packets */

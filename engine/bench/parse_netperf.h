@@ -13,7 +13,7 @@
 #ifndef CX5_PARSE_NETPERF_H
 #define CX5_PARSE_NETPERF_H
 
-#include "util.h"
+#include "base/util.h"
 
 struct netperf_report {
 	uint64_t send_socket;  /* local socket buffer, bytes; 0 when not printed */

@@ -11,8 +11,8 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
-#include "log.h"
-#include "sysctl.h"
+#include "base/log.h"
+#include "os/procsys.h"
 
 /* Preference order when a profile names no runner: the operators' tool
  * first, then iperf3, then cx5prof's own. */

@@ -17,8 +17,8 @@
 
 #include <json-c/json.h>
 
-#include "cpuset.h"
-#include "util.h"
+#include "base/cpuset.h"
+#include "base/util.h"
 
 /* What to run. Sizes in bytes; 0 means "the runner's/system default". */
 struct runner_params {

@@ -11,7 +11,7 @@
 
 #include <inttypes.h>
 
-#include "child.h"
+#include "base/child.h"
 #include "parse_iperf3.h"
 
 #define IPERF3_PORT	 5201

@@ -11,8 +11,8 @@
 
 #include <inttypes.h>
 
-#include "child.h"
-#include "netprobe.h"
+#include "base/child.h"
+#include "os/netprobe.h"
 #include "parse_netperf.h"
 
 #define NETPERF_PORT	  12865

@@ -16,9 +16,9 @@
 #include <pthread.h>
 #include <sys/socket.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "peerstate.h"
-#include "bench/udpsink.h"
+#include "udpsink.h"
 
 #define LINGER_USEC  (200 * 1000ull)
 #define ACCEPT_BATCH 64

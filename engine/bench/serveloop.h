@@ -16,7 +16,7 @@
 
 #include <signal.h>
 
-#include "cpuset.h"
+#include "base/cpuset.h"
 
 #define SERVE_MAX_PENDING    64
 #define SERVE_MAX_PER_SOURCE 8

@@ -42,7 +42,7 @@
 #ifndef CX5_UDPBENCH_H
 #define CX5_UDPBENCH_H
 
-#include "util.h"
+#include "base/util.h"
 
 #define UDPB_DEFAULT_PORT    12866
 #define UDPB_VERSION	     1

@@ -22,8 +22,8 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
-#include "log.h"
-#include "nic.h"
+#include "base/log.h"
+#include "os/nic.h"
 
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103

@@ -10,7 +10,7 @@
 #ifndef CX5_UDPSEND_H
 #define CX5_UDPSEND_H
 
-#include "cpuset.h"
+#include "base/cpuset.h"
 #include "udpbench.h"
 
 #define UDPSEND_CONNECT_TIMEOUT_USEC (5 * 1000000ull)

@@ -21,8 +21,8 @@
 #include <sys/time.h>
 #include <netinet/udp.h>
 
-#include "log.h"
-#include "sysroot.h"
+#include "base/log.h"
+#include "os/sysroot.h"
 
 #define SINK_BATCH     64
 #define SINK_POLL_USEC 20000 /* receive timeout: how often a sink checks its stop flag */

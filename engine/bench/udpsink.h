@@ -11,7 +11,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 
-#include "cpuset.h"
+#include "base/cpuset.h"
 #include "udpbench.h"
 
 /* Timeouts of the control conversation. */

@@ -4,9 +4,9 @@
 
 #include <getopt.h>
 
-#include "log.h"
-#include "output.h"
-#include "sysroot.h"
+#include "base/log.h"
+#include "base/output.h"
+#include "os/sysroot.h"
 
 enum { GOPT_SYSROOT = 2000, GOPT_DB, GOPT_JSON };
 

@@ -8,9 +8,9 @@
 #ifndef CX5_CLI_H
 #define CX5_CLI_H
 
-#include "exitcode.h"
-#include "util.h"
-#include "version.h"
+#include "base/exitcode.h"
+#include "base/util.h"
+#include "base/version.h"
 
 #define CX5PROF_DEFAULT_DB "/var/lib/cx5prof/history.db"
 

@@ -5,10 +5,10 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 
+#include "base/log.h"
+#include "base/output.h"
 #include "cli.h"
-#include "log.h"
-#include "output.h"
-#include "sysroot.h"
+#include "os/sysroot.h"
 #include "verbs.h"
 
 static int verb_help(struct cli *cli, int argc, char **argv);

@@ -10,13 +10,13 @@
 #include <inttypes.h>
 
 #include "apply.h"
-#include "campaigns.h"
-#include "lock.h"
-#include "log.h"
+#include "base/log.h"
+#include "base/output.h"
 #include "mirror.h"
-#include "output.h"
 #include "peerssh.h"
 #include "profile.h"
+#include "store/campaigns.h"
+#include "store/lock.h"
 #include "verb_txn.h"
 #include "verbs.h"
 

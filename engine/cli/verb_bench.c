@@ -7,13 +7,13 @@
 #define _GNU_SOURCE
 #include <inttypes.h>
 
-#include "history.h"
-#include "log.h"
-#include "mirror.h"
-#include "output.h"
-#include "peerstate.h"
-#include "runs.h"
+#include "base/log.h"
+#include "base/output.h"
+#include "bench/peerstate.h"
 #include "bench/udpsend.h"
+#include "mirror.h"
+#include "store/history.h"
+#include "store/runs.h"
 #include "verbs.h"
 
 enum {

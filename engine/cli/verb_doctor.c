@@ -4,9 +4,9 @@
  * (0 no check failed, 5 a check failed, 1 error). Must never: change the
  * host. */
 #define _GNU_SOURCE
+#include "base/log.h"
+#include "base/output.h"
 #include "doctor.h"
-#include "log.h"
-#include "output.h"
 #include "profile.h"
 #include "verbs.h"
 

@@ -17,17 +17,17 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "campaigns.h"
-#include "history.h"
-#include "log.h"
-#include "metrics_prom.h"
+#include "base/log.h"
+#include "base/output.h"
 #include "mirror.h"
-#include "outbox.h"
-#include "output.h"
+#include "os/procsys.h"
 #include "plan.h"
 #include "profile.h"
-#include "runs.h"
-#include "sysctl.h"
+#include "store/campaigns.h"
+#include "store/history.h"
+#include "store/metrics_prom.h"
+#include "store/outbox.h"
+#include "store/runs.h"
 #include "verb_txn.h"
 #include "verbs.h"
 
@@ -830,7 +830,7 @@ static const struct field compare_fields[] = {
     {"pass", F_BOOL, true, offsetof(struct run_record, passed), false},
 };
 
-/* The table with a host_tuning row per sysctl of sysctl.h after
+/* The table with a host_tuning row per sysctl of procsys.h after
  * bench_cpus, so a sysctl cx5prof learns is compared without an edit here. */
 static struct field *compare_rows(size_t *ret_n)
 {

@@ -9,11 +9,11 @@
 #include <inttypes.h>
 #include <libgen.h>
 
-#include "lock.h"
-#include "log.h"
-#include "output.h"
-#include "probe.h"
+#include "base/log.h"
+#include "base/output.h"
+#include "os/probe.h"
 #include "profile.h"
+#include "store/lock.h"
 #include "verb_txn.h"
 #include "verbs.h"
 

@@ -9,8 +9,8 @@
 #include <signal.h>
 #include <sys/socket.h>
 
-#include "log.h"
-#include "output.h"
+#include "base/log.h"
+#include "base/output.h"
 #include "bench/serveloop.h"
 #include "bench/udpsink.h"
 #include "verbs.h"

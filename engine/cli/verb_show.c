@@ -3,15 +3,15 @@
  * Owns: the layout of the state for people (one short block per interface,
  * then host-wide facts) and for machines (schemas/state.schema.json), both
  * through output.h. Must never: change the host, or read it except through
- * probe.h (whose IRQ lists come from irq.h). */
+ * probe.h (whose IRQ lists come from irqaffinity.h). */
 #define _GNU_SOURCE
 #include <inttypes.h>
 
-#include "log.h"
-#include "nicfacts.h"
-#include "output.h"
-#include "probe.h"
-#include "sysroot.h"
+#include "base/log.h"
+#include "base/output.h"
+#include "os/nicfacts.h"
+#include "os/probe.h"
+#include "os/sysroot.h"
 #include "verbs.h"
 
 /* JSON "status" of one ethtool fact: "ok", "unsupported" (the driver does

@@ -8,8 +8,8 @@
 #define CX5_VERB_TXN_H
 
 #include "cli.h"
-#include "history.h"
 #include "plan.h"
+#include "store/history.h"
 
 struct profile;
 

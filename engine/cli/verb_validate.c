@@ -7,8 +7,8 @@
  * stands alone. Must never: touch the host; it only reads the named files
  * and their extends chains. */
 #define _GNU_SOURCE
-#include "log.h"
-#include "output.h"
+#include "base/log.h"
+#include "base/output.h"
 #include "profile.h"
 #include "verbs.h"
 

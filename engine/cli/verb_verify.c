@@ -6,11 +6,11 @@
 #define _GNU_SOURCE
 #include <inttypes.h>
 
-#include "history.h"
-#include "log.h"
+#include "base/log.h"
+#include "base/output.h"
 #include "mirror.h"
-#include "output.h"
 #include "profile.h"
+#include "store/history.h"
 #include "verbs.h"
 #include "verify.h"
 

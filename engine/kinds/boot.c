@@ -4,10 +4,10 @@
  * apply was given, once the plan has no problems. */
 #include "kinds.h"
 
-#include "bootunit.h"
-#include "log.h"
+#include "base/log.h"
+#include "os/bootunit.h"
+#include "os/service.h"
 #include "plan.h"
-#include "service.h"
 
 static int boot_read(const char *object, const char *key, char **ret)
 {

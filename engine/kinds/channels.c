@@ -6,10 +6,10 @@
 
 #include <stddef.h>
 
-#include "ethtool.h"
 #include "ethtool_u32.h"
 #include "irq_kind.h"
-#include "probe.h"
+#include "os/ethtool.h"
+#include "os/probe.h"
 #include "profile.h"
 
 #define FIELD(name)                                                                                          \

@@ -4,7 +4,7 @@
  * netlink COALESCE_GET/SET (ioctl GCOALESCE/SCOALESCE fallback). */
 #include "ethparam.h"
 
-#include "probe.h"
+#include "os/probe.h"
 #include "profile.h"
 
 #define P(member) offsetof(struct profile, member)

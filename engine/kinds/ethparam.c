@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
-#include "exitcode.h"
+#include "base/exitcode.h"
 #include "plan.h"
 #include "profile.h"
 

@@ -10,8 +10,8 @@
 #ifndef CX5_KINDS_ETHPARAM_H
 #define CX5_KINDS_ETHPARAM_H
 
-#include "ethnl.h"
 #include "kinds.h"
+#include "os/ethnl.h"
 
 struct ethparam_kind {
 	const char *kind;		 /* "coalesce": the kind's name and the key prefix */

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "exitcode.h"
+#include "base/exitcode.h"
 #include "kinds.h"
 #include "plan.h"
 #include "profile.h"

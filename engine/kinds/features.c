@@ -7,10 +7,10 @@
 
 #include <errno.h>
 
-#include "ethfeatures.h"
-#include "exitcode.h"
+#include "base/exitcode.h"
+#include "os/ethfeatures.h"
+#include "os/probe.h"
 #include "plan.h"
-#include "probe.h"
 #include "profile.h"
 
 #define FEATURES_KEY_PREFIX "features."

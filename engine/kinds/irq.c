@@ -11,16 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cpuset.h"
-#include "exitcode.h"
-#include "interrupts.h"
-#include "irq.h"
+#include "base/cpuset.h"
+#include "base/exitcode.h"
 #include "irq_kind.h"
 #include "irqplan.h"
+#include "os/interrupts.h"
+#include "os/irqaffinity.h"
+#include "os/probe.h"
+#include "os/topology.h"
 #include "plan.h"
-#include "probe.h"
 #include "profile.h"
-#include "topology.h"
 
 #define IRQ_KEY_PREFIX "smp_affinity_list "
 

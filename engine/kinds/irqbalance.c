@@ -1,5 +1,5 @@
 /* kinds/irqbalance.c: the kinds of irq.irqbalance, a thin layer over
- * irqbalance.h: "irqbalance" (stop: object "irqbalance", key "service",
+ * irqbalanced.h: "irqbalance" (stop: object "irqbalance", key "service",
  * "active=A,enabled=E" -> "stopped") and "irqbalance-ban" (ban: object
  * "irqbalance", key "banirq", the config file's undo record (JSON) -> the
  * IRQs to ban, "99,109-123"). Their coupling lives here: with ban the
@@ -11,17 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "exitcode.h"
+#include "base/exitcode.h"
 #include "irq_kind.h"
-#include "irqbalance.h"
+#include "os/irqbalanced.h"
+#include "os/probe.h"
+#include "os/service.h"
 #include "plan.h"
-#include "probe.h"
 #include "profile.h"
-#include "service.h"
 
 /* ---- irqbalance (irq.irqbalance: stop) ----
  * Values: "stopped", or the service state to restore, "active=A,enabled=E"
- * (1 yes, 0 no), which becomes irqbalance.h's undo record. */
+ * (1 yes, 0 no), which becomes irqbalanced.h's undo record. */
 
 #define IRQBALANCE_STOPPED "stopped"
 
@@ -66,7 +66,7 @@ static int irqbalance_kind_write(const char *object, const char *key, const char
 
 /* ---- irqbalance ban (irq.irqbalance: ban) ----
  * Object "irqbalance", key "banirq". New value: the IRQs to ban, a list
- * ("99,109-123"). Old value: irqbalance.h's undo record of the config file
+ * ("99,109-123"). Old value: irqbalanced.h's undo record of the config file
  * (its path, content or absence, and mode: a JSON object), so the undo log
  * alone restores the file byte for byte; the plan line shows instead which
  * of the IRQs were banned already (irqban_human). */

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
-#include "util.h"
+#include "base/util.h"
 
 extern const struct change_kind kind_channels, kind_rings, kind_mtu, kind_irqbalance, kind_irq,
     kind_irqbalance_ban, kind_sysctl, kind_boot, kind_features, kind_coalesce, kind_pause;

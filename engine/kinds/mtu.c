@@ -6,10 +6,10 @@
 #include <errno.h>
 #include <inttypes.h>
 
-#include "exitcode.h"
-#include "link.h"
+#include "base/exitcode.h"
+#include "os/link.h"
+#include "os/probe.h"
 #include "plan.h"
-#include "probe.h"
 #include "profile.h"
 
 static int mtu_read(const char *object, const char *key, char **ret)

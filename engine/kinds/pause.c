@@ -3,7 +3,7 @@
  * PAUSE_GET/SET (ioctl GPAUSEPARAM/SPAUSEPARAM fallback). */
 #include "ethparam.h"
 
-#include "probe.h"
+#include "os/probe.h"
 #include "profile.h"
 
 #define P(member) offsetof(struct profile, member)

@@ -5,9 +5,9 @@
 
 #include <stddef.h>
 
-#include "ethtool.h"
 #include "ethtool_u32.h"
-#include "probe.h"
+#include "os/ethtool.h"
+#include "os/probe.h"
 #include "profile.h"
 
 #define FIELD(name)                                                                                          \

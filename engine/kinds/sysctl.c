@@ -2,17 +2,17 @@
  * "sysctl", key "net.core.rmem_max", values decimal ("188010 250681
  * 376020" for the three of net.ipv4.udp_mem). A floor (">= 4M") is
  * planned only when the host's value is lower. Read and written through
- * sysctl.h (under the sysroot); host-wide, so it manages no port. */
+ * procsys.h (under the sysroot); host-wide, so it manages no port. */
 #include "kinds.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "exitcode.h"
+#include "base/exitcode.h"
+#include "os/probe.h"
+#include "os/procsys.h"
 #include "plan.h"
-#include "probe.h"
 #include "profile.h"
-#include "sysctl.h"
 
 static int sysctl_kind_read(const char *object, const char *key, char **ret)
 {

@@ -1,11 +1,11 @@
-/* fuzz_cpuset.c: the CPU list and mask parsers (engine/cpuset.h).
+/* fuzz_cpuset.c: the CPU list and mask parsers (engine/base/cpuset.h).
  *
  * The first byte picks the parser (list or mask), the rest is the text.
  * Contract checked: only -EINVAL/-ERANGE/-ENOMEM fail; every parsed set
  * prints as a list and a mask that parse back to the same set. */
 #include <errno.h>
 
-#include "cpuset.h"
+#include "base/cpuset.h"
 #include "fuzz.h"
 
 static void check_roundtrip(const struct cpuset *set)

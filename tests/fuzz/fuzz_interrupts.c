@@ -1,4 +1,4 @@
-/* fuzz_interrupts.c: the /proc/interrupts parser (engine/interrupts.h).
+/* fuzz_interrupts.c: the /proc/interrupts parser (engine/os/interrupts.h).
  *
  * Contract checked: failure is -EINVAL with a line number inside the text
  * (or -ENOMEM); a parsed table has one count per header column on every
@@ -6,7 +6,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "interrupts.h"
+#include "os/interrupts.h"
 
 static unsigned count_lines(const char *s)
 {

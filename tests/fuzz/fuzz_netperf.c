@@ -6,8 +6,8 @@
 #include <errno.h>
 #include <math.h>
 
-#include "fuzz.h"
 #include "bench/parse_netperf.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

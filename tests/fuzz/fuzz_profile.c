@@ -13,9 +13,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 
+#include "base/yamltree.h"
 #include "fuzz.h"
 #include "profile.h"
-#include "yamltree.h"
 
 #ifndef FUZZ_PARENTS_DIR
 #error "build with -DFUZZ_PARENTS_DIR=\"/abs/path/tests/fuzz/parents\""

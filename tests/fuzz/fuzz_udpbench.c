@@ -12,8 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "fuzz.h"
 #include "bench/udpbench.h"
+#include "fuzz.h"
 
 static uint8_t out[UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD];
 

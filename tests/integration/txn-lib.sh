@@ -21,7 +21,7 @@ txn_cleanup() {
 	local pid
 	for pid in ${TXN_PIDS:-}; do kill -9 "$pid" 2>/dev/null; done
 	CX5LAB_PREFIX=$CX5LAB_PREFIX "$LAB" down >/dev/null 2>&1
-	# the per-host lock of this test's sysroot (engine/lock.h), now that
+	# the per-host lock of this test's sysroot (engine/store/lock.h), now that
 	# nothing holds it
 	[ -n "${SR:-}" ] && [ -d "$SR" ] && rm -f "/run/lock/cx5prof-host-$(stat -c '%d-%i' "$SR").lock"
 	[ -n "${WORK:-}" ] && rm -rf "$WORK"

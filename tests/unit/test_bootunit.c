@@ -8,8 +8,8 @@
 
 #include <sys/stat.h>
 
-#include "bootunit.h"
-#include "sysroot.h"
+#include "os/bootunit.h"
+#include "os/sysroot.h"
 
 static char root[64];
 

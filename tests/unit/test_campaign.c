@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "campaign.h"
+#include "campaignfile.h"
 
 static char tmpdir[] = "/tmp/cx5-test-campaign-XXXXXX";
 

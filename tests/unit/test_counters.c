@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "counters.h"
+#include "os/counters.h"
 
 static void test_table(void **state)
 {

@@ -7,7 +7,7 @@
 
 #include <sched.h>
 
-#include "cpuset.h"
+#include "base/cpuset.h"
 
 static void assert_list_roundtrip(const char *in, const char *expect)
 {

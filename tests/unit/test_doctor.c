@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "doctor.h"
-#include "kernlog.h"
+#include "os/kernlog.h"
 
 /* /dev/kmsg records become dmesg's message lines: the "prio,seq,usec,flags;"
  * header and the " KEY=value" continuation lines go. */

@@ -12,8 +12,8 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
-#include "ethfeatures.h"
-#include "ethnl.h"
+#include "os/ethfeatures.h"
+#include "os/ethnl.h"
 
 /* An empty message to put attributes in; parse_attrs reads them back. */
 static struct nl_msg *new_msg(void)

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "history.h"
-#include "lock.h"
+#include "store/history.h"
+#include "store/lock.h"
 
 struct fixture {
 	char dir[64];

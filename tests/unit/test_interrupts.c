@@ -8,8 +8,8 @@
 
 #include <sys/stat.h>
 
-#include "irq.h"
-#include "sysroot.h"
+#include "os/irqaffinity.h"
+#include "os/sysroot.h"
 
 #define FIXTURES "tests/fixtures/sysroot"
 /* Everything irq_discover can read, as `show` asks for it. */

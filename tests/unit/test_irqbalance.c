@@ -10,9 +10,9 @@
 
 #include <sys/stat.h>
 
-#include "irqbalance.h"
-#include "service.h"
-#include "sysroot.h"
+#include "os/irqbalanced.h"
+#include "os/service.h"
+#include "os/sysroot.h"
 
 static const char fake_systemctl[] =
     "#!/bin/sh\n"

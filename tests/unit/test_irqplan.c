@@ -15,9 +15,9 @@
 
 #include <fcntl.h>
 
+#include "base/output.h"
 #include "irqplan.h"
-#include "output.h"
-#include "sysroot.h"
+#include "os/sysroot.h"
 
 #define FIXTURES  "tests/fixtures/sysroot"
 #define MAX_PORTS 4

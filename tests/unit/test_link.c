@@ -14,10 +14,10 @@
 #include <linux/ethtool_netlink.h>
 #include <netlink/attr.h>
 
-#include "ethfeatures.h"
-#include "ethnl.h"
-#include "ethtool.h"
-#include "link.h"
+#include "os/ethfeatures.h"
+#include "os/ethnl.h"
+#include "os/ethtool.h"
+#include "os/link.h"
 
 static bool have_netns;
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "metrics_prom.h"
+#include "store/metrics_prom.h"
 
 static const char *const families[] = {
     "cx5prof_run_timestamp_seconds",

@@ -7,10 +7,10 @@
 #include <cmocka.h>
 #include <sys/stat.h>
 
-#include "firewall.h"
-#include "nic.h"
-#include "sysctl.h"
-#include "sysroot.h"
+#include "os/firewall.h"
+#include "os/nic.h"
+#include "os/procsys.h"
+#include "os/sysroot.h"
 
 /* Fixtures relative to this file, so the test runs from the top directory
  * (as make check does). */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "peerstate.h"
+#include "bench/peerstate.h"
 
 static void fill(struct udpb_state *s, uint64_t drops, uint64_t irq0, uint64_t irq1, uint64_t soft1,
 		 uint64_t total)

@@ -6,10 +6,10 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "exitcode.h"
+#include "base/exitcode.h"
+#include "os/probe.h"
+#include "os/sysroot.h"
 #include "plan.h"
-#include "sysroot.h"
-#include "probe.h"
 #include "profile.h"
 
 static void test_kind_table(void **state)

@@ -12,7 +12,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "exitcode.h"
+#include "base/exitcode.h"
 #include "profile.h"
 
 static char tmpdir[] = "/tmp/cx5-test-profile-XXXXXX";
@@ -657,7 +657,7 @@ static void test_link_offloads(void **state)
 		     "p.yaml:4:20: link.pause.autoneg: expected true or false, got 1");
 }
 
-/* The sysctls of the one table (sysctl.h): udp_mem's three values, the
+/* The sysctls of the one table (procsys.h): udp_mem's three values, the
  * ranges the kernel accepts. */
 static void test_sysctl_table(void **state)
 {

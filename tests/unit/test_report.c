@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "history.h"
 #include "report.h"
-#include "runs.h"
+#include "store/history.h"
+#include "store/runs.h"
 
 static char dir[] = "/tmp/cx5-test-report-XXXXXX";
 

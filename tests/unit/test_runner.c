@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "child.h"
-#include "netprobe.h"
+#include "base/child.h"
 #include "bench/runner.h"
-#include "sysroot.h"
+#include "os/netprobe.h"
+#include "os/sysroot.h"
 
 static void test_table(void **state)
 {

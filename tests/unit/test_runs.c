@@ -20,9 +20,9 @@
 #include <math.h>
 #include <sys/stat.h>
 
-#include "history.h"
-#include "outbox.h"
-#include "runs.h"
+#include "store/history.h"
+#include "store/outbox.h"
+#include "store/runs.h"
 
 #define T0 1764680400000000LL /* 2025-12-02 13:00:00 UTC */
 

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "service.h"
-#include "sysroot.h"
+#include "os/service.h"
+#include "os/sysroot.h"
 
 static char root[64];
 static char fake[128];

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "version.h"
+#include "base/version.h"
 
 static const struct {
 	const char *a, *b;

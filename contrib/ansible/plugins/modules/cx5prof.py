@@ -188,7 +188,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-# README "Exit codes" (engine/exitcode.h): never renumbered.
+# README "Exit codes" (engine/base/exitcode.h): never renumbered.
 EXIT_OK = 0
 EXIT_CHANGES = 2
 EXIT_DRIFT = 3

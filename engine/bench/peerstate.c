@@ -1,0 +1,403 @@
+/* peerstate.c: the STATE facts of the serving host and the client's
+ * document of them (see peerstate.h).
+ *
+ * Owns: mapping a local address to its interface (getifaddrs), reading
+ * that interface through probe.h, nicfacts.h, procsys.h, counters.h and
+ * /proc/stat (sysroot), and the JSON of one or two answers. Must never:
+ * write anything, or answer for another interface than the address's. */
+#define _GNU_SOURCE
+#include "peerstate.h"
+
+#include <ifaddrs.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+
+#include "base/output.h"
+#include "irqspread.h"
+#include "os/counters.h"
+#include "os/nicfacts.h"
+#include "os/probe.h"
+#include "os/sysroot.h"
+
+static bool same_address(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (!a || !b || a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			      &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr)) == 0;
+	return false;
+}
+
+static int ifname_of(const struct sockaddr *local, char *buf, size_t size)
+{
+	struct ifaddrs *list = NULL;
+	int r = -EADDRNOTAVAIL;
+
+	if (getifaddrs(&list) < 0)
+		return -errno;
+	for (struct ifaddrs *i = list; i; i = i->ifa_next)
+		if (i->ifa_name && same_address(i->ifa_addr, local)) {
+			snprintf(buf, size, "%s", i->ifa_name);
+			r = 0;
+			break;
+		}
+	freeifaddrs(list);
+	return r;
+}
+
+/* Copy a fact into a STATE text: cut to the limit, unprintable bytes as
+ * '?' (the wire carries printable ASCII only). */
+static void set_text(char *dst, const char *src)
+{
+	size_t i = 0;
+
+	for (; src && src[i] && i < UDPB_MAX_STATE_TEXT; i++) {
+		unsigned char c = (unsigned char)src[i];
+		dst[i] = c >= 0x20 && c <= 0x7e ? (char)c : '?';
+	}
+	dst[i] = '\0';
+}
+
+static void collect_counters(const char *ifname, struct udpb_state *st)
+{
+	_cleanup_(counter_snapshot_done) struct counter_snapshot snap = {0};
+	const struct counter_def *defs;
+	size_t n;
+
+	defs = counter_defs(&n);
+	if (counters_snapshot(ifname, &snap) < 0)
+		return;
+	for (size_t i = 0; i < n && st->ncounters < UDPB_MAX_COUNTERS; i++)
+		if (snap.present[i]) {
+			set_text(st->counter[st->ncounters].name, defs[i].name);
+			st->counter[st->ncounters++].value = snap.value[i];
+		}
+}
+
+static uint64_t irqs_on_cpu(const struct irq_list *irqs, unsigned cpu)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; irqs && i < irqs->n; i++)
+		if (cpu < irqs->v[i].ncounts)
+			n += irqs->v[i].counts[cpu];
+	return n;
+}
+
+static void collect_cpus(const struct irq_list *irqs, struct udpb_state *st)
+{
+	_cleanup_free_ char *text = NULL;
+	struct proc_stat *ps = NULL;
+
+	if (sysroot_read_all("/proc/stat", &text, NULL) < 0 || procstat_parse(text, &ps) < 0)
+		return;
+	for (size_t i = 0; i < ps->n && st->ncpus < UDPB_MAX_CPUS; i++)
+		st->cpu[st->ncpus++] = (struct udpb_state_cpu){.cpu = ps->cpu[i].cpu,
+							       .softirq = ps->cpu[i].softirq,
+							       .total = ps->cpu[i].total,
+							       .irqs = irqs_on_cpu(irqs, ps->cpu[i].cpu)};
+	procstat_free(ps);
+}
+
+int peerstate_collect(const struct sockaddr *local, struct udpb_state *ret)
+{
+	_cleanup_host_state_ struct host_state *h = NULL;
+	_cleanup_free_ char *version = NULL, *duplex = NULL;
+	char ifname[LINK_NAME_SIZE], pci[16];
+	char *only[] = {ifname, NULL};
+	const struct iface_state *s;
+	uint64_t v, speed;
+	int r;
+
+	r = ifname_of(local, ifname, sizeof(ifname));
+	if (r < 0)
+		return r;
+	memset(ret, 0, sizeof(*ret));
+	set_text(ret->ifname, ifname);
+	if (sysctl_read(SYSCTL_RMEM_MAX, &v) >= 0) {
+		ret->present |= UDPB_STATE_RMEM_MAX;
+		ret->rmem_max = v;
+	}
+	if (sysctl_read(SYSCTL_RMEM_DEFAULT, &v) >= 0) {
+		ret->present |= UDPB_STATE_RMEM_DEFAULT;
+		ret->rmem_default = v;
+	}
+	collect_counters(ifname, ret);
+	r = probe_host(only, PROBE_IRQ_DETAILS, &h);
+	s = r >= 0 ? host_state_iface(h, ifname) : NULL;
+	collect_cpus(s && s->irqs_r == 0 ? s->irqs : NULL, ret);
+	if (!s) { /* the probe leaves loopback out: its link still has an MTU */
+		struct link_info li;
+		if (link_get(ifname, &li) >= 0) {
+			ret->present |= UDPB_STATE_MTU;
+			ret->mtu = li.mtu;
+		}
+		return 0;
+	}
+	set_text(ret->driver, nicfacts_driver(s));
+	if (nicfacts_driver_version(s, &version) >= 0)
+		set_text(ret->driver_version, version);
+	set_text(ret->firmware, nicfacts_firmware(s));
+	if (s->has_nic && s->nic.has_pci_id) {
+		snprintf(pci, sizeof(pci), "%04x:%04x", s->nic.vendor, s->nic.device);
+		set_text(ret->pci_id, pci);
+	}
+	if (s->present) {
+		ret->present |= UDPB_STATE_MTU;
+		ret->mtu = s->link.mtu;
+	}
+	if (nicfacts_link(s, &speed, &duplex) >= 0 && speed <= UINT32_MAX) {
+		ret->present |= UDPB_STATE_SPEED;
+		ret->speed_mbps = (uint32_t)speed;
+	}
+	if (s->present && s->rings_r == 0) {
+		ret->present |= UDPB_STATE_RINGS;
+		ret->rx_ring = s->rings.rx;
+		ret->rx_ring_max = s->rings.max_rx;
+		ret->tx_ring = s->rings.tx;
+		ret->tx_ring_max = s->rings.max_tx;
+	}
+	return 0;
+}
+
+int peerstate_answer(int fd, const uint8_t *req, size_t len, uint8_t **ret_frame)
+{
+	_cleanup_free_ struct udpb_state *st = calloc(1, sizeof(*st));
+	_cleanup_free_ uint8_t *frame = malloc(UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
+	struct sockaddr_storage local;
+	socklen_t alen = sizeof(local);
+	int r, n;
+
+	r = udpbench_decode_state_request(req, len);
+	if (r < 0)
+		return r;
+	if (!st || !frame)
+		return -ENOMEM;
+	if (getsockname(fd, (struct sockaddr *)&local, &alen) < 0)
+		return -errno;
+	/* An address no interface owns (removed since the connection was
+	 * made) still gets an answer, with every fact unknown. */
+	if (peerstate_collect((struct sockaddr *)&local, st) < 0)
+		memset(st, 0, sizeof(*st));
+	n = udpbench_encode_state(st, frame, UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
+	if (n < 0)
+		return n;
+	*ret_frame = TAKE_PTR(frame);
+	return n;
+}
+
+static void add_text(struct json_object *o, const char *key, const char *v)
+{
+	json_object_object_add(o, key, v[0] ? json_object_new_string(v) : NULL);
+}
+
+static void add_u64(struct json_object *o, const char *key, bool present, uint64_t v)
+{
+	json_object_object_add(o, key, present ? json_object_new_int64((int64_t)v) : NULL);
+}
+
+static const struct udpb_state_counter *find_counter(const struct udpb_state *s, const char *name)
+{
+	for (unsigned i = 0; i < s->ncounters; i++)
+		if (streq(s->counter[i].name, name))
+			return &s->counter[i];
+	return NULL;
+}
+
+static const struct udpb_state_cpu *find_cpu(const struct udpb_state *s, uint32_t cpu)
+{
+	for (unsigned i = 0; i < s->ncpus; i++)
+		if (s->cpu[i].cpu == cpu)
+			return &s->cpu[i];
+	return NULL;
+}
+
+static uint64_t rise(uint64_t before, uint64_t after)
+{
+	return after >= before ? after - before : 0;
+}
+
+/* "drop_counters": the rise of each counter both answers carry. */
+static struct json_object *counters_json(const struct udpb_state *b, const struct udpb_state *a)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (unsigned i = 0; arr && i < a->ncounters; i++) {
+		const struct udpb_state_counter *c = find_counter(b, a->counter[i].name);
+		struct json_object *o;
+
+		if (!c)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(c->name));
+		json_object_object_add(o, "before", json_object_new_int64((int64_t)c->value));
+		json_object_object_add(o, "after", json_object_new_int64((int64_t)a->counter[i].value));
+		json_object_object_add(o, "delta",
+				       json_object_new_int64((int64_t)rise(c->value, a->counter[i].value)));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+/* "cpus": the CPUs that took the interface's interrupts or spent time in
+ * softirq during the run, with their shares. */
+static struct json_object *cpus_json(const struct udpb_state *b, const struct udpb_state *a)
+{
+	struct json_object *arr = json_object_new_array();
+	uint64_t irqs = 0;
+
+	for (unsigned i = 0; i < a->ncpus; i++) {
+		const struct udpb_state_cpu *c = find_cpu(b, a->cpu[i].cpu);
+		if (c)
+			irqs += rise(c->irqs, a->cpu[i].irqs);
+	}
+	for (unsigned i = 0; arr && i < a->ncpus; i++) {
+		const struct udpb_state_cpu *c = find_cpu(b, a->cpu[i].cpu);
+		uint64_t di, ds, dt;
+		struct json_object *o;
+
+		if (!c)
+			continue;
+		di = rise(c->irqs, a->cpu[i].irqs);
+		ds = rise(c->softirq, a->cpu[i].softirq);
+		dt = rise(c->total, a->cpu[i].total);
+		if (di == 0 && ds == 0)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "cpu", json_object_new_int64(a->cpu[i].cpu));
+		json_object_object_add(o, "interrupts", json_object_new_int64((int64_t)di));
+		json_object_object_add(o, "irq_percent",
+				       irqs ? json_object_new_double(100.0 * (double)di / (double)irqs)
+					    : NULL);
+		json_object_object_add(
+		    o, "softirq_percent",
+		    dt && ds <= dt ? json_object_new_double(100.0 * (double)ds / (double)dt) : NULL);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+struct json_object *peerstate_to_json(const struct udpb_state *b, const struct udpb_state *a)
+{
+	struct json_object *o = json_object_new_object(), *rings = NULL;
+
+	if (!o)
+		return NULL;
+	add_text(o, "interface", b->ifname);
+	add_text(o, "driver", b->driver);
+	add_text(o, "driver_version", b->driver_version);
+	add_text(o, "firmware", b->firmware);
+	add_text(o, "pci_id", b->pci_id);
+	add_u64(o, "mtu", b->present & UDPB_STATE_MTU, b->mtu);
+	add_u64(o, "speed_mbps", b->present & UDPB_STATE_SPEED, b->speed_mbps);
+	add_u64(o, "rmem_max", b->present & UDPB_STATE_RMEM_MAX, b->rmem_max);
+	add_u64(o, "rmem_default", b->present & UDPB_STATE_RMEM_DEFAULT, b->rmem_default);
+	if (b->present & UDPB_STATE_RINGS) {
+		rings = json_object_new_object();
+		json_object_object_add(rings, "rx", json_object_new_int64(b->rx_ring));
+		json_object_object_add(rings, "rx_max", json_object_new_int64(b->rx_ring_max));
+		json_object_object_add(rings, "tx", json_object_new_int64(b->tx_ring));
+		json_object_object_add(rings, "tx_max", json_object_new_int64(b->tx_ring_max));
+	}
+	json_object_object_add(o, "rings", rings);
+	json_object_object_add(o, "drop_counters", a ? counters_json(b, a) : NULL);
+	json_object_object_add(o, "cpus", a ? cpus_json(b, a) : NULL);
+	return o;
+}
+
+static const char *doc_string(struct json_object *doc, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(doc, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static char *doc_number(struct json_object *doc, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(doc, key, &v) || !json_object_is_type(v, json_type_int))
+		return strdup("n/a");
+	return strprintf("%" PRId64, json_object_get_int64(v));
+}
+
+char *peerstate_summary(struct json_object *doc)
+{
+	_cleanup_free_ char *mtu = NULL, *rmem = NULL;
+
+	if (!doc || !json_object_is_type(doc, json_type_object) || !doc_string(doc, "interface"))
+		return NULL;
+	mtu = doc_number(doc, "mtu");
+	rmem = doc_number(doc, "rmem_max");
+	if (!mtu || !rmem)
+		return NULL;
+	return strprintf("%s: driver %s %s, firmware %s, mtu %s, rmem_max %s", doc_string(doc, "interface"),
+			 strna(doc_string(doc, "driver")), strna(doc_string(doc, "driver_version")),
+			 strna(doc_string(doc, "firmware")), mtu, rmem);
+}
+
+/* "softirq busiest CPU 1 at 37.9%, interrupts mostly on CPU 1 (100.0%)":
+ * the receiver's hot core over the run, or NULL without one. */
+static char *busiest_text(struct json_object *doc)
+{
+	struct json_object *cpus, *v;
+	double best_s = -1, best_i = -1;
+	int64_t cpu_s = -1, cpu_i = -1;
+
+	if (!json_object_object_get_ex(doc, "cpus", &cpus) || !json_object_is_type(cpus, json_type_array))
+		return NULL;
+	for (size_t i = 0; i < json_object_array_length(cpus); i++) {
+		struct json_object *c = json_object_array_get_idx(cpus, i), *n;
+		int64_t cpu = json_object_object_get_ex(c, "cpu", &n) ? json_object_get_int64(n) : -1;
+
+		if (json_object_object_get_ex(c, "softirq_percent", &v) && v &&
+		    json_object_get_double(v) > best_s) {
+			best_s = json_object_get_double(v);
+			cpu_s = cpu;
+		}
+		if (json_object_object_get_ex(c, "irq_percent", &v) && v &&
+		    json_object_get_double(v) > best_i) {
+			best_i = json_object_get_double(v);
+			cpu_i = cpu;
+		}
+	}
+	if (cpu_s < 0 && cpu_i < 0)
+		return NULL;
+	if (cpu_i < 0)
+		return strprintf("softirq busiest CPU %" PRId64 " at %.1f%%", cpu_s, best_s);
+	if (cpu_s < 0)
+		return strprintf("interrupts mostly on CPU %" PRId64 " (%.1f%%)", cpu_i, best_i);
+	return strprintf("softirq busiest CPU %" PRId64 " at %.1f%%, interrupts mostly on CPU %" PRId64
+			 " (%.1f%%)",
+			 cpu_s, best_s, cpu_i, best_i);
+}
+
+void peerstate_render(struct json_object *doc)
+{
+	_cleanup_free_ char *line = peerstate_summary(doc), *busy = NULL;
+	struct json_object *drops;
+
+	out_json("peer_state", doc ? json_object_get(doc) : NULL);
+	if (!line)
+		return;
+	out_text("peer        %s\n", line);
+	busy = busiest_text(doc);
+	if (busy)
+		out_text("peer load   %s\n", busy);
+	if (!json_object_object_get_ex(doc, "drop_counters", &drops) ||
+	    !json_object_is_type(drops, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(drops); i++) {
+		struct json_object *d = json_object_array_get_idx(drops, i), *name, *delta;
+		if (json_object_object_get_ex(d, "name", &name) &&
+		    json_object_object_get_ex(d, "delta", &delta) && json_object_get_int64(delta) > 0)
+			out_text("peer drops  %s +%" PRId64 " on the receiver\n",
+				 json_object_get_string(name), json_object_get_int64(delta));
+	}
+}

@@ -1,0 +1,353 @@
+/* campaignfile.c: campaign format v1 -> struct campaign (see campaignfile.h).
+ *
+ * Owns: the campaign's own keys (version, name, groups, verify, peer,
+ * repeat, sweep) and their messages; the profile keys inside `verify:` and
+ * `peer:` and the sweep are checked by the profile loader itself (profile_overlay), so a
+ * value is accepted or refused the same way in both files. Must never:
+ * touch the host or read files other than the campaign and its groups. */
+#define _GNU_SOURCE
+#include "campaignfile.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+
+#include "base/yamltree.h"
+
+static int fail_at(struct profile_error *err, const char *file, const struct ynode *n, const char *fmt, ...)
+    _printf_(4, 5);
+static int fail_at(struct profile_error *err, const char *file, const struct ynode *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	snprintf(err->file, sizeof(err->file), "%s", file);
+	err->line = n ? n->line : 0;
+	err->column = n ? n->column : 0;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static const char *const campaign_keys[] = {"version", "name",	 "groups", "verify",
+					    "peer",    "repeat", "sweep",  NULL};
+/* The top-level keys only a profile has: a profile passed as a campaign. */
+static const char *const profile_only_keys[] = {"description", "extends", "match",  "requires", "link",
+						"irq",	       "sysctl",  "mirror", NULL};
+
+static const struct ynode *get(const struct ynode *map, const char *key)
+{
+	for (size_t i = 0; i + 1 < map->n_items; i += 2)
+		if (streq(map->items[i]->value, key))
+			return map->items[i + 1];
+	return NULL;
+}
+
+/* Keys are strings, known, and not repeated. */
+static int check_keys(const struct campaign *c, const struct ynode *root, struct profile_error *err)
+{
+	char buf[64];
+
+	for (size_t i = 0; i + 1 < root->n_items; i += 2) {
+		const struct ynode *key = root->items[i];
+		if (key->kind != YNODE_SCALAR)
+			return fail_at(err, c->file, key, "mapping keys must be strings, got %s",
+				       ynode_describe(key, buf, sizeof(buf)));
+		for (size_t j = 0; j < i; j += 2)
+			if (streq(root->items[j]->value, key->value))
+				return fail_at(err, c->file, key, "duplicate key %s (first at %u:%u)",
+					       ynode_quote(key, buf, sizeof(buf)), root->items[j]->line,
+					       root->items[j]->column);
+		if (strv_contains((char **)profile_only_keys, key->value))
+			return fail_at(err, c->file, key,
+				       "unknown key %s: a profile's key, not a campaign's: list the profile "
+				       "under groups:, or check it with `cx5prof validate FILE`",
+				       ynode_quote(key, buf, sizeof(buf)));
+		if (!strv_contains((char **)campaign_keys, key->value))
+			return fail_at(err, c->file, key,
+				       "unknown key %s (a campaign has version, name, groups, verify, peer, "
+				       "repeat, sweep)",
+				       ynode_quote(key, buf, sizeof(buf)));
+	}
+	return 0;
+}
+
+static bool is_string(const struct ynode *v)
+{
+	return v->kind == YNODE_SCALAR && ynode_scalar_type(v) == YSCALAR_STRING;
+}
+
+/* A decimal integer without sign or leading zeros, in lo..hi. */
+static int get_uint(const struct campaign *c, const struct ynode *v, const char *key, unsigned lo,
+		    unsigned hi, unsigned *ret, struct profile_error *err)
+{
+	char buf[64];
+	uint32_t x;
+
+	if (v->kind != YNODE_SCALAR || ynode_scalar_type(v) != YSCALAR_INT || !v->plain ||
+	    !isdigit((unsigned char)v->value[0]))
+		return fail_at(err, c->file, v, "%s: expected an integer, got %s", key,
+			       ynode_describe(v, buf, sizeof(buf)));
+	if (safe_atou32(v->value, &x) < 0 || x < lo || x > hi)
+		return fail_at(err, c->file, v, "%s: %s is out of range %u..%u", key, v->value, lo, hi);
+	*ret = x;
+	return 0;
+}
+
+static int check_name(const struct campaign *c, const struct ynode *v, struct profile_error *err)
+{
+	char buf[64];
+	bool ok = is_string(v) && v->len >= 1 && v->len <= 64 &&
+		  (islower((unsigned char)v->value[0]) || isdigit((unsigned char)v->value[0]));
+
+	for (const char *s = v->value; ok && *s; s++)
+		ok = islower((unsigned char)*s) || isdigit((unsigned char)*s) || strchr("._-", *s);
+	if (!ok)
+		return fail_at(
+		    err, c->file, v,
+		    "name: %s is not a valid name (a-z, 0-9, '.', '_', '-', starting with a letter or "
+		    "digit, up to 64)",
+		    ynode_describe(v, buf, sizeof(buf)));
+	return 0;
+}
+
+/* "dir/campaign.yaml" + "group.yaml" -> "dir/group.yaml". */
+static char *resolve(const char *file, const char *path)
+{
+	const char *slash = strrchr(file, '/');
+
+	if (path[0] == '/' || !slash)
+		return strdup(path);
+	return strprintf("%.*s/%s", (int)(slash - file), file, path);
+}
+
+static int load_groups(struct campaign *c, const struct ynode *v, struct profile_error *err)
+{
+	char buf[64];
+
+	if (v->kind != YNODE_SEQUENCE)
+		return fail_at(err, c->file, v, "groups: expected a list of profiles, got %s",
+			       ynode_describe(v, buf, sizeof(buf)));
+	if (v->n_items == 0)
+		return fail_at(err, c->file, v, "groups: the list is empty");
+	if (v->n_items > CAMPAIGN_MAX_GROUPS)
+		return fail_at(err, c->file, v->items[CAMPAIGN_MAX_GROUPS], "groups: more than %d groups",
+			       CAMPAIGN_MAX_GROUPS);
+	c->groups = calloc(v->n_items, sizeof(*c->groups));
+	if (!c->groups)
+		return -ENOMEM;
+	for (size_t i = 0; i < v->n_items; i++) {
+		const struct ynode *e = v->items[i];
+		struct campaign_group *g = &c->groups[c->n_groups];
+
+		if (!is_string(e) || e->len == 0)
+			return fail_at(err, c->file, e, "groups[%zu]: expected a profile path, got %s", i,
+				       ynode_describe(e, buf, sizeof(buf)));
+		for (size_t j = 0; j < i; j++)
+			if (streq(v->items[j]->value, e->value))
+				return fail_at(err, c->file, e, "groups[%zu]: %s is listed twice", i,
+					       ynode_quote(e, buf, sizeof(buf)));
+		g->path = resolve(c->file, e->value);
+		if (!g->path)
+			return -ENOMEM;
+		g->written = e->value;
+		g->at = (struct profile_mark){c->file, e->line, e->column};
+		c->n_groups++;
+		if (access(g->path, F_OK) < 0)
+			return fail_at(err, c->file, e, "groups[%zu]: cannot read \"%s\": %s", i, g->path,
+				       strerror(errno));
+	}
+	return 0;
+}
+
+static int load_sweep(struct campaign *c, const struct ynode *v, struct profile_error *err)
+{
+	const struct ynode *values;
+	char buf[64];
+
+	if (v->kind != YNODE_MAPPING || v->n_items == 0)
+		return fail_at(err, c->file, v,
+			       "sweep: expected a mapping of one verify key to its values, got %s",
+			       ynode_describe(v, buf, sizeof(buf)));
+	if (v->n_items > 2)
+		return fail_at(err, c->file, v->items[2],
+			       "sweep: one key only (a campaign varies one parameter)");
+	c->sweep_key_node = v->items[0];
+	values = v->items[1];
+	if (!is_string(c->sweep_key_node) || strncmp(c->sweep_key_node->value, "verify.", 7) != 0)
+		return fail_at(err, c->file, c->sweep_key_node,
+			       "sweep: %s is not a verify key (a sweep varies one verify.* parameter)",
+			       ynode_describe(c->sweep_key_node, buf, sizeof(buf)));
+	c->sweep_key = strdup(c->sweep_key_node->value);
+	if (!c->sweep_key)
+		return -ENOMEM;
+	if (values->kind != YNODE_SEQUENCE)
+		return fail_at(err, c->file, values, "sweep.%s: expected a list of values, got %s",
+			       c->sweep_key, ynode_describe(values, buf, sizeof(buf)));
+	if (values->n_items == 0)
+		return fail_at(err, c->file, values, "sweep.%s: the list is empty", c->sweep_key);
+	if (values->n_items > CAMPAIGN_MAX_SWEEP)
+		return fail_at(err, c->file, values->items[CAMPAIGN_MAX_SWEEP],
+			       "sweep.%s: more than %d values", c->sweep_key, CAMPAIGN_MAX_SWEEP);
+	c->sweep_values = calloc(values->n_items, sizeof(*c->sweep_values));
+	if (!c->sweep_values)
+		return -ENOMEM;
+	for (size_t i = 0; i < values->n_items; i++) {
+		const struct ynode *e = values->items[i];
+		if (e->kind != YNODE_SCALAR)
+			return fail_at(err, c->file, e, "sweep.%s[%zu]: expected a value, got %s",
+				       c->sweep_key, i, ynode_describe(e, buf, sizeof(buf)));
+		for (size_t j = 0; j < i; j++)
+			if (streq(values->items[j]->value, e->value))
+				return fail_at(err, c->file, e, "sweep.%s[%zu]: %s is listed twice",
+					       c->sweep_key, i, ynode_quote(e, buf, sizeof(buf)));
+		c->sweep_values[c->n_sweep++] = e;
+	}
+	return 0;
+}
+
+static int load_tree(struct campaign *c, const struct ynode *root, struct profile_error *err)
+{
+	const struct ynode *v;
+	unsigned version;
+	int r;
+
+	r = check_keys(c, root, err);
+	if (r < 0)
+		return r;
+	v = get(root, "version");
+	if (!v)
+		return fail_at(err, c->file, root, "missing required key \"version\" (add \"version: %d\")",
+			       CAMPAIGN_FORMAT_VERSION);
+	r = get_uint(c, v, "version", 0, UINT32_MAX, &version, err);
+	if (r < 0)
+		return r;
+	if (version != CAMPAIGN_FORMAT_VERSION)
+		return fail_at(err, c->file, v,
+			       "version: %s is not supported (this cx5prof reads campaign format version %d)",
+			       v->value, CAMPAIGN_FORMAT_VERSION);
+	v = get(root, "name");
+	if (!v)
+		return fail_at(err, c->file, root, "missing required key \"name\"");
+	r = check_name(c, v, err);
+	if (r < 0)
+		return r;
+	c->name = strdup(v->value);
+	if (!c->name)
+		return -ENOMEM;
+	v = get(root, "groups");
+	if (!v)
+		return fail_at(err, c->file, root,
+			       "missing required key \"groups\" (the profiles to compare)");
+	r = load_groups(c, v, err);
+	if (r < 0)
+		return r;
+	c->repeat = 1;
+	v = get(root, "repeat");
+	if (v) {
+		r = get_uint(c, v, "repeat", 1, CAMPAIGN_MAX_REPEAT, &c->repeat, err);
+		if (r < 0)
+			return r;
+	}
+	c->verify = get(root, "verify");
+	c->peer = get(root, "peer");
+	v = get(root, "sweep");
+	if (v) {
+		r = load_sweep(c, v, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int campaign_load(const char *path, struct campaign **ret, struct profile_error *err)
+{
+	_cleanup_campaign_ struct campaign *c = NULL;
+	struct profile_error dummy;
+	int r;
+
+	if (!err)
+		err = &dummy;
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->file = strdup(path)))
+		return -ENOMEM;
+	r = profile_parse_file(path, "a campaign", &c->tree, err);
+	if (r < 0)
+		return r;
+	r = load_tree(c, c->tree, err);
+	if (r < 0)
+		return r;
+	/* Every round's profile must load: each group with the verify block
+	 * and every sweep value. */
+	for (size_t g = 0; g < c->n_groups; g++) {
+		for (size_t s = 0; s < (c->n_sweep ? c->n_sweep : 1); s++) {
+			_cleanup_profile_ struct profile *p = NULL;
+			r = campaign_group_profile(c, g, s, &p, err);
+			if (r < 0)
+				return r;
+			if (s > 0)
+				continue;
+			c->groups[g].name = strdup(p->name.value);
+			if (!c->groups[g].name)
+				return -ENOMEM;
+			if (p->description.set && !(c->groups[g].description = strdup(p->description.value)))
+				return -ENOMEM;
+		}
+	}
+	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+int campaign_group_profile(const struct campaign *c, size_t g, size_t s, struct profile **ret,
+			   struct profile_error *err)
+{
+	_cleanup_profile_ struct profile *p = NULL;
+	int r;
+
+	r = profile_load(c->groups[g].path, &p, err);
+	if (r < 0)
+		return r;
+	if (c->verify) {
+		r = profile_overlay(p, c->verify, "verify", c->file, true, err);
+		if (r < 0)
+			return r;
+	}
+	if (c->peer) {
+		r = profile_overlay(p, c->peer, "peer", c->file, true, err);
+		if (r < 0)
+			return r;
+		if (!p->peer.ssh.set)
+			return fail_at(err, c->file, c->peer,
+				       "peer: missing required key \"ssh\" (the peer to tune, [user@]host)");
+	}
+	if (c->n_sweep) {
+		r = profile_overlay_key(p, c->sweep_key, c->sweep_key_node, c->sweep_values[s], c->file, err);
+		if (r < 0)
+			return r;
+	}
+	*ret = TAKE_PTR(p);
+	return 0;
+}
+
+const char *campaign_sweep_value(const struct campaign *c, size_t s)
+{
+	return c->n_sweep && s < c->n_sweep ? c->sweep_values[s]->value : NULL;
+}
+
+void campaign_free(struct campaign *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_groups; i++) {
+		free(c->groups[i].path);
+		free(c->groups[i].name);
+		free(c->groups[i].description);
+	}
+	free(c->groups);
+	free(c->name);
+	free(c->sweep_key);
+	free(c->sweep_values);
+	ynode_free(c->tree);
+	free(c->file);
+	free(c);
+}

@@ -1,0 +1,175 @@
+/* probe.c: assemble the observed host state (see probe.h).
+ *
+ * Owns: the join of kernel links (this network namespace) with sysroot
+ * facts, and the order of interfaces: kernel links by ifindex, then
+ * interfaces only the sysroot knows, by name. Must never: change the host;
+ * a fact that cannot be read is recorded with its -errno, not dropped. */
+#define _GNU_SOURCE
+#include "probe.h"
+
+#include "procscan.h"
+#include "sysroot.h"
+
+static void iface_state_done(struct iface_state *s)
+{
+	free(s->name);
+	free(s->coalesce_kmsg);
+	free(s->pause_kmsg);
+	nic_info_done(&s->nic);
+	irq_list_free(s->irqs);
+}
+
+void host_state_free(struct host_state *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->n_ifaces; i++)
+		iface_state_done(&h->ifaces[i]);
+	free(h->ifaces);
+	firewall_state_done(&h->firewall);
+	irqbalance_state_done(&h->irqbalance);
+	free(h);
+}
+
+const struct iface_state *host_state_iface(const struct host_state *h, const char *name)
+{
+	for (size_t i = 0; i < h->n_ifaces; i++)
+		if (streq(h->ifaces[i].name, name))
+			return &h->ifaces[i];
+	return NULL;
+}
+
+static bool wanted(char *const *only, const char *name)
+{
+	return !only || strv_contains(only, name);
+}
+
+static int push_iface(struct host_state *h, const char *name, struct iface_state **ret)
+{
+	struct iface_state *v = realloc(h->ifaces, (h->n_ifaces + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	h->ifaces = v;
+	v = &h->ifaces[h->n_ifaces];
+	*v = (struct iface_state){.nic = {.numa_node = -1}};
+	v->name = strdup(name);
+	if (!v->name)
+		return -ENOMEM;
+	h->n_ifaces++;
+	*ret = v;
+	return 0;
+}
+
+/* sysfs facts under the sysroot, and the device's IRQs; absence is normal
+ * (a sysroot need not list every kernel link). table is NULL when
+ * /proc/interrupts could not be read (table_r). */
+static int probe_nic(struct iface_state *s, const struct interrupts *table, int table_r, unsigned irq_flags)
+{
+	s->nic_r = nic_read(s->name, &s->nic);
+	if (s->nic_r == -ENOMEM)
+		return s->nic_r;
+	s->has_nic = s->nic_r >= 0;
+	if (!s->has_nic)
+		s->irqs_r = -ENODEV;
+	else if (!table && s->nic.has_device)
+		s->irqs_r = table_r;
+	else
+		s->irqs_r = irq_discover(s->name, table, irq_flags, &s->irqs);
+	return s->irqs_r == -ENOMEM ? -ENOMEM : 0;
+}
+
+static int probe_kernel_iface(struct host_state *h, const struct link_info *l, const struct interrupts *table,
+			      int table_r, unsigned irq_flags)
+{
+	struct iface_state *s;
+	int r;
+
+	r = push_iface(h, l->name, &s);
+	if (r < 0)
+		return r;
+	s->present = true;
+	s->link = *l;
+	s->drvinfo_r = ethtool_get_drvinfo(s->name, &s->drvinfo);
+	s->ethlink_r = ethtool_get_link(s->name, &s->ethlink);
+	s->channels_r = ethtool_get_channels(s->name, &s->channels);
+	s->rings_r = ethtool_get_rings(s->name, &s->rings);
+	s->features_r = ethtool_get_features(s->name, &s->features, NULL);
+	s->coalesce_r = ethnl_group_get(&ethnl_coalesce, s->name, &s->coalesce, &s->coalesce_kmsg);
+	s->pause_r = ethnl_group_get(&ethnl_pause, s->name, &s->pause, &s->pause_kmsg);
+	return probe_nic(s, table, table_r, irq_flags);
+}
+
+static int probe_interfaces(struct host_state *h, char *const *only, unsigned flags)
+{
+	unsigned irq_flags = IRQ_DISCOVER_AFFINITY | (flags & PROBE_IRQ_DETAILS ? IRQ_DISCOVER_DETAILS : 0);
+	_cleanup_free_ struct link_info *links = NULL;
+	_cleanup_strv_free_ char **sysfs = NULL;
+	_cleanup_interrupts_ struct interrupts *table = NULL;
+	size_t n = 0;
+	int r, table_r;
+
+	r = link_list(&links, &n);
+	if (r < 0)
+		return r;
+	/* One snapshot of /proc/interrupts for every interface. */
+	table_r = interrupts_read(flags & PROBE_IRQ_DETAILS ? 0 : INTERRUPTS_NO_COUNTS, &table, NULL);
+	if (table_r == -ENOMEM)
+		return table_r;
+	for (size_t i = 0; i < n; i++) {
+		if (links[i].loopback || !wanted(only, links[i].name))
+			continue;
+		r = probe_kernel_iface(h, &links[i], table, table_r, irq_flags);
+		if (r < 0)
+			return r;
+	}
+	/* On the live host sysfs and the kernel agree; a sysroot may describe
+	 * ports this namespace does not have. */
+	if (sysroot_is_live() || nic_list(&sysfs) < 0)
+		return 0;
+	for (char **name = sysfs; *name; name++) {
+		struct iface_state *s;
+
+		if (host_state_iface(h, *name) || !wanted(only, *name) || streq(*name, "lo"))
+			continue;
+		r = push_iface(h, *name, &s);
+		if (r < 0)
+			return r;
+		s->drvinfo_r = s->ethlink_r = s->channels_r = s->rings_r = -ENODEV;
+		s->features_r = s->coalesce_r = s->pause_r = -ENODEV;
+		r = probe_nic(s, table, table_r, irq_flags);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int probe_host(char *const *only, unsigned flags, struct host_state **ret)
+{
+	struct host_state *h;
+	int r;
+
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	r = probe_interfaces(h, only, flags);
+	if (r < 0)
+		goto fail;
+	for (unsigned k = 0; k < _SYSCTL_MAX; k++)
+		h->sysctl[k].r = sysctl_read_value((enum sysctl_key)k, &h->sysctl[k].value);
+	r = irqbalance_detect(&h->irqbalance);
+	if (r == -ENOMEM)
+		goto fail;
+	if (r < 0) /* a broken config file: still say whether it runs */
+		h->irqbalance = (struct irqbalance_state){
+		    .running = procscan_find("irqbalance") > 0, .enabled = -1, .active = -1};
+	h->irqbalance_running = h->irqbalance.running;
+	r = firewall_detect(&h->firewall);
+	if (r < 0)
+		goto fail;
+	*ret = h;
+	return 0;
+fail:
+	host_state_free(h);
+	return r;
+}

@@ -1,0 +1,96 @@
+/* probe.h: the observed state of the host, assembled in one place.
+ *
+ * Owns: joining the kernel's links (link.h, ethtool.h, ethfeatures.h,
+ * ethnl.h; current network namespace) with sysfs facts from the sysroot (nic.h), the managed
+ * sysctls (procsys.h), irqbalance and the firewall. Read-only. Each fact
+ * carries its own result code, so "unsupported" (-EOPNOTSUPP) is never
+ * confused with "failed". Must never: change the host, log above debug. */
+#ifndef CX5_PROBE_H
+#define CX5_PROBE_H
+
+#include "ethfeatures.h"
+#include "ethnl.h"
+#include "ethtool.h"
+#include "firewall.h"
+#include "irqaffinity.h"
+#include "irqbalanced.h"
+#include "link.h"
+#include "nic.h"
+#include "procsys.h"
+
+struct iface_state {
+	char *name;
+	/* In the kernel (this namespace). false: only in the sysroot; then
+	 * link, ethtool and their result codes are not meaningful. */
+	bool present;
+	struct link_info link;
+	/* Result of each ethtool read: 0, -EOPNOTSUPP (unsupported), other -errno. */
+	int drvinfo_r;
+	struct eth_drvinfo drvinfo;
+	int ethlink_r;
+	struct eth_link ethlink;
+	int channels_r;
+	struct eth_channels channels;
+	int rings_r;
+	struct eth_rings rings;
+	/* Offload features, coalescing and pause (ethfeatures.h, ethnl.h):
+	 * result codes as above; *_kmsg the kernel's extack text when the read
+	 * failed and it sent one, else NULL. */
+	int features_r;
+	struct eth_features features;
+	int coalesce_r;
+	struct ethnl_values coalesce; /* ethnl_coalesce's parameters */
+	char *coalesce_kmsg;
+	int pause_r;
+	struct ethnl_values pause; /* ethnl_pause's parameters */
+	char *pause_kmsg;
+	/* sysfs facts: has_nic is true when /sys/class/net/<name> exists under
+	 * the sysroot; nic_r is the result of nic_read otherwise. */
+	bool has_nic;
+	int nic_r;
+	struct nic_info nic;
+	/* The device's IRQs (irqaffinity.h: msi_irqs + /proc/interrupts, affinity;
+	 * effective affinity and counts only with PROBE_IRQ_DETAILS);
+	 * irqs is NULL unless irqs_r == 0 (-ENODEV without sysfs facts). A
+	 * virtual interface has an empty list. */
+	int irqs_r;
+	struct irq_list *irqs;
+};
+
+struct sysctl_state {
+	int r;			   /* 0, -ENOENT (absent here), other -errno */
+	struct sysctl_value value; /* valid when r == 0 */
+};
+
+struct host_state {
+	struct iface_state *ifaces; /* kernel links by ifindex, then sysroot-only by name */
+	size_t n_ifaces;
+	struct sysctl_state sysctl[_SYSCTL_MAX];
+	bool irqbalance_running;
+	/* irqbalanced.h's view: process, service enabled/active (-1 unknown). */
+	struct irqbalance_state irqbalance;
+	struct firewall_state firewall;
+};
+
+enum probe_flags {
+	/* The IRQs' effective affinity and per-CPU counts (`show`): two more
+	 * values per IRQ that planning does not use. */
+	PROBE_IRQ_DETAILS = 1 << 0,
+};
+
+/* Probe the host. only: NULL for every interface (loopback skipped), or a
+ * NULL-terminated list of names to keep (names found nowhere are simply
+ * absent: check with host_state_iface). flags: enum probe_flags. -errno
+ * only when the kernel's link list itself cannot be read. */
+int probe_host(char *const *only, unsigned flags, struct host_state **ret);
+void host_state_free(struct host_state *h);
+static inline void host_state_freep(struct host_state **h)
+{
+	host_state_free(*h);
+}
+#define _cleanup_host_state_ _cleanup_(host_state_freep)
+
+/* The interface named `name`, or NULL. */
+const struct iface_state *host_state_iface(const struct host_state *h, const char *name);
+
+#endif

@@ -1,0 +1,63 @@
+/* sysroot.h: the only door to /proc and /sys.
+ *
+ * Owns: the root directory under which every /proc and /sys path is
+ * resolved ("/" on a live host, a fixture directory with --sysroot, as
+ * `lscpu --sysroot`). Paths are given absolute ("/sys/class/net/x/mtu") and
+ * must not contain ".." components. Must never: create files (writes go to
+ * existing kernel files only), follow a path out of the root, for a read
+ * or a write. */
+#ifndef CX5_SYSROOT_H
+#define CX5_SYSROOT_H
+
+#include <sys/stat.h>
+
+#include "base/util.h"
+
+/* NULL or "/" means the live host. Returns -ENOTDIR if dir is not one. */
+int sysroot_set(const char *dir);
+const char *sysroot_get(void); /* "/" or the directory given */
+bool sysroot_is_live(void);
+
+/* Full path of an absolute host path under the sysroot (caller frees). */
+int sysroot_path(const char *path, char **ret);
+
+bool sysroot_exists(const char *path);
+/* stat(2) of path (follow: of what its last symlink points to, else of the
+ * link itself), confined to the sysroot like a read. */
+int sysroot_stat(const char *path, bool follow, struct stat *ret);
+/* The file opened for reading (O_CLOEXEC): a descriptor for a reader that
+ * takes a big file in pieces, or -errno. */
+int sysroot_open_read(const char *path);
+/* Whole file (at most 8 MiB; -EFBIG beyond). */
+int sysroot_read_all(const char *path, char **ret, size_t *ret_len);
+/* First line, trailing whitespace stripped. */
+int sysroot_read_line(const char *path, char **ret);
+int sysroot_read_u64(const char *path, uint64_t *ret);
+/* Basename of a symlink's target ("mlx5_core" for .../drivers/mlx5_core). */
+int sysroot_readlink_base(const char *path, char **ret);
+/* Entries of a directory, sorted, without "." and "..". */
+int sysroot_listdir(const char *path, char ***ret);
+/* Every read (and sysroot_exists, _listdir, _readlink_base) stays inside
+ * the sysroot too: a path whose ".." or symlink (absolute, on Linux 5.6
+ * and later) leads out of it fails with -EXDEV; the live host ("/")
+ * follows links as the kernel's own files need. */
+/* Replace the contents of an existing file (never creates it); value is
+ * written in one write(2), as the kernel expects for /proc/sys and /proc/irq.
+ * Under a sysroot the file is written in place and cut to length (a kill
+ * between the two leaves it torn: read it back with sysroot_read_is), and
+ * the write stays inside the sysroot: -ELOOP when the file itself is a
+ * symlink, -EXDEV when its path resolves outside the sysroot. */
+int sysroot_write(const char *path, const char *value);
+/* 1 when the whole file is exactly want (byte for byte: a value followed
+ * by anything, even a newline more, is not), 0 when not, -errno. The
+ * read-back of a write. */
+int sysroot_read_is(const char *path, const char *want);
+/* 0 when the directory of full (a path from sysroot_path()) resolves inside
+ * the sysroot, -EXDEV when it escapes; always 0 on the live host. For
+ * writers of files outside /proc and /sys that still live under the root. */
+int sysroot_confine(const char *full);
+
+/* printf-style path helpers for the common case. */
+int sysroot_read_linef(char **ret, const char *fmt, ...) _printf_(2, 3);
+
+#endif
