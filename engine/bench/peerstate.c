@@ -103,7 +103,41 @@ static void collect_cpus(const struct irq_list *irqs, struct udpb_state *st)
 	procstat_free(ps);
 }
 
-int peerstate_collect(const struct sockaddr *local, struct udpb_state *ret)
+/* Version 2's counters: every one a snapshot holds, in its order (the
+ * per-CPU ones last, so a payload that cannot hold them all drops those). */
+static int collect_net(const char *ifname, struct udpb_state *st)
+{
+	_cleanup_(netcounters_done) struct netcounters s = {0};
+	int r = netcounters_take(ifname, &s);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < s.n && st->nnet < UDPB_MAX_NET_COUNTERS; i++) {
+		set_text(st->net[st->nnet].name, s.v[i].name);
+		st->net[st->nnet++].value = s.v[i].value;
+	}
+	return 0;
+}
+
+int peerstate_netcounters(const struct udpb_state *st, uint64_t taken_usec, struct netcounters *ret)
+{
+	struct netcounters s = {.taken_usec = taken_usec};
+
+	if (st->version < 2)
+		return -ENODATA;
+	/* The decoder keeps an ifname below 16 bytes. */
+	snprintf(s.ifname, sizeof(s.ifname), "%.15s", st->ifname);
+	for (unsigned i = 0; i < st->nnet; i++)
+		if (netcounter_name_known(st->net[i].name) &&
+		    netcounters_set(&s, st->net[i].name, st->net[i].value) < 0) {
+			netcounters_done(&s);
+			return -ENOMEM;
+		}
+	*ret = s;
+	return 0;
+}
+
+int peerstate_collect(const struct sockaddr *local, uint16_t state_version, struct udpb_state *ret)
 {
 	_cleanup_host_state_ struct host_state *h = NULL;
 	_cleanup_free_ char *version = NULL, *duplex = NULL;
@@ -117,7 +151,11 @@ int peerstate_collect(const struct sockaddr *local, struct udpb_state *ret)
 	if (r < 0)
 		return r;
 	memset(ret, 0, sizeof(*ret));
+	ret->version = state_version;
 	set_text(ret->ifname, ifname);
+	/* The counters first: read when asked, as close to the run as can be. */
+	if (state_version >= 2 && collect_net(ifname, ret) == -ENOMEM)
+		return -ENOMEM;
 	if (sysctl_read(SYSCTL_RMEM_MAX, &v) >= 0) {
 		ret->present |= UDPB_STATE_RMEM_MAX;
 		ret->rmem_max = v;
@@ -171,18 +209,23 @@ int peerstate_answer(int fd, const uint8_t *req, size_t len, uint8_t **ret_frame
 	struct sockaddr_storage local;
 	socklen_t alen = sizeof(local);
 	int r, n;
+	int version = udpbench_decode_state_request(req, len);
 
-	r = udpbench_decode_state_request(req, len);
-	if (r < 0)
-		return r;
+	if (version < 0)
+		return version;
 	if (!st || !frame)
 		return -ENOMEM;
 	if (getsockname(fd, (struct sockaddr *)&local, &alen) < 0)
 		return -errno;
 	/* An address no interface owns (removed since the connection was
 	 * made) still gets an answer, with every fact unknown. */
-	if (peerstate_collect((struct sockaddr *)&local, st) < 0)
+	r = peerstate_collect((struct sockaddr *)&local, (uint16_t)version, st);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
 		memset(st, 0, sizeof(*st));
+		st->version = (uint16_t)version;
+	}
 	n = udpbench_encode_state(st, frame, UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
 	if (n < 0)
 		return n;
@@ -238,6 +281,38 @@ static struct json_object *counters_json(const struct udpb_state *b, const struc
 		json_object_object_add(o, "after", json_object_new_int64((int64_t)a->counter[i].value));
 		json_object_object_add(o, "delta",
 				       json_object_new_int64((int64_t)rise(c->value, a->counter[i].value)));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static const struct udpb_state_counter *find_net(const struct udpb_state *s, const char *name)
+{
+	for (unsigned i = 0; i < s->nnet; i++)
+		if (streq(s->net[i].name, name))
+			return &s->net[i];
+	return NULL;
+}
+
+/* "net_counters": the kernel counters both version 2 answers carry, with
+ * their rise (netcounters.h's widths). */
+static struct json_object *net_json(const struct udpb_state *b, const struct udpb_state *a)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (unsigned i = 0; arr && i < a->nnet; i++) {
+		const struct udpb_state_counter *c = find_net(b, a->net[i].name);
+		struct json_object *o;
+
+		if (!c)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(c->name));
+		json_object_object_add(o, "before", json_object_new_int64((int64_t)c->value));
+		json_object_object_add(o, "after", json_object_new_int64((int64_t)a->net[i].value));
+		json_object_object_add(
+		    o, "delta",
+		    json_object_new_int64((int64_t)netcounter_rise(c->name, c->value, a->net[i].value)));
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -306,6 +381,8 @@ struct json_object *peerstate_to_json(const struct udpb_state *b, const struct u
 	json_object_object_add(o, "rings", rings);
 	json_object_object_add(o, "drop_counters", a ? counters_json(b, a) : NULL);
 	json_object_object_add(o, "cpus", a ? cpus_json(b, a) : NULL);
+	if (b->version >= 2 && a && a->version >= 2)
+		json_object_object_add(o, "net_counters", net_json(b, a));
 	return o;
 }
 

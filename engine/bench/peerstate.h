@@ -8,7 +8,9 @@
  * client, the document recorded with a run (artifact "peer_state.json",
  * keys in schemas/peer-state.schema.json): the state before the run and,
  * from a second answer after it, the drop counters' rise and each CPU's
- * share of the interrupts and its softirq time over the run. Must never:
+ * share of the interrupts and its softirq time over the run, and (STATE
+ * version 2) the kernel counters of the loss ledger before and after
+ * ("net_counters"). Must never:
  * change anything on the host, or report a fact it could not read (it is
  * absent, never 0). */
 #ifndef CX5_PEERSTATE_H
@@ -17,14 +19,22 @@
 #include <json-c/json.h>
 #include <sys/socket.h>
 
+#include "os/netcounters.h"
 #include "udpbench.h"
 
 #define PEERSTATE_ARTIFACT "peer_state.json"
 
 /* The facts of the interface that owns address local (an address of this
- * host's current network namespace). -EADDRNOTAVAIL when no interface has
- * it; facts that cannot be read are left out (present bits, empty texts). */
-int peerstate_collect(const struct sockaddr *local, struct udpb_state *ret);
+ * host's current network namespace), in STATE version `version` (2: with
+ * the kernel counters of netcounters.h, taken now). -EADDRNOTAVAIL when
+ * no interface has it; facts that cannot be read are left out (present
+ * bits, empty texts, counters absent). */
+int peerstate_collect(const struct sockaddr *local, uint16_t version, struct udpb_state *ret);
+
+/* The kernel counters of a version 2 answer as a snapshot (names
+ * netcounters.h does not know are left out), stamped taken_usec (the
+ * client's clock when the answer came). -ENODATA for a version 1 answer. */
+int peerstate_netcounters(const struct udpb_state *st, uint64_t taken_usec, struct netcounters *ret);
 
 /* Answer the STATE request payload req (len bytes) received on connected
  * socket fd: the reply frame in *ret_frame (caller frees), its length
