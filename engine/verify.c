@@ -17,6 +17,7 @@
 #include "base/exitcode.h"
 #include "base/output.h"
 #include "bench/peerstate.h"
+#include "ledgerwatch.h"
 #include "os/ethtool.h"
 #include "os/irqaffinity.h"
 #include "os/nicfacts.h"
@@ -459,6 +460,8 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 	const struct runner *rn = NULL;
 	const struct peercheck_finding *mtu;
 	_cleanup_(watched_done) struct watched w = {0};
+	_cleanup_(ledger_watch_done) struct ledger_watch lw = {0};
+	const struct iface_state *port;
 	struct progress prog;
 	bool progressing = false;
 	int rr;
@@ -521,6 +524,13 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 		return 0;
 	}
 
+	rr = ledger_watch_start(&lw, r->peer, peercheck_serve_port(p), true, r->peer_checks.state,
+				r->peer_checks.state_usec);
+	if (rr >= 0)
+		rr = ledger_watch_before(&lw, !streq(rn->name, "builtin"));
+	if (rr < 0)
+		return rr;
+	r->params.state_version = lw.state_version;
 	rr = irqspread_snapshot_take(&r->intr_before);
 	if (rr >= 0)
 		rr = watch_irqs(r, &w);
@@ -545,7 +555,19 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 		return rr;
 	r->bench_ran = true;
 
-	rr = irqspread_snapshot_take(&r->intr_after);
+	rr = r->result.has_peer_counters
+		 ? ledger_watch_after(&lw, &r->result.peer_before, &r->result.peer_after)
+		 : ledger_watch_after(&lw, NULL, NULL);
+	port = r->interfaces ? host_state_iface(host, r->interfaces[0]) : NULL;
+	if (rr >= 0 && r->bench_r >= 0) {
+		struct ledger_input in =
+		    ledger_input_of_run(&r->params, &r->result, port && port->present ? port->link.mtu : 0);
+		rr = ledger_watch_compute(&lw, &in, &r->ledger);
+	}
+	if (rr >= 0 && r->ledger && !(r->ledger_doc = ledger_to_json(r->ledger)))
+		rr = -ENOMEM;
+	if (rr >= 0)
+		rr = irqspread_snapshot_take(&r->intr_after);
 	if (rr >= 0)
 		rr = snapshot_counters(r, host, true);
 	if (rr >= 0 && r->bench_r >= 0) {
@@ -699,7 +721,7 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	_cleanup_free_ char *cb = counters_text(r, false), *ca = counters_text(r, true),
 			    *sum = summary_text(r), *map = irq_map_text(r), *drv = NULL, *verdict = NULL,
 			    *profile_json = NULL, *drv_version = NULL, *hash = NULL,
-			    *tuning = tuning_text(host, r);
+			    *tuning = tuning_text(host, r), *ledger_txt = ledger_text(r->ledger_doc);
 	struct json_object *pj = NULL;
 	struct run_record rec;
 	int rr = 0;
@@ -737,6 +759,7 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	rr |= artifact_add(&as, "profile", profile_json);
 	rr |= artifact_add(&as, "verify_summary", sum);
 	rr |= artifact_add(&as, ARTIFACT_TUNING, tuning);
+	rr |= artifact_add(&as, "loss_ledger", ledger_txt);
 	if (r->result.peer_state)
 		rr |= artifact_add(
 		    &as, PEERSTATE_ARTIFACT,
@@ -860,6 +883,8 @@ void verify_report_free(struct verify_report *r)
 	free(r->peer);
 	cpuset_done(&r->pin_cpus);
 	peercheck_done(&r->peer_checks);
+	ledger_free(r->ledger);
+	json_object_put(r->ledger_doc);
 	free(r->runners_skipped);
 	runner_result_done(&r->result);
 	for (size_t i = 0; i < r->n_thresholds; i++)
@@ -1203,6 +1228,7 @@ void verify_render(const struct verify_report *r)
 	render_spread(r);
 	render_counters(r);
 	peerstate_render(r->result.peer_state);
+	ledger_render(r->ledger_doc);
 	if (r->run_id > 0)
 		out_int(OUT_JSON, "run_id", NULL, r->run_id);
 	else
