@@ -1245,6 +1245,7 @@ static const struct {
     {"profile", "the effective profile verified"},
     {"verify_summary", "the verification report"},
     {"peer_state.json", "the benchmark peer's state and its changes over the run (`cx5prof serve`)"},
+    {"loss_ledger", "where the lost datagrams went, stage by stage on both hosts, and the bottleneck"},
     {"host_tuning", "socket sysctls, irqbalance and the benchmark's CPUs during the run"},
     {"analysis.json", "the model's bottleneck analysis (`cx5prof analyze`)"},
 };
@@ -1609,7 +1610,7 @@ int verb_mirror(struct cli *cli, int argc, char **argv)
 
 static const char *const analyze_evidence[] = {
     "command",		 "runner_output",    "ethtool_i", "counters_before", "counters_after",
-    "interrupts_before", "interrupts_after", "softirq",	  "irq_map",
+    "interrupts_before", "interrupts_after", "softirq",	  "irq_map",	     "loss_ledger",
 };
 
 static char *analyze_question(const struct run_record *run)
