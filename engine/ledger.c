@@ -591,22 +591,26 @@ static int name_bottleneck(const struct ctx *c, struct ledger *l)
 	}
 	top = &l->shares[0];
 	fmt_percent(top->percent, pct);
+	/* Without the receiver's counters, a drop there can also show on the
+	 * sender: UDP reports a virtual device's full peer backlog as ENOBUFS
+	 * (SndbufErrors) and the device counts it as tx_dropped. Only the
+	 * qdisc, before the device, is the sender's own for sure. */
+	if (!l->known[LEDGER_RECEIVER] && !streq(top->stage, "sender-qdisc")) {
+		l->limited_by = "unknown";
+		l->bottleneck =
+		    strprintf("unknown: the receiver's counters were not read (%s), so %s of the lost "
+			      "datagrams cannot be placed: run `cx5prof serve` on the peer",
+			      strna(l->why_unknown[LEDGER_RECEIVER]), pct);
+		return l->bottleneck ? 0 : -ENOMEM;
+	}
 	if (streq(top->stage, "unaccounted")) {
-		if (!l->known[LEDGER_RECEIVER]) {
-			l->limited_by = "unknown";
-			l->bottleneck =
-			    strprintf("unknown: %s of the lost datagrams are unaccounted and the receiver's "
-				      "counters were not read (%s): run `cx5prof serve` on the peer",
-				      pct, strna(l->why_unknown[LEDGER_RECEIVER]));
-		} else {
-			l->limited_by = "path";
-			l->bottleneck =
-			    strprintf("path: %s unaccounted %s; check the switches and the path between "
-				      "the hosts (MTU, congestion, filters)",
-				      pct,
-				      any_counter_rose(l) ? "that no counter on either host explains"
-							  : "with no counter rising on either host");
-		}
+		l->limited_by = "path";
+		l->bottleneck =
+		    strprintf("path: %s unaccounted %s; check the switches and the path between the "
+			      "hosts (MTU, congestion, filters)",
+			      pct,
+			      any_counter_rose(l) ? "that no counter on either host explains"
+						  : "with no counter rising on either host");
 		return l->bottleneck ? 0 : -ENOMEM;
 	}
 	line = line_of(l, top->stage);
@@ -861,8 +865,15 @@ static void print_doc(FILE *f, struct json_object *doc, const char *indent)
 		uint64_t count = 0, raw = 0;
 
 		if (!get_u64(line, "count", &count)) {
-			fprintf(f, "  %-24s %14s  the %s's counters were not read\n",
-				strna(get_str(line, "label")), "unknown", strna(get_str(line, "host")));
+			/* One line for a host whose counters are unknown. */
+			const char *host = strna(get_str(line, "host"));
+			_cleanup_free_ char *label = strprintf("%s stages", host);
+
+			if (i > 0 && !get(json_object_array_get_idx(lines, i - 1), "count") &&
+			    streq_ptr(get_str(json_object_array_get_idx(lines, i - 1), "host"), host))
+				continue;
+			fprintf(f, "  %-24s %14s  the %s's counters were not read\n", strna(label), "unknown",
+				host);
 			continue;
 		}
 		get_u64(line, "raw", &raw);

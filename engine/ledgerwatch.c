@@ -9,6 +9,7 @@
 
 #include "bench/peerstate.h"
 #include "bench/udpsend.h"
+#include "peerssh.h"
 
 #define STATE_TIMEOUT_MS 2000
 
@@ -46,16 +47,38 @@ static int remote_from_state(struct ledger_watch *w, enum ledger_moment m, const
 	return r == -ENOMEM ? r : 0;
 }
 
-static int ask_remote(struct ledger_watch *w, enum ledger_moment m)
+/* Through ssh: the peer's `cx5prof counters`. */
+static int ask_ssh(struct ledger_watch *w, enum ledger_moment m)
 {
-	_cleanup_free_ struct udpb_state *st = calloc(1, sizeof(*st));
 	_cleanup_free_ char *err = NULL, *why = NULL;
 	int r;
 
+	if (w->has_remote[m])
+		netcounters_done(&w->remote[m]);
+	r = peerssh_counters(w->ssh, w->peer, &w->remote[m], &err);
+	w->has_remote[m] = r >= 0;
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		why = strprintf("%s", err ? err : strerror(-r));
+		return why ? set_remote_why(w, why) : -ENOMEM;
+	}
+	return 0;
+}
+
+static int ask_remote(struct ledger_watch *w, enum ledger_moment m)
+{
+	_cleanup_free_ struct udpb_state *st = NULL;
+	_cleanup_free_ char *err = NULL, *why = NULL;
+	int r;
+
+	if (w->remote_why)
+		return 0; /* no serve, or an older one, or ssh failed: nothing to ask for */
+	if (w->ssh)
+		return ask_ssh(w, m);
+	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
-	if (w->remote_why)
-		return 0; /* no serve, or an older one: nothing to ask for */
 	r = udpsend_query_state(w->peer, w->serve_port, STATE_TIMEOUT_MS, st, &err);
 	if (r == -ENOMEM)
 		return r;
@@ -67,9 +90,22 @@ static int ask_remote(struct ledger_watch *w, enum ledger_moment m)
 	return remote_from_state(w, m, st, now_usec());
 }
 
-int ledger_watch_start(struct ledger_watch *w, const char *peer, uint16_t serve_port, bool asked,
-		       const struct udpb_state *state, uint64_t state_usec)
+/* No serve gives counters: the peer tuned through ssh answers instead. */
+static int switch_to_ssh(struct ledger_watch *w, const struct profile *ssh)
 {
+	free(w->remote_why);
+	w->remote_why = NULL;
+	w->ssh = ssh;
+	free(w->remote_source);
+	w->remote_source = strprintf("`cx5prof counters` through ssh %s", peerssh_target(ssh));
+	return w->remote_source ? ask_remote(w, LEDGER_IDLE) : -ENOMEM;
+}
+
+int ledger_watch_start(struct ledger_watch *w, const char *peer, uint16_t serve_port, bool asked,
+		       const struct udpb_state *state, uint64_t state_usec, const struct profile *ssh)
+{
+	int r;
+
 	*w = (struct ledger_watch){.serve_port = serve_port ? serve_port : UDPB_DEFAULT_PORT};
 	w->peer = strdup(peer);
 	w->remote_source = strprintf("cx5prof serve on %s:%u", peer, w->serve_port);
@@ -81,11 +117,14 @@ int ledger_watch_start(struct ledger_watch *w, const char *peer, uint16_t serve_
 		return -ENOMEM;
 	if (state) {
 		w->state_version = state->version;
-		return remote_from_state(w, LEDGER_IDLE, state, state_usec);
-	}
-	if (asked)
-		return set_remote_why(w, "no cx5prof serve answered on the peer (the peer-serve check)");
-	return ask_remote(w, LEDGER_IDLE);
+		r = remote_from_state(w, LEDGER_IDLE, state, state_usec);
+	} else if (asked)
+		r = set_remote_why(w, "no cx5prof serve answered on the peer (the peer-serve check)");
+	else
+		r = ask_remote(w, LEDGER_IDLE);
+	if (r >= 0 && ssh && !w->has_remote[LEDGER_IDLE])
+		r = switch_to_ssh(w, ssh);
+	return r;
 }
 
 static void sleep_until(uint64_t usec)
@@ -98,14 +137,14 @@ static void sleep_until(uint64_t usec)
 	}
 }
 
-int ledger_watch_before(struct ledger_watch *w, bool ask_peer)
+int ledger_watch_before(struct ledger_watch *w, bool runner_asks)
 {
 	uint64_t start = w->has_local[LEDGER_IDLE] ? w->local[LEDGER_IDLE].taken_usec : now_usec();
 
 	sleep_until(start + LEDGER_IDLE_USEC);
 	if (take_local(w, LEDGER_BEFORE) == -ENOMEM)
 		return -ENOMEM;
-	return ask_peer ? ask_remote(w, LEDGER_BEFORE) : 0;
+	return !runner_asks || w->ssh ? ask_remote(w, LEDGER_BEFORE) : 0;
 }
 
 int ledger_watch_after(struct ledger_watch *w, struct netcounters *peer_before,

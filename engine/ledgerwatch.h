@@ -5,7 +5,9 @@
  * (the sender's) from netcounters.h for the interface that routes to the
  * peer; the peer's (the receiver's) from `cx5prof serve`'s STATE version 2
  * (udpsend.h), which the builtin runner also asks on its own connection
- * right before and after its test. Three moments: idle (the window of
+ * right before and after its test; where no serve gives them and the
+ * profile tunes the peer through SSH (peer.ssh), the peer's `cx5prof
+ * counters --address PEER` through ssh (peerssh.h). Three moments: idle (the window of
  * LEDGER_IDLE_USEC before the run, for the idle rate), before and after.
  * Must never: change anything on either host, or ask the peer anything
  * but STATE. */
@@ -18,8 +20,11 @@
 
 enum ledger_moment { LEDGER_IDLE, LEDGER_BEFORE, LEDGER_AFTER, _LEDGER_MOMENT_MAX };
 
+struct profile;
+
 struct ledger_watch {
 	char *peer;
+	const struct profile *ssh; /* the peer's counters through ssh (peer.ssh); NULL: through serve */
 	uint16_t serve_port;
 	char *ifname; /* the local interface to the peer, NULL when unknown */
 	struct netcounters local[_LEDGER_MOMENT_MAX], remote[_LEDGER_MOMENT_MAX];
@@ -32,16 +37,17 @@ struct ledger_watch {
 /* Start watching a run to peer: the idle snapshots. asked: the caller
  * already asked serve at serve_port (0: its default) for its STATE, and
  * state is the answer (NULL: none came), received at state_usec: the
- * peer's idle snapshot when it is version 2. Else the peer is asked now. A
- * peer that did not answer once is not asked again. -ENOMEM only: what
- * cannot be read leaves that side unknown. */
+ * peer's idle snapshot when it is version 2. Else the peer is asked now.
+ * ssh (may be NULL): a profile with peer.ssh, asked through ssh when serve
+ * gives no counters. A peer that did not answer once is not asked again.
+ * -ENOMEM only: what cannot be read leaves that side unknown. */
 int ledger_watch_start(struct ledger_watch *w, const char *peer, uint16_t serve_port, bool asked,
-		       const struct udpb_state *state, uint64_t state_usec);
+		       const struct udpb_state *state, uint64_t state_usec, const struct profile *ssh);
 
 /* The snapshots right before the run, once the idle window has passed
- * (this sleeps the rest of it). ask_peer false: the runner asks the peer
- * itself (builtin). */
-int ledger_watch_before(struct ledger_watch *w, bool ask_peer);
+ * (this sleeps the rest of it). runner_asks: the runner asks serve itself
+ * (builtin); the peer is then asked here only through ssh. */
+int ledger_watch_before(struct ledger_watch *w, bool runner_asks);
 
 /* The snapshots right after the run; the peer's before and after from
  * the runner when it brought them (builtin: moved out of *peer_before and

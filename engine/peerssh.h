@@ -14,6 +14,7 @@
 #define CX5_PEERSSH_H
 
 #include "base/util.h"
+#include "os/netcounters.h"
 
 struct history;
 struct profile;
@@ -22,6 +23,8 @@ struct profile;
 
 /* Does the profile name a peer to tune (peer.ssh)? */
 bool peerssh_wanted(const struct profile *p);
+/* Its peer.ssh target ("root@198.18.0.2"), for messages. */
+const char *peerssh_target(const struct profile *p);
 
 /* Apply p on the peer under its own --confirm watchdog: confirm_s
  * seconds (this host's --confirm, so one `commit` within it keeps both),
@@ -41,6 +44,12 @@ int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void)
  * left uncommitted, to its --confirm watchdog. */
 int peerssh_apply_recorded(struct history *h, int64_t txn, const struct profile *p, unsigned confirm_s,
 			   int (*stop)(void), int64_t *ret_txn, char **ret_error);
+
+/* The peer's kernel counters of the loss ledger (`cx5prof counters
+ * --address ADDR --json` there: the interface that owns address, the
+ * address verify sends to), stamped with this host's clock when the
+ * answer came. -errno with *ret_error (caller frees) as for apply. */
+int peerssh_counters(const struct profile *p, const char *address, struct netcounters *ret, char **ret_error);
 
 /* `commit` on the peer; `rollback TXN` of the peer's transaction txn. */
 int peerssh_commit(const struct profile *p, char **ret_error);

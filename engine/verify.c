@@ -18,6 +18,7 @@
 #include "base/output.h"
 #include "bench/peerstate.h"
 #include "ledgerwatch.h"
+#include "peerssh.h"
 #include "os/ethtool.h"
 #include "os/irqaffinity.h"
 #include "os/nicfacts.h"
@@ -525,9 +526,9 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 	}
 
 	rr = ledger_watch_start(&lw, r->peer, peercheck_serve_port(p), true, r->peer_checks.state,
-				r->peer_checks.state_usec);
+				r->peer_checks.state_usec, peerssh_wanted(p) ? p : NULL);
 	if (rr >= 0)
-		rr = ledger_watch_before(&lw, !streq(rn->name, "builtin"));
+		rr = ledger_watch_before(&lw, streq(rn->name, "builtin"));
 	if (rr < 0)
 		return rr;
 	r->params.state_version = lw.state_version;
@@ -800,6 +801,9 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	    .loss_pct = r->result.loss_percent,
 	    .passed = verify_exit_code(r) == EXIT_OK,
 	    .verdict = verdict,
+	    .limited_by = r->ledger ? (char *)r->ledger->limited_by : NULL,
+	    .ledger = r->ledger_doc ? (char *)json_object_to_json_string_ext(r->ledger_doc, JSON_C_TO_STRING_PLAIN)
+				    : NULL,
 	    .artifacts = as.a,
 	    .n_artifacts = as.n,
 	};
@@ -1096,8 +1100,14 @@ static void render_bench(const struct verify_report *r)
 
 static void render_thresholds(const struct verify_report *r)
 {
+	/* Nothing measured (--no-bench, no peer, a host in drift): one line
+	 * for people, not every threshold n/a; JSON keeps them all. */
+	bool measured = r->bench_ran || !r->bench_skipped;
+
 	out_open_array("thresholds");
-	if (r->n_thresholds)
+	if (r->n_thresholds && !measured)
+		out_text("thresholds  not evaluated: nothing was measured\n");
+	else if (r->n_thresholds)
 		out_text("thresholds\n");
 	for (size_t i = 0; i < r->n_thresholds; i++) {
 		const struct verify_threshold *t = &r->thresholds[i];
@@ -1111,6 +1121,8 @@ static void render_thresholds(const struct verify_report *r)
 		out_string(OUT_JSON, "status", NULL, verify_status_to_string(t->status));
 		out_string(OUT_JSON, "note", NULL, t->note);
 		out_close_object();
+		if (!measured)
+			continue;
 		if (t->status == VERIFY_NA || t->value < 0)
 			out_text("  %s %s %g %s: %s (%s)\n", t->label, t->op, t->limit, t->unit,
 				 verify_status_to_string(t->status), t->note);
@@ -1234,7 +1246,13 @@ void verify_render(const struct verify_report *r)
 	else
 		out_string(OUT_JSON, "run_id", NULL, NULL);
 	out_string(OUT_JSON, "record_error", NULL, r->record_error);
-	out_string(OUT_ANY, "result", "result      %s", verify_result_word(r));
+	out_bool(OUT_JSON, "measured", NULL, r->bench_ran);
+	/* In state with nothing measured is no "pass" of anything measured. */
+	if (!r->bench_ran && r->bench_skipped && verify_exit_code(r) == EXIT_OK) {
+		out_string(OUT_JSON, "result", NULL, verify_result_word(r));
+		out_text("result      in the profile's state; nothing was measured (%s)", r->bench_skipped);
+	} else
+		out_string(OUT_ANY, "result", "result      %s", verify_result_word(r));
 	out_int(OUT_JSON, "exit_code", NULL, verify_exit_code(r));
 	if (r->run_id > 0)
 		out_text(" (run %" PRId64 " recorded)", r->run_id);

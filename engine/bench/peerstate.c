@@ -9,6 +9,7 @@
 #include "peerstate.h"
 
 #include <ifaddrs.h>
+#include <netdb.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 
@@ -117,6 +118,21 @@ static int collect_net(const char *ifname, struct udpb_state *st)
 		st->net[st->nnet++].value = s.v[i].value;
 	}
 	return 0;
+}
+
+int peerstate_counters_at(const char *address, struct netcounters *ret)
+{
+	struct addrinfo hints = {.ai_flags = AI_NUMERICHOST}, *ai = NULL;
+	char ifname[LINK_NAME_SIZE];
+	int r;
+
+	if (!address || getaddrinfo(address, NULL, &hints, &ai) != 0)
+		return -EINVAL;
+	r = ifname_of(ai->ai_addr, ifname, sizeof(ifname));
+	freeaddrinfo(ai);
+	if (r < 0)
+		return r;
+	return netcounters_take(ifname, ret);
 }
 
 int peerstate_netcounters(const struct udpb_state *st, uint64_t taken_usec, struct netcounters *ret)

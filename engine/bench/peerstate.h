@@ -31,6 +31,12 @@
  * bits, empty texts, counters absent). */
 int peerstate_collect(const struct sockaddr *local, uint16_t version, struct udpb_state *ret);
 
+/* The kernel counters of netcounters.h for the interface that owns the
+ * numeric address `address` in this network namespace (what a STATE
+ * version 2 answer carries, for `cx5prof counters`). -EINVAL not a numeric
+ * address, -EADDRNOTAVAIL no interface has it, -ENOMEM. */
+int peerstate_counters_at(const char *address, struct netcounters *ret);
+
 /* The kernel counters of a version 2 answer as a snapshot (names
  * netcounters.h does not know are left out), stamped taken_usec (the
  * client's clock when the answer came). -ENODATA for a version 1 answer. */

@@ -16,6 +16,9 @@ static int verb_help(struct cli *cli, int argc, char **argv);
 static const struct verb verbs[] = {
     {"help", verb_help, "[VERB]", "show the usage of cx5prof or of one verb", NULL},
     {"show", verb_show, "[IFACE...]", "print the observed state of the NICs and the host", NULL},
+    {"counters", verb_counters, "[IFACE]",
+     "print the kernel's drop counters the loss ledger reads (UDP, IP, backlog, qdisc, device)",
+     counters_options},
     {"validate", verb_validate, "FILE...",
      "check profiles (syntax, keys, ranges, extends) without touching anything", validate_options},
     {"plan", verb_plan, "PROFILE",

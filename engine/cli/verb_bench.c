@@ -251,6 +251,8 @@ static void record(struct cli *cli, const struct udpsend_params *p, const struct
 	     * bool: "pass" only means datagrams went out and arrived. */
 	    .passed = bench_passed(res),
 	    .artifacts = arts,
+	    .limited_by = (char *)ledger_doc_limited_by(ledger),
+	    .ledger = ledger ? (char *)json_object_to_json_string_ext(ledger, JSON_C_TO_STRING_PLAIN) : NULL,
 	};
 	struct history *h = NULL;
 	int r;
@@ -362,9 +364,9 @@ int verb_bench(struct cli *cli, int argc, char **argv)
 		return log_error("out of memory"), EXIT_ERROR;
 
 	/* The loss ledger's idle window, then the run. */
-	r = ledger_watch_start(&lw, a.p.peer, a.p.port, false, NULL, 0);
+	r = ledger_watch_start(&lw, a.p.peer, a.p.port, false, NULL, 0, NULL);
 	if (r >= 0)
-		r = ledger_watch_before(&lw, false);
+		r = ledger_watch_before(&lw, true);
 	if (r < 0)
 		return log_error("out of memory"), EXIT_ERROR;
 	a.p.state_version = lw.state_version;

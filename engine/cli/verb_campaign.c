@@ -207,6 +207,9 @@ static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, 
 			       rep->result.error    ? json_object_new_string(rep->result.error)
 			       : rep->bench_skipped ? json_object_new_string(rep->bench_skipped)
 						    : NULL);
+	json_object_object_add(o, "limited_by",
+			       rep->ledger && rep->ledger->limited_by ? json_object_new_string(rep->ledger->limited_by)
+								      : NULL);
 	peer_figures(rep->result.peer_state, &peer_mtu, &peer_drops);
 	json_object_object_add(o, "peer_mtu", peer_mtu >= 0 ? json_object_new_int64(peer_mtu) : NULL);
 	json_object_object_add(o, "peer_drops", peer_drops >= 0 ? json_object_new_int64(peer_drops) : NULL);
@@ -545,6 +548,32 @@ static struct json_object *num_or_null(double v)
 	return isnan(v) || v < 0 ? NULL : json_object_new_double(v);
 }
 
+/* What limited a group: the verdict of the most of its rounds' ledgers
+ * (the first of equals), with how many rounds said so; NULL when no round
+ * has one. */
+static void limited_by_json(struct json_object *rounds, struct json_object *g)
+{
+	const char *best = NULL;
+	int best_n = 0;
+
+	for (size_t i = 0; rounds && i < json_object_array_length(rounds); i++) {
+		const char *v =
+		    json_object_get_string(json_object_object_get(json_object_array_get_idx(rounds, i), "limited_by"));
+		int n = 0;
+
+		for (size_t k = 0; v && k < json_object_array_length(rounds); k++)
+			n += streq_ptr(json_object_get_string(json_object_object_get(
+					   json_object_array_get_idx(rounds, k), "limited_by")),
+				       v);
+		if (n > best_n) {
+			best = v;
+			best_n = n;
+		}
+	}
+	json_object_object_add(g, "limited_by", best ? json_object_new_string(best) : NULL);
+	json_object_object_add(g, "limited_by_rounds", best ? json_object_new_int(best_n) : NULL);
+}
+
 static struct json_object *cell_json(const struct run_ctx *x, struct cell *cl, double prev_median)
 {
 	const struct campaign_group *g = &x->c->groups[cl->group];
@@ -589,6 +618,7 @@ static struct json_object *cell_json(const struct run_ctx *x, struct cell *cl, d
 				   : json_object_new_double(100.0 * (med - prev_median) / prev_median));
 	json_object_object_add(o, "profile", json_object_get(cl->profile));
 	json_object_object_add(o, "rounds", json_object_get(cl->rounds));
+	limited_by_json(cl->rounds, o);
 	return o;
 }
 
@@ -748,6 +778,26 @@ static void render_peer_line(struct json_object *groups)
 		out_text("peer        %s\n", line);
 }
 
+/* The "limited by" cell: the group's verdict as people read it, with how
+ * many of its measured rounds said so when not all did ("receiver socket
+ * buffer (2 of 3)"); "-" without a ledger. */
+static void limited_by_cell(struct json_object *g, char *buf, size_t size)
+{
+	const char *v = jstring(g, "limited_by"), *label = ledger_stage_label(v);
+	struct json_object *rounds = json_object_object_get(g, "rounds");
+	int k = json_object_get_int(json_object_object_get(g, "limited_by_rounds"));
+	size_t n = 0;
+
+	for (size_t i = 0; rounds && i < json_object_array_length(rounds); i++)
+		n += json_object_object_get(json_object_array_get_idx(rounds, i), "limited_by") != NULL;
+	if (!v)
+		snprintf(buf, size, "-");
+	else if ((size_t)k < n)
+		snprintf(buf, size, "%s (%d of %zu)", label ? label : v, k, n);
+	else
+		snprintf(buf, size, "%s", label ? label : v);
+}
+
 /* The table people read, from the document. */
 static void render_table(struct json_object *doc, const char *report_dir)
 {
@@ -762,13 +812,13 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		 json_object_get_int(json_object_object_get(doc, "repeat")) == 1 ? "" : "s",
 		 json_object_get_int64(json_object_object_get(doc, "runs")),
 		 json_object_get_int64(json_object_object_get(doc, "runs")) == 1 ? "" : "s");
-	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %s\n", "group", has_sweep ? "value    " : "",
-		 "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread", "drops", "vs previous");
+	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %-11s  %s\n", "group", has_sweep ? "value    " : "",
+		 "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread", "drops", "vs previous", "limited by");
 	for (size_t i = 0; i < json_object_array_length(groups); i++) {
 		struct json_object *g = json_object_array_get_idx(groups, i), *d;
 		double med = jdouble(g, "median_recv_mbps"), ch = jdouble(g, "change_percent");
 		char range[48] = "-", drops[32] = "n/a", change[16] = "", value[16] = "", mbps[24] = "-",
-		     loss[24] = "-", line[256];
+		     loss[24] = "-", line[320], limited[64];
 		size_t n = 0;
 
 		if (has_sweep)
@@ -800,9 +850,10 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		}
 		if (!isnan(ch))
 			snprintf(change, sizeof(change), "%+.0f%%", ch);
-		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s %s",
+		limited_by_cell(g, limited, sizeof(limited));
+		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s %-11s  %s",
 			 jstring(g, "group"), value, n, mbps, range, loss, jstring(g, "irq_spread"), drops,
-			 change);
+			 change, limited);
 		for (size_t e = strlen(line); e > 0 && line[e - 1] == ' ';)
 			line[--e] = '\0';
 		out_text("%s\n", line);
@@ -1160,8 +1211,10 @@ static int runs_doc(struct history *h, char **ids, struct json_object **ret)
 		json_object_object_add(rd, "run", json_object_new_int64(id));
 		json_object_object_add(rd, "recv_mbps", json_object_new_double(run.recv_mbps));
 		json_object_object_add(rd, "loss_percent", json_object_new_double(run.loss_pct));
+		json_object_object_add(rd, "limited_by", run.limited_by ? json_object_new_string(run.limited_by) : NULL);
 		json_object_array_add(rounds, rd);
 		json_object_object_add(g, "rounds", rounds);
+		limited_by_json(rounds, g);
 	}
 	*ret = o;
 	return EXIT_OK;

@@ -97,6 +97,34 @@ ok $? "human report: the bottleneck with its evidence and the setting that addre
 printf '%s\n' "$out" | grep -qx '  receiver counters: cx5prof serve on 198.18.0.2:12866'
 ok $? "human report: where the receiver's counters come from"
 
+# Kept with every run (history schema v5), mirrored, compared.
+run "$PY" - "$DB" <<'PYEOF'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("select id, runner, limited_by, ledger from runs order by id").fetchall()
+payloads = {json.loads(p)["id"]: json.loads(p) for (p,) in
+            db.execute("select payload from outbox where source_kind = 'run'")}
+ok = all(r[2] == json.loads(r[3])["limited_by"] and payloads[r[0]]["limited_by"] == r[2] and
+         payloads[r[0]]["ledger"]["sent"] == json.loads(r[3])["sent"] for r in rows)
+print(len(rows), [r[2] for r in rows][0], ok)
+PYEOF
+is "$rc $out" "0 5 receiver-socket-buffer True" \
+	"history: every run keeps its ledger and what limited it, and the mirror's payload carries them"
+run cx --json compare 1 2
+is "$rc" 0 "compare: exit 0"
+printf '%s' "$out" >"$WORK/compare.json"
+is "$(jq -r '.results[] | select(.name == "limited_by" or .name == "ledger.receiver-socket-buffer") | .name + " " + (.values | map(tostring) | join(" ")) + " " + ((.deltas // [null, null])[1] | tostring)' "$WORK/compare.json" | sed -E 's/ [0-9]+ [0-9]+ -?[0-9]+(\.[0-9]+)?$/ N N DELTA/')" \
+	"limited_by receiver-socket-buffer receiver-socket-buffer null
+ledger.receiver-socket-buffer N N DELTA" "compare: what limited each run, and the ledger's lines with their deltas"
+run cx history show 1
+printf '%s\n' "$out" | grep -qE '^limited by   receiver socket buffer: UdpRcvbufErrors \+[0-9,]+ = '
+ok $? "history show: the run's bottleneck"
+run cx report 1 2 --dir "$WORK/report"
+grep -A3 '<h3>Where the lost datagrams went</h3>' "$WORK/report/report.html" | grep -qE '^<tr><td>receiver socket buffer</td><td>[0-9]+</td><td>[0-9.]+%</td></tr>$'
+ok $? "report.html: a ledger table per group"
+is "$(grep -c '^<tr><td>limited by</td><td colspan="2">receiver socket buffer</td></tr>$' "$WORK/report/report.html")" 2 \
+	"report.html: what limited each run"
+
 # iperf3 (one-shot server): its lines add up too.
 profile "$WORK/iperf3.yaml" iperf3 4K
 iperf3_server

@@ -85,11 +85,11 @@ diag "$out" "$err"
 printf '%s\n' "$out" | head -n 1 | grep -qx 'campaign    lab-udp-groups (campaign 1, done, 2 repetitions, 6 runs)'
 ok $? "campaign: the header names the campaign, its status and its 6 runs"
 is "$(printf '%s\n' "$out" | sed -n 2p)" \
-	"group            runs  median Mbps  min-max Mbps         loss %  irq spread     drops    vs previous" \
+	"group            runs  median Mbps  min-max Mbps         loss %  irq spread     drops    vs previous  limited by" \
 	"campaign: the table's columns"
-rows=$(printf '%s\n' "$out" | grep -cE '^(baseline|mtu-jumbo|lab-full) +2 +[0-9]+\.[0-9] +[0-9.]+-[0-9.]+ +[0-9]+\.[0-9]{2} +no interrupts +n/a( +[+-][0-9]+%)?$')
-is "$rows" 3 "campaign: 3 rows, each with 2 runs, a median, the min-max, the loss, the IRQ spread, the drops"
-printf '%s\n' "$out" | grep -E '^mtu-jumbo .* [+-][0-9]+%$' >/dev/null
+rows=$(printf '%s\n' "$out" | grep -cE '^(baseline|mtu-jumbo|lab-full) +2 +[0-9]+\.[0-9] +[0-9.]+-[0-9.]+ +[0-9]+\.[0-9]{2} +no interrupts +n/a( +[+-][0-9]+%)? +(sender|unknown)( \([12] of 2\))?$')
+is "$rows" 3 "campaign: 3 rows, each with 2 runs, a median, the min-max, the loss, the IRQ spread, the drops, what limited it (no serve on the peer: the sender, or unknown)"
+printf '%s\n' "$out" | grep -E '^mtu-jumbo .* [+-][0-9]+% ' >/dev/null
 ok $? "campaign: mtu-jumbo's change against baseline in %"
 printf '%s\n' "$out" | grep -qE '^verdict     (.* helped most: \+[0-9]+% median receive throughput over (baseline|mtu-jumbo)|no group improved on the one before it)$'
 ok $? "campaign: a one-line verdict"
