@@ -188,45 +188,6 @@ static void test_start(struct loop *l, struct conn *c, const struct udpb_setup *
 	conn_close(c);
 }
 
-/* The test thread returned: log its line, and give a completed test's
- * connection back to the waiting ones (the client may ask for the state). */
-static void test_end(struct loop *l, uint64_t now)
-{
-	struct test *t = &l->test;
-	char byte;
-
-	while (read(l->wake[0], &byte, 1) > 0)
-		;
-	if (!t->running)
-		return;
-	pthread_join(t->thread, NULL);
-	t->running = false;
-	l->tests_ended++;
-	l->last = t->r;
-	if (t->r < 0) {
-		log_warn("serve: client %s: %s; connection closed", t->sum.peer, strna(t->reason));
-		close(t->fd);
-	} else {
-		log_notice("serve: client %s: %u s, %u-byte messages, %u stream(s): received %llu of "
-			   "%llu datagrams",
-			   t->sum.peer, t->sum.setup.duration_s, t->sum.setup.message_size,
-			   t->sum.setup.streams, (unsigned long long)t->sum.received,
-			   (unsigned long long)t->sum.sent);
-		if (l->n < SERVE_MAX_PENDING) {
-			struct conn *c = conn_add(l, t->fd, now);
-			if (c) {
-				c->after_test = true;
-				c->requests = t->requests;
-			}
-		} else {
-			close(t->fd);
-		}
-	}
-	t->fd = -1;
-	free(t->reason);
-	t->reason = NULL;
-}
-
 static void dispatch(struct loop *l, struct conn *c, uint64_t now)
 {
 	const uint8_t *p = c->in + UDPB_FRAME_HDR;
@@ -350,44 +311,89 @@ static void conn_expire(struct conn *c, uint64_t now)
 	}
 }
 
-/* Make room for a new connection from source: the oldest waiting one from
- * the same address when it has SERVE_MAX_PER_SOURCE, else the oldest of
- * all when the table is full. A client that floods connections thus only
- * closes its own. */
-static void make_room(struct loop *l, const char *source)
+/* Best effort, never waiting: the client was idle. */
+static void tell_busy(int fd)
 {
-	struct conn *oldest = NULL, *oldest_same = NULL;
-	unsigned same = 0;
 	uint8_t frame[UDPB_FRAME_HDR + 4 + UDPB_MAX_ERROR_TEXT];
-	int n;
+	int n = udpbench_encode_error(UDPB_ERR_BUSY, "busy: too many waiting connections, retry later", frame,
+				      sizeof(frame));
+
+	if (n > 0)
+		(void)!send(fd, frame, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* A connection that came back from a completed test is its client's, who
+ * is about to ask for the state after the run: it is never closed to make
+ * room. */
+static bool evictable(const struct conn *c)
+{
+	return c->fd >= 0 && !c->after_test;
+}
+
+/* How many evictable connections source has waiting, and the oldest. */
+static unsigned source_count(struct loop *l, const char *source, struct conn **ret_oldest)
+{
+	struct conn *oldest = NULL;
+	unsigned n = 0;
 
 	for (size_t i = 0; i < l->n; i++) {
 		struct conn *c = &l->conns[i];
-		if (c->fd < 0)
+		if (!evictable(c) || !streq(c->source, source))
 			continue;
+		n++;
 		if (!oldest || c->since < oldest->since)
 			oldest = c;
-		if (streq(c->source, source)) {
-			same++;
-			if (!oldest_same || c->since < oldest_same->since)
-				oldest_same = c;
+	}
+	*ret_oldest = oldest;
+	return n;
+}
+
+static size_t live_count(const struct loop *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		n += l->conns[i].fd >= 0;
+	return n;
+}
+
+/* Make room for one more connection from source: the oldest waiting one
+ * from the same address when it has SERVE_MAX_PER_SOURCE, else, when the
+ * table is full, the oldest of the address with the most waiting (ties:
+ * the oldest connection). A client that floods connections thus only
+ * closes its own, and a real client, with one connection from its
+ * address, is the last to go. -EBUSY when nothing may be closed. */
+static int make_room(struct loop *l, const char *source)
+{
+	struct conn *victim = NULL;
+	unsigned most = 0;
+
+	if (source_count(l, source, &victim) < SERVE_MAX_PER_SOURCE) {
+		victim = NULL;
+		if (live_count(l) < SERVE_MAX_PENDING)
+			return 0;
+		for (size_t i = 0; i < l->n; i++) {
+			struct conn *oldest;
+			unsigned k;
+
+			if (!evictable(&l->conns[i]))
+				continue;
+			k = source_count(l, l->conns[i].source, &oldest);
+			if (k > most || (k == most && oldest->since < victim->since)) {
+				most = k;
+				victim = oldest;
+			}
 		}
 	}
-	if (same >= SERVE_MAX_PER_SOURCE)
-		oldest = oldest_same;
-	else if (l->n < SERVE_MAX_PENDING)
-		return;
-	if (!oldest)
-		return;
+	if (!victim)
+		return -EBUSY;
 	log_info("serve: client %s: closed to make room for a new connection (at most %d waiting, %d "
 		 "per address)",
-		 oldest->peer, SERVE_MAX_PENDING, SERVE_MAX_PER_SOURCE);
-	n = udpbench_encode_error(UDPB_ERR_BUSY, "busy: too many waiting connections, retry later", frame,
-				  sizeof(frame));
-	/* Best effort, never waiting: the client was idle. */
-	if (n > 0 && oldest->state == CONN_READING)
-		(void)!send(oldest->fd, frame, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
-	conn_close(oldest);
+		 victim->peer, SERVE_MAX_PENDING, SERVE_MAX_PER_SOURCE);
+	if (victim->state == CONN_READING)
+		tell_busy(victim->fd);
+	conn_close(victim);
+	return 0;
 }
 
 static void compact(struct loop *l)
@@ -398,6 +404,49 @@ static void compact(struct loop *l)
 		if (l->conns[i].fd >= 0)
 			l->conns[k++] = l->conns[i];
 	l->n = k;
+}
+
+/* The test thread returned: log its line, and give a completed test's
+ * connection back to the waiting ones (its client asks for the state
+ * after the run), closing another waiting one if the table is full. Runs
+ * between poll rounds: it may move connections in the table. */
+static void test_end(struct loop *l, uint64_t now)
+{
+	struct test *t = &l->test;
+	struct conn *c;
+	char byte;
+
+	while (read(l->wake[0], &byte, 1) > 0)
+		;
+	if (!t->running)
+		return;
+	pthread_join(t->thread, NULL);
+	t->running = false;
+	l->tests_ended++;
+	l->last = t->r;
+	if (t->r < 0) {
+		log_warn("serve: client %s: %s; connection closed", t->sum.peer, strna(t->reason));
+		close(t->fd);
+	} else {
+		log_notice("serve: client %s: %u s, %u-byte messages, %u stream(s): received %llu of "
+			   "%llu datagrams",
+			   t->sum.peer, t->sum.setup.duration_s, t->sum.setup.message_size,
+			   t->sum.setup.streams, (unsigned long long)t->sum.received,
+			   (unsigned long long)t->sum.sent);
+		c = make_room(l, t->source) >= 0 ? (compact(l), conn_add(l, t->fd, now)) : NULL;
+		if (c) {
+			c->after_test = true;
+			c->requests = t->requests;
+		} else {
+			log_warn("serve: client %s: no room to wait for its state request; connection "
+				 "closed",
+				 t->sum.peer);
+			close(t->fd);
+		}
+	}
+	t->fd = -1;
+	free(t->reason);
+	t->reason = NULL;
 }
 
 static void accept_new(struct loop *l, uint64_t now)
@@ -411,7 +460,14 @@ static void accept_new(struct loop *l, uint64_t now)
 			return;
 		udpsink_peer_name(fd, peer, sizeof(peer));
 		source_of(peer, source, sizeof(source));
-		make_room(l, source);
+		if (make_room(l, source) < 0) {
+			log_info("serve: client %s: refused: every waiting connection is a finished "
+				 "test's",
+				 peer);
+			tell_busy(fd);
+			close(fd);
+			continue;
+		}
 		compact(l);
 		c = conn_add(l, fd, now);
 		/* A real client sends its request right after connecting:
@@ -455,8 +511,6 @@ static void loop_round(struct loop *l)
 	if (poll(pfd, 2 + n, poll_timeout(l, now_usec())) < 0)
 		return; /* EINTR: a signal; the caller checks quit */
 	now = now_usec();
-	if (pfd[1].revents & POLLIN)
-		test_end(l, now);
 	for (size_t i = 0; i < n; i++) {
 		struct conn *c = &l->conns[i];
 		if (c->fd < 0 || !(pfd[2 + i].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR)))
@@ -471,6 +525,8 @@ static void loop_round(struct loop *l)
 	for (size_t i = 0; i < l->n; i++)
 		conn_expire(&l->conns[i], now);
 	compact(l);
+	if (pfd[1].revents & POLLIN)
+		test_end(l, now);
 	if (pfd[0].revents & POLLIN)
 		accept_new(l, now);
 	compact(l);

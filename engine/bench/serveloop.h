@@ -4,13 +4,14 @@
  * request without blocking (a frame within UDPSINK_SETUP_TIMEOUT_USEC of
  * the connection or of its previous answer), the bounds on waiting
  * connections (SERVE_MAX_PENDING in all, SERVE_MAX_PER_SOURCE from one
- * address; the oldest waiting one is closed to make room), one running
- * test at a time in its own thread (udpsink_session), an immediate "busy"
- * ERROR to a SETUP while a test runs, and STATE answers (peerstate.h) at
- * any time. A connection whose test completed goes back to waiting, so
- * its client can ask for the state after the run. Must never: wait on one
- * client while another is ready, change the host, or end because of what
- * a client sent. */
+ * address; to make room, the oldest waiting one of the address with the
+ * most is closed), one running test at a time in its own thread
+ * (udpsink_session), an immediate "busy" ERROR to a SETUP while a test
+ * runs, and STATE answers (peerstate.h) at any time. A connection whose
+ * test completed goes back to waiting, whatever other connections wait,
+ * so its client can ask for the state after the run; it is never closed
+ * to make room. Must never: wait on one client while another is ready,
+ * change the host, or end because of what a client sent. */
 #ifndef CX5_SERVELOOP_H
 #define CX5_SERVELOOP_H
 
