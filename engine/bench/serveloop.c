@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 
 #include "base/log.h"
-#include "peerstate.h"
+#include "ratelimit.h"
 #include "udpsink.h"
 
 #define LINGER_USEC  (200 * 1000ull)
@@ -62,6 +62,8 @@ struct loop {
 	struct conn conns[SERVE_MAX_PENDING];
 	size_t n;
 	struct test test;
+	struct peerstate_cache *state;
+	struct ratelimit state_limit;
 	int wake[2];
 	unsigned tests_ended;
 	int last;
@@ -188,6 +190,38 @@ static void test_start(struct loop *l, struct conn *c, const struct udpb_setup *
 	conn_close(c);
 }
 
+/* Refuse a STATE request with an ERROR when serve gives no state, or when
+ * its address, or all addresses together, asked too often; the client
+ * that ran a test on this connection is not counted. */
+static bool state_refused(struct loop *l, struct conn *c, uint64_t now)
+{
+	char text[160];
+	int r;
+
+	if (l->cfg->state == PEERSTATE_OFF) {
+		log_info("serve: client %s: state request refused (--state off)", c->peer);
+		conn_refuse(c, UDPB_ERR_DENIED, "this serve gives no state (serve --state off)", now);
+		return true;
+	}
+	r = c->after_test ? 0 : ratelimit_take(&l->state_limit, c->source, now);
+	if (r == 0)
+		return false;
+	log_info("serve: client %s: state request refused: too many from %s", c->peer,
+		 r == -EAGAIN ? "its address" : "all addresses");
+	if (r == -EAGAIN)
+		snprintf(text, sizeof(text),
+			 "too many state requests from this address (%d at once, then one every %d ms): "
+			 "retry later",
+			 SERVE_STATE_BURST, SERVE_STATE_INTERVAL_MS);
+	else
+		snprintf(text, sizeof(text),
+			 "too many state requests from all addresses (%d at once, then one every %d ms): "
+			 "retry later",
+			 SERVE_STATE_GLOBAL_BURST, SERVE_STATE_GLOBAL_INTERVAL_MS);
+	conn_refuse(c, UDPB_ERR_LIMIT, text, now);
+	return true;
+}
+
 static void dispatch(struct loop *l, struct conn *c, uint64_t now)
 {
 	const uint8_t *p = c->in + UDPB_FRAME_HDR;
@@ -210,10 +244,15 @@ static void dispatch(struct loop *l, struct conn *c, uint64_t now)
 		test_start(l, c, &setup, now);
 		return;
 	case UDPB_STATE_REQUEST:
-		r = peerstate_answer(c->fd, p, c->hdr.length, &frame);
+		r = udpbench_decode_state_request(p, c->hdr.length);
 		if (r < 0)
 			break;
 		c->requests++;
+		if (state_refused(l, c, now))
+			return;
+		r = peerstate_answer(l->state, c->fd, now, &frame);
+		if (r < 0)
+			break;
 		c->since = now;
 		conn_answer(c, frame, (size_t)r, false, now);
 		return;
@@ -424,6 +463,8 @@ static void test_end(struct loop *l, uint64_t now)
 	t->running = false;
 	l->tests_ended++;
 	l->last = t->r;
+	if (l->state)
+		peerstate_cache_expire(l->state);
 	if (t->r < 0) {
 		log_warn("serve: client %s: %s; connection closed", t->sum.peer, strna(t->reason));
 		close(t->fd);
@@ -540,8 +581,15 @@ int serveloop_run(const struct serveloop_config *cfg, int *ret_test_r)
 	if (!l)
 		return -ENOMEM;
 	l->cfg = cfg;
-	if (pipe2(l->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+	ratelimit_init(
+	    &l->state_limit, (struct ratelimit_rate){SERVE_STATE_BURST, SERVE_STATE_INTERVAL_MS * 1000ull},
+	    (struct ratelimit_rate){SERVE_STATE_GLOBAL_BURST, SERVE_STATE_GLOBAL_INTERVAL_MS * 1000ull});
+	r = cfg->state == PEERSTATE_OFF ? 0
+					: peerstate_cache_new(cfg->state, cfg->state_refresh_ms, &l->state);
+	if (r >= 0 && pipe2(l->wake, O_CLOEXEC | O_NONBLOCK) < 0)
 		r = -errno;
+	if (r < 0) {
+		peerstate_cache_free(l->state);
 		free(l);
 		return r;
 	}
@@ -557,6 +605,7 @@ int serveloop_run(const struct serveloop_config *cfg, int *ret_test_r)
 		conn_close(&l->conns[i]);
 	close(l->wake[0]);
 	close(l->wake[1]);
+	peerstate_cache_free(l->state);
 	*ret_test_r = l->last;
 	free(l);
 	return 0;
