@@ -386,11 +386,12 @@ static int check_idle_drops(struct ctx *c, const struct iface_state *s)
 		list = l;
 	}
 	if (list)
-		return add(c, s->name, "idle-drops", DOCTOR_WARN,
-			   "something else on this host drops packets: find it (ss -uanp, tc -s qdisc, "
-			   "/proc/net/softnet_stat); the loss ledger subtracts the idle rate, but a busy host "
-			   "measures less",
-			   "kernel drop counters rising while idle: %s", list);
+		return add(
+		    c, s->name, "idle-drops", DOCTOR_WARN,
+		    "something else on this host drops packets: find it (ss -uanp, tc -s qdisc, "
+		    "/proc/net/softnet_stat); the loss ledger subtracts the idle rate, but a busy host "
+		    "measures less",
+		    "kernel drop counters rising while idle: %s", list);
 	if (b.unavailable)
 		return add(c, s->name, "idle-drops", DOCTOR_PASS, NULL,
 			   "no kernel drop counter rose in %u ms (unread: %s)", c->o->counter_interval_ms,
@@ -404,9 +405,10 @@ static const struct port_check {
 	const char *name;
 	int (*run)(struct ctx *c, const struct iface_state *s);
 } port_checks[] = {
-    {"model", check_model},	    {"link", check_link}, {"driver", check_driver},
-    {"firmware", check_firmware},   {"numa", check_numa}, {"pcie", check_pcie},
-    {"counters", check_counters},   {"idle-drops", check_idle_drops},
+    {"model", check_model},	  {"link", check_link},
+    {"driver", check_driver},	  {"firmware", check_firmware},
+    {"numa", check_numa},	  {"pcie", check_pcie},
+    {"counters", check_counters}, {"idle-drops", check_idle_drops},
 };
 
 /* ---- host ---- */

@@ -244,8 +244,9 @@ int peerssh_counters(const struct profile *p, const char *address, struct netcou
 		if (json_object_object_get_ex(doc, "unavailable", &unavailable) &&
 		    json_object_is_type(unavailable, json_type_array))
 			for (size_t i = 0; r >= 0 && i < json_object_array_length(unavailable); i++)
-				r = strv_extend(&s.unavailable,
-						json_object_get_string(json_object_array_get_idx(unavailable, i)));
+				r = strv_extend(
+				    &s.unavailable,
+				    json_object_get_string(json_object_array_get_idx(unavailable, i)));
 	}
 	json_object_put(doc);
 	if (r < 0) {

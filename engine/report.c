@@ -413,7 +413,8 @@ static int group_ledger(FILE *f, struct history *h, struct json_object *g)
 			continue;
 		fputs("<tr><td>", f);
 		esc(f, ledger_stage_label(stage));
-		fprintf(f, "</td><td>%" PRIu64 "</td><td>%.1f%%</td></tr>\n", sum[i], 100.0 * (double)sum[i] / (double)lost);
+		fprintf(f, "</td><td>%" PRIu64 "</td><td>%.1f%%</td></tr>\n", sum[i],
+			100.0 * (double)sum[i] / (double)lost);
 	}
 	if (lost == 0)
 		fputs("<tr><td>no loss</td><td>0</td><td>-</td></tr>\n", f);

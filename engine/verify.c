@@ -802,8 +802,9 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	    .passed = verify_exit_code(r) == EXIT_OK,
 	    .verdict = verdict,
 	    .limited_by = r->ledger ? (char *)r->ledger->limited_by : NULL,
-	    .ledger = r->ledger_doc ? (char *)json_object_to_json_string_ext(r->ledger_doc, JSON_C_TO_STRING_PLAIN)
-				    : NULL,
+	    .ledger = r->ledger_doc
+			  ? (char *)json_object_to_json_string_ext(r->ledger_doc, JSON_C_TO_STRING_PLAIN)
+			  : NULL,
 	    .artifacts = as.a,
 	    .n_artifacts = as.n,
 	};

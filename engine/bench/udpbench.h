@@ -20,7 +20,11 @@
  *   STATE request (client -> server, before a SETUP or after a REPORT, or
  *          alone)              state_version u16 (1 or 2), reserved u16 (0)
  *   STATE reply (server -> client): the facts of the interface that owns
- *          the connection's local address, read at that moment, in the
+ *          the connection's local address, read at most serve's refresh
+ *          interval before, and after the end of the last test (facts
+ *          serve's --state level does not give are absent, as unknown
+ *          ones; a server that gives none, or whose rate limit is
+ *          reached, answers ERROR DENIED or LIMIT instead), in the
  *          version asked:
  *          state_version u16 (1 or 2), present u16 (UDPB_STATE_* bits; a value
  *          not present is 0), mtu u32, speed_mbps u32, rmem_max u64,
@@ -35,9 +39,9 @@
  *          follows with: counters_version u16 (1), nnet u16, per counter:
  *          name (u8 length + [A-Za-z0-9_.] text, netcounters.h's names),
  *          value u64: the kernel counters of netcounters.h for the same
- *          interface, read when the request came, never from a cache
- *          (counters that do not fit the payload are left out, the
- *          per-CPU ones first). Counters are totals: a client takes one
+ *          interface, read when the request came, never from serve's
+ *          cache, at every --state level that answers (counters that do
+ *          not fit the payload are left out, the per-CPU ones first). Counters are totals: a client takes one
  *          before and one after a run and reports the difference. A server
  *          that knows version 1 only answers a version 2 request with an
  *          ERROR; the client asks again in version 1 (udpsend.h).
@@ -93,6 +97,8 @@ enum udpb_error {
 	UDPB_ERR_BUSY = 3,     /* another test is running */
 	UDPB_ERR_RESOURCE = 4, /* could not open the UDP sinks */
 	UDPB_ERR_TIMEOUT = 5,  /* the peer was too slow */
+	UDPB_ERR_LIMIT = 6,    /* too many requests of this kind: retry later */
+	UDPB_ERR_DENIED = 7,   /* the server does not answer this request */
 };
 
 struct udpb_header {

@@ -219,6 +219,10 @@ static int expect_frame(int fd, int want, uint8_t *buf, size_t *ret_len, uint64_
 			return set_error(res, -EBUSY,
 					 "cx5prof serve on %s:%u is busy with another test: retry later",
 					 p->peer, p->port);
+		/* The answers to a STATE request (serve --state, its rate limit). */
+		if (em.code == UDPB_ERR_LIMIT || em.code == UDPB_ERR_DENIED)
+			return set_error(res, em.code == UDPB_ERR_LIMIT ? -EAGAIN : -EPERM,
+					 "cx5prof serve on %s:%u refused: %s", p->peer, p->port, em.text);
 		return set_error(res, -EPROTO, "cx5prof serve on %s:%u refused the test: %s", p->peer,
 				 p->port, em.text);
 	}
@@ -258,11 +262,11 @@ static int ask_state(int fd, const struct udpsend_params *p, uint16_t version, u
 	return 0;
 }
 
-/* The optional state of udpsend_run: the answer, or NULL; with `note`, a
- * failure becomes a note. *ret_usec: when the answer came. */
-static struct udpb_state *state_or_note(int fd, const struct udpsend_params *p, uint16_t version, bool note,
-					uint8_t *buf, struct udpsend_result *res, uint64_t *ret_usec,
-					int *ret_r)
+/* The optional state of udpsend_run: the answer, or NULL with *ret_why
+ * (caller frees) saying why. *ret_usec: when the answer came. */
+static struct udpb_state *state_or_why(int fd, const struct udpsend_params *p, uint16_t version, uint8_t *buf,
+				       struct udpsend_result *res, uint64_t *ret_usec, int *ret_r,
+				       char **ret_why)
 {
 	struct udpb_state *st = calloc(1, sizeof(*st));
 
@@ -271,11 +275,7 @@ static struct udpb_state *state_or_note(int fd, const struct udpsend_params *p, 
 	if (*ret_r >= 0)
 		return st;
 	free(st);
-	if (note)
-		strv_pushf(&res->notes, "peer state not recorded: %s",
-			   res->error ? res->error : strerror(-*ret_r));
-	free(res->error);
-	res->error = NULL;
+	*ret_why = res->error ? TAKE_PTR(res->error) : strdup(strerror(-*ret_r));
 	return NULL;
 }
 
@@ -576,10 +576,12 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 	 * STATE at all) answers with an ERROR and closes the connection:
 	 * connect again, ask as an older one would be asked, and at last go
 	 * on without. */
-	for (uint16_t v = p.state_version ? p.state_version : UDPB_STATE_VERSION; p.peer_state && v >= 1;
-	     v--) {
+	for (uint16_t v = p.state_version ? p.state_version : UDPB_STATE_VERSION; p.peer_state;) {
+		_cleanup_free_ char *why = NULL;
+		int asked;
+
 		res->peer_before =
-		    state_or_note(st->cfd, &p, v, v == 1, buf, res, &res->peer_before_usec, &r);
+		    state_or_why(st->cfd, &p, v, buf, res, &res->peer_before_usec, &asked, &why);
 		if (res->peer_before) {
 			p.state_version = v;
 			break;
@@ -591,6 +593,14 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 			r = set_error(res, r, "no cx5prof serve on %s:%u (%s)", p.peer, p.port, strerror(-r));
 			goto out;
 		}
+		/* Refused as an unknown request (-EPROTO): an older serve,
+		 * asked again as it knows. Refused for its rate limit or
+		 * --state, or not answered: the run goes on without. */
+		if (asked != -EPROTO || v == 1) {
+			strv_pushf(&res->notes, "peer state not recorded: %s", strna(why));
+			break;
+		}
+		v--;
 	}
 	setup = (struct udpb_setup){.duration_s = p.duration_s,
 				    .message_size = p.message_size,
@@ -644,9 +654,14 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 		goto out;
 	}
 
-	if (res->peer_before)
+	if (res->peer_before) {
+		_cleanup_free_ char *why = NULL;
+
 		res->peer_after =
-		    state_or_note(st->cfd, &p, p.state_version, true, buf, res, &res->peer_after_usec, &r);
+		    state_or_why(st->cfd, &p, p.state_version, buf, res, &res->peer_after_usec, &r, &why);
+		if (!res->peer_after)
+			strv_pushf(&res->notes, "peer state not recorded: %s", strna(why));
+	}
 	compute(&p, st, rep, res);
 	peer_mtu_note(&p, st->cfd, res);
 	if (res->sent == 0) {

@@ -207,9 +207,9 @@ static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, 
 			       rep->result.error    ? json_object_new_string(rep->result.error)
 			       : rep->bench_skipped ? json_object_new_string(rep->bench_skipped)
 						    : NULL);
-	json_object_object_add(o, "limited_by",
-			       rep->ledger && rep->ledger->limited_by ? json_object_new_string(rep->ledger->limited_by)
-								      : NULL);
+	json_object_object_add(
+	    o, "limited_by",
+	    rep->ledger && rep->ledger->limited_by ? json_object_new_string(rep->ledger->limited_by) : NULL);
 	peer_figures(rep->result.peer_state, &peer_mtu, &peer_drops);
 	json_object_object_add(o, "peer_mtu", peer_mtu >= 0 ? json_object_new_int64(peer_mtu) : NULL);
 	json_object_object_add(o, "peer_drops", peer_drops >= 0 ? json_object_new_int64(peer_drops) : NULL);
@@ -557,8 +557,8 @@ static void limited_by_json(struct json_object *rounds, struct json_object *g)
 	int best_n = 0;
 
 	for (size_t i = 0; rounds && i < json_object_array_length(rounds); i++) {
-		const char *v =
-		    json_object_get_string(json_object_object_get(json_object_array_get_idx(rounds, i), "limited_by"));
+		const char *v = json_object_get_string(
+		    json_object_object_get(json_object_array_get_idx(rounds, i), "limited_by"));
 		int n = 0;
 
 		for (size_t k = 0; v && k < json_object_array_length(rounds); k++)
@@ -812,8 +812,9 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		 json_object_get_int(json_object_object_get(doc, "repeat")) == 1 ? "" : "s",
 		 json_object_get_int64(json_object_object_get(doc, "runs")),
 		 json_object_get_int64(json_object_object_get(doc, "runs")) == 1 ? "" : "s");
-	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %-11s  %s\n", "group", has_sweep ? "value    " : "",
-		 "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread", "drops", "vs previous", "limited by");
+	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %-11s  %s\n", "group",
+		 has_sweep ? "value    " : "", "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread",
+		 "drops", "vs previous", "limited by");
 	for (size_t i = 0; i < json_object_array_length(groups); i++) {
 		struct json_object *g = json_object_array_get_idx(groups, i), *d;
 		double med = jdouble(g, "median_recv_mbps"), ch = jdouble(g, "change_percent");
@@ -1211,7 +1212,8 @@ static int runs_doc(struct history *h, char **ids, struct json_object **ret)
 		json_object_object_add(rd, "run", json_object_new_int64(id));
 		json_object_object_add(rd, "recv_mbps", json_object_new_double(run.recv_mbps));
 		json_object_object_add(rd, "loss_percent", json_object_new_double(run.loss_pct));
-		json_object_object_add(rd, "limited_by", run.limited_by ? json_object_new_string(run.limited_by) : NULL);
+		json_object_object_add(rd, "limited_by",
+				       run.limited_by ? json_object_new_string(run.limited_by) : NULL);
 		json_object_array_add(rounds, rd);
 		json_object_object_add(g, "rounds", rounds);
 		limited_by_json(rounds, g);

@@ -876,7 +876,8 @@ static struct field *compare_rows(size_t *ret_n)
 	/* "ledger.receiver-socket-buffer", ..., "ledger.unaccounted" */
 	for (size_t i = 0; i <= n_stages && i < ARRAY_SIZE(ledger_rows); i++)
 		if (!ledger_rows[i])
-			ledger_rows[i] = strprintf(LEDGER_ROW_PREFIX "%s", i < n_stages ? stages[i] : "unaccounted");
+			ledger_rows[i] =
+			    strprintf(LEDGER_ROW_PREFIX "%s", i < n_stages ? stages[i] : "unaccounted");
 	for (size_t i = 0; i < ARRAY_SIZE(compare_fields); i++) {
 		v[k++] = compare_fields[i];
 		if (streq(compare_fields[i].name, "bench_cpus"))

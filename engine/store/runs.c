@@ -385,7 +385,8 @@ int runs_record(struct history *h, const struct run_record *r, int64_t *ret_id)
 #define RUN_COLUMNS                                                                                          \
 	"id, txn, profile_name, profile_hash, interface, runner, peer, test, duration_s, mtu, message_size," \
 	" send_buffer, recv_buffer, streams, irq_policy, driver, driver_version, firmware_version, sent,"    \
-	" received, lost, send_mbps, recv_mbps, loss_pct, pass, verdict, started_usec, ended_usec, campaign,"  \
+	" received, lost, send_mbps, recv_mbps, loss_pct, pass, verdict, started_usec, ended_usec, "         \
+	"campaign,"                                                                                          \
 	" limited_by, ledger"
 
 static int col_str(sqlite3_stmt *s, int col, char **ret)
