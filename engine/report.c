@@ -17,12 +17,13 @@
 #include "os/interrupts.h"
 #include "store/runs.h"
 
-#define BAR_W	   520 /* width of the longest bar */
-#define LABEL_W	   200
-#define ROW_H	   26
-#define HEAT_CELL  14
-#define HEAT_MAX   256 /* CPUs drawn in a strip */
-#define NIC_IRQ_ID "mlx5_comp"
+#define BAR_W		   520 /* width of the longest bar */
+#define LABEL_W		   200
+#define ROW_H		   26
+#define HEAT_CELL	   14
+#define HEAT_MAX	   256 /* CPUs drawn in a strip */
+#define NIC_IRQ_ID	   "mlx5_comp"
+#define LEDGER_REPORT_ROWS 32 /* the ledger's stages and unaccounted */
 
 static void esc(FILE *f, const char *s)
 {
@@ -378,10 +379,11 @@ static int group_ledger(FILE *f, struct history *h, struct json_object *g)
 	struct json_object *rounds = get(g, "rounds");
 	size_t n_stages, ledgers = 0;
 	const char *const *stages = ledger_stages(&n_stages);
-	uint64_t sum[n_stages + 1], lost = 0;
+	uint64_t sum[LEDGER_REPORT_ROWS] = {0}, lost = 0;
 	const char *limited = str(g, "limited_by");
 
-	memset(sum, 0, sizeof(sum));
+	if (n_stages + 1 > LEDGER_REPORT_ROWS)
+		n_stages = LEDGER_REPORT_ROWS - 1;
 	for (size_t k = 0; rounds && k < json_object_array_length(rounds); k++) {
 		struct json_object *run = get(json_object_array_get_idx(rounds, k), "run"), *doc;
 		_cleanup_(run_record_done) struct run_record rec = {0};

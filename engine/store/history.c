@@ -402,8 +402,7 @@ static const char *const migrations[] = {
     "ALTER TABLE transactions ADD COLUMN peer_txn INTEGER;",
     /* 4 -> 5: each run's loss ledger (ledger.h): what limited it, and the
      * document */
-    "ALTER TABLE runs ADD COLUMN limited_by TEXT;"
-    "ALTER TABLE runs ADD COLUMN ledger TEXT;",
+    "ALTER TABLE runs ADD COLUMN limited_by TEXT; ALTER TABLE runs ADD COLUMN ledger TEXT;",
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration step per schema version");
