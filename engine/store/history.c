@@ -1228,8 +1228,6 @@ static struct json_object *txn_to_json_object(const struct txn_record *t, const 
 	json_add_opt_int(o, "confirm_deadline_usec", t->confirm_deadline_usec);
 	json_add_opt_int(o, "rolls_back", t->rolls_back_txn);
 	json_add_string(o, "error", t->error);
-	json_add_opt_int(o, "peer_txn", t->peer_txn);
-	json_add_string(o, "peer_undo_pending", t->peer_undo_pending);
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(a, change_to_json(&c[i]));
 	json_object_object_add(o, "changes", a);
