@@ -85,7 +85,7 @@ run-tests:
 # The kill/fault loops at every system call of apply and rollback (make
 # check runs them at every 7th): tests/integration/85-kill-fault-loop.t;
 # and at every state-changing system call of a campaign, local and with
-# the peer over ssh (make check: 3 points each):
+# the peer over ssh (make check: 2 points each):
 # tests/integration/87-kill-fault-campaign-peer.t.
 torture: deps
 	@$(MAKE) --no-print-directory all units

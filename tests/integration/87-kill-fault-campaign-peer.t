@@ -10,7 +10,7 @@
 # back, nothing unfinished in either history and no peer rollback pending.
 # A kill between the peer's apply and its record here is covered by the
 # peer's own --confirm watchdog: the case then waits for it (bounded).
-# `make check` runs CX5PROF_TORTURE_CASES (default 3) points per loop,
+# `make check` runs CX5PROF_TORTURE_CASES (default 2) points per loop,
 # spread over the trace; `make torture` (CX5PROF_TORTURE_STRIDE=1) every one.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
@@ -19,7 +19,7 @@ need_root_netns
 command -v strace >/dev/null || skip_all "strace is not installed (contrib/install-deps.sh)"
 command -v sqlite3 >/dev/null || skip_all "needs sqlite3"
 STRIDE=${CX5PROF_TORTURE_STRIDE:-7}
-CASES=${CX5PROF_TORTURE_CASES:-3}
+CASES=${CX5PROF_TORTURE_CASES:-2}
 [ "$STRIDE" = 1 ] && LIFE=3600 || LIFE=600
 PEER_SSHD_SECONDS=$LIFE
 vsetup v87
