@@ -75,6 +75,7 @@ for c in local peer; do
 	HOME=$WORK ip netns exec "$HOST_NS" $STRACE -f -qq -o "$WORK/trace.$c" -e trace="$SET" \
 		"$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/$c.yaml" >/dev/null 2>&1
 	settle
+	diag "$c campaign: $(points "$WORK/trace.$c" | wc -l) points in its trace ($SET)"
 	points "$WORK/trace.$c" | pick >"$WORK/points.$c"
 
 	# ---- kill -9 at each point, then rollback
