@@ -96,7 +96,7 @@ rm -f "$WORK/rollback-started"
 t0=$(date +%s)
 HOME=$WORK ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" rollback >"$WORK/int.out" 2>"$WORK/int.err" &
 pid=$!
-for _ in $(seq 100); do [ -e "$WORK/rollback-started" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -e "$WORK/rollback-started" ] && break; sleep 0.1; done
 kill -INT "$pid"
 wait "$pid"
 rc=$?
@@ -116,7 +116,7 @@ touch "$WORK/hang-rollback"
 rm -f "$WORK/rollback-started"
 HOME=$WORK ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/c-jumbo.yaml" >"$WORK/c.out" 2>"$WORK/c.err" &
 pid=$!
-for _ in $(seq 200); do [ -e "$WORK/rollback-started" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -e "$WORK/rollback-started" ] && break; sleep 0.1; done
 kill -INT "$pid"
 wait "$pid"
 rc=$?
@@ -144,7 +144,7 @@ is "$out" "9000 False True" "the peer stayed at 9000 for the whole round, which 
 campaign "$WORK/c-long.yaml" "$WORK/ssh_config" "$WORK/jumbo.yaml" 4
 HOME=$WORK ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" --json campaign "$WORK/c-long.yaml" >"$WORK/long.json" 2>"$WORK/long.err" &
 pid=$!
-for _ in $(seq 100); do [ "$(peer_status "$(peer_last_apply)")" = pending_confirm ] && break; sleep 0.05; done
+for _ in $(seq 600); do [ "$(peer_status "$(peer_last_apply)")" = pending_confirm ] && break; sleep 0.05; done
 ip netns exec "$PEER_NS" "$CX5PROF" --sysroot "$PSR" --db "$PDB" rollback >/dev/null 2>&1
 wait "$pid"
 crc=$?
