@@ -37,7 +37,9 @@
  *   a run of its own); outbox.source_kind may be 'campaign'.
  * Schema v4: transactions.peer_txn (the peer's own transaction applied
  *   with this one through peer.ssh; NULL when none).
- * Schema v5: runs.limited_by and runs.ledger (the run's loss ledger,
+ * Schema v5: transactions.peer_undo_pending (the peer's rollback still
+ *   to do: why the last attempt failed; NULL when none is pending).
+ * Schema v6: runs.limited_by and runs.ledger (the run's loss ledger,
  *   ledger.h: what limited it and the JSON document; NULL when none or
  *   written before).
  * Changing the schema: append a step to the migration table in history.c
@@ -49,7 +51,7 @@
 
 #include "base/util.h"
 
-#define HISTORY_SCHEMA_VERSION 5
+#define HISTORY_SCHEMA_VERSION 6
 
 struct history;
 
@@ -161,6 +163,7 @@ struct txn_record {
 	char *error;		       /* why it failed, or NULL */
 	char *boot_id;		       /* the boot it started in (apply_boot_id), or NULL */
 	int64_t peer_txn;	       /* the peer's transaction applied with it (peer.ssh); 0: none */
+	char *peer_undo_pending;       /* peer_txn still to roll back there: why the last try failed */
 };
 
 /* One row of the undo log. object names what is changed ("ens1f0",
@@ -220,6 +223,13 @@ int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t dead
 /* Record the peer's transaction (> 0) that was applied with txn. */
 int history_txn_set_peer_txn(struct history *h, int64_t txn, int64_t peer_txn);
 
+/* Record that the peer's transaction of txn could not be rolled back
+ * (pending: why; the next `rollback` here tries again), or, pending NULL,
+ * that it has been. */
+int history_txn_set_peer_undo(struct history *h, int64_t txn, const char *pending);
+/* The newest transaction whose peer rollback is pending. 1 found, 0 none. */
+int history_txn_find_peer_undo(struct history *h, struct txn_record *ret);
+
 /* Load one transaction. -ENOENT when there is none with that id. */
 int history_txn_get(struct history *h, int64_t id, struct txn_record *ret);
 /* The newest unfinished transaction: status open, pending_confirm or
@@ -237,6 +247,9 @@ int history_changes_load(struct history *h, int64_t txn, struct change_record **
  * same (object, key) as any change of txn: 1 and the first such txn id in
  * *ret_id, 0 none. */
 int history_txn_find_later_overlap(struct history *h, int64_t txn, int64_t *ret_id);
+/* The newest such transaction (rollback_failed ones too: a stack is
+ * unwound from the top). */
+int history_txn_find_later_overlap_newest(struct history *h, int64_t txn, int64_t *ret_id);
 
 /* The rollback transaction that undid target (the newest committed one):
  * 1 and its id in *ret_id, 0 none. */
