@@ -110,6 +110,7 @@ int peerstate_collect(const struct sockaddr *local, struct udpb_state *ret)
 	char ifname[LINK_NAME_SIZE], pci[16];
 	char *only[] = {ifname, NULL};
 	const struct iface_state *s;
+	struct eth_rings rings;
 	uint64_t v, speed;
 	int r;
 
@@ -127,7 +128,7 @@ int peerstate_collect(const struct sockaddr *local, struct udpb_state *ret)
 		ret->rmem_default = v;
 	}
 	collect_counters(ifname, ret);
-	r = probe_host(only, PROBE_IRQ_DETAILS, &h);
+	r = probe_host(only, PROBE_IRQ_DETAILS, NULL, 0, &h);
 	s = r >= 0 ? host_state_iface(h, ifname) : NULL;
 	collect_cpus(s && s->irqs_r == 0 ? s->irqs : NULL, ret);
 	if (!s) { /* the probe leaves loopback out: its link still has an MTU */
@@ -154,12 +155,12 @@ int peerstate_collect(const struct sockaddr *local, struct udpb_state *ret)
 		ret->present |= UDPB_STATE_SPEED;
 		ret->speed_mbps = (uint32_t)speed;
 	}
-	if (s->present && s->rings_r == 0) {
+	if (s->present && ethtool_get_rings(s->name, &rings) == 0) {
 		ret->present |= UDPB_STATE_RINGS;
-		ret->rx_ring = s->rings.rx;
-		ret->rx_ring_max = s->rings.max_rx;
-		ret->tx_ring = s->rings.tx;
-		ret->tx_ring_max = s->rings.max_tx;
+		ret->rx_ring = rings.rx;
+		ret->rx_ring_max = rings.max_rx;
+		ret->tx_ring = rings.tx;
+		ret->tx_ring_max = rings.max_tx;
 	}
 	return 0;
 }

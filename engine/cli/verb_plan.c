@@ -11,6 +11,7 @@
 
 #include "base/log.h"
 #include "base/output.h"
+#include "kinds/kinds.h"
 #include "os/probe.h"
 #include "profile.h"
 #include "store/lock.h"
@@ -63,7 +64,7 @@ int txn_verb_plan(const char *path, bool runtime_only, struct profile **ret_prof
 		log_error("%s", msg ? msg : path);
 		return profile_load_exit_code(r);
 	}
-	r = probe_host(NULL, 0, &host);
+	r = kinds_probe_host(NULL, 0, &host);
 	if (r < 0) {
 		log_error_errno(r, "cannot read the network interfaces: %m");
 		return EXIT_ERROR;

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 
 #include "base/exitcode.h"
+#include "base/output.h"
 #include "kinds.h"
+#include "os/probe.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -24,9 +26,10 @@ static uint32_t *field_at(const void *base, size_t offset)
 	return (uint32_t *)((char *)base + offset);
 }
 
-static const struct profile_uint *want_of(const struct ethtool_u32_field *f, const struct profile *p)
+static const struct profile_uint *want_of(const struct ethtool_u32_group *g,
+					  const struct ethtool_u32_field *f, const struct profile *p)
 {
-	return (const struct profile_uint *)((const char *)p + f->want);
+	return (const struct profile_uint *)((const char *)profile_kind_want(p, g->kind) + f->want);
 }
 
 /* The field of key and the port's struct as the driver has it now. */
@@ -75,14 +78,17 @@ int ethtool_u32_write(const struct ethtool_u32_group *g, const char *ifname, con
 bool ethtool_u32_manages(const struct ethtool_u32_group *g, const struct profile *p)
 {
 	for (size_t i = 0; i < g->n_fields; i++)
-		if (want_of(&g->fields[i], p)->set)
+		if (want_of(g, &g->fields[i], p)->set)
 			return true;
 	return false;
 }
 
-int ethtool_u32_diff(const struct ethtool_u32_group *g, struct plan_ctx *ctx, const char *ifname,
-		     const void *probed, int probed_r)
+int ethtool_u32_diff(const struct ethtool_u32_group *g, struct plan_ctx *ctx, const struct iface_state *s)
 {
+	const struct iface_fact *fact = kind_fact(s, g->kind);
+	const void *probed = fact->value;
+	const char *ifname = s->name;
+	int probed_r = fact->r;
 	struct plan *p = ctx->plan;
 	int r;
 
@@ -91,13 +97,13 @@ int ethtool_u32_diff(const struct ethtool_u32_group *g, struct plan_ctx *ctx, co
 	if (probed_r == -EOPNOTSUPP)
 		return plan_add_problem(p, EXIT_UNSUPPORTED, ifname,
 					"remove the key from the profile for this port",
-					"%s: not supported by the driver", g->kind);
+					"%s: not supported by the driver", g->kind->name);
 	if (probed_r < 0)
 		return plan_add_problem(p, EXIT_ERROR, ifname, "check the interface", "%s cannot be read: %s",
-					g->kind, strerror(-probed_r));
+					g->kind->name, strerror(-probed_r));
 	for (size_t i = 0; i < g->n_fields; i++) {
 		const struct ethtool_u32_field *f = &g->fields[i];
-		const struct profile_uint *want = want_of(f, ctx->profile);
+		const struct profile_uint *want = want_of(g, f, ctx->profile);
 		uint32_t cur = *field_at(probed, f->value), max = *field_at(probed, f->max);
 		_cleanup_free_ char *old = NULL, *new = NULL;
 
@@ -116,9 +122,48 @@ int ethtool_u32_diff(const struct ethtool_u32_group *g, struct plan_ctx *ctx, co
 		else if (kind_format_u64(cur, &old) < 0 || kind_format_u64(want->value, &new) < 0)
 			r = -ENOMEM;
 		else
-			r = plan_add_change(p, g->kind, ifname, f->key, old, new);
+			r = plan_add_change(p, g->kind->name, ifname, f->key, old, new);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+/* A count is "n/a" (JSON null) when the device has none of that type (max
+ * 0): veth has no combined channels. */
+static void show_field(const char *name, uint32_t cur, uint32_t max)
+{
+	char key[24];
+
+	snprintf(key, sizeof(key), "max_%s", name);
+	if (max == 0) {
+		out_string(OUT_JSON, name, NULL, NULL);
+		out_string(OUT_JSON, key, NULL, NULL);
+		out_text("  %s n/a", name);
+		return;
+	}
+	out_uint(OUT_JSON, name, NULL, cur);
+	out_uint(OUT_JSON, key, NULL, max);
+	out_text("  %s %" PRIu32 "/%" PRIu32, name, cur, max);
+}
+
+void ethtool_u32_show(const struct ethtool_u32_group *g, const struct iface_state *s)
+{
+	const struct iface_fact *fact = kind_fact(s, g->kind);
+
+	if (!s->present) {
+		out_json(g->kind->name, NULL);
+		return;
+	}
+	out_open_object(g->kind->name);
+	out_text("  %s", g->label);
+	if (fact->r < 0)
+		out_text("  ");
+	kind_show_status(fact->r);
+	for (size_t i = 0; fact->r >= 0 && i < g->n_show_fields; i++) {
+		const struct ethtool_u32_field *f = &g->show_fields[i];
+		show_field(f->key, *field_at(fact->value, f->value), *field_at(fact->value, f->max));
+	}
+	out_text("\n");
+	out_close_object();
 }
