@@ -43,10 +43,10 @@ struct irq_want {
 #define W(member) offsetof(struct irq_want, member)
 
 static const struct profile_key irq_keys[] = {
-    PROFILE_KEY_ENUM(
-	"policy", W(policy), irq_policy_names,
-	"how the completion IRQs are spread: over the NIC's NUMA-local cores (numa-local, the default "
-	"when any irq key is managed) or round-robin over irq.cpulist"),
+    PROFILE_KEY_ENUM("policy", W(policy), irq_policy_names,
+		     "how the completion IRQs are spread: over the NIC's NUMA-local cores (numa-local) or "
+		     "round-robin over irq.cpulist; without it no IRQ is pinned (irq.irqbalance alone leaves "
+		     "the pins as they are)"),
     {.name = "cpulist",
      .type = KT_CPULIST,
      .offset = W(cpulist),
