@@ -12,11 +12,13 @@ engine/kinds/, and the sysctl and feature tables of engine/os/).
 schemas/profile.schema.json: the "properties" of each section the kinds
 own (link, irq, and the sysctl mapping) are replaced; what the section
 says beside them by hand (a rule across keys, like irq's allOf) stays.
+schemas/plan.schema.json: the enum of a change's kind, in apply order.
 contrib/man/cx5prof.8: the lines between the KEYS BEGIN and KEYS END
 comment markers are replaced."""
 import difflib
 import json
 import os
+import re
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -87,6 +89,15 @@ def schema_text(doc, text):
         for field, value in gen.items():
             section[field] = value
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def plan_schema_text(doc, text):
+    """The kind enum of a change, in place: the file's own layout stays."""
+    names = json.dumps([k["name"] for k in sorted(doc["kinds"], key=lambda k: k["rank"])])
+    new, n = re.subn(r'("kind": \{ "enum": )\[[^\]]*\]', lambda m: m.group(1) + names, text)
+    if n != 1:
+        sys.exit("gen-docs: plan.schema.json has no kind enum (\"kind\": { \"enum\": [...] })")
+    return new
 
 
 def roff(s):
@@ -163,8 +174,9 @@ def main():
     doc = json.load(open(args[0]))
     stale = 0
     schema = os.path.join(top, "schemas", "profile.schema.json")
+    plan = os.path.join(top, "schemas", "plan.schema.json")
     man = os.path.join(top, "contrib", "man", "cx5prof.8")
-    for path, gen in ((schema, schema_text), (man, man_text)):
+    for path, gen in ((schema, schema_text), (plan, plan_schema_text), (man, man_text)):
         old = open(path).read()
         new = gen(doc, old)
         if old == new:

@@ -1,5 +1,5 @@
-/* keydoc.c: print the change kinds' profile keys (kinds.h, profile.h) and
- * the vocabularies of their map types (procsys.h's sysctls, ethfeatures.h's
+/* keydoc.c: print the change kinds (names and apply ranks), their profile
+ * keys (kinds.h, profile.h) and the vocabularies of their map types (procsys.h's sysctls, ethfeatures.h's
  * features) as JSON, for contrib/gen-docs.py (`make docs`), which writes
  * the key tables of the man page and the JSON Schema from it.
  *
@@ -51,10 +51,18 @@ static int add_key(const char *path, const struct profile_key *k, const struct c
 int main(void)
 {
 	struct json_object *doc = json_object_new_object(), *keys = json_object_new_array(),
-			   *sysctls = json_object_new_array(), *features = json_object_new_array();
+			   *sysctls = json_object_new_array(), *features = json_object_new_array(),
+			   *kinds = json_object_new_array();
 
 	if (profile_keys_walk(add_key, keys) < 0)
 		return 1;
+	for (size_t i = 0; i < n_change_kinds; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(change_kinds[i]->name));
+		json_object_object_add(o, "rank", json_object_new_int(change_kinds[i]->rank));
+		json_object_array_add(kinds, o);
+	}
 	for (unsigned i = 0; i < _SYSCTL_MAX; i++) {
 		const struct sysctl_def *d = sysctl_def((enum sysctl_key)i);
 		struct json_object *o = json_object_new_object();
@@ -76,6 +84,7 @@ int main(void)
 		json_object_object_add(o, "kernel_name", json_object_new_string(d->kernel_name));
 		json_object_array_add(features, o);
 	}
+	json_object_object_add(doc, "kinds", kinds);
 	json_object_object_add(doc, "keys", keys);
 	json_object_object_add(doc, "sysctls", sysctls);
 	json_object_object_add(doc, "features", features);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # 13-docs-generated.t: the key tables of the man page and of
 # schemas/profile.schema.json are what `make docs` writes from the change
-# kinds' key rows (engine/kinds/): the committed files agree, a hand edit
+# kinds' key rows (engine/kinds/), and plan.schema.json's list of kinds
+# from their table: the committed files agree, a hand edit
 # inside the generated region is caught with a diff, and `make docs`
 # writes it back. Text outside the region (the schema's irq rule across
 # keys) stays as written.
@@ -25,9 +26,13 @@ is "$(jq -r '[.keys[] | select(.help == null and .type != "kinds") | .path] | jo
 run python3 "$TOP/contrib/gen-docs.py" --check "$TMP/keys.json"
 is "$rc:$out" "0:" "the committed man page and JSON Schema agree with the kinds' key rows"
 
-# A copy of the two files, one generated line edited by hand.
+is "$(jq -c '[.kinds | sort_by(.rank)[] | .name]' "$TMP/keys.json")" \
+	"$(jq -c '."$defs".change.properties.kind.enum' "$TOP/schemas/plan.schema.json")" \
+	"plan.schema.json lists every change kind, in apply order"
+
+# A copy of the files, one generated line edited by hand.
 mkdir -p "$TMP/top/schemas" "$TMP/top/contrib/man"
-cp "$TOP/schemas/profile.schema.json" "$TMP/top/schemas/"
+cp "$TOP/schemas/profile.schema.json" "$TOP/schemas/plan.schema.json" "$TMP/top/schemas/"
 cp "$TOP/contrib/man/cx5prof.8" "$TMP/top/contrib/man/"
 sed -i 's/^integer; 68\.\.65535\. MTU/integer; 68..9000. MTU/' "$TMP/top/contrib/man/cx5prof.8"
 run python3 "$TOP/contrib/gen-docs.py" --check --top "$TMP/top" "$TMP/keys.json"
