@@ -12,13 +12,13 @@
 #include "os/probe.h"
 
 extern const struct change_kind kind_mtu, kind_channels, kind_rings, kind_features, kind_coalesce, kind_pause,
-    kind_sysctl, kind_irq, kind_irqbalance, kind_irqbalance_ban, kind_boot;
+    kind_sysctl, kind_irq, kind_irqbalance, kind_irqbalance_ban, kind_boot, kind_txqueuelen;
 
 /* The order of planning (kinds.h) and of `show`: the ports' kinds, then
  * the host's; irq before irqbalance-ban, which bans the IRQs irq pins. */
 const struct change_kind *const change_kinds[] = {
     &kind_channels, &kind_rings,      &kind_mtu, &kind_features,       &kind_coalesce, &kind_pause,
-    &kind_sysctl,   &kind_irqbalance, &kind_irq, &kind_irqbalance_ban, &kind_boot,
+    &kind_sysctl,   &kind_irqbalance, &kind_irq, &kind_irqbalance_ban, &kind_boot,     &kind_txqueuelen,
 };
 const size_t n_change_kinds = ARRAY_SIZE(change_kinds);
 
