@@ -92,20 +92,17 @@ void txn_verb_report_problems(const struct plan *p)
 
 int txn_verb_history_failed(const char *path, int r)
 {
-	if (r == -ENOENT) {
+	if (r == -ENOENT)
 		log_error(
 		    "no history database at %s: check --db (apply, verify, bench and campaign create one)",
 		    path);
-		return EXIT_NOT_FOUND;
-	}
-	if (r == -ENODATA) {
+	else if (r == -ENODATA)
 		log_error(
 		    "no history in %s (the file is empty or not started): check --db (apply, verify, bench "
 		    "and campaign create one)",
 		    path);
-		return EXIT_NOT_FOUND;
-	}
-	log_error_errno(r, "history %s: %m: %s", path, history_remedy(r));
+	else
+		log_error_errno(r, "history %s: %m: %s", path, history_remedy(r));
 	return history_open_exit_code(r);
 }
 
