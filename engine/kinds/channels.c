@@ -1,13 +1,14 @@
 /* kinds/channels.c: the "channels" kind, link.channels.combined|rx|tx:
- * object "ens1f0", key "channels.combined". Written with ethtool
- * (SCHANNELS), which briefly resets the link and makes the driver create
- * the completion IRQs anew: every kind is told (kinds_irqs_recreated). */
+ * object "ens1f0", key "channels.combined", through ethtool netlink
+ * CHANNELS_GET/SET (ioctl GCHANNELS/SCHANNELS fallback; ethtool_u32.h,
+ * with the device maximum and the kernel's extack text). A change briefly
+ * resets the link and makes the driver create the completion IRQs anew:
+ * every kind is told (kinds_irqs_recreated). */
 #include "kinds.h"
 
 #include <stddef.h>
 
 #include "ethtool_u32.h"
-#include "os/ethtool.h"
 #include "os/probe.h"
 #include "profile.h"
 
@@ -34,48 +35,27 @@ static const struct profile_key channels_keys[] = {
 
 #define FIELD(name)                                                                                          \
 	{                                                                                                    \
-		"channels." #name, offsetof(struct eth_channels, name),                                      \
-		    offsetof(struct eth_channels, max_##name), W(name)                                       \
-	}
-#define SHOWN(name)                                                                                          \
-	{                                                                                                    \
-#name, offsetof(struct eth_channels, name), offsetof(struct eth_channels, max_##name), 0     \
+		"channels." #name, #name, W(name)                                                            \
 	}
 
 static const struct ethtool_u32_field channel_fields[] = {FIELD(combined), FIELD(rx), FIELD(tx)};
-static const struct ethtool_u32_field channel_shown[] = {SHOWN(rx), SHOWN(tx), SHOWN(other), SHOWN(combined)};
-
-static int get_channels(const char *ifname, void *ret)
-{
-	return ethtool_get_channels(ifname, ret);
-}
-
-static int set_channels(const char *ifname, const void *value)
-{
-	return ethtool_set_channels(ifname, value);
-}
-
-static int probe_channels(const char *ifname, void *ret, char **kmsg)
-{
-	(void)kmsg;
-	return ethtool_get_channels(ifname, ret);
-}
 
 extern const struct change_kind kind_channels;
 
 static const struct ethtool_u32_group channels = {
     .kind = &kind_channels,
     .label = "channels",
+    .group = &ethnl_channels,
     .fields = channel_fields,
     .n_fields = ARRAY_SIZE(channel_fields),
-    .show_fields = channel_shown,
-    .n_show_fields = ARRAY_SIZE(channel_shown),
-    .size = sizeof(struct eth_channels),
-    .get = get_channels,
-    .set = set_channels,
 };
 
-static const struct probe_fact channels_fact = {sizeof(struct eth_channels), probe_channels};
+static int probe_channels(const char *ifname, void *ret, char **kmsg)
+{
+	return ethtool_u32_probe(&channels, ifname, ret, kmsg);
+}
+
+static const struct probe_fact channels_fact = {sizeof(struct ethnl_values), probe_channels};
 
 static int channels_read(const char *object, const char *key, char **ret)
 {
@@ -84,10 +64,8 @@ static int channels_read(const char *object, const char *key, char **ret)
 
 static int channels_write(const char *object, const char *key, const char *value, char **kmsg)
 {
-	int r;
+	int r = ethtool_u32_write(&channels, object, key, value, kmsg);
 
-	(void)kmsg;
-	r = ethtool_u32_write(&channels, object, key, value);
 	if (r > 0)
 		kinds_irqs_recreated(); /* the driver re-created the IRQs */
 	return r;

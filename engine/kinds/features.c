@@ -110,7 +110,9 @@ static int features_diff(struct plan_ctx *ctx, const struct iface_state *s)
 	if (fact->r < 0)
 		return plan_add_problem(ctx->plan, fact->r == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_ERROR,
 					s->name, "remove link.features from the profile for this port",
-					"link.features cannot be read: %s", strerror(-fact->r));
+					"link.features cannot be read: %s%s%s%s", strerror(-fact->r),
+					fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
+					fact->kmsg ? ")" : "");
 	for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++) {
 		const struct eth_feature_state *cur = &features->f[i];
 		const char *name = eth_feature_def((enum eth_feature)i)->name;

@@ -1,12 +1,13 @@
 /* kinds/rings.c: the "rings" kind, link.rings.rx|tx: object "ens1f0", key
- * "rings.rx". Written with ethtool (SRINGPARAM), which briefly resets the
- * link; a veth has no rings (unsupported). */
+ * "rings.rx", through ethtool netlink RINGS_GET/SET (ioctl
+ * GRINGPARAM/SRINGPARAM fallback; ethtool_u32.h, with the device maximum
+ * and the kernel's extack text). A change briefly resets the link; a veth
+ * has no rings (unsupported). */
 #include "kinds.h"
 
 #include <stddef.h>
 
 #include "ethtool_u32.h"
-#include "os/ethtool.h"
 #include "os/probe.h"
 #include "profile.h"
 
@@ -31,48 +32,27 @@ static const struct profile_key rings_keys[] = {
 
 #define FIELD(name)                                                                                          \
 	{                                                                                                    \
-		"rings." #name, offsetof(struct eth_rings, name), offsetof(struct eth_rings, max_##name),    \
-		    W(name)                                                                                  \
-	}
-#define SHOWN(name)                                                                                          \
-	{                                                                                                    \
-#name, offsetof(struct eth_rings, name), offsetof(struct eth_rings, max_##name), 0           \
+		"rings." #name, #name, W(name)                                                               \
 	}
 
 static const struct ethtool_u32_field ring_fields[] = {FIELD(rx), FIELD(tx)};
-static const struct ethtool_u32_field ring_shown[] = {SHOWN(rx), SHOWN(tx)};
-
-static int get_rings(const char *ifname, void *ret)
-{
-	return ethtool_get_rings(ifname, ret);
-}
-
-static int set_rings(const char *ifname, const void *value)
-{
-	return ethtool_set_rings(ifname, value);
-}
-
-static int probe_rings(const char *ifname, void *ret, char **kmsg)
-{
-	(void)kmsg;
-	return ethtool_get_rings(ifname, ret);
-}
 
 extern const struct change_kind kind_rings;
 
 static const struct ethtool_u32_group rings = {
     .kind = &kind_rings,
     .label = "rings   ",
+    .group = &ethnl_rings,
     .fields = ring_fields,
     .n_fields = ARRAY_SIZE(ring_fields),
-    .show_fields = ring_shown,
-    .n_show_fields = ARRAY_SIZE(ring_shown),
-    .size = sizeof(struct eth_rings),
-    .get = get_rings,
-    .set = set_rings,
 };
 
-static const struct probe_fact rings_fact = {sizeof(struct eth_rings), probe_rings};
+static int probe_rings(const char *ifname, void *ret, char **kmsg)
+{
+	return ethtool_u32_probe(&rings, ifname, ret, kmsg);
+}
+
+static const struct probe_fact rings_fact = {sizeof(struct ethnl_values), probe_rings};
 
 static int rings_read(const char *object, const char *key, char **ret)
 {
@@ -81,8 +61,7 @@ static int rings_read(const char *object, const char *key, char **ret)
 
 static int rings_write(const char *object, const char *key, const char *value, char **kmsg)
 {
-	(void)kmsg;
-	return ethtool_u32_write(&rings, object, key, value);
+	return ethtool_u32_write(&rings, object, key, value, kmsg);
 }
 
 static int rings_diff(struct plan_ctx *ctx, const struct iface_state *s)

@@ -119,10 +119,12 @@ static struct host_state *host_new(int rings_r)
 	s->facts = calloc(n_change_kinds, sizeof(*s->facts));
 	for (size_t i = 0; i < n_change_kinds; i++)
 		s->facts[i].r = -ENOENT;
-	*(struct eth_channels *)fact_set(s, "channels", 0, sizeof(struct eth_channels)) =
-	    (struct eth_channels){.combined = 8, .max_combined = 63};
-	*(struct eth_rings *)fact_set(s, "rings", rings_r, sizeof(struct eth_rings)) =
-	    (struct eth_rings){.rx = 1024, .tx = 1024, .max_rx = 8192, .max_tx = 8192};
+	/* ethnl_channels: rx tx other combined; ethnl_rings: rx tx */
+	*(struct ethnl_values *)fact_set(s, "channels", 0, sizeof(struct ethnl_values)) =
+	    (struct ethnl_values){
+		.v = {0, 0, 0, 8}, .present = {false, false, false, true}, .max = {0, 0, 0, 63}};
+	*(struct ethnl_values *)fact_set(s, "rings", rings_r, sizeof(struct ethnl_values)) =
+	    (struct ethnl_values){.v = {1024, 1024}, .present = {true, true}, .max = {8192, 8192}};
 	h->ifaces = s;
 	h->n_ifaces = 1;
 	for (int k = 0; k < _SYSCTL_MAX; k++)
