@@ -24,7 +24,7 @@ static const struct verb verbs[] = {
      apply_options},
     {"rollback", verb_rollback, "[TXN]", "restore the state before the last (or the given) transaction",
      rollback_options},
-    {"commit", verb_commit, "", "keep a transaction applied with --confirm", NULL},
+    {"commit", verb_commit, "", "keep a transaction applied with --confirm", commit_options},
     {"verify", verb_verify, "[PROFILE]",
      "check the host against a profile (default: the last applied) and benchmark it", verify_cli_options},
     {"doctor", verb_doctor, "[PROFILE]",
