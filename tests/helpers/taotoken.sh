@@ -38,10 +38,7 @@ tt_setup() {
 	export TZ=UTC
 	unset http_proxy https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 	DB=$TT/history.db
-	runs=$(tt_test_runs) || {
-		echo "1..0 # SKIP build/tests/unit/test_runs missing: run 'make units' first"
-		exit 0
-	}
+	runs=$(tt_test_runs) || skip_all "build/tests/unit/test_runs missing: run 'make units' first"
 	"$runs" --make-db "$DB" || exit 1
 	KEY="sk-cx5test-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 	KEYFILE=$TT/taotoken.key

@@ -17,8 +17,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
 need_root_netns
-command -v netserver >/dev/null || skip_all "needs netperf and netserver (contrib/install-deps.sh)"
-command -v sqlite3 >/dev/null || skip_all "needs sqlite3"
+need_tool netserver "contrib/install-deps.sh enables Debian non-free for it"
+need_tool sqlite3
 vsetup v56 cx5-2port
 CAMPAIGN=$TOP/contrib/lab/campaign-lab.yaml
 copy_sysroot cx5-2port "$WORK/pristine"

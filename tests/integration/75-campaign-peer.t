@@ -14,7 +14,7 @@
 . "$(dirname "$0")/verify-lib.sh"
 . "$(dirname "$0")/peer-ssh-lib.sh"
 need_root_netns
-command -v sqlite3 >/dev/null || skip_all "needs sqlite3"
+need_tool sqlite3
 vsetup v75
 peer_ssh_setup
 copy_sysroot cx5-2port "$WORK/pristine"

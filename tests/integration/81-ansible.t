@@ -14,11 +14,8 @@
 # carrying the engine's own message.
 . "$(dirname "$0")/lib.sh"
 need_root_netns
-if ! command -v ansible-playbook >/dev/null; then
-	[ "${CX5PROF_REQUIRE_PRIVILEGED:-0}" = 1 ] && { echo "1..1"; echo "not ok 1 - ansible-playbook missing (contrib/install-deps.sh installs ansible-core)"; exit 1; }
-	skip_all "ansible-playbook not installed (contrib/install-deps.sh installs ansible-core)"
-fi
-command -v iperf3 >/dev/null || skip_all "iperf3 not installed"
+need_tool ansible-playbook "contrib/install-deps.sh installs ansible-core"
+need_tool iperf3
 
 export CX5LAB_PREFIX=cx5t-ans-$$
 HOST_NS=$CX5LAB_PREFIX-host

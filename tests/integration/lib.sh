@@ -1,8 +1,12 @@
 # lib.sh: TAP helpers for cx5prof integration tests (sourced, bash).
 #
-# Tests print TAP for `prove`. Privileged tests call need_root_netns: off CI
-# they skip with the reason; with CX5PROF_REQUIRE_PRIVILEGED=1 (CI) a missing
-# privilege is a failure, never a skip. Every test cleans up in an EXIT trap.
+# Tests print TAP for `prove`. Every test cleans up in an EXIT trap.
+#
+# Skips go through one helper (skip_all for the whole file, skip for checks
+# in it; need_root_netns, need_tool and need_python_module call skip_all):
+# off CI the test says why and skips; with CX5PROF_REQUIRE_PRIVILEGED=1
+# (CI, .ci/run) every skip is a failure with its reason. Each skip is also
+# appended to $CX5PROF_SKIP_LOG when set (`make run-tests` counts them).
 
 set -u
 TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,7 +17,59 @@ _tap_n=0
 _tap_failed=0
 
 plan() { echo "1..$1"; }
-skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+
+skips_forbidden() { [ "${CX5PROF_REQUIRE_PRIVILEGED:-0}" = 1 ]; }
+
+_skip_record() {
+	[ -n "${CX5PROF_SKIP_LOG:-}" ] && printf '%s: %s\n' "$(basename "$0")" "$1" >>"$CX5PROF_SKIP_LOG"
+	return 0
+}
+
+# skip_all REASON: the rest of the file cannot run here.
+skip_all() {
+	if skips_forbidden; then
+		ok 1 "cannot run: $* (CX5PROF_REQUIRE_PRIVILEGED=1: no skips)"
+		echo "1..$_tap_n"
+		exit 1
+	fi
+	_skip_record "$*"
+	if [ "$_tap_n" = 0 ]; then
+		echo "1..0 # SKIP $*"
+	else
+		echo "# SKIP the rest: $*"
+		echo "1..$_tap_n"
+	fi
+	exit $((_tap_failed > 0))
+}
+
+# skip N REASON: the next N checks cannot run here.
+skip() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		if skips_forbidden; then
+			ok 1 "cannot run: $2 (CX5PROF_REQUIRE_PRIVILEGED=1: no skips)"
+		else
+			_tap_n=$((_tap_n + 1))
+			echo "ok $_tap_n # SKIP $2"
+			_skip_record "$2"
+		fi
+	done
+}
+
+# need_tool CMD [HINT]: skip the file unless CMD is on PATH.
+need_tool() {
+	command -v "$1" >/dev/null || skip_all "needs $1 (${2:-contrib/install-deps.sh})"
+}
+
+# need_python_module MODULE... : skip the file unless /usr/bin/python3
+# imports them all.
+need_python_module() {
+	local m
+	[ -x /usr/bin/python3 ] || skip_all "needs /usr/bin/python3"
+	for m in "$@"; do
+		/usr/bin/python3 -c "import $m" 2>/dev/null || skip_all "needs the python3 module $m (contrib/install-deps.sh)"
+	done
+}
 
 ok() { # ok COND-EXIT-STATUS NAME
 	_tap_n=$((_tap_n + 1))
@@ -48,6 +104,7 @@ run() {
 
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
+
 done_testing() {
 	echo "1..$_tap_n"
 	[ "$_tap_failed" -eq 0 ]
@@ -67,11 +124,6 @@ need_root_netns() {
 		ip netns del "cx5probe$$"
 	fi
 	[ -z "$why" ] && return 0
-	if [ "${CX5PROF_REQUIRE_PRIVILEGED:-0}" = 1 ]; then
-		echo "1..1"
-		echo "not ok 1 - privileged test cannot run: $why (CX5PROF_REQUIRE_PRIVILEGED=1)"
-		exit 1
-	fi
 	skip_all "$why"
 }
 

@@ -38,7 +38,7 @@ EOF
 }
 
 peer_ssh_setup() {
-	command -v /usr/sbin/sshd >/dev/null || skip_all "needs openssh-server (contrib/install-deps.sh)"
+	[ -x /usr/sbin/sshd ] || skip_all "needs /usr/sbin/sshd (openssh-server; contrib/install-deps.sh)"
 	ip -n "$PEER_NS" link set peer0 name ens1f0 || { echo "Bail out! cannot rename peer0"; exit 1; }
 	ip -n "$HOST_NS" link set ens1f0 mtu 1500 && ip -n "$PEER_NS" link set ens1f0 mtu 1500
 	PSR=$WORK/peer-sysroot PDB=$WORK/peer.db

@@ -14,8 +14,7 @@
 
 #include "base/exitcode.h"
 #include "profile.h"
-
-static char tmpdir[] = "/tmp/cx5-test-profile-XXXXXX";
+#include "unit.h"
 
 static void write_file(const char *path, const char *data, size_t size)
 {
@@ -1173,24 +1172,6 @@ static void test_mirror_config(void **state)
 	free(line);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	if (!mkdtemp(tmpdir) || chdir(tmpdir) < 0)
-		return -1;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-	(void)state;
-	if (chdir("/") < 0)
-		return -1;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1211,5 +1192,5 @@ int main(void)
 	    cmocka_unit_test(test_link_offloads),
 	    cmocka_unit_test(test_sysctl_table),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, unit_enter_tmpdir, unit_leave_tmpdir);
 }
