@@ -8,7 +8,7 @@ CC        ?= cc
 # A missing library stops the build here, with pkg-config's own message
 # (`make deps` installs them). Goals that build nothing themselves (or
 # install the libraries first and build in a sub-make) skip the check.
-NO_PKG_GOALS := deps clean format format-check layering check torture asan demo
+NO_PKG_GOALS := deps clean format format-check layering lint-tests check torture asan demo
 ifeq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_CFLAGS :=
 PKG_LIBS   :=
@@ -45,7 +45,7 @@ UNIT_BIN   := $(UNIT_SRC:%.c=$(BUILDDIR)/%)
 UNIT_LIB   := $(BUILDDIR)/tests/unit/unit.o
 INTEG      := $(sort $(wildcard tests/integration/*.t))
 
-.PHONY: all check units run-tests asan install uninstall demo clean deps bench format format-check layering torture
+.PHONY: all check units run-tests asan install uninstall demo clean deps bench format format-check layering lint-tests torture
 .PHONY: fuzz fuzz-build fuzz-short fuzz-replay
 
 all: $(BIN)
@@ -76,7 +76,7 @@ deps:
 
 # The README's test command: installs what it needs, builds, runs every test.
 check: deps
-	@$(MAKE) --no-print-directory format-check layering
+	@$(MAKE) --no-print-directory format-check layering lint-tests
 	@$(MAKE) --no-print-directory all units
 	@$(MAKE) --no-print-directory run-tests
 	@$(MAKE) --no-print-directory fuzz-short
@@ -189,6 +189,11 @@ format-check:
 # The include rules of docs/ARCHITECTURE.md.
 layering:
 	@tests/check-layering.sh
+
+# The test suite's own rules: no `sleep N` as a synchronisation in
+# tests/integration outside tests/integration/sleeps.allow (docs/HACKING.md).
+lint-tests:
+	@tests/check-sleeps.sh
 
 clean:
 	rm -rf build $(BIN)

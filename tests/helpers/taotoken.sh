@@ -50,10 +50,7 @@ tt_setup() {
 	/usr/bin/python3 "$TESTS_DIR/helpers/taotoken_server.py" --port-file "$TT/port" \
 		--scenario-file "$SCENARIO" --log "$SRVLOG" --key-file "$KEYFILE" &
 	TT_SERVER_PID=$!
-	for _ in $(seq 600); do # python starts slowly on a busy machine: up to 30 s
-		[ -s "$TT/port" ] && break
-		sleep 0.05
-	done
+	wait_until 60 test -s "$TT/port" # python starts slowly on a busy machine
 	PORT=$(cat "$TT/port" 2>/dev/null)
 	[ -n "$PORT" ] || {
 		echo "Bail out! taotoken_server.py did not start"
@@ -109,10 +106,7 @@ tt_start_recorder() {
 	RECLOG=$TT/proxy-received
 	/usr/bin/python3 "$TESTS_DIR/helpers/record_listener.py" --port-file "$TT/recport" --log "$RECLOG" &
 	TT_RECORDER_PID=$!
-	for _ in $(seq 600); do
-		[ -s "$TT/recport" ] && break
-		sleep 0.05
-	done
+	wait_until 60 test -s "$TT/recport"
 	RECPORT=$(cat "$TT/recport" 2>/dev/null)
 	[ -n "$RECPORT" ] || {
 		echo "Bail out! record_listener.py did not start"

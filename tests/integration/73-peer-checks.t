@@ -41,7 +41,7 @@ profile "$WORK/bufs.yaml" builtin 8000 "socket_buffer: {receive: 4M}"
 PSR=$WORK/peer-sysroot
 copy_sysroot cx5-2port "$PSR"
 ln -s ../../devices/pci0000:ae/0000:ae:00.0/0000:af:00.1/net/ens1f1 "$PSR/sys/class/net/peer0"
-timeout -k 1 60 ip netns exec "$PEER_NS" "$CX5PROF" --sysroot "$PSR" serve --bind 198.18.0.2 2>"$WORK/serve.log" &
+timeout -k 1 900 ip netns exec "$PEER_NS" "$CX5PROF" --sysroot "$PSR" serve --bind 198.18.0.2 2>"$WORK/serve.log" &
 V_PIDS="$V_PIDS $!"
 wait_listen 12866 || { echo "Bail out! serve did not start"; exit 1; }
 runs() { sqlite3 "$DB" 'SELECT count(*) FROM runs' 2>/dev/null || echo 0; }

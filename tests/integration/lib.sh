@@ -104,6 +104,34 @@ run() {
 
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
+# wait_until SECONDS CMD...: run CMD every 0.1 s until it succeeds; 1 when
+# SECONDS pass first. Tests wait for an event this way, with a generous
+# bound (a busy 2-core machine), never for a guessed time: `make
+# lint-tests` refuses any other `sleep` (tests/integration/sleeps.allow).
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
+# Test pauses (CX5PROF_TEST_PAUSE=POINT:FIFO, engine/base/util.h): the
+# program stops at POINT until the test releases it.
+#   pause_wait FIFO [SECONDS]  until the program is at its point (at most
+#                              SECONDS, default 60); prints "POINT PID"
+#   pause_release FIFO         let it go on
+#   pause_signal FIFO SIG PID  send SIG to PID held at its point (a caught
+#                              signal ends the wait; in case it came just
+#                              before the wait began, a bounded releaser
+#                              is left in the background: one FIFO per use)
+pause_wait() { timeout "${2:-60}" cat "$1"; }
+pause_release() { timeout 60 sh -c ': >"$1"' sh "$1"; }
+pause_signal() {
+	kill "-$2" "$3"
+	timeout 30 sh -c ': >"$1"' sh "$1" >/dev/null 2>&1 &
+}
 
 done_testing() {
 	echo "1..$_tap_n"

@@ -17,7 +17,12 @@
 #   peer_txns               the peer's transactions, "kind:status ..."
 #   touch $WORK/kill-after-apply   the peer's session dies after its apply
 #   touch $WORK/hang-before-apply  the peer's apply touches
-#                           $WORK/peer-started and sleeps 5 s, changing nothing
+#                           $WORK/peer-started, then waits (at most 60 s)
+#                           for $WORK/peer-release and touches
+#                           $WORK/peer-finished, changing nothing
+#   touch $WORK/pause-peer-watchdog  the peer's --confirm watchdog is held
+#                           at its start (CX5PROF_TEST_PAUSE) until
+#                           pause_release $WORK/peer-watchdog.fifo
 
 mtu_of() { ip -n "$1" -o link show ens1f0 2>/dev/null | grep -o 'mtu [0-9]*'; }
 mtus() { echo "$(mtu_of "$HOST_NS") $(mtu_of "$PEER_NS")"; }
@@ -43,6 +48,7 @@ peer_ssh_setup() {
 	ip -n "$HOST_NS" link set ens1f0 mtu 1500 && ip -n "$PEER_NS" link set ens1f0 mtu 1500
 	PSR=$WORK/peer-sysroot PDB=$WORK/peer.db
 	copy_sysroot cx5-2port "$PSR"
+	mkfifo "$WORK/peer-watchdog.fifo"
 	ssh-keygen -q -t ed25519 -N '' -C cx5t-client -f "$WORK/id"
 	ssh-keygen -q -t ed25519 -N '' -C cx5t-host -f "$WORK/hostkey"
 	cat >"$WORK/peer-cx5prof" <<EOF
@@ -54,9 +60,12 @@ set -- \$SSH_ORIGINAL_COMMAND
 shift
 if [ "\$1" = apply ] && [ -e "$WORK/hang-before-apply" ]; then
 	touch "$WORK/peer-started"
-	sleep 5 # a slow peer: this host is interrupted meanwhile
+	i=0 # a slow peer: this host is interrupted meanwhile
+	while [ ! -e "$WORK/peer-release" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	touch "$WORK/peer-finished"
 	exit 0
 fi
+[ -e "$WORK/pause-peer-watchdog" ] && export CX5PROF_TEST_PAUSE=watchdog:$WORK/peer-watchdog.fifo
 if [ "\$1" = apply ] && [ -e "$WORK/kill-after-apply" ]; then
 	"$CX5PROF" --sysroot "$PSR" --db "$PDB" "\$@"
 	kill -9 "\$PPID" # the ssh session dies before anything is committed
@@ -79,7 +88,7 @@ PermitRootLogin prohibit-password
 EOF
 	echo "[198.18.0.2]:2222 $(cut -d' ' -f1,2 "$WORK/hostkey.pub")" >"$WORK/known_hosts"
 	client_config "$WORK/ssh_config" 2222 "$WORK/known_hosts"
-	timeout -k 1 120 ip netns exec "$PEER_NS" unshare -m sh -c \
+	timeout -k 1 900 ip netns exec "$PEER_NS" unshare -m sh -c \
 		'mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd && exec /usr/sbin/sshd -D -e -f "$1"' \
 		sh "$WORK/sshd_config" 2>"$WORK/sshd.log" &
 	V_PIDS="$V_PIDS $!"
