@@ -113,7 +113,7 @@ wait_until() {
 	shift
 	until "$@"; do
 		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 0.1
+		sleep 0.1 # wait_until's poll interval
 	done
 }
 
@@ -159,4 +159,22 @@ need_root_netns() {
 copy_sysroot() { # copy_sysroot NAME DEST
 	mkdir -p "$2"
 	cp -a "$FIXTURES/sysroot/$1/." "$2/"
+}
+
+# A free TCP port on 127.0.0.1 (for a server the test starts).
+free_port() {
+	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# serve_start LOG ARG...: `cx5prof serve ARG...` in the background with its
+# stderr in LOG; sets SERVE_PID (the caller's trap stops it) and returns
+# once serve says it listens, or bails out.
+serve_start() {
+	local log=$1
+	shift
+	"$CX5PROF" serve "$@" 2>"$log" &
+	SERVE_PID=$!
+	wait_until 60 grep -q listening "$log" && return 0
+	echo "Bail out! serve did not start: $(cat "$log")"
+	exit 1
 }

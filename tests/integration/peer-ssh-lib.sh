@@ -23,6 +23,14 @@
 #   touch $WORK/pause-peer-watchdog  the peer's --confirm watchdog is held
 #                           at its start (CX5PROF_TEST_PAUSE) until
 #                           pause_release $WORK/peer-watchdog.fifo
+#   touch $WORK/motd        the peer's login prints a line to stdout first
+#                           (a .bashrc or motd), then runs cx5prof
+#   touch $WORK/hang-rollback  the peer's rollback touches
+#                           $WORK/rollback-started, then waits (at most
+#                           60 s) for $WORK/rollback-release and touches
+#                           $WORK/rollback-finished, changing nothing
+#   PEER_SSHD_SECONDS       how long sshd runs (default 900; stopped at the
+#                           end anyway)
 
 mtu_of() { ip -n "$1" -o link show ens1f0 2>/dev/null | grep -o 'mtu [0-9]*'; }
 mtus() { echo "$(mtu_of "$HOST_NS") $(mtu_of "$PEER_NS")"; }
@@ -58,6 +66,14 @@ peer_ssh_setup() {
 set -f
 set -- \$SSH_ORIGINAL_COMMAND
 shift
+[ ! -e "$WORK/motd" ] || echo "Welcome to the peer (a login that prints)"
+if [ "\$1" = rollback ] && [ -e "$WORK/hang-rollback" ]; then
+	touch "$WORK/rollback-started"
+	i=0 # a peer that hangs in its rollback: this host is interrupted meanwhile
+	while [ ! -e "$WORK/rollback-release" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	touch "$WORK/rollback-finished"
+	exit 0
+fi
 if [ "\$1" = apply ] && [ -e "$WORK/hang-before-apply" ]; then
 	touch "$WORK/peer-started"
 	i=0 # a slow peer: this host is interrupted meanwhile
@@ -88,7 +104,7 @@ PermitRootLogin prohibit-password
 EOF
 	echo "[198.18.0.2]:2222 $(cut -d' ' -f1,2 "$WORK/hostkey.pub")" >"$WORK/known_hosts"
 	client_config "$WORK/ssh_config" 2222 "$WORK/known_hosts"
-	timeout -k 1 900 ip netns exec "$PEER_NS" unshare -m sh -c \
+	timeout -k 1 "${PEER_SSHD_SECONDS:-900}" ip netns exec "$PEER_NS" unshare -m sh -c \
 		'mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd && exec /usr/sbin/sshd -D -e -f "$1"' \
 		sh "$WORK/sshd_config" 2>"$WORK/sshd.log" &
 	V_PIDS="$V_PIDS $!"
