@@ -72,6 +72,9 @@ for c in local peer; do
 	settle
 	diag "$c campaign: $(points "$WORK/trace.$c" | wc -l) points in its trace ($SET)"
 	points "$WORK/trace.$c" | pick >"$WORK/points.$c"
+	# the EIO loop picks among its own calls (a pick over every call may
+	# hold none of them, and the loop would run no case)
+	points "$WORK/trace.$c" | grep -E '^(fdatasync|pwrite64) ' | pick >"$WORK/eio-points.$c"
 	missing=
 	for sc in fdatasync pwrite64 sendmsg; do grep -Eq "^[0-9]+ +$sc\(" "$WORK/trace.$c" || missing="$missing $sc"; done
 	is "$missing" "" "$c campaign: its trace holds the history's writes and fdatasync, and netlink"
@@ -106,7 +109,7 @@ for c in local peer; do
 		esac
 		restored || fail_case "$c campaign, EIO at $sc #$n: exit $rc, not restored: $(grep error: "$WORK/err" | head -3)"
 		restored || settle
-	done <"$WORK/points.$c"
+	done <"$WORK/eio-points.$c"
 	[ "$cases" -gt 0 ]
 	ok $? "EIO in a $c campaign: $cases cases"
 	is "$bad" 0 "EIO in a $c campaign at $cases points: each exit code as the hosts are"
