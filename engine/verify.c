@@ -557,6 +557,7 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 		return rr;
 	r->bench_ran = true;
 
+	pause_point("bench-done");
 	rr = r->result.has_peer_counters
 		 ? ledger_watch_after(&lw, &r->result.peer_before, &r->result.peer_after)
 		 : ledger_watch_after(&lw, NULL, NULL);
