@@ -1774,36 +1774,62 @@ int profile_overlay(struct profile *p, const struct ynode *map, const char *sect
 	return apply_mapping(&l, k->children, p, map, section);
 }
 
-int profile_overlay_key(struct profile *p, const char *path, const struct ynode *key,
-			const struct ynode *value, const char *file, struct profile_error *err)
+/* The key at "verify.socket_buffer.send" (or a section: "link.channels",
+ * "irq", "sysctl"), walked down the tables; NULL when there is none. */
+static const struct key_def *key_at(const char *path)
 {
-	struct profile_error dummy;
-	struct loader l = {.err = err ? err : &dummy};
 	const struct key_def *table = profile_keys, *k = NULL;
 	const char *name = path;
 	char kname[PATH_BUF];
 
-	l.file = files_entry(p, file);
-	if (!l.file)
-		return fail_oom(&l, file);
-	/* Walk "verify.socket_buffer.send" down the tables to a value key. */
 	for (;;) {
 		size_t n = strcspn(name, ".");
 		snprintf(kname, sizeof(kname), "%.*s", (int)n, name);
 		for (k = table; k->name && !streq(k->name, kname); k++)
 			;
 		if (!k->name)
-			return fail(&l, key, "%s: no such profile key", path);
+			return NULL;
 		if (!name[n])
-			break;
+			return k;
 		if (k->type != KT_SECTION)
-			return fail(&l, key, "%s: no such profile key", path);
+			return NULL;
 		table = k->children;
 		name += n + 1;
 	}
+}
+
+int profile_overlay_key(struct profile *p, const char *path, const struct ynode *key,
+			const struct ynode *value, const char *file, struct profile_error *err)
+{
+	struct profile_error dummy;
+	struct loader l = {.err = err ? err : &dummy};
+	const struct key_def *k = key_at(path);
+
+	l.file = files_entry(p, file);
+	if (!l.file)
+		return fail_oom(&l, file);
+	if (!k)
+		return fail(&l, key, "%s: no such profile key", path);
 	if (k->type == KT_SECTION || k->type == KT_SYSCTLS)
 		return fail(&l, key, "%s: a section, not one value", path);
 	return parsers[k->type](&l, k, key, value, (char *)p + k->offset, path);
+}
+
+int profile_key_is_set(const struct profile *p, const char *path)
+{
+	const struct key_def *k = key_at(path);
+
+	return k ? field_is_set(k, (const char *)p + k->offset) : -ENOENT;
+}
+
+int profile_key_unset(struct profile *p, const char *path)
+{
+	const struct key_def *k = key_at(path);
+
+	if (!k || k->type == KT_FORMAT_VERSION || k->type == KT_FORBIDDEN)
+		return -ENOENT;
+	field_unset(k, (char *)p + k->offset);
+	return 0;
 }
 
 /* ---- freeing, JSON, hash, match ---- */

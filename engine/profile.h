@@ -267,6 +267,12 @@ int profile_overlay(struct profile *p, const struct ynode *map, const char *sect
 		    bool keep_own, struct profile_error *err);
 int profile_overlay_key(struct profile *p, const char *path, const struct ynode *key,
 			const struct ynode *value, const char *file, struct profile_error *err);
+/* A key ("link.mtu") or a whole section ("irq", "link.channels",
+ * "sysctl") by its dotted path: is any of it set (1, 0; -ENOENT when the
+ * profile has no such key), and unset it (-ENOENT likewise): the campaign's
+ * ablation builds profiles with some of their changes left out. */
+int profile_key_is_set(const struct profile *p, const char *path);
+int profile_key_unset(struct profile *p, const char *path);
 /* Read and parse a YAML file under the profile loader's limits (size,
  * nesting, nodes, no anchors or tags): a mapping at the top level. what
  * names the document in the empty-file message ("a campaign"). */
