@@ -595,3 +595,30 @@ struct json_object *verdict_families_json(const struct verdict_input *in, const 
 	}
 	return a;
 }
+
+int verdict_doc_rounds(struct json_object *group, double **ret_recv, double **ret_loss, size_t *ret_n)
+{
+	struct json_object *rounds = json_object_object_get(group, "rounds");
+	size_t len = json_object_array_length(rounds), n = 0;
+	_cleanup_free_ double *recv = calloc(len ? len : 1, sizeof(*recv));
+	_cleanup_free_ double *loss = calloc(len ? len : 1, sizeof(*loss));
+
+	if (!recv || !loss)
+		return -ENOMEM;
+	for (size_t i = 0; i < len; i++) {
+		struct json_object *r = json_object_array_get_idx(rounds, i), *counted, *mbps, *lp;
+		bool has_counted = json_object_object_get_ex(r, "counted", &counted);
+
+		if (!json_object_object_get_ex(r, "recv_mbps", &mbps) || !mbps ||
+		    !json_object_object_get_ex(r, "loss_percent", &lp) || !lp)
+			continue;
+		if (has_counted && !json_object_get_boolean(counted))
+			continue;
+		recv[n] = json_object_get_double(mbps);
+		loss[n++] = json_object_get_double(lp);
+	}
+	*ret_recv = TAKE_PTR(recv);
+	*ret_loss = TAKE_PTR(loss);
+	*ret_n = n;
+	return 0;
+}

@@ -131,6 +131,12 @@ struct json_object *verdict_comparisons_json(const struct verdict_input *in, con
 struct json_object *verdict_best_json(const struct verdict_input *in, const struct verdict *v);
 struct json_object *verdict_families_json(const struct verdict_input *in, const struct verdict *v);
 
+/* The counted rounds of a group of a campaign document (a round counts
+ * when "counted" is true; in a document older than that key, when it
+ * measured): *ret_recv and *ret_loss (caller frees) hold *ret_n values.
+ * 0, -ENOMEM. */
+int verdict_doc_rounds(struct json_object *group, double **ret_recv, double **ret_loss, size_t *ret_n);
+
 /* The interaction note of family f ("alone better, inside the full
  * profile no clear difference: ..."), or NULL when alone and inside agree.
  * Caller frees. */

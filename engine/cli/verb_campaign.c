@@ -1084,22 +1084,40 @@ static void render_peer_line(struct json_object *groups)
 }
 
 /* "excluded    lab-full round 2: interrupted: SIGINT during the run": the
- * rounds that ran and do not count, with the reason. */
+ * rounds that ran and do not count, with the reason; rounds in a row of
+ * one group that failed the same way on one line ("rounds 1-2"). */
 static void render_excluded(struct json_object *groups)
 {
 	for (size_t i = 0; i < json_object_array_length(groups); i++) {
 		struct json_object *g = json_object_array_get_idx(groups, i);
 		struct json_object *rounds = json_object_object_get(g, "rounds");
+		size_t n = json_object_array_length(rounds);
 
-		for (size_t k = 0; k < json_object_array_length(rounds); k++) {
+		for (size_t k = 0; k < n; k++) {
 			struct json_object *r = json_object_array_get_idx(rounds, k);
+			int first = json_object_get_int(json_object_object_get(r, "repetition")),
+			    last = first;
 			if (json_object_get_boolean(json_object_object_get(r, "counted")) ||
 			    json_object_get_boolean(json_object_object_get(r, "warmup")))
 				continue;
-			out_text("excluded    %s%s%s round %d: %s: %s\n", jstring(g, "group"),
+			while (k + 1 < n) {
+				struct json_object *next = json_object_array_get_idx(rounds, k + 1);
+				if (json_object_get_boolean(json_object_object_get(next, "counted")) ||
+				    json_object_get_boolean(json_object_object_get(next, "warmup")) ||
+				    !streq_ptr(jstring(next, "result"), jstring(r, "result")) ||
+				    !streq_ptr(jstring(next, "error"), jstring(r, "error")))
+					break;
+				last = json_object_get_int(json_object_object_get(next, "repetition"));
+				k++;
+			}
+			char which[48];
+			if (last == first)
+				snprintf(which, sizeof(which), "round %d", first);
+			else
+				snprintf(which, sizeof(which), "rounds %d-%d", first, last);
+			out_text("excluded    %s%s%s %s: %s: %s\n", jstring(g, "group"),
 				 jstring(g, "sweep_value") ? " " : "", strempty(jstring(g, "sweep_value")),
-				 json_object_get_int(json_object_object_get(r, "repetition")),
-				 jstring(r, "result"), strna(jstring(r, "error")));
+				 which, jstring(r, "result"), strna(jstring(r, "error")));
 		}
 	}
 }
@@ -1208,12 +1226,17 @@ static void render_table(struct json_object *doc, const char *report_dir)
 	struct json_object *groups, *sweep;
 	bool has_sweep = json_object_object_get_ex(doc, "sweep", &sweep) && sweep;
 	const char *kept = jstring(doc, "kept_group");
+	int reps = json_object_get_int(json_object_object_get(doc, "repetitions"));
+	char most[32] = "";
 
 	json_object_object_get_ex(doc, "groups", &groups);
-	out_text("campaign    %s (campaign %" PRId64 ", %s, %d repetition%s, %" PRId64 " run%s)\n",
+
+	if (json_object_get_boolean(json_object_object_get(doc, "repeat_auto")))
+		snprintf(most, sizeof(most), " of at most %d",
+			 json_object_get_int(json_object_object_get(doc, "repeat")));
+	out_text("campaign    %s (campaign %" PRId64 ", %s, %d repetition%s%s, %" PRId64 " run%s)\n",
 		 jstring(doc, "name"), json_object_get_int64(json_object_object_get(doc, "campaign")),
-		 jstring(doc, "status"), json_object_get_int(json_object_object_get(doc, "repeat")),
-		 json_object_get_int(json_object_object_get(doc, "repeat")) == 1 ? "" : "s",
+		 jstring(doc, "status"), reps, reps == 1 ? "" : "s", most,
 		 json_object_get_int64(json_object_object_get(doc, "runs")),
 		 json_object_get_int64(json_object_object_get(doc, "runs")) == 1 ? "" : "s");
 	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %s\n", "group", has_sweep ? "value    " : "",
@@ -1715,6 +1738,220 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	if (out_finish() < 0 && code == EXIT_OK)
 		code = EXIT_ERROR;
 	mirror_opportunistic(h, NULL);
+	return code;
+}
+
+/* ---- `cx5prof compare --campaign A B` ---- */
+
+/* One campaign's document and its groups' counted rounds. */
+struct loaded_campaign {
+	int64_t id;
+	struct json_object *doc;
+	struct json_object *groups;
+	size_t n;
+	double **recv, **loss;
+	size_t *rounds;
+};
+
+static void loaded_campaign_done(struct loaded_campaign *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->recv ? l->recv[i] : NULL);
+		free(l->loss ? l->loss[i] : NULL);
+	}
+	free(l->recv);
+	free(l->loss);
+	free(l->rounds);
+	json_object_put(l->doc);
+}
+
+static int campaign_load_doc(struct history *h, const char *arg, struct loaded_campaign *ret)
+{
+	_cleanup_free_ char *summary = NULL;
+	int r;
+
+	if (safe_atoi64(arg, &ret->id) < 0 || ret->id <= 0) {
+		log_error(
+		    "compare: '%s' is not a campaign id (a positive number, as listed by 'cx5prof history')",
+		    arg);
+		return EXIT_USAGE;
+	}
+	r = campaigns_get_summary(h, ret->id, &summary);
+	if (r == -ENOENT) {
+		log_error("compare: no campaign %" PRId64 " in %s", ret->id, history_path(h));
+		return EXIT_NOT_FOUND;
+	}
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
+		return EXIT_ERROR;
+	}
+	ret->doc = summary ? json_tokener_parse(summary) : NULL;
+	if (!ret->doc || !json_object_object_get_ex(ret->doc, "groups", &ret->groups) ||
+	    !json_object_is_type(ret->groups, json_type_array)) {
+		log_error("compare: campaign %" PRId64 " has no summary to compare (%s)", ret->id,
+			  summary ? "unreadable" : "still running");
+		return EXIT_INVALID;
+	}
+	ret->n = json_object_array_length(ret->groups);
+	ret->recv = calloc(ret->n ? ret->n : 1, sizeof(*ret->recv));
+	ret->loss = calloc(ret->n ? ret->n : 1, sizeof(*ret->loss));
+	ret->rounds = calloc(ret->n ? ret->n : 1, sizeof(*ret->rounds));
+	if (!ret->recv || !ret->loss || !ret->rounds)
+		return log_error("out of memory"), EXIT_ERROR;
+	for (size_t i = 0; i < ret->n; i++)
+		if (verdict_doc_rounds(json_object_array_get_idx(ret->groups, i), &ret->recv[i],
+				       &ret->loss[i], &ret->rounds[i]) < 0)
+			return log_error("out of memory"), EXIT_ERROR;
+	return EXIT_OK;
+}
+
+static struct verdict_group doc_group(const struct loaded_campaign *l, size_t i)
+{
+	struct json_object *g = json_object_array_get_idx(l->groups, i);
+
+	return (struct verdict_group){
+	    .name = jstring(g, "group"),
+	    .sweep_value = jstring(g, "sweep_value"),
+	    .recv = l->recv[i],
+	    .loss = l->loss[i],
+	    .n = l->rounds[i],
+	    .skipped = jstring(g, "skipped"),
+	};
+}
+
+/* "only in campaign 1: lab-full": the groups of `a` that `b` lacks. */
+static struct json_object *only_in(const struct loaded_campaign *a, const struct loaded_campaign *b)
+{
+	struct json_object *out = json_object_new_array();
+
+	for (size_t i = 0; i < a->n; i++) {
+		struct verdict_group x = doc_group(a, i);
+		bool found = false;
+		for (size_t j = 0; j < b->n && !found; j++) {
+			struct verdict_group y = doc_group(b, j);
+			found = streq_ptr(x.name, y.name) && streq_ptr(x.sweep_value, y.sweep_value);
+		}
+		if (!found)
+			json_object_array_add(out, json_object_new_string(strempty(x.name)));
+	}
+	return out;
+}
+
+static void render_campaign_compare(struct json_object *o, const struct loaded_campaign *l)
+{
+	struct json_object *cmps = json_object_object_get(o, "comparisons");
+
+	out_text("compare     campaign %" PRId64 " (%s) against campaign %" PRId64 " (%s)\n", l[1].id,
+		 strna(jstring(l[1].doc, "name")), l[0].id, strna(jstring(l[0].doc, "name")));
+	for (size_t i = 0; i < json_object_array_length(cmps); i++) {
+		struct json_object *c = json_object_array_get_idx(cmps, i),
+				   *recv = json_object_object_get(c, "recv");
+		char name[96], rc[64], lc[64], before[32], after[32];
+
+		if (i == 0)
+			out_text("%-24s %-14s %-14s %-32s %-34s %s\n", "group", "before Mbps", "after Mbps",
+				 "receive throughput", "loss", "confidence");
+		snprintf(name, sizeof(name), "%s%s%s", jstring(c, "group"),
+			 jstring(c, "sweep_value") ? " " : "", strempty(jstring(c, "sweep_value")));
+		for (size_t k = 0; k < 2; k++) {
+			char *buf = k ? after : before;
+			const char *key = k ? "rounds" : "rounds_against";
+			for (size_t g = 0; g < l[k].n; g++) {
+				struct verdict_group vg = doc_group(&l[k], g);
+				if (streq_ptr(vg.name, jstring(c, "group")) &&
+				    streq_ptr(vg.sweep_value, jstring(c, "sweep_value")))
+					snprintf(buf, 32, "%.1f (%d)", stats_median(vg.recv, vg.n),
+						 json_object_get_int(json_object_object_get(c, key)));
+			}
+		}
+		measure_cell(recv, rc, sizeof(rc));
+		measure_cell(json_object_object_get(c, "loss"), lc, sizeof(lc));
+		out_text("%-24s %-14s %-14s %-32s %-34s %.1f%%\n", name, before, after, rc, lc,
+			 100 * jdouble(recv, "confidence"));
+	}
+	for (size_t k = 0; k < 2; k++) {
+		struct json_object *only = json_object_object_get(o, k ? "only_after" : "only_before");
+		for (size_t i = 0; i < json_object_array_length(only); i++)
+			out_text("only in campaign %" PRId64 ": %s\n", l[k].id,
+				 json_object_get_string(json_object_array_get_idx(only, i)));
+	}
+	if (json_object_array_length(cmps) == 0)
+		out_text("nothing to compare: no group of campaign %" PRId64 " has counted rounds in both\n",
+			 l[1].id);
+}
+
+int compare_campaigns(struct cli *cli, char **args)
+{
+	_cleanup_history_ struct history *h = NULL;
+	_cleanup_free_ struct verdict_group *groups = NULL;
+	_cleanup_free_ struct verdict_pair *pairs = NULL;
+	struct loaded_campaign l[2] = {0};
+	struct verdict v = {0};
+	struct verdict_input in;
+	struct json_object *o = NULL, *ids;
+	size_t n_pairs = 0;
+	int r, code = EXIT_OK;
+
+	if (strv_length(args) != 2) {
+		log_error(
+		    "compare --campaign: give two campaign ids, the earlier first (see 'cx5prof history')");
+		return EXIT_USAGE;
+	}
+	r = history_open(cli->db_path, HISTORY_READ_ONLY, &h);
+	if (r < 0)
+		return txn_verb_history_failed(cli->db_path, r);
+	for (size_t k = 0; k < 2 && code == EXIT_OK; k++)
+		code = campaign_load_doc(h, args[k], &l[k]);
+	if (code == EXIT_OK) {
+		groups = calloc(l[0].n + l[1].n + 1, sizeof(*groups));
+		pairs = calloc(l[1].n + 1, sizeof(*pairs));
+		if (!groups || !pairs)
+			code = EXIT_ERROR;
+	}
+	for (size_t i = 0; code == EXIT_OK && i < l[0].n + l[1].n; i++)
+		groups[i] = i < l[0].n ? doc_group(&l[0], i) : doc_group(&l[1], i - l[0].n);
+	/* Each group of the second campaign against the same group (and
+	 * sweep value) of the first. */
+	for (size_t j = 0; code == EXIT_OK && j < l[1].n; j++)
+		for (size_t i = 0; i < l[0].n; i++)
+			if (streq_ptr(groups[i].name, groups[l[0].n + j].name) &&
+			    streq_ptr(groups[i].sweep_value, groups[l[0].n + j].sweep_value)) {
+				pairs[n_pairs++] = (struct verdict_pair){l[0].n + j, i, CMP_CAMPAIGN, -1};
+				break;
+			}
+	if (code == EXIT_OK) {
+		in = (struct verdict_input){.groups = groups,
+					    .n_groups = l[0].n + l[1].n,
+					    .n_sweeps = 1,
+					    .alpha = VERDICT_ALPHA,
+					    .pairs = pairs,
+					    .n_pairs = n_pairs};
+		r = verdict_compute(&in, &v);
+		if (r < 0) {
+			log_error_errno(r, "compare: %m");
+			code = EXIT_ERROR;
+		}
+	}
+	if (code == EXIT_OK) {
+		o = json_object_new_object();
+		ids = json_object_new_array();
+		json_object_array_add(ids, json_object_new_int64(l[0].id));
+		json_object_array_add(ids, json_object_new_int64(l[1].id));
+		json_object_object_add(o, "campaigns", ids);
+		json_object_object_add(o, "comparisons", verdict_comparisons_json(&in, &v));
+		json_object_object_add(o, "only_before", only_in(&l[0], &l[1]));
+		json_object_object_add(o, "only_after", only_in(&l[1], &l[0]));
+		if (out_is_json())
+			out_json(NULL, json_object_get(o));
+		else
+			render_campaign_compare(o, l);
+		json_object_put(o);
+		if (out_finish() < 0)
+			code = EXIT_ERROR;
+	}
+	verdict_done(&v);
+	loaded_campaign_done(&l[0]);
+	loaded_campaign_done(&l[1]);
 	return code;
 }
 

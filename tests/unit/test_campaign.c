@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "campaignfile.h"
+#include "kinds/kinds.h"
+#include "verdict.h"
 
 static char tmpdir[] = "/tmp/cx5-test-campaign-XXXXXX";
 
@@ -149,6 +151,153 @@ static void test_errors(void **state)
 	free(line);
 }
 
+/* repeat: auto with its limit, warm-up rounds and a budget; the
+ * durations the budget takes. */
+static void test_rounds_keys(void **state)
+{
+	struct campaign *c = NULL;
+	struct profile_error err = {0};
+	unsigned v = 0;
+	(void)state;
+
+	write_str("ga.yaml", "version: 1\nname: ga\nlink:\n  mtu: 1500\n");
+	write_str("ca.yaml", "version: 1\nname: ca\ngroups: [ga.yaml]\nrepeat: auto\n");
+	assert_int_equal(campaign_load("ca.yaml", &c, &err), 0);
+	assert_true(c->repeat_auto);
+	assert_int_equal(c->repeat, CAMPAIGN_MAX_ROUNDS);
+	assert_int_equal(c->warmup, 0);
+	assert_int_equal(c->budget_s, 0);
+	campaign_free(c);
+	write_str("cb.yaml", "version: 1\nname: cb\ngroups: [ga.yaml]\nrepeat: auto\nmax_rounds: 6\n"
+			     "warmup: 2\nbudget: 15m\n");
+	assert_int_equal(campaign_load("cb.yaml", &c, &err), 0);
+	assert_true(c->repeat_auto);
+	assert_int_equal(c->repeat, 6);
+	assert_int_equal(c->warmup, 2);
+	assert_int_equal(c->budget_s, 900);
+	campaign_free(c);
+
+	assert_int_equal(campaign_parse_duration("90", &v), 0);
+	assert_int_equal(v, 90);
+	assert_int_equal(campaign_parse_duration("90s", &v), 0);
+	assert_int_equal(v, 90);
+	assert_int_equal(campaign_parse_duration("2h", &v), 0);
+	assert_int_equal(v, 7200);
+	assert_int_equal(campaign_parse_duration("168h", &v), 0);
+	assert_int_equal(campaign_parse_duration("169h", &v), -EINVAL);
+	assert_int_equal(campaign_parse_duration("0", &v), -EINVAL);
+	assert_int_equal(campaign_parse_duration("5d", &v), -EINVAL);
+	assert_int_equal(campaign_parse_duration("1m30s", &v), -EINVAL);
+	assert_int_equal(campaign_parse_duration("", &v), -EINVAL);
+	assert_int_equal(campaign_parse_duration("m", &v), -EINVAL);
+}
+
+/* An ablation of MTU, the IRQ map and sysctls: the host as found, each
+ * family alone, everything, everything minus each: 8 groups, each round's
+ * profile holding exactly its families' keys and the campaign's verify
+ * block; with one family only 2 groups (alone is full, minus is the
+ * baseline). */
+static void test_ablation(void **state)
+{
+	static const char *const names[] = {"baseline", "mtu-only",    "irq-only",    "sysctl-only",
+					    "full",	"full-no-mtu", "full-no-irq", "full-no-sysctl"};
+	struct campaign *c = NULL;
+	struct profile *p = NULL;
+	struct profile_error err = {0};
+	char *line;
+	(void)state;
+
+	write_str("tuned.yaml",
+		  "version: 1\nname: tuned\nmatch:\n  interfaces: [ens1f0]\nlink:\n  mtu: 9000\n"
+		  "irq:\n  policy: numa-local\n  irqbalance: leave\nsysctl:\n"
+		  "  net.core.rmem_max: \">= 4M\"\nverify:\n  peer: 192.0.2.1\n");
+	write_str("cab.yaml", "version: 1\nname: cab\nablate: tuned.yaml\nverify:\n  peer: 198.18.0.2\n"
+			      "  duration: 1\nrepeat: 6\n");
+	assert_int_equal(campaign_load("cab.yaml", &c, &err), 0);
+	assert_string_equal(c->ablate, "tuned.yaml");
+	assert_int_equal(c->ablation.n_families, 3);
+	assert_string_equal(c->ablation.families[0].label, "MTU 9000");
+	assert_string_equal(c->ablation.families[1].label, "IRQ map + irqbalance");
+	assert_string_equal(c->ablation.families[2].label, "sysctls");
+	assert_int_equal(c->n_groups, 8);
+	for (size_t g = 0; g < 8; g++)
+		assert_string_equal(c->groups[g].name, names[g]);
+	assert_int_equal(c->groups[0].role, ROLE_BASELINE);
+	assert_int_equal(c->groups[1].families, 1);
+	assert_int_equal(c->groups[4].role, ROLE_FULL);
+	assert_int_equal(c->groups[7].families, 3);
+	assert_string_equal(c->groups[5].description, "tuned without MTU 9000");
+
+	/* the baseline: nothing managed, the match kept; the campaign's verify
+	 * over what the profile did not write itself (as for a group) */
+	assert_int_equal(campaign_group_profile(c, 0, 0, &p, &err), 0);
+	assert_false(p->link.mtu.set || p->irq.policy.set || p->irq.irqbalance.set);
+	assert_int_equal(p->n_sysctls, 0);
+	assert_string_equal(p->match.interfaces.value[0], "ens1f0");
+	assert_string_equal(p->verify.peer.value, "192.0.2.1");
+	assert_int_equal(p->verify.duration.value, 1);
+	assert_string_equal(p->name.value, "baseline");
+	profile_free(p);
+	/* irq-only */
+	assert_int_equal(campaign_group_profile(c, 2, 0, &p, &err), 0);
+	assert_false(p->link.mtu.set);
+	assert_true(p->irq.policy.set && p->irq.irqbalance.set);
+	assert_int_equal(p->n_sysctls, 0);
+	profile_free(p);
+	/* full-no-irq */
+	assert_int_equal(campaign_group_profile(c, 6, 0, &p, &err), 0);
+	assert_true(p->link.mtu.set);
+	assert_false(p->irq.policy.set);
+	assert_int_equal(p->n_sysctls, 1);
+	profile_free(p);
+	campaign_free(c);
+	c = NULL;
+
+	/* one family: the profile against the host as found */
+	write_str("mtu.yaml", "version: 1\nname: mtu\nlink:\n  mtu: 9000\nverify:\n  peer: 192.0.2.1\n");
+	assert_int_equal(campaign_new_ablation("mtu.yaml", &c, &err), 0);
+	assert_string_equal(c->name, "ablate-mtu");
+	assert_true(c->repeat_auto);
+	assert_int_equal(c->n_groups, 2);
+	assert_string_equal(c->groups[0].name, "baseline");
+	assert_string_equal(c->groups[1].name, "mtu-only");
+	campaign_free(c);
+	c = NULL;
+
+	/* a file with groups, its groups replaced (--ablate over a file) */
+	write_str("cg.yaml", "version: 1\nname: cg\ngroups: [mtu.yaml]\nrepeat: 4\n");
+	assert_int_equal(campaign_load("cg.yaml", &c, &err), 0);
+	assert_int_equal(campaign_set_ablate(c, "tuned.yaml", &err), 0);
+	assert_int_equal(c->n_groups, 8);
+	assert_int_equal(c->repeat, 4);
+	campaign_free(c);
+	c = NULL;
+
+	assert_int_equal(campaign_new_ablation("no-such.yaml", &c, &err), -ENOENT);
+	write_str("nothing.yaml", "version: 1\nname: nothing\nverify:\n  peer: 192.0.2.1\n");
+	assert_int_equal(campaign_new_ablation("nothing.yaml", &c, &err), -EINVAL);
+	line = profile_error_format(&err);
+	assert_string_equal(
+	    line, "nothing.yaml: ablate: nothing.yaml: it changes nothing (no link, irq or sysctl key): "
+		  "there is nothing to attribute");
+	free(line);
+}
+
+/* Every change kind but boot (which follows the others) is in exactly
+ * one family: a new kind must say which family it attributes to. */
+static void test_families_cover_kinds(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < n_change_kinds; k++) {
+		unsigned found = 0;
+		for (size_t d = 0; d < ablation_family_defs(); d++)
+			for (const char *const *n = ablation_family_kinds(d); *n; n++)
+				found += streq(*n, change_kinds[k]->name);
+		if (found != (streq(change_kinds[k]->name, "boot") ? 0u : 1u))
+			fail_msg("change kind %s is in %u families", change_kinds[k]->name, found);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -168,9 +317,9 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rounds),
-	    cmocka_unit_test(test_peer),
-	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_rounds),   cmocka_unit_test(test_peer),
+	    cmocka_unit_test(test_errors),   cmocka_unit_test(test_rounds_keys),
+	    cmocka_unit_test(test_ablation), cmocka_unit_test(test_families_cover_kinds),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
