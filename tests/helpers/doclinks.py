@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""doclinks.py FILE...: every relative Markdown link of FILEs resolves.
+"""doclinks.py [--root DIR] FILE...: the links and paths of FILEs resolve.
 
 A link [text](path) or ![alt](path) must name a file or directory that
 exists, relative to the file holding it; a #anchor must be a heading of
 its target (GitHub's rule: lower case, punctuation but '-' and '_'
 dropped, spaces as '-'). External links (scheme:) are not followed.
-Prints one line per broken link, "FILE:LINE: LINK: why", and exits 1 when
-there is one."""
+With --root, every source path a FILE names (engine/..., tests/...,
+contrib/..., profiles/..., schemas/..., docs/..., not after build/) must
+exist under DIR, except a pattern (upper-case placeholders such as NAME,
+or a name cut at '-' or '_'): renamed or moved files leave no stale name.
+Prints one line per broken link or path, "FILE:LINE: LINK: why", and
+exits 1 when there is one."""
 import os
 import re
 import sys
@@ -45,9 +49,30 @@ def anchors(path):
     return out
 
 
-def main(files):
+PATH = re.compile(r"(?<![\w/.-])((?:engine|tests|contrib|profiles|schemas|docs)/[A-Za-z0-9_./@-]+)")
+
+
+def stale_paths(path, root):
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            for name in PATH.findall(line):
+                name = name.rstrip(".,:;")
+                if re.search(r"[A-Z]{2,}|[-_]$", name):
+                    continue
+                if not os.path.exists(os.path.join(root, name)):
+                    yield n, name
+
+
+def main(argv):
+    root = None
+    if argv[:1] == ["--root"]:
+        root, argv = argv[1], argv[2:]
+    files = argv
     bad = 0
     for path in files:
+        for n, name in stale_paths(path, root) if root else ():
+            print("%s:%d: %s: no such file under %s" % (path, n, name, root))
+            bad += 1
         for n, line in lines_outside_code(path):
             for target in LINK.findall(line):
                 if re.match(r"^[a-z][a-z0-9+.-]*:", target):

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # 05-docs.t: the docs hold together: README.md stays a short entry point,
 # every relative link of README.md and docs/ resolves (file and #anchor),
+# every source path they and the man page name exists,
 # the man page renders without a warning and keeps its JSON example whole,
 # and --help names the man page, also for a source tree.
 . "$(dirname "$0")/lib.sh"
@@ -15,6 +16,11 @@ done
 
 run python3 "$TESTS_DIR/helpers/doclinks.py" "$TOP/README.md" "$TOP"/docs/*.md
 is "$rc $out" "0 " "every relative link of README.md and docs/ resolves"
+
+# Files move (layers, renumbered tests): the docs must follow them.
+run python3 "$TESTS_DIR/helpers/doclinks.py" --root "$TOP" "$TOP/README.md" "$TOP"/docs/*.md \
+	"$TOP/contrib/man/cx5prof.8"
+is "$rc $out" "0 " "every source path README.md, docs/ and the man page name exists"
 
 run groff -man -Tutf8 -ww "$TOP/contrib/man/cx5prof.8"
 is "$rc $err" "0 " "the man page renders without a warning (groff -ww)"
