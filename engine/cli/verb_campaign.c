@@ -21,6 +21,7 @@
 #include "apply.h"
 #include "base/log.h"
 #include "base/output.h"
+#include "base/stats.h"
 #include "campaignfile.h"
 #include "mirror.h"
 #include "os/probe.h"
@@ -138,10 +139,10 @@ static int handle_option(int id, const char *arg, void *userdata)
 	}
 	case OPT_BUDGET:
 		if (campaign_parse_duration(arg, &a->budget_s) < 0) {
-			log_error("campaign: --budget takes a duration such as 900, 90s, 15m or 2h (at most "
-				  "7 days), "
-				  "not '%s'",
-				  arg);
+			log_error(
+			    "campaign: --budget takes a duration such as 900, 90s, 15m or 2h (at most 7 "
+			    "days), not '%s'",
+			    arg);
 			return EXIT_USAGE;
 		}
 		return 0;
@@ -231,11 +232,6 @@ struct run_ctx {
 static size_t sweeps(const struct campaign *c)
 {
 	return c->n_sweep ? c->n_sweep : 1;
-}
-
-static double median(const double *v, size_t n)
-{
-	return stats_median(v, n);
 }
 
 static void cell_add_drops(struct cell *cl, const struct verify_report *rep)
@@ -884,7 +880,7 @@ static struct json_object *cell_json(const struct run_ctx *x, struct cell *cl, d
 {
 	const struct campaign_group *g = &x->c->groups[cl->group];
 	struct json_object *o = json_object_new_object();
-	double med = median(cl->recv, cl->n);
+	double med = stats_median(cl->recv, cl->n);
 	double lo = NAN, hi = NAN;
 	char spread[64];
 
@@ -911,7 +907,7 @@ static struct json_object *cell_json(const struct run_ctx *x, struct cell *cl, d
 	json_object_object_add(o, "median_recv_mbps", num_or_null(med));
 	json_object_object_add(o, "min_recv_mbps", num_or_null(lo));
 	json_object_object_add(o, "max_recv_mbps", num_or_null(hi));
-	json_object_object_add(o, "median_loss_percent", num_or_null(median(cl->loss, cl->n)));
+	json_object_object_add(o, "median_loss_percent", num_or_null(stats_median(cl->loss, cl->n)));
 	json_object_object_add(o, "irq_spread", json_object_new_string(spread));
 	json_object_object_add(o, "irq_max_cpu_percent", num_or_null(cl->max_cpu_percent));
 	json_object_object_add(o, "drops", json_object_get(cl->drops));
@@ -956,7 +952,7 @@ static int keep_cell(const struct run_ctx *x, enum keep k)
 
 	for (size_t i = 0; i < x->n_cells; i++) {
 		const struct cell *cl = &x->cells[i];
-		double m = median(cl->recv, cl->n);
+		double m = stats_median(cl->recv, cl->n);
 		bool winner = false;
 
 		if (cl->skipped || cl->n == 0)
@@ -1012,7 +1008,7 @@ static struct json_object *campaign_doc(const struct run_ctx *x, enum campaign_s
 		for (size_t g = x->cells[i].group; g-- > 0;) {
 			const struct cell *pc = &x->cells[g * sweeps(x->c) + x->cells[i].sweep];
 			if (pc->n) {
-				prev = median(pc->recv, pc->n);
+				prev = stats_median(pc->recv, pc->n);
 				break;
 			}
 		}
@@ -1389,14 +1385,13 @@ static void render_estimate(const struct run_ctx *x)
 	out_text(x->c->budget_s ? " (budget %s)\n" : "\n", b);
 }
 
-/* Plan group g against this host now: NULL when it would apply, else why
- * not (and *ret_code). */
-static int check_group(const struct run_ctx *x, const struct profile *p, char **ret_why, int *ret_code)
+/* Plan a group's profile against this host now: *ret_why NULL when it
+ * would apply, else why not (and *ret_code). */
+static int check_group(const struct profile *p, char **ret_why, int *ret_code)
 {
 	_cleanup_plan_ struct plan *pl = NULL;
 	int code;
 
-	(void)x;
 	*ret_why = NULL;
 	*ret_code = EXIT_OK;
 	code = plan_round(p, &pl);
@@ -1465,7 +1460,7 @@ static int render_check(struct run_ctx *x)
 			code = EXIT_INVALID; /* campaign_load() loaded every one */
 			break;
 		}
-		code = check_group(x, p, &why, &skip_code);
+		code = check_group(p, &why, &skip_code);
 		out_open_object(NULL);
 		out_string(OUT_ANY, "group", "group       %s", c->groups[g].name);
 		out_string(OUT_ANY, "file", " (%s)", c->groups[g].path);
