@@ -5,6 +5,7 @@
 #   for an interface the host does not have and one that stops irqbalance
 #   without a service manager are named with the reason, exit 5; --json
 #   says the same (valid); nothing is recorded or changed.
+# - An ablation whose family cannot apply here names it with the reason.
 # - The same blocking failure in two rounds of a group in a row (the
 #   peer's path MTU below the group's) stops that group's rounds with that
 #   one reason; the other group runs all its rounds.
@@ -46,6 +47,23 @@ run cjson "$WORK/check.json" 'print([(g["group"], g["skipped_exit_code"]) for g 
 is "$rc/$out" "0/[('baseline', None), ('no-port', 66), ('stop-irqbalance', 69)] 9" "--check --json: valid, the same groups skipped"
 [ ! -e "$DB" ] && same_sysroot
 ok $? "--check: nothing recorded, nothing changed"
+
+# ---- an ablation whose family cannot apply here: reported with the
+# reason, not dropped (its group alone and the full profile are skipped)
+cat >"$WORK/jumbo-stop.yaml" <<YAML
+version: 1
+name: jumbo-stop
+extends: $TOP/profiles/mtu-jumbo.yaml
+irq:
+  irqbalance: stop
+YAML
+printf 'version: 1\nname: lab-ablate-stop\nablate: %s\nverify: {duration: 1}\n' "$WORK/jumbo-stop.yaml" >"$WORK/ablate-stop.yaml"
+run cx campaign "$WORK/ablate-stop.yaml"
+is "$rc" 0 "an ablation with a family that cannot apply: exit 0 (the others were measured)"
+printf '%s\n' "$out" | grep -qx 'IRQ map + irqbalance     not applied: irqbalance: irq.irqbalance: stop: no service manager to stop it with'
+ok $? "the attribution names the family that could not apply, with the reason"
+printf '%s\n' "$out" | grep -qE '^verdict     .*; families: MTU 9000: no clear difference, IRQ map \+ irqbalance: not applied \(irqbalance: irq.irqbalance: stop: no service manager to stop it with\); skipped: irq-only \(exit 69\), full \(exit 69\)$'
+ok $? "the verdict names it too, and the skipped groups (one round each: no clear difference)"
 
 # ---- the same failure twice: the rest of the group is not run
 ip -n "$PEER_NS" link set peer0 mtu 1500

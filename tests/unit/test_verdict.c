@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <string.h>
 
 #include "verdict.h"
 
@@ -204,6 +205,45 @@ static void test_ablation(void **state)
 	verdict_done(&v);
 }
 
+/* Two families that do the same thing (each alone doubles the rate, both
+ * together too): alone each is better, inside the full profile neither
+ * adds anything (the full profile minus either is as fast): the note says
+ * the effect depends on the other families. The full/other-alone pairs
+ * interleave (the "full" rounds sit between those of each "-only" group),
+ * so their intervals straddle 0. */
+static void test_interaction(void **state)
+{
+	static const double a_recv[] = {200.5, 202.5, 204.5, 206.5, 208.5};
+	static const double b_recv[] = {199.5, 201.5, 203.5, 205.5, 207.5};
+	struct verdict_group g[] = {
+	    group("baseline", base_recv, loss_a, 5),
+	    group("a-only", a_recv, loss_a, 5),
+	    group("b-only", b_recv, loss_a, 5),
+	    group("full", jumbo_recv, loss_a, 5),
+	};
+	struct verdict_family fam[] = {{"a", "A", NULL}, {"b", "B", NULL}};
+	struct verdict_input in = {
+	    .groups = g, .n_groups = 4, .n_sweeps = 1, .families = fam, .n_families = 2, .alpha = VERDICT_ALPHA};
+	struct verdict v;
+	char *note;
+
+	(void)state;
+	g[0].role = ROLE_BASELINE;
+	g[1].role = g[2].role = ROLE_ALONE;
+	g[1].families = 1;
+	g[2].families = 2;
+	g[3].role = ROLE_FULL;
+	g[3].families = 3;
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	note = verdict_interaction(&in, &v, 0);
+	assert_non_null(note);
+	assert_non_null(strstr(note, "alone better ("));
+	assert_non_null(strstr(note, "), inside the full profile no clear difference ("));
+	assert_non_null(strstr(note, "): its effect depends on the other families"));
+	free(note);
+	verdict_done(&v);
+}
+
 /* The interval's text: precision by size, unbounded as [?]. */
 static void test_measure_text(void **state)
 {
@@ -232,7 +272,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_three_groups),	   cmocka_unit_test(test_too_few_rounds),
 	    cmocka_unit_test(test_thresholds_and_skipped), cmocka_unit_test(test_ablation),
-	    cmocka_unit_test(test_measure_text),
+	    cmocka_unit_test(test_interaction),	 cmocka_unit_test(test_measure_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
