@@ -222,8 +222,12 @@ static void test_interaction(void **state)
 	    group("full", jumbo_recv, loss_a, 5),
 	};
 	struct verdict_family fam[] = {{"a", "A", NULL}, {"b", "B", NULL}};
-	struct verdict_input in = {
-	    .groups = g, .n_groups = 4, .n_sweeps = 1, .families = fam, .n_families = 2, .alpha = VERDICT_ALPHA};
+	struct verdict_input in = {.groups = g,
+				   .n_groups = 4,
+				   .n_sweeps = 1,
+				   .families = fam,
+				   .n_families = 2,
+				   .alpha = VERDICT_ALPHA};
 	struct verdict v;
 	char *note;
 
@@ -270,9 +274,12 @@ static void test_measure_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_three_groups),	   cmocka_unit_test(test_too_few_rounds),
-	    cmocka_unit_test(test_thresholds_and_skipped), cmocka_unit_test(test_ablation),
-	    cmocka_unit_test(test_interaction),	 cmocka_unit_test(test_measure_text),
+	    cmocka_unit_test(test_three_groups),
+	    cmocka_unit_test(test_too_few_rounds),
+	    cmocka_unit_test(test_thresholds_and_skipped),
+	    cmocka_unit_test(test_ablation),
+	    cmocka_unit_test(test_interaction),
+	    cmocka_unit_test(test_measure_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
