@@ -83,7 +83,7 @@ ok $? "SIGTERM: the host is as before"
 # ---- the reader goes away: EPIPE on stdout is an interruption
 ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/int.yaml" 2>"$WORK/pipe.err" | head -c 1 >"$WORK/pipe.out"
 is "${PIPESTATUS[0]}/$(cat "$WORK/pipe.out")" "6/e" "| head -c 1: exit 6 (interrupted), after the first byte of the estimate"
-grep -q '^cx5prof: error: campaign 3 interrupted: its output was closed (Broken pipe): the round in progress was rolled back; the host is as before the campaign$' "$WORK/pipe.err"
+grep -q '^cx5prof: error: campaign 3 interrupted by a closed output (EPIPE): the round in progress was rolled back; the host is as before the campaign$' "$WORK/pipe.err"
 ok $? "| head -c 1: said so on stderr"
 is "$(q "SELECT status FROM campaigns WHERE id = 3")/$(q "SELECT COUNT(*) FROM transactions WHERE status IN ('open', 'pending_confirm') OR (kind = 'apply' AND status != 'rolled_back')")" \
 	"interrupted/0" "| head -c 1: the campaign recorded as interrupted, no transaction left open"
