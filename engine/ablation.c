@@ -5,28 +5,43 @@
 #define _GNU_SOURCE
 #include "ablation.h"
 
+#include "kinds/kinds.h"
 #include "verdict.h"
 
-/* The families of changes a profile can make, in the order the groups are
- * run. Each names the profile keys (a section: every key under it) and
- * the change kinds that own them; test_campaign.c checks that every kind
- * of kinds.c but boot (which follows the others) is in exactly one. */
+/* A family is one change kind's keys (engine/kinds/: each kind owns its
+ * profile keys), or several kinds that one change needs together, as
+ * listed here with the label people read; a kind not listed (a new one)
+ * is a family of its own, named and labelled after the kind. The listed
+ * families come first, in this order, then the others in change_kinds[]
+ * order. test_campaign.c checks that every name here is a kind. */
 static const struct family_def {
 	const char *name;
 	const char *label;
-	const char *const keys[3];
 	const char *const kinds[4];
 } family_defs[] = {
-    {"mtu", "MTU", {"link.mtu"}, {"mtu"}},
-    {"irq", "IRQ map + irqbalance", {"irq"}, {"irq", "irqbalance", "irqbalance-ban"}},
-    {"sysctl", "sysctls", {"sysctl"}, {"sysctl"}},
-    {"queues", "channels/rings", {"link.channels", "link.rings"}, {"channels", "rings"}},
-    {"offloads", "offloads", {"link.features"}, {"features"}},
-    {"coalescing", "coalescing/pause", {"link.coalesce", "link.pause"}, {"coalesce", "pause"}},
+    {"mtu", "MTU", {"mtu"}},
+    {"irq", "IRQ map + irqbalance", {"irq", "irqbalance", "irqbalance-ban"}},
+    {"sysctl", "sysctls", {"sysctl"}},
+    {"queues", "channels/rings", {"channels", "rings"}},
+    {"offloads", "offloads", {"features"}},
+    {"coalescing", "coalescing/pause", {"coalesce", "pause"}},
 };
 
-/* What a profile changes: these sections hold every managed key. */
-static const char *const managed_sections[] = {"link", "irq", "sysctl"};
+/* The listed family of kind k, or -1. */
+static int family_of(const struct change_kind *k)
+{
+	for (size_t d = 0; d < ARRAY_SIZE(family_defs); d++)
+		for (size_t i = 0; i < ARRAY_SIZE(family_defs[d].kinds) && family_defs[d].kinds[i]; i++)
+			if (streq(family_defs[d].kinds[i], k->name))
+				return (int)d;
+	return -1;
+}
+
+/* Is kind k one of family f's (a listed family, or the kind itself)? */
+static bool in_family(const struct ablation_family *f, const struct change_kind *k)
+{
+	return f->def >= 0 ? family_of(k) == f->def : f->kind == k;
+}
 
 size_t ablation_family_defs(void)
 {
@@ -40,29 +55,43 @@ const char *const *ablation_family_kinds(size_t def)
 
 const char *ablation_family_name(const struct ablation *a, size_t f)
 {
-	return f < a->n_families ? family_defs[a->families[f].def].name : NULL;
+	if (f >= a->n_families)
+		return NULL;
+	return a->families[f].def >= 0 ? family_defs[a->families[f].def].name : a->families[f].kind->name;
 }
 
-static bool family_set(const struct profile *p, const struct family_def *d)
+static bool family_set(const struct profile *p, const struct ablation_family *f)
 {
-	for (size_t k = 0; k < ARRAY_SIZE(d->keys) && d->keys[k]; k++)
-		if (profile_key_is_set(p, d->keys[k]) > 0)
+	for (size_t i = 0; i < n_change_kinds; i++)
+		if (in_family(f, change_kinds[i]) && change_kinds[i]->keys &&
+		    profile_kind_is_set(p, change_kinds[i]))
 			return true;
 	return false;
 }
 
-static void family_unset(struct profile *p, const struct family_def *d)
+static void family_unset(struct profile *p, const struct ablation_family *f)
 {
-	for (size_t k = 0; k < ARRAY_SIZE(d->keys) && d->keys[k]; k++)
-		(void)profile_key_unset(p, d->keys[k]);
+	for (size_t i = 0; i < n_change_kinds; i++)
+		if (in_family(f, change_kinds[i]) && change_kinds[i]->keys)
+			profile_kind_unset(p, change_kinds[i]);
 }
 
-/* "MTU 9000": a family of one value key says its value. */
-static char *family_label(const struct profile *p, const struct family_def *d)
+/* "MTU 9000", "txqueuelen 10000": a family of one kind whose one key is
+ * a number says its value. */
+static char *family_label(const struct profile *p, const struct ablation_family *f)
 {
-	if (streq(d->name, "mtu"))
-		return strprintf("%s %" PRIu64, d->label, p->link.mtu.value);
-	return strdup(d->label);
+	const char *label = f->def >= 0 ? family_defs[f->def].label : f->kind->name;
+	const struct change_kind *k = f->def >= 0 ? change_kind_find(family_defs[f->def].kinds[0]) : f->kind;
+	const struct profile_uint *v = NULL;
+
+	if (k && k->keys && k->keys[0].name && !k->keys[1].name &&
+	    !(f->def >= 0 && family_defs[f->def].kinds[1])) {
+		_cleanup_free_ char *path = k->profile_section
+						? strprintf("%s.%s", k->profile_section, k->keys[0].name)
+						: strdup(k->keys[0].name);
+		v = path ? profile_key_uint(p, path) : NULL;
+	}
+	return v ? strprintf("%s %" PRIu64, label, v->value) : strdup(label);
 }
 
 /* The set of families named once: a mask already in the list is not
@@ -115,70 +144,41 @@ static int groups_build(struct ablation *a, const char *profile)
 	return r;
 }
 
-/* A key p manages that no family owns ("link.txqueuelen"), or NULL:
- * the effective profile's JSON without every family's keys. */
-static char *unowned_key(const struct profile *p)
+/* Add family f (a listed one: def >= 0; else the kind's own) when p sets
+ * any of its keys. */
+static int family_add(struct ablation *a, const struct profile *p, int def, const struct change_kind *kind,
+		      char **ret_why)
 {
-	struct json_object *j = NULL, *sec;
-	char *found = NULL;
+	struct ablation_family f = {.def = def, .kind = kind};
 
-	if (profile_to_json(p, &j) < 0)
-		return NULL;
-	for (size_t d = 0; d < ARRAY_SIZE(family_defs); d++)
-		for (size_t k = 0; k < ARRAY_SIZE(family_defs[d].keys) && family_defs[d].keys[k]; k++) {
-			const char *key = family_defs[d].keys[k], *dot = strchr(key, '.');
-			_cleanup_free_ char *parent = dot ? strndup(key, (size_t)(dot - key)) : NULL;
-			if (!dot)
-				json_object_object_del(j, key);
-			else if (parent && json_object_object_get_ex(j, parent, &sec) && sec)
-				json_object_object_del(sec, dot + 1);
-		}
-	for (size_t i = 0; !found && i < ARRAY_SIZE(managed_sections); i++) {
-		if (!json_object_object_get_ex(j, managed_sections[i], &sec) || !sec)
-			continue;
-		json_object_object_foreach(sec, key, value)
-		{
-			(void)value;
-			found = strprintf("%s.%s", managed_sections[i], key);
-			break;
-		}
+	if (!family_set(p, &f))
+		return 0;
+	if (a->n_families == ABLATION_MAX_FAMILIES) {
+		*ret_why = strprintf("it changes more than %d families of settings", ABLATION_MAX_FAMILIES);
+		return -EINVAL;
 	}
-	json_object_put(j);
-	return found;
+	f.label = family_label(p, &f);
+	if (!f.label)
+		return -ENOMEM;
+	a->families[a->n_families++] = f;
+	return 0;
 }
 
 int ablation_derive(const struct profile *p, struct ablation *ret, char **ret_why)
 {
-	_cleanup_free_ char *unowned = unowned_key(p);
 	struct ablation a = {0};
 	int r = 0;
 
 	*ret_why = NULL;
-	/* Every managed key must belong to a family, or the baseline would
-	 * keep it. */
-	if (unowned) {
-		*ret_why =
-		    strprintf("its key %s belongs to no change family: it could not be attributed", unowned);
-		return *ret_why ? -EINVAL : -ENOMEM;
-	}
-	for (size_t d = 0; d < ARRAY_SIZE(family_defs) && r >= 0; d++) {
-		if (!family_set(p, &family_defs[d]))
-			continue;
-		if (a.n_families == ABLATION_MAX_FAMILIES) {
-			*ret_why =
-			    strprintf("it changes more than %d families of settings", ABLATION_MAX_FAMILIES);
-			r = -EINVAL;
-			break;
-		}
-		a.families[a.n_families].def = d;
-		a.families[a.n_families].label = family_label(p, &family_defs[d]);
-		if (!a.families[a.n_families++].label)
-			r = -ENOMEM;
-	}
+	for (size_t d = 0; d < ARRAY_SIZE(family_defs) && r >= 0; d++)
+		r = family_add(&a, p, (int)d, NULL, ret_why);
+	for (size_t i = 0; i < n_change_kinds && r >= 0; i++)
+		if (change_kinds[i]->keys && family_of(change_kinds[i]) < 0)
+			r = family_add(&a, p, -1, change_kinds[i], ret_why);
 	if (r >= 0 && a.n_families == 0) {
 		*ret_why =
 		    strdup("it changes nothing (no link, irq or sysctl key): there is nothing to attribute");
-		r = -EINVAL;
+		r = *ret_why ? -EINVAL : -ENOMEM;
 	}
 	if (r >= 0)
 		r = groups_build(&a, p->name.value);
@@ -221,7 +221,7 @@ int ablation_restrict(const struct ablation *a, size_t g, struct profile *p)
 
 	for (size_t f = 0; f < a->n_families; f++)
 		if (!(gr->families & (1u << f)))
-			family_unset(p, &family_defs[a->families[f].def]);
+			family_unset(p, &a->families[f]);
 	r = replace(&p->name, gr->name);
 	return r < 0 ? r : replace(&p->description, gr->description);
 }

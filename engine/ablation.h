@@ -1,15 +1,14 @@
 /* ablation.h: a campaign's groups derived from one profile, to attribute
  * its gain to its change families.
  *
- * Owns: the change families (link MTU; IRQ map + irqbalance; sysctls;
- * channels/rings; offloads; coalescing/pause), each a set of profile keys
- * and the change kinds (engine/kinds/) that own them; which families a
- * profile manages; the groups of an ablation (the host as found, each
- * family alone, the full profile, the full profile minus each family, the
- * same set of families named once); and a profile restricted to some
- * families. Must never: touch the host, or leave in a "baseline" a key no
- * family owns (such a profile is refused: its change could not be
- * attributed). */
+ * Owns: the change families, each the keys of one or more change kinds
+ * (engine/kinds/: a kind owns its profile keys): link MTU; IRQ map +
+ * irqbalance; sysctls; channels/rings; offloads; coalescing/pause; and
+ * every other kind on its own; which families a profile manages; the
+ * groups of an ablation (the host as found, each family alone, the full
+ * profile, the full profile minus each family, the same set of families
+ * named once); and a profile restricted to some families. Must never:
+ * touch the host, or leave a kind's key in the "baseline". */
 #ifndef CX5_ABLATION_H
 #define CX5_ABLATION_H
 
@@ -19,9 +18,12 @@
  * campaign. */
 #define ABLATION_MAX_FAMILIES 7
 
+struct change_kind;
+
 struct ablation_family {
-	size_t def;  /* row of the family table */
-	char *label; /* "MTU 9000", "sysctls" */
+	int def;			/* row of the family table, or -1: the kind's own family */
+	const struct change_kind *kind; /* def -1: the one kind */
+	char *label;			/* "MTU 9000", "sysctls" */
 };
 
 struct ablation_group {
@@ -39,8 +41,8 @@ struct ablation {
 };
 
 /* The families p manages and the groups to run. -EINVAL with *ret_why
- * (caller frees) when p manages nothing, manages a key no family owns, or
- * manages more than ABLATION_MAX_FAMILIES; -ENOMEM. */
+ * (caller frees) when p manages nothing or more than
+ * ABLATION_MAX_FAMILIES families; -ENOMEM. */
 int ablation_derive(const struct profile *p, struct ablation *ret, char **ret_why);
 void ablation_done(struct ablation *a);
 
@@ -53,7 +55,7 @@ const char *ablation_family_name(const struct ablation *a, size_t f);
 int ablation_restrict(const struct ablation *a, size_t g, struct profile *p);
 
 /* The number of families in the table and the change kinds of family
- * row `def` (NULL-terminated), for the test that every kind has one. */
+ * row `def` (NULL-terminated), for the test that every name is a kind. */
 size_t ablation_family_defs(void);
 const char *const *ablation_family_kinds(size_t def);
 
