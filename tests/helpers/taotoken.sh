@@ -38,10 +38,7 @@ tt_setup() {
 	export TZ=UTC
 	unset http_proxy https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 	DB=$TT/history.db
-	runs=$(tt_test_runs) || {
-		echo "1..0 # SKIP build/tests/unit/test_runs missing: run 'make units' first"
-		exit 0
-	}
+	runs=$(tt_test_runs) || skip_all "build/tests/unit/test_runs missing: run 'make units' first"
 	"$runs" --make-db "$DB" || exit 1
 	KEY="sk-cx5test-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 	KEYFILE=$TT/taotoken.key
@@ -53,10 +50,7 @@ tt_setup() {
 	/usr/bin/python3 "$TESTS_DIR/helpers/taotoken_server.py" --port-file "$TT/port" \
 		--scenario-file "$SCENARIO" --log "$SRVLOG" --key-file "$KEYFILE" &
 	TT_SERVER_PID=$!
-	for _ in $(seq 600); do # python starts slowly on a busy machine: up to 30 s
-		[ -s "$TT/port" ] && break
-		sleep 0.05
-	done
+	wait_until 60 test -s "$TT/port" # python starts slowly on a busy machine
 	PORT=$(cat "$TT/port" 2>/dev/null)
 	[ -n "$PORT" ] || {
 		echo "Bail out! taotoken_server.py did not start"
@@ -112,10 +106,7 @@ tt_start_recorder() {
 	RECLOG=$TT/proxy-received
 	/usr/bin/python3 "$TESTS_DIR/helpers/record_listener.py" --port-file "$TT/recport" --log "$RECLOG" &
 	TT_RECORDER_PID=$!
-	for _ in $(seq 600); do
-		[ -s "$TT/recport" ] && break
-		sleep 0.05
-	done
+	wait_until 60 test -s "$TT/recport"
 	RECPORT=$(cat "$TT/recport" 2>/dev/null)
 	[ -n "$RECPORT" ] || {
 		echo "Bail out! record_listener.py did not start"

@@ -17,9 +17,8 @@
 
 #include "campaignfile.h"
 #include "kinds/kinds.h"
+#include "unit.h"
 #include "verdict.h"
-
-static char tmpdir[] = "/tmp/cx5-test-campaign-XXXXXX";
 
 static void write_str(const char *path, const char *s)
 {
@@ -324,22 +323,6 @@ static void test_family_of_its_own(void **state)
 	campaign_free(c);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) && chdir(tmpdir) == 0 ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-	(void)state;
-	if (chdir("/") < 0)
-		return -1;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,5 +334,5 @@ int main(void)
 	    cmocka_unit_test(test_families_are_kinds),
 	    cmocka_unit_test(test_family_of_its_own),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, unit_enter_tmpdir, unit_leave_tmpdir);
 }
