@@ -19,25 +19,18 @@ csetup c113
 cfile lab-int "$TOP/profiles/baseline.yaml" "$TOP/profiles/mtu-jumbo.yaml" >"$WORK/int.yaml"
 echo "repeat: 3" >>"$WORK/int.yaml"
 
-# wait_round PGID RUNS: until RUNS runs are recorded and a netperf of the
-# process group PGID is running (at most 20 s).
-wait_round() {
-	local i
-	for i in $(seq 400); do
-		if [ "$(q "SELECT COUNT(*) FROM runs" 2>/dev/null || echo 0)" -ge "$2" ] &&
-			ps -e -o pgid=,comm= | awk -v g="$1" '$1 == g && $2 == "netperf" { f = 1 } END { exit !f }'; then
-			return 0
-		fi
-		sleep 0.05
-	done
-	return 1
+# round_running PGID RUNS: RUNS runs are recorded and a netperf of the
+# process group PGID is running.
+round_running() {
+	[ "$(q "SELECT COUNT(*) FROM runs" 2>/dev/null || echo 0)" -ge "$2" ] &&
+		ps -e -o pgid=,comm= | awk -v g="$1" '$1 == g && $2 == "netperf" { f = 1 } END { exit !f }'
 }
 
 # ---- SIGINT to the process group, in the third round (baseline, 2nd time)
 setsid ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/int.yaml" --duration 3 \
 	>"$WORK/int.out" 2>"$WORK/int.err" &
 pid=$!
-wait_round "$pid" 2
+wait_until 20 round_running "$pid" 2
 ok $? "the third round's netperf runs (process group $pid)"
 kill -INT -- "-$pid"
 wait "$pid"
@@ -67,7 +60,7 @@ ok $? "SIGINT: the host is as before"
 setsid ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/int.yaml" --duration 3 \
 	>"$WORK/term.out" 2>"$WORK/term.err" &
 pid=$!
-wait_round "$pid" 3
+wait_until 20 round_running "$pid" 3
 ok $? "the first round's netperf runs"
 kill -TERM "$pid"
 wait "$pid"

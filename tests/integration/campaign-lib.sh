@@ -20,9 +20,9 @@
 
 csetup() {
 	need_root_netns
-	command -v netserver >/dev/null || skip_all "needs netperf and netserver (contrib/install-deps.sh)"
-	command -v sqlite3 >/dev/null || skip_all "needs sqlite3"
-	command -v tc >/dev/null || skip_all "needs tc (iproute2)"
+	need_tool netserver "netperf and netserver (contrib/install-deps.sh)"
+	need_tool sqlite3
+	need_tool tc "iproute2"
 	vsetup "$1" cx5-2port
 	copy_sysroot cx5-2port "$WORK/pristine"
 	ip -n "$PEER_NS" link set peer0 mtu 9000
