@@ -39,6 +39,9 @@ struct runner_params {
 	/* builtin only: the STATE version `serve` answered before the run
 	 * (udpsend.h); 0: the newest. */
 	uint16_t state_version;
+	/* Non-zero once the caller caught a signal: the tools are stopped as
+	 * at their deadline (the figures are then partial). NULL: never. */
+	int (*stop)(void);
 };
 
 /* One stream's figures (one netperf process, one iperf3 stream, one
