@@ -44,6 +44,9 @@ int verb_doctor(struct cli *cli, int argc, char **argv);
 extern const struct cli_option verify_cli_options[];
 extern const struct cli_option doctor_cli_options[];
 
+int verb_snapshot(struct cli *cli, int argc, char **argv);
+extern const struct cli_option snapshot_options[];
+
 int verb_campaign(struct cli *cli, int argc, char **argv);
 int verb_report(struct cli *cli, int argc, char **argv);
 extern const struct cli_option campaign_options[];

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "probe.h"
 
+#include "linkfacts.h"
 #include "procscan.h"
 #include "sysroot.h"
 
@@ -79,50 +80,61 @@ static int probe_nic(struct iface_state *s, const struct interrupts *table, int 
 	return s->irqs_r == -ENOMEM ? -ENOMEM : 0;
 }
 
-static int probe_kernel_iface(struct host_state *h, const struct link_info *l, const struct interrupts *table,
+static int probe_kernel_iface(struct host_state *h, struct link_facts *f, const struct interrupts *table,
 			      int table_r, unsigned irq_flags)
 {
 	struct iface_state *s;
 	int r;
 
-	r = push_iface(h, l->name, &s);
+	r = push_iface(h, f->link.name, &s);
 	if (r < 0)
 		return r;
 	s->present = true;
-	s->link = *l;
-	s->drvinfo_r = ethtool_get_drvinfo(s->name, &s->drvinfo);
-	s->ethlink_r = ethtool_get_link(s->name, &s->ethlink);
-	s->channels_r = ethtool_get_channels(s->name, &s->channels);
-	s->rings_r = ethtool_get_rings(s->name, &s->rings);
-	s->features_r = ethtool_get_features(s->name, &s->features, NULL);
-	s->coalesce_r = ethnl_group_get(&ethnl_coalesce, s->name, &s->coalesce, &s->coalesce_kmsg);
-	s->pause_r = ethnl_group_get(&ethnl_pause, s->name, &s->pause, &s->pause_kmsg);
+	s->link = f->link;
+	s->drvinfo_r = f->drvinfo_r;
+	s->drvinfo = f->drvinfo;
+	s->ethlink_r = f->ethlink_r;
+	s->ethlink = f->ethlink;
+	s->channels_r = f->channels_r;
+	s->channels = f->channels;
+	s->rings_r = f->rings_r;
+	s->rings = f->rings;
+	s->features_r = f->features_r;
+	s->features = f->features;
+	s->coalesce_r = f->coalesce_r;
+	s->coalesce = f->coalesce;
+	s->coalesce_kmsg = TAKE_PTR(f->coalesce_kmsg);
+	s->pause_r = f->pause_r;
+	s->pause = f->pause;
+	s->pause_kmsg = TAKE_PTR(f->pause_kmsg);
 	return probe_nic(s, table, table_r, irq_flags);
 }
 
 static int probe_interfaces(struct host_state *h, char *const *only, unsigned flags)
 {
 	unsigned irq_flags = IRQ_DISCOVER_AFFINITY | (flags & PROBE_IRQ_DETAILS ? IRQ_DISCOVER_DETAILS : 0);
-	_cleanup_free_ struct link_info *links = NULL;
+	struct link_facts *links = NULL;
 	_cleanup_strv_free_ char **sysfs = NULL;
 	_cleanup_interrupts_ struct interrupts *table = NULL;
 	size_t n = 0;
 	int r, table_r;
 
-	r = link_list(&links, &n);
+	/* The kernel's links, or a snapshot's record of them. */
+	r = linkfacts_list(only, &links, &n);
 	if (r < 0)
 		return r;
 	/* One snapshot of /proc/interrupts for every interface. */
 	table_r = interrupts_read(flags & PROBE_IRQ_DETAILS ? 0 : INTERRUPTS_NO_COUNTS, &table, NULL);
+	for (size_t i = 0; table_r != -ENOMEM && i < n; i++) {
+		r = probe_kernel_iface(h, &links[i], table, table_r, irq_flags);
+		if (r < 0) {
+			linkfacts_free(links, n);
+			return r;
+		}
+	}
+	linkfacts_free(links, n);
 	if (table_r == -ENOMEM)
 		return table_r;
-	for (size_t i = 0; i < n; i++) {
-		if (links[i].loopback || !wanted(only, links[i].name))
-			continue;
-		r = probe_kernel_iface(h, &links[i], table, table_r, irq_flags);
-		if (r < 0)
-			return r;
-	}
 	/* On the live host sysfs and the kernel agree; a sysroot may describe
 	 * ports this namespace does not have. */
 	if (sysroot_is_live() || nic_list(&sysfs) < 0)
