@@ -1,7 +1,8 @@
 /* probe.h: the observed state of the host, assembled in one place.
  *
- * Owns: joining the kernel's links (link.h, ethtool.h, ethfeatures.h,
- * ethnl.h; current network namespace) with sysfs facts from the sysroot (nic.h), the managed
+ * Owns: joining the kernel's links (linkfacts.h: link.h, ethtool.h,
+ * ethfeatures.h, ethnl.h in the current network namespace, or a snapshot's
+ * record of them) with sysfs facts from the sysroot (nic.h), the managed
  * sysctls (procsys.h), irqbalance and the firewall. Read-only. Each fact
  * carries its own result code, so "unsupported" (-EOPNOTSUPP) is never
  * confused with "failed". Must never: change the host, log above debug. */
