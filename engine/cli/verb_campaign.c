@@ -35,7 +35,7 @@
 #include "verbs.h"
 #include "verify.h"
 
-enum { OPT_REPORT = 1000, OPT_KEEP, OPT_CHECK, OPT_DIR, OPT_PEER };
+enum { OPT_REPORT = 1000, OPT_KEEP, OPT_CHECK, OPT_DIR, OPT_PEER, OPT_HOSTS };
 
 enum keep { KEEP_NONE, KEEP_FIRST, KEEP_LAST, KEEP_BEST };
 static const char *const keep_names[] = {"none", "first", "last", "best", NULL};
@@ -53,6 +53,9 @@ const struct cli_option campaign_options[] = {
 
 const struct cli_option report_options[] = {
     {"dir", CLI_ARG_REQUIRED, OPT_DIR, "DIR", "write report.html and the runs' bundles into DIR"},
+    {"hosts", CLI_ARG_NONE, OPT_HOSTS, NULL,
+     "the arguments are hosts' directories (run.json of `export`, host.json of the fleet playbook): one row "
+     "per host"},
     {0},
 };
 
@@ -62,6 +65,7 @@ struct campaign_args {
 	const char *dir;
 	enum keep keep;
 	bool check;
+	bool hosts;
 };
 
 static int handle_option(int id, const char *arg, void *userdata)
@@ -84,6 +88,9 @@ static int handle_option(int id, const char *arg, void *userdata)
 		return 0;
 	case OPT_CHECK:
 		a->check = true;
+		return 0;
+	case OPT_HOSTS:
+		a->hosts = true;
 		return 0;
 	case OPT_KEEP:
 		for (int i = 0; keep_names[i]; i++)
@@ -1178,6 +1185,8 @@ int verb_report(struct cli *cli, int argc, char **argv)
 	r = cli_parse(cli, cli_verb("report"), argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
+	if (a.hosts)
+		return report_hosts(args, a.dir);
 	if (!args[0] || !a.dir) {
 		log_error("report: expected run ids and --dir DIR");
 		return EXIT_USAGE;

@@ -33,6 +33,11 @@ description:
     been rolled back already).
   - I(state=committed) runs C(cx5prof commit), which keeps a transaction applied
     with I(confirm_timeout).
+  - I(state=exported) runs C(cx5prof export RUN --dir) into a temporary
+    directory on the managed host and returns the bundle's top files
+    (C(run.json), C(profile.json), C(command.txt), C(README.md)) as
+    C(files), for the controller to keep (C(cx5prof report --hosts) reads
+    them); it changes nothing.
   - On a host with no history database yet, I(state=rolled_back) and
     I(state=committed) change nothing and succeed (C(cx5prof) itself exits 66
     there: only apply, verify, bench and campaign create the database).
@@ -42,7 +47,7 @@ options:
   state:
     description: What the host should be.
     type: str
-    choices: [applied, verified, rolled_back, committed]
+    choices: [applied, verified, rolled_back, committed, exported]
     default: applied
   profile:
     description:
@@ -77,6 +82,9 @@ options:
     default: false
   txn:
     description: With I(state=rolled_back), the transaction to roll back (default the last apply).
+    type: int
+  run:
+    description: With I(state=exported), the run to export (a verify's C(run_id)).
     type: int
   binary:
     description: The cx5prof binary (a name looked up in PATH, or a path).
@@ -181,10 +189,16 @@ verify:
   description: The whole C(verify --json) document (schemas/verify.schema.json).
   returned: state is verified
   type: dict
+files:
+  description: The exported bundle's top files by name (run.json, profile.json when the run's transaction has one, command.txt, README.md), as text.
+  returned: state is exported
+  type: dict
 """
 
 import json
 import os
+import shutil
+import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -372,11 +386,34 @@ def preview_from_history(cx, txn, statuses, verb):
     return dict(changed=False, exit_code=0, msg="nothing would be %s" % verb)
 
 
+BUNDLE_FILES = ("run.json", "profile.json", "command.txt", "README.md")
+
+
+def do_exported(module, cx):
+    """export RUN into a temporary directory; return its top files."""
+    tmp = tempfile.mkdtemp(prefix="cx5prof-export.")
+    try:
+        bundle = os.path.join(tmp, "bundle")
+        rc, doc, err, cmd = cx.run("export", str(module.params["run"]), "--dir", bundle)
+        if rc != EXIT_OK:
+            cx.fail(rc, doc, err, cmd)
+        files = {}
+        for name in BUNDLE_FILES:
+            path = os.path.join(bundle, name)
+            if os.path.exists(path):
+                with open(path) as f:
+                    files[name] = f.read()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dict(changed=False, exit_code=EXIT_OK, msg="exported run %d" % module.params["run"], files=files)
+
+
 STATES = {
     "applied": do_applied,
     "verified": do_verified,
     "rolled_back": do_rolled_back,
     "committed": do_committed,
+    "exported": do_exported,
 }
 
 
@@ -390,11 +427,12 @@ def main():
             peer=dict(type="str"),
             no_bench=dict(type="bool", default=False),
             txn=dict(type="int"),
+            run=dict(type="int"),
             binary=dict(type="str", default="cx5prof"),
             sysroot=dict(type="path"),
             db=dict(type="path"),
         ),
-        required_if=[("state", "applied", ("profile",))],
+        required_if=[("state", "applied", ("profile",)), ("state", "exported", ("run",))],
         supports_check_mode=True,
     )
     p = module.params
