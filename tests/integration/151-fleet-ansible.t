@@ -107,24 +107,23 @@ is "$(mtus 1 2 3 4 5)" "9000 9000 9000 1500 - " "first run: MTU 9000 on h1-h3 on
 is "$(odd_rows)" "$odd_expected" "first run: h4 and h5 failed with the engine's own reason"
 same_files 4 && same_files 5
 ok $? "first run: h4's and h5's files are as before"
-is "$(recap 1)|$(recap 4)" '{"changed":2,"failures":0,"ok":8,"rescued":0}|{"changed":0,"failures":1,"ok":3,"rescued":1}' \
+is "$(recap 1)|$(recap 4)" '{"changed":2,"failures":0,"ok":6,"rescued":0}|{"changed":0,"failures":1,"ok":2,"rescued":1}' \
 	"first run: recap of h1 and h4"
 is "$(jq -r '.id' "$S/h1/run.json")|$(jq -r '.results.outcome' "$S/h1/run.json")|$(jq -r '.name' "$S/h1/profile.json")" "1|pass|lab-udp" \
 	"first run: h1's verify run and its profile are on the controller (the export bundle)"
 FIRST=$S
 
-# ---- the fleet summary of the first run
-ap "$PLAYBOOKS/cx5prof-summary.yml" -e cx5prof_summary_dir="$FIRST"
-is "$rc" 0 "summary: exit 0"
-is "$(sed -E 's/ [0-9]+\.[0-9] / N /' "$FIRST/summary.txt" | sed 's/  *$//')" \
-	"HOST             PROFILE           TXN CHANGED VERIFY RECV_MBPS DRIFT EXIT  REASON
-h1               lab-udp             1 yes     pass N no       0  committed transaction 1
-h2               lab-udp             1 yes     pass N no       0  committed transaction 1
-h3               lab-udp             1 yes     pass N no       0  committed transaction 1
-h4               lab-udp             - no      -              - no       5  $fw_reason
-h5               lab-udp             - no      -              - no      66  $nic_reason" \
-	"summary: one row per host (host, profile, transaction, changed, verify, Mbps, drift, exit code, reason)"
-is "$(jq -c 'map(.host)' "$FIRST/summary.json")" '["h1","h2","h3","h4","h5"]' "summary: summary.json holds the rows"
+# ---- the first run's hosts in one report (the rows and the bundles)
+run "$CX5PROF" report --hosts "$FIRST"/h1 "$FIRST"/h2 "$FIRST"/h3 "$FIRST"/h4 "$FIRST"/h5 --dir "$W/report"
+is "$rc" 0 "report --hosts: exit 0"
+is "$(printf '%s\n' "$out" | sed -n 2p)" "verdict     3 pass; 2 not run: h4 (exit 5), h5 (exit 66)" "report --hosts: the fleet's verdict"
+is "$(printf '%s\n' "$out" | sed -n '4,$p' | sed -E 's/ +[0-9]+\.[0-9] +[0-9]+\.[0-9]{2} / N L /' | sed 's/  */ /g')" \
+	"h1 lab-udp 1 yes pass N L 0 0 committed transaction 1
+h2 lab-udp 1 yes pass N L 0 0 committed transaction 1
+h3 lab-udp 1 yes pass N L 0 0 committed transaction 1
+h4 lab-udp - no not run - - 0 5 $fw_reason
+h5 lab-udp - no not run - - 0 66 $nic_reason" "report --hosts: one row per host, from the playbook's rows and the exported runs"
+is "$(grep -c '^<tr><td>' "$W/report/report.html")" 5 "report --hosts: report.html has the five hosts"
 
 # ---- second run: nothing to change anywhere
 ap "$PLAYBOOKS/cx5prof-fleet.yml"
@@ -153,12 +152,16 @@ for n in 2 3 4 5; do
 	same_files "$n" && [ "$(dump_db "$n")" = "$(cat "$W/h$n/db.before")" ] && [ ! -e "$S/h$n" ]
 	ok $? "canary: h$n byte for byte as before (files and history), never reached"
 done
-ap "$PLAYBOOKS/cx5prof-summary.yml" -e cx5prof_summary_dir="$W/summary-$((k - 1))"
-S=$W/summary-$((k - 1))
-is "$(jq -r '.[] | "\(.host) \(.reason | sub("measured [0-9.]+"; "measured N"))"' "$S/summary.json")" \
-	"h1 receive throughput below >= 900000.0 Mbps (measured N)
-h2 not reached (the rollout stopped before this host)
-h3 not reached (the rollout stopped before this host)
-h4 not reached (the rollout stopped before this host)
-h5 not reached (the rollout stopped before this host)" "canary summary: h1 failed, the others not reached"
+CANARY=$S
+ap "$PLAYBOOKS/cx5prof-summary.yml" -e cx5prof_summary_dir="$CANARY"
+is "$rc" 0 "summary: exit 0"
+is "$(sed -E -e 's/ [0-9]+\.[0-9] / N /' -e 's/measured [0-9.]+/measured N/' -e 's/  */ /g' -e 's/ $//' "$CANARY/summary.txt")" \
+	"HOST PROFILE TXN CHANGED VERIFY RECV_MBPS DRIFT EXIT REASON
+h1 lab-udp-floor 2 yes fail N no 4 receive throughput below >= 900000.0 Mbps (measured N)
+h2 - - no - - no - not reached (the rollout stopped before this host)
+h3 - - no - - no - not reached (the rollout stopped before this host)
+h4 - - no - - no - not reached (the rollout stopped before this host)
+h5 - - no - - no - not reached (the rollout stopped before this host)" \
+	"summary: one row per host (host, profile, transaction, changed, verify, Mbps, drift, exit code, reason); the hosts never reached say so"
+is "$(jq -c 'map(.host)' "$CANARY/summary.json")" '["h1","h2","h3","h4","h5"]' "summary: summary.json holds the rows"
 done_testing

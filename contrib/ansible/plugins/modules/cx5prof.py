@@ -80,6 +80,13 @@ options:
     description: With I(state=verified), check the state only (C(verify --no-bench)).
     type: bool
     default: false
+  bundle:
+    description:
+      - With I(state=verified), also export the verify run (as I(state=exported)
+        does) and return its files as C(files), whether the verify passed or
+        not: one task where two would cost a second round trip per host.
+    type: bool
+    default: false
   txn:
     description: With I(state=rolled_back), the transaction to roll back (default the last apply).
     type: int
@@ -191,7 +198,7 @@ verify:
   type: dict
 files:
   description: The exported bundle's top files by name (run.json, profile.json when the run's transaction has one, command.txt, README.md), as text.
-  returned: state is exported
+  returned: state is exported, or verified with bundle when a run was recorded
   type: dict
 """
 
@@ -315,6 +322,14 @@ def do_verified(module, cx):
         args += ["--peer", p["peer"]]
     rc, doc, err, cmd = cx.run(*args)
     figures = verify_figures(doc)
+    if p["bundle"] and doc.get("run_id"):
+        # The bundle is a copy for the controller: failing to make it
+        # says so and does not turn the verify's own answer around.
+        files, failure = export_files(cx, doc["run_id"])
+        if failure:
+            module.warn("cannot export run %s: %s" % (doc["run_id"], failure[2].strip() or failure[0]))
+        else:
+            figures["files"] = files
     if rc != EXIT_OK:
         if rc == EXIT_BENCH_FAIL and not err.strip():
             failed = [t for t in doc.get("thresholds", []) if t.get("status") == "fail"]
@@ -389,23 +404,32 @@ def preview_from_history(cx, txn, statuses, verb):
 BUNDLE_FILES = ("run.json", "profile.json", "command.txt", "README.md")
 
 
-def do_exported(module, cx):
-    """export RUN into a temporary directory; return its top files."""
+def export_files(cx, run):
+    """export RUN into a temporary directory: (its top files by name, None),
+    or (None, (rc, doc, err, cmd)) of the failed export."""
     tmp = tempfile.mkdtemp(prefix="cx5prof-export.")
     try:
         bundle = os.path.join(tmp, "bundle")
-        rc, doc, err, cmd = cx.run("export", str(module.params["run"]), "--dir", bundle)
+        rc, doc, err, cmd = cx.run("export", str(run), "--dir", bundle)
         if rc != EXIT_OK:
-            cx.fail(rc, doc, err, cmd)
+            return None, (rc, doc, err, cmd)
         files = {}
         for name in BUNDLE_FILES:
             path = os.path.join(bundle, name)
             if os.path.exists(path):
                 with open(path) as f:
                     files[name] = f.read()
+        return files, None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return dict(changed=False, exit_code=EXIT_OK, msg="exported run %d" % module.params["run"], files=files)
+
+
+def do_exported(module, cx):
+    run = module.params["run"]
+    files, failure = export_files(cx, run)
+    if failure:
+        cx.fail(*failure)
+    return dict(changed=False, exit_code=EXIT_OK, msg="exported run %d" % run, files=files)
 
 
 STATES = {
@@ -426,6 +450,7 @@ def main():
             runtime_only=dict(type="bool", default=False),
             peer=dict(type="str"),
             no_bench=dict(type="bool", default=False),
+            bundle=dict(type="bool", default=False),
             txn=dict(type="int"),
             run=dict(type="int"),
             binary=dict(type="str", default="cx5prof"),
@@ -442,6 +467,8 @@ def main():
         module.fail_json(msg="runtime_only goes with state=applied only")
     if p["peer"] is not None and p["state"] != "verified":
         module.fail_json(msg="peer goes with state=verified only")
+    if p["bundle"] and p["state"] != "verified":
+        module.fail_json(msg="bundle goes with state=verified only")
     cx = Cx5prof(module)
     module.exit_json(**STATES[p["state"]](module, cx))
 
