@@ -158,7 +158,7 @@ demo: deps all
 	@./contrib/lab/demo.sh
 
 # Performance benchmarks: every tests/bench/*.sh and *.py, each printing its
-# table (README sections quote them). Each script skips itself when it cannot run.
+# table (docs/performance.md quotes them). Each script skips itself when it cannot run.
 bench: all
 	@for s in $(sort $(wildcard tests/bench/*.sh tests/bench/*.py)); do echo "== $$s"; CX5PROF=$(abspath $(BIN)) $$s || exit 1; done
 
@@ -172,7 +172,7 @@ format:
 format-check:
 	@clang-format --dry-run --Werror $(FORMAT_SRC) && echo "format: ok ($(words $(FORMAT_SRC)) files)"
 
-# The source map's include rules (README "Source map").
+# The include rules of docs/ARCHITECTURE.md.
 layering:
 	@tests/check-layering.sh
 

@@ -1,6 +1,6 @@
 /* exitcode.h: the process exit codes of cx5prof.
  *
- * These numbers are a public contract (README "Exit codes", the man page,
+ * These numbers are a public contract (the man page, EXIT STATUS,
  * the Ansible module). Never renumber; add new codes at unused values. */
 #ifndef CX5_EXITCODE_H
 #define CX5_EXITCODE_H

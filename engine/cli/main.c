@@ -87,7 +87,9 @@ static void global_usage(FILE *f)
 		   "  -v, --verbose  more diagnostics on stderr (twice: debug)\n"
 		   "  -h, --help     show this help\n"
 		   "  --version      print the version\n\n"
-		   "Run 'cx5prof VERB --help' for a verb's options; 'man 8 cx5prof' for everything.\n");
+		   "Run 'cx5prof VERB --help' for a verb's options.\n"
+		   "Everything else: cx5prof(8) ('man 8 cx5prof'), or in a source tree\n"
+		   "'man ./contrib/man/cx5prof.8'.\n");
 }
 
 /* With --json, a failure that printed no document still prints one: the

@@ -8,7 +8,7 @@ several runs, wall clock) and its peak RSS (from wait4's rusage). Apply and
 rollback include the durable (synchronous=FULL) undo log in a fresh SQLite
 file. `ip netns exec` is part of every command; its own cost, measured
 alone, is subtracted from the times (its RSS is below cx5prof's). Prints a
-Markdown table for README.md. Root and network namespaces are
+Markdown table for docs/performance.md. Root and network namespaces are
 required; nothing outside the benchmark's own namespaces and temp dirs
 changes.
 """

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 36-plan-problems.t: a plan with problems still lists every change, the
-# IRQ pins too (README: "prints every change"), so the operator sees the
+# IRQ pins too (the man page: "still lists every change"), so the operator sees the
 # whole of what the profile would do while fixing what stops it. Nothing is
 # applied: apply refuses with the same problems and changes nothing.
 . "$(dirname "$0")/lib.sh"

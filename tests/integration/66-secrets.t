@@ -60,7 +60,7 @@ grep -qF "$KEY" "$CAP"/*.err
 ok $((!$?)) "key not on stderr, debug included"
 grep -qF "[key sha256:$(printf '%s' "$KEY" | sha256sum | cut -c1-8) from key file $KEYFILE]" "$CAP/1.err"
 ok $? "a rejected key is shown only as its fingerprint (a digest, no character of the key)"
-# The man page describes that fingerprint as the README does (it said "first 4 characters").
+# The man page describes that fingerprint as docs/history.md does (it said "first 4 characters").
 is "$(sed -n '/messages name it only/,/holds no character of the key/p' "$TOP/contrib/man/cx5prof.8" | tr '\n' ' ')" \
 	"it appears nowhere but in the Authorization header; messages name it only by its fingerprint, .B sha256: and the first 8 hex digits of the key's SHA-256 digest (e.g. .BR sha256:1a2b3c4d ), which holds no character of the key. TLS verification is " \
 	"man page: the fingerprint is sha256: and 8 hex digits of the digest, no character of the key"

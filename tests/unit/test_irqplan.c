@@ -6,7 +6,7 @@
  * differs by at most one queue; no excluded CPU; hyperthread siblings only
  * after every core of the node has a queue; the same result on a second
  * run. test_compare_round_robin prints (as TAP diagnostics) the numbers of
- * the README "IRQ affinity" table: the planner against a round-robin-from-
+ * the docs/irq.md table: the planner against a round-robin-from-
  * core-0 script (Mellanox set_irq_affinity.sh) on the same topologies. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # cx5prof Ansible module: drives the cx5prof binary on the managed host
 # through its --json contract (schemas/plan.schema.json,
-# schemas/verify.schema.json) and its exit codes (README "Exit codes").
+# schemas/verify.schema.json) and its exit codes (cx5prof(8), EXIT STATUS).
 #
 # Owns: the mapping of Ansible's desired state, check mode and diff mode onto
 # cx5prof verbs, and of their outcome onto changed/failed. Must never: change
@@ -66,8 +66,8 @@ options:
       - With I(state=applied), C(apply --runtime-only) - do not enable the
         profile's boot-time unit C(cx5prof-apply@NAME.service), so the
         change lasts until the next reboot. By default a profile applied
-        from C(/etc/cx5prof/profiles/NAME.yaml) persists (README "Reboots
-        and hotplug").
+        from C(/etc/cx5prof/profiles/NAME.yaml) persists (docs/fleet.md,
+        "Reboots and hotplug").
     type: bool
     default: false
   peer:
@@ -139,7 +139,7 @@ EXAMPLES = r"""
 RETURN = r"""
 exit_code:
   description:
-    - cx5prof's exit code (README "Exit codes"). Not called C(rc), since
+    - cx5prof's exit code (cx5prof(8), EXIT STATUS). Not called C(rc), since
       Ansible fails every result with a non-zero C(rc), and C(plan) says
       "changes pending" with 2.
   returned: always
@@ -209,7 +209,7 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
-# README "Exit codes" (engine/base/exitcode.h): never renumbered.
+# cx5prof(8), EXIT STATUS (engine/base/exitcode.h): never renumbered.
 EXIT_OK = 0
 EXIT_CHANGES = 2
 EXIT_DRIFT = 3

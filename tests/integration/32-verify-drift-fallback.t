@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 56-verify-drift-fallback.t: verify does not benchmark a host that differs
+# 32-verify-drift-fallback.t: verify does not benchmark a host that differs
 # from its profile unless asked (--bench-anyway), and the runner list
 # (`runner: [netperf, iperf3, builtin]`) falls through to the next runner
 # when a runner's server does not answer, saying so. In the lab: iperf3 and
@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
 need_root_netns
-vsetup v56
+vsetup v32
 
 profile() { # profile FILE RUNNERS
 	cat >"$1" <<YAML

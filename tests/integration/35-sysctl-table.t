@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 39-sysctl-table.t: the sysctls added to the one table (sysctl.h):
+# 35-sysctl-table.t: the sysctls added to the one table (sysctl.h):
 # net.core.netdev_budget, netdev_budget_usecs, busy_read, busy_poll,
 # net.ipv4.udp_mem (three values) and udp_rmem_min, through the lab's
 # sysroot copy: shown, planned, applied (the files as the kernel writes
@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
 need_root_netns
-txn_setup 39s
+txn_setup 35
 
 P=$WORK/profiles/sysctls.yaml
 cat >"$P" <<'YAML'

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 52-doctor-kmsg.t: doctor's kernel-log check reads the kernel ring buffer,
+# 33-doctor-kmsg.t: doctor's kernel-log check reads the kernel ring buffer,
 # as `dmesg | grep mlx5` does: /dev/kmsg (here the sysroot's dev/kmsg, a
 # file of kmsg records), before the log files under /var/log, which it reads
 # only when there is no ring buffer. The host's own ring buffer and journal

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 39-doctor-runner.t: doctor probes the benchmark port of the runner verify
+# 34-doctor-runner.t: doctor probes the benchmark port of the runner verify
 # would use, the first available one of verify.runner with verify's own
 # parameters (verify_bench_params), not the first one listed; and it says
 # why a runner listed earlier was passed over. In the lab: nothing, then a
@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
 need_root_netns
-vsetup d39
+vsetup d34
 
 cat >"$WORK/p.yaml" <<YAML
 version: 1
