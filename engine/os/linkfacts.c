@@ -113,6 +113,28 @@ int linkfacts_list(char *const *only, struct link_facts **ret, size_t *ret_n)
 
 /* ---- JSON ---- */
 
+/* The plain counts of the record (channels, rings), written and read back
+ * from this one table. */
+static const struct count_field {
+	const char *group, *key;
+	size_t offset; /* of the uint32_t in struct link_facts */
+} count_fields[] = {
+#define COUNT(g, k)                                                                                          \
+	{                                                                                                    \
+#g, #k, offsetof(struct link_facts, g.k)                                                     \
+	}
+    COUNT(channels, rx),	COUNT(channels, tx),	       COUNT(channels, other),
+    COUNT(channels, combined),	COUNT(channels, max_rx),       COUNT(channels, max_tx),
+    COUNT(channels, max_other), COUNT(channels, max_combined), COUNT(rings, rx),
+    COUNT(rings, tx),		COUNT(rings, max_rx),	       COUNT(rings, max_tx),
+#undef COUNT
+};
+
+static uint32_t *count_of(const struct link_facts *f, const struct count_field *c)
+{
+	return (uint32_t *)((char *)f + c->offset);
+}
+
 static void add_int(struct json_object *o, const char *key, int64_t v)
 {
 	json_object_object_add(o, key, json_object_new_int64(v));
@@ -174,23 +196,11 @@ static struct json_object *one_json(const struct link_facts *f)
 	json_object_object_add(x, "autoneg", json_object_new_boolean(f->ethlink.autoneg));
 	json_object_object_add(o, "ethlink", x);
 
-	x = read_object(f->channels_r);
-	add_int(x, "rx", f->channels.rx);
-	add_int(x, "tx", f->channels.tx);
-	add_int(x, "other", f->channels.other);
-	add_int(x, "combined", f->channels.combined);
-	add_int(x, "max_rx", f->channels.max_rx);
-	add_int(x, "max_tx", f->channels.max_tx);
-	add_int(x, "max_other", f->channels.max_other);
-	add_int(x, "max_combined", f->channels.max_combined);
-	json_object_object_add(o, "channels", x);
-
-	x = read_object(f->rings_r);
-	add_int(x, "rx", f->rings.rx);
-	add_int(x, "tx", f->rings.tx);
-	add_int(x, "max_rx", f->rings.max_rx);
-	add_int(x, "max_tx", f->rings.max_tx);
-	json_object_object_add(o, "rings", x);
+	json_object_object_add(o, "channels", read_object(f->channels_r));
+	json_object_object_add(o, "rings", read_object(f->rings_r));
+	for (size_t i = 0; i < ARRAY_SIZE(count_fields); i++)
+		add_int(json_object_object_get(o, count_fields[i].group), count_fields[i].key,
+			*count_of(f, &count_fields[i]));
 
 	x = read_object(f->features_r);
 	for (int i = 0; i < _ETH_FEATURE_MAX; i++) {
@@ -430,35 +440,13 @@ static int get_one(struct reader *rd, struct json_object *o, struct link_facts *
 		r = get_bool(rd, x, "autoneg", &f->ethlink.autoneg);
 	if (r == 0)
 		r = get_group(rd, o, "channels", &x, &f->channels_r);
-	if (r < 0)
-		return r;
-	{
-		const struct {
-			const char *key;
-			uint32_t *v;
-		} ch[] = {
-		    {"rx", &f->channels.rx},
-		    {"tx", &f->channels.tx},
-		    {"other", &f->channels.other},
-		    {"combined", &f->channels.combined},
-		    {"max_rx", &f->channels.max_rx},
-		    {"max_tx", &f->channels.max_tx},
-		    {"max_other", &f->channels.max_other},
-		    {"max_combined", &f->channels.max_combined},
-		};
-		for (size_t i = 0; r == 0 && i < ARRAY_SIZE(ch); i++)
-			r = get_u32(rd, x, ch[i].key, ch[i].v);
-	}
 	if (r == 0)
 		r = get_group(rd, o, "rings", &x, &f->rings_r);
-	if (r == 0)
-		r = get_u32(rd, x, "rx", &f->rings.rx);
-	if (r == 0)
-		r = get_u32(rd, x, "tx", &f->rings.tx);
-	if (r == 0)
-		r = get_u32(rd, x, "max_rx", &f->rings.max_rx);
-	if (r == 0)
-		r = get_u32(rd, x, "max_tx", &f->rings.max_tx);
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(count_fields); i++) {
+		rd->group = count_fields[i].group;
+		r = get_u32(rd, member(o, count_fields[i].group), count_fields[i].key,
+			    count_of(f, &count_fields[i]));
+	}
 	if (r == 0)
 		r = get_group(rd, o, "features", &x, &f->features_r);
 	for (int i = 0; r == 0 && i < _ETH_FEATURE_MAX; i++) {

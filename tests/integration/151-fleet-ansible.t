@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # 151-fleet-ansible.t: the Ansible collection (contrib/ansible) over SSH
-# against a fleet of six lab hosts (fleet-lib.sh: each a network namespace
+# against a fleet of five lab hosts (fleet-lib.sh: each a network namespace
 # with its own sshd, sysroot copy, history database and peer), with the
 # real ansible-playbook in a controller namespace and no local connection.
 # h1-h3 are alike; h4 has old firmware (below the profile's
 # requires.firmware.min_version) and h5 has no ens1f0 at all.
 #
 #   check mode changes nothing anywhere; the first run applies, verifies
-#   and commits h1-h4, while h5 and h6 end with the engine's own reason
-#   and nothing changed; the second run changes nothing; the fleet summary
-#   (cx5prof-summary.yml) has one row per host; a rollout in batches
-#   [1, "50%"] of a profile whose verify fails stops after the canary,
-#   which is rolled back, while h2-h4 stay byte for byte as they were.
+#   and commits h1-h3, while h4 and h5 end with the engine's own reason
+#   and nothing changed; `cx5prof report --hosts` of the rows and bundles
+#   the playbook wrote; the second run changes nothing; a rollout in
+#   batches [1, "50%"] of a profile whose verify fails stops after the
+#   canary, which is rolled back, while h2-h5 stay byte for byte as they
+#   were; the fleet summary (cx5prof-summary.yml) has one row per host,
+#   those never reached saying so.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/verify-lib.sh"
 . "$(dirname "$0")/fleet-lib.sh"
 need_root_netns
 for tool in ansible-playbook /usr/sbin/sshd iperf3 jq sqlite3; do

@@ -1,5 +1,6 @@
 # fleet-lib.sh: a fleet of lab hosts reached over SSH, for the multi-host
-# Ansible tests (151-fleet-ansible.t); sourced after lib.sh.
+# Ansible tests (151-fleet-ansible.t); sourced after lib.sh and
+# verify-lib.sh (wait_listen).
 #
 # Each host hN is a lab of its own (contrib/lab/lab.sh with the prefix
 # cx5t-fl<PID>-hN: a host namespace with ens1f0/ens1f1 and a peer
@@ -64,16 +65,6 @@ Host 198.19.*
 EOF
 }
 
-# Wait (at most 10 s) until sshd listens on 198.19.N.2:22 in hN.
-fleet_wait_sshd() {
-	local i
-	for i in $(seq 100); do
-		ip netns exec "$FLEET-h$1-host" ss -Hltn "sport = :22" | grep -q . && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 fleet_host() { # fleet_host N [PORT...]
 	local n=$1 ns=$FLEET-h$1-host peer=$FLEET-h$1-peer d=$W/h$1
 	shift
@@ -110,7 +101,7 @@ EOF
 		'mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd /run/lock && exec /usr/sbin/sshd -D -e -f "$1"' \
 		sh "$d/sshd_config" 2>"$d/sshd.log" &
 	FLEET_PIDS="$FLEET_PIDS $!:$d/sshd_config"
-	fleet_wait_sshd "$n" || { echo "Bail out! sshd of h$n did not start: $(cat "$d/sshd.log")"; exit 1; }
+	PEER_NS=$ns wait_listen 22 || { echo "Bail out! sshd of h$n did not start: $(cat "$d/sshd.log")"; exit 1; }
 }
 
 fleet_inventory() { # fleet_inventory N...
