@@ -12,6 +12,7 @@
 #include "base/child.h"
 #include "base/log.h"
 #include "base/output.h"
+#include "kinds/kinds.h"
 #include "os/snapshot.h"
 #include "os/sysroot.h"
 #include "verbs.h"
@@ -111,7 +112,11 @@ int verb_snapshot(struct cli *cli, int argc, char **argv)
 		}
 		dir = tmp;
 	}
-	r = snapshot_take(dir, &sum);
+	/* The change kinds' per-port facts, as kinds_probe_host asks for them. */
+	const struct probe_fact *facts[n_change_kinds + 1];
+	for (size_t i = 0; i < n_change_kinds; i++)
+		facts[i] = change_kinds[i]->probe;
+	r = snapshot_take(dir, facts, n_change_kinds, &sum);
 	if (r == 0 && tar) {
 		r = write_tar(dir, tar, &tar_output);
 		if (r < 0)

@@ -13,12 +13,19 @@ static size_t n_recorded;
 static bool use_record;
 static bool record_of_live_host;
 
+static void facts_free(struct recorded_fact *f, size_t n)
+{
+	for (size_t i = 0; f && i < n; i++) {
+		free(f[i].value);
+		free(f[i].kmsg);
+	}
+	free(f);
+}
+
 void linkfacts_free(struct link_facts *v, size_t n)
 {
-	for (size_t i = 0; v && i < n; i++) {
-		free(v[i].coalesce_kmsg);
-		free(v[i].pause_kmsg);
-	}
+	for (size_t i = 0; v && i < n; i++)
+		facts_free(v[i].facts, v[i].n_facts);
 	free(v);
 }
 
@@ -41,11 +48,26 @@ static bool wanted(char *const *only, const struct link_info *l)
 	return !l->loopback && (!only || strv_contains(only, l->name));
 }
 
-static int dup_kmsg(const char *s, char **ret)
+static int copy_facts(const struct link_facts *from, struct link_facts *to)
 {
-	*ret = NULL;
-	if (s && !(*ret = strdup(s)))
+	to->facts = calloc(from->n_facts + 1, sizeof(*to->facts));
+	if (!to->facts)
 		return -ENOMEM;
+	to->n_facts = from->n_facts;
+	for (size_t i = 0; i < from->n_facts; i++) {
+		const struct recorded_fact *f = &from->facts[i];
+		struct recorded_fact *t = &to->facts[i];
+
+		*t = (struct recorded_fact){.r = f->r, .size = f->size};
+		if (f->value) {
+			t->value = malloc(f->size);
+			if (!t->value)
+				return -ENOMEM;
+			memcpy(t->value, f->value, f->size);
+		}
+		if (f->kmsg && !(t->kmsg = strdup(f->kmsg)))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -60,12 +82,12 @@ static int list_recorded(char *const *only, struct link_facts **ret, size_t *ret
 		if (!wanted(only, &recorded[i].link))
 			continue;
 		v[n] = recorded[i];
-		if (dup_kmsg(recorded[i].coalesce_kmsg, &v[n].coalesce_kmsg) < 0 ||
-		    dup_kmsg(recorded[i].pause_kmsg, &v[n].pause_kmsg) < 0) {
-			linkfacts_free(v, n + 1);
+		v[n].facts = NULL;
+		v[n].n_facts = 0;
+		if (copy_facts(&recorded[i], &v[n++]) < 0) {
+			linkfacts_free(v, n);
 			return -ENOMEM;
 		}
-		n++;
 	}
 	*ret = v;
 	*ret_n = n;
@@ -74,15 +96,8 @@ static int list_recorded(char *const *only, struct link_facts **ret, size_t *ret
 
 static void read_kernel(struct link_facts *f)
 {
-	const char *name = f->link.name;
-
-	f->drvinfo_r = ethtool_get_drvinfo(name, &f->drvinfo);
-	f->ethlink_r = ethtool_get_link(name, &f->ethlink);
-	f->channels_r = ethtool_get_channels(name, &f->channels);
-	f->rings_r = ethtool_get_rings(name, &f->rings);
-	f->features_r = ethtool_get_features(name, &f->features, NULL);
-	f->coalesce_r = ethnl_group_get(&ethnl_coalesce, name, &f->coalesce, &f->coalesce_kmsg);
-	f->pause_r = ethnl_group_get(&ethnl_pause, name, &f->pause, &f->pause_kmsg);
+	f->drvinfo_r = ethtool_get_drvinfo(f->link.name, &f->drvinfo);
+	f->ethlink_r = ethtool_get_link(f->link.name, &f->ethlink);
 }
 
 int linkfacts_list(char *const *only, struct link_facts **ret, size_t *ret_n)
@@ -113,28 +128,6 @@ int linkfacts_list(char *const *only, struct link_facts **ret, size_t *ret_n)
 
 /* ---- JSON ---- */
 
-/* The plain counts of the record (channels, rings), written and read back
- * from this one table. */
-static const struct count_field {
-	const char *group, *key;
-	size_t offset; /* of the uint32_t in struct link_facts */
-} count_fields[] = {
-#define COUNT(g, k)                                                                                          \
-	{                                                                                                    \
-#g, #k, offsetof(struct link_facts, g.k)                                                     \
-	}
-    COUNT(channels, rx),	COUNT(channels, tx),	       COUNT(channels, other),
-    COUNT(channels, combined),	COUNT(channels, max_rx),       COUNT(channels, max_tx),
-    COUNT(channels, max_other), COUNT(channels, max_combined), COUNT(rings, rx),
-    COUNT(rings, tx),		COUNT(rings, max_rx),	       COUNT(rings, max_tx),
-#undef COUNT
-};
-
-static uint32_t *count_of(const struct link_facts *f, const struct count_field *c)
-{
-	return (uint32_t *)((char *)f + c->offset);
-}
-
 static void add_int(struct json_object *o, const char *key, int64_t v)
 {
 	json_object_object_add(o, key, json_object_new_int64(v));
@@ -155,16 +148,19 @@ static struct json_object *read_object(int r)
 	return o;
 }
 
-static struct json_object *values_json(const struct ethnl_group *g, const struct ethnl_values *v, int r,
-				       const char *kmsg)
+static struct json_object *fact_json(const struct recorded_fact *f)
 {
-	struct json_object *o = read_object(r), *vals = json_object_new_object();
+	struct json_object *o = read_object(f->r);
+	_cleanup_free_ char *hex = NULL;
 
-	for (size_t i = 0; r == 0 && i < g->n_params; i++)
-		if (v->present[i])
-			add_int(vals, g->params[i].name, v->v[i]);
-	json_object_object_add(o, "values", vals);
-	add_str(o, "kernel_message", kmsg);
+	add_int(o, "size", (int64_t)f->size);
+	if (f->value && (hex = malloc(f->size * 2 + 1))) {
+		for (size_t i = 0; i < f->size; i++)
+			sprintf(hex + 2 * i, "%02x", ((const unsigned char *)f->value)[i]);
+		hex[f->size * 2] = '\0';
+	}
+	add_str(o, "value", hex);
+	add_str(o, "kernel_message", f->kmsg);
 	return o;
 }
 
@@ -178,6 +174,7 @@ static struct json_object *one_json(const struct link_facts *f)
 	add_int(o, "mtu", l->mtu);
 	json_object_object_add(o, "min_mtu", l->has_mtu_range ? json_object_new_int64(l->min_mtu) : NULL);
 	json_object_object_add(o, "max_mtu", l->has_mtu_range ? json_object_new_int64(l->max_mtu) : NULL);
+	add_int(o, "txqueuelen", l->txqlen);
 	add_str(o, "operstate", link_operstate_to_string(l->operstate));
 	add_int(o, "flags", l->flags);
 	add_str(o, "kind", l->kind);
@@ -196,27 +193,10 @@ static struct json_object *one_json(const struct link_facts *f)
 	json_object_object_add(x, "autoneg", json_object_new_boolean(f->ethlink.autoneg));
 	json_object_object_add(o, "ethlink", x);
 
-	json_object_object_add(o, "channels", read_object(f->channels_r));
-	json_object_object_add(o, "rings", read_object(f->rings_r));
-	for (size_t i = 0; i < ARRAY_SIZE(count_fields); i++)
-		add_int(json_object_object_get(o, count_fields[i].group), count_fields[i].key,
-			*count_of(f, &count_fields[i]));
-
-	x = read_object(f->features_r);
-	for (int i = 0; i < _ETH_FEATURE_MAX; i++) {
-		const struct eth_feature_state *s = &f->features.f[i];
-		struct json_object *fo = json_object_new_object();
-
-		json_object_object_add(fo, "changeable", json_object_new_boolean(s->changeable));
-		json_object_object_add(fo, "active", json_object_new_boolean(s->active));
-		json_object_object_add(fo, "wanted", json_object_new_boolean(s->wanted));
-		json_object_object_add(x, eth_feature_def((enum eth_feature)i)->name, fo);
-	}
-	json_object_object_add(o, "features", x);
-
-	json_object_object_add(o, "coalesce",
-			       values_json(&ethnl_coalesce, &f->coalesce, f->coalesce_r, f->coalesce_kmsg));
-	json_object_object_add(o, "pause", values_json(&ethnl_pause, &f->pause, f->pause_r, f->pause_kmsg));
+	x = json_object_new_array();
+	for (size_t i = 0; i < f->n_facts; i++)
+		json_object_array_add(x, fact_json(&f->facts[i]));
+	json_object_object_add(o, "facts", x);
 	return o;
 }
 
@@ -230,10 +210,10 @@ struct json_object *linkfacts_to_json(const struct link_facts *v, size_t n)
 }
 
 /* The reader of the record: each getter names the field it could not
- * take, so a hand-edited snapshot fails with "links[1].rings.rx". */
+ * take, so a hand-edited snapshot fails with "links[1].ethlink.speed". */
 struct reader {
 	size_t index;
-	const char *group; /* "channels", or NULL at the link's level */
+	const char *group; /* "ethlink", or NULL at the link's level */
 	char *bad;	   /* the first bad field */
 };
 
@@ -305,7 +285,7 @@ static int get_opt_str(struct reader *rd, struct json_object *o, const char *key
 	struct json_object *v = member(o, key);
 
 	*ret = NULL;
-	if (!v)
+	if (!v || json_object_is_type(v, json_type_null))
 		return 0;
 	if (!json_object_is_type(v, json_type_string))
 		return bad(rd, key);
@@ -328,30 +308,6 @@ static int get_group(struct reader *rd, struct json_object *o, const char *group
 		return -EINVAL;
 	*ret_r = (int)r;
 	return 0;
-}
-
-static int get_values(struct reader *rd, struct json_object *o, const struct ethnl_group *g, int *ret_r,
-		      struct ethnl_values *ret, char **ret_kmsg)
-{
-	struct json_object *x, *vals;
-	int r;
-
-	r = get_group(rd, o, g->name, &x, ret_r);
-	if (r < 0)
-		return r;
-	vals = member(x, "values");
-	if (!vals || !json_object_is_type(vals, json_type_object))
-		return bad(rd, "values");
-	for (size_t i = 0; i < g->n_params; i++) {
-		if (!member(vals, g->params[i].name))
-			continue;
-		rd->group = g->name;
-		r = get_u32(rd, vals, g->params[i].name, &ret->v[i]);
-		if (r < 0)
-			return r;
-		ret->present[i] = true;
-	}
-	return get_opt_str(rd, x, "kernel_message", ret_kmsg);
 }
 
 static int get_link(struct reader *rd, struct json_object *o, struct link_info *l)
@@ -377,6 +333,8 @@ static int get_link(struct reader *rd, struct json_object *o, struct link_info *
 		if (r == 0)
 			r = get_u32(rd, o, "max_mtu", &l->max_mtu);
 	}
+	if (r == 0)
+		r = get_u32(rd, o, "txqueuelen", &l->txqlen);
 	if (r == 0)
 		r = get_str(rd, o, "operstate", state, sizeof(state));
 	if (r == 0 && link_operstate_from_string(state, &l->operstate) < 0)
@@ -408,9 +366,47 @@ static int get_duplex(struct reader *rd, struct json_object *o, enum eth_duplex 
 	return bad(rd, "duplex");
 }
 
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static int get_fact(struct reader *rd, struct json_object *o, struct recorded_fact *f)
+{
+	struct json_object *value;
+	int64_t size, r;
+	const char *hex;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(rd, "facts");
+	rd->group = "facts";
+	if (get_i64(rd, o, "result", -4095, 0, &r) < 0 || get_i64(rd, o, "size", 0, 1 << 16, &size) < 0)
+		return -EINVAL;
+	f->r = (int)r;
+	f->size = (size_t)size;
+	value = member(o, "value");
+	if (value && !json_object_is_type(value, json_type_null)) {
+		hex = json_object_get_string(value);
+		if (!json_object_is_type(value, json_type_string) || strlen(hex) != f->size * 2)
+			return bad(rd, "value");
+		f->value = calloc(1, f->size + 1);
+		if (!f->value)
+			return -ENOMEM;
+		for (size_t i = 0; i < f->size; i++) {
+			int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+
+			if (hi < 0 || lo < 0)
+				return bad(rd, "value");
+			((unsigned char *)f->value)[i] = (unsigned char)(hi << 4 | lo);
+		}
+	} else if (f->r == 0)
+		return bad(rd, "value");
+	return get_opt_str(rd, o, "kernel_message", &f->kmsg);
+}
+
 static int get_one(struct reader *rd, struct json_object *o, struct link_facts *f)
 {
-	struct json_object *x, *speed;
+	struct json_object *x, *speed, *facts;
 	int r;
 
 	if (!json_object_is_type(o, json_type_object))
@@ -438,36 +434,18 @@ static int get_one(struct reader *rd, struct json_object *o, struct link_facts *
 		r = get_duplex(rd, x, &f->ethlink.duplex);
 	if (r == 0)
 		r = get_bool(rd, x, "autoneg", &f->ethlink.autoneg);
-	if (r == 0)
-		r = get_group(rd, o, "channels", &x, &f->channels_r);
-	if (r == 0)
-		r = get_group(rd, o, "rings", &x, &f->rings_r);
-	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(count_fields); i++) {
-		rd->group = count_fields[i].group;
-		r = get_u32(rd, member(o, count_fields[i].group), count_fields[i].key,
-			    count_of(f, &count_fields[i]));
-	}
-	if (r == 0)
-		r = get_group(rd, o, "features", &x, &f->features_r);
-	for (int i = 0; r == 0 && i < _ETH_FEATURE_MAX; i++) {
-		const char *name = eth_feature_def((enum eth_feature)i)->name;
-		struct eth_feature_state *s = &f->features.f[i];
-		struct json_object *fo = member(x, name);
-
-		if (!fo) /* recorded by a cx5prof that did not manage it: fixed and off */
-			continue;
-		if (!json_object_is_type(fo, json_type_object))
-			return bad(rd, name);
-		r = get_bool(rd, fo, "changeable", &s->changeable);
-		if (r == 0)
-			r = get_bool(rd, fo, "active", &s->active);
-		if (r == 0)
-			r = get_bool(rd, fo, "wanted", &s->wanted);
-	}
-	if (r == 0)
-		r = get_values(rd, o, &ethnl_coalesce, &f->coalesce_r, &f->coalesce, &f->coalesce_kmsg);
-	if (r == 0)
-		r = get_values(rd, o, &ethnl_pause, &f->pause_r, &f->pause, &f->pause_kmsg);
+	if (r < 0)
+		return r;
+	rd->group = NULL;
+	facts = member(o, "facts");
+	if (!facts || !json_object_is_type(facts, json_type_array))
+		return bad(rd, "facts");
+	f->n_facts = json_object_array_length(facts);
+	f->facts = calloc(f->n_facts + 1, sizeof(*f->facts));
+	if (!f->facts)
+		return -ENOMEM;
+	for (size_t i = 0; r == 0 && i < f->n_facts; i++)
+		r = get_fact(rd, json_object_array_get_idx(facts, i), &f->facts[i]);
 	return r;
 }
 

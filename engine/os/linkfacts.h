@@ -1,42 +1,43 @@
 /* linkfacts.h: what the kernel says of each link (rtnetlink and ethtool),
  * read in one place: from this network namespace, or from the record a
- * snapshot kept of another host's (snapshot.h).
+ * snapshot kept of another host's (snapshot.h), with the per-port facts
+ * the probe's callers read (probe.h's struct probe_fact: the change
+ * kinds' live state) as that host gave them.
  *
- * Owns: the list of link facts a probe joins with the sysroot's, the
- * switch to a snapshot's record, and that record's JSON form. Must never:
- * change a link, log above debug, read the kernel while a snapshot's
- * record is in use. */
+ * Owns: the list of links a probe joins with the sysroot's, the switch to
+ * a snapshot's record, and that record's JSON form. A recorded per-port
+ * fact is the caller's plain-data buffer as it was, kept by position and
+ * size: read by the cx5prof that wrote it (another one with other facts
+ * gets -EPROTO for those that do not fit). Must never: change a link, log
+ * above debug, read the kernel while a snapshot's record is in use. */
 #ifndef CX5_LINKFACTS_H
 #define CX5_LINKFACTS_H
 
 #include <json-c/json.h>
 
-#include "ethfeatures.h"
-#include "ethnl.h"
 #include "ethtool.h"
 #include "link.h"
 
+/* One recorded per-port fact: r, the buffer (size bytes; NULL unless
+ * r == 0) and the kernel's text. */
+struct recorded_fact {
+	int r;
+	size_t size;
+	void *value;
+	char *kmsg;
+};
+
 /* One link and the result of each ethtool read: 0, -EOPNOTSUPP
- * (unsupported), other -errno; *_kmsg the kernel's extack text when the
- * read failed and it sent one, else NULL. */
+ * (unsupported), other -errno. facts: the per-port facts recorded with it
+ * (n_facts of them), none while the kernel is read. */
 struct link_facts {
 	struct link_info link;
 	int drvinfo_r;
 	struct eth_drvinfo drvinfo;
 	int ethlink_r;
 	struct eth_link ethlink;
-	int channels_r;
-	struct eth_channels channels;
-	int rings_r;
-	struct eth_rings rings;
-	int features_r;
-	struct eth_features features;
-	int coalesce_r;
-	struct ethnl_values coalesce;
-	char *coalesce_kmsg;
-	int pause_r;
-	struct ethnl_values pause;
-	char *pause_kmsg;
+	struct recorded_fact *facts;
+	size_t n_facts;
 };
 
 /* Every link but loopback named in only (NULL: all), by ifindex, with its
@@ -56,7 +57,8 @@ void linkfacts_use(struct link_facts *v, size_t n, bool of_live_host);
 bool linkfacts_of_this_host(void);
 
 /* The JSON array of a snapshot ("links"), and back: -EINVAL with
- * *ret_field naming the bad field ("links[1].channels.rx"; caller frees). */
+ * *ret_field naming the bad field ("links[1].ethlink.speed"; caller
+ * frees). */
 struct json_object *linkfacts_to_json(const struct link_facts *v, size_t n);
 int linkfacts_from_json(struct json_object *a, struct link_facts **ret, size_t *ret_n, char **ret_field);
 

@@ -14,8 +14,11 @@
 static void iface_state_done(struct iface_state *s)
 {
 	free(s->name);
-	free(s->coalesce_kmsg);
-	free(s->pause_kmsg);
+	for (size_t i = 0; i < s->n_facts; i++) {
+		free(s->facts[i].value);
+		free(s->facts[i].kmsg);
+	}
+	free(s->facts);
 	nic_info_done(&s->nic);
 	irq_list_free(s->irqs);
 }
@@ -80,39 +83,79 @@ static int probe_nic(struct iface_state *s, const struct interrupts *table, int 
 	return s->irqs_r == -ENOMEM ? -ENOMEM : 0;
 }
 
-static int probe_kernel_iface(struct host_state *h, struct link_facts *f, const struct interrupts *table,
-			      int table_r, unsigned irq_flags)
+struct probe_req {
+	char *const *only;
+	unsigned irq_flags;
+	const struct probe_fact *const *facts;
+	size_t n_facts;
+};
+
+/* Fact i as a snapshot recorded it (by position: one whose size is not
+ * the caller's was another cx5prof's, -EPROTO). */
+static int recorded_fact(struct link_facts *rec, size_t i, size_t size, struct iface_fact *f)
+{
+	struct recorded_fact *rf = i < rec->n_facts ? &rec->facts[i] : NULL;
+
+	if (!rf || rf->size != size)
+		return -EPROTO;
+	if (rf->value)
+		memcpy(f->value, rf->value, size);
+	f->kmsg = TAKE_PTR(rf->kmsg);
+	return rf->r;
+}
+
+/* The caller's facts of port s; present: read them (rec: from a snapshot's
+ * record), else they are -ENODEV. */
+static int probe_facts(struct iface_state *s, const struct probe_req *q, bool present, struct link_facts *rec)
+{
+	s->facts = calloc(q->n_facts ? q->n_facts : 1, sizeof(*s->facts));
+	if (!s->facts)
+		return -ENOMEM;
+	s->n_facts = q->n_facts;
+	for (size_t i = 0; i < q->n_facts; i++) {
+		struct iface_fact *f = &s->facts[i];
+
+		if (!q->facts[i]) {
+			f->r = -ENOENT;
+			continue;
+		}
+		f->value = calloc(1, q->facts[i]->size);
+		if (!f->value)
+			return -ENOMEM;
+		if (rec)
+			f->r = recorded_fact(rec, i, q->facts[i]->size, f);
+		else
+			f->r = present ? q->facts[i]->read(s->name, f->value, &f->kmsg) : -ENODEV;
+		if (f->r == -ENOMEM)
+			return f->r;
+	}
+	return 0;
+}
+
+static int probe_kernel_iface(struct host_state *h, struct link_facts *l, const struct interrupts *table,
+			      int table_r, const struct probe_req *q)
 {
 	struct iface_state *s;
 	int r;
 
-	r = push_iface(h, f->link.name, &s);
+	r = push_iface(h, l->link.name, &s);
 	if (r < 0)
 		return r;
 	s->present = true;
-	s->link = f->link;
-	s->drvinfo_r = f->drvinfo_r;
-	s->drvinfo = f->drvinfo;
-	s->ethlink_r = f->ethlink_r;
-	s->ethlink = f->ethlink;
-	s->channels_r = f->channels_r;
-	s->channels = f->channels;
-	s->rings_r = f->rings_r;
-	s->rings = f->rings;
-	s->features_r = f->features_r;
-	s->features = f->features;
-	s->coalesce_r = f->coalesce_r;
-	s->coalesce = f->coalesce;
-	s->coalesce_kmsg = TAKE_PTR(f->coalesce_kmsg);
-	s->pause_r = f->pause_r;
-	s->pause = f->pause;
-	s->pause_kmsg = TAKE_PTR(f->pause_kmsg);
-	return probe_nic(s, table, table_r, irq_flags);
+	s->link = l->link;
+	s->drvinfo_r = l->drvinfo_r;
+	s->drvinfo = l->drvinfo;
+	s->ethlink_r = l->ethlink_r;
+	s->ethlink = l->ethlink;
+	r = probe_facts(s, q, true, l->facts ? l : NULL);
+	if (r < 0)
+		return r;
+	return probe_nic(s, table, table_r, q->irq_flags);
 }
 
-static int probe_interfaces(struct host_state *h, char *const *only, unsigned flags)
+static int probe_interfaces(struct host_state *h, const struct probe_req *q, unsigned flags)
 {
-	unsigned irq_flags = IRQ_DISCOVER_AFFINITY | (flags & PROBE_IRQ_DETAILS ? IRQ_DISCOVER_DETAILS : 0);
+	char *const *only = q->only;
 	struct link_facts *links = NULL;
 	_cleanup_strv_free_ char **sysfs = NULL;
 	_cleanup_interrupts_ struct interrupts *table = NULL;
@@ -126,7 +169,7 @@ static int probe_interfaces(struct host_state *h, char *const *only, unsigned fl
 	/* One snapshot of /proc/interrupts for every interface. */
 	table_r = interrupts_read(flags & PROBE_IRQ_DETAILS ? 0 : INTERRUPTS_NO_COUNTS, &table, NULL);
 	for (size_t i = 0; table_r != -ENOMEM && i < n; i++) {
-		r = probe_kernel_iface(h, &links[i], table, table_r, irq_flags);
+		r = probe_kernel_iface(h, &links[i], table, table_r, q);
 		if (r < 0) {
 			linkfacts_free(links, n);
 			return r;
@@ -147,24 +190,33 @@ static int probe_interfaces(struct host_state *h, char *const *only, unsigned fl
 		r = push_iface(h, *name, &s);
 		if (r < 0)
 			return r;
-		s->drvinfo_r = s->ethlink_r = s->channels_r = s->rings_r = -ENODEV;
-		s->features_r = s->coalesce_r = s->pause_r = -ENODEV;
-		r = probe_nic(s, table, table_r, irq_flags);
+		s->drvinfo_r = s->ethlink_r = -ENODEV;
+		r = probe_facts(s, q, false, NULL);
+		if (r < 0)
+			return r;
+		r = probe_nic(s, table, table_r, q->irq_flags);
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
 
-int probe_host(char *const *only, unsigned flags, struct host_state **ret)
+int probe_host(char *const *only, unsigned flags, const struct probe_fact *const *facts, size_t n_facts,
+	       struct host_state **ret)
 {
+	const struct probe_req q = {
+	    .only = only,
+	    .irq_flags = IRQ_DISCOVER_AFFINITY | (flags & PROBE_IRQ_DETAILS ? IRQ_DISCOVER_DETAILS : 0),
+	    .facts = facts,
+	    .n_facts = n_facts,
+	};
 	struct host_state *h;
 	int r;
 
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	r = probe_interfaces(h, only, flags);
+	r = probe_interfaces(h, &q, flags);
 	if (r < 0)
 		goto fail;
 	if (flags & PROBE_IFACES_ONLY) {

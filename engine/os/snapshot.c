@@ -75,17 +75,68 @@ static void recording_done(struct recording *rec)
 	free(rec->v);
 }
 
+/* The record of the links a probe found (present in the kernel), with
+ * the per-port facts it read of each. */
+static int record_links(const struct host_state *h, const struct probe_fact *const *facts, size_t n_facts,
+			struct link_facts **ret, size_t *ret_n)
+{
+	struct link_facts *v = calloc(h->n_ifaces + 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n_ifaces; i++) {
+		const struct iface_state *s = &h->ifaces[i];
+		struct link_facts *l;
+
+		if (!s->present)
+			continue;
+		l = &v[n++];
+		*l = (struct link_facts){.link = s->link,
+					 .drvinfo_r = s->drvinfo_r,
+					 .drvinfo = s->drvinfo,
+					 .ethlink_r = s->ethlink_r,
+					 .ethlink = s->ethlink};
+		l->facts = calloc(n_facts + 1, sizeof(*l->facts));
+		if (!l->facts)
+			goto oom;
+		l->n_facts = n_facts;
+		for (size_t k = 0; k < n_facts && k < s->n_facts; k++) {
+			const struct iface_fact *f = &s->facts[k];
+			struct recorded_fact *rf = &l->facts[k];
+
+			*rf = (struct recorded_fact){.r = f->r, .size = facts[k] ? facts[k]->size : 0};
+			if (f->r == 0 && f->value) {
+				rf->value = malloc(rf->size);
+				if (!rf->value)
+					goto oom;
+				memcpy(rf->value, f->value, rf->size);
+			}
+			if (f->kmsg && !(rf->kmsg = strdup(f->kmsg)))
+				goto oom;
+		}
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+oom:
+	linkfacts_free(v, n);
+	return -ENOMEM;
+}
+
 /* Everything show, plan and doctor read of the host through the sysroot:
- * the probe (with the IRQs' details), the CPU topology and each port's
- * driver and link facts. */
-static int probe_everything(struct recording *rec)
+ * the probe (with the IRQs' details and the callers' per-port facts), the
+ * CPU topology and each port's driver and link facts; and the record of
+ * the links. */
+static int probe_everything(struct recording *rec, const struct probe_fact *const *facts, size_t n_facts,
+			    struct link_facts **ret_links, size_t *ret_n)
 {
 	_cleanup_host_state_ struct host_state *h = NULL;
 	_cleanup_topology_ struct topology *t = NULL;
 	int r;
 
 	sysroot_observe(record, rec);
-	r = probe_host(NULL, PROBE_IRQ_DETAILS, &h);
+	r = probe_host(NULL, PROBE_IRQ_DETAILS, facts, n_facts, &h);
 	if (r >= 0 && topology_read(&t) == -ENOMEM)
 		r = -ENOMEM;
 	for (size_t i = 0; r >= 0 && h && i < h->n_ifaces; i++) {
@@ -103,7 +154,7 @@ static int probe_everything(struct recording *rec)
 	if (r < 0)
 		return r;
 	qsort(rec->v, rec->n, sizeof(*rec->v), cmp_access);
-	return 0;
+	return record_links(h, facts, n_facts, ret_links, ret_n);
 }
 
 /* ---- what a snapshot may hold ---- */
@@ -428,7 +479,8 @@ static int open_empty_dir(const char *dir)
 	return TAKE_FD(dfd);
 }
 
-int snapshot_take(const char *dir, struct snapshot_summary *ret)
+int snapshot_take(const char *dir, const struct probe_fact *const *facts, size_t n_facts,
+		  struct snapshot_summary *ret)
 {
 	_cleanup_(recording_done) struct recording rec = {0};
 	_cleanup_close_ int dfd = -1;
@@ -441,10 +493,7 @@ int snapshot_take(const char *dir, struct snapshot_summary *ret)
 	dfd = open_empty_dir(dir);
 	if (dfd < 0)
 		return dfd;
-	r = probe_everything(&rec);
-	if (r < 0)
-		return r;
-	r = linkfacts_list(NULL, &links, &n_links);
+	r = probe_everything(&rec, facts, n_facts, &links, &n_links);
 	if (r < 0)
 		return r;
 	links_json = linkfacts_to_json(links, n_links);

@@ -30,9 +30,14 @@ struct snapshot_summary {
 	struct json_object *unreadable;
 };
 
+struct probe_fact;
+
 /* Snapshot the host (the current sysroot and network namespace) into dir,
- * which must not exist or be empty (-ENOTEMPTY). */
-int snapshot_take(const char *dir, struct snapshot_summary *ret);
+ * which must not exist or be empty (-ENOTEMPTY), with the per-port facts
+ * the readers of the snapshot will ask for (probe.h: the change kinds',
+ * in their order). */
+int snapshot_take(const char *dir, const struct probe_fact *const *facts, size_t n_facts,
+		  struct snapshot_summary *ret);
 
 /* When the current sysroot is a snapshot: use its link facts from now on,
  * make the sysroot read-only, and return 1; 0 when it is not one. -EINVAL

@@ -1,7 +1,8 @@
 /* test_linkfacts.c: a snapshot's record of the link facts (linkfacts.h)
  * read back equal to what was written, every field; a record switched in
- * answers linkfacts_list (loopback left out, `only` honoured) without the
- * kernel; a damaged record names its field. */
+ * answers linkfacts_list (loopback left out, `only` honoured, the
+ * per-port facts with it) without the kernel; a damaged record names its
+ * field. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,8 @@
 
 static void fill(struct link_facts *f, const char *name, int ifindex, unsigned flags)
 {
+	static const uint32_t value[4] = {16, 63, 0, 0xdeadbeef};
+
 	memset(f, 0, sizeof(*f));
 	snprintf(f->link.name, sizeof(f->link.name), "%s", name);
 	f->link.ifindex = ifindex;
@@ -20,6 +23,7 @@ static void fill(struct link_facts *f, const char *name, int ifindex, unsigned f
 	f->link.has_mtu_range = true;
 	f->link.min_mtu = 68;
 	f->link.max_mtu = 9978;
+	f->link.txqlen = 1000;
 	f->link.operstate = LINK_OPER_UP;
 	f->link.flags = flags;
 	f->link.loopback = flags & IFF_LOOPBACK;
@@ -30,15 +34,14 @@ static void fill(struct link_facts *f, const char *name, int ifindex, unsigned f
 	snprintf(f->drvinfo.bus_info, sizeof(f->drvinfo.bus_info), "0000:af:00.0");
 	f->ethlink = (struct eth_link){
 	    .speed_known = true, .speed = 25000, .duplex = ETH_DUPLEX_FULL, .autoneg = true};
-	f->channels = (struct eth_channels){.combined = 16, .max_combined = 63};
-	f->rings_r = -EOPNOTSUPP;
-	f->features.f[ETH_FEATURE_GRO] =
-	    (struct eth_feature_state){.changeable = true, .active = true, .wanted = true};
-	f->features.f[ETH_FEATURE_LRO] = (struct eth_feature_state){.changeable = true, .wanted = true};
-	f->coalesce.v[2] = 8;
-	f->coalesce.present[2] = true;
-	f->pause_r = -EOPNOTSUPP;
-	f->pause_kmsg = strdup("pause not supported");
+	/* a fact read, one the driver does not support, one no kind reads */
+	f->n_facts = 3;
+	f->facts = calloc(3, sizeof(*f->facts));
+	f->facts[0] = (struct recorded_fact){.r = 0, .size = sizeof(value), .value = malloc(sizeof(value))};
+	memcpy(f->facts[0].value, value, sizeof(value));
+	f->facts[1] =
+	    (struct recorded_fact){.r = -EOPNOTSUPP, .size = 8, .kmsg = strdup("pause not supported")};
+	f->facts[2] = (struct recorded_fact){.r = -ENOENT};
 }
 
 static void same(const struct link_facts *a, const struct link_facts *b)
@@ -47,14 +50,19 @@ static void same(const struct link_facts *a, const struct link_facts *b)
 	assert_int_equal(a->drvinfo_r, b->drvinfo_r);
 	assert_memory_equal(&a->drvinfo, &b->drvinfo, sizeof(a->drvinfo));
 	assert_memory_equal(&a->ethlink, &b->ethlink, sizeof(a->ethlink));
-	assert_memory_equal(&a->channels, &b->channels, sizeof(a->channels));
-	assert_int_equal(a->rings_r, b->rings_r);
-	assert_memory_equal(&a->rings, &b->rings, sizeof(a->rings));
-	assert_memory_equal(&a->features, &b->features, sizeof(a->features));
-	assert_memory_equal(&a->coalesce, &b->coalesce, sizeof(a->coalesce));
-	assert_int_equal(a->pause_r, b->pause_r);
-	assert_string_equal(a->pause_kmsg, b->pause_kmsg);
-	assert_null(b->coalesce_kmsg);
+	assert_int_equal(a->n_facts, b->n_facts);
+	for (size_t i = 0; i < a->n_facts; i++) {
+		assert_int_equal(a->facts[i].r, b->facts[i].r);
+		assert_int_equal(a->facts[i].size, b->facts[i].size);
+		if (a->facts[i].value)
+			assert_memory_equal(a->facts[i].value, b->facts[i].value, a->facts[i].size);
+		else
+			assert_null(b->facts[i].value);
+		if (a->facts[i].kmsg)
+			assert_string_equal(a->facts[i].kmsg, b->facts[i].kmsg);
+		else
+			assert_null(b->facts[i].kmsg);
+	}
 }
 
 static void test_round_trip(void **state)
@@ -91,8 +99,13 @@ static void test_round_trip(void **state)
 
 	json_object_put(j);
 	json_object_put(back);
-	free(in[0].pause_kmsg);
-	free(in[1].pause_kmsg);
+	for (int i = 0; i < 2; i++) {
+		for (size_t k = 0; k < in[i].n_facts; k++) {
+			free(in[i].facts[k].value);
+			free(in[i].facts[k].kmsg);
+		}
+		free(in[i].facts);
+	}
 }
 
 static void test_damaged(void **state)
@@ -105,9 +118,15 @@ static void test_damaged(void **state)
 	    {"[{\"name\": \"ens1f0\", \"ifindex\": 2, \"mtu\": \"9000\"}]", "links[0].mtu"},
 	    {"[{\"name\": \"\", \"ifindex\": 2}]", "links[0].name"},
 	    {"[{\"name\": \"a-name-longer-than-15\", \"ifindex\": 2}]", "links[0].name"},
-	    {"[{\"name\": \"ens1f0\", \"ifindex\": 2, \"mtu\": 1500, \"min_mtu\": null, \"operstate\": "
+	    {"[{\"name\": \"ens1f0\", \"ifindex\": 2, \"mtu\": 1500, \"txqueuelen\": 0, \"operstate\": "
 	     "\"sideways\"}]",
 	     "links[0].operstate"},
+	    {"[{\"name\": \"ens1f0\", \"ifindex\": 2, \"mtu\": 1500, \"txqueuelen\": 1000, \"operstate\": "
+	     "\"up\","
+	     " \"flags\": 1, \"kind\": \"\", \"drvinfo\": {\"result\": 0}, \"ethlink\": {\"result\": 0,"
+	     " \"duplex\": \"full\", \"autoneg\": true}, \"facts\": [{\"result\": 0, \"size\": 2, \"value\": "
+	     "\"0g00\"}]}]",
+	     "links[0].facts.value"},
 	};
 
 	(void)state;
