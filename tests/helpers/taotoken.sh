@@ -40,7 +40,12 @@ tt_setup() {
 	DB=$TT/history.db
 	runs=$(tt_test_runs) || skip_all "build/tests/unit/test_runs missing: run 'make units' first"
 	"$runs" --make-db "$DB" || exit 1
-	KEY="sk-cx5test-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+	# Random hex without the letter d: the masking rule (any piece of 4 or
+	# more of the key's letters and digits, separators removed) rightly
+	# also hides a letter of the gateway's own text that continues the key,
+	# and "...provided: <piece>" would then lose its d whenever the piece
+	# is preceded by a d in the key, so exact expectations would be random.
+	KEY="sk-cx5test-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n' | tr d 0)"
 	KEYFILE=$TT/taotoken.key
 	(umask 077 && printf '%s\n' "$KEY" >"$KEYFILE")
 	SCENARIO=$TT/scenario
