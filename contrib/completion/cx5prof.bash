@@ -99,6 +99,11 @@ _cx5prof()
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return
 		;;
+	--tar)
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
 	--confirm|--limit|--timeout|--port|--bind|--peer|--duration|--streams|--message-size|--reason|--budget)
 		return # a value the user types
 		;;
@@ -163,6 +168,10 @@ _cx5prof()
 		;;
 	export|analyze)
 		[ "$nargs" = 0 ] && COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" run "$db")" -- "$cur"))
+		;;
+	snapshot)
+		compopt -o filenames 2>/dev/null
+		[ "$nargs" = 0 ] && COMPREPLY=($(compgen -d -- "$cur"))
 		;;
 	rollback)
 		[ "$nargs" = 0 ] && COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" txn "$db")" -- "$cur"))

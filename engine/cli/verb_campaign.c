@@ -51,6 +51,7 @@ enum {
 	OPT_REPEAT,
 	OPT_BUDGET,
 	OPT_SSH_COMMANDS,
+	OPT_HOSTS,
 };
 
 enum keep { KEEP_NONE, KEEP_FIRST, KEEP_LAST, KEEP_BEST };
@@ -81,6 +82,9 @@ const struct cli_option campaign_options[] = {
 
 const struct cli_option report_options[] = {
     {"dir", CLI_ARG_REQUIRED, OPT_DIR, "DIR", "write report.html and the runs' bundles into DIR"},
+    {"hosts", CLI_ARG_NONE, OPT_HOSTS, NULL,
+     "the arguments are hosts' directories (run.json of `export`, host.json of the fleet playbook): one row "
+     "per host"},
     {0},
 };
 
@@ -94,6 +98,7 @@ struct campaign_args {
 	unsigned duration; /* 0: the file's */
 	int repeat;	   /* 0: the file's; -1: auto */
 	unsigned budget_s; /* 0: the file's */
+	bool hosts;
 };
 
 static int handle_option(int id, const char *arg, void *userdata)
@@ -154,6 +159,9 @@ static int handle_option(int id, const char *arg, void *userdata)
 		return 0;
 	case OPT_SSH_COMMANDS:
 		peerssh_allow_commands(true);
+		return 0;
+	case OPT_HOSTS:
+		a->hosts = true;
 		return 0;
 	case OPT_KEEP:
 		for (int i = 0; keep_names[i]; i++)
@@ -2179,6 +2187,8 @@ int verb_report(struct cli *cli, int argc, char **argv)
 	r = cli_parse(cli, cli_verb("report"), argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
+	if (a.hosts)
+		return report_hosts(args, a.dir);
 	if (!args[0] || !a.dir) {
 		log_error("report: expected run ids and --dir DIR");
 		return EXIT_USAGE;
