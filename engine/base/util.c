@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -23,6 +24,19 @@ char *strstrip_trailing(char *s)
 	size_t n = strlen(s);
 	while (n > 0 && isspace((unsigned char)s[n - 1]))
 		s[--n] = '\0';
+	return s;
+}
+
+char *str_make_printable(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; p && *p; p++) {
+		if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			p[0] = '?';
+			p[1] = '?';
+			p++;
+		} else if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			*p = '?';
+	}
 	return s;
 }
 
@@ -286,6 +300,28 @@ void table_names_join(const void *rows, size_t stride, size_t n, char *buf, size
 			return;
 		len += (size_t)w;
 	}
+}
+
+void pause_point(const char *point)
+{
+	const char *env = getenv("CX5PROF_TEST_PAUSE");
+	size_t n = strlen(point);
+	char buf[64];
+	int fd;
+
+	if (!env || strncmp(env, point, n) != 0 || env[n] != ':' || !env[n + 1])
+		return;
+	fd = open(env + n + 1, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	(void)!dprintf(fd, "%s %d\n", point, (int)getpid());
+	close(fd);
+	fd = open(env + n + 1, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
 }
 
 bool failpoint(const char *name, int k)

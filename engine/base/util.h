@@ -81,6 +81,12 @@ static inline const char *strna(const char *s)
 /* Remove trailing whitespace (newlines from sysfs) in place. */
 char *strstrip_trailing(char *s);
 
+/* Text for a terminal, in place: control characters other than newline
+ * and tab (escape sequences, carriage return, bell, DEL, and the C1
+ * controls U+0080..U+009F in UTF-8) become '?', so text from a file, a
+ * database, a peer or a server cannot drive the operator's terminal. */
+char *str_make_printable(char *s);
+
 /* asprintf that returns NULL on failure. */
 char *strprintf(const char *fmt, ...) _printf_(1, 2);
 char *vstrprintf(const char *fmt, va_list ap) _printf_(1, 0);
@@ -118,6 +124,18 @@ bool ifname_valid(const char *name);
 /* Tests only: is the failpoint name:k set in CX5PROF_FAILPOINT
  * ("name:K[,name:K...]")? The failpoints are listed in apply.h. */
 bool failpoint(const char *name, int k);
+
+/* Tests only: CX5PROF_TEST_PAUSE="POINT:FIFO" holds the program at POINT
+ * each time it gets there, so a test acts at a known point instead of
+ * after a guessed time. At the point the program writes "POINT PID\n" to
+ * FIFO (a named pipe the test made; the open waits for the test to read
+ * it), then reads FIFO to its end (the open waits for the test to open it
+ * for writing: the release). A caught signal ends the wait. Inert when
+ * the variable is unset or names another point. The points: `watchdog`
+ * (the --confirm watchdog, before it first looks at its deadline) and
+ * `bench-done` (verify, after the benchmark, before the counters are read
+ * again). */
+void pause_point(const char *point);
 
 /* Monotonic clock in microseconds. */
 uint64_t now_usec(void);

@@ -57,7 +57,7 @@ ip -n "$NS" link set ens1f0 mtu 9000
 show_json
 is "$(field link.mtu)" 9000 "after 'ip link set mtu 9000' show --json reports 9000"
 run ip netns exec "$NS" "$CX5PROF" --sysroot "$SR" show ens1f0
-is "$(printf '%s\n' "$out" | grep '^  link ')" "  link      down  mtu 9000 (68-65535)  25000Mb/s full (sysroot)  [veth]" \
+is "$(printf '%s\n' "$out" | grep '^  link ')" "  link      down  mtu 9000 (68-65535)  txqueuelen 1000  25000Mb/s full (sysroot)  [veth]" \
 	"the human output follows too"
 
 ip -n "$NS" link set ens1f0 mtu 68
@@ -67,10 +67,8 @@ is "$(field link.mtu)" 68 "down to the minimum: 68"
 ip -n "$NS" link set ens1f0 mtu 65535
 ip -n "$PEER" link set peer0 up
 ip -n "$NS" link set ens1f0 up
-for _ in $(seq 100); do
-	ip -n "$NS" -o link show ens1f0 | grep -q 'state UP' && break
-	sleep 0.1
-done
+link_up() { ip -n "$NS" -o link show ens1f0 | grep -q 'state UP'; }
+wait_until 60 link_up
 show_json
 is "$(field link.mtu link.operstate link.admin_up link.carrier)" '65535
 "up"

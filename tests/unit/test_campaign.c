@@ -16,8 +16,7 @@
 #include <unistd.h>
 
 #include "campaignfile.h"
-
-static char tmpdir[] = "/tmp/cx5-test-campaign-XXXXXX";
+#include "unit.h"
 
 static void write_str(const char *path, const char *s)
 {
@@ -63,7 +62,7 @@ static void test_rounds(void **state)
 	assert_int_equal(p->verify.duration.value, 1);
 	assert_string_equal(p->verify.runners.value[0], "netperf"); /* not in the campaign: inherited */
 	assert_int_equal(p->verify.message_size.value, 1400);	    /* the sweep value */
-	assert_int_equal(p->link.mtu.value, 1500);
+	assert_int_equal(profile_key_uint(p, "link.mtu")->value, 1500);
 	profile_free(p);
 
 	/* g2 wrote its own duration: it wins over the campaign's; the sweep
@@ -149,22 +148,6 @@ static void test_errors(void **state)
 	free(line);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) && chdir(tmpdir) == 0 ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-	(void)state;
-	if (chdir("/") < 0)
-		return -1;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,5 +155,5 @@ int main(void)
 	    cmocka_unit_test(test_peer),
 	    cmocka_unit_test(test_errors),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, unit_enter_tmpdir, unit_leave_tmpdir);
 }
