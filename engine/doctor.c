@@ -21,6 +21,7 @@
 #include "os/nicfacts.h"
 #include "kinds/kinds.h"
 #include "os/probe.h"
+#include "os/snapshot.h"
 #include "os/sysroot.h"
 #include "os/topology.h"
 #include "peercheck.h"
@@ -295,6 +296,9 @@ static int check_counters(struct ctx *c, const struct iface_state *s)
 
 	if (!s->present)
 		return add(c, s->name, "counters", DOCTOR_SKIP, NULL, "not in this network namespace");
+	if (snapshot_active())
+		return add(c, s->name, "counters", DOCTOR_SKIP, NULL,
+			   "a snapshot: the counters move on the host itself");
 	r = counters_snapshot(s->name, &a);
 	if (r >= 0) {
 		usleep(c->o->counter_interval_ms * 1000);
@@ -464,6 +468,10 @@ static const char *peer_of(const struct ctx *c, const char **ret_why)
 {
 	*ret_why =
 	    c->p ? "no verify.peer in the profile" : "no profile and no --peer: the peer is not checked";
+	if (snapshot_active()) {
+		*ret_why = "a snapshot: the path to the peer is checked on the host itself";
+		return NULL;
+	}
 	if (c->o->peer)
 		return c->o->peer;
 	return c->p && c->p->verify.peer.set ? c->p->verify.peer.value : NULL;

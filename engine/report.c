@@ -44,6 +44,29 @@ static void esc(FILE *f, const char *s)
 		}
 }
 
+void report_esc(FILE *f, const char *s)
+{
+	esc(f, s);
+}
+
+void report_page_head(FILE *f, const char *title)
+{
+	fputs(
+	    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>cx5prof report: ",
+	    f);
+	esc(f, title);
+	fputs("</title>\n<style>\n"
+	      "body{font-family:sans-serif;margin:2em;color:#222;max-width:72em}\n"
+	      "table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
+	      "td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;font-size:90%}\n"
+	      "th{background:#f0f0f0}\ncode{font-size:90%}\n"
+	      ".l{font-size:13px}\n.v{font-size:12px}\n.t{font-size:9px;fill:#666}\n"
+	      ".s{font-size:12px;color:#666;fill:#666}\n.strip{margin:.3em 0}\n"
+	      ".strip .l{display:inline-block;width:14em}\n"
+	      "</style>\n</head>\n<body>\n<h1>",
+	      f);
+}
+
 static struct json_object *get(struct json_object *o, const char *key)
 {
 	struct json_object *v = NULL;
@@ -379,20 +402,7 @@ int report_html(struct history *h, struct json_object *doc, char **ret)
 
 	if (!f)
 		return -ENOMEM;
-	fputs(
-	    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>cx5prof report: ",
-	    f);
-	esc(f, str(doc, "name"));
-	fputs("</title>\n<style>\n"
-	      "body{font-family:sans-serif;margin:2em;color:#222;max-width:72em}\n"
-	      "table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
-	      "td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;font-size:90%}\n"
-	      "th{background:#f0f0f0}\ncode{font-size:90%}\n"
-	      ".l{font-size:13px}\n.v{font-size:12px}\n.t{font-size:9px;fill:#666}\n"
-	      ".s{font-size:12px;color:#666;fill:#666}\n.strip{margin:.3em 0}\n"
-	      ".strip .l{display:inline-block;width:14em}\n"
-	      "</style>\n</head>\n<body>\n<h1>",
-	      f);
+	report_page_head(f, str(doc, "name"));
 	if (get(doc, "campaign")) {
 		fprintf(f, "Campaign %" PRId64 ": ", json_object_get_int64(get(doc, "campaign")));
 		esc(f, str(doc, "name"));

@@ -438,41 +438,104 @@ static void test_type_names(void **state)
 	assert_null(udpb_type_to_string(_UDPB_TYPE_MAX));
 }
 
-/* Random bytes never crash a decoder and never decode as a valid setup
- * unless they happen to satisfy every check (deterministic seed). */
+/* Random bytes (deterministic seed) into every decoder: each returns 0 or
+ * a -errno, writes its output only on success, and what it accepts is
+ * within the protocol's limits; some inputs get past the magic and decode
+ * as a header, most do not. */
+static bool untouched(const void *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (((const uint8_t *)p)[i] != 0xa5)
+			return false;
+	return true;
+}
+
+#define DECODES(rc, out)                                                                                     \
+	do {                                                                                                 \
+		assert_true((rc) <= 0 && (rc) > -4096);                                                      \
+		if ((rc) < 0)                                                                                \
+			assert_true(untouched(&(out), sizeof(out)));                                         \
+	} while (0)
+
 static void test_random_bytes(void **state)
 {
 	static struct udpb_report rep;
 	uint8_t r[256];
 	uint32_t x = 12345;
+	unsigned headers = 0, refused = 0, setups = 0;
 
 	(void)state;
 	for (int it = 0; it < 200000; it++) {
 		size_t len = 0;
-		union {
-			struct udpb_header h;
-			struct udpb_setup s;
-			struct udpb_ready rd;
-			struct udpb_done d;
-			struct udpb_error_msg e;
-			struct udpb_dgram g;
-		} u;
+		int rc;
+		struct udpb_header h;
+		struct udpb_setup su;
+		struct udpb_ready rd;
+		struct udpb_done d;
+		struct udpb_error_msg e;
+		struct udpb_dgram g;
 
 		for (size_t i = 0; i < sizeof(r); i++) {
 			x = x * 1103515245u + 12345u;
 			r[i] = (uint8_t)(x >> 16);
 		}
 		len = r[0];
-		if (it % 3 == 0)
-			memcpy(r, "C5UB\x01", 5); /* get past the magic sometimes */
-		(void)udpbench_decode_header(r, len, &u.h);
-		(void)udpbench_decode_setup(r, len, &u.s);
-		(void)udpbench_decode_ready(r, len, &u.rd);
-		(void)udpbench_decode_done(r, len, &u.d);
-		(void)udpbench_decode_report(r, len, &rep);
-		(void)udpbench_decode_error(r, len, &u.e);
-		(void)udpbench_decode_dgram(r, len, &u.g);
+		if (it % 3 == 0) { /* get past the magic, the version and the reserved field sometimes */
+			memcpy(r, "C5UB\x01", 5);
+			r[6] = r[7] = r[8] = r[9] = 0;
+		}
+		memset(&h, 0xa5, sizeof(h));
+		rc = udpbench_decode_header(r, len, &h);
+		DECODES(rc, h);
+		if (rc == 0) {
+			headers++;
+			assert_int_equal(h.version, UDPB_VERSION);
+			assert_non_null(udpb_type_to_string(h.type));
+			assert_true(h.length <= UDPB_MAX_PAYLOAD);
+		} else {
+			refused++;
+		}
+		memset(&su, 0xa5, sizeof(su));
+		rc = udpbench_decode_setup(r, len, &su);
+		DECODES(rc, su);
+		if (rc == 0) {
+			setups++;
+			assert_true(su.duration_s >= 1 && su.duration_s <= UDPB_MAX_DURATION);
+			assert_true(su.message_size >= UDPB_MIN_MESSAGE &&
+				    su.message_size <= UDPB_MAX_MESSAGE);
+			assert_true(su.streams >= 1 && su.streams <= UDPB_MAX_STREAMS);
+			assert_true(su.recv_buffer <= UDPB_MAX_RECV_BUFFER);
+		}
+		memset(&rd, 0xa5, sizeof(rd));
+		rc = udpbench_decode_ready(r, len, &rd);
+		DECODES(rc, rd);
+		memset(&d, 0xa5, sizeof(d));
+		rc = udpbench_decode_done(r, len, &d);
+		DECODES(rc, d);
+		memset(&e, 0xa5, sizeof(e));
+		rc = udpbench_decode_error(r, len, &e);
+		DECODES(rc, e);
+		if (rc == 0)
+			assert_true(memchr(e.text, '\0', sizeof(e.text)) != NULL); /* always terminated */
+		memset(&g, 0xa5, sizeof(g));
+		rc = udpbench_decode_dgram(r, len, &g);
+		DECODES(rc, g);
+		if (it % 100 == 0) { /* the report is 30 KiB: its sentinel now and then */
+			memset(&rep, 0xa5, sizeof(rep));
+			rc = udpbench_decode_report(r, len, &rep);
+			DECODES(rc, rep);
+			if (rc == 0)
+				assert_true(rep.streams <= UDPB_MAX_STREAMS && rep.ncpus <= UDPB_MAX_CPUS);
+		} else {
+			rc = udpbench_decode_report(r, len, &rep);
+			assert_true(rc <= 0 && rc > -4096);
+		}
 	}
+	/* the loop covered both sides of the header check, and random bytes
+	 * almost never make a whole valid setup */
+	assert_true(headers > 100);
+	assert_true(refused > 100000);
+	assert_true(setups < 10);
 }
 
 static void test_recv_frame(void **state)
