@@ -17,6 +17,9 @@ static int verb_help(struct cli *cli, int argc, char **argv);
 static const struct verb verbs[] = {
     {"help", verb_help, "[VERB]", "show the usage of cx5prof or of one verb", NULL, false},
     {"show", verb_show, "[IFACE...]", "print the observed state of the NICs and the host", NULL, false},
+    {"counters", verb_counters, "[IFACE]",
+     "print the kernel's drop counters the loss ledger reads (UDP, IP, backlog, qdisc, device)",
+     counters_options, false},
     {"validate", verb_validate, "FILE...",
      "check profiles (syntax, keys, ranges, extends) without touching anything", validate_options, false},
     {"plan", verb_plan, "PROFILE",

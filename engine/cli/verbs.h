@@ -5,6 +5,8 @@
 #include "cli.h"
 
 int verb_show(struct cli *cli, int argc, char **argv);
+int verb_counters(struct cli *cli, int argc, char **argv);
+extern const struct cli_option counters_options[];
 int verb_validate(struct cli *cli, int argc, char **argv);
 int verb_serve(struct cli *cli, int argc, char **argv);
 int verb_bench(struct cli *cli, int argc, char **argv);

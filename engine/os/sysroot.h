@@ -59,6 +59,14 @@ int sysroot_read_is(const char *path, const char *want);
  * writers of files outside /proc and /sys that still live under the root. */
 int sysroot_confine(const char *full);
 
+/* The kernel's network counters of this process's network namespace
+ * (/proc/net/snmp, /proc/net/snmp6) and the host-wide /proc/net/softnet_stat
+ * are never a fixture: they are read from the live /proc even under a
+ * sysroot, so that a sysroot (hardware facts) combined with the lab's
+ * namespaces measures real counters. Only those files: -EPERM for any
+ * other path. Whole file, as sysroot_read_all. */
+int sysroot_read_live_counters(const char *path, char **ret, size_t *ret_len);
+
 /* Every read, as it happens: the path and what was asked of it (a file's
  * contents, a directory's entries, a link's target, or only that the node
  * is there). `snapshot` records a probe's reads this way to copy what it

@@ -21,7 +21,7 @@ comp() {
 }
 
 verbs=$("$CX5PROF" --help | awk '/^Verbs:/ {v=1; next} /^$/ {v=0} v && NF {print $1}' | sort | paste -sd' ')
-is "$verbs" "analyze apply bench campaign commit compare doctor export help history mirror plan report rollback serve show snapshot validate verify" \
+is "$verbs" "analyze apply bench campaign commit compare counters doctor export help history mirror plan report rollback serve show snapshot validate verify" \
 	"the binary lists the verbs"
 is "$(comp "$CX5PROF" "")" "$verbs" "first word: every verb"
 is "$(comp "$CX5PROF" ap)" "apply" "'ap': apply"
