@@ -249,12 +249,18 @@ void verdict_done(struct verdict *v)
 
 /* ---- words ---- */
 
-/* 73 -> "73", 7.25 -> "7.2", in the precision the size deserves. */
+/* 73 -> "73", 7.25 -> "7.2", in the precision the size deserves; a value
+ * that is not 0 never reads as 0 (0.004 pp -> "0.004"): the end of an
+ * interval that excludes 0 must not seem to touch it. */
 static void figure(char *buf, size_t size, double x, bool sign, bool points)
 {
 	int digits = points ? 2 : fabs(x) < 10 ? 1 : 0;
 
-	snprintf(buf, size, sign ? "%+.*f" : "%.*f", digits, x);
+	for (;; digits++) {
+		snprintf(buf, size, sign ? "%+.*f" : "%.*f", digits, x);
+		if (x == 0 || strtod(buf, NULL) != 0 || digits >= 15)
+			return;
+	}
 }
 
 char *verdict_measure_text(const struct verdict_measure *m, bool points)
@@ -434,6 +440,7 @@ static struct json_object *num_or_null(double v)
 static struct json_object *measure_json(const struct verdict_measure *m, bool loss)
 {
 	struct json_object *o = json_object_new_object();
+	_cleanup_free_ char *text = verdict_measure_text(m, loss);
 
 	json_object_object_add(o, "unit", json_object_new_string(loss ? "points" : "percent"));
 	json_object_object_add(o, "change", num_or_null(m->s.estimate));
@@ -443,6 +450,7 @@ static struct json_object *measure_json(const struct verdict_measure *m, bool lo
 	json_object_object_add(o, "p_value", json_object_new_double(m->s.p_value));
 	json_object_object_add(o, "exact", json_object_new_boolean(m->s.exact));
 	json_object_object_add(o, "verdict", json_object_new_string(verdict_measure_word(m, loss)));
+	json_object_object_add(o, "text", text ? json_object_new_string(text) : NULL);
 	json_object_object_add(o, "min_rounds",
 			       m->min_rounds ? json_object_new_int((int)m->min_rounds) : NULL);
 	return o;

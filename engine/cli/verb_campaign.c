@@ -1181,19 +1181,11 @@ static void render_excluded(struct json_object *groups)
 	}
 }
 
-/* "+67% [41..112] better" from a comparison's measure. */
+/* "+67% [41..112] better" from a comparison's measure (its text is
+ * verdict.c's, so the table and the verdict line read the same). */
 static void measure_cell(struct json_object *m, char *buf, size_t size)
 {
-	bool points = streq(strempty(jstring(m, "unit")), "points");
-	const char *u = points ? " pp" : "%";
-	double ch = jdouble(m, "change"), lo = jdouble(m, "low"), hi = jdouble(m, "high");
-	int digits = points ? 2 : fabs(ch) < 10 ? 1 : 0;
-
-	if (isnan(lo) || isnan(hi))
-		snprintf(buf, size, "%+.*f%s [?] %s", digits, ch, u, strna(jstring(m, "verdict")));
-	else
-		snprintf(buf, size, "%+.*f%s [%.*f..%.*f] %s", digits, ch, u, digits, lo, digits, hi,
-			 strna(jstring(m, "verdict")));
+	snprintf(buf, size, "%s %s", strna(jstring(m, "text")), strna(jstring(m, "verdict")));
 }
 
 /* Each comparison with its intervals and words. */

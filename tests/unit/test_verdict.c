@@ -271,6 +271,48 @@ static void test_measure_text(void **state)
 	assert_string_equal(verdict_measure_word(&m, true), "better");
 }
 
+/* An interval that excludes 0 never reads as touching it: an end that is
+ * not 0 keeps digits until it is not "0" (a loss that rose by a few
+ * packets in ten million, a gain whose lower end is a fraction of a
+ * percent); the table takes the same text from the JSON. */
+static void test_measure_text_near_zero(void **state)
+{
+	struct verdict_measure m = {.s = {.estimate = 0.02, .low = 0.004, .high = 0.05}, .sign = 1};
+	struct verdict_group g[] = {group("baseline", base_recv, loss_a, 5),
+				    group("jumbo", jumbo_recv, loss_a, 5)};
+	struct verdict_input in = {.groups = g, .n_groups = 2, .n_sweeps = 1, .alpha = VERDICT_ALPHA};
+	struct verdict v;
+	struct json_object *j;
+	char *t;
+
+	(void)state;
+	t = verdict_measure_text(&m, true);
+	assert_string_equal(t, "+0.02 pp [0.004..0.05]");
+	free(t);
+	m.s = (struct stats_shift){.estimate = 15.2, .low = 0.04, .high = 30.4};
+	t = verdict_measure_text(&m, false);
+	assert_string_equal(t, "+15% [0.04..30]");
+	free(t);
+	m.s = (struct stats_shift){.estimate = -3.1, .low = -6.2, .high = -0.0004};
+	m.sign = -1;
+	t = verdict_measure_text(&m, false);
+	assert_string_equal(t, "-3.1% [-6.2..-0.0004]");
+	free(t);
+	m.s = (struct stats_shift){.estimate = 0, .low = 0, .high = 1.5};
+	m.sign = 0;
+	t = verdict_measure_text(&m, true);
+	assert_string_equal(t, "+0.00 pp [0.00..1.50]");
+	free(t);
+
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	j = verdict_comparisons_json(&in, &v);
+	assert_string_equal(json_object_get_string(json_object_object_get(
+				json_object_object_get(json_object_array_get_idx(j, 0), "recv"), "text")),
+			    "+100% [94..106]");
+	json_object_put(j);
+	verdict_done(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +322,7 @@ int main(void)
 	    cmocka_unit_test(test_ablation),
 	    cmocka_unit_test(test_interaction),
 	    cmocka_unit_test(test_measure_text),
+	    cmocka_unit_test(test_measure_text_near_zero),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
