@@ -548,6 +548,7 @@ char *verdict_interaction(const struct verdict_input *in, const struct verdict *
 		    m = family_cmp(v, f, CMP_MARGINAL, s, in->n_sweeps);
 		_cleanup_free_ char *ta = NULL, *tm = NULL, *note = NULL;
 		const struct verdict_measure *ma, *mm;
+		bool disjoint;
 
 		if (a < 0 || m < 0)
 			continue;
@@ -555,17 +556,27 @@ char *verdict_interaction(const struct verdict_input *in, const struct verdict *
 		mm = &v->cmp[m].recv;
 		ta = verdict_measure_text(ma, false);
 		tm = verdict_measure_text(mm, false);
-		if (ma->sign != mm->sign)
+		/* Only intervals that do not overlap show that the effects
+		 * differ: one better and the other no clear difference may
+		 * well be the same effect measured once clearly. */
+		disjoint = ma->s.low > mm->s.high || mm->s.low > ma->s.high;
+		if (disjoint && ma->sign != mm->sign)
 			note = strprintf(
 			    "alone %s (%s), inside the full profile %s (%s): its effect depends on the "
 			    "other families",
 			    verdict_measure_word(ma, false), strna(ta), verdict_measure_word(mm, false),
 			    strna(tm));
-		else if (ma->sign != 0 && (ma->s.low > mm->s.high || mm->s.low > ma->s.high))
+		else if (disjoint)
 			note =
 			    strprintf("alone %s and inside the full profile %s do not overlap: the families "
 				      "interact",
 				      strna(ta), strna(tm));
+		else if (ma->sign != mm->sign)
+			note = strprintf("alone %s (%s), inside the full profile %s (%s): the intervals "
+					 "overlap, so the rounds do not show that its effect depends on the "
+					 "other families",
+					 verdict_measure_word(ma, false), strna(ta),
+					 verdict_measure_word(mm, false), strna(tm));
 		if (note && !append(&out, "; ", note))
 			return NULL;
 	}

@@ -207,21 +207,16 @@ static void test_ablation(void **state)
 	verdict_done(&v);
 }
 
-/* Two families that do the same thing (each alone doubles the rate, both
- * together too): alone each is better, inside the full profile neither
- * adds anything (the full profile minus either is as fast): the note says
- * the effect depends on the other families. The full/other-alone pairs
- * interleave (the "full" rounds sit between those of each "-only" group),
- * so their intervals straddle 0. */
-static void test_interaction(void **state)
+/* The interaction note of family a in an ablation of two families, a
+ * and b, over the rounds of base_recv: a-only, b-only and full as given.
+ * Caller frees. */
+static char *interaction_of_a(const double *a_recv, const double *b_recv, const double *full)
 {
-	static const double a_recv[] = {200.5, 202.5, 204.5, 206.5, 208.5};
-	static const double b_recv[] = {199.5, 201.5, 203.5, 205.5, 207.5};
 	struct verdict_group g[] = {
 	    group("baseline", base_recv, loss_a, 5),
 	    group("a-only", a_recv, loss_a, 5),
 	    group("b-only", b_recv, loss_a, 5),
-	    group("full", jumbo_recv, loss_a, 5),
+	    group("full", full, loss_a, 5),
 	};
 	struct verdict_family fam[] = {{"a", "A", NULL}, {"b", "B", NULL}};
 	struct verdict_input in = {.groups = g,
@@ -233,7 +228,6 @@ static void test_interaction(void **state)
 	struct verdict v;
 	char *note;
 
-	(void)state;
 	g[0].role = ROLE_BASELINE;
 	g[1].role = g[2].role = ROLE_ALONE;
 	g[1].families = 1;
@@ -242,12 +236,47 @@ static void test_interaction(void **state)
 	g[3].families = 3;
 	assert_int_equal(verdict_compute(&in, &v), 0);
 	note = verdict_interaction(&in, &v, 0);
+	verdict_done(&v);
+	return note;
+}
+
+/* Two families that do the same thing (each alone doubles the rate, both
+ * together too): alone each is better, inside the full profile neither
+ * adds anything (the full profile minus either is as fast): the note says
+ * the effect depends on the other families. The full/other-alone pairs
+ * interleave (the "full" rounds sit between those of each "-only" group),
+ * so their intervals straddle 0, far from the alone interval. */
+static void test_interaction(void **state)
+{
+	static const double a_recv[] = {200.5, 202.5, 204.5, 206.5, 208.5};
+	static const double b_recv[] = {199.5, 201.5, 203.5, 205.5, 207.5};
+	char *note = interaction_of_a(a_recv, b_recv, jumbo_recv);
+
+	(void)state;
 	assert_non_null(note);
 	assert_non_null(strstr(note, "alone better ("));
 	assert_non_null(strstr(note, "), inside the full profile no clear difference ("));
 	assert_non_null(strstr(note, "): its effect depends on the other families"));
 	free(note);
-	verdict_done(&v);
+}
+
+/* A family clearly better alone whose effect inside the full profile is
+ * measured too loosely to tell (the full profile's rounds spread from
+ * 60 to 500 Mbps): the two words differ, but the intervals overlap, so
+ * the note claims no dependence. */
+static void test_interaction_not_shown(void **state)
+{
+	static const double full_wide[] = {60, 120, 200, 330, 500};
+	char *note = interaction_of_a(jumbo_recv, base_recv, full_wide);
+
+	(void)state;
+	assert_non_null(note);
+	assert_non_null(strstr(note, "alone better ("));
+	assert_non_null(strstr(note, "), inside the full profile no clear difference ("));
+	assert_non_null(strstr(note, "): the intervals overlap, so the rounds do not show that its effect "
+				     "depends on the other families"));
+	assert_null(strstr(note, "): its effect depends"));
+	free(note);
 }
 
 /* The interval's text: precision by size, unbounded as [?]. */
@@ -323,6 +352,7 @@ int main(void)
 	    cmocka_unit_test(test_thresholds_and_skipped),
 	    cmocka_unit_test(test_ablation),
 	    cmocka_unit_test(test_interaction),
+	    cmocka_unit_test(test_interaction_not_shown),
 	    cmocka_unit_test(test_measure_text),
 	    cmocka_unit_test(test_measure_text_near_zero),
 	};
