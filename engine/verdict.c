@@ -103,6 +103,11 @@ static int derive_pairs(const struct verdict_input *in, struct pairs *p)
 
 /* ---- the statistics ---- */
 
+bool verdict_thresholds_failed(size_t failures, size_t counted)
+{
+	return counted > 0 && 2 * failures >= counted;
+}
+
 struct family_walk {
 	const struct verdict_input *in;
 	struct verdict_comparison *cmp;

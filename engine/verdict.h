@@ -47,7 +47,7 @@ struct verdict_group {
 	size_t n;		 /* counted rounds */
 	const char *skipped;	 /* why it has no rounds (or no more), or NULL */
 	int skipped_code;
-	bool thresholds_failed; /* more than half of its counted rounds failed a threshold */
+	bool thresholds_failed; /* verdict_thresholds_failed() of its counted rounds */
 	enum verdict_role role;
 	/* ablation: the families applied (bit f: family f) */
 	unsigned families;
@@ -111,6 +111,12 @@ struct verdict {
 	 * comparison with the baseline (-1). */
 	int *best, *best_cmp;
 };
+
+/* A group passed its thresholds when more than half of its counted rounds
+ * passed verify's thresholds; half or fewer (2 of 4) is failed: the
+ * verdict never names a group its thresholds reject as often as not.
+ * False without counted rounds (nothing to judge). */
+bool verdict_thresholds_failed(size_t failures, size_t counted);
 
 /* The comparisons of in, their statistics and the best groups. 0, -ENOMEM. */
 int verdict_compute(const struct verdict_input *in, struct verdict *ret);

@@ -747,7 +747,7 @@ static int stats_compute(struct run_ctx *x, double alpha)
 		    .n = cl->n,
 		    .skipped = cl->skipped,
 		    .skipped_code = cl->skipped_code,
-		    .thresholds_failed = 2 * cl->threshold_failures > cl->n,
+		    .thresholds_failed = verdict_thresholds_failed(cl->threshold_failures, cl->n),
 		    .role = g->role,
 		    .families = g->families,
 		};
@@ -981,7 +981,8 @@ static struct json_object *cell_json(const struct run_ctx *x, struct cell *cl, d
 	json_object_object_add(
 	    o, "thresholds",
 	    cl->n == 0 ? NULL
-		       : json_object_new_string(2 * cl->threshold_failures > cl->n ? "failed" : "passed"));
+		       : json_object_new_string(
+			     verdict_thresholds_failed(cl->threshold_failures, cl->n) ? "failed" : "passed"));
 	json_object_object_add(o, "role", json_object_new_string(verdict_role_to_string(g->role)));
 	json_object_object_add(o, "families", families_json(x, g));
 	json_object_object_add(o, "profile", json_object_get(cl->profile));

@@ -137,6 +137,22 @@ static void test_thresholds_and_skipped(void **state)
 	verdict_done(&v);
 }
 
+/* Thresholds: passed only when more than half of the counted rounds
+ * passed; 2 failures of 4 is failed (it was passed), no rounds is not
+ * failed. */
+static void test_thresholds_half(void **state)
+{
+	(void)state;
+	assert_true(verdict_thresholds_failed(2, 4));
+	assert_false(verdict_thresholds_failed(1, 4));
+	assert_false(verdict_thresholds_failed(1, 3));
+	assert_true(verdict_thresholds_failed(2, 3));
+	assert_true(verdict_thresholds_failed(1, 2));
+	assert_true(verdict_thresholds_failed(1, 1));
+	assert_false(verdict_thresholds_failed(0, 5));
+	assert_false(verdict_thresholds_failed(0, 0));
+}
+
 /* An ablation of two families: baseline (none), mtu-only, irq-only, full.
  * With two families "full minus mtu" is irq-only and "full minus irq" is
  * mtu-only: five distinct pairs. MTU doubles the throughput alone and
@@ -350,6 +366,7 @@ int main(void)
 	    cmocka_unit_test(test_three_groups),
 	    cmocka_unit_test(test_too_few_rounds),
 	    cmocka_unit_test(test_thresholds_and_skipped),
+	    cmocka_unit_test(test_thresholds_half),
 	    cmocka_unit_test(test_ablation),
 	    cmocka_unit_test(test_interaction),
 	    cmocka_unit_test(test_interaction_not_shown),
