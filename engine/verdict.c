@@ -203,6 +203,33 @@ static void best_compute(const struct verdict_input *in, struct verdict *v, size
 	}
 }
 
+/* Is group o of sweep s a rival of the verdict's group b: also clearly
+ * faster than the baseline (measured, not skipped, within thresholds), and
+ * not shown slower than b? Naming b alone would then claim more than the
+ * rounds show. *ret_cmp: their comparison (either way round), or -1 when
+ * they were not compared. */
+static bool rival(const struct verdict_input *in, const struct verdict *v, size_t s, size_t o, int *ret_cmp)
+{
+	const struct verdict_group *gr = &in->groups[o];
+	int base = baseline_row(in, s), b = v->best[s], c;
+
+	*ret_cmp = -1;
+	if (b < 0 || (int)o == b || (int)o == base || gr->n == 0 || gr->skipped || gr->thresholds_failed)
+		return false;
+	c = find_cmp(v, o, (size_t)base);
+	if (c < 0 || v->cmp[c].recv.sign <= 0)
+		return false;
+	if ((c = find_cmp(v, (size_t)b, o)) >= 0) {
+		*ret_cmp = c;
+		return v->cmp[c].recv.sign <= 0;
+	}
+	if ((c = find_cmp(v, o, (size_t)b)) >= 0) {
+		*ret_cmp = c;
+		return v->cmp[c].recv.sign >= 0;
+	}
+	return true;
+}
+
 int verdict_compute(const struct verdict_input *in, struct verdict *ret)
 {
 	struct pairs p = {0};
@@ -352,9 +379,38 @@ static char *family_effect(const struct verdict_input *in, const struct verdict 
 	return strprintf("%s: no clear difference", fam->label);
 }
 
+/* "not clearly faster than jumbo (full vs jumbo +0.5% [-1.9..3.0]),
+ * mtu-only (+486% [403..634] over baseline)": the rivals of the verdict's
+ * group of sweep s, or NULL when it has none. */
+static char *rivals_text(const struct verdict_input *in, const struct verdict *v, size_t s)
+{
+	_cleanup_free_ char *out = NULL;
+
+	for (size_t o = s; o < in->n_groups; o += in->n_sweeps) {
+		_cleanup_free_ char *t = NULL, *m = NULL;
+		int c;
+
+		if (!rival(in, v, s, o, &c))
+			continue;
+		if (c >= 0) {
+			m = verdict_measure_text(&v->cmp[c].recv, false);
+			t = strprintf("%s (%s vs %s %s)", gname(in, o), gname(in, v->cmp[c].pair.group),
+				      gname(in, v->cmp[c].pair.against), strna(m));
+		} else {
+			m = verdict_measure_text(&v->cmp[find_cmp(v, o, (size_t)baseline_row(in, s))].recv,
+						 false);
+			t = strprintf("%s (%s over %s)", gname(in, o), strna(m),
+				      gname(in, (size_t)baseline_row(in, s)));
+		}
+		if (!append(&out, ", ", t))
+			return NULL;
+	}
+	return out ? strprintf("not clearly faster than %s", out) : NULL;
+}
+
 static char *sweep_line(const struct verdict_input *in, const struct verdict *v, size_t s)
 {
-	_cleanup_free_ char *line = NULL, *skipped = NULL, *failed = NULL, *families = NULL;
+	_cleanup_free_ char *line = NULL, *skipped = NULL, *failed = NULL, *families = NULL, *rivals = NULL;
 	int base = baseline_row(in, s), best = v->best[s], bc = v->best_cmp[s];
 	size_t measured = 0, last = 0;
 
@@ -402,6 +458,9 @@ static char *sweep_line(const struct verdict_input *in, const struct verdict *v,
 		line = strprintf("no clear difference: no group was clearly faster than %s",
 				 gname(in, (size_t)base));
 	if (!line)
+		return NULL;
+	rivals = rivals_text(in, v, s);
+	if (rivals && !append(&line, "; ", rivals))
 		return NULL;
 	for (size_t f = 0; f < in->n_families; f++) {
 		_cleanup_free_ char *e = family_effect(in, v, f, s);
@@ -498,10 +557,13 @@ struct json_object *verdict_best_json(const struct verdict_input *in, const stru
 
 	for (size_t s = 0; s < in->n_sweeps; s++) {
 		struct json_object *o = json_object_new_object(), *skipped = json_object_new_array(),
-				   *failed = json_object_new_array(), *mattered = json_object_new_array();
-		int base = baseline_row(in, s);
+				   *failed = json_object_new_array(), *mattered = json_object_new_array(),
+				   *rivals = json_object_new_array();
+		int base = baseline_row(in, s), rc;
 
 		for (size_t g = s; g < in->n_groups; g += in->n_sweeps) {
+			if (rival(in, v, s, g, &rc))
+				json_object_array_add(rivals, json_object_new_string(gname(in, g)));
 			if (in->groups[g].skipped)
 				json_object_array_add(skipped, json_object_new_string(in->groups[g].name));
 			else if (in->groups[g].thresholds_failed)
@@ -526,6 +588,7 @@ struct json_object *verdict_best_json(const struct verdict_input *in, const stru
 				       base >= 0 ? json_object_new_string(gname(in, (size_t)base)) : NULL);
 		json_object_object_add(o, "comparison",
 				       v->best_cmp[s] >= 0 ? json_object_new_int(v->best_cmp[s]) : NULL);
+		json_object_object_add(o, "not_clearly_faster_than", rivals);
 		json_object_object_add(o, "families",
 				       in->n_families ? mattered : (json_object_put(mattered), NULL));
 		json_object_object_add(o, "skipped", skipped);

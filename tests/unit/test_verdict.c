@@ -18,12 +18,29 @@
 static const double base_recv[] = {100, 101, 102, 103, 104};
 static const double jumbo_recv[] = {200, 202, 204, 206, 208};
 static const double full_recv[] = {201, 203, 205, 207, 209};
+/* A group that changes nothing: its rounds interleave with the baseline's. */
+static const double same_recv[] = {100.5, 101.5, 102.5, 103.5, 104.5};
 static const double loss_a[] = {1.0, 1.1, 1.2, 1.3, 1.4};
 static const double loss_b[] = {0.10, 0.11, 0.12, 0.13, 0.14};
 
 static struct verdict_group group(const char *name, const double *recv, const double *loss, size_t n)
 {
 	return (struct verdict_group){.name = name, .recv = recv, .loss = loss, .n = n, .role = ROLE_GROUP};
+}
+
+/* The verdict line of groups g (one sweep value, no families) and the
+ * group it names (-1: none). Caller frees. */
+static char *line_of(const struct verdict_group *g, size_t n, int *ret_best)
+{
+	struct verdict_input in = {.groups = g, .n_groups = n, .n_sweeps = 1, .alpha = VERDICT_ALPHA};
+	struct verdict v;
+	char *line;
+
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	*ret_best = v.best[0];
+	line = verdict_line(&in, &v);
+	verdict_done(&v);
+	return line;
 }
 
 /* Three groups: jumbo and full each about +100% over baseline (decided),
@@ -40,7 +57,11 @@ static struct verdict_group group(const char *name, const double *recv, const do
  * Loss: the 25 differences 0.10..0.14 - 1.0..1.4 are all negative; full
  * vs baseline comes first in the loss family (p = 0.0079; jumbo's loss
  * equals the baseline's, p = 1) at 0.05/3: k = 2 again, [D(2), D(24)] =
- * [0.11 - 1.4, 0.13 - 1.0] = [-1.29, -0.87], median 0.12 - 1.2 = -1.08. */
+ * [0.11 - 1.4, 0.13 - 1.0] = [-1.29, -0.87], median 0.12 - 1.2 = -1.08.
+ * Jumbo is as fast as far as the rounds show (full vs jumbo, tested last
+ * at 0.05: k = 3, [D(3), D(23)] = [203/208, 209/202] = [-2.4%, +3.5%]):
+ * the verdict says that full is not clearly faster than jumbo, and the
+ * JSON lists jumbo under not_clearly_faster_than. */
 static void test_three_groups(void **state)
 {
 	struct verdict_group g[] = {
@@ -50,6 +71,7 @@ static void test_three_groups(void **state)
 	};
 	struct verdict_input in = {.groups = g, .n_groups = 3, .n_sweeps = 1, .alpha = VERDICT_ALPHA};
 	struct verdict v;
+	struct json_object *j;
 	char *line;
 
 	(void)state;
@@ -69,13 +91,43 @@ static void test_three_groups(void **state)
 	assert_false(v.decided);
 	assert_int_equal(v.best[0], 2);
 	assert_int_equal(v.best_cmp[0], 1);
+	j = verdict_best_json(&in, &v);
+	assert_string_equal(
+	    json_object_to_json_string_ext(
+		json_object_object_get(json_object_array_get_idx(j, 0), "not_clearly_faster_than"),
+		JSON_C_TO_STRING_PLAIN),
+	    "[\"jumbo\"]");
+	json_object_put(j);
 	line = verdict_line(&in, &v);
 	assert_non_null(line);
 	assert_string_equal(line,
 			    "full (MTU 9000 and buffers) +101% [95..107] receive throughput over baseline, "
-			    "loss -1.08 pp [-1.29..-0.87] (lower)");
+			    "loss -1.08 pp [-1.29..-0.87] (lower); not clearly faster than jumbo (full vs "
+			    "jumbo +0.5% [-2.4..3.5])");
 	free(line);
 	verdict_done(&v);
+}
+
+/* Two groups about +100% over the baseline that were never compared with
+ * each other (a group between them: each is compared with the baseline
+ * and the previous one): the verdict names the higher median, full, and
+ * says it is not clearly faster than jumbo, with jumbo's own gain. */
+static void test_rival_not_compared(void **state)
+{
+	struct verdict_group g[] = {
+	    group("baseline", base_recv, loss_a, 5),
+	    group("jumbo", jumbo_recv, loss_a, 5),
+	    group("irq", same_recv, loss_a, 5),
+	    group("full", full_recv, loss_a, 5),
+	};
+	int best;
+	char *line = line_of(g, 4, &best);
+
+	(void)state;
+	assert_int_equal(best, 3);
+	assert_non_null(strstr(line, "(no clear difference); not clearly faster than jumbo (+100% ["));
+	assert_non_null(strstr(line, "] over baseline)"));
+	free(line);
 }
 
 /* Three rounds against three: no interval at 95% can exclude 0 (P(U=0) =
@@ -107,9 +159,8 @@ static void test_too_few_rounds(void **state)
  * named; the best is the next: jumbo, tested first at 0.05/3 (k = 2 as
  * above): [D(2), D(24)] of jumbo/base = [200/103, 206/100] = [+94%,
  * +106%]. Its loss equals the baseline's (p = 1), tested last, at 0.05
- * after the two others were decided: the normal approximation (ties)
- * gives k = floor(13 - 1.96 * 4.714) = 3, the exact 5x5 rule allows 3
- * too: [D(3), D(23)] of the differences of {1.0 .. 1.4} with itself =
+ * after the two others were decided: the exact 5x5 rule (ties or not)
+ * gives k = 3: [D(3), D(23)] of the differences of {1.0 .. 1.4} with itself =
  * [-0.3, 0.3]. */
 static void test_thresholds_and_skipped(void **state)
 {
@@ -119,22 +170,19 @@ static void test_thresholds_and_skipped(void **state)
 	    group("full", full_recv, loss_b, 5),
 	    group("driver", NULL, NULL, 0),
 	};
-	struct verdict_input in = {.groups = g, .n_groups = 4, .n_sweeps = 1, .alpha = VERDICT_ALPHA};
-	struct verdict v;
+	int best;
 	char *line;
 
 	(void)state;
 	g[2].thresholds_failed = true;
 	g[3].skipped = "ens1f0: driver 5.0 < 99.0";
 	g[3].skipped_code = 5;
-	assert_int_equal(verdict_compute(&in, &v), 0);
-	assert_int_equal(v.best[0], 1);
-	line = verdict_line(&in, &v);
+	line = line_of(g, 4, &best);
+	assert_int_equal(best, 1);
 	assert_string_equal(line, "jumbo +100% [94..106] receive throughput over baseline, loss +0.00 pp "
 				  "[-0.30..0.30] (no clear difference); skipped: driver (exit 5); failed "
 				  "thresholds: full");
 	free(line);
-	verdict_done(&v);
 }
 
 /* Thresholds: passed only when more than half of the counted rounds
@@ -168,11 +216,10 @@ static void test_thresholds_half(void **state)
  * it unbounded: [?], "more rounds needed" with enough rounds). */
 static void test_ablation(void **state)
 {
-	static const double irq_recv[] = {100.5, 101.5, 102.5, 103.5, 104.5};
 	struct verdict_group g[] = {
 	    group("baseline", base_recv, loss_a, 5),
 	    group("mtu-only", jumbo_recv, loss_a, 5),
-	    group("irq-only", irq_recv, loss_a, 5),
+	    group("irq-only", same_recv, loss_a, 5),
 	    group("full", full_recv, loss_a, 5),
 	};
 	struct verdict_family fam[] = {{"mtu", "MTU 9000", NULL}, {"irq", "IRQ map + irqbalance", NULL}};
@@ -209,7 +256,8 @@ static void test_ablation(void **state)
 	line = verdict_line(&in, &v);
 	assert_string_equal(
 	    line, "full +101% [93..109] receive throughput over baseline, loss +0.00 pp [-0.40..0.40] "
-		  "(no clear difference); families: MTU 9000 +100% [92..108], IRQ map + irqbalance: no "
+		  "(no clear difference); not clearly faster than mtu-only (full vs mtu-only +0.5% "
+		  "[-2.4..3.5]); families: MTU 9000 +100% [92..108], IRQ map + irqbalance: no "
 		  "clear difference");
 	free(line);
 	j = verdict_families_json(&in, &v);
@@ -363,15 +411,11 @@ static void test_measure_text_near_zero(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_three_groups),
-	    cmocka_unit_test(test_too_few_rounds),
-	    cmocka_unit_test(test_thresholds_and_skipped),
-	    cmocka_unit_test(test_thresholds_half),
-	    cmocka_unit_test(test_ablation),
-	    cmocka_unit_test(test_interaction),
-	    cmocka_unit_test(test_interaction_not_shown),
-	    cmocka_unit_test(test_measure_text),
-	    cmocka_unit_test(test_measure_text_near_zero),
+	    cmocka_unit_test(test_three_groups),    cmocka_unit_test(test_rival_not_compared),
+	    cmocka_unit_test(test_too_few_rounds),  cmocka_unit_test(test_thresholds_and_skipped),
+	    cmocka_unit_test(test_thresholds_half), cmocka_unit_test(test_ablation),
+	    cmocka_unit_test(test_interaction),	    cmocka_unit_test(test_interaction_not_shown),
+	    cmocka_unit_test(test_measure_text),    cmocka_unit_test(test_measure_text_near_zero),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
