@@ -265,6 +265,10 @@ int verdict_compute(const struct verdict_input *in, struct verdict *ret)
 	v.decided = v.n_cmp > 0;
 	for (size_t i = 0; i < v.n_cmp; i++)
 		v.decided &= v.cmp[i].recv.sign != 0;
+	/* A group not skipped and still without a counted round has no
+	 * comparison yet: nothing about it is decided. */
+	for (size_t g = 0; g < in->n_groups; g++)
+		v.decided &= in->groups[g].n > 0 || in->groups[g].skipped != NULL;
 	for (size_t s = 0; s < in->n_sweeps; s++)
 		best_compute(in, &v, s);
 	*ret = v;
@@ -410,7 +414,8 @@ static char *rivals_text(const struct verdict_input *in, const struct verdict *v
 
 static char *sweep_line(const struct verdict_input *in, const struct verdict *v, size_t s)
 {
-	_cleanup_free_ char *line = NULL, *skipped = NULL, *failed = NULL, *families = NULL, *rivals = NULL;
+	_cleanup_free_ char *line = NULL, *skipped = NULL, *failed = NULL, *families = NULL, *rivals = NULL,
+			    *unmeasured = NULL;
 	int base = baseline_row(in, s), best = v->best[s], bc = v->best_cmp[s];
 	size_t measured = 0, last = 0;
 
@@ -425,6 +430,9 @@ static char *sweep_line(const struct verdict_input *in, const struct verdict *v,
 		if (gr->skipped) {
 			t = strprintf("%s (exit %d)", gr->name, gr->skipped_code);
 			if (!append(&skipped, ", ", t))
+				return NULL;
+		} else if (gr->n == 0 && (int)g != base) {
+			if (!append(&unmeasured, ", ", gr->name))
 				return NULL;
 		} else if (gr->thresholds_failed && !append(&failed, ", ", gr->name))
 			return NULL;
@@ -470,6 +478,9 @@ static char *sweep_line(const struct verdict_input *in, const struct verdict *v,
 	if (families && (!append(&line, "; ", "families: ") || !append(&line, "", families)))
 		return NULL;
 	if (skipped && (!append(&line, "; ", "skipped: ") || !append(&line, "", skipped)))
+		return NULL;
+	if (measured > 0 && unmeasured &&
+	    (!append(&line, "; ", "no round counted: ") || !append(&line, "", unmeasured)))
 		return NULL;
 	if (failed && (!append(&line, "; ", "failed thresholds: ") || !append(&line, "", failed)))
 		return NULL;

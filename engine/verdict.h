@@ -106,7 +106,8 @@ struct verdict_comparison {
 struct verdict {
 	struct verdict_comparison *cmp;
 	size_t n_cmp;
-	bool decided; /* every throughput comparison excludes 0 (and there is one) */
+	bool decided; /* every throughput comparison excludes 0 (and there is one), and
+		       * every group not skipped has counted rounds */
 	/* Per sweep value: the group the verdict names (-1: none) and its
 	 * comparison with the baseline (-1). */
 	int *best, *best_cmp;

@@ -185,6 +185,33 @@ static void test_thresholds_and_skipped(void **state)
 	free(line);
 }
 
+/* A group that ran but never counted a round (every run cut short, each
+ * time after a different number of seconds: never "the same failure
+ * twice", never skipped) has no comparison: the verdict names it, and
+ * repeat: auto may not stop as if every comparison were decided. */
+static void test_no_round_counted(void **state)
+{
+	struct verdict_group g[] = {
+	    group("baseline", base_recv, loss_a, 5),
+	    group("jumbo", jumbo_recv, loss_a, 5),
+	    group("full", NULL, NULL, 0),
+	};
+	struct verdict_input in = {.groups = g, .n_groups = 3, .n_sweeps = 1, .alpha = VERDICT_ALPHA};
+	struct verdict v;
+	char *line;
+
+	(void)state;
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	assert_int_equal(v.n_cmp, 1);
+	assert_int_equal(v.cmp[0].recv.sign, 1);
+	assert_false(v.decided);
+	line = verdict_line(&in, &v);
+	assert_string_equal(line, "jumbo +100% [94..106] receive throughput over baseline, loss +0.00 pp "
+				  "[-0.30..0.30] (no clear difference); no round counted: full");
+	free(line);
+	verdict_done(&v);
+}
+
 /* Thresholds: passed only when more than half of the counted rounds
  * passed; 2 failures of 4 is failed (it was passed), no rounds is not
  * failed. */
@@ -411,11 +438,17 @@ static void test_measure_text_near_zero(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_three_groups),    cmocka_unit_test(test_rival_not_compared),
-	    cmocka_unit_test(test_too_few_rounds),  cmocka_unit_test(test_thresholds_and_skipped),
-	    cmocka_unit_test(test_thresholds_half), cmocka_unit_test(test_ablation),
-	    cmocka_unit_test(test_interaction),	    cmocka_unit_test(test_interaction_not_shown),
-	    cmocka_unit_test(test_measure_text),    cmocka_unit_test(test_measure_text_near_zero),
+	    cmocka_unit_test(test_three_groups),
+	    cmocka_unit_test(test_rival_not_compared),
+	    cmocka_unit_test(test_too_few_rounds),
+	    cmocka_unit_test(test_thresholds_and_skipped),
+	    cmocka_unit_test(test_thresholds_half),
+	    cmocka_unit_test(test_no_round_counted),
+	    cmocka_unit_test(test_ablation),
+	    cmocka_unit_test(test_interaction),
+	    cmocka_unit_test(test_interaction_not_shown),
+	    cmocka_unit_test(test_measure_text),
+	    cmocka_unit_test(test_measure_text_near_zero),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
