@@ -127,7 +127,7 @@ static int measure(const struct verdict_input *in, const struct verdict_pair *p,
 	if (r < 0)
 		return r;
 	m.sign = stats_shift_sign(&m.s);
-	if (isinf(m.s.low) && isinf(m.s.high))
+	if (stats_shift_unbounded(&m.s))
 		m.min_rounds = stats_min_rounds(level);
 	*ret = m;
 	return 0;
@@ -304,7 +304,7 @@ char *verdict_measure_text(const struct verdict_measure *m, bool points)
 	char est[32], lo[32], hi[32];
 
 	figure(est, sizeof(est), m->s.estimate, true, points);
-	if (isinf(m->s.low) || isinf(m->s.high))
+	if (stats_shift_unbounded(&m->s))
 		return strprintf("%s%s [?]", est, points ? " pp" : "%");
 	figure(lo, sizeof(lo), m->s.low, false, points);
 	figure(hi, sizeof(hi), m->s.high, false, points);

@@ -165,7 +165,7 @@ int stats_shift(const double *x, size_t nx, const double *y, size_t ny, double a
 		return -ENOMEM;
 	for (size_t i = 0; i < nx; i++)
 		for (size_t j = 0; j < ny; j++)
-			d[i * ny + j] = x[i] - y[j];
+			d[i * ny + j] = x[i] == y[j] ? 0 : x[i] - y[j]; /* -inf twice: a tie */
 	qsort(d, mn, sizeof(*d), cmp_double);
 	s.estimate = stats_median(d, mn);
 	for (size_t i = 0; i < mn; i++) {
@@ -207,32 +207,34 @@ int stats_shift(const double *x, size_t nx, const double *y, size_t ny, double a
 	return 0;
 }
 
-static double percent(double log_ratio)
-{
-	return isinf(log_ratio) ? log_ratio : 100 * expm1(log_ratio);
-}
-
 int stats_ratio(const double *x, size_t nx, const double *y, size_t ny, double alpha, struct stats_shift *ret)
 {
 	_cleanup_free_ double *lx = malloc((nx ? nx : 1) * sizeof(*lx));
 	_cleanup_free_ double *ly = malloc((ny ? ny : 1) * sizeof(*ly));
 	struct stats_shift s;
+	bool unbounded;
 	int r;
 
 	if (!lx || !ly)
 		return -ENOMEM;
 	for (size_t i = 0; i < nx; i++)
-		lx[i] = log(fmax(x[i], STATS_RATIO_FLOOR));
+		lx[i] = x[i] > 0 ? log(x[i]) : -INFINITY;
 	for (size_t i = 0; i < ny; i++)
-		ly[i] = log(fmax(y[i], STATS_RATIO_FLOOR));
+		ly[i] = y[i] > 0 ? log(y[i]) : -INFINITY;
 	r = stats_shift(lx, nx, ly, ny, alpha, &s);
 	if (r < 0)
 		return r;
-	s.estimate = percent(s.estimate);
-	s.low = percent(s.low);
-	s.high = percent(s.high);
+	unbounded = stats_shift_unbounded(&s);
+	s.estimate = 100 * expm1(s.estimate);
+	s.low = unbounded ? -INFINITY : 100 * expm1(s.low);
+	s.high = unbounded ? INFINITY : 100 * expm1(s.high);
 	*ret = s;
 	return 0;
+}
+
+bool stats_shift_unbounded(const struct stats_shift *s)
+{
+	return s->low == -INFINITY && s->high == INFINITY;
 }
 
 int stats_shift_sign(const struct stats_shift *s)

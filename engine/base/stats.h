@@ -36,16 +36,12 @@
  * per sample (C(2n, n) counts stay exact in a double). */
 #define STATS_EXACT_MAX_N 20
 
-/* A value at or below 0 (a round that received nothing) counts as this
- * many Mbps on the log scale, so that a ratio stays finite. */
-#define STATS_RATIO_FLOOR 1e-3
-
 /* The median of n values; NAN when n is 0. */
 double stats_median(const double *v, size_t n);
 
 struct stats_shift {
 	double estimate;  /* Hodges-Lehmann: the median of x_i - y_j */
-	double low, high; /* the interval; -INFINITY/INFINITY when unbounded */
+	double low, high; /* the interval; -INFINITY and INFINITY when unbounded */
 	double p_value;	  /* two-sided, for "no difference" */
 	bool exact;	  /* the p-value is exact (no ties, small samples), else normal */
 };
@@ -55,11 +51,18 @@ struct stats_shift {
 int stats_shift(const double *x, size_t nx, const double *y, size_t ny, double alpha,
 		struct stats_shift *ret);
 
-/* The same for the ratio x/y, in percent: the shift of log(x) over log(y)
- * (values floored at STATS_RATIO_FLOOR), then 100 * (exp(d) - 1) for the
- * estimate and both ends. The p-value is the log scale's. */
+/* The same for the ratio x/y, in percent: the shift of log(x) over log(y),
+ * then 100 * (exp(d) - 1) for the estimate and both ends. A round that
+ * received nothing (0 or less) has log -infinity, ranked below every
+ * other and tied with its like: a ratio over it is +infinity (INFINITY,
+ * never a made-up figure), one of it -100%. The p-value is the log
+ * scale's. */
 int stats_ratio(const double *x, size_t nx, const double *y, size_t ny, double alpha,
 		struct stats_shift *ret);
+
+/* Unbounded: too few rounds for an interval at that confidence (both
+ * ends infinite, one each way). */
+bool stats_shift_unbounded(const struct stats_shift *s);
 
 /* Decided: the interval excludes 0 (1 above, -1 below); 0: it does not. */
 int stats_shift_sign(const struct stats_shift *s);

@@ -271,9 +271,32 @@ static void test_ratio(void **state)
 	assert_double_equal(s.low, 100 * (200.0 / 110 - 1), 1e-9);
 	assert_double_equal(s.high, 120, 1e-9);
 	assert_int_equal(stats_shift_sign(&s), 1);
-	/* A group that received nothing stays finite: -100% at most. */
+	/* A group that received nothing: -100%, decided (its three rounds
+	 * tie: the p-value is the normal one, sd = sqrt(9/12 * (7 - 24/30)) =
+	 * 2.1564, p = erfc((9 - 4.5 - 0.5)/2.1564/sqrt2) = 0.0636). */
 	assert_int_equal(stats_ratio(zero, 3, y, 3, 0.10, &s), 0);
-	assert_true(s.high < -99.99 && s.low >= -100);
+	expect_shift(&s, false, -100, 0.063602569620753641, -100, -100, -1);
+	/* Over a group that received nothing the ratio is infinite, not a
+	 * figure made up from a floor (1e-3 Mbps gave +10999900%). */
+	assert_int_equal(stats_ratio(y, 3, zero, 3, 0.10, &s), 0);
+	assert_true(s.estimate == INFINITY && s.low == INFINITY && s.high == INFINITY);
+	assert_false(stats_shift_unbounded(&s));
+	assert_int_equal(stats_shift_sign(&s), 1);
+	/* One round of nothing among x = {0, 200, 210}: its three ratios are
+	 * -100% (log -inf), below the six others 200/110 .. 210/100; the
+	 * median, the 5th of 9, is 200/105 (+90.5%); at 90% [D(1), D(9)] =
+	 * [-100%, 210/100 = +110%]: no clear difference. Two groups of
+	 * nothing tie: p = 1. */
+	assert_int_equal(stats_ratio((const double[]){0, 200, 210}, 3, y, 3, 0.10, &s), 0);
+	assert_double_equal(s.estimate, 100 * (200.0 / 105 - 1), 1e-9);
+	assert_double_equal(s.low, -100, 1e-12);
+	assert_double_equal(s.high, 110, 1e-9);
+	assert_int_equal(stats_shift_sign(&s), 0);
+	assert_int_equal(stats_ratio(zero, 3, zero, 3, 0.10, &s), 0);
+	expect_shift(&s, false, 0, 1, 0, 0, 0);
+	/* Too few rounds: unbounded both ways, whatever the scale. */
+	assert_int_equal(stats_ratio(y, 3, zero, 3, 0.05, &s), 0);
+	assert_true(stats_shift_unbounded(&s));
 }
 
 static void test_bad_input(void **state)

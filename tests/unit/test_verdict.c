@@ -420,6 +420,12 @@ static void test_measure_text_near_zero(void **state)
 	t = verdict_measure_text(&m, false);
 	assert_string_equal(t, "-3.1% [-6.2..-0.0004]");
 	free(t);
+	/* Over a group that received nothing: infinite, not a figure. */
+	m.s = (struct stats_shift){.estimate = INFINITY, .low = 250, .high = INFINITY};
+	m.sign = 1;
+	t = verdict_measure_text(&m, false);
+	assert_string_equal(t, "+inf% [250..inf]");
+	free(t);
 	m.s = (struct stats_shift){.estimate = 0, .low = 0, .high = 1.5};
 	m.sign = 0;
 	t = verdict_measure_text(&m, true);
