@@ -51,6 +51,7 @@ enum {
 	OPT_REPEAT,
 	OPT_BUDGET,
 	OPT_SSH_COMMANDS,
+	OPT_HOSTS,
 };
 
 enum keep { KEEP_NONE, KEEP_FIRST, KEEP_LAST, KEEP_BEST };
@@ -81,6 +82,9 @@ const struct cli_option campaign_options[] = {
 
 const struct cli_option report_options[] = {
     {"dir", CLI_ARG_REQUIRED, OPT_DIR, "DIR", "write report.html and the runs' bundles into DIR"},
+    {"hosts", CLI_ARG_NONE, OPT_HOSTS, NULL,
+     "the arguments are hosts' directories (run.json of `export`, host.json of the fleet playbook): one row "
+     "per host"},
     {0},
 };
 
@@ -94,6 +98,7 @@ struct campaign_args {
 	unsigned duration; /* 0: the file's */
 	int repeat;	   /* 0: the file's; -1: auto */
 	unsigned budget_s; /* 0: the file's */
+	bool hosts;
 };
 
 static int handle_option(int id, const char *arg, void *userdata)
@@ -154,6 +159,9 @@ static int handle_option(int id, const char *arg, void *userdata)
 		return 0;
 	case OPT_SSH_COMMANDS:
 		peerssh_allow_commands(true);
+		return 0;
+	case OPT_HOSTS:
+		a->hosts = true;
 		return 0;
 	case OPT_KEEP:
 		for (int i = 0; keep_names[i]; i++)
@@ -347,6 +355,9 @@ static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, 
 	json_object_object_add(o, "loss_percent",
 			       measured ? json_object_new_double(rep->result.loss_percent) : NULL);
 	json_object_object_add(o, "error", why ? json_object_new_string(why) : NULL);
+	json_object_object_add(
+	    o, "limited_by",
+	    rep->ledger && rep->ledger->limited_by ? json_object_new_string(rep->ledger->limited_by) : NULL);
 	json_object_object_add(o, "peer_reverted", json_object_new_boolean(peer_reverted));
 	json_object_object_add(o, "warmup", json_object_new_boolean(warmup));
 	json_object_object_add(o, "counted", json_object_new_boolean(counted));
@@ -919,6 +930,40 @@ static struct json_object *num_or_null(double v)
 	return isnan(v) || v < 0 ? NULL : json_object_new_double(v);
 }
 
+/* A round's limited_by when it counts (warm-up and excluded rounds do
+ * not), else NULL. */
+static const char *round_limited_by(struct json_object *round)
+{
+	struct json_object *counted;
+
+	if (json_object_object_get_ex(round, "counted", &counted) && !json_object_get_boolean(counted))
+		return NULL;
+	return json_object_get_string(json_object_object_get(round, "limited_by"));
+}
+
+/* What limited a group: the verdict of the most of its counted rounds'
+ * ledgers (the first of equals), with how many rounds said so; NULL when
+ * no counted round has one. */
+static void limited_by_json(struct json_object *rounds, struct json_object *g)
+{
+	const char *best = NULL;
+	int best_n = 0;
+
+	for (size_t i = 0; rounds && i < json_object_array_length(rounds); i++) {
+		const char *v = round_limited_by(json_object_array_get_idx(rounds, i));
+		int n = 0;
+
+		for (size_t k = 0; v && k < json_object_array_length(rounds); k++)
+			n += streq_ptr(round_limited_by(json_object_array_get_idx(rounds, k)), v);
+		if (n > best_n) {
+			best = v;
+			best_n = n;
+		}
+	}
+	json_object_object_add(g, "limited_by", best ? json_object_new_string(best) : NULL);
+	json_object_object_add(g, "limited_by_rounds", best ? json_object_new_int(best_n) : NULL);
+}
+
 /* An ablation group's families ["mtu", "sysctl"]; null for a file's group. */
 static struct json_object *families_json(const struct run_ctx *x, const struct campaign_group *g)
 {
@@ -987,6 +1032,7 @@ static struct json_object *cell_json(const struct run_ctx *x, struct cell *cl, d
 	json_object_object_add(o, "families", families_json(x, g));
 	json_object_object_add(o, "profile", json_object_get(cl->profile));
 	json_object_object_add(o, "rounds", json_object_get(cl->rounds));
+	limited_by_json(cl->rounds, o);
 	return o;
 }
 
@@ -1143,6 +1189,26 @@ static void render_peer_line(struct json_object *groups)
 		out_text("peer        %s\n", line);
 }
 
+/* The "limited by" cell: the group's verdict as people read it, with how
+ * many of its counted rounds said so when not all did ("receiver socket
+ * buffer (2 of 3)"); "-" without a ledger. */
+static void limited_by_cell(struct json_object *g, char *buf, size_t size)
+{
+	const char *v = jstring(g, "limited_by"), *label = ledger_stage_label(v);
+	struct json_object *rounds = json_object_object_get(g, "rounds");
+	int k = json_object_get_int(json_object_object_get(g, "limited_by_rounds"));
+	size_t n = 0;
+
+	for (size_t i = 0; rounds && i < json_object_array_length(rounds); i++)
+		n += round_limited_by(json_object_array_get_idx(rounds, i)) != NULL;
+	if (!v)
+		snprintf(buf, size, "-");
+	else if ((size_t)k < n)
+		snprintf(buf, size, "%s (%d of %zu)", label ? label : v, k, n);
+	else
+		snprintf(buf, size, "%s", label ? label : v);
+}
+
 /* "excluded    lab-full round 2: interrupted: SIGINT during the run": the
  * rounds that ran and do not count, with the reason; rounds in a row of
  * one group that failed the same way on one line ("rounds 1-2"). */
@@ -1291,13 +1357,14 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		 jstring(doc, "status"), reps, reps == 1 ? "" : "s", most,
 		 json_object_get_int64(json_object_object_get(doc, "runs")),
 		 json_object_get_int64(json_object_object_get(doc, "runs")) == 1 ? "" : "s");
-	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %s\n", "group", has_sweep ? "value    " : "",
-		 "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread", "drops", "vs previous");
+	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %-11s  %s\n", "group",
+		 has_sweep ? "value    " : "", "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread",
+		 "drops", "vs previous", "limited by");
 	for (size_t i = 0; i < json_object_array_length(groups); i++) {
 		struct json_object *g = json_object_array_get_idx(groups, i), *d;
 		double med = jdouble(g, "median_recv_mbps"), ch = jdouble(g, "change_percent");
 		char range[48] = "-", drops[32] = "n/a", change[16] = "", value[16] = "", mbps[24] = "-",
-		     loss[24] = "-", line[256];
+		     loss[24] = "-", line[320], limited[64];
 		size_t n = 0;
 
 		if (has_sweep)
@@ -1326,9 +1393,10 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		}
 		if (!isnan(ch))
 			snprintf(change, sizeof(change), "%+.0f%%", ch);
-		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s %s",
+		limited_by_cell(g, limited, sizeof(limited));
+		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s %-11s  %s",
 			 jstring(g, "group"), value, n, mbps, range, loss, jstring(g, "irq_spread"), drops,
-			 change);
+			 change, limited);
 		for (size_t e = strlen(line); e > 0 && line[e - 1] == ' ';)
 			line[--e] = '\0';
 		out_text("%s\n", line);
@@ -2091,8 +2159,11 @@ static int runs_doc(struct history *h, char **ids, struct json_object **ret)
 		json_object_object_add(rd, "run", json_object_new_int64(id));
 		json_object_object_add(rd, "recv_mbps", json_object_new_double(run.recv_mbps));
 		json_object_object_add(rd, "loss_percent", json_object_new_double(run.loss_pct));
+		json_object_object_add(rd, "limited_by",
+				       run.limited_by ? json_object_new_string(run.limited_by) : NULL);
 		json_object_array_add(rounds, rd);
 		json_object_object_add(g, "rounds", rounds);
+		limited_by_json(rounds, g);
 	}
 	*ret = o;
 	return EXIT_OK;
@@ -2109,6 +2180,8 @@ int verb_report(struct cli *cli, int argc, char **argv)
 	r = cli_parse(cli, cli_verb("report"), argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
+	if (a.hosts)
+		return report_hosts(args, a.dir);
 	if (!args[0] || !a.dir) {
 		log_error("report: expected run ids and --dir DIR");
 		return EXIT_USAGE;

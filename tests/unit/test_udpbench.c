@@ -270,23 +270,30 @@ static void test_state_request(void **state)
 	int n;
 
 	(void)state;
-	n = udpbench_encode_state_request(buf, sizeof(buf));
+	n = udpbench_encode_state_request(1, buf, sizeof(buf));
 	assert_int_equal(n, UDPB_FRAME_HDR + 4);
 	assert_memory_equal(buf, "C5UB\x01\x06\x00\x00\x00\x00\x00\x04\x00\x01\x00\x00", 16);
 	pl = payload(n, UDPB_STATE_REQUEST, &len);
-	assert_int_equal(udpbench_decode_state_request(pl, len), 0);
+	assert_int_equal(udpbench_decode_state_request(pl, len), 1);
+	assert_int_equal(udpbench_encode_state_request(2, buf, sizeof(buf)), UDPB_FRAME_HDR + 4);
+	assert_memory_equal(buf + UDPB_FRAME_HDR, "\x00\x02\x00\x00", 4);
+	assert_int_equal(udpbench_decode_state_request(p, 4), 2);
 	assert_int_equal(udpbench_decode_state_request(p, 3), -ENODATA);
 	assert_int_equal(udpbench_decode_state_request(p, 5), -EBADMSG);
 	p[3] = 1; /* reserved */
 	assert_int_equal(udpbench_decode_state_request(p, 4), -EBADMSG);
-	p[3] = 0, p[1] = 2; /* a later state version */
+	p[3] = 0, p[1] = 3; /* a later state version */
 	assert_int_equal(udpbench_decode_state_request(p, 4), -EPROTONOSUPPORT);
-	assert_int_equal(udpbench_encode_state_request(buf, 15), -ENOBUFS);
+	p[1] = 0;
+	assert_int_equal(udpbench_decode_state_request(p, 4), -EPROTONOSUPPORT);
+	assert_int_equal(udpbench_encode_state_request(1, buf, 15), -ENOBUFS);
+	assert_int_equal(udpbench_encode_state_request(3, buf, sizeof(buf)), -ERANGE);
 }
 
 static void fill_state(struct udpb_state *m)
 {
 	memset(m, 0, sizeof(*m));
+	m->version = 1;
 	m->present = UDPB_STATE_MTU | UDPB_STATE_RMEM_MAX | UDPB_STATE_RINGS;
 	m->mtu = 9000;
 	m->rmem_max = 4194304;
@@ -350,7 +357,7 @@ static void test_state(void **state)
 	p[44 + texts + 2] = 16;
 	p[len - UDPB_MAX_CPUS * 28 - 2] = 0x02, p[len - UDPB_MAX_CPUS * 28 - 1] = 0x01; /* 513 CPUs */
 	assert_int_equal(udpbench_decode_state(p, len, &out), -ERANGE);
-	p[0] = 0, p[1] = 2;
+	p[0] = 0, p[1] = 3;
 	assert_int_equal(udpbench_decode_state(p, len, &out), -EPROTONOSUPPORT);
 
 	/* The encoder refuses what the decoder would. */
@@ -367,6 +374,66 @@ static void test_state(void **state)
 	assert_int_equal(udpbench_encode_state(&m, buf, sizeof(buf)), -ERANGE);
 	m.present &= 0xff;
 	assert_int_equal(udpbench_encode_state(&m, buf, 100), -ENOBUFS);
+}
+
+/* Version 2: the same facts, then the kernel counters of the ledger. */
+static void test_state_v2(void **state)
+{
+	static struct udpb_state m, out;
+	uint8_t *p = buf + UDPB_FRAME_HDR;
+	const uint8_t *pl;
+	size_t len, v1len, at;
+	int n;
+
+	(void)state;
+	fill_state(&m);
+	m.ncpus = 2;
+	memset(&m.cpu[2], 0, sizeof(m.cpu) - 2 * sizeof(m.cpu[0]));
+	n = udpbench_encode_state(&m, buf, sizeof(buf));
+	v1len = (size_t)n - UDPB_FRAME_HDR;
+	m.version = 2;
+	m.nnet = 2;
+	strcpy(m.net[0].name, "UdpRcvbufErrors");
+	m.net[0].value = 1182340;
+	strcpy(m.net[1].name, "softnet.dropped.cpu3");
+	m.net[1].value = UINT64_MAX;
+	n = udpbench_encode_state(&m, buf, sizeof(buf));
+	assert_int_equal(n, UDPB_FRAME_HDR + v1len + 4 + (1 + 15 + 8) + (1 + 20 + 8));
+	pl = payload(n, UDPB_STATE, &len);
+	assert_memory_equal(pl, "\x00\x02", 2);
+	assert_memory_equal(pl + v1len, "\x00\x01\x00\x02\x0fUdpRcvbufErrors", 20);
+	assert_int_equal(udpbench_decode_state(pl, len, &out), 0);
+	assert_memory_equal(&out, &m, sizeof(m));
+
+	at = v1len; /* counters_version */
+	p[at + 1] = 2;
+	assert_int_equal(udpbench_decode_state(p, len, &out), -EPROTONOSUPPORT);
+	p[at + 1] = 1;
+	p[at + 4 + 1 + 3] = '-'; /* "Udp-cvbufErrors": not a counter name */
+	assert_int_equal(udpbench_decode_state(p, len, &out), -EBADMSG);
+	p[at + 4 + 1 + 3] = 'R';
+	assert_int_equal(udpbench_decode_state(p, len - 1, &out), -ENODATA);
+	assert_int_equal(udpbench_decode_state(p, len + 1, &out), -EBADMSG);
+	assert_int_equal(udpbench_decode_state(p, at + 2, &out), -ENODATA); /* no nnet */
+	p[at + 2] = 0x01;						    /* 258 counters */
+	assert_int_equal(udpbench_decode_state(p, len, &out), -ERANGE);
+	p[at + 2] = 0;
+
+	/* The encoder keeps what fits the payload, in order. */
+	m.ncpus = UDPB_MAX_CPUS;
+	m.nnet = UDPB_MAX_NET_COUNTERS;
+	for (unsigned i = 0; i < m.nnet; i++)
+		snprintf(m.net[i].name, sizeof(m.net[i].name), "softnet.dropped.cpu%u", i);
+	n = udpbench_encode_state(&m, buf, sizeof(buf));
+	assert_true(n > 0 && n <= UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
+	pl = payload(n, UDPB_STATE, &len);
+	assert_int_equal(udpbench_decode_state(pl, len, &out), 0);
+	assert_true(out.nnet > 0 && out.nnet < UDPB_MAX_NET_COUNTERS);
+	assert_string_equal(out.net[out.nnet - 1].name, m.net[out.nnet - 1].name);
+	strcpy(m.net[0].name, "a b");
+	assert_int_equal(udpbench_encode_state(&m, buf, sizeof(buf)), -ERANGE);
+	m.version = 0;
+	assert_int_equal(udpbench_encode_state(&m, buf, sizeof(buf)), -ERANGE);
 }
 
 static void test_error_msg(void **state)
@@ -639,6 +706,7 @@ int main(void)
 	    cmocka_unit_test(test_report),
 	    cmocka_unit_test(test_state_request),
 	    cmocka_unit_test(test_state),
+	    cmocka_unit_test(test_state_v2),
 	    cmocka_unit_test(test_error_msg),
 	    cmocka_unit_test(test_dgram),
 	    cmocka_unit_test(test_type_names),
