@@ -103,6 +103,11 @@ static int derive_pairs(const struct verdict_input *in, struct pairs *p)
 
 /* ---- the statistics ---- */
 
+bool verdict_thresholds_failed(size_t failures, size_t counted)
+{
+	return counted > 0 && 2 * failures >= counted;
+}
+
 struct family_walk {
 	const struct verdict_input *in;
 	struct verdict_comparison *cmp;
@@ -122,7 +127,7 @@ static int measure(const struct verdict_input *in, const struct verdict_pair *p,
 	if (r < 0)
 		return r;
 	m.sign = stats_shift_sign(&m.s);
-	if (isinf(m.s.low) && isinf(m.s.high))
+	if (stats_shift_unbounded(&m.s))
 		m.min_rounds = stats_min_rounds(level);
 	*ret = m;
 	return 0;
@@ -198,6 +203,33 @@ static void best_compute(const struct verdict_input *in, struct verdict *v, size
 	}
 }
 
+/* Is group o of sweep s a rival of the verdict's group b: also clearly
+ * faster than the baseline (measured, not skipped, within thresholds), and
+ * not shown slower than b? Naming b alone would then claim more than the
+ * rounds show. *ret_cmp: their comparison (either way round), or -1 when
+ * they were not compared. */
+static bool rival(const struct verdict_input *in, const struct verdict *v, size_t s, size_t o, int *ret_cmp)
+{
+	const struct verdict_group *gr = &in->groups[o];
+	int base = baseline_row(in, s), b = v->best[s], c;
+
+	*ret_cmp = -1;
+	if (b < 0 || (int)o == b || (int)o == base || gr->n == 0 || gr->skipped || gr->thresholds_failed)
+		return false;
+	c = find_cmp(v, o, (size_t)base);
+	if (c < 0 || v->cmp[c].recv.sign <= 0)
+		return false;
+	if ((c = find_cmp(v, (size_t)b, o)) >= 0) {
+		*ret_cmp = c;
+		return v->cmp[c].recv.sign <= 0;
+	}
+	if ((c = find_cmp(v, o, (size_t)b)) >= 0) {
+		*ret_cmp = c;
+		return v->cmp[c].recv.sign >= 0;
+	}
+	return true;
+}
+
 int verdict_compute(const struct verdict_input *in, struct verdict *ret)
 {
 	struct pairs p = {0};
@@ -233,6 +265,10 @@ int verdict_compute(const struct verdict_input *in, struct verdict *ret)
 	v.decided = v.n_cmp > 0;
 	for (size_t i = 0; i < v.n_cmp; i++)
 		v.decided &= v.cmp[i].recv.sign != 0;
+	/* A group not skipped and still without a counted round has no
+	 * comparison yet: nothing about it is decided. */
+	for (size_t g = 0; g < in->n_groups; g++)
+		v.decided &= in->groups[g].n > 0 || in->groups[g].skipped != NULL;
 	for (size_t s = 0; s < in->n_sweeps; s++)
 		best_compute(in, &v, s);
 	*ret = v;
@@ -249,12 +285,18 @@ void verdict_done(struct verdict *v)
 
 /* ---- words ---- */
 
-/* 73 -> "73", 7.25 -> "7.2", in the precision the size deserves. */
+/* 73 -> "73", 7.25 -> "7.2", in the precision the size deserves; a value
+ * that is not 0 never reads as 0 (0.004 pp -> "0.004"): the end of an
+ * interval that excludes 0 must not seem to touch it. */
 static void figure(char *buf, size_t size, double x, bool sign, bool points)
 {
 	int digits = points ? 2 : fabs(x) < 10 ? 1 : 0;
 
-	snprintf(buf, size, sign ? "%+.*f" : "%.*f", digits, x);
+	for (;; digits++) {
+		snprintf(buf, size, sign ? "%+.*f" : "%.*f", digits, x);
+		if (x == 0 || strtod(buf, NULL) != 0 || digits >= 15)
+			return;
+	}
 }
 
 char *verdict_measure_text(const struct verdict_measure *m, bool points)
@@ -262,7 +304,7 @@ char *verdict_measure_text(const struct verdict_measure *m, bool points)
 	char est[32], lo[32], hi[32];
 
 	figure(est, sizeof(est), m->s.estimate, true, points);
-	if (isinf(m->s.low) || isinf(m->s.high))
+	if (stats_shift_unbounded(&m->s))
 		return strprintf("%s%s [?]", est, points ? " pp" : "%");
 	figure(lo, sizeof(lo), m->s.low, false, points);
 	figure(hi, sizeof(hi), m->s.high, false, points);
@@ -341,9 +383,39 @@ static char *family_effect(const struct verdict_input *in, const struct verdict 
 	return strprintf("%s: no clear difference", fam->label);
 }
 
+/* "not clearly faster than jumbo (full vs jumbo +0.5% [-1.9..3.0]),
+ * mtu-only (+486% [403..634] over baseline)": the rivals of the verdict's
+ * group of sweep s, or NULL when it has none. */
+static char *rivals_text(const struct verdict_input *in, const struct verdict *v, size_t s)
+{
+	_cleanup_free_ char *out = NULL;
+
+	for (size_t o = s; o < in->n_groups; o += in->n_sweeps) {
+		_cleanup_free_ char *t = NULL, *m = NULL;
+		int c;
+
+		if (!rival(in, v, s, o, &c))
+			continue;
+		if (c >= 0) {
+			m = verdict_measure_text(&v->cmp[c].recv, false);
+			t = strprintf("%s (%s vs %s %s)", gname(in, o), gname(in, v->cmp[c].pair.group),
+				      gname(in, v->cmp[c].pair.against), strna(m));
+		} else {
+			m = verdict_measure_text(&v->cmp[find_cmp(v, o, (size_t)baseline_row(in, s))].recv,
+						 false);
+			t = strprintf("%s (%s over %s)", gname(in, o), strna(m),
+				      gname(in, (size_t)baseline_row(in, s)));
+		}
+		if (!append(&out, ", ", t))
+			return NULL;
+	}
+	return out ? strprintf("not clearly faster than %s", out) : NULL;
+}
+
 static char *sweep_line(const struct verdict_input *in, const struct verdict *v, size_t s)
 {
-	_cleanup_free_ char *line = NULL, *skipped = NULL, *failed = NULL, *families = NULL;
+	_cleanup_free_ char *line = NULL, *skipped = NULL, *failed = NULL, *families = NULL, *rivals = NULL,
+			    *unmeasured = NULL;
 	int base = baseline_row(in, s), best = v->best[s], bc = v->best_cmp[s];
 	size_t measured = 0, last = 0;
 
@@ -358,6 +430,9 @@ static char *sweep_line(const struct verdict_input *in, const struct verdict *v,
 		if (gr->skipped) {
 			t = strprintf("%s (exit %d)", gr->name, gr->skipped_code);
 			if (!append(&skipped, ", ", t))
+				return NULL;
+		} else if (gr->n == 0 && (int)g != base) {
+			if (!append(&unmeasured, ", ", gr->name))
 				return NULL;
 		} else if (gr->thresholds_failed && !append(&failed, ", ", gr->name))
 			return NULL;
@@ -392,6 +467,9 @@ static char *sweep_line(const struct verdict_input *in, const struct verdict *v,
 				 gname(in, (size_t)base));
 	if (!line)
 		return NULL;
+	rivals = rivals_text(in, v, s);
+	if (rivals && !append(&line, "; ", rivals))
+		return NULL;
 	for (size_t f = 0; f < in->n_families; f++) {
 		_cleanup_free_ char *e = family_effect(in, v, f, s);
 		if (!append(&families, ", ", e))
@@ -400,6 +478,9 @@ static char *sweep_line(const struct verdict_input *in, const struct verdict *v,
 	if (families && (!append(&line, "; ", "families: ") || !append(&line, "", families)))
 		return NULL;
 	if (skipped && (!append(&line, "; ", "skipped: ") || !append(&line, "", skipped)))
+		return NULL;
+	if (measured > 0 && unmeasured &&
+	    (!append(&line, "; ", "no round counted: ") || !append(&line, "", unmeasured)))
 		return NULL;
 	if (failed && (!append(&line, "; ", "failed thresholds: ") || !append(&line, "", failed)))
 		return NULL;
@@ -434,6 +515,7 @@ static struct json_object *num_or_null(double v)
 static struct json_object *measure_json(const struct verdict_measure *m, bool loss)
 {
 	struct json_object *o = json_object_new_object();
+	_cleanup_free_ char *text = verdict_measure_text(m, loss);
 
 	json_object_object_add(o, "unit", json_object_new_string(loss ? "points" : "percent"));
 	json_object_object_add(o, "change", num_or_null(m->s.estimate));
@@ -443,6 +525,7 @@ static struct json_object *measure_json(const struct verdict_measure *m, bool lo
 	json_object_object_add(o, "p_value", json_object_new_double(m->s.p_value));
 	json_object_object_add(o, "exact", json_object_new_boolean(m->s.exact));
 	json_object_object_add(o, "verdict", json_object_new_string(verdict_measure_word(m, loss)));
+	json_object_object_add(o, "text", text ? json_object_new_string(text) : NULL);
 	json_object_object_add(o, "min_rounds",
 			       m->min_rounds ? json_object_new_int((int)m->min_rounds) : NULL);
 	return o;
@@ -485,10 +568,13 @@ struct json_object *verdict_best_json(const struct verdict_input *in, const stru
 
 	for (size_t s = 0; s < in->n_sweeps; s++) {
 		struct json_object *o = json_object_new_object(), *skipped = json_object_new_array(),
-				   *failed = json_object_new_array(), *mattered = json_object_new_array();
-		int base = baseline_row(in, s);
+				   *failed = json_object_new_array(), *mattered = json_object_new_array(),
+				   *rivals = json_object_new_array();
+		int base = baseline_row(in, s), rc;
 
 		for (size_t g = s; g < in->n_groups; g += in->n_sweeps) {
+			if (rival(in, v, s, g, &rc))
+				json_object_array_add(rivals, json_object_new_string(gname(in, g)));
 			if (in->groups[g].skipped)
 				json_object_array_add(skipped, json_object_new_string(in->groups[g].name));
 			else if (in->groups[g].thresholds_failed)
@@ -513,6 +599,7 @@ struct json_object *verdict_best_json(const struct verdict_input *in, const stru
 				       base >= 0 ? json_object_new_string(gname(in, (size_t)base)) : NULL);
 		json_object_object_add(o, "comparison",
 				       v->best_cmp[s] >= 0 ? json_object_new_int(v->best_cmp[s]) : NULL);
+		json_object_object_add(o, "not_clearly_faster_than", rivals);
 		json_object_object_add(o, "families",
 				       in->n_families ? mattered : (json_object_put(mattered), NULL));
 		json_object_object_add(o, "skipped", skipped);
@@ -540,6 +627,7 @@ char *verdict_interaction(const struct verdict_input *in, const struct verdict *
 		    m = family_cmp(v, f, CMP_MARGINAL, s, in->n_sweeps);
 		_cleanup_free_ char *ta = NULL, *tm = NULL, *note = NULL;
 		const struct verdict_measure *ma, *mm;
+		bool disjoint;
 
 		if (a < 0 || m < 0)
 			continue;
@@ -547,17 +635,27 @@ char *verdict_interaction(const struct verdict_input *in, const struct verdict *
 		mm = &v->cmp[m].recv;
 		ta = verdict_measure_text(ma, false);
 		tm = verdict_measure_text(mm, false);
-		if (ma->sign != mm->sign)
+		/* Only intervals that do not overlap show that the effects
+		 * differ: one better and the other no clear difference may
+		 * well be the same effect measured once clearly. */
+		disjoint = ma->s.low > mm->s.high || mm->s.low > ma->s.high;
+		if (disjoint && ma->sign != mm->sign)
 			note = strprintf(
 			    "alone %s (%s), inside the full profile %s (%s): its effect depends on the "
 			    "other families",
 			    verdict_measure_word(ma, false), strna(ta), verdict_measure_word(mm, false),
 			    strna(tm));
-		else if (ma->sign != 0 && (ma->s.low > mm->s.high || mm->s.low > ma->s.high))
+		else if (disjoint)
 			note =
 			    strprintf("alone %s and inside the full profile %s do not overlap: the families "
 				      "interact",
 				      strna(ta), strna(tm));
+		else if (ma->sign != mm->sign)
+			note = strprintf("alone %s (%s), inside the full profile %s (%s): the intervals "
+					 "overlap, so the rounds do not show that its effect depends on the "
+					 "other families",
+					 verdict_measure_word(ma, false), strna(ta),
+					 verdict_measure_word(mm, false), strna(tm));
 		if (note && !append(&out, "; ", note))
 			return NULL;
 	}

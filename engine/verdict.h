@@ -47,7 +47,7 @@ struct verdict_group {
 	size_t n;		 /* counted rounds */
 	const char *skipped;	 /* why it has no rounds (or no more), or NULL */
 	int skipped_code;
-	bool thresholds_failed; /* more than half of its counted rounds failed a threshold */
+	bool thresholds_failed; /* verdict_thresholds_failed() of its counted rounds */
 	enum verdict_role role;
 	/* ablation: the families applied (bit f: family f) */
 	unsigned families;
@@ -106,11 +106,18 @@ struct verdict_comparison {
 struct verdict {
 	struct verdict_comparison *cmp;
 	size_t n_cmp;
-	bool decided; /* every throughput comparison excludes 0 (and there is one) */
+	bool decided; /* every throughput comparison excludes 0 (and there is one), and
+		       * every group not skipped has counted rounds */
 	/* Per sweep value: the group the verdict names (-1: none) and its
 	 * comparison with the baseline (-1). */
 	int *best, *best_cmp;
 };
+
+/* A group passed its thresholds when more than half of its counted rounds
+ * passed verify's thresholds; half or fewer (2 of 4) is failed: the
+ * verdict never names a group its thresholds reject as often as not.
+ * False without counted rounds (nothing to judge). */
+bool verdict_thresholds_failed(size_t failures, size_t counted);
 
 /* The comparisons of in, their statistics and the best groups. 0, -ENOMEM. */
 int verdict_compute(const struct verdict_input *in, struct verdict *ret);

@@ -152,8 +152,8 @@ static double ties_term(const double *x, size_t nx, const double *y, size_t ny)
 int stats_shift(const double *x, size_t nx, const double *y, size_t ny, double alpha, struct stats_shift *ret)
 {
 	_cleanup_free_ double *d = NULL, *cdf = NULL;
-	size_t mn = nx * ny, k, k_exact = 0, below = 0, zero = 0;
-	double u, half = mn / 2.0;
+	size_t mn = nx * ny, k, below = 0, zero = 0;
+	double u, half = mn / 2.0, n = (double)(nx + ny);
 	bool small = nx <= STATS_EXACT_MAX_N && ny <= STATS_EXACT_MAX_N;
 	struct stats_shift s = {0};
 	int r;
@@ -165,7 +165,7 @@ int stats_shift(const double *x, size_t nx, const double *y, size_t ny, double a
 		return -ENOMEM;
 	for (size_t i = 0; i < nx; i++)
 		for (size_t j = 0; j < ny; j++)
-			d[i * ny + j] = x[i] - y[j];
+			d[i * ny + j] = x[i] == y[j] ? 0 : x[i] - y[j]; /* -inf twice: a tie */
 	qsort(d, mn, sizeof(*d), cmp_double);
 	s.estimate = stats_median(d, mn);
 	for (size_t i = 0; i < mn; i++) {
@@ -174,27 +174,29 @@ int stats_shift(const double *x, size_t nx, const double *y, size_t ny, double a
 	}
 	u = (double)below + (double)zero / 2;
 
+	/* The interval's k comes from the distribution of U without ties,
+	 * also when there are ties: the closed interval is then
+	 * conservative (break the ties at random: that U has this
+	 * distribution, and D(k) > 0 needs fewer than k differences at or
+	 * below 0, which the broken U cannot exceed). */
 	if (small) {
 		r = mw_cdf(nx, ny, &cdf);
 		if (r < 0)
 			return r;
-		k_exact = exact_k(cdf, mn, alpha / 2);
+		k = exact_k(cdf, mn, alpha / 2);
+	} else {
+		double kk =
+		    floor(half + 0.5 - stats_normal_quantile(1 - alpha / 2) * sqrt(mn * (n + 1) / 12));
+		k = kk < 1 ? 0 : (size_t)kk;
 	}
 	s.exact = small && !has_ties(x, nx, y, ny);
 	if (s.exact) {
 		size_t ui = (size_t)u; /* no ties: U is a whole number */
-		k = k_exact;
 		s.p_value = fmin(1, 2 * fmin(cdf[ui], cdf[mn - ui]));
 	} else {
-		double n = (double)(nx + ny);
 		double var = (double)mn / 12 * ((n + 1) - ties_term(x, nx, y, ny) / (n * (n - 1)));
 		double sd = var > 0 ? sqrt(var) : 0;
-		double kk = floor(half + 0.5 - stats_normal_quantile(1 - alpha / 2) * sd);
 
-		k = kk < 1 ? 0 : (size_t)kk;
-		/* Ties never let fewer rounds decide than the exact rule allows. */
-		if (small && k > k_exact)
-			k = k_exact;
 		s.p_value = sd > 0 ? fmin(1, erfc(fmax(0, fabs(u - half) - 0.5) / sd / M_SQRT2)) : 1;
 	}
 	if (k > (mn + 1) / 2)
@@ -205,32 +207,34 @@ int stats_shift(const double *x, size_t nx, const double *y, size_t ny, double a
 	return 0;
 }
 
-static double percent(double log_ratio)
-{
-	return isinf(log_ratio) ? log_ratio : 100 * expm1(log_ratio);
-}
-
 int stats_ratio(const double *x, size_t nx, const double *y, size_t ny, double alpha, struct stats_shift *ret)
 {
 	_cleanup_free_ double *lx = malloc((nx ? nx : 1) * sizeof(*lx));
 	_cleanup_free_ double *ly = malloc((ny ? ny : 1) * sizeof(*ly));
 	struct stats_shift s;
+	bool unbounded;
 	int r;
 
 	if (!lx || !ly)
 		return -ENOMEM;
 	for (size_t i = 0; i < nx; i++)
-		lx[i] = log(fmax(x[i], STATS_RATIO_FLOOR));
+		lx[i] = x[i] > 0 ? log(x[i]) : -INFINITY;
 	for (size_t i = 0; i < ny; i++)
-		ly[i] = log(fmax(y[i], STATS_RATIO_FLOOR));
+		ly[i] = y[i] > 0 ? log(y[i]) : -INFINITY;
 	r = stats_shift(lx, nx, ly, ny, alpha, &s);
 	if (r < 0)
 		return r;
-	s.estimate = percent(s.estimate);
-	s.low = percent(s.low);
-	s.high = percent(s.high);
+	unbounded = stats_shift_unbounded(&s);
+	s.estimate = 100 * expm1(s.estimate);
+	s.low = unbounded ? -INFINITY : 100 * expm1(s.low);
+	s.high = unbounded ? INFINITY : 100 * expm1(s.high);
 	*ret = s;
 	return 0;
+}
+
+bool stats_shift_unbounded(const struct stats_shift *s)
+{
+	return s->low == -INFINITY && s->high == INFINITY;
 }
 
 int stats_shift_sign(const struct stats_shift *s)

@@ -2,10 +2,12 @@
  * them.
  *
  * Owns: the median; the Hodges-Lehmann shift between two samples with its
- * distribution-free Mann-Whitney confidence interval and two-sided p-value
- * (the exact distribution when both samples have at most
- * STATS_EXACT_MAX_N values and no ties, the normal approximation with
- * the ties correction otherwise); the same on a log scale for ratios
+ * distribution-free Mann-Whitney confidence interval (from the exact
+ * distribution of U without ties when both samples have at most
+ * STATS_EXACT_MAX_N values, else its normal approximation; with ties the
+ * closed interval is then conservative) and two-sided p-value (exact
+ * without ties up to STATS_EXACT_MAX_N values, else the normal
+ * approximation with the ties correction); the same on a log scale for ratios
  * (throughput: a percent change); Holm's step-down over a family of
  * comparisons; how many rounds a decision needs at all. Must never: log,
  * do I/O, or draw random numbers (the same rounds give the same answer).
@@ -14,7 +16,10 @@
  * over y is the median of the m*n differences x_i - y_j. Its interval at
  * confidence 1 - alpha is [D(k), D(mn+1-k)] of the sorted differences,
  * where k - 1 is the largest u with P(U <= u) <= alpha/2 for the
- * Mann-Whitney count U under "no difference"; when there is no such u the
+ * Mann-Whitney count U under "no difference" (without ties: with ties,
+ * breaking them at random gives U that distribution, and D(k) > 0 needs
+ * fewer than k differences at or below 0, so the closed interval covers
+ * at least as often); when there is no such u the
  * interval is unbounded: with that few rounds no interval at that
  * confidence can exclude 0 (3 against 3 at 95%: P(U = 0) = 1/20 > 2.5%).
  * Assumptions: the rounds of each group are independent draws from one
@@ -31,18 +36,14 @@
  * per sample (C(2n, n) counts stay exact in a double). */
 #define STATS_EXACT_MAX_N 20
 
-/* A value at or below 0 (a round that received nothing) counts as this
- * many Mbps on the log scale, so that a ratio stays finite. */
-#define STATS_RATIO_FLOOR 1e-3
-
 /* The median of n values; NAN when n is 0. */
 double stats_median(const double *v, size_t n);
 
 struct stats_shift {
 	double estimate;  /* Hodges-Lehmann: the median of x_i - y_j */
-	double low, high; /* the interval; -INFINITY/INFINITY when unbounded */
+	double low, high; /* the interval; -INFINITY and INFINITY when unbounded */
 	double p_value;	  /* two-sided, for "no difference" */
-	bool exact;	  /* exact distribution (else the normal approximation) */
+	bool exact;	  /* the p-value is exact (no ties, small samples), else normal */
 };
 
 /* The shift of x over y at confidence 1 - alpha (0 < alpha < 1). 0 with
@@ -50,11 +51,18 @@ struct stats_shift {
 int stats_shift(const double *x, size_t nx, const double *y, size_t ny, double alpha,
 		struct stats_shift *ret);
 
-/* The same for the ratio x/y, in percent: the shift of log(x) over log(y)
- * (values floored at STATS_RATIO_FLOOR), then 100 * (exp(d) - 1) for the
- * estimate and both ends. The p-value is the log scale's. */
+/* The same for the ratio x/y, in percent: the shift of log(x) over log(y),
+ * then 100 * (exp(d) - 1) for the estimate and both ends. A round that
+ * received nothing (0 or less) has log -infinity, ranked below every
+ * other and tied with its like: a ratio over it is +infinity (INFINITY,
+ * never a made-up figure), one of it -100%. The p-value is the log
+ * scale's. */
 int stats_ratio(const double *x, size_t nx, const double *y, size_t ny, double alpha,
 		struct stats_shift *ret);
+
+/* Unbounded: too few rounds for an interval at that confidence (both
+ * ends infinite, one each way). */
+bool stats_shift_unbounded(const struct stats_shift *s);
 
 /* Decided: the interval excludes 0 (1 above, -1 below); 0: it does not. */
 int stats_shift_sign(const struct stats_shift *s);

@@ -758,7 +758,7 @@ static int stats_compute(struct run_ctx *x, double alpha)
 		    .n = cl->n,
 		    .skipped = cl->skipped,
 		    .skipped_code = cl->skipped_code,
-		    .thresholds_failed = 2 * cl->threshold_failures > cl->n,
+		    .thresholds_failed = verdict_thresholds_failed(cl->threshold_failures, cl->n),
 		    .role = g->role,
 		    .families = g->families,
 		};
@@ -1026,7 +1026,8 @@ static struct json_object *cell_json(const struct run_ctx *x, struct cell *cl, d
 	json_object_object_add(
 	    o, "thresholds",
 	    cl->n == 0 ? NULL
-		       : json_object_new_string(2 * cl->threshold_failures > cl->n ? "failed" : "passed"));
+		       : json_object_new_string(
+			     verdict_thresholds_failed(cl->threshold_failures, cl->n) ? "failed" : "passed"));
 	json_object_object_add(o, "role", json_object_new_string(verdict_role_to_string(g->role)));
 	json_object_object_add(o, "families", families_json(x, g));
 	json_object_object_add(o, "profile", json_object_get(cl->profile));
@@ -1247,19 +1248,11 @@ static void render_excluded(struct json_object *groups)
 	}
 }
 
-/* "+67% [41..112] better" from a comparison's measure. */
+/* "+67% [41..112] better" from a comparison's measure (its text is
+ * verdict.c's, so the table and the verdict line read the same). */
 static void measure_cell(struct json_object *m, char *buf, size_t size)
 {
-	bool points = streq(strempty(jstring(m, "unit")), "points");
-	const char *u = points ? " pp" : "%";
-	double ch = jdouble(m, "change"), lo = jdouble(m, "low"), hi = jdouble(m, "high");
-	int digits = points ? 2 : fabs(ch) < 10 ? 1 : 0;
-
-	if (isnan(lo) || isnan(hi))
-		snprintf(buf, size, "%+.*f%s [?] %s", digits, ch, u, strna(jstring(m, "verdict")));
-	else
-		snprintf(buf, size, "%+.*f%s [%.*f..%.*f] %s", digits, ch, u, digits, lo, digits, hi,
-			 strna(jstring(m, "verdict")));
+	snprintf(buf, size, "%s %s", strna(jstring(m, "text")), strna(jstring(m, "verdict")));
 }
 
 /* Each comparison with its intervals and words. */

@@ -22,6 +22,19 @@
 			fail_msg("%s = %.17g, want %.17g", #a, a_, b_);                                      \
 	} while (0)
 
+/* A shift's every figure at once (eps for the p-value; EPS elsewhere but
+ * for sums of decimals, which carry their rounding: 1e-12). */
+static void expect_shift(const struct stats_shift *s, bool exact, double estimate, double p, double low,
+			 double high, int sign)
+{
+	assert_true(s->exact == exact);
+	assert_double_equal(s->estimate, estimate, 1e-12);
+	assert_double_equal(s->p_value, p, 1e-9);
+	assert_double_equal(s->low, low, 1e-12);
+	assert_double_equal(s->high, high, 1e-12);
+	assert_int_equal(stats_shift_sign(s), sign);
+}
+
 static void test_median(void **state)
 {
 	static const double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2};
@@ -133,16 +146,17 @@ static void test_hollander_wolfe(void **state)
 	assert_int_equal(stats_shift_sign(&s), 0);
 }
 
-/* Ties take the normal approximation with the ties correction:
+/* Ties take the normal approximation with the ties correction for the
+ * p-value, the exact rule for the interval:
  * x = {1, 2, 2, 3}, y = {2, 3, 3, 4}. U counts x_i < y_j, ties half:
  * x=1: 4; each x=2: 3 + 0.5; x=3: 1 + 2 * 0.5: U = 4 + 7 + 2 = 13,
  * mn/2 = 8. Pooled 1 2 2 2 3 3 3 4: two groups of three ties,
  * sum(t^3 - t) = 48, N = 8: var = mn/12 * ((N+1) - 48/(N(N-1))) =
  * 16/12 * (9 - 48/56) = 10.857, sd = 3.2950. With the continuity
  * correction z = (|13 - 8| - 0.5)/3.2950 = 1.3657, p = erfc(z/sqrt2) =
- * 0.17203. The normal k = floor(8 + 0.5 - 1.95996 * 3.2950) = 2, but
- * the exact 4x4 rule allows only k = 1 (Uc = 0): the interval is
- * [D(1), D(16)] = [1-4, 3-2] = [-3, 1]. The sixteen differences sorted:
+ * 0.17203. The exact 4x4 rule gives k = 1 (Uc = 0; the ties-corrected
+ * sd would give floor(8 + 0.5 - 1.95996 * 3.2950) = 2, narrower than the
+ * rule allows): the interval is [D(1), D(16)] = [1-4, 3-2] = [-3, 1]. The sixteen differences sorted:
  * -3 -2 -2 -2 -2 -1 -1 -1 -1 -1 -1 0 0 0 0 1, median -1. */
 static void test_ties_normal(void **state)
 {
@@ -151,11 +165,59 @@ static void test_ties_normal(void **state)
 
 	(void)state;
 	assert_int_equal(stats_shift(x, 4, y, 4, 0.05, &s), 0);
-	assert_false(s.exact);
-	assert_double_equal(s.estimate, -1, EPS);
-	assert_double_equal(s.p_value, 0.17203370892182296, 1e-9);
-	assert_double_equal(s.low, -3, EPS);
-	assert_double_equal(s.high, 1, EPS);
+	expect_shift(&s, false, -1, 0.17203370892182296, -3, 1, 0);
+}
+
+/* With ties, the interval's k still comes from the exact distribution
+ * without ties (the closed interval is then conservative: break the ties
+ * at random and U has that distribution, while D(k) > 0 needs fewer than
+ * k differences at or below 0). x = y = {1.0, 1.1, 1.2, 1.3, 1.4} at 1%
+ * (alpha/2 = 0.005): P(U <= 0) = 1/252 = 0.0040 <= 0.005 < 2/252: k = 1,
+ * [D(1), D(25)] = [1.0 - 1.4, 1.4 - 1.0] = [-0.4, 0.4]. The normal
+ * approximation with the ties correction (sd = sqrt(25/12 * (11 -
+ * 30/90)) = 4.714) gave k = floor(13 - 2.5758 * 4.714) = 0: an unbounded
+ * interval and "more rounds needed: at least 5 per group" for 5 rounds
+ * each. The p-value keeps the ties correction: U = 12.5 = mn/2, p = 1. */
+static void test_ties_small_exact_k(void **state)
+{
+	static const double x[] = {1.0, 1.1, 1.2, 1.3, 1.4};
+	struct stats_shift s;
+
+	(void)state;
+	assert_int_equal(stats_shift(x, 5, x, 5, 0.01, &s), 0);
+	expect_shift(&s, false, 0, 1, -0.4, 0.4, 0);
+	/* Even more ties: the same rule, the same interval's width. */
+	assert_int_equal(stats_shift((const double[]){1.0, 1.0, 1.2, 1.2, 1.4}, 5, x, 5, 0.01, &s), 0);
+	assert_double_equal(s.low, -0.4, 1e-12);
+	assert_double_equal(s.high, 0.4, 1e-12);
+}
+
+/* Beyond STATS_EXACT_MAX_N with ties: k from the normal approximation
+ * without ties, as the exact rule does (25 against 25: k = floor(312.5 +
+ * 0.5 - 1.95996 * sqrt(625 * 51/12)) = 211). x: ten 0, two 1, six 2,
+ * seven 3; y: eight 1, five 2, four 3, eight 4. The sorted differences
+ * have D(211) = -2 and D(415) = 0: the interval [-2, 0] touches 0. The
+ * ties-corrected sd would give k = 214 and [-2, -1], an interval narrower
+ * than the distribution of U without ties allows at other shifts. The
+ * p-value is the ties-corrected one: U = #(x < y) + ties/2 = 449,
+ * p = 0.00705. */
+static void test_ties_large(void **state)
+{
+	static const double xv[] = {0, 1, 2, 3}, yv[] = {1, 2, 3, 4};
+	static const size_t xc[] = {10, 2, 6, 7}, yc[] = {8, 5, 4, 8};
+	double x[25], y[25];
+	size_t nx = 0, ny = 0;
+	struct stats_shift s;
+
+	(void)state;
+	for (size_t v = 0; v < 4; v++) {
+		for (size_t i = 0; i < xc[v]; i++)
+			x[nx++] = xv[v];
+		for (size_t i = 0; i < yc[v]; i++)
+			y[ny++] = yv[v];
+	}
+	assert_int_equal(stats_shift(x, 25, y, 25, 0.05, &s), 0);
+	expect_shift(&s, false, -1, 0.007046959617369018, -2, 0, 0);
 }
 
 /* Identical rounds everywhere (every loss 0): every difference is 0, no
@@ -190,12 +252,7 @@ static void test_normal_large(void **state)
 		y[i] = i + 11;
 	}
 	assert_int_equal(stats_shift(x, 25, y, 25, 0.05, &s), 0);
-	assert_false(s.exact);
-	assert_double_equal(s.estimate, -9.5, EPS);
-	assert_double_equal(s.p_value, 1.9504657252439938e-4, 1e-9);
-	assert_double_equal(s.low, -13.5, EPS);
-	assert_double_equal(s.high, -5.5, EPS);
-	assert_int_equal(stats_shift_sign(&s), -1);
+	expect_shift(&s, false, -9.5, 1.9504657252439938e-4, -13.5, -5.5, -1);
 }
 
 /* Ratios: x = {200, 210, 220} over y = {100, 105, 110}. The nine ratios
@@ -214,9 +271,32 @@ static void test_ratio(void **state)
 	assert_double_equal(s.low, 100 * (200.0 / 110 - 1), 1e-9);
 	assert_double_equal(s.high, 120, 1e-9);
 	assert_int_equal(stats_shift_sign(&s), 1);
-	/* A group that received nothing stays finite: -100% at most. */
+	/* A group that received nothing: -100%, decided (its three rounds
+	 * tie: the p-value is the normal one, sd = sqrt(9/12 * (7 - 24/30)) =
+	 * 2.1564, p = erfc((9 - 4.5 - 0.5)/2.1564/sqrt2) = 0.0636). */
 	assert_int_equal(stats_ratio(zero, 3, y, 3, 0.10, &s), 0);
-	assert_true(s.high < -99.99 && s.low >= -100);
+	expect_shift(&s, false, -100, 0.063602569620753641, -100, -100, -1);
+	/* Over a group that received nothing the ratio is infinite, not a
+	 * figure made up from a floor (1e-3 Mbps gave +10999900%). */
+	assert_int_equal(stats_ratio(y, 3, zero, 3, 0.10, &s), 0);
+	assert_true(s.estimate == INFINITY && s.low == INFINITY && s.high == INFINITY);
+	assert_false(stats_shift_unbounded(&s));
+	assert_int_equal(stats_shift_sign(&s), 1);
+	/* One round of nothing among x = {0, 200, 210}: its three ratios are
+	 * -100% (log -inf), below the six others 200/110 .. 210/100; the
+	 * median, the 5th of 9, is 200/105 (+90.5%); at 90% [D(1), D(9)] =
+	 * [-100%, 210/100 = +110%]: no clear difference. Two groups of
+	 * nothing tie: p = 1. */
+	assert_int_equal(stats_ratio((const double[]){0, 200, 210}, 3, y, 3, 0.10, &s), 0);
+	assert_double_equal(s.estimate, 100 * (200.0 / 105 - 1), 1e-9);
+	assert_double_equal(s.low, -100, 1e-12);
+	assert_double_equal(s.high, 110, 1e-9);
+	assert_int_equal(stats_shift_sign(&s), 0);
+	assert_int_equal(stats_ratio(zero, 3, zero, 3, 0.10, &s), 0);
+	expect_shift(&s, false, 0, 1, 0, 0, 0);
+	/* Too few rounds: unbounded both ways, whatever the scale. */
+	assert_int_equal(stats_ratio(y, 3, zero, 3, 0.05, &s), 0);
+	assert_true(stats_shift_unbounded(&s));
 }
 
 static void test_bad_input(void **state)
@@ -285,6 +365,8 @@ int main(void)
 	    cmocka_unit_test(test_published_critical_values),
 	    cmocka_unit_test(test_hollander_wolfe),
 	    cmocka_unit_test(test_ties_normal),
+	    cmocka_unit_test(test_ties_small_exact_k),
+	    cmocka_unit_test(test_ties_large),
 	    cmocka_unit_test(test_all_tied),
 	    cmocka_unit_test(test_normal_large),
 	    cmocka_unit_test(test_ratio),

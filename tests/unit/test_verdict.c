@@ -18,12 +18,29 @@
 static const double base_recv[] = {100, 101, 102, 103, 104};
 static const double jumbo_recv[] = {200, 202, 204, 206, 208};
 static const double full_recv[] = {201, 203, 205, 207, 209};
+/* A group that changes nothing: its rounds interleave with the baseline's. */
+static const double same_recv[] = {100.5, 101.5, 102.5, 103.5, 104.5};
 static const double loss_a[] = {1.0, 1.1, 1.2, 1.3, 1.4};
 static const double loss_b[] = {0.10, 0.11, 0.12, 0.13, 0.14};
 
 static struct verdict_group group(const char *name, const double *recv, const double *loss, size_t n)
 {
 	return (struct verdict_group){.name = name, .recv = recv, .loss = loss, .n = n, .role = ROLE_GROUP};
+}
+
+/* The verdict line of groups g (one sweep value, no families) and the
+ * group it names (-1: none). Caller frees. */
+static char *line_of(const struct verdict_group *g, size_t n, int *ret_best)
+{
+	struct verdict_input in = {.groups = g, .n_groups = n, .n_sweeps = 1, .alpha = VERDICT_ALPHA};
+	struct verdict v;
+	char *line;
+
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	*ret_best = v.best[0];
+	line = verdict_line(&in, &v);
+	verdict_done(&v);
+	return line;
 }
 
 /* Three groups: jumbo and full each about +100% over baseline (decided),
@@ -40,7 +57,11 @@ static struct verdict_group group(const char *name, const double *recv, const do
  * Loss: the 25 differences 0.10..0.14 - 1.0..1.4 are all negative; full
  * vs baseline comes first in the loss family (p = 0.0079; jumbo's loss
  * equals the baseline's, p = 1) at 0.05/3: k = 2 again, [D(2), D(24)] =
- * [0.11 - 1.4, 0.13 - 1.0] = [-1.29, -0.87], median 0.12 - 1.2 = -1.08. */
+ * [0.11 - 1.4, 0.13 - 1.0] = [-1.29, -0.87], median 0.12 - 1.2 = -1.08.
+ * Jumbo is as fast as far as the rounds show (full vs jumbo, tested last
+ * at 0.05: k = 3, [D(3), D(23)] = [203/208, 209/202] = [-2.4%, +3.5%]):
+ * the verdict says that full is not clearly faster than jumbo, and the
+ * JSON lists jumbo under not_clearly_faster_than. */
 static void test_three_groups(void **state)
 {
 	struct verdict_group g[] = {
@@ -50,6 +71,7 @@ static void test_three_groups(void **state)
 	};
 	struct verdict_input in = {.groups = g, .n_groups = 3, .n_sweeps = 1, .alpha = VERDICT_ALPHA};
 	struct verdict v;
+	struct json_object *j;
 	char *line;
 
 	(void)state;
@@ -69,13 +91,43 @@ static void test_three_groups(void **state)
 	assert_false(v.decided);
 	assert_int_equal(v.best[0], 2);
 	assert_int_equal(v.best_cmp[0], 1);
+	j = verdict_best_json(&in, &v);
+	assert_string_equal(
+	    json_object_to_json_string_ext(
+		json_object_object_get(json_object_array_get_idx(j, 0), "not_clearly_faster_than"),
+		JSON_C_TO_STRING_PLAIN),
+	    "[\"jumbo\"]");
+	json_object_put(j);
 	line = verdict_line(&in, &v);
 	assert_non_null(line);
 	assert_string_equal(line,
 			    "full (MTU 9000 and buffers) +101% [95..107] receive throughput over baseline, "
-			    "loss -1.08 pp [-1.29..-0.87] (lower)");
+			    "loss -1.08 pp [-1.29..-0.87] (lower); not clearly faster than jumbo (full vs "
+			    "jumbo +0.5% [-2.4..3.5])");
 	free(line);
 	verdict_done(&v);
+}
+
+/* Two groups about +100% over the baseline that were never compared with
+ * each other (a group between them: each is compared with the baseline
+ * and the previous one): the verdict names the higher median, full, and
+ * says it is not clearly faster than jumbo, with jumbo's own gain. */
+static void test_rival_not_compared(void **state)
+{
+	struct verdict_group g[] = {
+	    group("baseline", base_recv, loss_a, 5),
+	    group("jumbo", jumbo_recv, loss_a, 5),
+	    group("irq", same_recv, loss_a, 5),
+	    group("full", full_recv, loss_a, 5),
+	};
+	int best;
+	char *line = line_of(g, 4, &best);
+
+	(void)state;
+	assert_int_equal(best, 3);
+	assert_non_null(strstr(line, "(no clear difference); not clearly faster than jumbo (+100% ["));
+	assert_non_null(strstr(line, "] over baseline)"));
+	free(line);
 }
 
 /* Three rounds against three: no interval at 95% can exclude 0 (P(U=0) =
@@ -107,9 +159,8 @@ static void test_too_few_rounds(void **state)
  * named; the best is the next: jumbo, tested first at 0.05/3 (k = 2 as
  * above): [D(2), D(24)] of jumbo/base = [200/103, 206/100] = [+94%,
  * +106%]. Its loss equals the baseline's (p = 1), tested last, at 0.05
- * after the two others were decided: the normal approximation (ties)
- * gives k = floor(13 - 1.96 * 4.714) = 3, the exact 5x5 rule allows 3
- * too: [D(3), D(23)] of the differences of {1.0 .. 1.4} with itself =
+ * after the two others were decided: the exact 5x5 rule (ties or not)
+ * gives k = 3: [D(3), D(23)] of the differences of {1.0 .. 1.4} with itself =
  * [-0.3, 0.3]. */
 static void test_thresholds_and_skipped(void **state)
 {
@@ -119,22 +170,62 @@ static void test_thresholds_and_skipped(void **state)
 	    group("full", full_recv, loss_b, 5),
 	    group("driver", NULL, NULL, 0),
 	};
-	struct verdict_input in = {.groups = g, .n_groups = 4, .n_sweeps = 1, .alpha = VERDICT_ALPHA};
-	struct verdict v;
+	int best;
 	char *line;
 
 	(void)state;
 	g[2].thresholds_failed = true;
 	g[3].skipped = "ens1f0: driver 5.0 < 99.0";
 	g[3].skipped_code = 5;
-	assert_int_equal(verdict_compute(&in, &v), 0);
-	assert_int_equal(v.best[0], 1);
-	line = verdict_line(&in, &v);
+	line = line_of(g, 4, &best);
+	assert_int_equal(best, 1);
 	assert_string_equal(line, "jumbo +100% [94..106] receive throughput over baseline, loss +0.00 pp "
 				  "[-0.30..0.30] (no clear difference); skipped: driver (exit 5); failed "
 				  "thresholds: full");
 	free(line);
+}
+
+/* A group that ran but never counted a round (every run cut short, each
+ * time after a different number of seconds: never "the same failure
+ * twice", never skipped) has no comparison: the verdict names it, and
+ * repeat: auto may not stop as if every comparison were decided. */
+static void test_no_round_counted(void **state)
+{
+	struct verdict_group g[] = {
+	    group("baseline", base_recv, loss_a, 5),
+	    group("jumbo", jumbo_recv, loss_a, 5),
+	    group("full", NULL, NULL, 0),
+	};
+	struct verdict_input in = {.groups = g, .n_groups = 3, .n_sweeps = 1, .alpha = VERDICT_ALPHA};
+	struct verdict v;
+	char *line;
+
+	(void)state;
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	assert_int_equal(v.n_cmp, 1);
+	assert_int_equal(v.cmp[0].recv.sign, 1);
+	assert_false(v.decided);
+	line = verdict_line(&in, &v);
+	assert_string_equal(line, "jumbo +100% [94..106] receive throughput over baseline, loss +0.00 pp "
+				  "[-0.30..0.30] (no clear difference); no round counted: full");
+	free(line);
 	verdict_done(&v);
+}
+
+/* Thresholds: passed only when more than half of the counted rounds
+ * passed; 2 failures of 4 is failed (it was passed), no rounds is not
+ * failed. */
+static void test_thresholds_half(void **state)
+{
+	(void)state;
+	assert_true(verdict_thresholds_failed(2, 4));
+	assert_false(verdict_thresholds_failed(1, 4));
+	assert_false(verdict_thresholds_failed(1, 3));
+	assert_true(verdict_thresholds_failed(2, 3));
+	assert_true(verdict_thresholds_failed(1, 2));
+	assert_true(verdict_thresholds_failed(1, 1));
+	assert_false(verdict_thresholds_failed(0, 5));
+	assert_false(verdict_thresholds_failed(0, 0));
 }
 
 /* An ablation of two families: baseline (none), mtu-only, irq-only, full.
@@ -146,15 +237,16 @@ static void test_thresholds_and_skipped(void **state)
  * 0.004 <= 0.005 < P(U <= 1): k = 1, [D(1), D(25)] = [201/104, 209/100]
  * = [+93%, +109%]; mtu-only/base at 0.05/4: k = 1 again, [200/104,
  * 208/100] = [+92%, +108%]. Every loss is the same: p = 1 everywhere,
- * the walk stops at once and tests all at 0.01, where the normal
- * approximation leaves the interval unbounded: [?]. */
+ * the walk stops at once and tests all at 0.01, where the exact rule
+ * (ties or not) gives k = 1: [D(1), D(25)] = [1.0 - 1.4, 1.4 - 1.0] =
+ * [-0.40, 0.40] (the normal approximation with the ties correction left
+ * it unbounded: [?], "more rounds needed" with enough rounds). */
 static void test_ablation(void **state)
 {
-	static const double irq_recv[] = {100.5, 101.5, 102.5, 103.5, 104.5};
 	struct verdict_group g[] = {
 	    group("baseline", base_recv, loss_a, 5),
 	    group("mtu-only", jumbo_recv, loss_a, 5),
-	    group("irq-only", irq_recv, loss_a, 5),
+	    group("irq-only", same_recv, loss_a, 5),
 	    group("full", full_recv, loss_a, 5),
 	};
 	struct verdict_family fam[] = {{"mtu", "MTU 9000", NULL}, {"irq", "IRQ map + irqbalance", NULL}};
@@ -190,8 +282,9 @@ static void test_ablation(void **state)
 	assert_int_equal(v.cmp[4].recv.sign, 0);
 	line = verdict_line(&in, &v);
 	assert_string_equal(
-	    line, "full +101% [93..109] receive throughput over baseline, loss +0.00 pp [?] "
-		  "(no clear difference); families: MTU 9000 +100% [92..108], IRQ map + irqbalance: no "
+	    line, "full +101% [93..109] receive throughput over baseline, loss +0.00 pp [-0.40..0.40] "
+		  "(no clear difference); not clearly faster than mtu-only (full vs mtu-only +0.5% "
+		  "[-2.4..3.5]); families: MTU 9000 +100% [92..108], IRQ map + irqbalance: no "
 		  "clear difference");
 	free(line);
 	j = verdict_families_json(&in, &v);
@@ -205,21 +298,16 @@ static void test_ablation(void **state)
 	verdict_done(&v);
 }
 
-/* Two families that do the same thing (each alone doubles the rate, both
- * together too): alone each is better, inside the full profile neither
- * adds anything (the full profile minus either is as fast): the note says
- * the effect depends on the other families. The full/other-alone pairs
- * interleave (the "full" rounds sit between those of each "-only" group),
- * so their intervals straddle 0. */
-static void test_interaction(void **state)
+/* The interaction note of family a in an ablation of two families, a
+ * and b, over the rounds of base_recv: a-only, b-only and full as given.
+ * Caller frees. */
+static char *interaction_of_a(const double *a_recv, const double *b_recv, const double *full)
 {
-	static const double a_recv[] = {200.5, 202.5, 204.5, 206.5, 208.5};
-	static const double b_recv[] = {199.5, 201.5, 203.5, 205.5, 207.5};
 	struct verdict_group g[] = {
 	    group("baseline", base_recv, loss_a, 5),
 	    group("a-only", a_recv, loss_a, 5),
 	    group("b-only", b_recv, loss_a, 5),
-	    group("full", jumbo_recv, loss_a, 5),
+	    group("full", full, loss_a, 5),
 	};
 	struct verdict_family fam[] = {{"a", "A", NULL}, {"b", "B", NULL}};
 	struct verdict_input in = {.groups = g,
@@ -231,7 +319,6 @@ static void test_interaction(void **state)
 	struct verdict v;
 	char *note;
 
-	(void)state;
 	g[0].role = ROLE_BASELINE;
 	g[1].role = g[2].role = ROLE_ALONE;
 	g[1].families = 1;
@@ -240,12 +327,47 @@ static void test_interaction(void **state)
 	g[3].families = 3;
 	assert_int_equal(verdict_compute(&in, &v), 0);
 	note = verdict_interaction(&in, &v, 0);
+	verdict_done(&v);
+	return note;
+}
+
+/* Two families that do the same thing (each alone doubles the rate, both
+ * together too): alone each is better, inside the full profile neither
+ * adds anything (the full profile minus either is as fast): the note says
+ * the effect depends on the other families. The full/other-alone pairs
+ * interleave (the "full" rounds sit between those of each "-only" group),
+ * so their intervals straddle 0, far from the alone interval. */
+static void test_interaction(void **state)
+{
+	static const double a_recv[] = {200.5, 202.5, 204.5, 206.5, 208.5};
+	static const double b_recv[] = {199.5, 201.5, 203.5, 205.5, 207.5};
+	char *note = interaction_of_a(a_recv, b_recv, jumbo_recv);
+
+	(void)state;
 	assert_non_null(note);
 	assert_non_null(strstr(note, "alone better ("));
 	assert_non_null(strstr(note, "), inside the full profile no clear difference ("));
 	assert_non_null(strstr(note, "): its effect depends on the other families"));
 	free(note);
-	verdict_done(&v);
+}
+
+/* A family clearly better alone whose effect inside the full profile is
+ * measured too loosely to tell (the full profile's rounds spread from
+ * 60 to 500 Mbps): the two words differ, but the intervals overlap, so
+ * the note claims no dependence. */
+static void test_interaction_not_shown(void **state)
+{
+	static const double full_wide[] = {60, 120, 200, 330, 500};
+	char *note = interaction_of_a(jumbo_recv, base_recv, full_wide);
+
+	(void)state;
+	assert_non_null(note);
+	assert_non_null(strstr(note, "alone better ("));
+	assert_non_null(strstr(note, "), inside the full profile no clear difference ("));
+	assert_non_null(strstr(note, "): the intervals overlap, so the rounds do not show that its effect "
+				     "depends on the other families"));
+	assert_null(strstr(note, "): its effect depends"));
+	free(note);
 }
 
 /* The interval's text: precision by size, unbounded as [?]. */
@@ -271,15 +393,68 @@ static void test_measure_text(void **state)
 	assert_string_equal(verdict_measure_word(&m, true), "better");
 }
 
+/* An interval that excludes 0 never reads as touching it: an end that is
+ * not 0 keeps digits until it is not "0" (a loss that rose by a few
+ * packets in ten million, a gain whose lower end is a fraction of a
+ * percent); the table takes the same text from the JSON. */
+static void test_measure_text_near_zero(void **state)
+{
+	struct verdict_measure m = {.s = {.estimate = 0.02, .low = 0.004, .high = 0.05}, .sign = 1};
+	struct verdict_group g[] = {group("baseline", base_recv, loss_a, 5),
+				    group("jumbo", jumbo_recv, loss_a, 5)};
+	struct verdict_input in = {.groups = g, .n_groups = 2, .n_sweeps = 1, .alpha = VERDICT_ALPHA};
+	struct verdict v;
+	struct json_object *j;
+	char *t;
+
+	(void)state;
+	t = verdict_measure_text(&m, true);
+	assert_string_equal(t, "+0.02 pp [0.004..0.05]");
+	free(t);
+	m.s = (struct stats_shift){.estimate = 15.2, .low = 0.04, .high = 30.4};
+	t = verdict_measure_text(&m, false);
+	assert_string_equal(t, "+15% [0.04..30]");
+	free(t);
+	m.s = (struct stats_shift){.estimate = -3.1, .low = -6.2, .high = -0.0004};
+	m.sign = -1;
+	t = verdict_measure_text(&m, false);
+	assert_string_equal(t, "-3.1% [-6.2..-0.0004]");
+	free(t);
+	/* Over a group that received nothing: infinite, not a figure. */
+	m.s = (struct stats_shift){.estimate = INFINITY, .low = 250, .high = INFINITY};
+	m.sign = 1;
+	t = verdict_measure_text(&m, false);
+	assert_string_equal(t, "+inf% [250..inf]");
+	free(t);
+	m.s = (struct stats_shift){.estimate = 0, .low = 0, .high = 1.5};
+	m.sign = 0;
+	t = verdict_measure_text(&m, true);
+	assert_string_equal(t, "+0.00 pp [0.00..1.50]");
+	free(t);
+
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	j = verdict_comparisons_json(&in, &v);
+	assert_string_equal(json_object_get_string(json_object_object_get(
+				json_object_object_get(json_object_array_get_idx(j, 0), "recv"), "text")),
+			    "+100% [94..106]");
+	json_object_put(j);
+	verdict_done(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_three_groups),
+	    cmocka_unit_test(test_rival_not_compared),
 	    cmocka_unit_test(test_too_few_rounds),
 	    cmocka_unit_test(test_thresholds_and_skipped),
+	    cmocka_unit_test(test_thresholds_half),
+	    cmocka_unit_test(test_no_round_counted),
 	    cmocka_unit_test(test_ablation),
 	    cmocka_unit_test(test_interaction),
+	    cmocka_unit_test(test_interaction_not_shown),
 	    cmocka_unit_test(test_measure_text),
+	    cmocka_unit_test(test_measure_text_near_zero),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
