@@ -187,7 +187,18 @@ int txn_verb_outcome(const struct txn_outcome *o, unsigned confirm, char *msg, s
 {
 	switch (o->end) {
 	case TXN_END_DONE:
-		if (confirm)
+		if (o->n == 0 && confirm)
+			snprintf(msg, msg_size,
+				 "nothing to change here; the peer applied its transaction %" PRId64
+				 " (transaction %" PRId64 "): run `cx5prof commit` within %u s to keep it, "
+				 "else it is rolled back",
+				 o->peer_txn, o->txn, confirm);
+		else if (o->n == 0)
+			snprintf(msg, msg_size,
+				 "nothing to change here; the peer applied its transaction %" PRId64
+				 " (transaction %" PRId64 ")",
+				 o->peer_txn, o->txn);
+		else if (confirm)
 			snprintf(msg, msg_size,
 				 "applied %zu change%s (transaction %" PRId64
 				 "): run `cx5prof commit` within %u s to keep them, "
@@ -273,7 +284,7 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	}
 	code = txn_verb_outcome(&o, confirm, msg, sizeof(msg));
 	plan_render(p, msg);
-	if (o.end == TXN_END_NOTHING || o.end == TXN_END_PEER_FAILED) {
+	if (o.txn == 0) {
 		txn_outcome_done(&o);
 		return code;
 	}
@@ -283,6 +294,8 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 		 (code == EXIT_OK && o.n > 0) || code == EXIT_ERROR ||
 		     (code == EXIT_ROLLBACK_FAILED && strv_length(o.apply.left) > 0));
 	out_uint(OUT_JSON, "txn", NULL, (uint64_t)o.txn);
+	if (o.peer_txn > 0 && code == EXIT_OK)
+		out_uint(OUT_JSON, "peer_txn", NULL, (uint64_t)o.peer_txn);
 	out_bool(OUT_JSON, "failed", NULL, code != EXIT_OK);
 	txn_outcome_done(&o);
 	return code;

@@ -977,6 +977,27 @@ int history_txn_set_peer_undo(struct history *h, int64_t txn, const char *pendin
 	return r;
 }
 
+int history_txn_discard(struct history *h, int64_t txn)
+{
+	int r = history_begin(h);
+
+	if (r < 0)
+		return r;
+	r = history_exec(
+	    h,
+	    "DELETE FROM transactions WHERE id = ? AND kind = 'apply' AND status = 'open'"
+	    " AND coalesce(peer_txn, 0) = 0 AND NOT EXISTS (SELECT 1 FROM changes WHERE txn = id)",
+	    "i", txn);
+	if (r >= 0 && sqlite3_changes(h->db) == 0)
+		r = -ENOENT;
+	if (r >= 0)
+		r = history_exec(
+		    h,
+		    "DELETE FROM outbox WHERE source_kind = 'txn' AND source_id = ? AND status = 'pending'",
+		    "i", txn);
+	return history_end(h, r);
+}
+
 int history_txn_set_peer_txn(struct history *h, int64_t txn, int64_t peer_txn)
 {
 	int r = history_exec(h, "UPDATE transactions SET peer_txn = ? WHERE id = ?", "ii", peer_txn, txn);

@@ -224,6 +224,12 @@ int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t dead
 /* Record the peer's transaction (> 0) that was applied with txn. */
 int history_txn_set_peer_txn(struct history *h, int64_t txn, int64_t peer_txn);
 
+/* Forget transaction txn, recorded for a peer that then had nothing to
+ * change either: only an open apply with no change and no peer
+ * transaction is deleted (with its pending outbox row), in ONE durable
+ * SQLite transaction; -ENOENT when txn is not such a one. */
+int history_txn_discard(struct history *h, int64_t txn);
+
 /* Record that the peer's transaction of txn could not be rolled back
  * (pending: why; the next `rollback` here tries again), or, pending NULL,
  * that it has been. */
