@@ -94,6 +94,19 @@ is "$rc $(mtus)" "6 mtu 1500 mtu 1500" "commit record fails here: exit 6, both e
 is "$(peer_txns | awk '{print $(NF-1), $NF}')" "apply:rolled_back rollback:committed" \
 	"commit record fails here: the peer's committed transaction is rolled back"
 
+# ---- the peer's apply fails and cannot undo itself (exit 7 there: no
+# watchdog covers it): its transaction is recorded here and rolled back
+printf 'version: 1\nname: two-steps\nextends: both.yaml\nsysctl:\n  net.core.rmem_max: 4194304\n' >"$WORK/two.yaml"
+echo apply-step:2,undo-step:1 >"$WORK/peer-failpoint"
+run hcx apply "$WORK/two.yaml"
+rm "$WORK/peer-failpoint"
+ptxn=$(sqlite3 "$PDB" "SELECT max(id) FROM transactions WHERE kind = 'apply'")
+is "$rc/$(mtus)/$(cat "$PSR/proc/sys/net/core/rmem_max")/$(sqlite3 "$PDB" "SELECT status FROM transactions WHERE id = $ptxn")" \
+	"6/mtu 1500 mtu 1500/$rmem_before/rolled_back" \
+	"the peer's apply fails and leaves a change there (exit 7 there): rolled back there too, exit 6"
+is "$(sqlite3 "$DB" "SELECT peer_txn FROM transactions WHERE kind = 'apply' ORDER BY id DESC LIMIT 1")" "$ptxn" \
+	"the peer's failed transaction is recorded with this host's"
+
 # ---- apply --confirm here: the peer waits too, and commit commits both
 run hcx apply --confirm 60 "$WORK/both.yaml"
 is "$rc" 0 "apply --confirm with peer.ssh: exit 0"
