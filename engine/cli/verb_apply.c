@@ -214,13 +214,13 @@ int txn_verb_outcome(const struct txn_outcome *o, unsigned confirm, char *msg, s
 		return EXIT_ERROR;
 	case TXN_END_PEER_FAILED:
 		return render_peer_failure(o, msg, msg_size);
-	case TXN_END_UNFINISHED:
+	case TXN_END_UNFINISHED: /* the host is changed: never 1, which says it is as before */
 		snprintf(msg, msg_size,
 			 "transaction %" PRId64 " applied %zu change%s but %s; run `cx5prof rollback` to "
 			 "undo it",
 			 o->txn, o->n, o->n == 1 ? "" : "s", strna(o->why));
 		log_error("%s", msg);
-		return EXIT_ERROR;
+		return EXIT_ROLLBACK_FAILED;
 	case TXN_END_UNDONE:
 	case TXN_END_NOT_RESTORED:
 		break;
@@ -291,7 +291,7 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	/* plan_render says changed when the plan had changes; after the
 	 * transaction, changed means the host is not as it was. */
 	out_bool(OUT_JSON, "changed", NULL,
-		 (code == EXIT_OK && o.n > 0) || code == EXIT_ERROR ||
+		 (code == EXIT_OK && o.n > 0) || o.end == TXN_END_UNFINISHED ||
 		     (code == EXIT_ROLLBACK_FAILED && strv_length(o.apply.left) > 0));
 	out_uint(OUT_JSON, "txn", NULL, (uint64_t)o.txn);
 	if (o.peer_txn > 0 && code == EXIT_OK)
