@@ -234,6 +234,10 @@ int history_txn_discard(struct history *h, int64_t txn);
  * (pending: why; the next `rollback` here tries again), or, pending NULL,
  * that it has been. */
 int history_txn_set_peer_undo(struct history *h, int64_t txn, const char *pending);
+/* `rollback --abandon` of a pending peer rollback: no longer pending, and
+ * why (note) added to the transaction's error, in ONE durable SQLite
+ * transaction. -ENOENT when txn has none pending. */
+int history_txn_abandon_peer_undo(struct history *h, int64_t txn, const char *note);
 /* The newest transaction whose peer rollback is pending. 1 found, 0 none. */
 int history_txn_find_peer_undo(struct history *h, struct txn_record *ret);
 
