@@ -47,7 +47,7 @@ for runner in netperf builtin; do
 	profile "$WORK/small-$runner.yaml" "$runner" 4K
 	profile "$WORK/large-$runner.yaml" "$runner" 4M
 	run cx verify "$WORK/small-$runner.yaml" --json
-	is "$rc" 0 "$runner, 4K receive buffer: exit 0"
+	exit0 "$runner, 4K receive buffer: exit 0"
 	printf '%s' "$out" >"$WORK/small-$runner.json"
 	read -r by sent received lost sb reasm unacc adds known schema < <(ledger_facts "$WORK/small-$runner.json")
 	diag "$runner 4K: limited by $by; sent $sent, received $received, lost $lost, socket buffer $sb, unaccounted $unacc"
@@ -58,7 +58,7 @@ for runner in netperf builtin; do
 		"$runner, 4K: the lines add up, the receiver's counters were read, the schema holds"
 
 	run cx verify "$WORK/large-$runner.yaml" --json
-	is "$rc" 0 "$runner, 4M receive buffer: exit 0"
+	exit0 "$runner, 4M receive buffer: exit 0"
 	printf '%s' "$out" >"$WORK/large-$runner.json"
 	read -r by2 sent2 received2 lost2 sb2 reasm2 unacc2 adds2 known2 schema2 < <(ledger_facts "$WORK/large-$runner.json")
 	diag "$runner 4M: limited by $by2; sent $sent2, received $received2, lost $lost2, socket buffer $sb2, unaccounted $unacc2"
@@ -74,7 +74,7 @@ done
 # The human report: the ledger's lines in path order and the one line.
 profile "$WORK/small.yaml" builtin 4K
 run cx verify "$WORK/small.yaml"
-is "$rc" 0 "human report: exit 0"
+exit0 "human report: exit 0"
 printf '%s\n' "$out" | sed -n '/^ledger /,/^limited by /p' | sed -E 's/[0-9][0-9,]*/N/g' | awk '{ l = $1 " " $2 " " $3; sub(/ +$/, "", l); print l }' >"$WORK/lines"
 is "$(sed -n '2,17p' "$WORK/lines")" "sent N by
 sender socket N
@@ -111,7 +111,7 @@ PYEOF
 is "$rc $out" "0 5 receiver-socket-buffer True" \
 	"history: every run keeps its ledger and what limited it, and the mirror's payload carries them"
 run cx --json compare 1 2
-is "$rc" 0 "compare: exit 0"
+exit0 "compare: exit 0"
 printf '%s' "$out" >"$WORK/compare.json"
 is "$(jq -r '.results[] | select(.name == "limited_by" or .name == "ledger.receiver-socket-buffer") | .name + " " + (.values | map(tostring) | join(" ")) + " " + ((.deltas // [null, null])[1] | tostring)' "$WORK/compare.json" | sed -E 's/ [0-9]+ [0-9]+ -?[0-9]+(\.[0-9]+)?$/ N N DELTA/')" \
 	"limited_by receiver-socket-buffer receiver-socket-buffer null
@@ -129,7 +129,7 @@ is "$(grep -c '^<tr><td>limited by</td><td colspan="2">receiver socket buffer</t
 profile "$WORK/iperf3.yaml" iperf3 4K
 iperf3_server
 run cx verify "$WORK/iperf3.yaml" --json
-is "$rc" 0 "iperf3: exit 0"
+exit0 "iperf3: exit 0"
 printf '%s' "$out" >"$WORK/iperf3.json"
 read -r by sent received lost sb reasm unacc adds known schema < <(ledger_facts "$WORK/iperf3.json")
 diag "iperf3: limited by $by; sent $sent, received $received, lost $lost, socket buffer $sb, unaccounted $unacc"

@@ -10,7 +10,7 @@
 #                         counts, unaccounted, whether the lines add up,
 #                         whether the receiver's counters were read, and
 #                         whether it validates against the schema
-#   ledger_count FILE STAGE   one line's count
+#   exit0 NAME            the last run exited 0 (else its stderr as a diagnostic)
 
 serve_start() {
 	timeout -k 1 300 ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>>"$WORK/serve.log" &
@@ -35,4 +35,10 @@ print(led["limited_by"], led["sent"], led["received"], led["lost"],
       "receiver-known" if led["hosts"]["receiver"]["known"] else "receiver-unknown",
       "schema-ok" if not errors else "schema-bad")
 PYEOF
+}
+
+# exit0 NAME: the last run exited 0; if not, its stderr says why.
+exit0() {
+	is "$rc" 0 "$1"
+	[ "$rc" = 0 ] || diag "stderr: $err"
 }
