@@ -384,6 +384,15 @@ int abandon_txn(struct history *h, int64_t target, const char *why, int64_t *ret
 	return 0;
 }
 
+int abandon_peer_undo(struct history *h, int64_t target, int64_t peer_txn, const char *why)
+{
+	_cleanup_free_ char *note = strprintf("the rollback of the peer's transaction %" PRId64
+					      " abandoned by %s (`cx5prof rollback --abandon`): %s",
+					      peer_txn, current_user(), why);
+
+	return note ? history_txn_abandon_peer_undo(h, target, note) : -ENOMEM;
+}
+
 /* A change a reboot has reset: a runtime kind, in a transaction of an
  * earlier boot. */
 static bool reset_by_reboot(const struct change_record *c, bool earlier_boot)

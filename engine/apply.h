@@ -75,6 +75,11 @@ int rollback_txn(struct history *h, int64_t target, const char *reason, struct a
  * 'failed' with why (history_abandon_finish). */
 int abandon_txn(struct history *h, int64_t target, const char *why, int64_t *ret_id);
 
+/* `rollback --abandon` of transaction target whose peer rollback is
+ * pending (its peer_txn): no longer pending, recorded with who and why in
+ * the target's error; nothing is written to either host. */
+int abandon_peer_undo(struct history *h, int64_t target, int64_t peer_txn, const char *why);
+
 /* history_txn_create() with the transaction's origin filled in: the user
  * (SUDO_USER, else the account), the host name and the boot id. t's
  * user, host and boot_id are set for the call only (NULL afterwards). */

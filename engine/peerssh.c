@@ -351,13 +351,17 @@ int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void)
 	}
 	r = run_peer(p, (char *[]){"apply", "--confirm", confirm, "--json", "-", NULL}, fd,
 		     (uint64_t)seconds * 1000000 + PEERSSH_SLACK_USEC, stop, &doc, &out, ret_error);
-	if (r >= 0 && doc && json_object_object_get_ex(doc, "txn", &txn) &&
-	    json_object_is_type(txn, json_type_int))
+	if (doc && json_object_object_get_ex(doc, "txn", &txn) && json_object_is_type(txn, json_type_int))
 		*ret_txn = json_object_get_int64(txn);
-	else if (r >= 0 && doc && json_object_object_get_ex(doc, "changed", &changed) &&
+	else if (r < 0)
+		/* A failed apply names its transaction too (exit 7: not fully
+		 * undone there, and no watchdog started): it must be recorded
+		 * and rolled back like one that succeeded. */
+		*ret_txn = reply_salvage_txn(out);
+	else if (doc && json_object_object_get_ex(doc, "changed", &changed) &&
 		 json_object_is_type(changed, json_type_boolean) && !json_object_get_boolean(changed))
 		*ret_txn = 0; /* nothing to change there */
-	else if (r >= 0) {
+	else {
 		/* Exit 0 but no answer we can read: what the peer changed is
 		 * not known for sure; the step fails. */
 		*ret_txn = reply_salvage_txn(out);

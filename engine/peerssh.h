@@ -45,11 +45,13 @@ unsigned peerssh_confirm_seconds(const struct profile *p);
  * or 0 for peer.confirm. 0 with *ret_txn (the peer's transaction, 0 when
  * nothing changed there); -errno with *ret_error (caller frees) naming the
  * peer and what failed ("ssh failed (exit 255)", "`cx5prof apply` exited
- * 6"); -EINTR when stop() returned a signal (ssh is ended, the peer's
- * watchdog covers what it may have changed); -EBADMSG when it exited 0 but
- * its answer is not one JSON document (a login printing to stdout): then
- * *ret_txn is the transaction its answer names after what the login
- * printed, if any, to roll back. */
+ * 7"), and *ret_txn the transaction its answer names, if any (an apply
+ * that failed there, exit 6 or 7, still names it: exit 7 left changes
+ * there that no watchdog undoes); -EINTR when stop() returned a signal
+ * (ssh is ended, the peer's watchdog covers what it may have changed);
+ * -EBADMSG when it exited 0 but its answer is not one JSON document (a
+ * login printing to stdout): then *ret_txn is the transaction its answer
+ * names after what the login printed, if any, to roll back. */
 int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void), int64_t *ret_txn,
 		  char **ret_error);
 

@@ -210,35 +210,6 @@ int txn_undo(struct history *h, int64_t txn, const struct profile *peer, int64_t
 	return o->here < 0 || o->peer_left ? -ENOTRECOVERABLE : 0;
 }
 
-/* Nothing changes here: the peer alone, committed at once unless this is
- * a round (then its watchdog waits for the round's end). */
-static void peer_only(struct history *h, const struct txn_request *q, struct txn_outcome *o)
-{
-	_cleanup_free_ char *err = NULL;
-	struct txn_undo_outcome u = {0};
-	int r;
-
-	r = peerssh_apply(q->profile, q->peer_confirm, apply_interrupted, &o->peer_txn, &err);
-	if (r >= 0 && q->commit != TXN_COMMIT_NEVER && o->peer_txn > 0)
-		r = peerssh_commit(q->profile, &err);
-	if (r >= 0) {
-		say(q->say, LOG_INFO, "peer %s: applied (its transaction %" PRId64 ")",
-		    q->profile->peer.ssh.value, o->peer_txn);
-		o->end = TXN_END_NOTHING;
-		return;
-	}
-	o->end = TXN_END_PEER_FAILED;
-	o->peer_failure = r;
-	o->interrupted = r == -EINTR ? apply_interrupted() : 0;
-	o->peer_error = TAKE_PTR(err);
-	if (o->peer_txn > 0) {
-		(void)txn_undo(h, 0, q->profile, o->peer_txn, NULL, q->say, &u);
-		o->peer_left = u.peer_left;
-		txn_undo_outcome_done(&u);
-	}
-	o->peer_txn = 0;
-}
-
 /* This host's changes are in: the peer gets the same profile, under its
  * own --confirm watchdog (this host's --confirm, so that one `commit`
  * keeps both), committed at once when this host commits at once. When it
@@ -281,6 +252,12 @@ static int peer_step(struct history *h, const struct txn_request *q, struct txn_
 		    "undoes what it changed)",
 		    strna(err), o->txn);
 	o->peer_error = TAKE_PTR(err);
+	if (o->n == 0 && o->peer_txn == 0 && history_txn_discard(h, o->txn) >= 0) {
+		/* Nothing here, nothing known there: no record to keep. */
+		o->txn = 0;
+		o->end = TXN_END_PEER_FAILED;
+		return -1;
+	}
 	r = txn_undo(h, o->txn, q->profile, o->peer_txn,
 		     "the peer's apply failed or was interrupted: rolled back on this host too", q->say, &u);
 	o->peer_left = u.peer_left;
@@ -290,7 +267,9 @@ static int peer_step(struct history *h, const struct txn_request *q, struct txn_
 	if (u.here < 0 && u.here != -ENOTRECOVERABLE)
 		say(q->say, LOG_ERR, "history %s: cannot record the rollback of transaction %" PRId64 ": %s",
 		    q->db_path, o->txn, strerror(-u.here));
-	o->end = r == 0 ? TXN_END_UNDONE : TXN_END_NOT_RESTORED;
+	o->end = o->n == 0 && r == 0 && !o->peer_left ? TXN_END_PEER_FAILED
+		 : r == 0			      ? TXN_END_UNDONE
+						      : TXN_END_NOT_RESTORED;
 	txn_undo_outcome_done(&u);
 	return -1;
 }
@@ -367,10 +346,11 @@ int txn_run(struct history **hp, const struct txn_request *q, struct txn_outcome
 	int r;
 
 	*o = (struct txn_outcome){0};
-	if (q->plan->n_changes == 0) {
+	/* With a peer, a transaction is recorded here even when nothing
+	 * changes on this host: it carries the peer's transaction, so that
+	 * its rollback (or its pending rollback) has a record here. */
+	if (q->plan->n_changes == 0 && !q->peer) {
 		o->end = TXN_END_NOTHING;
-		if (q->peer)
-			peer_only(*hp, q, o);
 		return 0;
 	}
 	r = record(*hp, q, &o->txn);
@@ -391,7 +371,11 @@ int txn_run(struct history **hp, const struct txn_request *q, struct txn_outcome
 		o->interrupted = o->apply.failed_seq ? 0 : apply_interrupted();
 		o->end = r == -ECANCELED ? TXN_END_UNDONE : TXN_END_NOT_RESTORED;
 	} else if (!q->peer || peer_step(*hp, q, o) == 0) {
-		if (finish(hp, q, o) < 0)
+		if (n == 0 && o->peer_txn == 0 && history_txn_discard(*hp, o->txn) >= 0) {
+			/* The peer had nothing to change either. */
+			o->txn = 0;
+			o->end = TXN_END_NOTHING;
+		} else if (finish(hp, q, o) < 0)
 			undo_unfinished(hp, q, c, n, o);
 		else
 			o->end = TXN_END_DONE;

@@ -38,18 +38,19 @@ struct txn_request {
 
 enum txn_end {
 	TXN_END_DONE,	      /* applied (committed, pending_confirm or open as asked) */
-	TXN_END_NOTHING,      /* nothing to change here (the peer, if any, done) */
+	TXN_END_NOTHING,      /* nothing to change here, nor on the peer: nothing recorded */
 	TXN_END_NOT_RECORDED, /* the undo log could not be written or read back: nothing changed */
 	TXN_END_UNDONE,	      /* failed or interrupted: every change undone, both ends */
 	TXN_END_NOT_RESTORED, /* failed: some change is NOT undone (apply.left, peer_left) */
 	TXN_END_UNFINISHED,   /* every change landed, the history could not be reopened to undo */
-	TXN_END_PEER_FAILED,  /* nothing to change here, the peer failed: nothing changed here */
+	TXN_END_PEER_FAILED,  /* nothing to change here, the peer failed and is as before (txn: the
+			       * record here, rolled back, or 0 when none was kept) */
 };
 
 struct txn_outcome {
 	enum txn_end end;
 	int64_t txn;		    /* this host's transaction, 0 when none */
-	size_t n;		    /* its changes */
+	size_t n;		    /* its changes (0: it only carries the peer's transaction) */
 	int64_t peer_txn;	    /* the peer's transaction (recorded with txn), 0 none */
 	int64_t peer_left;	    /* the peer's transaction NOT rolled back (pending undo), 0 none */
 	int interrupted;	    /* the signal that stopped it, 0 none */
@@ -63,9 +64,12 @@ struct txn_outcome {
 };
 void txn_outcome_done(struct txn_outcome *o);
 
-/* Run q as one transaction. *hp may be closed and reopened (the watchdog's
- * fork; a connection that met an I/O error): NULL when it could not be
- * reopened. Always returns 0 but for -ENOMEM; o->end says what happened. */
+/* Run q as one transaction. With a peer it is recorded here even when
+ * nothing changes on this host (a transaction of no change that carries
+ * the peer's), and forgotten again when the peer had nothing to change
+ * either. *hp may be closed and reopened (the watchdog's fork; a
+ * connection that met an I/O error): NULL when it could not be reopened.
+ * Always returns 0 but for -ENOMEM; o->end says what happened. */
 int txn_run(struct history **hp, const struct txn_request *q, struct txn_outcome *o);
 
 struct txn_undo_outcome {

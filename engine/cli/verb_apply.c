@@ -187,7 +187,18 @@ int txn_verb_outcome(const struct txn_outcome *o, unsigned confirm, char *msg, s
 {
 	switch (o->end) {
 	case TXN_END_DONE:
-		if (confirm)
+		if (o->n == 0 && confirm)
+			snprintf(msg, msg_size,
+				 "nothing to change here; the peer applied its transaction %" PRId64
+				 " (transaction %" PRId64 "): run `cx5prof commit` within %u s to keep it, "
+				 "else it is rolled back",
+				 o->peer_txn, o->txn, confirm);
+		else if (o->n == 0)
+			snprintf(msg, msg_size,
+				 "nothing to change here; the peer applied its transaction %" PRId64
+				 " (transaction %" PRId64 ")",
+				 o->peer_txn, o->txn);
+		else if (confirm)
 			snprintf(msg, msg_size,
 				 "applied %zu change%s (transaction %" PRId64
 				 "): run `cx5prof commit` within %u s to keep them, "
@@ -203,13 +214,13 @@ int txn_verb_outcome(const struct txn_outcome *o, unsigned confirm, char *msg, s
 		return EXIT_ERROR;
 	case TXN_END_PEER_FAILED:
 		return render_peer_failure(o, msg, msg_size);
-	case TXN_END_UNFINISHED:
+	case TXN_END_UNFINISHED: /* the host is changed: never 1, which says it is as before */
 		snprintf(msg, msg_size,
 			 "transaction %" PRId64 " applied %zu change%s but %s; run `cx5prof rollback` to "
 			 "undo it",
 			 o->txn, o->n, o->n == 1 ? "" : "s", strna(o->why));
 		log_error("%s", msg);
-		return EXIT_ERROR;
+		return EXIT_ROLLBACK_FAILED;
 	case TXN_END_UNDONE:
 	case TXN_END_NOT_RESTORED:
 		break;
@@ -273,16 +284,18 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	}
 	code = txn_verb_outcome(&o, confirm, msg, sizeof(msg));
 	plan_render(p, msg);
-	if (o.end == TXN_END_NOTHING || o.end == TXN_END_PEER_FAILED) {
+	if (o.txn == 0) {
 		txn_outcome_done(&o);
 		return code;
 	}
 	/* plan_render says changed when the plan had changes; after the
 	 * transaction, changed means the host is not as it was. */
 	out_bool(OUT_JSON, "changed", NULL,
-		 (code == EXIT_OK && o.n > 0) || code == EXIT_ERROR ||
+		 (code == EXIT_OK && o.n > 0) || o.end == TXN_END_UNFINISHED ||
 		     (code == EXIT_ROLLBACK_FAILED && strv_length(o.apply.left) > 0));
 	out_uint(OUT_JSON, "txn", NULL, (uint64_t)o.txn);
+	if (o.peer_txn > 0 && code == EXIT_OK)
+		out_uint(OUT_JSON, "peer_txn", NULL, (uint64_t)o.peer_txn);
 	out_bool(OUT_JSON, "failed", NULL, code != EXIT_OK);
 	txn_outcome_done(&o);
 	return code;
@@ -434,6 +447,29 @@ static int parse_target(char **args, int64_t *ret_id)
 	return EXIT_OK;
 }
 
+/* Nothing unfinished here: the newest of the last apply and the last
+ * transaction whose peer rollback is pending (a stack: a pending peer
+ * rollback comes before older applies, never before a newer one, which
+ * may have changed the same settings there). 1 found, 0 none. */
+static int find_newest_to_undo(struct history *h, struct txn_record *ret)
+{
+	_cleanup_(txn_record_done) struct txn_record last = {0};
+	int r = history_txn_find_peer_undo(h, ret), q;
+
+	if (r < 0)
+		return r;
+	q = history_txn_find_last_apply(h, &last);
+	if (q <= 0)
+		return q < 0 ? q : r;
+	if (r > 0 && ret->id > last.id)
+		return r;
+	if (r > 0)
+		txn_record_done(ret);
+	*ret = last;
+	last = (struct txn_record){0};
+	return 1;
+}
+
 /* id 0: the newest apply (or the target of an unfinished rollback). */
 static int pick_target(struct history *h, int64_t id, struct txn_record *ret)
 {
@@ -456,11 +492,7 @@ static int pick_target(struct history *h, int64_t id, struct txn_record *ret)
 		} else {
 			if (r > 0)
 				txn_record_done(ret);
-			/* Nothing unfinished here: a peer rollback still pending
-			 * comes before any older apply. */
-			r = r < 0 ? r : history_txn_find_peer_undo(h, ret);
-			if (r == 0)
-				r = history_txn_find_last_apply(h, ret);
+			r = r < 0 ? r : find_newest_to_undo(h, ret);
 			if (r == 0)
 				return -1; /* nothing to roll back */
 		}
@@ -737,6 +769,33 @@ static int rollback_locked(struct history *h, int64_t id, bool force)
 	return r;
 }
 
+/* `rollback --abandon TXN` of a transaction rolled back here whose peer
+ * rollback is pending and can never succeed (the peer is gone): it is no
+ * longer pending, recorded with who and why; nothing is written. */
+static int abandon_peer_locked(struct history *h, const struct txn_record *t, const char *reason)
+{
+	char msg[320];
+	int r = abandon_peer_undo(h, t->id, t->peer_txn, reason);
+
+	if (r < 0) {
+		log_error_errno(r, "history %s: cannot record the abandon: %m: %s", history_path(h),
+				history_remedy(r));
+		return EXIT_ERROR;
+	}
+	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t->id);
+	out_uint(OUT_JSON, "peer_txn", NULL, (uint64_t)t->peer_txn);
+	out_open_array("changes");
+	out_close_array();
+	out_bool(OUT_JSON, "changed", NULL, false);
+	out_bool(OUT_JSON, "abandoned", NULL, true);
+	snprintf(msg, sizeof(msg),
+		 "abandoned the pending rollback of the peer's transaction %" PRId64
+		 " of transaction %" PRId64 ": nothing was written; the peer is left as it is",
+		 t->peer_txn, t->id);
+	out_string(OUT_ANY, "msg", "%s\n", msg);
+	return EXIT_OK;
+}
+
 /* `rollback --abandon TXN --reason TEXT`: the way out of a transaction
  * that can never be restored (an IRQ gone with a driver reload, a file
  * removed): after reading what is left, the operator gives it up. Nothing
@@ -755,6 +814,8 @@ static int abandon_locked(struct history *h, int64_t target, const char *reason)
 		r = resolve_rollback_target(h, &t);
 	if (r != EXIT_OK)
 		return r;
+	if (t.peer_undo_pending && (t.status == TXN_ROLLED_BACK || t.status == TXN_FAILED))
+		return abandon_peer_locked(h, &t, reason);
 	if (t.status != TXN_OPEN && t.status != TXN_PENDING_CONFIRM && t.status != TXN_ROLLBACK_FAILED) {
 		log_error("rollback --abandon: transaction %" PRId64
 			  " is %s, not unfinished: there is nothing to abandon",
@@ -762,6 +823,8 @@ static int abandon_locked(struct history *h, int64_t target, const char *reason)
 		return EXIT_ERROR;
 	}
 	r = abandon_txn(h, t.id, reason, &id);
+	if (r >= 0 && t.peer_undo_pending) /* given up with it */
+		r = abandon_peer_undo(h, t.id, t.peer_txn, reason);
 	if (r < 0) {
 		log_error_errno(r, "history %s: cannot record the abandon: %m: %s", history_path(h),
 				history_remedy(r));

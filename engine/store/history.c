@@ -951,6 +951,18 @@ int history_abandon_finish(struct history *h, int64_t abandon, int64_t target, c
 	return history_end(h, r);
 }
 
+/* The end of an UPDATE of transaction txn begun with history_begin (r:
+ * its result): -ENOENT when no row changed, else the mirror's payload
+ * refreshed, and the SQLite transaction ended. */
+static int txn_update_end(struct history *h, int64_t txn, int r)
+{
+	if (r >= 0 && sqlite3_changes(h->db) == 0)
+		r = -ENOENT;
+	if (r >= 0)
+		r = outbox_refresh_txn(h, txn);
+	return history_end(h, r);
+}
+
 int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t deadline_usec)
 {
 	int r = history_begin(h);
@@ -960,11 +972,7 @@ int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t dead
 			 "UPDATE transactions SET status = 'pending_confirm', confirm_deadline_usec = ?,"
 			 " ended_usec = NULL WHERE id = ?",
 			 "ii", deadline_usec, txn);
-	if (r >= 0 && sqlite3_changes(h->db) == 0)
-		r = -ENOENT;
-	if (r >= 0)
-		r = outbox_refresh_txn(h, txn);
-	return history_end(h, r);
+	return txn_update_end(h, txn, r);
 }
 
 int history_txn_set_peer_undo(struct history *h, int64_t txn, const char *pending)
@@ -975,6 +983,41 @@ int history_txn_set_peer_undo(struct history *h, int64_t txn, const char *pendin
 	if (r >= 0 && sqlite3_changes(h->db) == 0)
 		r = -ENOENT;
 	return r;
+}
+
+int history_txn_discard(struct history *h, int64_t txn)
+{
+	int r = history_begin(h);
+
+	if (r < 0)
+		return r;
+	r = history_exec(
+	    h,
+	    "DELETE FROM transactions WHERE id = ? AND kind = 'apply' AND status = 'open'"
+	    " AND coalesce(peer_txn, 0) = 0 AND NOT EXISTS (SELECT 1 FROM changes WHERE txn = id)",
+	    "i", txn);
+	if (r >= 0 && sqlite3_changes(h->db) == 0)
+		r = -ENOENT;
+	if (r >= 0)
+		r = history_exec(
+		    h,
+		    "DELETE FROM outbox WHERE source_kind = 'txn' AND source_id = ? AND status = 'pending'",
+		    "i", txn);
+	return history_end(h, r);
+}
+
+int history_txn_abandon_peer_undo(struct history *h, int64_t txn, const char *note)
+{
+	int r = history_begin(h);
+
+	if (r < 0)
+		return r;
+	r = history_exec(h,
+			 "UPDATE transactions SET peer_undo_pending = NULL,"
+			 " error = CASE WHEN error IS NULL THEN ?1 ELSE error || '; ' || ?1 END"
+			 " WHERE id = ?2 AND peer_undo_pending IS NOT NULL",
+			 "si", note, txn);
+	return txn_update_end(h, txn, r);
 }
 
 int history_txn_set_peer_txn(struct history *h, int64_t txn, int64_t peer_txn)

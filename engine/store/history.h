@@ -224,10 +224,20 @@ int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t dead
 /* Record the peer's transaction (> 0) that was applied with txn. */
 int history_txn_set_peer_txn(struct history *h, int64_t txn, int64_t peer_txn);
 
+/* Forget transaction txn, recorded for a peer that then had nothing to
+ * change either: only an open apply with no change and no peer
+ * transaction is deleted (with its pending outbox row), in ONE durable
+ * SQLite transaction; -ENOENT when txn is not such a one. */
+int history_txn_discard(struct history *h, int64_t txn);
+
 /* Record that the peer's transaction of txn could not be rolled back
  * (pending: why; the next `rollback` here tries again), or, pending NULL,
  * that it has been. */
 int history_txn_set_peer_undo(struct history *h, int64_t txn, const char *pending);
+/* `rollback --abandon` of a pending peer rollback: no longer pending, and
+ * why (note) added to the transaction's error, in ONE durable SQLite
+ * transaction. -ENOENT when txn has none pending. */
+int history_txn_abandon_peer_undo(struct history *h, int64_t txn, const char *note);
 /* The newest transaction whose peer rollback is pending. 1 found, 0 none. */
 int history_txn_find_peer_undo(struct history *h, struct txn_record *ret);
 

@@ -94,6 +94,19 @@ is "$rc $(mtus)" "6 mtu 1500 mtu 1500" "commit record fails here: exit 6, both e
 is "$(peer_txns | awk '{print $(NF-1), $NF}')" "apply:rolled_back rollback:committed" \
 	"commit record fails here: the peer's committed transaction is rolled back"
 
+# ---- the peer's apply fails and cannot undo itself (exit 7 there: no
+# watchdog covers it): its transaction is recorded here and rolled back
+printf 'version: 1\nname: two-steps\nextends: both.yaml\nsysctl:\n  net.core.rmem_max: 4194304\n' >"$WORK/two.yaml"
+echo apply-step:2,undo-step:1 >"$WORK/peer-failpoint"
+run hcx apply "$WORK/two.yaml"
+rm "$WORK/peer-failpoint"
+ptxn=$(sqlite3 "$PDB" "SELECT max(id) FROM transactions WHERE kind = 'apply'")
+is "$rc/$(mtus)/$(cat "$PSR/proc/sys/net/core/rmem_max")/$(sqlite3 "$PDB" "SELECT status FROM transactions WHERE id = $ptxn")" \
+	"6/mtu 1500 mtu 1500/$rmem_before/rolled_back" \
+	"the peer's apply fails and leaves a change there (exit 7 there): rolled back there too, exit 6"
+is "$(sqlite3 "$DB" "SELECT peer_txn FROM transactions WHERE kind = 'apply' ORDER BY id DESC LIMIT 1")" "$ptxn" \
+	"the peer's failed transaction is recorded with this host's"
+
 # ---- apply --confirm here: the peer waits too, and commit commits both
 run hcx apply --confirm 60 "$WORK/both.yaml"
 is "$rc" 0 "apply --confirm with peer.ssh: exit 0"
@@ -178,6 +191,38 @@ run hcx apply "$WORK/both.yaml"
 is "$rc" 0 "nothing to change here: exit 0"
 is "$(mtus)" "mtu 9000 mtu 9000" "nothing to change here: the peer was tuned"
 is "$(peer_txns | awk '{print $NF}')" "apply:committed" "nothing to change here: the peer's transaction is committed"
+ptxn=$(sqlite3 "$PDB" "SELECT max(id) FROM transactions")
+txn=$(sqlite3 "$DB" "SELECT max(id) FROM transactions")
+is "$(sqlite3 "$DB" "SELECT kind || ':' || status || ':' || peer_txn || ':' || (SELECT count(*) FROM changes WHERE txn = $txn) FROM transactions WHERE id = $txn")" \
+	"apply:committed:$ptxn:0" "nothing to change here: a transaction of no change here records the peer's"
+printf '%s\n' "$out" | grep -qx "nothing to change here; the peer applied its transaction $ptxn (transaction $txn)"
+ok $? "nothing to change here: the last line says what the peer did"
+# ... so that rollback undoes the peer, and a peer rollback that fails is
+# pending on it and retried
+sed -i 's/Port 2222/Port 2223/' "$WORK/ssh_config"
+run hcx rollback
+sed -i 's/Port 2223/Port 2222/' "$WORK/ssh_config"
+is "$rc/$(mtus)/$(sqlite3 "$DB" "SELECT peer_undo_pending IS NOT NULL FROM transactions WHERE id = $txn")" \
+	"7/mtu 9000 mtu 9000/1" "nothing to change here, the peer unreachable at rollback: exit 7, its rollback pending"
+run hcx rollback
+is "$rc/$(mtus)/$(sqlite3 "$PDB" "SELECT status FROM transactions WHERE id = $ptxn")" "0/mtu 9000 mtu 1500/rolled_back" \
+	"the next rollback rolls back the peer's transaction"
+is "$out" "rolled back the peer's transaction $ptxn of transaction $txn (its rollback was pending)" \
+	"the next rollback says so"
+# ... and --confirm holds the peer as it holds this host
+run hcx apply --confirm 60 "$WORK/both.yaml"
+is "$rc/$(mtus)/$(peer_txns | awk '{print $NF}')" "0/mtu 9000 mtu 9000/apply:pending_confirm" \
+	"nothing to change here, --confirm: the peer waits for commit too"
+run hcx commit
+is "$rc/$(peer_txns | awk '{print $NF}')" "0/apply:committed" "commit here commits the peer"
+run hcx rollback
+is "$rc/$(mtus)" "0/mtu 9000 mtu 1500" "rollback: the peer restored"
+# ... and when the peer has nothing to change either, nothing is recorded
+n=$(sqlite3 "$DB" "SELECT count(*) FROM transactions")
+ip -n "$PEER_NS" link set ens1f0 mtu 9000
+run hcx apply "$WORK/both.yaml"
+is "$rc/$(sqlite3 "$DB" "SELECT count(*) FROM transactions")" "0/$n" "nothing to change on either end: nothing recorded"
+ip -n "$PEER_NS" link set ens1f0 mtu 1500
 
 # ---- the profile's peer section is checked by the loader
 cat >"$WORK/bad.yaml" <<'YAML'

@@ -77,7 +77,12 @@ run "$PY" -c 'import json, sys, jsonschema
 d = json.load(open(sys.argv[1])); jsonschema.validate(d, json.load(open(sys.argv[2])))
 print(d["transaction"]["peer_txn"], d["transaction"]["peer_undo_pending"] is not None)' "$WORK/show.json" "$TOP/schemas/history.schema.json"
 is "$out" "$ptxn True" "history show txn --json: peer_txn and peer_undo_pending (valid)"
+# a stack: a later apply is rolled back before the older pending one
+run hcx apply "$WORK/mtu4000.yaml"
 cp "$WORK/ssh_config.good" "$WORK/ssh_config"
+run hcx rollback
+is "$rc/$(mtus)/$(peer_status "$ptxn")" "0/mtu 1500 mtu 9000/committed" \
+	"an apply after it: the next rollback undoes that later one first, the peer's stays pending"
 run hcx rollback
 is "$rc/$(mtus)/$(peer_status "$ptxn")" "0/mtu 1500 mtu 1500/rolled_back" "the next rollback: retries the peer's, exit 0"
 is "$out" "rolled back the peer's transaction $ptxn of transaction $txn (its rollback was pending)" \
@@ -108,8 +113,16 @@ ok $? "SIGINT during the peer's rollback: said so"
 is "$(sqlite3 "$DB" "SELECT peer_undo_pending IS NOT NULL FROM transactions WHERE id = $txn")" 1 \
 	"SIGINT during the peer's rollback: its rollback recorded as pending"
 rm -f "$WORK/hang-rollback"
+# a peer that is gone for good: its pending rollback is abandoned
+run hcx rollback --abandon "$txn" --reason "peer decommissioned"
+is "$rc/$out" "0/abandoned the pending rollback of the peer's transaction $ptxn of transaction $txn: nothing was written; the peer is left as it is" \
+	"rollback --abandon of a pending peer rollback: exit 0, says what is left"
+is "$(sqlite3 "$DB" "SELECT peer_undo_pending IS NULL AND error LIKE '%the rollback of the peer''s transaction $ptxn abandoned by % (\`cx5prof rollback --abandon\`): peer decommissioned' FROM transactions WHERE id = $txn")" 1 \
+	"rollback --abandon: no longer pending, recorded with who and why"
 run hcx rollback
-is "$rc/$(mtus)/$(peer_status "$ptxn")" "0/mtu 1500 mtu 1500/rolled_back" "the next rollback finishes the peer's"
+is "$rc/$out/$(mtus)" "0/nothing to roll back/mtu 1500 mtu 9000" "then nothing is left to roll back here, the peer as it was left"
+ip netns exec "$PEER_NS" "$CX5PROF" --sysroot "$PSR" --db "$PDB" rollback "$ptxn" >/dev/null 2>&1
+is "$(mtus)/$(peer_status "$ptxn")" "mtu 1500 mtu 1500/rolled_back" "(rolled back on the peer by hand)"
 
 # ---- 4 with a hung peer rollback: the campaign's last line
 campaign "$WORK/c-jumbo.yaml" "$WORK/ssh_config" "$WORK/jumbo.yaml"

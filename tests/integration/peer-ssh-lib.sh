@@ -15,7 +15,8 @@
 #   mtu_of NS / mtus        "mtu N" of ens1f0 in NS / on both ends
 #   hcx ARGS...             cx with HOME=$WORK (no ~/.ssh of the operator)
 #   peer_txns               the peer's transactions, "kind:status ..."
-#   touch $WORK/kill-after-apply   the peer's session dies after its apply
+#   touch $WORK/kill-after-apply   the peer's session dies after its apply,
+#                           its answer lost
 #   touch $WORK/hang-before-apply  the peer's apply touches
 #                           $WORK/peer-started, then waits (at most 60 s)
 #                           for $WORK/peer-release and touches
@@ -23,6 +24,8 @@
 #   touch $WORK/pause-peer-watchdog  the peer's --confirm watchdog is held
 #                           at its start (CX5PROF_TEST_PAUSE) until
 #                           pause_release $WORK/peer-watchdog.fifo
+#   echo FP >$WORK/peer-failpoint  the peer's apply runs with
+#                           CX5PROF_FAILPOINT=FP (its rollback without)
 #   touch $WORK/motd        the peer's login prints a line to stdout first
 #                           (a .bashrc or motd), then runs cx5prof
 #   touch $WORK/hang-rollback  the peer's rollback touches
@@ -82,9 +85,10 @@ if [ "\$1" = apply ] && [ -e "$WORK/hang-before-apply" ]; then
 	exit 0
 fi
 [ -e "$WORK/pause-peer-watchdog" ] && export CX5PROF_TEST_PAUSE=watchdog:$WORK/peer-watchdog.fifo
+[ "\$1" = apply ] && [ -e "$WORK/peer-failpoint" ] && export CX5PROF_FAILPOINT="\$(cat "$WORK/peer-failpoint")"
 if [ "\$1" = apply ] && [ -e "$WORK/kill-after-apply" ]; then
-	"$CX5PROF" --sysroot "$PSR" --db "$PDB" "\$@"
-	kill -9 "\$PPID" # the ssh session dies before anything is committed
+	"$CX5PROF" --sysroot "$PSR" --db "$PDB" "\$@" >/dev/null
+	kill -9 "\$PPID" # the ssh session dies before its answer, and before anything is committed
 fi
 exec "$CX5PROF" --sysroot "$PSR" --db "$PDB" "\$@"
 EOF
