@@ -148,11 +148,13 @@ int verb_verify(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	/* The history: the default profile comes from it, runs go into it. */
+	/* The history: the default profile comes from it, runs go into it. A
+	 * --db that is no file (a FIFO, a directory) is refused whatever the
+	 * verify would do with it, as by every verb. */
 	r = history_open(cli->db_path, a.no_bench ? HISTORY_READ_ONLY : 0, &h);
 	if (r < 0) {
 		h = NULL;
-		if (!args[0] && r != -ENOENT) {
+		if ((!args[0] && r != -ENOENT) || r == -ENXIO || r == -EISDIR) {
 			log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
 			return history_open_exit_code(r);
 		}
