@@ -33,7 +33,8 @@ static struct {
 	int db_fd;
 	int host_fd;
 	char *host_path;
-} held[MAX_HELD] = {[0 ... MAX_HELD - 1] = {-1, -1, NULL}};
+	pid_t owner; /* who took it: in a forked child the entry is its parent's */
+} held[MAX_HELD] = {[0 ... MAX_HELD - 1] = {-1, -1, NULL, 0}};
 static char busy_path[PATH_MAX];
 
 const char *lock_busy_path(void)
@@ -213,10 +214,15 @@ int lock_acquire(const char *db_path, pid_t *ret_holder)
 	}
 	sweep_host_locks(host_lock);
 	for (size_t i = 0; i < MAX_HELD; i++)
-		if (held[i].db_fd < 0) {
+		if (held[i].db_fd < 0 || held[i].owner != getpid()) {
+			/* A parent's entry, inherited by fork: its fds are
+			 * the parent's copies (closed by the child, or not),
+			 * never ours to let go. */
+			free(held[i].host_path);
 			held[i].db_fd = db_fd;
 			held[i].host_fd = host_fd;
 			held[i].host_path = TAKE_PTR(host_lock);
+			held[i].owner = getpid();
 			return db_fd;
 		}
 	unlock_file(host_fd, host_lock, true);
@@ -240,14 +246,20 @@ int lock_acquire_wait(const char *db_path, unsigned timeout_ms, pid_t *ret_holde
 
 void lock_release(int fd)
 {
+	bool mine = false;
+
 	if (fd < 0)
 		return;
 	for (size_t i = 0; i < MAX_HELD; i++)
-		if (held[i].db_fd == fd) {
+		if (held[i].db_fd == fd && held[i].owner == getpid()) {
+			mine = true;
 			unlock_file(held[i].host_fd, held[i].host_path, true);
 			free(held[i].host_path);
 			held[i].host_path = NULL;
 			held[i].db_fd = held[i].host_fd = -1;
 		}
-	unlock_file(fd, NULL, false);
+	if (mine)
+		unlock_file(fd, NULL, false);
+	else /* a forked child's copy of its parent's lock: only closed */
+		close(fd);
 }

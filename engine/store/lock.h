@@ -32,6 +32,8 @@
 int lock_acquire(const char *db_path, pid_t *ret_holder);
 /* The same, retrying for up to timeout_ms; -EBUSY after that. */
 int lock_acquire_wait(const char *db_path, unsigned timeout_ms, pid_t *ret_holder);
+/* Let go of both locks (emptying their files, removing the host's); in a
+ * forked child, only close its copies: the locks stay its parent's. */
 void lock_release(int fd);
 /* The lock file found held by the last lock_acquire that returned -EBUSY
  * ("" before any). */
