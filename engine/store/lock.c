@@ -147,15 +147,17 @@ static int lock_file(const char *path, pid_t *ret_holder)
 	return -EBUSY;
 }
 
-/* Let go of a lock file: empty it first, so that nobody reads a pid that
- * no longer holds it; with remove, unlink it while still holding it. */
+/* Let go of a lock file: with remove, unlink it while still holding it
+ * (a loser that opened it before reads the pid of its live holder); else
+ * empty it first, so that nobody reads a pid that no longer holds it. */
 static void unlock_file(int fd, const char *path, bool remove)
 {
 	if (fd < 0)
 		return;
-	(void)!ftruncate(fd, 0);
 	if (remove && path)
 		(void)unlink(path);
+	else
+		(void)!ftruncate(fd, 0);
 	close(fd);
 }
 
