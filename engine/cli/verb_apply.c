@@ -628,17 +628,20 @@ static int commit_on_peer(const struct txn_record *t, int code)
 	return code;
 }
 
-/* An open transaction resolved here was left by a cx5prof that died: a
- * campaign it was a round of is recorded as interrupted. */
-static void mark_dead_campaigns(struct history *h, const struct txn_record *t)
+/* With the apply lock held no campaign runs (a live one holds the lock
+ * from its start to its end): one still `running` was left by a cx5prof
+ * that died, in a round (whose open transaction this rollback resolves)
+ * or before its first one. It is recorded as interrupted. */
+static void mark_dead_campaigns(struct history *h)
 {
-	int r = campaigns_interrupt_stale(h, t->started_usec);
+	int r = campaigns_interrupt_stale(h, history_now_usec());
 
 	if (r < 0)
-		log_warn("history %s: cannot mark the campaign of transaction %" PRId64 " interrupted: %s",
-			 history_path(h), t->id, strerror(-r));
+		log_warn("history %s: cannot record a dead campaign as interrupted: %s", history_path(h),
+			 strerror(-r));
 	else if (r > 0)
-		log_info("campaign of transaction %" PRId64 " recorded as interrupted", t->id);
+		log_info("%d campaign%s left running by a cx5prof that died recorded as interrupted", r,
+			 r == 1 ? "" : "s");
 }
 
 /* Transaction t is rolled back here but its peer's rollback is pending
@@ -761,8 +764,6 @@ static int rollback_locked(struct history *h, int64_t id, bool force)
 		return r;
 	}
 	r = report_rollback(h, &t, u.here, &u.apply);
-	if (r == EXIT_OK && t.status == TXN_OPEN)
-		mark_dead_campaigns(h, &t);
 	if (u.peer_left)
 		r = EXIT_ROLLBACK_FAILED;
 	txn_undo_outcome_done(&u);
@@ -896,6 +897,7 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 	out_open_object(NULL);
 	r = a.abandon ? abandon_locked(h, id, a.reason) : rollback_locked(h, id, a.force);
 	out_close_object();
+	mark_dead_campaigns(h);
 	if (r == EXIT_OK || r == EXIT_ROLLBACK_FAILED) /* else: main's error document */
 		(void)out_finish();
 	lock_release(lock_fd);

@@ -1620,7 +1620,7 @@ int verb_mirror(struct cli *cli, int argc, char **argv)
 		log_error("mirror: unexpected argument '%s'", args[0]);
 		return EXIT_USAGE;
 	}
-	r = open_db(cli, false, &h);
+	r = open_db(cli, a.list, &h); /* --list only reads: a read-only history will do */
 	if (r != 0)
 		return r;
 	if (a.list)

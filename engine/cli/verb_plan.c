@@ -130,12 +130,16 @@ int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd)
 	int fd =
 	    wait_ms ? lock_acquire_wait(cli->db_path, wait_ms, &holder) : lock_acquire(cli->db_path, &holder);
 
-	if (fd == -EBUSY) {
+	if (fd == -EBUSY && holder > 0)
 		log_error(
 		    "another apply or rollback is running: locked by pid %d (%s): wait for it to finish",
 		    (int)holder, lock_busy_path());
+	else if (fd == -EBUSY)
+		log_error("another apply or rollback is running: locked by a process that did not say "
+			  "its pid (%s): wait for it to finish",
+			  lock_busy_path());
+	if (fd == -EBUSY)
 		return EXIT_LOCKED;
-	}
 	if (fd < 0) {
 		log_error_errno(fd, "cannot lock %s.lock or the host's lock: %m: %s", cli->db_path,
 				history_remedy(fd));

@@ -149,11 +149,13 @@ int verb_verify(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	/* The history: the default profile comes from it, runs go into it. */
+	/* The history: the default profile comes from it, runs go into it. A
+	 * --db that is no file (a FIFO, a directory) is refused whatever the
+	 * verify would do with it, as by every verb. */
 	r = history_open(cli->db_path, a.no_bench ? HISTORY_READ_ONLY : 0, &h);
 	if (r < 0) {
 		h = NULL;
-		if (!args[0] && r != -ENOENT)
+		if ((!args[0] && r != -ENOENT) || r == -ENXIO || r == -EISDIR)
 			return txn_verb_history_failed(cli->db_path, r);
 		if (args[0] && !a.no_bench)
 			log_warn("history %s: %s: %s; this run will not be recorded", cli->db_path,

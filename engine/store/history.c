@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "history.h"
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -556,6 +557,57 @@ static int configure(struct history *h, bool read_only, bool existing)
 	return migrate(h, read_only);
 }
 
+/* Does path's write-ahead log hold frames not yet in the database file? */
+static bool wal_has_frames(const char *path)
+{
+	_cleanup_free_ char *wal = strprintf("%s-wal", path);
+	struct stat st;
+
+	return !wal || (stat(wal, &st) == 0 && st.st_size > 0);
+}
+
+/* "file:PATH?immutable=1", PATH percent-encoded where a URI needs it. */
+static char *immutable_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *uri = malloc(strlen("file:") + 3 * strlen(path) + strlen("?immutable=1") + 1), *o = uri;
+
+	if (!uri)
+		return NULL;
+	o += sprintf(o, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (isalnum(*p) || strchr("/._-~", *p))
+			*o++ = (char)*p;
+		else {
+			*o++ = '%';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 15];
+		}
+	strcpy(o, "?immutable=1");
+	return uri;
+}
+
+/* A history on a read-only file system, in WAL mode (as cx5prof writes
+ * it): SQLite cannot create the shared-memory file a reader needs, so the
+ * reading verbs open it as immutable, which is what it is there (nothing
+ * can write it; its log, checked by the caller, holds nothing). */
+static int reopen_immutable(struct history *h, bool existing)
+{
+	_cleanup_free_ char *uri = immutable_uri(h->path);
+	int rc;
+
+	if (!uri)
+		return -ENOMEM;
+	sqlite3_close_v2(h->db);
+	h->db = NULL;
+	rc = sqlite3_open_v2(uri, &h->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	if (rc != SQLITE_OK) {
+		int sys = h->db ? sqlite3_system_errno(h->db) : 0;
+		return sys > 0 ? -sys : history_errno(rc);
+	}
+	return configure(h, true, existing);
+}
+
 int history_path_check(const char *path)
 {
 	struct stat st;
@@ -601,6 +653,8 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 		return sys > 0 ? -sys : history_errno(rc);
 	}
 	r = configure(h, read_only, existing);
+	if (r < 0 && read_only && on_read_only_fs(path) && !wal_has_frames(path))
+		r = reopen_immutable(h, existing);
 	if (r < 0)
 		return r == -EACCES && on_read_only_fs(path) ? -EROFS : r;
 	*ret = TAKE_PTR(h);

@@ -57,7 +57,9 @@ struct history;
 
 enum history_open_flags {
 	/* Open for reading only: never create or migrate; -ENOENT when the
-	 * file does not exist. */
+	 * file does not exist. A history on a read-only file system is read
+	 * too (opened as immutable when SQLite cannot make its shared-memory
+	 * file, its write-ahead log being empty). */
 	HISTORY_READ_ONLY = 1 << 0,
 	/* Read-write, but only a history that exists: never create the file
 	 * (-ENOENT) nor start a history in an empty one (-ENODATA). For the
