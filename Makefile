@@ -94,7 +94,7 @@ SKIP_LOG := $(abspath $(BUILDDIR))/skips.log
 run-tests:
 	@mkdir -p $(BUILDDIR) && : >$(SKIP_LOG)
 	CX5PROF=$(abspath $(BIN)) CX5PROF_SKIP_LOG=$(SKIP_LOG) CMOCKA_MESSAGE_OUTPUT=TAP \
-		prove --merge --timer -e "" $(UNIT_BIN)
+		prove --merge --timer -e "" $(UNIT_BIN) || { r=$$?; tests/skips.sh $(SKIP_LOG); exit $$r; }
 	CX5PROF=$(abspath $(BIN)) CX5PROF_SKIP_LOG=$(SKIP_LOG) prove --merge --timer $(INTEG); \
 		r=$$?; tests/skips.sh $(SKIP_LOG); exit $$r
 

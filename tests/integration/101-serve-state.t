@@ -29,12 +29,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# state.py PORT SOURCE N [PAUSE]: N STATE requests from SOURCE, one
-# connection each, PAUSE seconds apart; one line each: "state SHA mtu MTU"
-# (the answer's payload digest and MTU) or "error CODE TEXT".
+# state.py PORT SOURCE[,SOURCE...] N [PAUSE]: N STATE requests from each
+# SOURCE in turn, one connection each, PAUSE seconds apart; one line each:
+# "state SHA mtu MTU" (the answer's payload digest and MTU) or "error CODE
+# TEXT". One process sends them all: their pace is the network's, not
+# that of starting a python per address.
 cat >"$TMP/state.py" <<'EOF2'
 import hashlib, socket, struct, sys, time
-port, source, n = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+port, sources, n = int(sys.argv[1]), sys.argv[2].split(","), int(sys.argv[3])
 pause = float(sys.argv[4]) if len(sys.argv) > 4 else 0
 def recv(s, k):
     b = b""
@@ -44,7 +46,7 @@ def recv(s, k):
             raise EOFError
         b += c
     return b
-for i in range(n):
+for source, i in [(src, i) for src in sources for i in range(n)]:
     s = socket.socket()
     s.bind((source, 0))
     s.settimeout(10)
@@ -111,7 +113,7 @@ state 127.0.0.3 1
 is "${out%% *}" state "after a second, the address is answered again"
 
 # 3. All addresses together: 10 addresses asking 4 each reach the global limit.
-for i in $(seq 10 19); do /usr/bin/python3 "$TMP/state.py" "$PORT" "127.0.0.$i" 4; done >"$TMP/global.out"
+/usr/bin/python3 "$TMP/state.py" "$PORT" "$(seq -s, -f 127.0.0.%g 10 19)" 4 >"$TMP/global.out"
 grep -qxF "$LIMIT_ALL" "$TMP/global.out"
 ok $? "many addresses: refused with the global limit ($(grep -c '^state' "$TMP/global.out") of 40 answered)"
 sleep 2.5 # the rate limit under test refills with time: the global bucket, 16 tokens at 125 ms

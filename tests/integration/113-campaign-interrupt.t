@@ -30,7 +30,7 @@ round_running() {
 setsid ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/int.yaml" --duration 3 \
 	>"$WORK/int.out" 2>"$WORK/int.err" &
 pid=$!
-wait_until 20 round_running "$pid" 2
+wait_until 120 round_running "$pid" 2
 ok $? "the third round's netperf runs (process group $pid)"
 kill -INT -- "-$pid"
 wait "$pid"
@@ -60,7 +60,7 @@ ok $? "SIGINT: the host is as before"
 setsid ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/int.yaml" --duration 3 \
 	>"$WORK/term.out" 2>"$WORK/term.err" &
 pid=$!
-wait_until 20 round_running "$pid" 3
+wait_until 120 round_running "$pid" 3
 ok $? "the first round's netperf runs"
 kill -TERM "$pid"
 wait "$pid"

@@ -104,6 +104,7 @@ if unshare -m true 2>/dev/null; then
 	FS=$WORK/fs DB=$DB HOST_NS=$HOST_NS SR=$SR P=$P WORK=$WORK CX5PROF=$CX5PROF STATE=$WORK/state.sh \
 		unshare -m --propagation private bash "$WORK/full.sh"
 	is "$?" 0 "the full file system runs in a private mount namespace"
+	is "$(wc -l <"$WORK/full-rc")" "$(echo 256 $(seq 160 -4 40) 8 | wc -w)" "the full file system: every level was tried"
 	while read -r free rc; do
 		st=$(cat "$WORK/full-st.$free")
 		e=$(cat "$WORK/full-err.$free")

@@ -28,6 +28,7 @@ _skip_record() {
 # skip_all REASON: the rest of the file cannot run here.
 skip_all() {
 	if skips_forbidden; then
+		_skip_record "$* [refused: CX5PROF_REQUIRE_PRIVILEGED=1]"
 		ok 1 "cannot run: $* (CX5PROF_REQUIRE_PRIVILEGED=1: no skips)"
 		echo "1..$_tap_n"
 		exit 1
@@ -47,6 +48,7 @@ skip() {
 	local i
 	for ((i = 0; i < $1; i++)); do
 		if skips_forbidden; then
+			_skip_record "$2 [refused: CX5PROF_REQUIRE_PRIVILEGED=1]"
 			ok 1 "cannot run: $2 (CX5PROF_REQUIRE_PRIVILEGED=1: no skips)"
 		else
 			_tap_n=$((_tap_n + 1))

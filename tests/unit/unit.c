@@ -109,24 +109,31 @@ int unit_write(const char *dir, const char *rel, const char *text)
 	return 0;
 }
 
-void unit_skip_note(const char *why)
+/* One line of $CX5PROF_SKIP_LOG, as lib.sh's _skip_record writes it. */
+static void skip_record(const char *why, const char *mark)
 {
 	const char *log = getenv("CX5PROF_SKIP_LOG");
+	_cleanup_fclose_ FILE *f = NULL;
+	char self[4096];
+	ssize_t n;
+
+	if (!log || !log[0] || !(f = fopen(log, "ae")))
+		return;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	fprintf(f, "%s: %s%s\n", n > 0 ? basename(self) : "unit", why, mark);
+}
+
+void unit_skip_note(const char *why)
+{
 	const char *ci = getenv("CX5PROF_REQUIRE_PRIVILEGED");
 
-	if (ci && streq(ci, "1"))
+	if (ci && streq(ci, "1")) {
+		skip_record(why, " [refused: CX5PROF_REQUIRE_PRIVILEGED=1]");
 		fail_msg("cannot run: %s (CX5PROF_REQUIRE_PRIVILEGED=1: no skips)", why);
-	fprintf(stderr, "# SKIP %s\n", why);
-	if (log && log[0]) {
-		_cleanup_fclose_ FILE *f = fopen(log, "ae");
-		char self[4096];
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-		if (f) {
-			self[n > 0 ? n : 0] = '\0';
-			fprintf(f, "%s: %s\n", n > 0 ? basename(self) : "unit", why);
-		}
 	}
+	fprintf(stderr, "# SKIP %s\n", why);
+	skip_record(why, "");
 }
 
 int unit_as_nobody(int (*fn)(void *arg), void *arg)
