@@ -1,5 +1,5 @@
 /* verb_campaign.c: `cx5prof campaign FILE [--report DIR] [--keep WHICH]
- * [--check]` and `cx5prof report RUN... --dir DIR`.
+ * [--check]`.
  *
  * Owns: running a campaign's rounds in order (repetitions interleaved: g1
  * g2 g3 g1 g2 g3 ...), each from the state before the campaign: plan the
@@ -14,9 +14,7 @@
  * round's undo log is on disk (txn_verb_apply). */
 #define _GNU_SOURCE
 #include <inttypes.h>
-#include <fcntl.h>
 #include <math.h>
-#include <sys/stat.h>
 
 #include "apply.h"
 #include "base/log.h"
@@ -26,7 +24,7 @@
 #include "os/probe.h"
 #include "peerssh.h"
 #include "plan.h"
-#include "report.h"
+#include "runfacts.h"
 #include "store/campaigns.h"
 #include "store/history.h"
 #include "store/lock.h"
@@ -35,14 +33,15 @@
 #include "verbs.h"
 #include "verify.h"
 
-enum { OPT_REPORT = 1000, OPT_KEEP, OPT_CHECK, OPT_DIR, OPT_PEER };
+enum { OPT_REPORT = 1000, OPT_KEEP, OPT_CHECK, OPT_PEER };
 
 enum keep { KEEP_NONE, KEEP_FIRST, KEEP_LAST, KEEP_BEST };
 static const char *const keep_names[] = {"none", "first", "last", "best", NULL};
 
 const struct cli_option campaign_options[] = {
     {"report", CLI_ARG_REQUIRED, OPT_REPORT, "DIR",
-     "write report.html, campaign.json and one export bundle per run into DIR (created; must be empty)"},
+     "write report.html, report.svg, campaign.json and one export bundle per run into DIR (created; must be "
+     "empty)"},
     {"keep", CLI_ARG_REQUIRED, OPT_KEEP, "WHICH",
      "none (default): the host ends as it began; first, last or best: that group stays applied"},
     {"peer", CLI_ARG_REQUIRED, OPT_PEER, "ADDR",
@@ -51,15 +50,9 @@ const struct cli_option campaign_options[] = {
     {0},
 };
 
-const struct cli_option report_options[] = {
-    {"dir", CLI_ARG_REQUIRED, OPT_DIR, "DIR", "write report.html and the runs' bundles into DIR"},
-    {0},
-};
-
 struct campaign_args {
 	const char *peer;
 	const char *report;
-	const char *dir;
 	enum keep keep;
 	bool check;
 };
@@ -71,9 +64,6 @@ static int handle_option(int id, const char *arg, void *userdata)
 	switch (id) {
 	case OPT_REPORT:
 		a->report = arg;
-		return 0;
-	case OPT_DIR:
-		a->dir = arg;
 		return 0;
 	case OPT_PEER:
 		if (!profile_peer_valid(arg)) {
@@ -122,6 +112,7 @@ struct run_ctx {
 	const char *peer; /* --peer, or NULL */
 	struct history *h;
 	int64_t id;
+	int64_t started_usec;
 	struct cell *cells;
 	size_t n_cells;
 	size_t runs;
@@ -210,6 +201,8 @@ static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, 
 	peer_figures(rep->result.peer_state, &peer_mtu, &peer_drops);
 	json_object_object_add(o, "peer_mtu", peer_mtu >= 0 ? json_object_new_int64(peer_mtu) : NULL);
 	json_object_object_add(o, "peer_drops", peer_drops >= 0 ? json_object_new_int64(peer_drops) : NULL);
+	json_object_object_add(o, "thresholds", runfacts_thresholds(rep));
+	json_object_object_add(o, "drops", runfacts_drops(rep));
 	json_object_array_add(cl->rounds, o);
 	if (peer_mtu >= 0)
 		cl->peer_mtu = peer_mtu;
@@ -712,6 +705,8 @@ static struct json_object *campaign_doc(const struct run_ctx *x, enum campaign_s
 	json_object_object_add(o, "repeat", json_object_new_int((int)x->c->repeat));
 	json_object_object_add(o, "sweep", sw);
 	json_object_object_add(o, "runs", json_object_new_int64((int64_t)x->runs));
+	json_object_object_add(o, "started_usec", json_object_new_int64(x->started_usec));
+	json_object_object_add(o, "ended_usec", json_object_new_int64(history_now_usec()));
 	json_object_object_add(o, "groups", groups);
 	json_object_object_add(o, "verdict", verdict ? json_object_new_string(verdict) : NULL);
 	json_object_object_add(o, "kept_group", kept_group ? json_object_new_string(kept_group) : NULL);
@@ -816,70 +811,6 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		out_text("host        every group rolled back: as before the campaign\n");
 	if (report_dir)
 		out_text("report      %s/report.html\n", report_dir);
-}
-
-/* ---- the report directory ---- */
-
-/* Create dir or accept an empty one: checked before the campaign starts,
- * so a bad --report changes nothing. */
-static int report_dir_prepare(const char *dir)
-{
-	int r;
-
-	if (mkdir(dir, 0755) == 0)
-		return 0;
-	if (errno != EEXIST)
-		return -errno;
-	r = dir_is_empty(dir);
-	return r < 0 ? r : r ? 0 : -ENOTEMPTY;
-}
-
-/* report.html, the document as json_name, and runs/run-N/ bundles. */
-static int report_write(const char *dir, struct history *h, struct json_object *doc, const char *json_name)
-{
-	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	_cleanup_free_ char *html = NULL, *json = NULL;
-	struct json_object *groups;
-	int r;
-
-	if (dfd < 0)
-		return -errno;
-	json = strprintf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-									 JSON_C_TO_STRING_SPACED |
-									 JSON_C_TO_STRING_NOSLASHESCAPE));
-	if (!json)
-		return -ENOMEM;
-	r = write_file(dfd, json_name, json);
-	if (r < 0)
-		return r;
-	if (mkdirat(dfd, "runs", 0755) < 0)
-		return -errno;
-	json_object_object_get_ex(doc, "groups", &groups);
-	for (size_t i = 0; i < json_object_array_length(groups); i++) {
-		struct json_object *rounds =
-		    json_object_object_get(json_object_array_get_idx(groups, i), "rounds");
-		for (size_t k = 0; k < json_object_array_length(rounds); k++) {
-			struct json_object *run =
-			    json_object_object_get(json_object_array_get_idx(rounds, k), "run");
-			_cleanup_(run_record_done) struct run_record rec = {0};
-			_cleanup_free_ char *sub = NULL;
-			if (!run)
-				continue;
-			r = runs_get(h, json_object_get_int64(run), &rec);
-			if (r < 0)
-				return r;
-			sub = strprintf("%s/runs/run-%" PRId64, dir, rec.id);
-			if (!sub)
-				return -ENOMEM;
-			r = export_bundle(h, &rec, sub);
-			if (r < 0)
-				return r;
-		}
-	}
-	r = report_html(h, doc, &html);
-	if (r < 0)
-		return r;
-	return write_file(dfd, "report.html", html);
 }
 
 /* --check: the rounds the campaign would run, nothing changed. */
@@ -1008,6 +939,7 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	const char *kept_group = NULL;
 	int64_t kept_txn = 0;
 	int lock_fd = -1, r, code, keep_code = EXIT_OK;
+	bool written = false;
 
 	r = cli_parse(cli, cli_verb("campaign"), argc, argv, handle_option, &a, &args);
 	if (r != 0)
@@ -1027,7 +959,7 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	if (a.check)
 		return render_check(&x);
 	if (a.report) {
-		r = report_dir_prepare(a.report);
+		r = report_dir_check(a.report);
 		if (r < 0) {
 			log_error_errno(r, "campaign: --report %s: %m%s", a.report,
 					r == -ENOTEMPTY ? ": choose a new or empty directory" : "");
@@ -1049,6 +981,7 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 		log_info(
 		    "campaign: %d campaign%s left running by a cx5prof that died recorded as interrupted", r,
 		    r == 1 ? "" : "s");
+	x.started_usec = history_now_usec();
 	if (r >= 0)
 		r = campaigns_start(h, c->name, c->file, &x.id);
 	if (r >= 0)
@@ -1085,121 +1018,21 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 			 strerror(-r));
 	lock_release(lock_fd);
 	if (doc && a.report) {
-		r = report_write(a.report, h, doc, "campaign.json");
+		r = report_dir_write(a.report, h, doc, "campaign.json");
 		if (r < 0) {
-			log_error_errno(r, "campaign: cannot write the report into %s: %m", a.report);
-			if (code == EXIT_OK)
-				code = EXIT_ERROR;
-		}
+			int failed = report_dir_failed("campaign", a.report, r);
+			code = code == EXIT_OK ? failed : code;
+		} else
+			written = true;
 	}
 	if (doc && out_is_json())
 		out_json(NULL, json_object_get(doc));
 	else if (doc)
-		render_table(doc, a.report);
+		render_table(doc, written ? a.report : NULL);
 	json_object_put(doc);
 	cells_free(&x);
 	if (out_finish() < 0 && code == EXIT_OK)
 		code = EXIT_ERROR;
 	mirror_opportunistic(h, NULL);
 	return code;
-}
-
-/* ---- `cx5prof report RUN... --dir DIR` ---- */
-
-/* The document of ad-hoc runs: one group per run, in the given order. */
-static int runs_doc(struct history *h, char **ids, struct json_object **ret)
-{
-	struct json_object *o = json_object_new_object(), *groups = json_object_new_array();
-	double prev = NAN;
-
-	json_object_object_add(o, "campaign", NULL);
-	json_object_object_add(o, "name", json_object_new_string("runs"));
-	json_object_object_add(o, "groups", groups);
-	for (size_t i = 0; ids[i]; i++) {
-		_cleanup_(run_record_done) struct run_record run = {0};
-		const struct run_artifact *pa;
-		struct json_object *g = json_object_new_object(), *rounds, *rd;
-		_cleanup_free_ char *label = NULL;
-		int64_t id;
-		int r;
-
-		json_object_array_add(groups, g);
-		if (safe_atoi64(ids[i], &id) < 0 || id <= 0) {
-			log_error("report: '%s' is not a run number", ids[i]);
-			json_object_put(o);
-			return EXIT_USAGE;
-		}
-		r = runs_get(h, id, &run);
-		if (r < 0) {
-			if (r == -ENOENT)
-				log_error("report: no run %" PRId64 " in %s", id, history_path(h));
-			else
-				log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
-			json_object_put(o);
-			return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_ERROR;
-		}
-		label = strprintf("run %" PRId64, id);
-		json_object_object_add(g, "group", json_object_new_string(label ? label : ids[i]));
-		json_object_object_add(g, "description",
-				       run.profile ? json_object_new_string(run.profile) : NULL);
-		json_object_object_add(g, "skipped", NULL);
-		json_object_object_add(g, "median_recv_mbps", json_object_new_double(run.recv_mbps));
-		json_object_object_add(g, "min_recv_mbps", json_object_new_double(run.recv_mbps));
-		json_object_object_add(g, "max_recv_mbps", json_object_new_double(run.recv_mbps));
-		json_object_object_add(g, "median_loss_percent", json_object_new_double(run.loss_pct));
-		json_object_object_add(g, "change_percent",
-				       isnan(prev) || prev <= 0
-					   ? NULL
-					   : json_object_new_double(100 * (run.recv_mbps - prev) / prev));
-		prev = run.recv_mbps;
-		pa = run_record_artifact(&run, "profile");
-		json_object_object_add(g, "profile",
-				       pa && pa->content ? json_tokener_parse(pa->content) : NULL);
-		rounds = json_object_new_array();
-		rd = json_object_new_object();
-		json_object_object_add(rd, "run", json_object_new_int64(id));
-		json_object_object_add(rd, "recv_mbps", json_object_new_double(run.recv_mbps));
-		json_object_object_add(rd, "loss_percent", json_object_new_double(run.loss_pct));
-		json_object_array_add(rounds, rd);
-		json_object_object_add(g, "rounds", rounds);
-	}
-	*ret = o;
-	return EXIT_OK;
-}
-
-int verb_report(struct cli *cli, int argc, char **argv)
-{
-	_cleanup_strv_free_ char **args = NULL;
-	_cleanup_history_ struct history *h = NULL;
-	struct campaign_args a = {0};
-	struct json_object *doc = NULL;
-	int r, code;
-
-	r = cli_parse(cli, cli_verb("report"), argc, argv, handle_option, &a, &args);
-	if (r != 0)
-		return r < 0 ? EXIT_OK : r;
-	if (!args[0] || !a.dir) {
-		log_error("report: expected run ids and --dir DIR");
-		return EXIT_USAGE;
-	}
-	r = history_open(cli->db_path, HISTORY_READ_ONLY, &h);
-	if (r < 0)
-		return txn_verb_history_failed(cli->db_path, r);
-	code = runs_doc(h, args, &doc);
-	if (code != EXIT_OK)
-		return code;
-	r = report_dir_prepare(a.dir);
-	if (r >= 0)
-		r = report_write(a.dir, h, doc, "report.json");
-	json_object_put(doc);
-	if (r < 0) {
-		log_error_errno(r, "report: cannot write into %s: %m%s", a.dir,
-				r == -ENOTEMPTY ? ": choose a new or empty directory" : "");
-		return r == -ENOTEMPTY ? EXIT_CANT_CREATE : EXIT_ERROR;
-	}
-	out_open_object(NULL);
-	out_string(OUT_ANY, "report", "report      %s/report.html\n", a.dir);
-	out_uint(OUT_JSON, "runs", NULL, strv_length(args));
-	out_close_object();
-	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
 }

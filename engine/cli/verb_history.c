@@ -1246,6 +1246,7 @@ static const struct {
     {"verify_summary", "the verification report"},
     {"peer_state.json", "the benchmark peer's state and its changes over the run (`cx5prof serve`)"},
     {"host_tuning", "socket sysctls, irqbalance and the benchmark's CPUs during the run"},
+    {"host_facts.json", "the host: its name, kernel, NIC model, PCI address, NUMA node and local CPUs"},
     {"analysis.json", "the model's bottleneck analysis (`cx5prof analyze`)"},
 };
 

@@ -122,6 +122,10 @@ const char *run_record_outcome(const struct run_record *r);
 #define ARTIFACT_TUNING "host_tuning"
 /* The value of key in that artifact, copied into buf; NULL when absent. */
 const char *run_record_tuning(const struct run_record *r, const char *key, char *buf, size_t size);
+/* The host a run ran on, JSON (schemas/host-facts.schema.json): host
+ * name, kernel release, each port's NIC model, PCI address, NUMA node and
+ * local CPUs, driver and firmware; recorded by verify. */
+#define ARTIFACT_HOST_FACTS "host_facts.json"
 /* The same for people: "pass", "FAIL", "drift", "error". */
 const char *run_record_outcome_label(const struct run_record *r);
 

@@ -202,7 +202,7 @@ run "$PY" -c 'import json, sys, jsonschema
 d = json.load(open(sys.argv[1])); jsonschema.validate(d, json.load(open(sys.argv[2])))
 print(d["campaign"], [g["group"] for g in d["groups"]], open(sys.argv[3]).read().count("<svg"))' \
 	"$WORK/adhoc/report.json" "$TOP/schemas/campaign.schema.json" "$WORK/adhoc/report.html"
-is "$out" "None ['run 2', 'run 5'] 4" "report RUN RUN: report.json valid, one group per run, bars and heat strips"
+is "$out" "None ['run 2', 'run 5'] 5" "report RUN RUN: report.json valid, one group per run: two charts, the heat map legend and a map per run"
 run cx --json report 2 --dir "$WORK/adhoc-json"
 printf '%s' "$out" >"$WORK/adhoc.json"
 run "$PY" -c 'import json, sys, jsonschema
