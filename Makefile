@@ -83,11 +83,15 @@ run-tests:
 	CX5PROF=$(abspath $(BIN)) prove --merge --timer $(INTEG)
 
 # The kill/fault loops at every system call of apply and rollback (make
-# check runs them at every 7th): tests/integration/85-kill-fault-loop.t.
+# check runs them at every 7th): tests/integration/85-kill-fault-loop.t;
+# and at every state-changing system call of a campaign, local and with
+# the peer over ssh (make check: 2 points each):
+# tests/integration/87-kill-fault-campaign-peer.t.
 torture: deps
 	@$(MAKE) --no-print-directory all units
 	CX5PROF=$(abspath $(BIN)) CX5PROF_TORTURE_STRIDE=1 prove --merge --timer \
-		tests/integration/85-kill-fault-loop.t tests/integration/84-txn-commit-faults.t
+		tests/integration/85-kill-fault-loop.t tests/integration/84-txn-commit-faults.t \
+		tests/integration/87-kill-fault-campaign-peer.t
 
 # The whole suite under AddressSanitizer and UBSan, in its own build tree.
 asan: deps

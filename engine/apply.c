@@ -24,10 +24,12 @@
 #define WATCHDOG_LOCK_WAIT_MS 30000
 
 static volatile sig_atomic_t interrupted_by;
+static volatile sig_atomic_t signals_caught;
 
 static void on_signal(int sig)
 {
 	interrupted_by = sig;
+	signals_caught++;
 }
 
 void apply_signals_install(void)
@@ -43,6 +45,11 @@ void apply_signals_install(void)
 int apply_interrupted(void)
 {
 	return interrupted_by;
+}
+
+unsigned apply_signals_caught(void)
+{
+	return (unsigned)signals_caught;
 }
 
 static void failpoint_pause(const char *name, int k)
@@ -302,25 +309,39 @@ int apply_txn_create(struct history *h, struct txn_record *t, const struct chang
 /* ---- rollback from the undo log ---- */
 
 static int rollback_record(struct history *h, int64_t target, const struct change_record *c, size_t n,
-			   int64_t *ret_id)
+			   bool read_live, int64_t *ret_id)
 {
 	struct change_record *rc = calloc(n ? n : 1, sizeof(*rc));
+	char **live = calloc(n ? n : 1, sizeof(*live));
 	struct txn_record t = {.kind = TXN_ROLLBACK, .status = TXN_OPEN, .rolls_back_txn = target};
 	int r;
 
-	if (!rc)
+	if (!rc || !live) {
+		free(rc);
+		free(live);
 		return -ENOMEM;
-	/* Reverse order; what is there now (best known) -> the old value. */
+	}
+	/* Reverse order; what is there now -> the old value. "Now" is read
+	 * live (what the rollback really changes from, whatever happened
+	 * since) unless read_live is off (an earlier boot's objects may name
+	 * other things now); the recorded new value when it cannot be read. */
 	for (size_t i = 0; i < n; i++) {
 		const struct change_record *src = &c[n - 1 - i];
+		const struct change_kind *k = change_kind_find(src->kind);
+
+		if (read_live && k && k->read && k->read(src->object, src->key, &live[i]) < 0)
+			live[i] = NULL;
 		rc[i] = (struct change_record){.seq = (int)i + 1,
 					       .object = src->object,
 					       .kind = src->kind,
 					       .key = src->key,
-					       .old_value = src->new_value,
+					       .old_value = live[i] ? live[i] : src->new_value,
 					       .new_value = src->old_value};
 	}
 	r = apply_txn_create(h, &t, rc, n, ret_id);
+	for (size_t i = 0; i < n; i++)
+		free(live[i]);
+	free(live);
 	free(rc);
 	return r;
 }
@@ -345,7 +366,7 @@ int abandon_txn(struct history *h, int64_t target, const char *why, int64_t *ret
 	for (size_t i = 0; i < n; i++)
 		if (c[i].state != CHANGE_UNDONE)
 			left[n_left++] = c[i];
-	r = rollback_record(h, target, left, n_left, &id);
+	r = rollback_record(h, target, left, n_left, false, &id);
 	change_records_free(c, n);
 	if (r < 0)
 		return r;
@@ -391,7 +412,7 @@ int rollback_txn(struct history *h, int64_t target, const char *reason, struct a
 	r = history_changes_load(h, target, &c, &n);
 	if (r < 0)
 		return r;
-	r = rollback_record(h, target, c, n, &id);
+	r = rollback_record(h, target, c, n, !earlier_boot, &id);
 	if (r < 0) {
 		change_records_free(c, n);
 		return r;

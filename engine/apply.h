@@ -105,5 +105,9 @@ int watchdog_spawn(const char *db_path, int64_t txn, int64_t deadline_usec);
  * none: a caller running several transactions (campaign) stops at it, a
  * wait outside apply_changes (the peer's ssh) too. */
 int apply_interrupted(void);
+/* How many signals were caught since apply_signals_install(): a wait that
+ * began after an interruption (the undo of a round) stops only at a new
+ * one (apply_interrupted() stays set once caught). */
+unsigned apply_signals_caught(void);
 
 #endif

@@ -12,6 +12,8 @@
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <sys/mman.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "base/child.h"
 #include "profile.h"
@@ -21,12 +23,127 @@
  * changes themselves, and the ssh connection. */
 #define PEERSSH_SLACK_USEC (60 * 1000000ull)
 
+/* A peer that accepts TCP but never speaks SSH, or goes silent mid-way,
+ * fails within these instead of the whole slack: ConnectTimeout bounds the
+ * connection and the server's banner, ServerAlive the silence after. */
+#define PEERSSH_CONNECT_TIMEOUT_S "10"
+#define PEERSSH_ALIVE_INTERVAL_S  "5"
+#define PEERSSH_ALIVE_COUNT	  "3"
+
+static bool allow_commands;
+
+void peerssh_allow_commands(bool allow)
+{
+	allow_commands = allow;
+}
+
+/* Keywords of an ssh_config that run a command on this host, as root here:
+ * refused unless --allow-ssh-commands. Include brings in files this check
+ * does not read. */
+static const char *const command_keywords[] = {
+    "ProxyCommand", "LocalCommand", "PermitLocalCommand", "KnownHostsCommand", "Include", NULL,
+};
+
+/* "Match ... exec ..." runs its command too. */
+static bool match_exec(const char *rest)
+{
+	_cleanup_free_ char *copy = strdup(rest);
+	char *save = NULL;
+
+	if (!copy)
+		return true;
+	for (char *w = strtok_r(copy, " \t=,", &save); w; w = strtok_r(NULL, " \t=,", &save))
+		if (strcasecmp(w, "exec") == 0 || strcasecmp(w, "!exec") == 0)
+			return true;
+	return false;
+}
+
+/* The file's owner and mode, as OpenSSH requires of its own configs. */
+static int config_owner_ok(int fd, const char *path, char **ret_error)
+{
+	const char *sudo_uid = getenv("SUDO_UID");
+	uint32_t invoker = 0;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode)) {
+		*ret_error = strprintf("peer.ssh_config %s: not a regular file", path);
+		return -EINVAL;
+	}
+	if (!sudo_uid || safe_atou32(sudo_uid, &invoker) < 0)
+		invoker = (uint32_t)getuid();
+	if (st.st_uid != 0 && st.st_uid != getuid() && st.st_uid != invoker) {
+		*ret_error = strprintf("peer.ssh_config %s: owned by uid %u, not by root or the invoking "
+				       "user: refused (ssh would run what it says as this user)",
+				       path, (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	if (st.st_mode & 022) {
+		*ret_error = strprintf("peer.ssh_config %s: writable by %s (mode %04o): refused, as OpenSSH "
+				       "refuses such a config; chmod go-w %s",
+				       path, st.st_mode & 020 ? "its group" : "others",
+				       (unsigned)(st.st_mode & 07777), path);
+		return -EPERM;
+	}
+	return 0;
+}
+
+int peerssh_check_config(const struct profile *p, char **ret_error)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *line = NULL;
+	const char *path;
+	size_t cap = 0;
+	unsigned no = 0;
+	int r;
+
+	*ret_error = NULL;
+	if (!p->peer.ssh_config.set)
+		return 0;
+	path = p->peer.ssh_config.value;
+	f = fopen(path, "re");
+	if (!f) {
+		r = -errno;
+		*ret_error = strprintf("peer.ssh_config %s: %s", path, strerror(-r));
+		return r;
+	}
+	r = config_owner_ok(fileno(f), path, ret_error);
+	if (r < 0 || allow_commands)
+		return r;
+	while (getline(&line, &cap, f) > 0) {
+		const char *k = line + strspn(line, " \t");
+		size_t n = strcspn(k, " \t=\r\n");
+
+		no++;
+		if (*k == '#' || n == 0)
+			continue;
+		for (const char *const *c = command_keywords; *c; c++)
+			if (strlen(*c) == n && strncasecmp(k, *c, n) == 0) {
+				*ret_error = strprintf("peer.ssh_config %s:%u: %s %s: refused (pass "
+						       "--allow-ssh-commands to allow it)",
+						       path, no, *c,
+						       streq(*c, "Include") ? "reads files not checked here"
+									    : "runs a command on this host");
+				return -EINVAL;
+			}
+		if (n == 5 && strncasecmp(k, "Match", 5) == 0 && match_exec(k + 5)) {
+			*ret_error =
+			    strprintf("peer.ssh_config %s:%u: Match exec runs a command on this host: "
+				      "refused (pass --allow-ssh-commands to allow it)",
+				      path, no);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 bool peerssh_wanted(const struct profile *p)
 {
 	return p && p->peer.ssh.set;
 }
 
-static unsigned confirm_seconds(const struct profile *p)
+unsigned peerssh_confirm_seconds(const struct profile *p)
 {
 	return p->peer.confirm.set ? (unsigned)p->peer.confirm.value : PEERSSH_CONFIRM_DEFAULT;
 }
@@ -45,6 +162,12 @@ static int ssh_argv(const struct profile *p, char *const *args, char ***ret)
 	r |= strv_extend(&v, "BatchMode=yes");
 	r |= strv_extend(&v, "-o");
 	r |= strv_extend(&v, "StrictHostKeyChecking=yes");
+	r |= strv_extend(&v, "-o");
+	r |= strv_extend(&v, "ConnectTimeout=" PEERSSH_CONNECT_TIMEOUT_S);
+	r |= strv_extend(&v, "-o");
+	r |= strv_extend(&v, "ServerAliveInterval=" PEERSSH_ALIVE_INTERVAL_S);
+	r |= strv_extend(&v, "-o");
+	r |= strv_extend(&v, "ServerAliveCountMax=" PEERSSH_ALIVE_COUNT);
 	if (p->peer.ssh_config.set) {
 		r |= strv_extend(&v, "-F");
 		r |= strv_extend(&v, p->peer.ssh_config.value);
@@ -90,11 +213,70 @@ static int flattened(const struct profile *p, int *ret_fd)
 	return 0;
 }
 
+/* The peer's JSON answer: its whole stdout, one JSON object and nothing
+ * else. A login that prints (a .bashrc or motd line before the document)
+ * makes the answer unreadable: NULL. */
+static struct json_object *reply_parse(const char *out)
+{
+	struct json_tokener *tok;
+	struct json_object *doc;
+	size_t len = out ? strlen(out) : 0;
+
+	if (!out)
+		return NULL;
+	tok = json_tokener_new();
+	if (!tok)
+		return NULL;
+	doc = json_tokener_parse_ex(tok, out, (int)len);
+	if (doc && (json_tokener_get_error(tok) != json_tokener_success ||
+		    strspn(out + json_tokener_get_parse_end(tok), " \t\r\n") !=
+			len - json_tokener_get_parse_end(tok) ||
+		    !json_object_is_type(doc, json_type_object))) {
+		json_object_put(doc);
+		doc = NULL;
+	}
+	json_tokener_free(tok);
+	return doc;
+}
+
+/* The transaction an unreadable apply answer names: its last line that
+ * opens a JSON object holding "txn" (the document cx5prof prints after
+ * whatever the login printed). 0 when there is none: only the peer's
+ * --confirm watchdog then undoes what it changed. */
+static int64_t reply_salvage_txn(const char *out)
+{
+	int64_t txn = 0;
+
+	for (const char *l = out; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		struct json_object *doc, *v;
+
+		if (*l == '{') {
+			doc = json_tokener_parse(l);
+			if (doc && json_object_object_get_ex(doc, "txn", &v) &&
+			    json_object_is_type(v, json_type_int))
+				txn = json_object_get_int64(v);
+			json_object_put(doc);
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return txn;
+}
+
+/* "'Welcome to peer...'": the start of an unreadable answer, one line. */
+static char *reply_excerpt(const char *out)
+{
+	size_t n = out ? strcspn(out, "\n") : 0;
+
+	return strprintf("'%.*s%s'", (int)(n > 60 ? 60 : n), out ? out : "", n > 60 ? "..." : "");
+}
+
 /* Run the peer's cx5prof with args, until it ends, timeout_usec passes or
  * stop (may be NULL) returns a signal; *ret_doc: its stdout as JSON (NULL
- * when it is not). 0, or -errno with *ret_error. */
+ * when it is not); *ret_out (may be NULL): its stdout as it came. 0, or
+ * -errno with *ret_error. */
 static int run_peer(const struct profile *p, char *const *args, int stdin_fd, uint64_t timeout_usec,
-		    int (*stop)(void), struct json_object **ret_doc, char **ret_error)
+		    int (*stop)(void), struct json_object **ret_doc, char **ret_out, char **ret_error)
 {
 	_cleanup_strv_free_ char **argv = NULL;
 	struct child_options o = {.stderr_keep = true, .stdin_fd = stdin_fd};
@@ -103,6 +285,9 @@ static int run_peer(const struct profile *p, char *const *args, int stdin_fd, ui
 
 	*ret_error = NULL;
 	*ret_doc = NULL;
+	r = peerssh_check_config(p, ret_error);
+	if (r < 0)
+		return r;
 	r = ssh_argv(p, args, &argv);
 	if (r < 0)
 		return r;
@@ -114,8 +299,7 @@ static int run_peer(const struct profile *p, char *const *args, int stdin_fd, ui
 		child_done(&c);
 		return r;
 	}
-	if (c.output)
-		*ret_doc = json_tokener_parse(c.output);
+	*ret_doc = reply_parse(c.output);
 	if (stop && stop()) {
 		r = -EINTR;
 		*ret_error =
@@ -134,6 +318,8 @@ static int run_peer(const struct profile *p, char *const *args, int stdin_fd, ui
 		*ret_error =
 		    strprintf("peer %s: `cx5prof %s` exited %d", p->peer.ssh.value, args[0], c.exit_status);
 	}
+	if (ret_out)
+		*ret_out = TAKE_PTR(c.output);
 	child_done(&c);
 	if (r < 0 && !*ret_error)
 		return -ENOMEM;
@@ -144,11 +330,13 @@ int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void)
 		  char **ret_error)
 {
 	_cleanup_close_ int fd = -1;
-	struct json_object *doc = NULL, *txn;
-	unsigned seconds = confirm_s ? confirm_s : confirm_seconds(p);
+	_cleanup_free_ char *out = NULL, *excerpt = NULL;
+	struct json_object *doc = NULL, *txn, *changed;
+	unsigned seconds = confirm_s ? confirm_s : peerssh_confirm_seconds(p);
 	char confirm[16];
 	int r;
 
+	*ret_txn = 0;
 	snprintf(confirm, sizeof(confirm), "%u", seconds);
 	r = flattened(p, &fd);
 	if (r < 0) {
@@ -157,20 +345,23 @@ int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void)
 		return r;
 	}
 	r = run_peer(p, (char *[]){"apply", "--confirm", confirm, "--json", "-", NULL}, fd,
-		     (uint64_t)seconds * 1000000 + PEERSSH_SLACK_USEC, stop, &doc, ret_error);
-	if (r >= 0)
-		*ret_txn =
-		    doc && json_object_object_get_ex(doc, "txn", &txn) ? json_object_get_int64(txn) : 0;
-	json_object_put(doc);
-	return r;
-}
-
-/* args: the verb, its arguments and --json. */
-static int run_verb(const struct profile *p, char *const *args, char **ret_error)
-{
-	struct json_object *doc = NULL;
-	int r = run_peer(p, args, 0, PEERSSH_SLACK_USEC, NULL, &doc, ret_error);
-
+		     (uint64_t)seconds * 1000000 + PEERSSH_SLACK_USEC, stop, &doc, &out, ret_error);
+	if (r >= 0 && doc && json_object_object_get_ex(doc, "txn", &txn) &&
+	    json_object_is_type(txn, json_type_int))
+		*ret_txn = json_object_get_int64(txn);
+	else if (r >= 0 && doc && json_object_object_get_ex(doc, "changed", &changed) &&
+		 json_object_is_type(changed, json_type_boolean) && !json_object_get_boolean(changed))
+		*ret_txn = 0; /* nothing to change there */
+	else if (r >= 0) {
+		/* Exit 0 but no answer we can read: what the peer changed is
+		 * not known for sure; the step fails. */
+		*ret_txn = reply_salvage_txn(out);
+		excerpt = reply_excerpt(out);
+		*ret_error = strprintf("peer %s: the answer of `cx5prof apply` is not its JSON document "
+				       "(a login script or motd printing to stdout?), it begins %s",
+				       p->peer.ssh.value, strna(excerpt));
+		r = *ret_error ? -EBADMSG : -ENOMEM;
+	}
 	json_object_put(doc);
 	return r;
 }
@@ -179,32 +370,47 @@ int peerssh_apply_recorded(struct history *h, int64_t txn, const struct profile 
 			   int (*stop)(void), int64_t *ret_txn, char **ret_error)
 {
 	int64_t peer_txn = 0;
-	int r = peerssh_apply(p, confirm_s, stop, &peer_txn, ret_error);
+	int r = peerssh_apply(p, confirm_s, stop, &peer_txn, ret_error), q;
 
-	if (r < 0)
-		return r;
 	*ret_txn = peer_txn;
 	if (txn > 0 && peer_txn > 0) {
-		r = history_txn_set_peer_txn(h, txn, peer_txn);
-		if (r < 0) {
+		/* Before anything commits it, and also when the answer was
+		 * unreadable: the rollback of txn must know it. */
+		q = history_txn_set_peer_txn(h, txn, peer_txn);
+		if (q < 0 && r >= 0) {
 			*ret_error = strprintf("history %s: cannot record the peer's transaction %" PRId64
 					       " with transaction %" PRId64 ": %s",
-					       history_path(h), peer_txn, txn, strerror(-r));
-			return r;
+					       history_path(h), peer_txn, txn, strerror(-q));
+			return q;
 		}
 	}
-	return 0;
+	return r;
 }
 
 int peerssh_commit(const struct profile *p, char **ret_error)
 {
-	return run_verb(p, (char *[]){"commit", "--json", NULL}, ret_error);
+	struct json_object *doc = NULL;
+	int r = run_peer(p, (char *[]){"commit", "--json", NULL}, 0, PEERSSH_SLACK_USEC, NULL, &doc, NULL,
+			 ret_error);
+
+	json_object_put(doc);
+	return r;
 }
 
-int peerssh_rollback(const struct profile *p, int64_t txn, char **ret_error)
+int peerssh_rollback(const struct profile *p, int64_t txn, int (*stop)(void), bool *ret_changed,
+		     char **ret_error)
 {
+	struct json_object *doc = NULL, *v;
 	char id[24];
+	int r;
 
 	snprintf(id, sizeof(id), "%" PRId64, txn);
-	return run_verb(p, (char *[]){"rollback", id, "--json", NULL}, ret_error);
+	r = run_peer(p, (char *[]){"rollback", id, "--json", NULL}, 0, PEERSSH_SLACK_USEC, stop, &doc, NULL,
+		     ret_error);
+	/* An unreadable answer of a rollback that exited 0: it did roll back. */
+	if (r >= 0 && ret_changed)
+		*ret_changed =
+		    !doc || !json_object_object_get_ex(doc, "changed", &v) || json_object_get_boolean(v);
+	json_object_put(doc);
+	return r;
 }

@@ -2,9 +2,11 @@
  * operator's OpenSSH.
  *
  * Owns: the ssh command line (`ssh -o BatchMode=yes -o
- * StrictHostKeyChecking=yes [-F peer.ssh_config] -- peer.ssh COMMAND VERB
+ * StrictHostKeyChecking=yes -o ConnectTimeout=10 -o ServerAliveInterval=5
+ * -o ServerAliveCountMax=3 [-F peer.ssh_config] -- peer.ssh COMMAND VERB
  * ...`: the user's keys and known_hosts, never a password prompt, host
- * keys always checked whatever an ssh_config says), the flattened profile sent
+ * keys always checked whatever an ssh_config says, a silent peer given
+ * up in seconds), the flattened profile sent
  * on stdin to `apply --confirm N --json -` (extends resolved here, the
  * `peer` section left out so the peer does not recurse), and the peer's
  * answer (exit code, JSON document). Must never: turn host key checking
@@ -22,6 +24,18 @@ struct profile;
 
 /* Does the profile name a peer to tune (peer.ssh)? */
 bool peerssh_wanted(const struct profile *p);
+/* `--allow-ssh-commands`: peer.ssh_config may hold ProxyCommand,
+ * LocalCommand, PermitLocalCommand, KnownHostsCommand, Include and Match
+ * exec (they run commands on this host, as root). Off by default. */
+void peerssh_allow_commands(bool allow);
+/* peer.ssh_config as every ssh run here needs it: owned by root or the
+ * invoking user, not writable by group or others (as OpenSSH requires of
+ * its own configs), and, unless allowed, without a keyword that runs a
+ * command. 0 (also without one), or -errno with *ret_error: -EPERM owner
+ * or mode, -EINVAL a refused keyword, -ENOENT and others opening it. */
+int peerssh_check_config(const struct profile *p, char **ret_error);
+/* peer.confirm, else PEERSSH_CONFIRM_DEFAULT. */
+unsigned peerssh_confirm_seconds(const struct profile *p);
 
 /* Apply p on the peer under its own --confirm watchdog: confirm_s
  * seconds (this host's --confirm, so one `commit` within it keeps both),
@@ -29,21 +43,30 @@ bool peerssh_wanted(const struct profile *p);
  * nothing changed there); -errno with *ret_error (caller frees) naming the
  * peer and what failed ("ssh failed (exit 255)", "`cx5prof apply` exited
  * 6"); -EINTR when stop() returned a signal (ssh is ended, the peer's
- * watchdog covers what it may have changed). */
+ * watchdog covers what it may have changed); -EBADMSG when it exited 0 but
+ * its answer is not one JSON document (a login printing to stdout): then
+ * *ret_txn is the transaction its answer names after what the login
+ * printed, if any, to roll back. */
 int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void), int64_t *ret_txn,
 		  char **ret_error);
 
 /* peerssh_apply, with the peer's transaction recorded with this host's
  * transaction txn (transactions.peer_txn) before anything commits it, so
  * that the rollback of txn, also after a kill -9, undoes exactly that one
- * on the peer. txn 0: nothing to record it with. A recording failure is a
- * failure (-errno, *ret_error says so, *ret_txn set): the peer's apply is
- * left uncommitted, to its --confirm watchdog. */
+ * on the peer (recorded also when the answer was unreadable but named it).
+ * txn 0: nothing to record it with. A recording failure is a failure
+ * (-errno, *ret_error says so, *ret_txn set): the peer's apply is left
+ * uncommitted, to its --confirm watchdog. */
 int peerssh_apply_recorded(struct history *h, int64_t txn, const struct profile *p, unsigned confirm_s,
 			   int (*stop)(void), int64_t *ret_txn, char **ret_error);
 
-/* `commit` on the peer; `rollback TXN` of the peer's transaction txn. */
+/* `commit` on the peer. */
 int peerssh_commit(const struct profile *p, char **ret_error);
-int peerssh_rollback(const struct profile *p, int64_t txn, char **ret_error);
+/* `rollback TXN` of the peer's transaction txn, until it ends or stop (may
+ * be NULL) returns a signal (-EINTR: ssh ended, the rollback may or may not
+ * have happened there). *ret_changed (may be NULL): false when the peer
+ * had nothing to roll back (its watchdog, or someone, did it before). */
+int peerssh_rollback(const struct profile *p, int64_t txn, int (*stop)(void), bool *ret_changed,
+		     char **ret_error);
 
 #endif

@@ -103,41 +103,80 @@ static void collect_cpus(const struct irq_list *irqs, struct udpb_state *st)
 	procstat_free(ps);
 }
 
-int peerstate_collect(const struct sockaddr *local, struct udpb_state *ret)
+/* The settings a client compares and cx5prof changes: the interface that
+ * owns local (and its index, which a driver reload or a firmware reset
+ * changes), its MTU and rings, rmem_max and rmem_default. Cheap (a few
+ * ioctls, netlink requests and file reads): read for every answer. */
+static int collect_settings(const struct sockaddr *local, struct udpb_state *st, char ifname[LINK_NAME_SIZE],
+			    int *ret_ifindex)
+{
+	struct link_info li;
+	struct eth_rings rings;
+	uint64_t v;
+	int r;
+
+	r = ifname_of(local, ifname, LINK_NAME_SIZE);
+	if (r < 0)
+		return r;
+	set_text(st->ifname, ifname);
+	st->present &= ~(UDPB_STATE_MTU | UDPB_STATE_RINGS | UDPB_STATE_RMEM_MAX | UDPB_STATE_RMEM_DEFAULT);
+	st->mtu = st->rmem_max = st->rmem_default = 0;
+	st->rx_ring = st->rx_ring_max = st->tx_ring = st->tx_ring_max = 0;
+	if (sysctl_read(SYSCTL_RMEM_MAX, &v) >= 0) {
+		st->present |= UDPB_STATE_RMEM_MAX;
+		st->rmem_max = v;
+	}
+	if (sysctl_read(SYSCTL_RMEM_DEFAULT, &v) >= 0) {
+		st->present |= UDPB_STATE_RMEM_DEFAULT;
+		st->rmem_default = v;
+	}
+	*ret_ifindex = 0;
+	if (link_get(ifname, &li) >= 0) {
+		st->present |= UDPB_STATE_MTU;
+		st->mtu = li.mtu;
+		*ret_ifindex = li.ifindex;
+	}
+	if (ethtool_get_rings(ifname, &rings) >= 0) {
+		st->present |= UDPB_STATE_RINGS;
+		st->rx_ring = rings.rx;
+		st->rx_ring_max = rings.max_rx;
+		st->tx_ring = rings.tx;
+		st->tx_ring_max = rings.max_tx;
+	}
+	return 0;
+}
+
+static bool same_settings(const struct udpb_state *a, const struct udpb_state *b)
+{
+	const uint16_t settings =
+	    UDPB_STATE_MTU | UDPB_STATE_RINGS | UDPB_STATE_RMEM_MAX | UDPB_STATE_RMEM_DEFAULT;
+
+	return streq(a->ifname, b->ifname) && (a->present & settings) == (b->present & settings) &&
+	       a->mtu == b->mtu && a->rmem_max == b->rmem_max && a->rmem_default == b->rmem_default &&
+	       a->rx_ring == b->rx_ring && a->rx_ring_max == b->rx_ring_max && a->tx_ring == b->tx_ring &&
+	       a->tx_ring_max == b->tx_ring_max;
+}
+
+static int collect(const struct sockaddr *local, struct udpb_state *ret, int *ret_ifindex)
 {
 	_cleanup_host_state_ struct host_state *h = NULL;
 	_cleanup_free_ char *version = NULL, *duplex = NULL;
 	char ifname[LINK_NAME_SIZE], pci[16];
 	char *only[] = {ifname, NULL};
 	const struct iface_state *s;
-	uint64_t v, speed;
+	uint64_t speed;
 	int r;
 
-	r = ifname_of(local, ifname, sizeof(ifname));
+	memset(ret, 0, sizeof(*ret));
+	r = collect_settings(local, ret, ifname, ret_ifindex);
 	if (r < 0)
 		return r;
-	memset(ret, 0, sizeof(*ret));
-	set_text(ret->ifname, ifname);
-	if (sysctl_read(SYSCTL_RMEM_MAX, &v) >= 0) {
-		ret->present |= UDPB_STATE_RMEM_MAX;
-		ret->rmem_max = v;
-	}
-	if (sysctl_read(SYSCTL_RMEM_DEFAULT, &v) >= 0) {
-		ret->present |= UDPB_STATE_RMEM_DEFAULT;
-		ret->rmem_default = v;
-	}
 	collect_counters(ifname, ret);
-	r = probe_host(only, PROBE_IRQ_DETAILS, &h);
+	r = probe_host(only, PROBE_IRQ_DETAILS | PROBE_IFACES_ONLY, &h);
 	s = r >= 0 ? host_state_iface(h, ifname) : NULL;
 	collect_cpus(s && s->irqs_r == 0 ? s->irqs : NULL, ret);
-	if (!s) { /* the probe leaves loopback out: its link still has an MTU */
-		struct link_info li;
-		if (link_get(ifname, &li) >= 0) {
-			ret->present |= UDPB_STATE_MTU;
-			ret->mtu = li.mtu;
-		}
+	if (!s) /* the probe leaves loopback out */
 		return 0;
-	}
 	set_text(ret->driver, nicfacts_driver(s));
 	if (nicfacts_driver_version(s, &version) >= 0)
 		set_text(ret->driver_version, version);
@@ -146,44 +185,153 @@ int peerstate_collect(const struct sockaddr *local, struct udpb_state *ret)
 		snprintf(pci, sizeof(pci), "%04x:%04x", s->nic.vendor, s->nic.device);
 		set_text(ret->pci_id, pci);
 	}
-	if (s->present) {
-		ret->present |= UDPB_STATE_MTU;
-		ret->mtu = s->link.mtu;
-	}
 	if (nicfacts_link(s, &speed, &duplex) >= 0 && speed <= UINT32_MAX) {
 		ret->present |= UDPB_STATE_SPEED;
 		ret->speed_mbps = (uint32_t)speed;
 	}
-	if (s->present && s->rings_r == 0) {
-		ret->present |= UDPB_STATE_RINGS;
-		ret->rx_ring = s->rings.rx;
-		ret->rx_ring_max = s->rings.max_rx;
-		ret->tx_ring = s->rings.tx;
-		ret->tx_ring_max = s->rings.max_tx;
-	}
 	return 0;
 }
 
-int peerstate_answer(int fd, const uint8_t *req, size_t len, uint8_t **ret_frame)
+int peerstate_collect(const struct sockaddr *local, struct udpb_state *ret)
 {
-	_cleanup_free_ struct udpb_state *st = calloc(1, sizeof(*st));
+	int ifindex;
+
+	return collect(local, ret, &ifindex);
+}
+
+static const char *const level_names[_PEERSTATE_LEVEL_MAX] = {
+    [PEERSTATE_FULL] = "full",
+    [PEERSTATE_MINIMAL] = "minimal",
+    [PEERSTATE_OFF] = "off",
+};
+
+const char *peerstate_level_to_string(enum peerstate_level l)
+{
+	return l < _PEERSTATE_LEVEL_MAX ? level_names[l] : NULL;
+}
+
+int peerstate_level_from_string(const char *s, enum peerstate_level *ret)
+{
+	for (size_t i = 0; i < _PEERSTATE_LEVEL_MAX; i++)
+		if (streq(s, level_names[i])) {
+			*ret = (enum peerstate_level)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+void peerstate_restrict(struct udpb_state *st, enum peerstate_level level)
+{
+	if (level == PEERSTATE_FULL)
+		return;
+	if (level == PEERSTATE_OFF) {
+		memset(st, 0, sizeof(*st));
+		return;
+	}
+	st->present &= UDPB_STATE_MTU | UDPB_STATE_RMEM_MAX | UDPB_STATE_RMEM_DEFAULT;
+	st->speed_mbps = 0;
+	st->rx_ring = st->rx_ring_max = st->tx_ring = st->tx_ring_max = 0;
+	st->driver[0] = st->driver_version[0] = st->firmware[0] = st->pci_id[0] = '\0';
+	st->ncpus = 0;
+}
+
+struct cached_state {
+	struct sockaddr_storage local;
+	bool valid;
+	int ifindex;
+	uint64_t read_at; /* now_usec() */
+	struct udpb_state st;
+};
+
+struct peerstate_cache {
+	enum peerstate_level level;
+	uint64_t refresh_usec;
+	struct cached_state entry[PEERSTATE_CACHE_ADDRESSES];
+	struct udpb_state answer, settings; /* scratch: the answer, the settings read now */
+};
+
+int peerstate_cache_new(enum peerstate_level level, unsigned refresh_ms, struct peerstate_cache **ret)
+{
+	struct peerstate_cache *c;
+
+	if (level != PEERSTATE_FULL && level != PEERSTATE_MINIMAL)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->level = level;
+	c->refresh_usec = (uint64_t)refresh_ms * 1000;
+	*ret = c;
+	return 0;
+}
+
+void peerstate_cache_free(struct peerstate_cache *c)
+{
+	free(c);
+}
+
+void peerstate_cache_expire(struct peerstate_cache *c)
+{
+	for (size_t i = 0; i < PEERSTATE_CACHE_ADDRESSES; i++)
+		c->entry[i].valid = false;
+}
+
+/* The entry of address local: its own, else a free one, else the one read
+ * longest ago (then invalid). */
+static struct cached_state *cache_entry(struct peerstate_cache *c, const struct sockaddr *local)
+{
+	struct cached_state *pick = NULL;
+
+	for (size_t i = 0; i < PEERSTATE_CACHE_ADDRESSES; i++) {
+		struct cached_state *e = &c->entry[i];
+		if (e->local.ss_family != AF_UNSPEC && same_address((struct sockaddr *)&e->local, local))
+			return e;
+		if (!pick || (pick->local.ss_family != AF_UNSPEC &&
+			      (e->local.ss_family == AF_UNSPEC || e->read_at < pick->read_at)))
+			pick = e;
+	}
+	memset(&pick->local, 0, sizeof(pick->local));
+	memcpy(&pick->local, local,
+	       local->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	pick->valid = false;
+	return pick;
+}
+
+int peerstate_answer(struct peerstate_cache *c, int fd, uint64_t now, uint8_t **ret_frame)
+{
 	_cleanup_free_ uint8_t *frame = malloc(UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
 	struct sockaddr_storage local;
 	socklen_t alen = sizeof(local);
-	int r, n;
+	char ifname[LINK_NAME_SIZE];
+	struct cached_state *e;
+	int ifindex = 0, n;
 
-	r = udpbench_decode_state_request(req, len);
-	if (r < 0)
-		return r;
-	if (!st || !frame)
+	if (!frame)
 		return -ENOMEM;
 	if (getsockname(fd, (struct sockaddr *)&local, &alen) < 0)
 		return -errno;
-	/* An address no interface owns (removed since the connection was
-	 * made) still gets an answer, with every fact unknown. */
-	if (peerstate_collect((struct sockaddr *)&local, st) < 0)
-		memset(st, 0, sizeof(*st));
-	n = udpbench_encode_state(st, frame, UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
+	if (local.ss_family != AF_INET && local.ss_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	e = cache_entry(c, (struct sockaddr *)&local);
+	/* The settings are read for every answer: one changed since the
+	 * facts were read (an apply between two requests) reads them all. */
+	if (e->valid && (now < e->read_at || now - e->read_at >= c->refresh_usec ||
+			 collect_settings((struct sockaddr *)&local, &c->settings, ifname, &ifindex) < 0 ||
+			 ifindex != e->ifindex || !same_settings(&c->settings, &e->st)))
+		e->valid = false;
+	if (!e->valid) {
+		/* An address no interface owns (removed since the connection
+		 * was made) still gets an answer, with every fact unknown. */
+		if (collect((struct sockaddr *)&local, &e->st, &e->ifindex) < 0) {
+			memset(&e->st, 0, sizeof(e->st));
+			e->ifindex = 0;
+		}
+		e->valid = true;
+		e->read_at = now;
+	}
+	c->answer = e->st;
+	peerstate_restrict(&c->answer, c->level);
+	n = udpbench_encode_state(&c->answer, frame, UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
 	if (n < 0)
 		return n;
 	*ret_frame = TAKE_PTR(frame);

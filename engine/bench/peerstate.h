@@ -4,7 +4,9 @@
  * Owns: on the serving host, collecting the facts of the interface that
  * owns a connection's local address (driver, firmware, PCI id, MTU, link
  * speed, rmem_max/rmem_default, rings, drop counters, per-CPU softirq time
- * and the interface's interrupts) and answering a STATE request; on the
+ * and the interface's interrupts), what of them each --state level gives,
+ * and answering a STATE request from facts read at most once per refresh
+ * interval; on the
  * client, the document recorded with a run (artifact "peer_state.json",
  * keys in schemas/peer-state.schema.json): the state before the run and,
  * from a second answer after it, the drop counters' rise and each CPU's
@@ -26,10 +28,51 @@
  * it; facts that cannot be read are left out (present bits, empty texts). */
 int peerstate_collect(const struct sockaddr *local, struct udpb_state *ret);
 
-/* Answer the STATE request payload req (len bytes) received on connected
- * socket fd: the reply frame in *ret_frame (caller frees), its length
- * returned; -errno of the request's decoding (the caller sends the ERROR). */
-int peerstate_answer(int fd, const uint8_t *req, size_t len, uint8_t **ret_frame);
+/* How much STATE gives (serve --state). full: every fact of the
+ * interface (name, driver, driver version, firmware, PCI id, MTU, link
+ * speed, rmem_max, rmem_default, rings, drop counters, per-CPU softirq
+ * time and interrupts); minimal: only what explains a run's loss, without
+ * what identifies the hardware, its software or its load (name, MTU,
+ * rmem_max, rmem_default, drop counters); off: no answer. */
+enum peerstate_level {
+	PEERSTATE_FULL,
+	PEERSTATE_MINIMAL,
+	PEERSTATE_OFF,
+	_PEERSTATE_LEVEL_MAX,
+};
+
+const char *peerstate_level_to_string(enum peerstate_level l);
+/* -EINVAL for a word that is not a level. */
+int peerstate_level_from_string(const char *s, enum peerstate_level *ret);
+
+/* Keep of st only what level gives. */
+void peerstate_restrict(struct udpb_state *st, enum peerstate_level level);
+
+/* serve's answers: the facts of each local address (up to
+ * PEERSTATE_CACHE_ADDRESSES), read at most once per refresh interval and
+ * answered from memory in between, so that answering costs next to
+ * nothing whoever asks. The settings a client compares (which interface
+ * owns the address, its MTU and rings, rmem_max, rmem_default) and the
+ * interface's index (a driver reload or firmware reset changes it) are
+ * read for every answer, and one that changed reads every fact anew; the
+ * others (driver, versions, firmware, PCI id, speed, counters, per-CPU
+ * times) may be up to one interval old. */
+#define PEERSTATE_CACHE_ADDRESSES 8
+
+struct peerstate_cache;
+
+/* level: PEERSTATE_FULL or PEERSTATE_MINIMAL; refresh_ms 0: read for every
+ * answer. */
+int peerstate_cache_new(enum peerstate_level level, unsigned refresh_ms, struct peerstate_cache **ret);
+void peerstate_cache_free(struct peerstate_cache *c);
+/* Forget every fact read: the next answer reads them anew (a test ended:
+ * its client's after-run answer must count the whole run). */
+void peerstate_cache_expire(struct peerstate_cache *c);
+
+/* Answer a (decoded, valid) STATE request received at now (now_usec())
+ * on connected socket fd: the reply frame in *ret_frame (caller frees),
+ * its length returned; -errno when it cannot be built. */
+int peerstate_answer(struct peerstate_cache *c, int fd, uint64_t now, uint8_t **ret_frame);
 
 /* The document of a peer's state: before alone, or with after (may be
  * NULL) the changes over the run. NULL on out of memory. */

@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 
 #include "base/log.h"
-#include "peerstate.h"
+#include "ratelimit.h"
 #include "udpsink.h"
 
 #define LINGER_USEC  (200 * 1000ull)
@@ -62,6 +62,8 @@ struct loop {
 	struct conn conns[SERVE_MAX_PENDING];
 	size_t n;
 	struct test test;
+	struct peerstate_cache *state;
+	struct ratelimit state_limit;
 	int wake[2];
 	unsigned tests_ended;
 	int last;
@@ -188,43 +190,36 @@ static void test_start(struct loop *l, struct conn *c, const struct udpb_setup *
 	conn_close(c);
 }
 
-/* The test thread returned: log its line, and give a completed test's
- * connection back to the waiting ones (the client may ask for the state). */
-static void test_end(struct loop *l, uint64_t now)
+/* Refuse a STATE request with an ERROR when serve gives no state, or when
+ * its address, or all addresses together, asked too often; the client
+ * that ran a test on this connection is not counted. */
+static bool state_refused(struct loop *l, struct conn *c, uint64_t now)
 {
-	struct test *t = &l->test;
-	char byte;
+	char text[160];
+	int r;
 
-	while (read(l->wake[0], &byte, 1) > 0)
-		;
-	if (!t->running)
-		return;
-	pthread_join(t->thread, NULL);
-	t->running = false;
-	l->tests_ended++;
-	l->last = t->r;
-	if (t->r < 0) {
-		log_warn("serve: client %s: %s; connection closed", t->sum.peer, strna(t->reason));
-		close(t->fd);
-	} else {
-		log_notice("serve: client %s: %u s, %u-byte messages, %u stream(s): received %llu of "
-			   "%llu datagrams",
-			   t->sum.peer, t->sum.setup.duration_s, t->sum.setup.message_size,
-			   t->sum.setup.streams, (unsigned long long)t->sum.received,
-			   (unsigned long long)t->sum.sent);
-		if (l->n < SERVE_MAX_PENDING) {
-			struct conn *c = conn_add(l, t->fd, now);
-			if (c) {
-				c->after_test = true;
-				c->requests = t->requests;
-			}
-		} else {
-			close(t->fd);
-		}
+	if (l->cfg->state == PEERSTATE_OFF) {
+		log_info("serve: client %s: state request refused (--state off)", c->peer);
+		conn_refuse(c, UDPB_ERR_DENIED, "this serve gives no state (serve --state off)", now);
+		return true;
 	}
-	t->fd = -1;
-	free(t->reason);
-	t->reason = NULL;
+	r = c->after_test ? 0 : ratelimit_take(&l->state_limit, c->source, now);
+	if (r == 0)
+		return false;
+	log_info("serve: client %s: state request refused: too many from %s", c->peer,
+		 r == -EAGAIN ? "its address" : "all addresses");
+	if (r == -EAGAIN)
+		snprintf(text, sizeof(text),
+			 "too many state requests from this address (%d at once, then one every %d ms): "
+			 "retry later",
+			 SERVE_STATE_BURST, SERVE_STATE_INTERVAL_MS);
+	else
+		snprintf(text, sizeof(text),
+			 "too many state requests from all addresses (%d at once, then one every %d ms): "
+			 "retry later",
+			 SERVE_STATE_GLOBAL_BURST, SERVE_STATE_GLOBAL_INTERVAL_MS);
+	conn_refuse(c, UDPB_ERR_LIMIT, text, now);
+	return true;
 }
 
 static void dispatch(struct loop *l, struct conn *c, uint64_t now)
@@ -249,10 +244,15 @@ static void dispatch(struct loop *l, struct conn *c, uint64_t now)
 		test_start(l, c, &setup, now);
 		return;
 	case UDPB_STATE_REQUEST:
-		r = peerstate_answer(c->fd, p, c->hdr.length, &frame);
+		r = udpbench_decode_state_request(p, c->hdr.length);
 		if (r < 0)
 			break;
 		c->requests++;
+		if (state_refused(l, c, now))
+			return;
+		r = peerstate_answer(l->state, c->fd, now, &frame);
+		if (r < 0)
+			break;
 		c->since = now;
 		conn_answer(c, frame, (size_t)r, false, now);
 		return;
@@ -350,44 +350,89 @@ static void conn_expire(struct conn *c, uint64_t now)
 	}
 }
 
-/* Make room for a new connection from source: the oldest waiting one from
- * the same address when it has SERVE_MAX_PER_SOURCE, else the oldest of
- * all when the table is full. A client that floods connections thus only
- * closes its own. */
-static void make_room(struct loop *l, const char *source)
+/* Best effort, never waiting: the client was idle. */
+static void tell_busy(int fd)
 {
-	struct conn *oldest = NULL, *oldest_same = NULL;
-	unsigned same = 0;
 	uint8_t frame[UDPB_FRAME_HDR + 4 + UDPB_MAX_ERROR_TEXT];
-	int n;
+	int n = udpbench_encode_error(UDPB_ERR_BUSY, "busy: too many waiting connections, retry later", frame,
+				      sizeof(frame));
+
+	if (n > 0)
+		(void)!send(fd, frame, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* A connection that came back from a completed test is its client's, who
+ * is about to ask for the state after the run: it is never closed to make
+ * room. */
+static bool evictable(const struct conn *c)
+{
+	return c->fd >= 0 && !c->after_test;
+}
+
+/* How many evictable connections source has waiting, and the oldest. */
+static unsigned source_count(struct loop *l, const char *source, struct conn **ret_oldest)
+{
+	struct conn *oldest = NULL;
+	unsigned n = 0;
 
 	for (size_t i = 0; i < l->n; i++) {
 		struct conn *c = &l->conns[i];
-		if (c->fd < 0)
+		if (!evictable(c) || !streq(c->source, source))
 			continue;
+		n++;
 		if (!oldest || c->since < oldest->since)
 			oldest = c;
-		if (streq(c->source, source)) {
-			same++;
-			if (!oldest_same || c->since < oldest_same->since)
-				oldest_same = c;
+	}
+	*ret_oldest = oldest;
+	return n;
+}
+
+static size_t live_count(const struct loop *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		n += l->conns[i].fd >= 0;
+	return n;
+}
+
+/* Make room for one more connection from source: the oldest waiting one
+ * from the same address when it has SERVE_MAX_PER_SOURCE, else, when the
+ * table is full, the oldest of the address with the most waiting (ties:
+ * the oldest connection). A client that floods connections thus only
+ * closes its own, and a real client, with one connection from its
+ * address, is the last to go. -EBUSY when nothing may be closed. */
+static int make_room(struct loop *l, const char *source)
+{
+	struct conn *victim = NULL;
+	unsigned most = 0;
+
+	if (source_count(l, source, &victim) < SERVE_MAX_PER_SOURCE) {
+		victim = NULL;
+		if (live_count(l) < SERVE_MAX_PENDING)
+			return 0;
+		for (size_t i = 0; i < l->n; i++) {
+			struct conn *oldest;
+			unsigned k;
+
+			if (!evictable(&l->conns[i]))
+				continue;
+			k = source_count(l, l->conns[i].source, &oldest);
+			if (k > most || (k == most && oldest->since < victim->since)) {
+				most = k;
+				victim = oldest;
+			}
 		}
 	}
-	if (same >= SERVE_MAX_PER_SOURCE)
-		oldest = oldest_same;
-	else if (l->n < SERVE_MAX_PENDING)
-		return;
-	if (!oldest)
-		return;
+	if (!victim)
+		return -EBUSY;
 	log_info("serve: client %s: closed to make room for a new connection (at most %d waiting, %d "
 		 "per address)",
-		 oldest->peer, SERVE_MAX_PENDING, SERVE_MAX_PER_SOURCE);
-	n = udpbench_encode_error(UDPB_ERR_BUSY, "busy: too many waiting connections, retry later", frame,
-				  sizeof(frame));
-	/* Best effort, never waiting: the client was idle. */
-	if (n > 0 && oldest->state == CONN_READING)
-		(void)!send(oldest->fd, frame, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
-	conn_close(oldest);
+		 victim->peer, SERVE_MAX_PENDING, SERVE_MAX_PER_SOURCE);
+	if (victim->state == CONN_READING)
+		tell_busy(victim->fd);
+	conn_close(victim);
+	return 0;
 }
 
 static void compact(struct loop *l)
@@ -398,6 +443,51 @@ static void compact(struct loop *l)
 		if (l->conns[i].fd >= 0)
 			l->conns[k++] = l->conns[i];
 	l->n = k;
+}
+
+/* The test thread returned: log its line, and give a completed test's
+ * connection back to the waiting ones (its client asks for the state
+ * after the run), closing another waiting one if the table is full. Runs
+ * between poll rounds: it may move connections in the table. */
+static void test_end(struct loop *l, uint64_t now)
+{
+	struct test *t = &l->test;
+	struct conn *c;
+	char byte;
+
+	while (read(l->wake[0], &byte, 1) > 0)
+		;
+	if (!t->running)
+		return;
+	pthread_join(t->thread, NULL);
+	t->running = false;
+	l->tests_ended++;
+	l->last = t->r;
+	if (l->state)
+		peerstate_cache_expire(l->state);
+	if (t->r < 0) {
+		log_warn("serve: client %s: %s; connection closed", t->sum.peer, strna(t->reason));
+		close(t->fd);
+	} else {
+		log_notice("serve: client %s: %u s, %u-byte messages, %u stream(s): received %llu of "
+			   "%llu datagrams",
+			   t->sum.peer, t->sum.setup.duration_s, t->sum.setup.message_size,
+			   t->sum.setup.streams, (unsigned long long)t->sum.received,
+			   (unsigned long long)t->sum.sent);
+		c = make_room(l, t->source) >= 0 ? (compact(l), conn_add(l, t->fd, now)) : NULL;
+		if (c) {
+			c->after_test = true;
+			c->requests = t->requests;
+		} else {
+			log_warn("serve: client %s: no room to wait for its state request; connection "
+				 "closed",
+				 t->sum.peer);
+			close(t->fd);
+		}
+	}
+	t->fd = -1;
+	free(t->reason);
+	t->reason = NULL;
 }
 
 static void accept_new(struct loop *l, uint64_t now)
@@ -411,7 +501,14 @@ static void accept_new(struct loop *l, uint64_t now)
 			return;
 		udpsink_peer_name(fd, peer, sizeof(peer));
 		source_of(peer, source, sizeof(source));
-		make_room(l, source);
+		if (make_room(l, source) < 0) {
+			log_info("serve: client %s: refused: every waiting connection is a finished "
+				 "test's",
+				 peer);
+			tell_busy(fd);
+			close(fd);
+			continue;
+		}
 		compact(l);
 		c = conn_add(l, fd, now);
 		/* A real client sends its request right after connecting:
@@ -455,8 +552,6 @@ static void loop_round(struct loop *l)
 	if (poll(pfd, 2 + n, poll_timeout(l, now_usec())) < 0)
 		return; /* EINTR: a signal; the caller checks quit */
 	now = now_usec();
-	if (pfd[1].revents & POLLIN)
-		test_end(l, now);
 	for (size_t i = 0; i < n; i++) {
 		struct conn *c = &l->conns[i];
 		if (c->fd < 0 || !(pfd[2 + i].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR)))
@@ -471,6 +566,8 @@ static void loop_round(struct loop *l)
 	for (size_t i = 0; i < l->n; i++)
 		conn_expire(&l->conns[i], now);
 	compact(l);
+	if (pfd[1].revents & POLLIN)
+		test_end(l, now);
 	if (pfd[0].revents & POLLIN)
 		accept_new(l, now);
 	compact(l);
@@ -484,8 +581,15 @@ int serveloop_run(const struct serveloop_config *cfg, int *ret_test_r)
 	if (!l)
 		return -ENOMEM;
 	l->cfg = cfg;
-	if (pipe2(l->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+	ratelimit_init(
+	    &l->state_limit, (struct ratelimit_rate){SERVE_STATE_BURST, SERVE_STATE_INTERVAL_MS * 1000ull},
+	    (struct ratelimit_rate){SERVE_STATE_GLOBAL_BURST, SERVE_STATE_GLOBAL_INTERVAL_MS * 1000ull});
+	r = cfg->state == PEERSTATE_OFF ? 0
+					: peerstate_cache_new(cfg->state, cfg->state_refresh_ms, &l->state);
+	if (r >= 0 && pipe2(l->wake, O_CLOEXEC | O_NONBLOCK) < 0)
 		r = -errno;
+	if (r < 0) {
+		peerstate_cache_free(l->state);
 		free(l);
 		return r;
 	}
@@ -501,6 +605,7 @@ int serveloop_run(const struct serveloop_config *cfg, int *ret_test_r)
 		conn_close(&l->conns[i]);
 	close(l->wake[0]);
 	close(l->wake[1]);
+	peerstate_cache_free(l->state);
 	*ret_test_r = l->last;
 	free(l);
 	return 0;

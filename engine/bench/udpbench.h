@@ -20,7 +20,11 @@
  *   STATE request (client -> server, before a SETUP or after a REPORT, or
  *          alone)              state_version u16 (1), reserved u16 (0)
  *   STATE reply (server -> client): the facts of the interface that owns
- *          the connection's local address, read at that moment:
+ *          the connection's local address, read at most serve's refresh
+ *          interval before, and after the end of the last test (facts
+ *          serve's --state level does not give are absent, as unknown
+ *          ones; a server that gives none, or whose rate limit is
+ *          reached, answers ERROR DENIED or LIMIT instead):
  *          state_version u16 (1), present u16 (UDPB_STATE_* bits; a value
  *          not present is 0), mtu u32, speed_mbps u32, rmem_max u64,
  *          rmem_default u64, rx_ring u32, rx_ring_max u32, tx_ring u32,
@@ -82,6 +86,8 @@ enum udpb_error {
 	UDPB_ERR_BUSY = 3,     /* another test is running */
 	UDPB_ERR_RESOURCE = 4, /* could not open the UDP sinks */
 	UDPB_ERR_TIMEOUT = 5,  /* the peer was too slow */
+	UDPB_ERR_LIMIT = 6,    /* too many requests of this kind: retry later */
+	UDPB_ERR_DENIED = 7,   /* the server does not answer this request */
 };
 
 struct udpb_header {

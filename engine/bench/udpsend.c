@@ -219,6 +219,10 @@ static int expect_frame(int fd, int want, uint8_t *buf, size_t *ret_len, uint64_
 			return set_error(res, -EBUSY,
 					 "cx5prof serve on %s:%u is busy with another test: retry later",
 					 p->peer, p->port);
+		/* The answers to a STATE request (serve --state, its rate limit). */
+		if (em.code == UDPB_ERR_LIMIT || em.code == UDPB_ERR_DENIED)
+			return set_error(res, em.code == UDPB_ERR_LIMIT ? -EAGAIN : -EPERM,
+					 "cx5prof serve on %s:%u refused: %s", p->peer, p->port, em.text);
 		return set_error(res, -EPROTO, "cx5prof serve on %s:%u refused the test: %s", p->peer,
 				 p->port, em.text);
 	}

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 
 #include "apply.h"
+#include "txn.h"
 #include "base/log.h"
 #include "base/output.h"
 #include "mirror.h"
@@ -23,7 +24,21 @@
 #define COMMIT_LOCK_WAIT_MS 5000
 #define CONFIRM_MAX_SECONDS 86400
 
-enum { OPT_CHECK = 1000, OPT_CONFIRM, OPT_FORCE, OPT_RUNTIME_ONLY, OPT_ABANDON, OPT_REASON };
+enum {
+	OPT_CHECK = 1000,
+	OPT_CONFIRM,
+	OPT_FORCE,
+	OPT_RUNTIME_ONLY,
+	OPT_ABANDON,
+	OPT_REASON,
+	OPT_SSH_COMMANDS
+};
+
+#define ALLOW_SSH_COMMANDS_OPTION                                                                            \
+	{                                                                                                    \
+		"allow-ssh-commands", CLI_ARG_NONE, OPT_SSH_COMMANDS, NULL,                                  \
+		    "let peer.ssh_config run commands here (ProxyCommand, LocalCommand, Match exec...)"      \
+	}
 
 const struct cli_option apply_options[] = {
     {"check", CLI_ARG_NONE, OPT_CHECK, NULL, "dry run: print the plan, exit as apply would (0 or 2)"},
@@ -31,6 +46,7 @@ const struct cli_option apply_options[] = {
      "roll back automatically unless `cx5prof commit` follows in time"},
     {"runtime-only", CLI_ARG_NONE, OPT_RUNTIME_ONLY, NULL,
      "do not enable the boot-time unit: the changes last until the next reboot"},
+    ALLOW_SSH_COMMANDS_OPTION,
     {0},
 };
 
@@ -39,6 +55,12 @@ const struct cli_option rollback_options[] = {
     {"abandon", CLI_ARG_NONE, OPT_ABANDON, NULL,
      "give up on unfinished transaction TXN without writing anything (needs --reason)"},
     {"reason", CLI_ARG_REQUIRED, OPT_REASON, "TEXT", "why the transaction is abandoned (recorded)"},
+    ALLOW_SSH_COMMANDS_OPTION,
+    {0},
+};
+
+const struct cli_option commit_options[] = {
+    ALLOW_SSH_COMMANDS_OPTION,
     {0},
 };
 
@@ -72,6 +94,9 @@ static int handle_option(int id, const char *arg, void *userdata)
 	case OPT_REASON:
 		a->reason = arg;
 		return 0;
+	case OPT_SSH_COMMANDS:
+		peerssh_allow_commands(true);
+		return 0;
 	case OPT_CONFIRM:
 		if (safe_atou32(arg, &v) < 0 || v == 0 || v > CONFIRM_MAX_SECONDS) {
 			log_error("apply: --confirm expects seconds between 1 and %d, not '%s'",
@@ -86,77 +111,26 @@ static int handle_option(int id, const char *arg, void *userdata)
 
 /* ---- apply ---- */
 
-static int changes_from_plan(const struct plan *p, struct change_record **ret)
+int txn_verb_check_peer_config(const struct profile *prof)
 {
-	struct change_record *c = calloc(p->n_changes ? p->n_changes : 1, sizeof(*c));
-
-	if (!c)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->n_changes; i++)
-		c[i] = (struct change_record){.seq = (int)i + 1,
-					      .object = p->changes[i].object,
-					      .kind = (char *)p->changes[i].kind->name,
-					      .key = p->changes[i].key,
-					      .old_value = p->changes[i].old_value,
-					      .new_value = p->changes[i].new_value};
-	*ret = c;
-	return 0;
-}
-
-/* Record the transaction and its undo log, durably. */
-static int record_txn(struct history *h, const struct profile *prof, const struct plan *p, int64_t *ret_id)
-{
-	_cleanup_free_ struct change_record *c = NULL;
-	_cleanup_free_ char *hash = NULL;
-	struct json_object *js = NULL;
+	_cleanup_free_ char *err = NULL;
 	int r;
 
-	r = changes_from_plan(p, &c);
-	if (r < 0)
-		return r;
-	(void)profile_hash(prof, &hash);
-	(void)profile_to_json(prof, &js);
-	struct txn_record t = {
-	    .kind = TXN_APPLY,
-	    .status = TXN_OPEN,
-	    .profile_name = prof->name.value,
-	    .profile_hash = hash,
-	    .profile_json = js ? (char *)json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN) : NULL,
-	};
-	r = apply_txn_create(h, &t, c, p->n_changes, ret_id);
-	json_object_put(js);
-	return r;
+	if (!peerssh_wanted(prof))
+		return EXIT_OK;
+	r = peerssh_check_config(prof, &err);
+	if (r >= 0)
+		return EXIT_OK;
+	log_error("%s; nothing was changed", err ? err : strerror(-r));
+	return r == -EPERM    ? EXIT_PERMISSION
+	       : r == -ENOENT ? EXIT_NOT_FOUND
+	       : r == -EINVAL ? EXIT_INVALID
+			      : EXIT_ERROR;
 }
 
-/* The changes as recorded: what is applied is what the undo log holds.
- * When it cannot be read back, nothing has been changed yet: the
- * transaction ends failed, not open, through a fresh connection if the
- * first one is wedged (SQLite may keep failing on the connection that met
- * the I/O error). Only when even that fails does it stay open (a rollback
- * then restores values that are already there). */
-static int changes_load_or_report(struct history **hp, const struct cli *cli, int64_t txn,
-				  struct change_record **c, size_t *n)
+void txn_verb_say(enum log_level level, const char *text)
 {
-	static const char why[] = "cannot read the undo log back: nothing was changed";
-	int r = history_changes_load(*hp, txn, c, n), q;
-
-	if (r >= 0)
-		return r;
-	log_error_errno(
-	    r, "history %s: cannot read the undo log of transaction %" PRId64 ": %m; nothing was changed",
-	    cli->db_path, txn);
-	q = history_txn_set_status(*hp, txn, TXN_FAILED, why);
-	if (q < 0) {
-		history_close(TAKE_PTR(*hp));
-		q = history_open(cli->db_path, 0, hp);
-		if (q >= 0)
-			q = history_txn_set_status(*hp, txn, TXN_FAILED, why);
-	}
-	if (q < 0)
-		log_error_errno(q,
-				"history %s: transaction %" PRId64 " stays open: %m: run `cx5prof rollback`",
-				cli->db_path, txn);
-	return r;
+	log_full(level, 0, "%s", text);
 }
 
 static void report_left(char **left)
@@ -165,247 +139,152 @@ static void report_left(char **left)
 		log_error("NOT restored: %s", *l);
 }
 
-/* Commit, or hand over to the watchdog. The watchdog is forked: SQLite
- * state must not cross fork(), so *hp is closed first (and NULL after).
- * On failure *why says what could not be done. */
-static int finish_apply(struct history **hp, int64_t txn, const struct cli *cli, unsigned confirm, size_t n,
-			char *msg, size_t msg_size, char **why)
-{
-	int64_t deadline;
-	int r, pid;
-
-	if (!confirm) {
-		r = failpoint("commit", 1) ? -ENOSPC : history_txn_set_status(*hp, txn, TXN_COMMITTED, NULL);
-		if (r < 0) {
-			*why = strprintf("cannot record transaction %" PRId64 " as committed in %s: %s", txn,
-					 history_path(*hp), strerror(-r));
-			return r;
-		}
-		snprintf(msg, msg_size, "applied %zu change%s (transaction %" PRId64 ")", n,
-			 n == 1 ? "" : "s", txn);
-		return 0;
-	}
-	deadline = history_now_usec() + (int64_t)confirm * 1000000;
-	r = failpoint("confirm-setup", 1) ? -EIO : history_txn_set_pending_confirm(*hp, txn, deadline);
-	if (r < 0) {
-		*why = strprintf("cannot record transaction %" PRId64 " as pending_confirm in %s: %s", txn,
-				 history_path(*hp), strerror(-r));
-		return r;
-	}
-	history_close(TAKE_PTR(*hp));
-	pid = failpoint("confirm-setup", 2) ? -EAGAIN : watchdog_spawn(cli->db_path, txn, deadline);
-	if (pid < 0) {
-		*why = strprintf("cannot start the --confirm watchdog: %s", strerror(-pid));
-		return pid;
-	}
-	snprintf(msg, msg_size,
-		 "applied %zu change%s (transaction %" PRId64
-		 "): run `cx5prof commit` within %u s to keep them, "
-		 "else they are rolled back (watchdog pid %d)",
-		 n, n == 1 ? "" : "s", txn, confirm, pid);
-	return 0;
-}
-
-/* Every change landed but what had to follow failed (finish_apply): no
- * commit, or no watchdog, must not leave the host changed. Undo it all, as
- * a failed step would be undone. */
-static int undo_unfinished(struct history **hp, const struct cli *cli, int64_t txn,
-			   const struct change_record *c, size_t n, const char *why, struct apply_outcome *o)
-{
-	int r;
-
-	if (!*hp) {
-		r = history_open(cli->db_path, 0, hp);
-		if (r < 0) {
-			log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
-			return r;
-		}
-	}
-	return apply_undo_all(*hp, txn, c, n, why ? why : strerror(ENOMEM), o);
-}
-
 /* "apply failed at step 3: ...", "apply failed after its last change:
  * cannot start the --confirm watchdog: ...", or "apply interrupted by
  * SIGINT before step 3" (no step failed). */
-static void report_apply_failure(const struct apply_outcome *o, bool after_last)
+static void report_apply_failure(const struct txn_outcome *o)
 {
-	if (o->failed_seq > 0)
-		log_error("apply failed at step %d: %s", o->failed_seq, strna(o->failure));
-	else if (after_last)
-		log_error("apply failed after its last change: %s", strna(o->failure));
+	if (o->apply.failed_seq > 0)
+		log_error("apply failed at step %d: %s", o->apply.failed_seq, strna(o->apply.failure));
+	else if (o->after_last)
+		log_error("apply failed after its last change: %s", strna(o->apply.failure));
 	else
-		log_error("apply %s", strna(o->failure));
+		log_error("apply %s", strna(o->apply.failure));
 }
 
-int txn_verb_apply(struct history **hp, const struct cli *cli, const struct profile *prof,
-		   const struct plan *p, int64_t *ret_txn, struct change_record **ret_c, size_t *ret_n,
-		   struct apply_outcome *o)
+/* The peer failed (txn_run said how, on stderr): what was undone. */
+static int render_peer_failure(const struct txn_outcome *o, char *msg, size_t msg_size)
 {
-	struct change_record *c = NULL;
-	size_t n = 0;
-	int r;
+	const char *why = o->interrupted ? "interrupted" : "the peer failed";
 
-	r = record_txn(*hp, prof, p, ret_txn);
-	if (r < 0) {
-		log_error_errno(r, "history %s: cannot write the undo log: %m: %s; nothing was changed",
-				history_path(*hp), history_remedy(r));
-		return -EIO;
-	}
-	if (changes_load_or_report(hp, cli, *ret_txn, &c, &n) < 0)
-		return -EIO;
-	apply_signals_install();
-	r = apply_changes(*hp, *ret_txn, c, n, o);
-	if (ret_c)
-		*ret_c = c;
-	else
-		change_records_free(c, n);
-	*ret_n = n;
-	return r;
-}
-
-/* Roll back the peer's transaction peer_txn; false when that failed (said
- * on stderr). */
-static bool rollback_on_peer(const struct profile *p, int64_t peer_txn)
-{
-	_cleanup_free_ char *err = NULL;
-
-	if (peerssh_rollback(p, peer_txn, &err) >= 0) {
-		log_notice("peer %s: rolled back its transaction %" PRId64, p->peer.ssh.value, peer_txn);
-		return true;
-	}
-	log_error("%s: run `cx5prof rollback %" PRId64 "` on the peer", err, peer_txn);
-	return false;
-}
-
-/* The peer (peer.ssh) gets the same profile once this host's changes are
- * in, under its own --confirm watchdog, committed at once unless this host
- * waits for `commit` too. When the peer fails, this host's transaction is
- * rolled back: both ends stay as they were (the peer's watchdog covers a
- * peer left uncommitted). txn 0: nothing changed here (committed on the
- * peer at once; a failure is EXIT_ERROR). EXIT_OK with *ret_peer_txn (the
- * peer's transaction recorded with txn, 0: none), else the exit code with
- * msg set. */
-static int tune_peer(struct history *h, const struct profile *prof, int64_t txn, unsigned confirm,
-		     int64_t *ret_peer_txn, char *msg, size_t msg_size)
-{
-	_cleanup_free_ char *err = NULL;
-	struct apply_outcome o = {0};
-	int64_t peer_txn = 0;
-	const char *why;
-	int r;
-
-	r = peerssh_apply_recorded(h, txn, prof, txn ? confirm : 0, apply_interrupted, &peer_txn, &err);
-	why = r == -EINTR ? "interrupted" : "the peer failed";
-	if (r >= 0 && (!confirm || txn == 0) && peer_txn > 0)
-		r = peerssh_commit(prof, &err);
-	if (r >= 0) {
-		log_info("peer %s: applied (its transaction %" PRId64 ")%s", prof->peer.ssh.value, peer_txn,
-			 confirm && txn ? ", waiting for `cx5prof commit` like this host" : "");
-		*ret_peer_txn = txn > 0 ? peer_txn : 0;
-		return EXIT_OK;
-	}
-	if (txn == 0) {
-		snprintf(msg, msg_size, "%s (nothing was changed on this host)", err);
+	if (o->end == TXN_END_PEER_FAILED) {
+		snprintf(msg, msg_size, "%s (nothing was changed on this host)", strna(o->peer_error));
 		log_error("%s", msg);
-		return EXIT_ERROR;
+		return o->peer_left ? EXIT_ROLLBACK_FAILED : EXIT_ERROR;
 	}
-	log_error("%s; rolling back this host's transaction %" PRId64 " (the peer's own --confirm watchdog "
-		  "undoes what it changed)",
-		  err, txn);
-	r = rollback_txn(h, txn, "the peer's apply failed or was interrupted: rolled back on this host too",
-			 &o);
-	if (r < 0) {
-		report_left(o.left);
-		snprintf(msg, msg_size,
-			 "%s and this host is NOT fully restored (transaction %" PRId64 "): fix the "
-			 "above, then run `cx5prof rollback %" PRId64 "`",
-			 why, txn, txn);
+	if (o->end == TXN_END_NOT_RESTORED) {
+		report_left(o->apply.left);
+		if (strv_length(o->apply.left) > 0)
+			snprintf(msg, msg_size,
+				 "%s and this host is NOT fully restored (transaction %" PRId64 "): fix the "
+				 "above, then run `cx5prof rollback %" PRId64 "`",
+				 why, o->txn, o->txn);
+		else
+			snprintf(msg, msg_size,
+				 "%s: every change was undone here (transaction %" PRId64
+				 " rolled back), but NOT the peer's transaction %" PRId64 " (see above)",
+				 why, o->txn, o->peer_left);
 		log_error("%s", msg);
-		apply_outcome_done(&o);
 		return EXIT_ROLLBACK_FAILED;
 	}
 	snprintf(msg, msg_size, "%s: every change was undone here (transaction %" PRId64 " rolled back)", why,
-		 txn);
+		 o->txn);
 	log_error("%s", msg);
-	apply_outcome_done(&o);
 	return EXIT_ROLLED_BACK;
+}
+
+int txn_verb_outcome(const struct txn_outcome *o, unsigned confirm, char *msg, size_t msg_size)
+{
+	switch (o->end) {
+	case TXN_END_DONE:
+		if (confirm)
+			snprintf(msg, msg_size,
+				 "applied %zu change%s (transaction %" PRId64
+				 "): run `cx5prof commit` within %u s to keep them, "
+				 "else they are rolled back (watchdog pid %d)",
+				 o->n, o->n == 1 ? "" : "s", o->txn, confirm, o->watchdog_pid);
+		else
+			snprintf(msg, msg_size, "applied %zu change%s (transaction %" PRId64 ")", o->n,
+				 o->n == 1 ? "" : "s", o->txn);
+		return EXIT_OK;
+	case TXN_END_NOTHING:
+		return EXIT_OK;
+	case TXN_END_NOT_RECORDED: /* said by txn_run */
+		return EXIT_ERROR;
+	case TXN_END_PEER_FAILED:
+		return render_peer_failure(o, msg, msg_size);
+	case TXN_END_UNFINISHED:
+		snprintf(msg, msg_size,
+			 "transaction %" PRId64 " applied %zu change%s but %s; run `cx5prof rollback` to "
+			 "undo it",
+			 o->txn, o->n, o->n == 1 ? "" : "s", strna(o->why));
+		log_error("%s", msg);
+		return EXIT_ERROR;
+	case TXN_END_UNDONE:
+	case TXN_END_NOT_RESTORED:
+		break;
+	}
+	if (o->peer_error)
+		return render_peer_failure(o, msg, msg_size);
+	report_apply_failure(o);
+	if (o->end == TXN_END_UNDONE) {
+		if (o->apply.unrecorded < 0)
+			snprintf(msg, msg_size,
+				 "every change was undone: the host is back as it was, but the history "
+				 "could not record it (%s): transaction %" PRId64
+				 " stays open there until `cx5prof rollback` closes it",
+				 strerror(-o->apply.unrecorded), o->txn);
+		else
+			snprintf(msg, msg_size,
+				 "every change was undone: the host is back as it was (transaction %" PRId64
+				 " rolled back)",
+				 o->txn);
+		log_error("%s", msg);
+		return EXIT_ROLLED_BACK;
+	}
+	report_left(o->apply.left);
+	if (strv_length(o->apply.left) == 0 && o->peer_left)
+		snprintf(msg, msg_size,
+			 "every change was undone: the host is back as it was (transaction %" PRId64
+			 " rolled back), but NOT the peer's (see above)",
+			 o->txn);
+	else
+		snprintf(msg, msg_size,
+			 "the host is NOT fully restored (transaction %" PRId64 "): fix the above, "
+			 "then run `cx5prof rollback %" PRId64 "`",
+			 o->txn, o->txn);
+	log_error("%s", msg);
+	return EXIT_ROLLBACK_FAILED;
 }
 
 static int run_transaction(struct history **hp, const struct cli *cli, const struct profile *prof,
 			   const struct plan *p, unsigned confirm)
 {
-	struct change_record *c = NULL;
-	struct apply_outcome o = {0};
-	_cleanup_free_ char *why = NULL;
-	bool after_last = false, peer_left = false;
-	int64_t txn = 0, peer_txn = 0;
-	char msg[512] = "";
-	struct history *h = *hp;
-	size_t n = 0;
-	int r, code;
+	struct txn_outcome o = {0};
+	char msg[512] = "nothing to change";
+	struct txn_request q = {
+	    .profile = prof,
+	    .plan = p,
+	    .db_path = cli->db_path,
+	    .commit = confirm ? TXN_COMMIT_CONFIRM : TXN_COMMIT_NOW,
+	    .confirm = confirm,
+	    .peer = peerssh_wanted(prof),
+	    .say = txn_verb_say,
+	};
+	int code;
 
-	r = txn_verb_apply(hp, cli, prof, p, &txn, &c, &n, &o);
-	if (r == -EIO) /* nothing applied: reported */
+	if (txn_run(hp, &q, &o) < 0) {
+		log_error("apply: out of memory");
 		return EXIT_ERROR;
-	h = *hp;
-	code = r >= 0 && peerssh_wanted(prof) ? tune_peer(h, prof, txn, confirm, &peer_txn, msg, sizeof(msg))
-					      : EXIT_OK;
-	if (code == EXIT_OK && r >= 0) {
-		r = finish_apply(hp, txn, cli, confirm, n, msg, sizeof(msg), &why);
-		if (r < 0) {
-			after_last = true;
-			r = undo_unfinished(hp, cli, txn, c, n, why, &o);
-			/* The peer may be committed already: undone too. */
-			peer_left = peer_txn > 0 && !rollback_on_peer(prof, peer_txn);
-		}
 	}
-	change_records_free(c, n);
-	if (code != EXIT_OK)
-		; /* the peer failed: tune_peer said so and what it undid */
-	else if (r >= 0)
-		code = EXIT_OK;
-	else if (r == -ECANCELED) {
-		report_apply_failure(&o, after_last);
-		if (o.unrecorded < 0)
-			snprintf(msg, sizeof(msg),
-				 "every change was undone: the host is back as it was, but the history "
-				 "could not record it (%s): transaction %" PRId64
-				 " stays open there until `cx5prof rollback` closes it",
-				 strerror(-o.unrecorded), txn);
-		else
-			snprintf(msg, sizeof(msg),
-				 "every change was undone: the host is back as it was (transaction %" PRId64
-				 " rolled back)%s",
-				 txn, peer_left ? ", but NOT the peer's (see above)" : "");
-		log_error("%s", msg);
-		code = peer_left ? EXIT_ROLLBACK_FAILED : EXIT_ROLLED_BACK;
-	} else if (!after_last || *hp) {
-		report_apply_failure(&o, after_last);
-		report_left(o.left);
-		snprintf(msg, sizeof(msg),
-			 "the host is NOT fully restored (transaction %" PRId64 "): fix the above, "
-			 "then run `cx5prof rollback %" PRId64 "`",
-			 txn, txn);
-		log_error("%s", msg);
-		code = EXIT_ROLLBACK_FAILED;
-	} else {
-		/* The history could not be reopened to undo: nothing was undone. */
-		snprintf(msg, sizeof(msg),
-			 "transaction %" PRId64 " applied %zu change%s but %s; run `cx5prof rollback` to "
-			 "undo it",
-			 txn, n, n == 1 ? "" : "s", strna(why));
-		log_error("%s", msg);
-		code = EXIT_ERROR;
+	if (o.end == TXN_END_NOT_RECORDED) { /* nothing applied: said by txn_run */
+		txn_outcome_done(&o);
+		return EXIT_ERROR;
 	}
+	code = txn_verb_outcome(&o, confirm, msg, sizeof(msg));
 	plan_render(p, msg);
+	if (o.end == TXN_END_NOTHING || o.end == TXN_END_PEER_FAILED) {
+		txn_outcome_done(&o);
+		return code;
+	}
 	/* plan_render says changed when the plan had changes; after the
 	 * transaction, changed means the host is not as it was. */
 	out_bool(OUT_JSON, "changed", NULL,
-		 (code == EXIT_OK && n > 0) || code == EXIT_ERROR ||
-		     (code == EXIT_ROLLBACK_FAILED && strv_length(o.left) > 0));
-	out_uint(OUT_JSON, "txn", NULL, (uint64_t)txn);
+		 (code == EXIT_OK && o.n > 0) || code == EXIT_ERROR ||
+		     (code == EXIT_ROLLBACK_FAILED && strv_length(o.apply.left) > 0));
+	out_uint(OUT_JSON, "txn", NULL, (uint64_t)o.txn);
 	out_bool(OUT_JSON, "failed", NULL, code != EXIT_OK);
-	apply_outcome_done(&o);
+	txn_outcome_done(&o);
 	return code;
 }
 
@@ -506,6 +385,8 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 		r = txn_verb_refuse_unfinished(h);
 	if (r == EXIT_OK)
 		r = txn_verb_plan(args[0], a.runtime_only, &prof, &p);
+	if (r == EXIT_OK && !a.check)
+		r = txn_verb_check_peer_config(prof);
 	if (r != EXIT_OK) {
 		lock_release(lock_fd);
 		return r;
@@ -519,14 +400,9 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 	if (p->n_problems > 0) {
 		plan_render(p, "cannot apply: nothing was changed");
 		r = plan_problems_exit_code(p);
-	} else if (p->n_changes == 0) {
-		char msg[512] = "nothing to change";
+	} else if (p->n_changes == 0 && (a.check || !peerssh_wanted(prof))) {
 		/* --check changes nothing anywhere: the peer is not contacted. */
-		int64_t none;
-		r = peerssh_wanted(prof) && !a.check
-			? tune_peer(h, prof, 0, a.confirm, &none, msg, sizeof(msg))
-			: EXIT_OK;
-		plan_render(p, msg);
+		plan_render(p, "nothing to change");
 	} else if (a.check) {
 		plan_render(p, "changes pending (--check: nothing was changed)");
 		r = EXIT_CHANGES;
@@ -580,7 +456,11 @@ static int pick_target(struct history *h, int64_t id, struct txn_record *ret)
 		} else {
 			if (r > 0)
 				txn_record_done(ret);
-			r = r < 0 ? r : history_txn_find_last_apply(h, ret);
+			/* Nothing unfinished here: a peer rollback still pending
+			 * comes before any older apply. */
+			r = r < 0 ? r : history_txn_find_peer_undo(h, ret);
+			if (r == 0)
+				r = history_txn_find_last_apply(h, ret);
 			if (r == 0)
 				return -1; /* nothing to roll back */
 		}
@@ -628,7 +508,7 @@ static int check_rollback_allowed(struct history *h, const struct txn_record *t,
 	if (r > 0 && !force) {
 		log_error("rollback: transaction %" PRId64
 			  " changed the same settings later: roll it back first, "
-			  "or use --force to restore transaction %" PRId64 "'s old values anyway",
+			  "or use --force to roll back the later ones first, then transaction %" PRId64,
 			  later, t->id);
 		return EXIT_ERROR;
 	}
@@ -691,47 +571,23 @@ static int report_rollback(struct history *h, const struct txn_record *t, int r,
 	return r < 0 ? EXIT_ROLLBACK_FAILED : EXIT_OK;
 }
 
-/* The profile a transaction applied, when it names a peer to tune (its
- * effective profile is in the history); NULL otherwise. */
-static struct profile *peer_profile(const struct txn_record *t)
+/* `commit` of a transaction that tuned a peer commits there too, the
+ * peer's transaction recorded with it (none when the peer had nothing to
+ * change). EXIT_OK, or code when the peer failed (said on stderr). */
+static int commit_on_peer(const struct txn_record *t, int code)
 {
-	struct profile *p = NULL;
-
-	if (!t->profile_json ||
-	    profile_load_string(t->profile_json, strlen(t->profile_json), "history", &p, NULL) < 0)
-		return NULL;
-	if (peerssh_wanted(p))
-		return p;
-	profile_free(p);
-	return NULL;
-}
-
-/* Rollback and commit of a transaction that tuned a peer do the same
- * there, to the peer's transaction recorded with it (none when the peer
- * had nothing to change). EXIT_OK, or code when the peer failed (said on
- * stderr). */
-static int follow_on_peer(const struct txn_record *t, bool commit, int code)
-{
-	_cleanup_profile_ struct profile *p = t->peer_txn > 0 ? peer_profile(t) : NULL;
+	_cleanup_profile_ struct profile *p = t->peer_txn > 0 ? txn_peer_profile(t) : NULL;
 	_cleanup_free_ char *err = NULL;
 
 	if (t->peer_txn <= 0)
 		return EXIT_OK;
 	if (!p) {
-		if (commit)
-			log_error("transaction %" PRId64 " tuned a peer (its transaction %" PRId64
-				  "), but the stored profile does not say how to reach it: run `cx5prof "
-				  "commit` on the peer",
-				  t->id, t->peer_txn);
-		else
-			log_error("transaction %" PRId64 " tuned a peer (its transaction %" PRId64
-				  "), but the stored profile does not say how to reach it: run `cx5prof "
-				  "rollback %" PRId64 "` on the peer",
-				  t->id, t->peer_txn, t->peer_txn);
+		log_error("transaction %" PRId64 " tuned a peer (its transaction %" PRId64
+			  "), but the stored profile does not say how to reach it: run `cx5prof "
+			  "commit` on the peer",
+			  t->id, t->peer_txn);
 		return code;
 	}
-	if (!commit)
-		return rollback_on_peer(p, t->peer_txn) ? EXIT_OK : code;
 	if (peerssh_commit(p, &err) >= 0) {
 		log_notice("peer %s: committed its transaction %" PRId64, p->peer.ssh.value, t->peer_txn);
 		return EXIT_OK;
@@ -753,15 +609,110 @@ static void mark_dead_campaigns(struct history *h, const struct txn_record *t)
 		log_info("campaign of transaction %" PRId64 " recorded as interrupted", t->id);
 }
 
+/* Transaction t is rolled back here but its peer's rollback is pending
+ * (the peer could not be reached then): try it again. */
+static int retry_peer_undo(struct history *h, const struct txn_record *t)
+{
+	_cleanup_profile_ struct profile *p = txn_peer_profile(t);
+	struct txn_undo_outcome u = {0};
+	char msg[320];
+	int r;
+
+	log_notice("transaction %" PRId64 " is rolled back here, its peer's transaction %" PRId64
+		   " not yet (%s): trying again",
+		   t->id, t->peer_txn, t->peer_undo_pending);
+	apply_signals_install();
+	r = txn_undo(h, t->id, p, t->peer_txn, NULL, txn_verb_say, &u);
+	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t->id);
+	out_uint(OUT_JSON, "peer_txn", NULL, (uint64_t)t->peer_txn);
+	out_bool(OUT_JSON, "changed", NULL, u.peer_done);
+	if (r == 0)
+		snprintf(msg, sizeof(msg),
+			 "rolled back the peer's transaction %" PRId64 " of transaction %" PRId64
+			 " (its rollback was pending)",
+			 t->peer_txn, t->id);
+	else
+		snprintf(msg, sizeof(msg),
+			 "the peer's transaction %" PRId64 " of transaction %" PRId64
+			 " is still NOT rolled back: its rollback stays pending",
+			 t->peer_txn, t->id);
+	out_string(OUT_ANY, "msg", "%s\n", msg);
+	txn_undo_outcome_done(&u);
+	return r == 0 ? EXIT_OK : EXIT_ROLLBACK_FAILED;
+}
+
+/* Roll back t on both ends (the peer first). *ret_result: rollback_txn()'s
+ * result here, for the report; EXIT_OK, or the exit code. */
+static int undo_both(struct history *h, const struct txn_record *t, struct txn_undo_outcome *u)
+{
+	_cleanup_profile_ struct profile *p = t->peer_txn > 0 ? txn_peer_profile(t) : NULL;
+	int r;
+
+	apply_signals_install();
+	r = txn_undo(h, t->id, p, t->peer_txn, "rolled back by `cx5prof rollback`", txn_verb_say, u);
+	if (r < 0 && r != -ENOTRECOVERABLE) {
+		log_error_errno(r, "history %s: cannot record the rollback: %m: %s", history_path(h),
+				history_remedy(r));
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
+/* --force on a transaction that later ones overlap: a stack, so those are
+ * rolled back first, newest first (each said on stderr), and the target's
+ * old values are written over what it had itself set. */
+static int unstack_later(struct history *h, int64_t target)
+{
+	for (;;) {
+		_cleanup_(txn_record_done) struct txn_record t = {0};
+		struct txn_undo_outcome u = {0};
+		int64_t later = 0;
+		int r, code;
+
+		r = history_txn_find_later_overlap_newest(h, target, &later);
+		if (r < 0) {
+			log_error_errno(r, "history %s: %m", history_path(h));
+			return EXIT_ERROR;
+		}
+		if (r == 0)
+			return EXIT_OK;
+		r = history_txn_get(h, later, &t);
+		if (r < 0) {
+			log_error_errno(r, "history %s: %m", history_path(h));
+			return EXIT_ERROR;
+		}
+		log_notice("rollback --force %" PRId64 ": rolling back transaction %" PRId64
+			   " first: it changed the same settings later",
+			   target, later);
+		code = undo_both(h, &t, &u);
+		if (code == EXIT_OK && (u.here < 0 || u.peer_left)) {
+			for (char **l = u.apply.left; l && *l; l++)
+				log_error("NOT restored: %s", *l);
+			log_error("rollback --force %" PRId64 ": transaction %" PRId64
+				  " could not be rolled back fully: stopped before transaction %" PRId64,
+				  target, later, target);
+			code = EXIT_ROLLBACK_FAILED;
+		} else if (code == EXIT_OK)
+			log_notice("rolled back transaction %" PRId64 " (recorded as transaction %" PRId64
+				   ")",
+				   later, u.apply.rollback_txn);
+		txn_undo_outcome_done(&u);
+		if (code != EXIT_OK)
+			return code;
+	}
+}
+
 static int rollback_locked(struct history *h, int64_t id, bool force)
 {
 	_cleanup_(txn_record_done) struct txn_record t = {0};
-	struct apply_outcome o = {0};
+	struct txn_undo_outcome u = {0};
 	int r;
 
 	r = pick_target(h, id, &t);
 	if (r == EXIT_OK)
 		r = resolve_rollback_target(h, &t);
+	if (r == EXIT_OK && t.peer_undo_pending && (t.status == TXN_ROLLED_BACK || t.status == TXN_FAILED))
+		return retry_peer_undo(h, &t);
 	if (r == EXIT_OK)
 		r = check_rollback_allowed(h, &t, force);
 	if (r < 0) {
@@ -769,22 +720,20 @@ static int rollback_locked(struct history *h, int64_t id, bool force)
 		out_string(OUT_ANY, "msg", "%s\n", "nothing to roll back");
 		return EXIT_OK;
 	}
-	if (r != EXIT_OK)
+	if (r == EXIT_OK && force)
+		r = unstack_later(h, t.id);
+	if (r == EXIT_OK)
+		r = undo_both(h, &t, &u);
+	if (r != EXIT_OK) {
+		txn_undo_outcome_done(&u);
 		return r;
-	apply_signals_install();
-	r = rollback_txn(h, t.id, "rolled back by `cx5prof rollback`", &o);
-	if (r < 0 && r != -ENOTRECOVERABLE) {
-		log_error_errno(r, "history %s: cannot record the rollback: %m: %s", history_path(h),
-				history_remedy(r));
-		apply_outcome_done(&o);
-		return EXIT_ERROR;
 	}
-	r = report_rollback(h, &t, r, &o);
-	apply_outcome_done(&o);
+	r = report_rollback(h, &t, u.here, &u.apply);
 	if (r == EXIT_OK && t.status == TXN_OPEN)
 		mark_dead_campaigns(h, &t);
-	if (r == EXIT_OK)
-		r = follow_on_peer(&t, false, EXIT_ROLLBACK_FAILED);
+	if (u.peer_left)
+		r = EXIT_ROLLBACK_FAILED;
+	txn_undo_outcome_done(&u);
 	return r;
 }
 
@@ -941,16 +890,17 @@ static int commit_locked(struct history *h)
 	out_bool(OUT_JSON, "changed", NULL, true);
 	out_text("committed transaction %" PRId64 "\n", t.id);
 	out_string(OUT_JSON, "msg", NULL, "committed");
-	return follow_on_peer(&t, true, EXIT_ERROR);
+	return commit_on_peer(&t, EXIT_ERROR);
 }
 
 int verb_commit(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_history_ struct history *h = NULL;
+	struct txn_args a = {0};
 	int lock_fd = -1, r;
 
-	r = cli_parse(cli, cli_verb("commit"), argc, argv, NULL, NULL, &args);
+	r = cli_parse(cli, cli_verb("commit"), argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (args[0]) {

@@ -15,8 +15,10 @@
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 
 #include "apply.h"
+#include "txn.h"
 #include "base/log.h"
 #include "base/output.h"
 #include "campaignfile.h"
@@ -33,7 +35,7 @@
 #include "verbs.h"
 #include "verify.h"
 
-enum { OPT_REPORT = 1000, OPT_KEEP, OPT_CHECK, OPT_PEER };
+enum { OPT_REPORT = 1000, OPT_KEEP, OPT_CHECK, OPT_PEER, OPT_SSH_COMMANDS };
 
 enum keep { KEEP_NONE, KEEP_FIRST, KEEP_LAST, KEEP_BEST };
 static const char *const keep_names[] = {"none", "first", "last", "best", NULL};
@@ -47,6 +49,8 @@ const struct cli_option campaign_options[] = {
     {"peer", CLI_ARG_REQUIRED, OPT_PEER, "ADDR",
      "benchmark against ADDR instead of verify.peer (every group)"},
     {"check", CLI_ARG_NONE, OPT_CHECK, NULL, "check the campaign file and print its rounds; change nothing"},
+    {"allow-ssh-commands", CLI_ARG_NONE, OPT_SSH_COMMANDS, NULL,
+     "let peer.ssh_config run commands here (ProxyCommand, LocalCommand, Match exec...)"},
     {0},
 };
 
@@ -74,6 +78,9 @@ static int handle_option(int id, const char *arg, void *userdata)
 		return 0;
 	case OPT_CHECK:
 		a->check = true;
+		return 0;
+	case OPT_SSH_COMMANDS:
+		peerssh_allow_commands(true);
 		return 0;
 	case OPT_KEEP:
 		for (int i = 0; keep_names[i]; i++)
@@ -117,6 +124,8 @@ struct run_ctx {
 	size_t n_cells;
 	size_t runs;
 	int signal;
+	char *peer_down;     /* the peer's ssh failed in a round: why; its later rounds are not tried */
+	char **not_restored; /* what a failed undo left, on either host: one line each */
 };
 
 static size_t sweeps(const struct campaign *c)
@@ -179,11 +188,13 @@ static void peer_figures(struct json_object *ps, int64_t *ret_mtu, int64_t *ret_
 }
 
 /* What one round measured, into its cell. */
+/* peer_reverted: the peer was not as the group wants for the whole round
+ * (its transaction was rolled back under it): the round does not count. */
 static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, int64_t txn,
-			   const struct verify_report *rep)
+			   const struct verify_report *rep, bool peer_reverted)
 {
 	struct json_object *o = json_object_new_object();
-	bool measured = rep->bench_ran && rep->bench_r >= 0;
+	bool measured = rep->bench_ran && rep->bench_r >= 0 && !peer_reverted;
 	int64_t peer_mtu, peer_drops;
 
 	json_object_object_add(o, "repetition", json_object_new_int(rep_no));
@@ -195,9 +206,13 @@ static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, 
 	json_object_object_add(o, "loss_percent",
 			       measured ? json_object_new_double(rep->result.loss_percent) : NULL);
 	json_object_object_add(o, "error",
-			       rep->result.error    ? json_object_new_string(rep->result.error)
+			       peer_reverted
+				   ? json_object_new_string("the peer's transaction was rolled back during "
+							    "the round: not counted")
+			       : rep->result.error  ? json_object_new_string(rep->result.error)
 			       : rep->bench_skipped ? json_object_new_string(rep->bench_skipped)
 						    : NULL);
+	json_object_object_add(o, "peer_reverted", json_object_new_boolean(peer_reverted));
 	peer_figures(rep->result.peer_state, &peer_mtu, &peer_drops);
 	json_object_object_add(o, "peer_mtu", peer_mtu >= 0 ? json_object_new_int64(peer_mtu) : NULL);
 	json_object_object_add(o, "peer_drops", peer_drops >= 0 ? json_object_new_int64(peer_drops) : NULL);
@@ -275,126 +290,159 @@ static int plan_round(const struct profile *prof, struct plan **ret_plan)
 	return EXIT_OK;
 }
 
-/* Apply a plan as a transaction, committed when commit is set; a round's
- * stays open until its rollback, so that after a kill -9 the next apply
- * refuses to run over it and `cx5prof rollback` resolves it. EXIT_OK with
- * *ret_txn (0: there was nothing to change); EXIT_ROLLED_BACK when it
- * failed and was undone (*why says how); EXIT_ROLLBACK_FAILED / EXIT_ERROR
- * as apply. */
-static int apply_plan(struct history **hp, const struct cli *cli, const struct profile *prof,
-		      const struct plan *p, bool commit, int64_t *ret_txn, char **why)
-{
-	struct apply_outcome o = {0};
-	size_t n = 0;
-	int r;
+/* The peer's watchdog in a round covers the round: peer.confirm (or its
+ * default) plus the benchmark and this slack for what comes around it
+ * (the probes, the peer's state, the rollback's ssh). */
+#define ROUND_PEER_SLACK_S 30
 
-	*ret_txn = 0;
-	if (p->n_changes == 0)
-		return EXIT_OK;
-	r = txn_verb_apply(hp, cli, prof, p, ret_txn, NULL, &n, &o);
-	if (r == -EIO)
-		return EXIT_ERROR;
-	if (r >= 0 && commit)
-		r = history_txn_set_status(*hp, *ret_txn, TXN_COMMITTED, NULL);
-	if (r == -ECANCELED)
-		*why = o.failed_seq ? strprintf("apply failed at step %d: %s; every change was undone",
-						o.failed_seq, strna(o.failure))
-				    : strprintf("apply %s; every change was undone", strna(o.failure));
-	for (char **l = o.left; l && *l; l++)
-		log_error("NOT restored: %s", *l);
-	apply_outcome_done(&o);
-	if (r == -ECANCELED)
-		return EXIT_ROLLED_BACK;
-	if (r == -ENOTRECOVERABLE) {
-		log_error("transaction %" PRId64
-			  " could not be undone: fix the above, then run `cx5prof rollback %" PRId64 "`",
-			  *ret_txn, *ret_txn);
-		return EXIT_ROLLBACK_FAILED;
-	}
-	if (r < 0) {
-		log_error_errno(r, "history %s: %m: %s; run `cx5prof rollback` to undo transaction %" PRId64,
-				history_path(*hp), history_remedy(r), *ret_txn);
-		return EXIT_ERROR;
-	}
-	return EXIT_OK;
+static unsigned round_peer_confirm(const struct profile *prof)
+{
+	return peerssh_confirm_seconds(prof) + (unsigned)prof->verify.duration.value + ROUND_PEER_SLACK_S;
 }
 
-static int undo_round(struct run_ctx *x, int64_t txn)
+static void note_not_restored(struct run_ctx *x, const char *fmt, ...) _printf_(2, 3);
+
+static void note_not_restored(struct run_ctx *x, const char *fmt, ...)
 {
-	struct apply_outcome o = {0};
+	char *line = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
+	va_end(ap);
+	if (!line || strv_push(&x->not_restored, line) < 0)
+		free(line);
+}
+
+/* What an undo left, into the campaign's final line. */
+static void note_left(struct run_ctx *x, int64_t txn, char **left, int64_t peer_txn)
+{
+	for (char **l = left; l && *l; l++)
+		note_not_restored(x, "this host, transaction %" PRId64 ": %s", txn, *l);
+	if (peer_txn > 0)
+		note_not_restored(
+		    x, "the peer: its transaction %" PRId64 " (`cx5prof rollback` here tries again)",
+		    peer_txn);
+}
+
+/* Roll a round back: the peer's transaction first, then this host's.
+ * *ret_peer_reverted: the peer had nothing left to roll back (its
+ * watchdog, or someone, undid it during the round). */
+static int undo_round(struct run_ctx *x, const struct profile *prof, int64_t txn, int64_t peer_txn,
+		      bool *ret_peer_reverted)
+{
+	struct txn_undo_outcome u = {0};
 	_cleanup_free_ char *reason = strprintf("campaign %" PRId64 ": the round is over", x->id);
 	int r;
 
-	if (!txn)
+	if (!txn && !peer_txn)
 		return EXIT_OK;
-	r = rollback_txn(x->h, txn, reason ? reason : "campaign round over", &o);
-	for (char **l = o.left; l && *l; l++)
+	r = txn_undo(x->h, txn, prof, peer_txn, reason ? reason : "campaign round over", txn_verb_say, &u);
+	for (char **l = u.apply.left; l && *l; l++)
 		log_error("NOT restored: %s", *l);
-	apply_outcome_done(&o);
-	if (r < 0) {
-		log_error_errno(r,
-				"campaign: transaction %" PRId64
-				" is NOT fully rolled back: %m: fix the above, "
-				"then run `cx5prof rollback %" PRId64 "`",
-				txn, txn);
-		return EXIT_ROLLBACK_FAILED;
-	}
-	return EXIT_OK;
+	note_left(x, txn, u.apply.left, u.peer_left);
+	if (ret_peer_reverted)
+		*ret_peer_reverted = u.peer_was_undone;
+	if (u.here < 0)
+		log_error("campaign: transaction %" PRId64 " is NOT fully rolled back: %s: fix the above, "
+			  "then run `cx5prof rollback %" PRId64 "`",
+			  txn, strerror(-u.here), txn);
+	if (u.here < 0 && u.here != -ENOTRECOVERABLE)
+		note_not_restored(x, "this host, transaction %" PRId64 ": %s", txn, strerror(-u.here));
+	txn_undo_outcome_done(&u);
+	return r < 0 ? EXIT_ROLLBACK_FAILED : EXIT_OK;
 }
 
-/* The peer (peer.ssh) gets the round's profile once this host's changes
- * are in, under its own --confirm watchdog: peer.confirm, else long
- * enough for the benchmark. The peer's transaction is recorded with the
- * round's (transactions.peer_txn): after a kill -9, the `rollback` that
- * resolves the round rolls exactly that one back on the peer (else its
- * watchdog does). When the peer fails, the round is undone here and the
- * group skipped with the reason, as a failed apply; when a signal ended
- * ssh, the round is undone: EXIT_ROLLED_BACK, the campaign stops. EXIT_OK
- * with *ret_peer_txn (0: nothing changed there). */
-static int peer_apply_round(struct run_ctx *x, struct cell *cl, const struct profile *prof, int64_t txn,
-			    int64_t *ret_peer_txn)
+/* The group of cell cl cannot run: skipped with why (taken), and exit
+ * code as its reason. */
+static int skip_cell(struct run_ctx *x, struct cell *cl, char *why, int code)
 {
-	_cleanup_free_ char *err = NULL;
-	unsigned confirm =
-	    prof->peer.confirm.set ? 0 : PEERSSH_CONFIRM_DEFAULT + (unsigned)prof->verify.duration.value;
-	int r, code;
-
-	*ret_peer_txn = 0;
-	r = peerssh_apply_recorded(x->h, txn, prof, confirm, apply_interrupted, ret_peer_txn, &err);
-	if (r >= 0) {
-		log_info("peer %s: applied (its transaction %" PRId64 ")", prof->peer.ssh.value,
-			 *ret_peer_txn);
-		return EXIT_OK;
-	}
-	if (r == -EINTR) {
-		log_error("%s", strna(err));
-		code = undo_round(x, txn);
-		return code != EXIT_OK ? code : EXIT_ROLLED_BACK;
-	}
-	code = undo_round(x, txn);
-	if (code != EXIT_OK)
-		return code;
-	cl->skipped = strprintf("%s; every change was undone on this host", strna(err));
-	cl->skipped_code = EXIT_ROLLED_BACK;
-	log_warn("campaign: group %s skipped: %s", x->c->groups[cl->group].name, strna(cl->skipped));
+	cl->skipped = why;
+	cl->skipped_code = code;
+	log_warn("campaign: group %s skipped: %s", x->c->groups[cl->group].name, strna(why));
 	return cl->skipped ? EXIT_OK : EXIT_ERROR;
 }
 
-/* The peer's round is rolled back with this host's (first: it was applied
- * last). When the peer cannot, the campaign stops: the next round would
- * find the peer's transaction still open. */
-static int peer_undo_round(struct run_ctx *x, const struct profile *prof, int64_t peer_txn, int64_t txn)
+/* Apply a round's plan as a transaction, here then on the peer (under its
+ * own watchdog, long enough for the round), left open until the round's
+ * undo, so that after a kill -9 the next apply refuses to run over it and
+ * `cx5prof rollback` resolves both ends (the peer's transaction is
+ * recorded with the round's). A group that fails to apply, here or on the
+ * peer, is undone on both ends and skipped with the reason; a signal
+ * stops the campaign (EXIT_ROLLED_BACK). EXIT_OK with *ret_txn and
+ * *ret_peer_txn (0: nothing changed there). */
+static int apply_round(struct run_ctx *x, struct cell *cl, const struct profile *prof, const struct plan *p,
+		       int64_t *ret_txn, int64_t *ret_peer_txn)
 {
-	_cleanup_free_ char *err = NULL;
-	int code;
+	struct txn_outcome o = {0};
+	struct txn_request q = {
+	    .profile = prof,
+	    .plan = p,
+	    .db_path = x->cli->db_path,
+	    .commit = TXN_COMMIT_NEVER,
+	    .peer = peerssh_wanted(prof),
+	    .peer_confirm = round_peer_confirm(prof),
+	    .say = txn_verb_say,
+	};
+	int code = EXIT_OK;
 
-	if (!peer_txn || peerssh_rollback(prof, peer_txn, &err) >= 0)
-		return undo_round(x, txn);
-	log_error("campaign: %s: the peer's transaction %" PRId64
-		  " is left to its --confirm watchdog; run `cx5prof rollback %" PRId64 "` on the peer",
-		  strna(err), peer_txn, peer_txn);
-	code = undo_round(x, txn);
-	return code != EXIT_OK ? code : EXIT_ROLLBACK_FAILED;
+	if (q.peer && x->peer_down)
+		return skip_cell(
+		    x, cl, strprintf("%s; not tried again: nothing was changed on this host", x->peer_down),
+		    EXIT_ROLLED_BACK);
+	if (txn_run(&x->h, &q, &o) < 0)
+		return EXIT_ERROR;
+	*ret_txn = o.txn;
+	*ret_peer_txn = o.peer_txn;
+	if (o.peer_failure == -EHOSTUNREACH || o.peer_failure == -ETIMEDOUT) {
+		/* ssh itself failed: every later round would wait for it too. */
+		x->peer_down = strprintf("%s (group %s)", strna(o.peer_error), x->c->groups[cl->group].name);
+	}
+	note_left(x, o.txn, o.apply.left, o.peer_left);
+	switch (o.end) {
+	case TXN_END_DONE:
+	case TXN_END_NOTHING:
+		break;
+	case TXN_END_NOT_RECORDED:
+	case TXN_END_UNFINISHED:
+		code = EXIT_ERROR;
+		break;
+	case TXN_END_PEER_FAILED:
+	case TXN_END_UNDONE:
+		if (o.interrupted)
+			code = EXIT_ROLLED_BACK;
+		else if (o.peer_left)
+			code = EXIT_ROLLBACK_FAILED;
+		else if (o.peer_error)
+			code = skip_cell(x, cl,
+					 strprintf("%s; %s", o.peer_error,
+						   o.end == TXN_END_PEER_FAILED
+						       ? "nothing was changed on this host"
+						       : "every change was undone on this host"),
+					 EXIT_ROLLED_BACK);
+		else
+			code = skip_cell(
+			    x, cl,
+			    o.apply.failed_seq
+				? strprintf("apply failed at step %d: %s; every change was undone",
+					    o.apply.failed_seq, strna(o.apply.failure))
+				: strprintf("apply %s; every change was undone", strna(o.apply.failure)),
+			    EXIT_ROLLED_BACK);
+		break;
+	case TXN_END_NOT_RESTORED:
+		for (char **l = o.apply.left; l && *l; l++)
+			log_error("NOT restored: %s", *l);
+		log_error("transaction %" PRId64
+			  " could not be undone: fix the above, then run `cx5prof rollback %" PRId64 "`",
+			  o.txn, o.txn);
+		code = EXIT_ROLLBACK_FAILED;
+		break;
+	}
+	if (code != EXIT_OK || cl->skipped)
+		*ret_txn = *ret_peer_txn = 0;
+	txn_outcome_done(&o);
+	return code;
 }
 
 /* One round: plan, apply (here, then on the peer), verify, roll back.
@@ -407,7 +455,7 @@ static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 	_cleanup_verify_report_ struct verify_report *rep = NULL;
 	struct profile_error err = {0};
 	int64_t txn = 0, peer_txn = 0;
-	char *why = NULL;
+	bool peer_reverted = false;
 	int r, code;
 
 	r = round_profile(x, cl->group, cl->sweep, &prof, &err);
@@ -426,20 +474,9 @@ static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 			 cl->skipped_code, strna(cl->skipped));
 		return cl->skipped ? EXIT_OK : EXIT_ERROR;
 	}
-	code = apply_plan(&x->h, x->cli, prof, p, false, &txn, &why);
-	if (code == EXIT_ROLLED_BACK) {
-		cl->skipped = why;
-		cl->skipped_code = code;
-		log_warn("campaign: group %s skipped: %s", x->c->groups[cl->group].name, strna(why));
-		return EXIT_OK;
-	}
-	if (code != EXIT_OK)
+	code = apply_round(x, cl, prof, p, &txn, &peer_txn);
+	if (code != EXIT_OK || cl->skipped)
 		return code;
-	if (!apply_interrupted() && peerssh_wanted(prof)) {
-		code = peer_apply_round(x, cl, prof, txn, &peer_txn);
-		if (code != EXIT_OK || cl->skipped)
-			return code;
-	}
 	if (!apply_interrupted()) {
 		struct verify_options o = {
 		    .profile = prof,
@@ -452,7 +489,7 @@ static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 		r = verify_run(&o, &rep);
 		if (r < 0) {
 			log_error_errno(r, "verify %s: %m", o.source);
-			(void)peer_undo_round(x, prof, peer_txn, txn);
+			(void)undo_round(x, prof, txn, peer_txn, NULL);
 			return EXIT_ERROR;
 		}
 		if (rep->result.error)
@@ -460,9 +497,17 @@ static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 				 rep_no, rep->result.error);
 		if (rep->record_error)
 			log_warn("campaign: the run was not recorded: %s", rep->record_error);
-		cell_add_round(x, cl, rep_no, txn, rep);
 	}
-	return peer_undo_round(x, prof, peer_txn, txn);
+	code = undo_round(x, prof, txn, peer_txn, &peer_reverted);
+	if (rep) {
+		if (peer_reverted)
+			log_warn("campaign: %s, repetition %u: the peer's transaction %" PRId64
+				 " was rolled back during the round (its --confirm watchdog?): the round "
+				 "does not count",
+				 x->c->groups[cl->group].name, rep_no, peer_txn);
+		cell_add_round(x, cl, rep_no, txn, rep, peer_reverted);
+	}
+	return code;
 }
 
 static int cells_init(struct run_ctx *x)
@@ -505,6 +550,8 @@ static void cells_free(struct run_ctx *x)
 		json_object_put(cl->profile);
 	}
 	free(x->cells);
+	free(x->peer_down);
+	strv_free(x->not_restored);
 }
 
 /* The rounds, interleaved: every group (and sweep value) once per
@@ -673,7 +720,7 @@ static int keep_cell(const struct run_ctx *x, enum keep k)
 static struct json_object *campaign_doc(const struct run_ctx *x, enum campaign_status status, int code,
 					int64_t kept_txn, const char *kept_group)
 {
-	struct json_object *o = json_object_new_object(), *groups = json_object_new_array(), *sw = NULL;
+	struct json_object *o = json_object_new_object(), *groups = json_object_new_array(), *sw = NULL, *nr;
 	_cleanup_free_ char *verdict = NULL;
 
 	for (size_t i = 0; i < x->n_cells; i++) {
@@ -711,6 +758,11 @@ static struct json_object *campaign_doc(const struct run_ctx *x, enum campaign_s
 	json_object_object_add(o, "verdict", verdict ? json_object_new_string(verdict) : NULL);
 	json_object_object_add(o, "kept_group", kept_group ? json_object_new_string(kept_group) : NULL);
 	json_object_object_add(o, "kept_transaction", kept_txn ? json_object_new_int64(kept_txn) : NULL);
+	nr = json_object_new_array();
+	for (char **l = x->not_restored; l && *l; l++)
+		json_object_array_add(nr, json_object_new_string(*l));
+	json_object_object_add(o, "restored", json_object_new_boolean(!x->not_restored));
+	json_object_object_add(o, "not_restored", nr);
 	return o;
 }
 
@@ -746,7 +798,7 @@ static void render_peer_line(struct json_object *groups)
 /* The table people read, from the document. */
 static void render_table(struct json_object *doc, const char *report_dir)
 {
-	struct json_object *groups, *sweep;
+	struct json_object *groups, *sweep, *not_restored;
 	bool has_sweep = json_object_object_get_ex(doc, "sweep", &sweep) && sweep;
 	const char *kept = jstring(doc, "kept_group");
 
@@ -804,10 +856,20 @@ static void render_table(struct json_object *doc, const char *report_dir)
 	}
 	render_peer_line(groups);
 	out_text("verdict     %s\n", strna(jstring(doc, "verdict")));
-	if (kept)
+	not_restored = json_object_object_get(doc, "not_restored");
+	if (kept && json_object_array_length(not_restored) == 0)
 		out_text("kept        %s applied (transaction %" PRId64 "); every other group rolled back\n",
 			 kept, json_object_get_int64(json_object_object_get(doc, "kept_transaction")));
-	else
+	else if (kept)
+		out_text("kept        %s applied (transaction %" PRId64 ")\n", kept,
+			 json_object_get_int64(json_object_object_get(doc, "kept_transaction")));
+	if (json_object_array_length(not_restored) > 0) {
+		out_text("host        NOT as before the campaign:");
+		for (size_t i = 0; i < json_object_array_length(not_restored); i++)
+			out_text("%s %s", i ? ";" : "",
+				 json_object_get_string(json_object_array_get_idx(not_restored, i)));
+		out_text("\n");
+	} else if (!kept)
 		out_text("host        every group rolled back: as before the campaign\n");
 	if (report_dir)
 		out_text("report      %s/report.html\n", report_dir);
@@ -854,36 +916,18 @@ static int render_check(const struct run_ctx *x)
 	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
 }
 
-/* --keep with peer.ssh: the peer keeps the group too (applied, recorded
- * with the kept transaction so that its `rollback` undoes both, and
- * committed there); when it cannot, both ends are rolled back (the
- * peer's watchdog covers a peer that cannot be reached). */
-static int keep_on_peer(struct run_ctx *x, const struct profile *prof, enum keep k, int64_t txn)
-{
-	_cleanup_free_ char *err = NULL, *err2 = NULL;
-	int64_t peer_txn = 0;
-	int r;
-
-	r = peerssh_apply_recorded(x->h, txn, prof, 0, apply_interrupted, &peer_txn, &err);
-	if (r >= 0 && peer_txn > 0)
-		r = peerssh_commit(prof, &err);
-	if (r >= 0)
-		return EXIT_OK;
-	log_error("campaign: --keep %s: %s; rolling back this host's transaction %" PRId64, keep_names[k],
-		  strna(err), txn);
-	if (peer_txn > 0 && peerssh_rollback(prof, peer_txn, &err2) < 0)
-		log_error("%s: its --confirm watchdog rolls it back", strna(err2));
-	r = undo_round(x, txn);
-	return r != EXIT_OK ? r : EXIT_ROLLED_BACK;
-}
-
-/* --keep: apply the chosen group again, as its own committed transaction. */
+/* --keep: apply the chosen group again, as its own transaction, exactly
+ * as `apply` of its file would: the boot-time unit planned the same way
+ * (so a kept group persists exactly when an applied one would), the peer
+ * tuned after this host and committed before it, and any failure up to
+ * the commit undone on both ends. */
 static int keep_group(struct run_ctx *x, enum keep k, int64_t *ret_txn, const char **ret_group)
 {
 	_cleanup_profile_ struct profile *prof = NULL;
 	_cleanup_plan_ struct plan *p = NULL;
-	_cleanup_free_ char *why = NULL;
-	int i = keep_cell(x, k), code;
+	struct txn_outcome o = {0};
+	char msg[512] = "";
+	int i = keep_cell(x, k), code, r;
 
 	if (k == KEEP_NONE)
 		return EXIT_OK;
@@ -897,17 +941,42 @@ static int keep_group(struct run_ctx *x, enum keep k, int64_t *ret_txn, const ch
 	code = plan_round(prof, &p);
 	if (code != EXIT_OK)
 		return code;
-	if (p->n_problems > 0) {
-		txn_verb_report_problems(p);
-		return plan_problems_exit_code(p);
+	if (x->c->n_sweep == 0)
+		r = plan_boot_unit(p, x->c->groups[x->cells[i].group].path);
+	else
+		r = strv_pushf(
+		    &p->warnings,
+		    "not persistent: the kept group has %s = %s, which its file %s does not say; the "
+		    "changes last until the next reboot",
+		    x->c->sweep_key, campaign_sweep_value(x->c, x->cells[i].sweep),
+		    x->c->groups[x->cells[i].group].path);
+	if (r < 0) {
+		log_error_errno(r, "cannot plan %s: %m", x->c->groups[x->cells[i].group].path);
+		return EXIT_ERROR;
 	}
-	code = apply_plan(&x->h, x->cli, prof, p, true, ret_txn, &why);
-	if (code == EXIT_ROLLED_BACK)
-		log_error("campaign: --keep %s: %s", keep_names[k], strna(why));
-	if (code == EXIT_OK && peerssh_wanted(prof))
-		code = keep_on_peer(x, prof, k, *ret_txn);
-	if (code == EXIT_OK)
+	txn_verb_report_problems(p);
+	if (p->n_problems > 0)
+		return plan_problems_exit_code(p);
+	struct txn_request q = {
+	    .profile = prof,
+	    .plan = p,
+	    .db_path = x->cli->db_path,
+	    .commit = TXN_COMMIT_NOW,
+	    .peer = peerssh_wanted(prof),
+	    .say = txn_verb_say,
+	};
+	if (txn_run(&x->h, &q, &o) < 0)
+		return EXIT_ERROR;
+	code = txn_verb_outcome(&o, 0, msg, sizeof(msg));
+	if (code != EXIT_OK)
+		log_error("campaign: --keep %s: group %s not kept", keep_names[k],
+			  x->c->groups[x->cells[i].group].name);
+	note_left(x, o.txn, o.apply.left, o.peer_left);
+	if (code == EXIT_OK) {
+		*ret_txn = o.txn;
 		*ret_group = x->c->groups[x->cells[i].group].name;
+	}
+	txn_outcome_done(&o);
 	return code;
 }
 
@@ -966,6 +1035,12 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 			return r == -ENOTEMPTY ? EXIT_CANT_CREATE : EXIT_ERROR;
 		}
 	}
+	for (size_t g = 0; g < c->n_groups; g++) {
+		_cleanup_profile_ struct profile *gp = NULL;
+		if (round_profile(&x, g, 0, &gp, NULL) >= 0 &&
+		    (code = txn_verb_check_peer_config(gp)) != EXIT_OK)
+			return code;
+	}
 	code = txn_verb_open_history(cli, 0, &h);
 	if (code == EXIT_OK)
 		code = txn_verb_lock(cli, 0, &lock_fd);
@@ -995,7 +1070,13 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	}
 
 	code = run_rounds(&x);
-	if (code == EXIT_ROLLED_BACK) {
+	if ((code == EXIT_ROLLED_BACK || apply_interrupted()) && x.not_restored) {
+		log_error("campaign %" PRId64 " interrupted by SIG%s: the host is NOT as before the campaign "
+			  "(see the host line)",
+			  x.id, sigabbrev_np(apply_interrupted()) ? sigabbrev_np(apply_interrupted()) : "?");
+		code = EXIT_ROLLBACK_FAILED;
+		status = CAMPAIGN_INTERRUPTED;
+	} else if (code == EXIT_ROLLED_BACK) {
 		log_error("campaign %" PRId64
 			  " interrupted by SIG%s: the round in progress was rolled back; the "
 			  "host is as before the campaign",
@@ -1008,16 +1089,20 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 		keep_code = keep_group(&x, a.keep, &kept_txn, &kept_group);
 		code = keep_code != EXIT_OK ? keep_code : campaign_exit_code(&x);
 	}
+	h = x.h; /* a transaction may have reopened the history */
+	if (x.not_restored && code != EXIT_ROLLBACK_FAILED)
+		code = EXIT_ROLLBACK_FAILED;
 	doc = campaign_doc(&x, status, code, kept_txn, kept_group);
-	r = doc ? campaigns_finish(h, x.id, status,
-				   json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
-									   JSON_C_TO_STRING_NOSLASHESCAPE))
-		: -ENOMEM;
+	r = !h	  ? -EBADF
+	    : doc ? campaigns_finish(h, x.id, status,
+				     json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+									     JSON_C_TO_STRING_NOSLASHESCAPE))
+		  : -ENOMEM;
 	if (r < 0)
-		log_warn("history %s: the campaign's summary was not recorded: %s", history_path(h),
+		log_warn("history %s: the campaign's summary was not recorded: %s", cli->db_path,
 			 strerror(-r));
 	lock_release(lock_fd);
-	if (doc && a.report) {
+	if (doc && a.report && h) {
 		r = report_dir_write(a.report, h, doc, "campaign.json");
 		if (r < 0) {
 			int failed = report_dir_failed("campaign", a.report, r);
@@ -1033,6 +1118,7 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	cells_free(&x);
 	if (out_finish() < 0 && code == EXIT_OK)
 		code = EXIT_ERROR;
-	mirror_opportunistic(h, NULL);
+	if (h)
+		mirror_opportunistic(h, NULL);
 	return code;
 }

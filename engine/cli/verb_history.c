@@ -659,7 +659,7 @@ static int history_show_txn(struct cli *cli, struct history *h, int64_t id)
 		return EXIT_ERROR;
 	}
 	if (!out_is_json()) { /* for people: stored text without control characters */
-		char *fields[] = {t.profile_name, t.user, t.host, t.error};
+		char *fields[] = {t.profile_name, t.user, t.host, t.error, t.peer_undo_pending};
 
 		for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
 			make_printable(fields[i]);
@@ -698,6 +698,17 @@ static int history_show_txn(struct cli *cli, struct history *h, int64_t id)
 	out_string(OUT_JSON, "error", NULL, t.error);
 	if (t.error)
 		out_text("error        %s\n", t.error);
+	if (t.peer_txn)
+		out_int(OUT_ANY, "peer_txn", "peer         txn %" PRId64 " (the peer's, applied with it)",
+			t.peer_txn);
+	else
+		out_string(OUT_JSON, "peer_txn", NULL, NULL);
+	out_string(OUT_JSON, "peer_undo_pending", NULL, t.peer_undo_pending);
+	if (t.peer_undo_pending)
+		out_text("; its rollback is PENDING: %s (`cx5prof rollback` tries again)",
+			 t.peer_undo_pending);
+	if (t.peer_txn)
+		out_text("\n");
 	out_text("changes      %zu\n", n);
 	if (n)
 		out_text("  %-4s %-16s %-28s %s  %s\n", "seq", "object", "key", "old -> new", "state");

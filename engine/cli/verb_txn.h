@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "plan.h"
+#include "base/log.h"
 #include "store/history.h"
 
 struct profile;
@@ -29,17 +30,16 @@ int txn_verb_history_failed(const char *path, int r);
 int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd);
 /* EXIT_OPEN_TXN with the message when an unfinished transaction exists. */
 int txn_verb_refuse_unfinished(struct history *h);
-/* Record the plan as a transaction (its undo log, durably) and apply it:
- * apply_changes()'s result (0, -ECANCELED, -ENOTRECOVERABLE) with *ret_txn
- * and *ret_n the changes recorded, or -EIO when the undo log could not be
- * written or read back (reported on stderr; nothing was changed; *hp may
- * have been reopened). With ret_c, the recorded changes are handed over
- * (change_records_free); the status is left for the caller (commit or
- * --confirm). */
-struct apply_outcome;
-struct change_record;
-int txn_verb_apply(struct history **hp, const struct cli *cli, const struct profile *prof,
-		   const struct plan *p, int64_t *ret_txn, struct change_record **ret_c, size_t *ret_n,
-		   struct apply_outcome *o);
+/* A transaction's outcome (txn_run) as the operator reads it: the
+ * failure and what was undone on stderr, the final message in msg; returns
+ * the exit code. The same for apply and campaign --keep. */
+struct txn_outcome;
+int txn_verb_outcome(const struct txn_outcome *o, unsigned confirm, char *msg, size_t msg_size);
+/* The profile's peer.ssh_config, before anything changes
+ * (peerssh_check_config): EXIT_OK, or the exit code with the reason said:
+ * 77 owner or mode, 65 a keyword that runs commands, 66 no such file. */
+int txn_verb_check_peer_config(const struct profile *prof);
+/* A txn_request's say(): the engine's messages on stderr at their level. */
+void txn_verb_say(enum log_level level, const char *text);
 
 #endif

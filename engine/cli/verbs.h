@@ -38,6 +38,7 @@ int verb_commit(struct cli *cli, int argc, char **argv);
 extern const struct cli_option plan_options[];
 extern const struct cli_option apply_options[];
 extern const struct cli_option rollback_options[];
+extern const struct cli_option commit_options[];
 
 int verb_verify(struct cli *cli, int argc, char **argv);
 int verb_doctor(struct cli *cli, int argc, char **argv);

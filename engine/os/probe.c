@@ -155,6 +155,13 @@ int probe_host(char *const *only, unsigned flags, struct host_state **ret)
 	r = probe_interfaces(h, only, flags);
 	if (r < 0)
 		goto fail;
+	if (flags & PROBE_IFACES_ONLY) {
+		h->irqbalance = (struct irqbalance_state){.enabled = -1, .active = -1};
+		for (unsigned k = 0; k < _SYSCTL_MAX; k++)
+			h->sysctl[k].r = -ENODATA;
+		*ret = h;
+		return 0;
+	}
 	for (unsigned k = 0; k < _SYSCTL_MAX; k++)
 		h->sysctl[k].r = sysctl_read_value((enum sysctl_key)k, &h->sysctl[k].value);
 	r = irqbalance_detect(&h->irqbalance);

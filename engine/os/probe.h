@@ -76,6 +76,11 @@ enum probe_flags {
 	/* The IRQs' effective affinity and per-CPU counts (`show`): two more
 	 * values per IRQ that planning does not use. */
 	PROBE_IRQ_DETAILS = 1 << 0,
+	/* The interfaces alone: the sysctls (-ENODATA), irqbalance and the
+	 * firewall, which cost programs run and a scan of every process, are
+	 * not read and must not be used (serve's STATE, answered to any
+	 * client). */
+	PROBE_IFACES_ONLY = 1 << 1,
 };
 
 /* Probe the host. only: NULL for every interface (loopback skipped), or a

@@ -400,6 +400,9 @@ static const char *const migrations[] = {
     "CREATE INDEX outbox_by_status ON outbox(status, next_attempt_usec);",
     /* 3 -> 4: the peer's transaction applied with each one (peer.ssh) */
     "ALTER TABLE transactions ADD COLUMN peer_txn INTEGER;",
+    /* 4 -> 5: the peer's rollback still to do (peer_txn not restored):
+     * why the last attempt failed; NULL when none is pending */
+    "ALTER TABLE transactions ADD COLUMN peer_undo_pending TEXT;",
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration step per schema version");
@@ -413,15 +416,19 @@ _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration 
 	"CREATE TEMP VIEW runs AS SELECT *, NULL AS campaign FROM main.runs;"                                \
 	"CREATE TEMP TABLE campaigns (id INTEGER PRIMARY KEY, name TEXT, file TEXT, status TEXT,"            \
 	" started_usec INTEGER, ended_usec INTEGER, summary TEXT);"
-#define COMPAT_V3 "CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_txn FROM main.transactions;"
+#define COMPAT_V3                                                                                            \
+	"CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_txn, NULL AS peer_undo_pending FROM "       \
+	"main.transactions;"
 static const char *const readonly_compat[] = {
     /* 1 */
-    "CREATE TEMP VIEW transactions AS SELECT *, NULL AS boot_id, NULL AS peer_txn FROM "
-    "main.transactions;" COMPAT_V2,
+    "CREATE TEMP VIEW transactions AS SELECT *, NULL AS boot_id, NULL AS peer_txn,"
+    " NULL AS peer_undo_pending FROM main.transactions;" COMPAT_V2,
     /* 2 */
     COMPAT_V3 COMPAT_V2,
     /* 3 */
     COMPAT_V3,
+    /* 4 */
+    "CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_undo_pending FROM main.transactions;",
 };
 
 _Static_assert(ARRAY_SIZE(readonly_compat) == HISTORY_SCHEMA_VERSION - 1, "one view set per older version");
@@ -640,6 +647,7 @@ void txn_record_done(struct txn_record *t)
 	free(t->host);
 	free(t->error);
 	free(t->boot_id);
+	free(t->peer_undo_pending);
 	*t = (struct txn_record){0};
 }
 
@@ -947,6 +955,16 @@ int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t dead
 	return history_end(h, r);
 }
 
+int history_txn_set_peer_undo(struct history *h, int64_t txn, const char *pending)
+{
+	int r =
+	    history_exec(h, "UPDATE transactions SET peer_undo_pending = ? WHERE id = ?", "si", pending, txn);
+
+	if (r >= 0 && sqlite3_changes(h->db) == 0)
+		r = -ENOENT;
+	return r;
+}
+
 int history_txn_set_peer_txn(struct history *h, int64_t txn, int64_t peer_txn)
 {
 	int r = history_exec(h, "UPDATE transactions SET peer_txn = ? WHERE id = ?", "ii", peer_txn, txn);
@@ -959,7 +977,7 @@ int history_txn_set_peer_txn(struct history *h, int64_t txn, int64_t peer_txn)
 #define TXN_COLUMNS                                                                                          \
 	"id, kind, profile_name, profile_hash, profile_json, user, host, started_usec,"                      \
 	" coalesce(ended_usec, 0), status, coalesce(confirm_deadline_usec, 0), coalesce(rolls_back_txn, 0)," \
-	" error, boot_id, coalesce(peer_txn, 0)"
+	" error, boot_id, coalesce(peer_txn, 0), peer_undo_pending"
 
 static int txn_from_row(sqlite3_stmt *s, struct txn_record *ret)
 {
@@ -981,7 +999,8 @@ static int txn_from_row(sqlite3_stmt *s, struct txn_record *ret)
 	    (r = column_strdup(s, 3, &t.profile_hash)) < 0 ||
 	    (r = column_strdup(s, 4, &t.profile_json)) < 0 || (r = column_strdup(s, 5, &t.user)) < 0 ||
 	    (r = column_strdup(s, 6, &t.host)) < 0 || (r = column_strdup(s, 12, &t.error)) < 0 ||
-	    (r = column_strdup(s, 13, &t.boot_id)) < 0) {
+	    (r = column_strdup(s, 13, &t.boot_id)) < 0 ||
+	    (r = column_strdup(s, 15, &t.peer_undo_pending)) < 0) {
 		txn_record_done(&t);
 		return r;
 	}
@@ -1031,6 +1050,14 @@ int history_txn_find_last_apply(struct history *h, struct txn_record *ret)
 			     "SELECT " TXN_COLUMNS " FROM transactions WHERE kind = 'apply'"
 			     " AND status IN ('open','pending_confirm','committed','rollback_failed')"
 			     " ORDER BY id DESC LIMIT 1",
+			     0, ret);
+}
+
+int history_txn_find_peer_undo(struct history *h, struct txn_record *ret)
+{
+	return txn_query_one(h,
+			     "SELECT " TXN_COLUMNS " FROM transactions WHERE peer_undo_pending IS NOT NULL"
+			     " AND peer_txn > 0 ORDER BY id DESC LIMIT 1",
 			     0, ret);
 }
 
@@ -1128,6 +1155,18 @@ int history_txn_find_later_overlap(struct history *h, int64_t txn, int64_t *ret_
 			   " AND EXISTS (SELECT 1 FROM changes o WHERE o.txn = ?1"
 			   "  AND o.object = c.object AND o.key = c.key)"
 			   " ORDER BY t.id LIMIT 1",
+			   txn, "later overlap", ret_id);
+}
+
+int history_txn_find_later_overlap_newest(struct history *h, int64_t txn, int64_t *ret_id)
+{
+	return find_one_id(h,
+			   "SELECT t.id FROM transactions t JOIN changes c ON c.txn = t.id"
+			   " WHERE t.id > ?1 AND t.kind = 'apply'"
+			   " AND t.status IN ('committed','pending_confirm','open','rollback_failed')"
+			   " AND EXISTS (SELECT 1 FROM changes o WHERE o.txn = ?1"
+			   "  AND o.object = c.object AND o.key = c.key)"
+			   " ORDER BY t.id DESC LIMIT 1",
 			   txn, "later overlap", ret_id);
 }
 

@@ -46,7 +46,7 @@
 
 #include "base/util.h"
 
-#define HISTORY_SCHEMA_VERSION 4
+#define HISTORY_SCHEMA_VERSION 5
 
 struct history;
 
@@ -158,6 +158,7 @@ struct txn_record {
 	char *error;		       /* why it failed, or NULL */
 	char *boot_id;		       /* the boot it started in (apply_boot_id), or NULL */
 	int64_t peer_txn;	       /* the peer's transaction applied with it (peer.ssh); 0: none */
+	char *peer_undo_pending;       /* peer_txn still to roll back there: why the last try failed */
 };
 
 /* One row of the undo log. object names what is changed ("ens1f0",
@@ -217,6 +218,13 @@ int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t dead
 /* Record the peer's transaction (> 0) that was applied with txn. */
 int history_txn_set_peer_txn(struct history *h, int64_t txn, int64_t peer_txn);
 
+/* Record that the peer's transaction of txn could not be rolled back
+ * (pending: why; the next `rollback` here tries again), or, pending NULL,
+ * that it has been. */
+int history_txn_set_peer_undo(struct history *h, int64_t txn, const char *pending);
+/* The newest transaction whose peer rollback is pending. 1 found, 0 none. */
+int history_txn_find_peer_undo(struct history *h, struct txn_record *ret);
+
 /* Load one transaction. -ENOENT when there is none with that id. */
 int history_txn_get(struct history *h, int64_t id, struct txn_record *ret);
 /* The newest unfinished transaction: status open, pending_confirm or
@@ -234,6 +242,9 @@ int history_changes_load(struct history *h, int64_t txn, struct change_record **
  * same (object, key) as any change of txn: 1 and the first such txn id in
  * *ret_id, 0 none. */
 int history_txn_find_later_overlap(struct history *h, int64_t txn, int64_t *ret_id);
+/* The newest such transaction (rollback_failed ones too: a stack is
+ * unwound from the top). */
+int history_txn_find_later_overlap_newest(struct history *h, int64_t txn, int64_t *ret_id);
 
 /* The rollback transaction that undid target (the newest committed one):
  * 1 and its id in *ret_id, 0 none. */

@@ -95,7 +95,7 @@ run cx apply "$WORK/profiles/mtu-4000.yaml"
 is "$rc:$(mtu_of ens1f0)" "0:4000" "apply mtu-4000 on top (txn 4)"
 run cx rollback 3
 is "$rc" 1 "rollback 3: refused"
-is "$err" "cx5prof: error: rollback: transaction 4 changed the same settings later: roll it back first, or use --force to restore transaction 3's old values anyway" \
+is "$err" "cx5prof: error: rollback: transaction 4 changed the same settings later: roll it back first, or use --force to roll back the later ones first, then transaction 3" \
 	"rollback 3: says why and what to do"
 is "$(mtu_of ens1f0)" 4000 "rollback 3 refused: nothing changed"
 run cx rollback
@@ -105,13 +105,21 @@ is "$rc" 0 "rollback (then 3)"
 host_as_before
 ok $? "after rolling back both: host as before"
 
-# --force: roll back 3 while 4 is still in place
+# --force: transactions are a stack: 8 (on top of 7) is rolled back
+# first, then 7, so the host ends as before both (not at what 8 found, a
+# state nobody applied), and each printed "from" is the live value.
 run cx apply "$WORK/profiles/mtu-jumbo.yaml"
 run cx apply "$WORK/profiles/mtu-4000.yaml"
 run cx rollback --force 7
-is "$rc:$(mtu_of ens1f0)" "0:1500" "rollback --force 7: restores 7's old values anyway"
+is "$rc:$(mtu_of ens1f0)" "0:1500" "rollback --force 7: as before 7"
+printf '%s\n' "$err" | grep -q "rolling back transaction 8 first: it changed the same settings later"
+ok $? "rollback --force 7: says it rolls back 8 first"
+is "$(printf '%s\n' "$out" | grep '^ens1f0')" "ens1f0  mtu  9000 -> 1500  applied" \
+	"rollback --force 7: from the live value (9000, left by rolling back 8) to 7's old one"
+is "$(sqlite3 "$DB" "SELECT status FROM transactions WHERE id IN (7, 8) ORDER BY id" | tr '\n' ' ')" \
+	"rolled_back rolled_back " "rollback --force 7: both 8 and 7 rolled back"
 run cx rollback
-is "$rc:$(mtu_of ens1f0)" "0:9000" "then rolling back 8 puts back what 8 found"
+is "$rc:$out:$(mtu_of ens1f0)" "0:nothing to roll back:1500" "then nothing is left to roll back"
 run cx rollback 99
 is "$rc:$err" "66:cx5prof: error: rollback: no transaction 99 in $DB" "rollback of an unknown transaction: exit 66"
 

@@ -4,7 +4,8 @@
 # inserted by hand, PRAGMA user_version = 1); cx5prof reads it read-only
 # (without migrating it), migrates it when it writes (mirror; v2 adds
 # transactions.boot_id, v3 campaigns, runs.campaign and campaign records in
-# a rebuilt outbox, v4 transactions.peer_txn), keeps every row, and drains its
+# a rebuilt outbox, v4 transactions.peer_txn, v5
+# transactions.peer_undo_pending), keeps every row, and drains its
 # outbox. An empty (v0) file is no history for the verbs that only read or
 # work on one (mirror: exit 66, left empty); apply gives it the current
 # schema. A file from a newer
@@ -73,6 +74,18 @@ printf 'version: 1\nname: bad\nlink:\n  mtuu: 1\n' >"$TT/bad-v2.yaml"
 run "$CX5PROF" --db "$V2" apply "$TT/bad-v2.yaml"
 is "$rc $(sqlite3 "$V2" 'PRAGMA user_version') $(sqlite3 "$V2" "SELECT coalesce(peer_txn, 'none') FROM transactions")" \
 	"65 $CURRENT none" "v2 file: apply migrates it; its transaction tuned no peer (v3 column, NULL)"
+
+# A v4 file (peer_txn, no peer_undo_pending): read read-only as it is,
+# `history show txn` says no peer rollback is pending; migrated on write.
+V4=$TT/old-v4.db
+cp "$V2" "$V4"
+sqlite3 "$V4" 'ALTER TABLE transactions DROP COLUMN peer_undo_pending; PRAGMA user_version = 4'
+run "$CX5PROF" --json --db "$V4" history show txn 1
+is "$rc $(sqlite3 "$V4" 'PRAGMA user_version') $(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["transaction"]["peer_undo_pending"])')" \
+	"0 4 None" "v4 file: read without migrating it; no peer rollback pending"
+run "$CX5PROF" --db "$V4" apply "$TT/bad-v2.yaml"
+is "$rc $(sqlite3 "$V4" 'PRAGMA user_version') $(sqlite3 "$V4" "SELECT coalesce(peer_undo_pending, 'none') FROM transactions")" \
+	"65 $CURRENT none" "v4 file: apply migrates it (v5 column peer_undo_pending, NULL)"
 
 run "$CX5PROF" --db "$OLD" mirror
 is "$rc/$out" "0/sent 2, pending 0" "v1 file: opened for writing (migrated) and its outbox drained"

@@ -24,7 +24,7 @@ sqlite3 "$DB" "UPDATE transactions SET peer_txn = 5, profile_json = '{\"version\
 run cx rollback
 is "$rc" 7 "rollback: exit 7 (the peer is not known to be restored)"
 is "$(printf '%s\n' "$err" | grep error:)" \
-	"cx5prof: error: transaction 1 tuned a peer (its transaction 5), but the stored profile does not say how to reach it: run \`cx5prof rollback 5\` on the peer" \
+	"cx5prof: error: transaction 1 tuned a peer (its transaction 5), but the stored profile does not say how to reach it: run \`cx5prof rollback 5\` on the peer (recorded: the next \`cx5prof rollback\` here tries again)" \
 	"rollback: names the peer's transaction and what to run there"
 is "$(mtu_of ens1f0)" 1500 "rollback: this host is restored"
 host_as_before

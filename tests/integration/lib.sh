@@ -80,3 +80,21 @@ copy_sysroot() { # copy_sysroot NAME DEST
 	mkdir -p "$2"
 	cp -a "$FIXTURES/sysroot/$1/." "$2/"
 }
+
+# A free TCP port on 127.0.0.1 (for a server the test starts).
+free_port() {
+	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# serve_start LOG ARG...: `cx5prof serve ARG...` in the background with its
+# stderr in LOG; sets SERVE_PID (the caller's trap stops it) and returns
+# once serve says it listens, or bails out.
+serve_start() {
+	local log=$1
+	shift
+	"$CX5PROF" serve "$@" 2>"$log" &
+	SERVE_PID=$!
+	for _ in $(seq 100); do grep -q listening "$log" && return 0; sleep 0.1; done
+	echo "Bail out! serve did not start: $(cat "$log")"
+	exit 1
+}

@@ -18,6 +18,12 @@
 #   touch $WORK/kill-after-apply   the peer's session dies after its apply
 #   touch $WORK/hang-before-apply  the peer's apply touches
 #                           $WORK/peer-started and sleeps 5 s, changing nothing
+#   touch $WORK/motd        the peer's login prints a line to stdout first
+#                           (a .bashrc or motd), then runs cx5prof
+#   touch $WORK/hang-rollback  the peer's rollback touches
+#                           $WORK/rollback-started and sleeps 30 s, changing
+#                           nothing
+#   PEER_SSHD_SECONDS       how long sshd runs (default 120)
 
 mtu_of() { ip -n "$1" -o link show ens1f0 2>/dev/null | grep -o 'mtu [0-9]*'; }
 mtus() { echo "$(mtu_of "$HOST_NS") $(mtu_of "$PEER_NS")"; }
@@ -52,6 +58,12 @@ peer_ssh_setup() {
 set -f
 set -- \$SSH_ORIGINAL_COMMAND
 shift
+[ ! -e "$WORK/motd" ] || echo "Welcome to the peer (a login that prints)"
+if [ "\$1" = rollback ] && [ -e "$WORK/hang-rollback" ]; then
+	touch "$WORK/rollback-started"
+	sleep 30 # a peer that hangs in its rollback: this host is interrupted meanwhile
+	exit 0
+fi
 if [ "\$1" = apply ] && [ -e "$WORK/hang-before-apply" ]; then
 	touch "$WORK/peer-started"
 	sleep 5 # a slow peer: this host is interrupted meanwhile
@@ -79,7 +91,7 @@ PermitRootLogin prohibit-password
 EOF
 	echo "[198.18.0.2]:2222 $(cut -d' ' -f1,2 "$WORK/hostkey.pub")" >"$WORK/known_hosts"
 	client_config "$WORK/ssh_config" 2222 "$WORK/known_hosts"
-	timeout -k 1 120 ip netns exec "$PEER_NS" unshare -m sh -c \
+	timeout -k 1 "${PEER_SSHD_SECONDS:-120}" ip netns exec "$PEER_NS" unshare -m sh -c \
 		'mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd && exec /usr/sbin/sshd -D -e -f "$1"' \
 		sh "$WORK/sshd_config" 2>"$WORK/sshd.log" &
 	V_PIDS="$V_PIDS $!"

@@ -1,0 +1,401 @@
+/* txn.c: one transaction from start to end, on this host and its peer
+ * (see txn.h).
+ *
+ * Owns: recording the plan as a transaction, applying it, tuning the peer
+ * after it, committing (or handing over to the --confirm watchdog, or
+ * leaving it open for a campaign round), and undoing both ends when any of
+ * that fails; the undo of a transaction, peer first, with the peer's
+ * pending rollback recorded when it cannot be done. Must never: change the
+ * host before the undo log is on disk, or forget a peer transaction that
+ * is still applied. */
+#define _GNU_SOURCE
+#include "txn.h"
+
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+
+#include "peerssh.h"
+#include "plan.h"
+#include "profile.h"
+
+static void say(void (*fn)(enum log_level, const char *), enum log_level level, const char *fmt, ...)
+    _printf_(3, 4);
+
+static void say(void (*fn)(enum log_level, const char *), enum log_level level, const char *fmt, ...)
+{
+	_cleanup_free_ char *text = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	va_end(ap);
+	if (!text)
+		return;
+	if (fn)
+		fn(level, text);
+	else
+		log_debug("%s", text);
+}
+
+void txn_outcome_done(struct txn_outcome *o)
+{
+	free(o->peer_error);
+	free(o->why);
+	apply_outcome_done(&o->apply);
+	*o = (struct txn_outcome){0};
+}
+
+void txn_undo_outcome_done(struct txn_undo_outcome *o)
+{
+	free(o->peer_error);
+	apply_outcome_done(&o->apply);
+	*o = (struct txn_undo_outcome){0};
+}
+
+struct profile *txn_peer_profile(const struct txn_record *t)
+{
+	struct profile *p = NULL;
+
+	if (!t->profile_json ||
+	    profile_load_string(t->profile_json, strlen(t->profile_json), "history", &p, NULL) < 0)
+		return NULL;
+	if (peerssh_wanted(p))
+		return p;
+	profile_free(p);
+	return NULL;
+}
+
+/* ---- record ---- */
+
+static int changes_from_plan(const struct plan *p, struct change_record **ret)
+{
+	struct change_record *c = calloc(p->n_changes ? p->n_changes : 1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n_changes; i++)
+		c[i] = (struct change_record){.seq = (int)i + 1,
+					      .object = p->changes[i].object,
+					      .kind = (char *)p->changes[i].kind->name,
+					      .key = p->changes[i].key,
+					      .old_value = p->changes[i].old_value,
+					      .new_value = p->changes[i].new_value};
+	*ret = c;
+	return 0;
+}
+
+/* The transaction and its undo log, durably. */
+static int record(struct history *h, const struct txn_request *q, int64_t *ret_id)
+{
+	_cleanup_free_ struct change_record *c = NULL;
+	_cleanup_free_ char *hash = NULL;
+	struct json_object *js = NULL;
+	int r;
+
+	r = changes_from_plan(q->plan, &c);
+	if (r < 0)
+		return r;
+	(void)profile_hash(q->profile, &hash);
+	(void)profile_to_json(q->profile, &js);
+	struct txn_record t = {
+	    .kind = TXN_APPLY,
+	    .status = TXN_OPEN,
+	    .profile_name = q->profile->name.value,
+	    .profile_hash = hash,
+	    .profile_json = js ? (char *)json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN) : NULL,
+	};
+	r = apply_txn_create(h, &t, c, q->plan->n_changes, ret_id);
+	json_object_put(js);
+	return r;
+}
+
+/* The changes as recorded: what is applied is what the undo log holds.
+ * When it cannot be read back, nothing has been changed yet: the
+ * transaction ends failed, not open, through a fresh connection if the
+ * first one is wedged (SQLite may keep failing on the connection that met
+ * the I/O error). Only when even that fails does it stay open (a rollback
+ * then restores values that are already there). */
+static int load_recorded(struct history **hp, const struct txn_request *q, int64_t txn,
+			 struct change_record **c, size_t *n)
+{
+	static const char why[] = "cannot read the undo log back: nothing was changed";
+	int r = history_changes_load(*hp, txn, c, n), k;
+
+	if (r >= 0)
+		return r;
+	say(q->say, LOG_ERR,
+	    "history %s: cannot read the undo log of transaction %" PRId64 ": %s; nothing was changed",
+	    q->db_path, txn, strerror(-r));
+	k = history_txn_set_status(*hp, txn, TXN_FAILED, why);
+	if (k < 0) {
+		history_close(TAKE_PTR(*hp));
+		k = history_open(q->db_path, 0, hp);
+		if (k >= 0)
+			k = history_txn_set_status(*hp, txn, TXN_FAILED, why);
+	}
+	if (k < 0)
+		say(q->say, LOG_ERR,
+		    "history %s: transaction %" PRId64 " stays open: %s: run `cx5prof rollback`", q->db_path,
+		    txn, strerror(-k));
+	return r;
+}
+
+/* ---- the peer ---- */
+
+/* A caught signal, but only one caught after the wait began: the undo
+ * that follows an interruption must not be cut short by that same one. */
+static unsigned signals_before;
+
+static int new_signal(void)
+{
+	return apply_signals_caught() > signals_before ? apply_interrupted() : 0;
+}
+
+/* Roll back the peer's transaction peer_txn (recorded with txn, 0: none
+ * here). When it cannot be, that is recorded with txn as pending, and
+ * o->peer_left says so; done, a pending one is cleared. */
+static void peer_rollback(struct history *h, int64_t txn, const struct profile *peer, int64_t peer_txn,
+			  void (*fn)(enum log_level, const char *), struct txn_undo_outcome *o)
+{
+	_cleanup_free_ char *err = NULL;
+	bool changed = true;
+	int r;
+
+	if (!peer) {
+		err = strprintf("transaction %" PRId64 " tuned a peer (its transaction %" PRId64
+				"), but the stored profile does not say how to reach it",
+				txn, peer_txn);
+		r = -ENOENT;
+	} else {
+		signals_before = apply_signals_caught();
+		r = peerssh_rollback(peer, peer_txn, new_signal, &changed, &err);
+	}
+	if (r >= 0) {
+		o->peer_done = true;
+		o->peer_was_undone = !changed;
+		if (changed)
+			say(fn, LOG_NOTICE, "peer %s: rolled back its transaction %" PRId64,
+			    peer->peer.ssh.value, peer_txn);
+		else
+			say(fn, LOG_WARN, "peer %s: its transaction %" PRId64 " was rolled back already",
+			    peer->peer.ssh.value, peer_txn);
+		if (txn > 0)
+			(void)history_txn_set_peer_undo(h, txn, NULL);
+		return;
+	}
+	o->peer_left = peer_txn;
+	o->peer_error = TAKE_PTR(err);
+	r = txn > 0 ? history_txn_set_peer_undo(h, txn, strna(o->peer_error)) : -ENOENT;
+	if (r >= 0)
+		say(fn, LOG_ERR,
+		    "%s: run `cx5prof rollback %" PRId64 "` on the peer (recorded: the next `cx5prof "
+		    "rollback` here tries again)",
+		    strna(o->peer_error), peer_txn);
+	else
+		say(fn, LOG_ERR, "%s: run `cx5prof rollback %" PRId64 "` on the peer", strna(o->peer_error),
+		    peer_txn);
+}
+
+int txn_undo(struct history *h, int64_t txn, const struct profile *peer, int64_t peer_txn, const char *reason,
+	     void (*fn)(enum log_level, const char *), struct txn_undo_outcome *o)
+{
+	if (peer_txn > 0)
+		peer_rollback(h, txn, peer, peer_txn, fn, o);
+	if (txn > 0 && reason)
+		o->here = rollback_txn(h, txn, reason, &o->apply);
+	if (o->here < 0 && o->here != -ENOTRECOVERABLE)
+		return o->here;
+	return o->here < 0 || o->peer_left ? -ENOTRECOVERABLE : 0;
+}
+
+/* Nothing changes here: the peer alone, committed at once unless this is
+ * a round (then its watchdog waits for the round's end). */
+static void peer_only(struct history *h, const struct txn_request *q, struct txn_outcome *o)
+{
+	_cleanup_free_ char *err = NULL;
+	struct txn_undo_outcome u = {0};
+	int r;
+
+	r = peerssh_apply(q->profile, q->peer_confirm, apply_interrupted, &o->peer_txn, &err);
+	if (r >= 0 && q->commit != TXN_COMMIT_NEVER && o->peer_txn > 0)
+		r = peerssh_commit(q->profile, &err);
+	if (r >= 0) {
+		say(q->say, LOG_INFO, "peer %s: applied (its transaction %" PRId64 ")",
+		    q->profile->peer.ssh.value, o->peer_txn);
+		o->end = TXN_END_NOTHING;
+		return;
+	}
+	o->end = TXN_END_PEER_FAILED;
+	o->peer_failure = r;
+	o->interrupted = r == -EINTR ? apply_interrupted() : 0;
+	o->peer_error = TAKE_PTR(err);
+	if (o->peer_txn > 0) {
+		(void)txn_undo(h, 0, q->profile, o->peer_txn, NULL, q->say, &u);
+		o->peer_left = u.peer_left;
+		txn_undo_outcome_done(&u);
+	}
+	o->peer_txn = 0;
+}
+
+/* This host's changes are in: the peer gets the same profile, under its
+ * own --confirm watchdog (this host's --confirm, so that one `commit`
+ * keeps both), committed at once when this host commits at once. When it
+ * fails or a signal ends it, both ends are undone: the peer's transaction
+ * when it is known (also from an unreadable answer), else by the peer's
+ * watchdog. 0, or -1 with o->end set. */
+static int peer_step(struct history *h, const struct txn_request *q, struct txn_outcome *o)
+{
+	_cleanup_free_ char *err = NULL;
+	struct txn_undo_outcome u = {0};
+	unsigned confirm = q->commit == TXN_COMMIT_CONFIRM ? q->confirm : q->peer_confirm;
+	int r;
+
+	if (apply_interrupted()) {
+		r = -EINTR;
+		err = strprintf("interrupted by SIG%s before the peer %s was tuned",
+				sigabbrev_np(apply_interrupted()) ? sigabbrev_np(apply_interrupted()) : "?",
+				q->profile->peer.ssh.value);
+	} else
+		r = peerssh_apply_recorded(h, o->txn, q->profile, confirm, apply_interrupted, &o->peer_txn,
+					   &err);
+	if (r >= 0 && q->commit == TXN_COMMIT_NOW && o->peer_txn > 0)
+		r = peerssh_commit(q->profile, &err);
+	if (r >= 0) {
+		say(q->say, LOG_INFO, "peer %s: applied (its transaction %" PRId64 ")%s",
+		    q->profile->peer.ssh.value, o->peer_txn,
+		    q->commit == TXN_COMMIT_CONFIRM ? ", waiting for `cx5prof commit` like this host" : "");
+		return 0;
+	}
+	o->interrupted = r == -EINTR ? apply_interrupted() : 0;
+	o->peer_failure = r;
+	if (o->peer_txn > 0)
+		say(q->say, LOG_ERR,
+		    "%s; rolling back the peer's transaction %" PRId64
+		    " and this host's transaction %" PRId64,
+		    strna(err), o->peer_txn, o->txn);
+	else
+		say(q->say, LOG_ERR,
+		    "%s; rolling back this host's transaction %" PRId64 " (the peer's own --confirm watchdog "
+		    "undoes what it changed)",
+		    strna(err), o->txn);
+	o->peer_error = TAKE_PTR(err);
+	r = txn_undo(h, o->txn, q->profile, o->peer_txn,
+		     "the peer's apply failed or was interrupted: rolled back on this host too", q->say, &u);
+	o->peer_left = u.peer_left;
+	o->apply.rollback_txn = u.apply.rollback_txn;
+	o->apply.done = u.apply.done;
+	o->apply.left = TAKE_PTR(u.apply.left);
+	if (u.here < 0 && u.here != -ENOTRECOVERABLE)
+		say(q->say, LOG_ERR, "history %s: cannot record the rollback of transaction %" PRId64 ": %s",
+		    q->db_path, o->txn, strerror(-u.here));
+	o->end = r == 0 ? TXN_END_UNDONE : TXN_END_NOT_RESTORED;
+	txn_undo_outcome_done(&u);
+	return -1;
+}
+
+/* ---- commit ---- */
+
+/* Commit, or hand over to the watchdog (forked: SQLite state must not
+ * cross fork(), so *hp is closed first and NULL after), or leave open.
+ * On failure o->why says what could not be done. */
+static int finish(struct history **hp, const struct txn_request *q, struct txn_outcome *o)
+{
+	int64_t deadline;
+	int r, pid;
+
+	if (q->commit == TXN_COMMIT_NEVER)
+		return 0;
+	if (q->commit == TXN_COMMIT_NOW) {
+		r = failpoint("commit", 1) ? -ENOSPC
+					   : history_txn_set_status(*hp, o->txn, TXN_COMMITTED, NULL);
+		if (r < 0)
+			o->why = strprintf("cannot record transaction %" PRId64 " as committed in %s: %s",
+					   o->txn, history_path(*hp), strerror(-r));
+		return r;
+	}
+	deadline = history_now_usec() + (int64_t)q->confirm * 1000000;
+	r = failpoint("confirm-setup", 1) ? -EIO : history_txn_set_pending_confirm(*hp, o->txn, deadline);
+	if (r < 0) {
+		o->why = strprintf("cannot record transaction %" PRId64 " as pending_confirm in %s: %s",
+				   o->txn, history_path(*hp), strerror(-r));
+		return r;
+	}
+	history_close(TAKE_PTR(*hp));
+	pid = failpoint("confirm-setup", 2) ? -EAGAIN : watchdog_spawn(q->db_path, o->txn, deadline);
+	if (pid < 0) {
+		o->why = strprintf("cannot start the --confirm watchdog: %s", strerror(-pid));
+		return pid;
+	}
+	o->watchdog_pid = pid;
+	o->deadline_us = deadline;
+	return 0;
+}
+
+/* Every change landed (and the peer's) but what had to follow failed:
+ * no commit, or no watchdog, must not leave either end changed. */
+static void undo_unfinished(struct history **hp, const struct txn_request *q, const struct change_record *c,
+			    size_t n, struct txn_outcome *o)
+{
+	struct txn_undo_outcome u = {0};
+	int r;
+
+	o->after_last = true;
+	if (!*hp) {
+		r = history_open(q->db_path, 0, hp);
+		if (r < 0) {
+			say(q->say, LOG_ERR, "history %s: %s: %s", q->db_path, strerror(-r),
+			    history_remedy(r));
+			o->end = TXN_END_UNFINISHED;
+			return;
+		}
+	}
+	r = apply_undo_all(*hp, o->txn, c, n, o->why ? o->why : strerror(ENOMEM), &o->apply);
+	if (o->peer_txn > 0) {
+		(void)txn_undo(*hp, o->txn, q->profile, o->peer_txn, NULL, q->say, &u);
+		o->peer_left = u.peer_left;
+		txn_undo_outcome_done(&u);
+	}
+	o->end = r == -ECANCELED && !o->peer_left ? TXN_END_UNDONE : TXN_END_NOT_RESTORED;
+}
+
+int txn_run(struct history **hp, const struct txn_request *q, struct txn_outcome *o)
+{
+	struct change_record *c = NULL;
+	size_t n = 0;
+	int r;
+
+	*o = (struct txn_outcome){0};
+	if (q->plan->n_changes == 0) {
+		o->end = TXN_END_NOTHING;
+		if (q->peer)
+			peer_only(*hp, q, o);
+		return 0;
+	}
+	r = record(*hp, q, &o->txn);
+	if (r < 0) {
+		say(q->say, LOG_ERR, "history %s: cannot write the undo log: %s: %s; nothing was changed",
+		    history_path(*hp), strerror(-r), history_remedy(r));
+		o->end = TXN_END_NOT_RECORDED;
+		return 0;
+	}
+	if (load_recorded(hp, q, o->txn, &c, &n) < 0) {
+		o->end = TXN_END_NOT_RECORDED;
+		return 0;
+	}
+	o->n = n;
+	apply_signals_install();
+	r = apply_changes(*hp, o->txn, c, n, &o->apply);
+	if (r < 0) {
+		o->interrupted = o->apply.failed_seq ? 0 : apply_interrupted();
+		o->end = r == -ECANCELED ? TXN_END_UNDONE : TXN_END_NOT_RESTORED;
+	} else if (!q->peer || peer_step(*hp, q, o) == 0) {
+		if (finish(hp, q, o) < 0)
+			undo_unfinished(hp, q, c, n, o);
+		else
+			o->end = TXN_END_DONE;
+	}
+	change_records_free(c, n);
+	return 0;
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# 87-kill-fault-campaign-peer.t: the kill/fault loop of 85-kill-fault-loop.t
+# on the campaign and peer paths. kill -9 at the entry of a system call
+# that changes or records state (fdatasync, pwrite64, sendmsg, the ssh
+# child's clone and wait4), then an I/O error in one, during a local
+# campaign and a campaign that tunes the peer over ssh (the peer
+# namespace's sshd, peer-ssh-lib.sh; `serve` there for the benchmark).
+# Each case ends restored on both hosts after `cx5prof rollback` (run as an
+# operator would): both sysroot copies byte-identical to before, both MTUs
+# back, nothing unfinished in either history and no peer rollback pending.
+# A kill between the peer's apply and its record here is covered by the
+# peer's own --confirm watchdog: the case then waits for it (bounded).
+# `make check` runs CX5PROF_TORTURE_CASES (default 2) points per loop,
+# spread over the trace; `make torture` (CX5PROF_TORTURE_STRIDE=1) every one.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/verify-lib.sh"
+. "$(dirname "$0")/peer-ssh-lib.sh"
+need_root_netns
+command -v strace >/dev/null || skip_all "strace is not installed (contrib/install-deps.sh)"
+command -v sqlite3 >/dev/null || skip_all "needs sqlite3"
+STRIDE=${CX5PROF_TORTURE_STRIDE:-7}
+CASES=${CX5PROF_TORTURE_CASES:-2}
+[ "$STRIDE" = 1 ] && LIFE=3600 || LIFE=600
+PEER_SSHD_SECONDS=$LIFE
+vsetup v87
+peer_ssh_setup
+copy_sysroot cx5-2port "$WORK/pristine"
+timeout -k 1 "$LIFE" ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>"$WORK/serve.log" &
+V_PIDS="$V_PIDS $!"
+wait_listen 12866 || { echo "Bail out! serve did not start: $(cat "$WORK/serve.log")"; exit 1; }
+STRACE="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace"
+
+printf 'version: 1\nname: jumbo\nmatch:\n  interfaces: [ens1f0]\nlink:\n  mtu: 9000\nsysctl:\n  net.core.rmem_max: 4194304\n' >"$WORK/jumbo.yaml"
+printf 'version: 1\nname: local\ngroups: [jumbo.yaml]\nverify: {peer: 198.18.0.2, runner: builtin, duration: 1}\n' >"$WORK/local.yaml"
+printf 'version: 1\nname: peer\ngroups: [jumbo.yaml]\nverify: {peer: 198.18.0.2, runner: builtin, duration: 1}\npeer: {ssh: root@198.18.0.2, ssh_config: %s, command: /usr/sbin/cx5prof, confirm: 1}\n' \
+	"$WORK/ssh_config" >"$WORK/peer.yaml"
+
+unfinished() { sqlite3 "$1" "SELECT count(*) FROM transactions WHERE status IN ('open','pending_confirm','rollback_failed') OR peer_undo_pending IS NOT NULL" 2>/dev/null || echo 0; }
+restored() {
+	diff -r --no-dereference "$WORK/pristine" "$SR" >/dev/null &&
+		diff -r --no-dereference "$WORK/pristine" "$PSR" >/dev/null &&
+		[ "$(mtus)" = "mtu 1500 mtu 1500" ] && [ "$(unfinished "$DB")" = 0 ] && [ "$(unfinished "$PDB")" = 0 ]
+}
+# The peer's watchdog: a round killed before the peer's transaction was
+# recorded here is undone there by it (peer.confirm 1 + 1 s + 30 s).
+peer_settled() {
+	local i
+	for i in $(seq 450); do
+		[ "$(sqlite3 "$PDB" "SELECT count(*) FROM transactions WHERE status IN ('open','pending_confirm')" 2>/dev/null || echo 0)" = 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# points TRACE: "SYSCALL N" for each call in the trace (the N-th of that
+# system call); pick: all of them under `make torture`, else CASES spread
+# evenly over the trace.
+points() {
+	sed -E 's/^[0-9]+ +//; s/^([a-z0-9_]+)\(.*/\1/; t; d' "$1" | awk '{ n[$1]++; print $1, n[$1] }'
+}
+pick() {
+	if [ "$STRIDE" = 1 ]; then cat; else awk -v k="$CASES" '{ a[NR] = $0 } END { for (i = 1; i <= k && i <= NR; i++) print a[int((i - 0.5) * NR / k) + 1] }'; fi
+}
+SET=fdatasync,pwrite64,sendmsg,clone,clone3,wait4
+traced() { HOME=$WORK ip netns exec "$HOST_NS" $STRACE -f -qq -o /dev/null "$@"; }
+settle() { hcx rollback >/dev/null 2>"$WORK/rb.err"; peer_settled; restored || hcx rollback >/dev/null 2>>"$WORK/rb.err"; }
+
+bad=0
+fail_case() {
+	bad=$((bad + 1))
+	[ "$bad" -le 5 ] && diag "$1"
+}
+
+for c in local peer; do
+	HOME=$WORK ip netns exec "$HOST_NS" $STRACE -f -qq -o "$WORK/trace.$c" -e trace="$SET" \
+		"$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/$c.yaml" >/dev/null 2>&1
+	settle
+	diag "$c campaign: $(points "$WORK/trace.$c" | wc -l) points in its trace ($SET)"
+	points "$WORK/trace.$c" | pick >"$WORK/points.$c"
+
+	# ---- kill -9 at each point, then rollback
+	bad=0 cases=0
+	while read -r sc n; do
+		cases=$((cases + 1))
+		traced -e trace="$sc" -e inject="$sc":signal=KILL:when="$n" \
+			"$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/$c.yaml" >/dev/null 2>"$WORK/err"
+		settle
+		restored || fail_case "$c campaign killed at $sc #$n: not restored after rollback: $(cat "$WORK/rb.err")"
+	done <"$WORK/points.$c"
+	is "$bad" 0 "kill -9 in a $c campaign at $cases points: each restored by rollback"
+
+	# ---- EIO at each fdatasync and pwrite64 point: the exit code tells
+	# the truth (0, 1, 6: as before already, the kept nothing; 7: rollback
+	# restores what is listed)
+	bad=0 cases=0
+	while read -r sc n; do
+		case $sc in fdatasync | pwrite64) ;; *) continue ;; esac
+		cases=$((cases + 1))
+		traced -e trace="$sc" -e inject="$sc":error=EIO:when="$n" \
+			"$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/$c.yaml" >/dev/null 2>"$WORK/err"
+		rc=$?
+		case $rc in
+		7) settle ;;
+		*) peer_settled
+		   grep -q 'stays open\|run `cx5prof rollback' "$WORK/err" && settle ;;
+		esac
+		restored || fail_case "$c campaign, EIO at $sc #$n: exit $rc, not restored: $(grep error: "$WORK/err" | head -3)"
+		restored || settle
+	done <"$WORK/points.$c"
+	is "$bad" 0 "EIO in a $c campaign at $cases points: each exit code as the hosts are"
+done
+done_testing
