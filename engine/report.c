@@ -195,7 +195,7 @@ static void fact(FILE *f, const char *name, const char *value)
 {
 	fputs("<tr><th>", f);
 	html_text(f, name);
-	fputs("</th><td>", f);
+	fputs("</th><td class=\"long\">", f);
 	html_text(f, value ? value : "unknown");
 	fputs("</td></tr>\n", f);
 }
@@ -229,7 +229,7 @@ static void facts_interfaces(const struct report *rp, struct json_object *host, 
 	struct json_object *ports = get(host, "interfaces");
 	size_t n = ports ? json_object_array_length(ports) : 0;
 
-	fputs("<tr><th>interfaces</th><td>", rp->f);
+	fputs("<tr><th>interfaces</th><td class=\"long\">", rp->f);
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *one = interface_text(json_object_array_get_idx(ports, i), NULL);
 		html_text(rp->f, one);
@@ -283,7 +283,7 @@ static void facts_time(const struct report *rp)
 	fact(rp->f, "time", text);
 }
 
-static void section_header(struct report *rp)
+static int section_header(struct report *rp)
 {
 	FILE *f = rp->f;
 	const struct run_record *run = NULL;
@@ -318,17 +318,19 @@ static void section_header(struct report *rp)
 	fact(f, "cx5prof", CX5PROF_VERSION);
 	fputs("</table>\n", f);
 	json_object_put(host);
+	return 0;
 }
 
 /* ---- the verdict ---- */
 
-static void section_verdict(struct report *rp)
+static int section_verdict(struct report *rp)
 {
 	if (!str(rp->doc, "verdict"))
-		return;
+		return 0;
 	fputs("<h2>Verdict</h2>\n<p class=\"verdict\"><strong>", rp->f);
 	html_text(rp->f, str(rp->doc, "verdict"));
 	fputs("</strong></p>\n", rp->f);
+	return 0;
 }
 
 /* ---- the charts ---- */
@@ -460,13 +462,50 @@ static void cell_text(FILE *f, const char *cls, const char *s)
 	html_elem(f, "td", cls, s ? s : "-");
 }
 
-static void results_row(struct report *rp, size_t i)
+/* The benchmark peer's MTU and drops (from `serve`): "mtu 9000, drops +12",
+ * "-" when it gave none. */
+static void peer_cell(FILE *f, struct json_object *g)
+{
+	double mtu = num(g, "peer_mtu"), drops = num(g, "peer_drops");
+
+	fputs("<td class=\"long\">", f);
+	if (!isnan(mtu))
+		fprintf(f, "mtu %.0f", mtu);
+	if (!isnan(drops))
+		fprintf(f, drops > 0 ? "%sdrops +%.0f" : "%sdrops none", isnan(mtu) ? "" : ", ", drops);
+	if (isnan(mtu) && isnan(drops))
+		fputs("-", f);
+	fputs("</td>", f);
+}
+
+/* Some group has the peer's state: the results get a peer column. */
+static bool has_peer_state(const struct report *rp)
+{
+	for (size_t i = 0; i < n_groups(rp); i++)
+		if (get(group(rp, i), "peer_mtu") || get(group(rp, i), "peer_drops"))
+			return true;
+	return false;
+}
+
+/* "skipped (exit 5): ens1f0: ...": a skipped group's one cell, across
+ * the columns of its figures. */
+static void skipped_cell(FILE *f, struct json_object *g, int columns)
+{
+	_cleanup_free_ char *why = strprintf(
+	    "skipped (exit %d): %s", json_object_get_int(get(g, "skipped_exit_code")), str(g, "skipped"));
+
+	fprintf(f, "<td colspan=\"%d\" class=\"long fail\">", columns);
+	html_text(f, why ? why : "skipped");
+	fputs("</td>", f);
+}
+
+static void results_row(struct report *rp, size_t i, int columns, bool peer)
 {
 	FILE *f = rp->f;
 	struct json_object *g = group(rp, i), *prev = previous_measured(rp, i);
 	double m = num(g, "median_recv_mbps"), ch = num(g, "change_percent"),
 	       loss = num(g, "median_loss_percent");
-	_cleanup_free_ char *drops = drops_text(get(g, "drops")), *note = NULL, *label = group_label(g);
+	_cleanup_free_ char *drops = drops_text(get(g, "drops")), *label = group_label(g);
 
 	fputs("<tr><td class=\"grp\">", f);
 	html_text(f, label);
@@ -476,6 +515,11 @@ static void results_row(struct report *rp, size_t i)
 		fputs("</span>", f);
 	}
 	fputs("</td>", f);
+	if (str(g, "skipped")) {
+		skipped_cell(f, g, columns - 1);
+		fputs("</tr>\n", f);
+		return;
+	}
 	if (!rp->single) {
 		size_t counted = 0;
 		struct json_object *rounds = rounds_of(g);
@@ -485,15 +529,11 @@ static void results_row(struct report *rp, size_t i)
 	}
 	if (isnan(m))
 		fputs("<td class=\"num\">-</td>", f);
-	else
+	else if (rp->single)
 		fprintf(f, "<td class=\"num\">%.2f</td>", m);
-	if (!rp->single) {
-		if (isnan(m))
-			fputs("<td class=\"num\">-</td>", f);
-		else
-			fprintf(f, "<td class=\"num\">%.2f-%.2f</td>", num(g, "min_recv_mbps"),
-				num(g, "max_recv_mbps"));
-	}
+	else /* the range under the median, breaking after its dash if it must */
+		fprintf(f, "<td class=\"num\">%.2f<br><span class=\"note range\">%.2f-<wbr>%.2f</span></td>",
+			m, num(g, "min_recv_mbps"), num(g, "max_recv_mbps"));
 	if (isnan(loss))
 		fputs("<td class=\"num\">-</td>", f);
 	else
@@ -506,27 +546,27 @@ static void results_row(struct report *rp, size_t i)
 	if (prev && !isnan(loss) && !isnan(num(prev, "median_loss_percent")))
 		fprintf(f, "<br>loss %+.2f pp", loss - num(prev, "median_loss_percent"));
 	fputs("</td>", f);
-	cell_text(f, "nw", str(g, "irq_spread"));
-	cell_text(f, NULL, drops ? drops : "n/a");
-	if (str(g, "skipped"))
-		note = strprintf("skipped (exit %d): %s", json_object_get_int(get(g, "skipped_exit_code")),
-				 str(g, "skipped"));
-	cell_text(f, note ? "fail" : NULL, note ? note : "");
+	cell_text(f, NULL, str(g, "irq_spread"));
+	cell_text(f, "long", drops ? drops : "n/a");
+	if (peer)
+		peer_cell(f, g);
 	fputs("</tr>\n", f);
 }
 
 static int section_results(struct report *rp)
 {
+	bool peer = has_peer_state(rp);
+	int columns = (rp->single ? 6 : 7) + peer;
+
 	fprintf(rp->f,
-		"<h2>Results</h2>\n<table>\n<tr><th>group</th>%s<th class=\"num\">%s Mbps</th>%s"
+		"<h2>Results</h2>\n<table>\n<tr><th>group</th>%s<th class=\"num\">%s</th>"
 		"<th class=\"num\">%s</th><th class=\"num\">vs previous</th>"
-		"<th>irq spread</th><th>drop counters that rose</th>"
-		"<th>note</th></tr>\n",
-		rp->single ? "" : "<th class=\"num\">rounds</th>", rp->single ? "receive" : "median receive",
-		rp->single ? "" : "<th class=\"num\">min-max Mbps</th>",
-		rp->single ? "loss %" : "median loss %");
+		"<th>irq spread</th><th>drop counters that rose</th>%s</tr>\n",
+		rp->single ? "" : "<th class=\"num\">rounds</th>",
+		rp->single ? "receive Mbps" : "median receive Mbps (min-max)",
+		rp->single ? "loss %" : "median loss %", peer ? "<th>peer (serve)</th>" : "");
 	for (size_t i = 0; i < n_groups(rp); i++)
-		results_row(rp, i);
+		results_row(rp, i, columns, peer);
 	fputs("</table>\n<p class=\"note\">vs previous: against the previous measured group (with the same "
 	      "sweep value), receive throughput in %, loss in percentage points (pp).</p>\n",
 	      rp->f);
@@ -591,14 +631,14 @@ static void round_row(struct report *rp, struct json_object *g, struct json_obje
 	else
 		fprintf(f, "<td class=\"num\">%.2f</td><td class=\"num\">%.2f</td>", num(rd, "recv_mbps"),
 			num(rd, "loss_percent"));
-	fputs("<td>", f);
+	fputs("<td class=\"long\">", f);
 	for (size_t t = 0; ths && t < json_object_array_length(ths); t++)
 		threshold_line(f, json_object_array_get_idx(ths, t));
 	if (!ths || json_object_array_length(ths) == 0)
 		fputs("none set", f);
 	fputs("</td>", f);
-	cell_text(f, NULL, drops ? drops : "n/a");
-	cell_text(f, NULL, str(rd, "error") ? str(rd, "error") : "");
+	cell_text(f, "long", drops ? drops : "n/a");
+	cell_text(f, "long", str(rd, "error") ? str(rd, "error") : "");
 	fputs("</tr>\n", f);
 }
 
@@ -614,20 +654,15 @@ static int section_rounds(struct report *rp)
 	    rp->single ? "Each run" : "Every round");
 	for (size_t i = 0; i < n_groups(rp); i++) {
 		struct json_object *g = group(rp, i), *rounds = rounds_of(g);
-		_cleanup_free_ char *why = NULL;
 
 		for (size_t k = 0; rounds && k < json_object_array_length(rounds); k++)
 			round_row(rp, g, json_object_array_get_idx(rounds, k), k);
 		if (!str(g, "skipped"))
 			continue;
-		why = strprintf("exit %d: %s", json_object_get_int(get(g, "skipped_exit_code")),
-				str(g, "skipped"));
 		fputs("<tr>", f);
 		label_cell(f, g);
-		fputs("<td class=\"num\">-</td><td class=\"num\">-</td><td class=\"fail\">skipped</td>"
-		      "<td class=\"num\">-</td><td class=\"num\">-</td><td>-</td><td>-</td>",
-		      f);
-		cell_text(f, NULL, why);
+		fputs("<td class=\"num\">-</td><td class=\"num\">-</td>", f);
+		skipped_cell(f, g, 6);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -839,9 +874,9 @@ static void parameter_row(FILE *f, const char *key, struct json_object **flat, s
 		differs |= i > 0 && !streq_ptr(cells[i], cells[0]);
 	}
 	fputs(differs ? "<tr class=\"differs\">" : "<tr>", f);
-	html_elem(f, "th", NULL, key);
+	html_elem(f, "th", "key", key);
 	for (size_t i = 0; i < n; i++)
-		cell_text(f, NULL, cells[i]);
+		cell_text(f, "long", cells[i]);
 	fputs("</tr>\n", f);
 }
 
@@ -924,17 +959,10 @@ static int section_commands(struct report *rp)
 
 /* ---- the page ---- */
 
-static int section_header_verdict(struct report *rp)
-{
-	section_header(rp);
-	section_verdict(rp);
-	return 0;
-}
-
 /* The page, top to bottom. A new section is one row. */
 static int (*const sections[])(struct report *rp) = {
-    section_header_verdict, section_charts,	section_results,  section_rounds,
-    section_heat,	    section_parameters, section_commands,
+    section_header, section_verdict, section_charts,	 section_results,
+    section_rounds, section_heat,    section_parameters, section_commands,
 };
 
 int report_html(struct history *h, struct json_object *doc, char **ret)

@@ -101,14 +101,15 @@ void html_elem(FILE *f, const char *tag, const char *cls, const char *s)
 
 /* The SVG text classes, for a page and for a picture of its own. */
 #define SVG_STYLE                                                                                            \
-	"text{font-family:sans-serif;fill:#222}\n"                                                           \
-	".lbl{font-size:13px}\n.val{font-size:12px}\n.axis{font-size:11px;fill:#555}\n"                      \
-	".note{font-size:12px;fill:#666}\n.title{font-size:14px;font-weight:bold}\n"
+	"svg text{font-family:sans-serif;fill:#222}\n"                                                       \
+	"svg .lbl{font-size:13px}\nsvg .val{font-size:12px}\nsvg .axis{font-size:11px;fill:#555}\n"          \
+	"svg .note{font-size:12px;fill:#666}\nsvg .title{font-size:14px;font-weight:bold}\n"
 
-/* Reads at 800 px and wider: a cell's text may wrap anywhere rather than
- * push the page wider, but headers keep their words, numbers stay on one
- * line and a group's name keeps a readable width (td.grp); an A4 print
- * keeps charts and table rows whole. */
+/* Reads at 800 px and wider: a cell breaks between words, and a cell of
+ * free text (td.long, td.grp, th.key, code) anywhere rather than push the
+ * page wider; numbers stay on one line (td.num); a group's name and a
+ * setting keep a readable width. An A4 print keeps charts and table rows
+ * whole. */
 static const char page_style[] =
     "body{font-family:sans-serif;color:#222;max-width:62em;margin:1em auto;padding:0 1em;"
     "line-height:1.35}\n"
@@ -116,15 +117,16 @@ static const char page_style[] =
     "h3{font-size:1em;margin:1em 0 .3em}\n"
     "table{border-collapse:collapse;margin:.4em 0 1em}\n"
     "td,th{border:1px solid #ccc;padding:.2em .45em;text-align:left;vertical-align:top;font-size:90%;"
-    "overflow-wrap:anywhere}\n"
-    "th{background:#f0f0f0;overflow-wrap:normal}\ntd.num,th.num{text-align:right}\n"
-    "td.num,td.nw{white-space:nowrap}\ntd.grp{min-width:6em}\ntr.differs th{color:#000;background:#e4ecf7}\n"
-    "code{font-size:90%;overflow-wrap:anywhere}\n"
+    "overflow-wrap:break-word}\n"
+    "th{background:#f0f0f0}\ntd.num,th.num{text-align:right}\ntd.num{white-space:nowrap}\n"
+    "td.num .range{white-space:normal}\n"
+    "td.long,td.grp,th.key,code{overflow-wrap:anywhere}\ntd.grp{min-width:6em}\nth.key{min-width:9em}\n"
+    "tr.differs th{color:#000;background:#e4ecf7}\ncode{font-size:90%}\n"
     "svg{display:block;max-width:100%;height:auto;margin:.2em 0 .8em}\n"
     ".note{color:#666;font-size:90%}\n.fail{color:#b00020;font-weight:bold}\n"
     ".pass{color:#1b6e20}\n" SVG_STYLE "@page{size:A4;margin:12mm}\n"
     "@media print{body{max-width:none;margin:0;padding:0;font-size:10pt}"
-    "h2,h3{break-after:avoid}svg,tr,dl{break-inside:avoid}a{color:inherit;text-decoration:none}}\n";
+    "h2,h3{break-after:avoid}svg,tr{break-inside:avoid}a{color:inherit;text-decoration:none}}\n";
 
 void html_page_open(FILE *f, const char *title, const char *css)
 {

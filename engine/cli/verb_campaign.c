@@ -795,6 +795,40 @@ static void render_peer_line(struct json_object *groups)
 		out_text("peer        %s\n", line);
 }
 
+/* "failed      lab-slow round 1: receive throughput >= 9000 Mbps: 4331.91
+ * Mbps": every threshold a round failed, with its value (or why it has
+ * none). */
+static void render_failed_thresholds(struct json_object *groups)
+{
+	for (size_t i = 0; i < json_object_array_length(groups); i++) {
+		struct json_object *g = json_object_array_get_idx(groups, i),
+				   *rounds = json_object_object_get(g, "rounds");
+
+		for (size_t k = 0; k < json_object_array_length(rounds); k++) {
+			struct json_object *rd = json_object_array_get_idx(rounds, k),
+					   *ths = json_object_object_get(rd, "thresholds");
+
+			for (size_t t = 0; t < json_object_array_length(ths); t++) {
+				struct json_object *th = json_object_array_get_idx(ths, t);
+				double v = jdouble(th, "value");
+
+				if (!streq_ptr(jstring(th, "status"), "fail"))
+					continue;
+				out_text("failed      %s%s%s round %d: %s %s %g %s: ", jstring(g, "group"),
+					 jstring(g, "sweep_value") ? " " : "",
+					 strempty(jstring(g, "sweep_value")),
+					 json_object_get_int(json_object_object_get(rd, "repetition")),
+					 strna(jstring(th, "label")), strna(jstring(th, "op")),
+					 jdouble(th, "limit"), strna(jstring(th, "unit")));
+				if (isnan(v))
+					out_text("%s\n", strna(jstring(th, "note")));
+				else
+					out_text("%.2f %s\n", v, strna(jstring(th, "unit")));
+			}
+		}
+	}
+}
+
 /* The table people read, from the document. */
 static void render_table(struct json_object *doc, const char *report_dir)
 {
@@ -854,6 +888,7 @@ static void render_table(struct json_object *doc, const char *report_dir)
 			line[--e] = '\0';
 		out_text("%s\n", line);
 	}
+	render_failed_thresholds(groups);
 	render_peer_line(groups);
 	out_text("verdict     %s\n", strna(jstring(doc, "verdict")));
 	not_restored = json_object_object_get(doc, "not_restored");

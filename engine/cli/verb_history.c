@@ -1036,16 +1036,28 @@ static const char *compare_label(const struct field *f)
 
 #define COMPARE_COLUMNS 100
 
+/* The length of s's first item: up to its list separator (a "," or ";"
+ * before a space) included, or all of s. */
+static int item_length(const char *s)
+{
+	for (int i = 0; s[i]; i++)
+		if ((s[i] == ',' || s[i] == ';') && s[i + 1] == ' ')
+			return i + 1;
+	return (int)strlen(s);
+}
+
 /* The length of the next line of s (at a word) wrapped to width columns:
- * the most whole words that fit, ending after a list separator ("," or
- * ";") when one fits, so that an IRQ map's "mlx5_comp1 -> 10" stays on
- * one line; a word longer than width gets a line of its own, whole. */
+ * the most whole words that fit, but ending after a list separator ("," or
+ * ";") when the item after it then fits whole on the next line, so that an
+ * IRQ map's "mlx5_comp1 -> 10" is not split; a word longer than width gets
+ * a line of its own, whole. */
 static int wrap_length(const char *s, int width)
 {
 	int end = (int)strcspn(s, " "), sep = 0;
 
 	for (;;) {
-		if (s[end] == ' ' && end > 0 && (s[end - 1] == ',' || s[end - 1] == ';'))
+		if (s[end] == ' ' && end > 0 && (s[end - 1] == ',' || s[end - 1] == ';') &&
+		    item_length(s + end + 1) <= width)
 			sep = end;
 		if (s[end] != ' ' || !s[end + 1] || end + 1 + (int)strcspn(s + end + 1, " ") > width)
 			break;
@@ -1148,7 +1160,7 @@ static void compare_human(const struct run_record *runs, size_t n, const struct 
 		}
 	}
 	out_text("(* differs; in parentheses: change against run %" PRId64
-		 ", loss_pct in percentage points)\n",
+		 ", of the loss in percentage points)\n",
 		 runs[0].id);
 	for (size_t c = 0; c < n * nrows; c++)
 		free(cells[c]);

@@ -229,11 +229,11 @@ static struct json_object *campaign_doc(int64_t r1, int64_t r2, int64_t r3)
 static const char *const page_has[] = {
     /* the header places the report */
     "<h1>Campaign 7: c&lt;&amp;&gt;?</h1>",
-    "<th>host</th><td>lab1</td>",
+    "<th>host</th><td class=\"long\">lab1</td>",
     "ens1f0: ConnectX-5 0000:01:00.0, NUMA node 0; driver mlx5_core 6.12.12-amd64, "
     "firmware 16.35.2000 (MT_0000000080)",
-    "<th>kernel</th><td>6.12.12-amd64</td>",
-    "<th>time</th><td>2023-11-14 22:13:20 +0000 to 2023-11-14 22:14:55 +0000 (95 s)</td>",
+    "<th>kernel</th><td class=\"long\">6.12.12-amd64</td>",
+    "<th>time</th><td class=\"long\">2023-11-14 22:13:20 +0000 to 2023-11-14 22:14:55 +0000 (95 s)</td>",
     /* stored text escaped, control characters shown as '?' */
     "g &quot;x&quot; helped?]0;PWNED?",
     "<td class=\"grp\">one-cpu<br><span class=\"note\">MTU &amp; IRQs?[2J</span></td>",
@@ -250,17 +250,19 @@ static const char *const page_has[] = {
     /* every round: thresholds pass/FAIL, drops by name, reasons */
     "<span class=\"fail\">receive throughput &gt;= 5000 Mbps: 900.00 Mbps FAIL</span>",
     "<td class=\"fail\">FAIL</td>",
-    "<td>no netserver on 198.18.0.2:12865</td>",
-    "<td class=\"fail\">skipped</td>",
-    "<td>exit 5: ens1f0: driver too old</td>",
+    "<td class=\"long\">no netserver on 198.18.0.2:12865</td>",
+    "<td colspan=\"6\" class=\"long fail\">skipped (exit 5): ens1f0: driver too old</td>",
     /* the heat maps: cpu3 took 100% in one-cpu, 12.5% in spread */
     "<title>cpu3: 16000 interrupts (100.0%)",
     "<title>cpu3: 500 interrupts (12.5%)",
     "NUMA-local to the NIC: ens1f0, NUMA node 0: 0-5",
     /* parameters: sizes as 4M, a setting left alone in the same words */
-    "<th>sysctl.net.core.rmem_max</th><td>&gt;= 4M</td><td>as found</td>",
-    "<th>irq.irqbalance</th><td>leave</td><td>leave</td><td>leave</td>",
-    "<th>verify.socket_buffer.send</th><td>4M</td><td>4M</td><td>default</td>",
+    "<th class=\"key\">sysctl.net.core.rmem_max</th><td class=\"long\">&gt;= 4M</td><td class=\"long\">as "
+    "found</td>",
+    "<th class=\"key\">irq.irqbalance</th><td class=\"long\">leave</td><td class=\"long\">leave</td><td "
+    "class=\"long\">leave</td>",
+    "<th class=\"key\">verify.socket_buffer.send</th><td class=\"long\">4M</td><td class=\"long\">4M</td><td "
+    "class=\"long\">default</td>",
 };
 
 /* report.svg: the title and both charts. */
