@@ -16,7 +16,7 @@ PKGS="build-essential pkg-config clang libclang-rt-14-dev
 libyaml-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libcurl4-openssl-dev libsqlite3-dev
 libjson-c-dev libcmocka-dev
 iproute2 iputils-ping ethtool iperf3 netperf sqlite3 perl python3 python3-yaml python3-jsonschema
-procps time jq strace util-linux openssh-client openssh-server
+procps time jq strace util-linux openssh-client openssh-server openssl
 ansible-core python3-prometheus-client systemd groff-base man-db chromium"
 
 missing=""

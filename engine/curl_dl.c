@@ -52,6 +52,13 @@ static void load(void)
 		}
 		memcpy((char *)&api + curl_symbols[i].offset, &f, sizeof(f));
 	}
+	/* libcurl (and its TLS library) would write every TLS session's
+	 * secrets to $SSLKEYLOGFILE, world-readable: they decrypt a capture of
+	 * the request, bearer key included. Never for cx5prof's requests. */
+	if (getenv("SSLKEYLOGFILE") || getenv("GNUTLS_KEYLOGFILE"))
+		log_debug("SSLKEYLOGFILE ignored: TLS session secrets would expose the key");
+	unsetenv("SSLKEYLOGFILE");
+	unsetenv("GNUTLS_KEYLOGFILE");
 	if (api.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return;
 	load_result = 0;

@@ -4,8 +4,11 @@
  * calls. Why: libcurl brings some 30 shared libraries (TLS, Kerberos, LDAP,
  * SSH, ...); linking it made every `show`, `plan` and `apply` load them, for
  * about 4 MiB of resident memory and a third of the start-up time, although
- * only the TaoToken mirror talks HTTP. Must never: be used by any module
- * but taotoken.c; call into libcurl before curl_dl_load() succeeded. */
+ * only the TaoToken mirror talks HTTP. Also: SSLKEYLOGFILE (and
+ * GNUTLS_KEYLOGFILE) unset before libcurl initialises, so no TLS session
+ * secret of a request carrying the key is ever written. Must never: be
+ * used by any module but taotoken.c; call into libcurl before
+ * curl_dl_load() succeeded. */
 #ifndef CX5_CURL_DL_H
 #define CX5_CURL_DL_H
 

@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "base/keymask.h"
 #include "base/log.h"
 #include "base/sha256.h"
 #include "base/version.h"
@@ -417,73 +418,37 @@ static struct json_object *parse_body(const char *body, size_t len)
 	return o;
 }
 
-#define KEY_RUN_MIN 8 /* a run of the key this long, anywhere in a text, is masked */
+/* A piece of the key this long (letters and digits), anywhere in a text,
+ * is masked: in the server's text from 4 characters (it may echo the key
+ * in any pieces), in our own messages from 8 (a defence in depth: they
+ * hold no key, but the curl error buffer quotes what it was given). */
+#define KEY_PIECE_MIN_SERVER 4
+#define KEY_PIECE_MIN_OURS   8
 
-/* The longest run of text t, from its start, that is a piece of the key. */
-static size_t key_run_at(const char *t, const char *key, size_t kl)
-{
-	size_t best = 0;
-
-	for (size_t j = 0; j < kl && best < kl - j; j++) {
-		size_t n = 0;
-
-		while (j + n < kl && t[n] && t[n] == key[j + n])
-			n++;
-		if (n > best)
-			best = n;
-	}
-	return best;
-}
-
-/* A copy of msg in which every run of 8 or more characters that is a piece
- * of the key (its start, its end, its middle: a server may echo any part),
- * or the whole key when it is shorter, is replaced by "<key>". The scan
- * moves on after each replaced run, so it ends for any key (even one made
- * of '*' or one shorter than the mask). NULL on out of memory. */
-static char *scrub_dup(const char *msg, const char *key)
-{
-	static const char mask[] = "<key>";
-	size_t kl = key ? strlen(key) : 0, min = kl < KEY_RUN_MIN ? kl : KEY_RUN_MIN;
-	const char *p = msg;
-	char *out, *o;
-
-	if (kl == 0)
-		return strdup(msg);
-	out = malloc(strlen(msg) * (sizeof(mask) - 1) + 1);
-	if (!out)
-		return NULL;
-	for (o = out; *p;) {
-		size_t n = key_run_at(p, key, kl);
-
-		if (n >= min) {
-			memcpy(o, mask, sizeof(mask) - 1);
-			o += sizeof(mask) - 1;
-			p += n;
-		} else
-			*o++ = *p++;
-	}
-	*o = '\0';
-	return out;
-}
-
-/* Mask the key in a string that came from the server, in place (*s is
- * replaced); -ENOMEM loses the text rather than keep the key. */
-static int scrub_str(char **s, const char *key)
+/* Mask the key in a text of the server's answer, in place (*s is
+ * replaced); a text that still spells the key's characters in order
+ * (within span_factor times the key's length, 0: anywhere) is replaced
+ * whole. -ENOMEM loses the text rather than keep the key. */
+static int scrub_str(char **s, const char *key, size_t span_factor)
 {
 	char *m;
 
 	if (!*s || !key)
 		return 0;
-	m = scrub_dup(*s, key);
+	m = keymask_dup(*s, key, KEY_PIECE_MIN_SERVER);
+	if (m && keymask_in_order(m, key, span_factor * strlen(key))) {
+		free(m);
+		m = strdup("<withheld: it spells the key>");
+	}
 	free(*s);
 	*s = m;
 	return m ? 0 : -ENOMEM;
 }
 
-/* Mask the key in msg (scrub_dup: a server may echo it, or part of it). */
+/* Mask the key in one of our own messages (keymask_dup). */
 static void scrub(char *msg, size_t size, const char *key)
 {
-	_cleanup_free_ char *s = scrub_dup(msg, key);
+	_cleanup_free_ char *s = keymask_dup(msg, key, KEY_PIECE_MIN_OURS);
 
 	if (s)
 		snprintf(msg, size, "%s", s);
@@ -491,36 +456,32 @@ static void scrub(char *msg, size_t size, const char *key)
 		snprintf(msg, size, "(message withheld: out of memory while masking the key)");
 }
 
-#define DETAIL_MAX	 200 /* characters of the server's message kept */
-#define KEY_FRAGMENT_MIN 4   /* a cut-off key prefix this long is masked */
+#define DETAIL_MAX 200 /* characters of the server's message kept */
 
 char *taotoken_server_detail(const char *server_msg, const char *key)
 {
 	_cleanup_free_ char *m = NULL;
-	size_t len, kl = key ? strlen(key) : 0;
+	size_t len;
 	char *d;
 
 	if (empty(server_msg))
 		return strdup("");
-	/* The whole key first, then the cut: a cut must never leave a piece. */
-	m = scrub_dup(server_msg, key);
+	/* The key first, then the cut: a cut never leaves a piece, and
+	 * never cuts a mask in two. */
+	m = keymask_dup(server_msg, key, KEY_PIECE_MIN_SERVER);
 	if (!m)
 		return NULL;
 	len = strlen(m);
 	if (len > DETAIL_MAX) {
-		m[DETAIL_MAX] = '\0';
-		len = DETAIL_MAX;
-		/* a trailing fragment that is the start of the key */
-		for (size_t f = kl - 1 < len ? kl - 1 : len; kl > 0 && f >= KEY_FRAGMENT_MIN; f--)
-			if (memcmp(m + len - f, key, f) == 0) {
-				m[len - f] = '\0';
-				len -= f;
-				d = strprintf(" (server: %s<key>)", m);
-				goto oneline;
-			}
+		const char *mask = strstr(m + (DETAIL_MAX > 4 ? DETAIL_MAX - 4 : 0), KEYMASK);
+
+		m[mask && mask < m + DETAIL_MAX ? (size_t)(mask - m) : DETAIL_MAX] = '\0';
 	}
+	/* Pieces too short to mask, or the key's characters spread between
+	 * others: the text spells the key all the same, so none of it is kept. */
+	if (keymask_in_order(m, key, 0))
+		return strdup(" (server: message withheld: it spells the key)");
 	d = strprintf(" (server: %s)", m);
-oneline:
 	/* On one line: control characters (newlines, terminal escapes) become
 	 * spaces before they reach a log or the history. */
 	for (char *p = d; p && *p; p++)
@@ -546,6 +507,27 @@ static bool status_retryable(long status)
 	if (status >= 400 && status <= 499)
 		return status == 408 || status == 409 || status == 429;
 	return true;
+}
+
+/* The token counts of a reply's usage object, rebuilt from its integers
+ * alone ({"prompt_tokens":50,...}): no text of the server's is kept. NULL
+ * when it has none (or out of memory). */
+static char *usage_counts(struct json_object *usage)
+{
+	static const char *const names[] = {"prompt_tokens", "completion_tokens", "total_tokens"};
+	struct json_object *o, *v;
+	char *s = NULL;
+
+	if (!json_object_is_type(usage, json_type_object))
+		return NULL;
+	o = json_object_new_object();
+	for (size_t i = 0; o && i < ARRAY_SIZE(names); i++)
+		if (json_object_object_get_ex(usage, names[i], &v) && json_object_is_type(v, json_type_int))
+			json_object_object_add(o, names[i], json_object_new_int64(json_object_get_int64(v)));
+	if (o && json_object_object_length(o) > 0)
+		s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return s;
 }
 
 static int parse_reply(const struct taotoken_config *c, const char *key, long status, const char *body,
@@ -629,13 +611,15 @@ static int parse_reply(const struct taotoken_config *c, const char *key, long st
 			if (json_object_object_get_ex(root, "id", &v) &&
 			    json_object_is_type(v, json_type_string))
 				rep.id = strdup(json_object_get_string(v));
-			if (json_object_object_get_ex(root, "usage", &v) &&
-			    json_object_is_type(v, json_type_object))
-				rep.usage = strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+			if (json_object_object_get_ex(root, "usage", &v))
+				rep.usage = usage_counts(v);
 			/* What the server says is stored and printed: never the
-			 * key, or a piece of it, that it may echo. */
-			if (scrub_str(&rep.content, key) < 0 || scrub_str(&rep.id, key) < 0 ||
-			    scrub_str(&rep.usage, key) < 0) {
+			 * key, or a piece of it, that it may echo. The answer is
+			 * withheld when the key's characters are in order within
+			 * three times its length (a long answer holds any key's
+			 * characters far apart by chance), the id when they are
+			 * anywhere in it. */
+			if (scrub_str(&rep.content, key, 3) < 0 || scrub_str(&rep.id, key, 0) < 0) {
 				taotoken_reply_done(&rep);
 				r = -ENOMEM;
 			} else if (!rep.content) {

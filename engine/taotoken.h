@@ -103,10 +103,13 @@ char *taotoken_key_fingerprint(const char *key);
 void taotoken_protect_process(void);
 
 /* The server's error message for err->message: " (server: TEXT)", or ""
- * when there is none. The key (may be NULL), and any run of 8 or more of
- * its characters (a prefix, a suffix, a middle piece: all of it when it is
- * shorter), is replaced by "<key>" before TEXT is cut to 200 characters, and a cut-off start of the key (4 or
- * more characters) at the end is masked too; control characters become spaces. NULL on out of memory. */
+ * when there is none. Every place of the message that spells a piece of
+ * the key (may be NULL) 4 or more letters and digits long, whatever the
+ * case and the separators between them (keymask.h), is replaced by
+ * "<key>" before TEXT is cut to 200 characters (never inside a mask); a
+ * TEXT that still holds the key's characters in order is withheld whole
+ * (" (server: message withheld: it spells the key)"); control characters
+ * become spaces. NULL on out of memory. */
 char *taotoken_server_detail(const char *server_msg, const char *key);
 
 /* The request body: {"model", "max_tokens", "user": task, "messages":

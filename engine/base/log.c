@@ -34,12 +34,15 @@ int log_full(enum log_level level, int err, const char *fmt, ...)
 		va_end(ap);
 	}
 	if (level <= max_level) {
-		fprintf(stderr, "cx5prof: %s", prefix[level]);
+		_cleanup_free_ char *msg = NULL;
+
 		errno = err; /* for %m */
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		msg = vstrprintf(fmt, ap);
 		va_end(ap);
-		fputc('\n', stderr);
+		/* A message may quote a file name, a profile's text or a
+		 * peer's answer: no terminal control reaches stderr. */
+		fprintf(stderr, "cx5prof: %s%s\n", prefix[level], msg ? str_make_printable(msg) : fmt);
 	}
 	errno = saved;
 	return -err;

@@ -3,7 +3,9 @@
  * Owns: the verbosity level and the one format of diagnostic lines
  * ("cx5prof: error: ..."). Library modules log at debug level only; the
  * command layer reports a failure once, with the object and the remedy.
- * Must never: write to stdout (results go through output.h). */
+ * Control characters other than newline and tab in a message are printed
+ * as '?' (str_make_printable). Must never: write to stdout (results go
+ * through output.h). */
 #ifndef CX5_LOG_H
 #define CX5_LOG_H
 

@@ -82,12 +82,22 @@ void out_close_array(void)
 	out_close_object();
 }
 
+/* Every human line: whatever a value holds (a profile's description, a
+ * file name, a peer's or a server's text), no control character but
+ * newline and tab reaches the terminal (str_make_printable). */
+static void human_v(const char *fmt, va_list ap)
+{
+	_cleanup_free_ char *s = vstrprintf(fmt, ap);
+
+	fputs(s ? str_make_printable(s) : "(out of memory)", stdout);
+}
+
 static void human(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	human_v(fmt, ap);
 	va_end(ap);
 }
 
@@ -146,7 +156,7 @@ void out_text(const char *fmt, ...)
 	if (json_mode)
 		return;
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	human_v(fmt, ap);
 	va_end(ap);
 }
 

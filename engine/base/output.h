@@ -5,8 +5,10 @@
  * prints "mtu 9000 " for people and adds "mtu": 9000 to the JSON document,
  * so human and JSON output cannot drift apart. OUT_HUMAN / OUT_JSON limit a
  * call to one mode. In JSON mode nothing reaches stdout until out_finish().
- * JSON keys are documented under schemas/. Must never: print diagnostics
- * (those go to stderr through log.h). */
+ * JSON keys are documented under schemas/. Human output shows control
+ * characters other than newline and tab as '?' (str_make_printable);
+ * JSON carries them escaped. Must never: print diagnostics (those go to
+ * stderr through log.h). */
 #ifndef CX5_OUTPUT_H
 #define CX5_OUTPUT_H
 

@@ -26,6 +26,19 @@ char *strstrip_trailing(char *s)
 	return s;
 }
 
+char *str_make_printable(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; p && *p; p++) {
+		if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			p[0] = '?';
+			p[1] = '?';
+			p++;
+		} else if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			*p = '?';
+	}
+	return s;
+}
+
 char *vstrprintf(const char *fmt, va_list ap)
 {
 	char *s;

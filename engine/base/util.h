@@ -85,6 +85,12 @@ static inline const char *strempty(const char *s)
 /* Remove trailing whitespace (newlines from sysfs) in place. */
 char *strstrip_trailing(char *s);
 
+/* Text for a terminal, in place: control characters other than newline
+ * and tab (escape sequences, carriage return, bell, DEL, and the C1
+ * controls U+0080..U+009F in UTF-8) become '?', so text from a file, a
+ * database, a peer or a server cannot drive the operator's terminal. */
+char *str_make_printable(char *s);
+
 /* asprintf that returns NULL on failure. */
 char *strprintf(const char *fmt, ...) _printf_(1, 2);
 char *vstrprintf(const char *fmt, va_list ap) _printf_(1, 0);

@@ -255,8 +255,6 @@ static int load_txns(struct history *h, size_t limit, struct txn_record **ret, s
 	return 0;
 }
 
-static void make_printable(char *s);
-
 /* One undo-log row: JSON always; for people (human) a table line. */
 static void print_change(const struct change_record *c, bool human)
 {
@@ -432,16 +430,16 @@ static int history_list(struct cli *cli, struct history *h, size_t limit)
 		n = limit;
 	if (!out_is_json()) { /* for people: stored text without control characters */
 		for (size_t i = 0; i < nt; i++) {
-			make_printable(txns[i].profile_name);
-			make_printable(txns[i].error);
+			str_make_printable(txns[i].profile_name);
+			str_make_printable(txns[i].error);
 		}
 		for (size_t i = 0; i < nr; i++) {
-			make_printable(runs[i].runner);
-			make_printable(runs[i].profile);
-			make_printable(runs[i].ifname);
+			str_make_printable(runs[i].runner);
+			str_make_printable(runs[i].profile);
+			str_make_printable(runs[i].ifname);
 		}
 		for (size_t i = 0; i < nc; i++)
-			make_printable(camps[i].verdict);
+			str_make_printable(camps[i].verdict);
 	}
 
 	out_open_object(NULL);
@@ -474,23 +472,9 @@ out:
 	return r < 0 ? EXIT_ERROR : EXIT_OK;
 }
 
-/* Text from the database or a server for a terminal: control characters
- * other than newline and tab (escape sequences, carriage return, bell, and
- * the C1 controls U+0080..U+009F) become '?', so stored text cannot drive
- * the operator's terminal. JSON needs no such care: json-c escapes them.
- * NULL stays NULL; on out of memory, a fixed placeholder. */
-static void make_printable(char *s)
-{
-	for (unsigned char *p = (unsigned char *)s; p && *p; p++) {
-		if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-			p[0] = '?';
-			p[1] = '?';
-			p++;
-		} else if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
-			*p = '?';
-	}
-}
-
+/* Text from the database or a server for a terminal (str_make_printable);
+ * NULL stays NULL; on out of memory, a fixed placeholder. JSON needs no
+ * such care: json-c escapes control characters. */
 static char *printable(const char *s)
 {
 	char *d;
@@ -500,7 +484,7 @@ static char *printable(const char *s)
 	d = strdup(s);
 	if (!d)
 		return strdup("(out of memory)");
-	make_printable(d);
+	str_make_printable(d);
 	return d;
 }
 
@@ -584,7 +568,7 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 				  run.peer_firmware};
 
 		for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
-			make_printable(fields[i]);
+			str_make_printable(fields[i]);
 	}
 	out_text("run %" PRId64 "  %s", run.id, fmt_time(run.started_usec, tb));
 	out_text("  (%.1f s)\n", (double)(run.ended_usec - run.started_usec) / 1e6);
@@ -662,13 +646,13 @@ static int history_show_txn(struct cli *cli, struct history *h, int64_t id)
 		char *fields[] = {t.profile_name, t.user, t.host, t.error, t.peer_undo_pending};
 
 		for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
-			make_printable(fields[i]);
+			str_make_printable(fields[i]);
 		for (size_t i = 0; i < n; i++) {
-			make_printable(c[i].object);
-			make_printable(c[i].key);
-			make_printable(c[i].old_value);
-			make_printable(c[i].new_value);
-			make_printable(c[i].error);
+			str_make_printable(c[i].object);
+			str_make_printable(c[i].key);
+			str_make_printable(c[i].old_value);
+			str_make_printable(c[i].new_value);
+			str_make_printable(c[i].error);
 		}
 	}
 	out_open_object(NULL);

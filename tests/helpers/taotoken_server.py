@@ -31,8 +31,16 @@ Scenarios:
                  characters of the bearer key
   echo-200       success whose id and content echo the bearer key, whole
                  and in pieces
+  split-401-HOW, split-200-HOW
+                 key rejected (its message), or success (its id and answer),
+                 echoing the bearer key cut up: HOW is pieces7 (7-character
+                 pieces between spaces), onebyone (one character at a time,
+                 spaced), upper (upper-cased), interleaved (each character
+                 followed by an "x")
 
 Usage: taotoken_server.py --port-file F --scenario-file S --log L --key-file K
+                          [--tls-cert PEM --tls-key PEM]
+(with --tls-cert: HTTPS, with that certificate)
 """
 import argparse
 import http.server
@@ -53,6 +61,8 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--key-file", required=True)
     ap.add_argument("--slow-seconds", type=float, default=3.0)
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
     args = ap.parse_args()
 
     with open(args.key_file) as f:
@@ -170,6 +180,22 @@ def main():
                     body["choices"][0]["message"]["content"] = \
                         "RECEIVER: you sent " + key + ", ends " + key[-20:] + ", starts " + key[:12] + "."
                 return status, body, headers
+            if scenario.startswith("split-"):
+                _, code, how = scenario.split("-")
+                key = auth[len("Bearer "):]
+                cut = {"pieces7": lambda k: " ".join(k[i:i + 7] for i in range(0, len(k), 7)),
+                       "onebyone": lambda k: " ".join(k),
+                       "upper": lambda k: k.upper(),
+                       "interleaved": lambda k: "".join(c + "x" for c in k)}[how](key)
+                if code == "401":
+                    return 401, err("Incorrect API key provided: " + cut + "; see docs",
+                                    "invalid_request_error", "invalid_api_key"), None
+                status, body, headers = self.answer("success", n, auth, req)
+                if status == 200:
+                    body["id"] = "chatcmpl-" + cut
+                    body["choices"][0]["message"]["content"] = "RECEIVER: you sent " + cut + "."
+                    body["usage"]["note"] = cut
+                return status, body, headers
             if scenario == "503-retry":
                 return 503, err("overloaded", "server_error", 503), {"Retry-After": "5"}
             if scenario == "401":
@@ -195,6 +221,11 @@ def main():
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
+    if args.tls_cert:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls_cert, args.tls_key)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     tmp = args.port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write("%d\n" % srv.server_address[1])

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 89-mirror-key-pieces.t: whatever comes from the gateway is masked before
-# it is printed or stored: not only the whole key but any run of 8 or more
-# of its characters (a prefix, a suffix), in an error (stderr, --json,
+# it is printed or stored: not only the whole key but any piece of 4 or
+# more of its letters and digits (a prefix, a suffix), in an error (stderr, --json,
 # outbox.last_error) and in a 200 reply (reply_id, reply_content, the
 # analysis artifact, history show, --json, mirror --list, exports). And a
 # base_url ending in /v1 is caught by the config check, with the fix.
@@ -12,7 +12,7 @@ klen=${#KEY}
 
 # ---- error messages echoing a piece of the key
 for where in prefix suffix; do
-	for count in 8 12 20 30 $((klen - 1)); do
+	for count in 5 7 12 20 30 $((klen - 1)); do
 		case $where in
 		prefix) piece=${KEY:0:count} ;;
 		suffix) piece=${KEY:klen-count} ;;
@@ -30,11 +30,11 @@ for where in prefix suffix; do
 		esac
 	done
 done
-scenario piece-401-prefix-7
+scenario piece-401-prefix-4
 run "$CX5PROF" --db "$DB" mirror --now
 case $err in
-*"(server: Incorrect API key provided: ${KEY:0:7}; see docs)"*) ok 0 "7 characters are below the rule (8): shown as sent" ;;
-*) ok 1 "7 characters are below the rule"; diag "$err" ;;
+*"(server: Incorrect API key provided: ${KEY:0:4}; see docs)"*) ok 0 "3 letters and digits (sk-c) are below the rule (4): shown as sent" ;;
+*) ok 1 "3 letters and digits are below the rule"; diag "$err" ;;
 esac
 run "$CX5PROF" --db "$DB" --json mirror --now
 printf '%s' "$out" | grep -qF "${KEY:0:12}"

@@ -265,7 +265,7 @@ static void test_server_detail(void **state)
 	_cleanup_free_ char *frag = repeat('y', 195, "sk-test-01 (cut)");
 	_cleanup_free_ char *efrag = repeat('y', 195, "<key>");
 	_cleanup_free_ char *frag3 = repeat('y', 197, "sk-test");
-	_cleanup_free_ char *efrag3 = repeat('y', 197, "sk-");
+	_cleanup_free_ char *efrag3 = repeat('y', 197, "");
 	char *d, want[512];
 	(void)state;
 
@@ -276,23 +276,35 @@ static void test_server_detail(void **state)
 	assert_null(strstr(d, "sk-t"));
 	free(d);
 
-	/* a cut-off start of the key (>= 4 characters) at the cut is masked */
+	/* a piece at the cut is masked before it, and the mask is never cut in two */
 	d = taotoken_server_detail(frag, key);
 	snprintf(want, sizeof(want), " (server: %s)", efrag);
 	assert_string_equal(d, want);
 	free(d);
-	/* 3 characters are not a fragment worth hiding */
 	d = taotoken_server_detail(frag3, key);
 	snprintf(want, sizeof(want), " (server: %s)", efrag3);
 	assert_string_equal(d, want);
 	free(d);
 
-	/* any run of 8 or more characters of the key, anywhere: prefix, suffix, middle */
-	d = taotoken_server_detail("a abcdefgh b bcdefghijk c cdefghij d abcdefg", "abcdefghijk");
-	assert_string_equal(d, " (server: a <key> b <key> c <key> d abcdefg)");
+	/* any piece of 4 or more letters and digits, anywhere: prefix, suffix, middle */
+	d = taotoken_server_detail("a abcdefgh b bcdefghijk c cdefghij d abcdefg e abc", "abcdefghijk");
+	assert_string_equal(d, " (server: a <key> b <key> c <key> d <key> e abc)");
 	free(d);
 
-	/* keys made of '*', keys shorter than the mask: every occurrence, and the search ends */
+	/* in pieces of 7, one character at a time, upper-cased, across separators */
+	d = taotoken_server_detail("key sk-test-0 123456 789abcd ef!", key);
+	assert_string_equal(d, " (server: key <key>!)");
+	free(d);
+	d = taotoken_server_detail("got: S K - T E S T - 0 1 2, then 3.4.5.6", key);
+	assert_string_equal(d, " (server: got: <key>, then <key>)");
+	free(d);
+	/* spread between other characters: it still spells the key, so none of it is kept */
+	d = taotoken_server_detail("sxkxtxexsxtx0x1x2x3x4x5x6x7x8x9xaxbxcxdxexf", key);
+	assert_string_equal(d, " (server: message withheld: it spells the key)");
+	free(d);
+
+	/* keys without letters or digits, keys shorter than the mask: every occurrence, and the search ends
+	 */
 	d = taotoken_server_detail("a *** b **** c", "***");
 	assert_string_equal(d, " (server: a <key> b <key>* c)");
 	free(d);
