@@ -468,7 +468,7 @@ static void peer_cell(FILE *f, struct json_object *g)
 {
 	double mtu = num(g, "peer_mtu"), drops = num(g, "peer_drops");
 
-	fputs("<td class=\"long\">", f);
+	fputs("<td>", f);
 	if (!isnan(mtu))
 		fprintf(f, "mtu %.0f", mtu);
 	if (!isnan(drops))

@@ -157,7 +157,7 @@ import html.parser, json, os, re, sys, xml.etree.ElementTree as ET
 import jsonschema
 d, schema = sys.argv[1], json.load(open(sys.argv[2]))
 page = open(os.path.join(d, "report.html")).read()
-VOID = {"meta", "br", "img", "input", "link", "hr"}
+VOID = {"meta", "br", "img", "input", "link", "hr", "wbr"}
 class Check(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
