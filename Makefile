@@ -44,6 +44,7 @@ UNIT_BIN   := $(UNIT_SRC:%.c=$(BUILDDIR)/%)
 INTEG      := $(sort $(wildcard tests/integration/*.t))
 
 .PHONY: all check units run-tests asan install uninstall demo clean deps bench format format-check layering torture
+.PHONY: docs docs-check
 .PHONY: fuzz fuzz-build fuzz-short fuzz-replay
 
 all: $(BIN)
@@ -72,6 +73,7 @@ deps:
 check: deps
 	@$(MAKE) --no-print-directory format-check layering
 	@$(MAKE) --no-print-directory all units
+	@$(MAKE) --no-print-directory docs-check
 	@$(MAKE) --no-print-directory run-tests
 	@$(MAKE) --no-print-directory fuzz-short
 
@@ -166,9 +168,25 @@ demo: deps all
 bench: all
 	@for s in $(sort $(wildcard tests/bench/*.sh tests/bench/*.py)); do echo "== $$s"; CX5PROF=$(abspath $(BIN)) $$s || exit 1; done
 
+# The key tables of the man page and of the profile's JSON Schema, and the
+# kinds plan.schema.json lists, come from the change kinds' table and key
+# rows (engine/kinds/): `docs` writes them, `docs-check` (run by `check`)
+# fails when the committed files differ.
+$(BUILDDIR)/keydoc: contrib/keydoc.c $(BUILDDIR)/libcx5.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(BUILDDIR)/libcx5.a $(LDLIBS)
+
+docs: $(BUILDDIR)/keydoc
+	$(BUILDDIR)/keydoc >$(BUILDDIR)/keydoc.json
+	contrib/gen-docs.py $(BUILDDIR)/keydoc.json
+
+docs-check: $(BUILDDIR)/keydoc
+	@$(BUILDDIR)/keydoc >$(BUILDDIR)/keydoc.json
+	@contrib/gen-docs.py --check $(BUILDDIR)/keydoc.json && echo "docs: ok (generated key tables agree)"
+
 # The committed .clang-format, over the engine and the C tests: `format`
 # rewrites, `format-check` (run by `check`) fails on any difference.
-FORMAT_SRC = $(ENGINE_SRC) engine/cli/main.c $(ENGINE_HDR) $(UNIT_SRC) $(wildcard tests/unit/*.h tests/fuzz/*.c tests/fuzz/*.h)
+FORMAT_SRC = $(ENGINE_SRC) engine/cli/main.c $(ENGINE_HDR) $(UNIT_SRC) $(wildcard tests/unit/*.h tests/fuzz/*.c tests/fuzz/*.h) \
+	     contrib/keydoc.c
 
 format:
 	clang-format -i $(FORMAT_SRC)

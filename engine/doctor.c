@@ -19,6 +19,7 @@
 #include "os/kernlog.h"
 #include "os/netprobe.h"
 #include "os/nicfacts.h"
+#include "kinds/kinds.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
 #include "os/topology.h"
@@ -355,7 +356,9 @@ static int check_irqbalance(struct ctx *c)
 {
 	if (!c->host->irqbalance_running)
 		return add(c, "host", "irqbalance", DOCTOR_PASS, NULL, "irqbalance is not running");
-	if (c->p && c->p->irq.irqbalance.set && c->p->irq.irqbalance.value != PROFILE_IRQBALANCE_LEAVE)
+	const char *mode = c->p ? profile_key_enum_name(c->p, "irq.irqbalance") : NULL;
+
+	if (mode && !streq(mode, "leave"))
 		return add(c, "host", "irqbalance", DOCTOR_WARN,
 			   "apply the profile: it stops or bans irqbalance",
 			   "irqbalance is running and may move the IRQ pins");
@@ -524,8 +527,8 @@ static int check_jumbo(struct ctx *c)
 
 	if (!peer)
 		return add(c, "peer", "jumbo-path", DOCTOR_SKIP, NULL, "%s", why);
-	if (c->p && c->p->link.mtu.set)
-		mtu = (uint32_t)c->p->link.mtu.value;
+	if (c->p && profile_key_uint(c->p, "link.mtu"))
+		mtu = (uint32_t)profile_key_uint(c->p, "link.mtu")->value;
 	else if (s && s->present)
 		mtu = s->link.mtu;
 	if (mtu <= 1500)
@@ -742,7 +745,7 @@ int doctor_run(const struct doctor_options *o, struct doctor_report **ret)
 		doctor_report_free(r);
 		return -ENOMEM;
 	}
-	rr = probe_host(NULL, 0, &host);
+	rr = kinds_probe_host(NULL, 0, &host);
 	if (rr < 0) {
 		doctor_report_free(r);
 		return rr;

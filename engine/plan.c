@@ -214,22 +214,6 @@ static int select_ports(struct plan *p, const struct profile *prof, const struct
 
 /* ---- conflicts between kinds ---- */
 
-/* A change of kind `changed` makes the plan of the host kind `blocked`
- * wrong when both are in one run: `blocked` is not planned, and each object
- * that `changed` changes is a problem. */
-static const struct kind_conflict {
-	const char *changed, *blocked;
-	const char *message, *remedy;
-} kind_conflicts[] = {
-    /* The IRQ map comes from the probe, taken before the channels change;
-     * a channel change re-creates the IRQs (new numbers, new count), so the
-     * map would pin IRQs that are gone, or someone else's. */
-    {"channels", "irq",
-     "channels and irq.policy in one run: changing channels re-creates the IRQs, the IRQ map would be "
-     "planned from the IRQs before the change",
-     "apply channels first, then the IRQ map: two profiles or two runs"},
-};
-
 static bool plan_changes_object(const struct plan *p, size_t before, const char *kind, const char *object)
 {
 	for (size_t i = 0; i < before; i++)
@@ -238,8 +222,9 @@ static bool plan_changes_object(const struct plan *p, size_t before, const char 
 	return false;
 }
 
-/* 1 when kind k is blocked by a change already planned (the problems are
- * added), 0 when it may be planned, -errno. */
+/* 1 when kind k is blocked by a change already planned of a kind its
+ * conflicts name (the problems are added), 0 when it may be planned,
+ * -errno. */
 static int kind_blocked(struct plan_ctx *ctx, const struct change_kind *k)
 {
 	struct plan *p = ctx->plan;
@@ -248,11 +233,7 @@ static int kind_blocked(struct plan_ctx *ctx, const struct change_kind *k)
 
 	if (!k->manages || !k->manages(ctx->profile))
 		return 0;
-	for (size_t c = 0; c < ARRAY_SIZE(kind_conflicts); c++) {
-		const struct kind_conflict *x = &kind_conflicts[c];
-
-		if (!streq(x->blocked, k->name))
-			continue;
+	for (const struct kind_conflict *x = k->conflicts; x && x->changed; x++) {
 		for (size_t i = 0; i < p->n_changes; i++) {
 			const struct plan_change *ch = &p->changes[i];
 

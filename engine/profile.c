@@ -23,20 +23,22 @@
 #include "base/sha256.h"
 #include "base/version.h"
 #include "base/yamltree.h"
+#include "kinds/kinds.h"
 
 #define PATH_BUF	 256
 #define PROFILE_MAX_PATH 4096
 
-struct loader {
+struct profile_loader {
 	const char *file; /* stable name of the file being applied (marks point here) */
 	struct profile_error *err;
 	/* Overlays (profile_overlay): a value written in this file is kept. */
 	const char *keep_from;
 };
 
-static int fail_at(struct loader *l, const char *file, unsigned line, unsigned column, const char *fmt, ...)
-    _printf_(5, 6);
-static int fail_at(struct loader *l, const char *file, unsigned line, unsigned column, const char *fmt, ...)
+static int fail_at(struct profile_loader *l, const char *file, unsigned line, unsigned column,
+		   const char *fmt, ...) _printf_(5, 6);
+static int fail_at(struct profile_loader *l, const char *file, unsigned line, unsigned column,
+		   const char *fmt, ...)
 {
 	va_list ap;
 
@@ -51,15 +53,30 @@ static int fail_at(struct loader *l, const char *file, unsigned line, unsigned c
 	return -EINVAL;
 }
 
+int profile_fail_at(struct profile_error *err, const struct profile_mark *at, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		snprintf(err->file, sizeof(err->file), "%s", at->file);
+		err->line = at->line;
+		err->column = at->column;
+		va_start(ap, fmt);
+		vsnprintf(err->message, sizeof(err->message), fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
 #define fail(l, node, ...) fail_at((l), (l)->file, (node)->line, (node)->column, __VA_ARGS__)
 
-static int fail_oom(struct loader *l, const char *file)
+static int fail_oom(struct profile_loader *l, const char *file)
 {
 	fail_at(l, file, 0, 0, "out of memory");
 	return -ENOMEM;
 }
 
-static struct profile_mark mark_of(const struct loader *l, const struct ynode *n)
+static struct profile_mark mark_of(const struct profile_loader *l, const struct ynode *n)
 {
 	return (struct profile_mark){l->file, n->line, n->column};
 }
@@ -90,12 +107,6 @@ static const char *closest(const char *s, const void *names, size_t stride, size
 
 /* ---- enum tables ---- */
 
-static const char *const irq_policy_names[] = {
-    [PROFILE_IRQ_NUMA_LOCAL] = "numa-local", [PROFILE_IRQ_CPULIST] = "cpulist", NULL};
-static const char *const irqbalance_names[] = {[PROFILE_IRQBALANCE_STOP] = "stop",
-					       [PROFILE_IRQBALANCE_BAN] = "ban",
-					       [PROFILE_IRQBALANCE_LEAVE] = "leave",
-					       NULL};
 static const char *const duplex_names[] = {
     [PROFILE_DUPLEX_HALF] = "half", [PROFILE_DUPLEX_FULL] = "full", NULL};
 static const char *const test_names[] = {[PROFILE_TEST_UDP_STREAM] = "UDP_STREAM", NULL};
@@ -108,14 +119,6 @@ static const char *name_of(const char *const *names, size_t n, int v)
 	return v >= 0 && (size_t)v < n - 1 ? names[v] : NULL;
 }
 
-const char *profile_irq_policy_to_string(int v)
-{
-	return name_of(irq_policy_names, ARRAY_SIZE(irq_policy_names), v);
-}
-const char *profile_irqbalance_to_string(int v)
-{
-	return name_of(irqbalance_names, ARRAY_SIZE(irqbalance_names), v);
-}
 const char *profile_duplex_to_string(int v)
 {
 	return name_of(duplex_names, ARRAY_SIZE(duplex_names), v);
@@ -130,48 +133,6 @@ const char *profile_sysctl_op_to_string(int v)
 }
 
 /* ---- key tables ---- */
-
-enum key_type {
-	KT_SECTION,	   /* a mapping with its own table */
-	KT_FORMAT_VERSION, /* version: 1 */
-	KT_UINT,	   /* decimal integer min..max */
-	KT_SIZE,	   /* integer or "4M" (K, M, G: 1024-based), min..max bytes */
-	KT_NUMBER,	   /* integer or decimal fraction, dmin..dmax */
-	KT_BOOL,	   /* true | false */
-	KT_ENUM,	   /* one of names[] */
-	KT_TEXT,	   /* any string, min..max characters */
-	KT_NAME,	   /* profile name */
-	KT_EXTENDS,	   /* path of a parent profile, or a list of them */
-	KT_VERSION,	   /* version.h syntax */
-	KT_DRIVER,	   /* kernel driver name */
-	KT_CPULIST,	   /* "8-15,24-31" (min 1: must not be empty) */
-	KT_PEER,	   /* IP literal or host name */
-	KT_URL,		   /* http:// or https:// */
-	KT_ABSPATH,	   /* absolute path */
-	KT_ENVNAME,	   /* environment variable name */
-	KT_SSH_TARGET,	   /* [user@]host for ssh */
-	KT_COMMAND,	   /* absolute path of a program, no shell characters */
-	KT_IFNAMES,	   /* list of interface names */
-	KT_PCI,		   /* list of vendor:device */
-	KT_RUNNERS,	   /* runner name or list of them */
-	KT_SYSCTLS,	   /* the sysctl mapping */
-	KT_FEATURES,	   /* link.features: NAME: on | off */
-	KT_FORBIDDEN,	   /* a key that is always an error (why says why) */
-	_KT_MAX,
-};
-
-struct key_def {
-	const char *name;
-	enum key_type type;
-	size_t offset; /* field of the base; for sections: shift of the base for children */
-	int64_t min, max;
-	double dmin, dmax;
-	bool dmin_exclusive;
-	const char *const *names;
-	const struct key_def *children;
-	void (*enter)(struct loader *l, void *field, const struct ynode *key);
-	const char *why;
-};
 
 #define P(member) offsetof(struct profile, member)
 #define M(member) offsetof(struct mirror_config, member)
@@ -200,95 +161,47 @@ struct key_def {
 		.name = n, .type = KT_SECTION, .offset = o, .children = table                                \
 	}
 
-static void match_enter(struct loader *l, void *field, const struct ynode *key);
-static void taotoken_enter(struct loader *l, void *field, const struct ynode *key);
+static void match_enter(struct profile_loader *l, void *field, const struct ynode *key);
+static void taotoken_enter(struct profile_loader *l, void *field, const struct ynode *key);
 
-static const struct key_def match_keys[] = {
+static const struct profile_key match_keys[] = {
     {.name = "interfaces", .type = KT_IFNAMES, .offset = P(match.interfaces)},
     {.name = "pci", .type = KT_PCI, .offset = P(match.pci)},
     {0},
 };
 
-static const struct key_def driver_keys[] = {
+static const struct profile_key driver_keys[] = {
     STR("name", KT_DRIVER, P(requires.driver_name), 1, 64),
     STR("min_version", KT_VERSION, P(requires.driver_min_version), 1, 64),
     STR("min_kernel", KT_VERSION, P(requires.driver_min_kernel), 1, 64),
     {0},
 };
 
-static const struct key_def firmware_keys[] = {
+static const struct profile_key firmware_keys[] = {
     STR("min_version", KT_VERSION, P(requires.firmware_min_version), 1, 64),
     {0},
 };
 
-static const struct key_def requires_link_keys[] = {
+static const struct profile_key requires_link_keys[] = {
     UINT("speed", P(requires.link_speed), 10, 800000),
     ENUM("duplex", P(requires.link_duplex), duplex_names),
     {0},
 };
 
-static const struct key_def requires_keys[] = {
+static const struct profile_key requires_keys[] = {
     SECTION("driver", 0, driver_keys),
     SECTION("firmware", 0, firmware_keys),
     SECTION("link", 0, requires_link_keys),
     {0},
 };
 
-static const struct key_def channels_keys[] = {
-    UINT("combined", P(link.channels_combined), 0, 1024),
-    UINT("rx", P(link.channels_rx), 0, 1024),
-    UINT("tx", P(link.channels_tx), 0, 1024),
-    {0},
-};
-
-static const struct key_def rings_keys[] = {
-    UINT("rx", P(link.rings_rx), 1, 65536),
-    UINT("tx", P(link.rings_tx), 1, 65536),
-    {0},
-};
-
-static const struct key_def coalesce_keys[] = {
-    {.name = "adaptive_rx", .type = KT_BOOL, .offset = P(link.coalesce.adaptive_rx)},
-    {.name = "adaptive_tx", .type = KT_BOOL, .offset = P(link.coalesce.adaptive_tx)},
-    UINT("rx_usecs", P(link.coalesce.rx_usecs), 0, 65535),
-    UINT("rx_frames", P(link.coalesce.rx_frames), 0, 65535),
-    UINT("tx_usecs", P(link.coalesce.tx_usecs), 0, 65535),
-    UINT("tx_frames", P(link.coalesce.tx_frames), 0, 65535),
-    {0},
-};
-
-static const struct key_def pause_keys[] = {
-    {.name = "autoneg", .type = KT_BOOL, .offset = P(link.pause.autoneg)},
-    {.name = "rx", .type = KT_BOOL, .offset = P(link.pause.rx)},
-    {.name = "tx", .type = KT_BOOL, .offset = P(link.pause.tx)},
-    {0},
-};
-
-static const struct key_def link_keys[] = {
-    UINT("mtu", P(link.mtu), 68, 65535),
-    SECTION("channels", 0, channels_keys),
-    SECTION("rings", 0, rings_keys),
-    {.name = "features", .type = KT_FEATURES, .offset = P(link.features)},
-    SECTION("coalesce", 0, coalesce_keys),
-    SECTION("pause", 0, pause_keys),
-    {0},
-};
-
-static const struct key_def irq_keys[] = {
-    ENUM("policy", P(irq.policy), irq_policy_names),
-    STR("cpulist", KT_CPULIST, P(irq.cpulist), 1, 4096),
-    STR("exclude_cpus", KT_CPULIST, P(irq.exclude_cpus), 0, 4096),
-    ENUM("irqbalance", P(irq.irqbalance), irqbalance_names),
-    {0},
-};
-
-static const struct key_def socket_buffer_keys[] = {
+static const struct profile_key socket_buffer_keys[] = {
     SIZE("send", P(verify.socket_send), 1, INT_MAX),
     SIZE("receive", P(verify.socket_receive), 1, INT_MAX),
     {0},
 };
 
-static const struct key_def thresholds_keys[] = {
+static const struct profile_key thresholds_keys[] = {
     {.name = "throughput_mbps",
      .type = KT_NUMBER,
      .offset = P(verify.throughput_mbps),
@@ -302,7 +215,7 @@ static const struct key_def thresholds_keys[] = {
     {0},
 };
 
-static const struct key_def verify_keys[] = {
+static const struct profile_key verify_keys[] = {
     STR("peer", KT_PEER, P(verify.peer), 1, 253),
     {.name = "runner", .type = KT_RUNNERS, .offset = P(verify.runners), .names = runner_names},
     ENUM("test", P(verify.test), test_names),
@@ -318,7 +231,7 @@ static const struct key_def verify_keys[] = {
 };
 
 /* Relative to struct mirror_config: shared by profiles and mirror.yaml. */
-static const struct key_def taotoken_keys[] = {
+static const struct profile_key taotoken_keys[] = {
     STR("base_url", KT_URL, M(base_url), 1, 2048),
     STR("api_key_file", KT_ABSPATH, M(api_key_file), 1, PROFILE_MAX_PATH),
     STR("api_key_env", KT_ENVNAME, M(api_key_env), 1, 128),
@@ -332,7 +245,7 @@ static const struct key_def taotoken_keys[] = {
     {0},
 };
 
-static const struct key_def mirror_keys[] = {
+static const struct profile_key mirror_keys[] = {
     {.name = "taotoken",
      .type = KT_SECTION,
      .offset = P(mirror),
@@ -341,7 +254,7 @@ static const struct key_def mirror_keys[] = {
     {0},
 };
 
-static const struct key_def peer_keys[] = {
+static const struct profile_key peer_keys[] = {
     STR("ssh", KT_SSH_TARGET, P(peer.ssh), 1, 255),
     STR("ssh_config", KT_ABSPATH, P(peer.ssh_config), 1, PROFILE_MAX_PATH),
     STR("command", KT_COMMAND, P(peer.command), 1, PROFILE_MAX_PATH),
@@ -349,16 +262,22 @@ static const struct key_def peer_keys[] = {
     {0},
 };
 
-static const struct key_def profile_keys[] = {
+/* Format v1's published order of the kinds' keys in their sections (see
+ * kinds_row); a later kind's keys follow these. */
+static const char *const link_order[] = {"mtu", "channels", "rings", "features", "coalesce", "pause", NULL};
+static const char *const irq_order[] = {"policy", "cpulist", "exclude_cpus", "irqbalance", NULL};
+
+static const struct profile_key profile_keys[] = {
     {.name = "version", .type = KT_FORMAT_VERSION, .offset = P(version), .min = 1, .max = 1},
     STR("name", KT_NAME, P(name), 1, 64),
     STR("description", KT_TEXT, P(description), 0, 1024),
     {.name = "extends", .type = KT_EXTENDS, .offset = P(extends)},
     {.name = "match", .type = KT_SECTION, .children = match_keys, .enter = match_enter},
     SECTION("requires", 0, requires_keys),
-    SECTION("link", 0, link_keys),
-    SECTION("irq", 0, irq_keys),
-    {.name = "sysctl", .type = KT_SYSCTLS},
+    /* the change kinds' keys (kinds/kinds.h) */
+    {.name = "link", .type = KT_KINDS, .names = link_order, .help = "the ports' link settings"},
+    {.name = "irq", .type = KT_KINDS, .names = irq_order, .help = "the ports' interrupts and irqbalance"},
+    {.name = "sysctl", .type = KT_KINDS, .help = "kernel settings"},
     SECTION("verify", 0, verify_keys),
     SECTION("peer", 0, peer_keys),
     SECTION("mirror", 0, mirror_keys),
@@ -369,26 +288,26 @@ static const struct key_def profile_keys[] = {
 };
 
 /* /etc/cx5prof/mirror.yaml, relative to struct mirror_config. */
-static const struct key_def mirror_file_keys[] = {
+static const struct profile_key mirror_file_keys[] = {
     {.name = "taotoken", .type = KT_SECTION, .children = taotoken_keys, .enter = taotoken_enter},
     {0},
 };
 
 /* ---- value parsers, one per type ---- */
 
-typedef int (*parse_fn)(struct loader *l, const struct key_def *k, const struct ynode *key,
+typedef int (*parse_fn)(struct profile_loader *l, const struct profile_key *k, const struct ynode *key,
 			const struct ynode *v, void *field, const char *path);
 
-static int apply_mapping(struct loader *l, const struct key_def *table, void *base, const struct ynode *map,
-			 const char *path);
+static int apply_mapping(struct profile_loader *l, const struct profile_key *table, void *base,
+			 const struct ynode *map, const char *path);
 
-static int expect(struct loader *l, const struct ynode *v, const char *path, const char *what)
+static int expect(struct profile_loader *l, const struct ynode *v, const char *path, const char *what)
 {
 	char buf[64];
 	return fail(l, v, "%s: expected %s, got %s", path, what, ynode_describe(v, buf, sizeof(buf)));
 }
 
-static int parse_section(struct loader *l, const struct key_def *k, const struct ynode *key,
+static int parse_section(struct profile_loader *l, const struct profile_key *k, const struct ynode *key,
 			 const struct ynode *v, void *field, const char *path)
 {
 	if (v->kind != YNODE_MAPPING)
@@ -423,7 +342,7 @@ static int scalar_integer(const struct ynode *v, int64_t *ret)
 	return 0;
 }
 
-static int set_uint(struct loader *l, const struct key_def *k, const struct ynode *v, int64_t x,
+static int set_uint(struct profile_loader *l, const struct profile_key *k, const struct ynode *v, int64_t x,
 		    bool range_ok, void *field, const char *path)
 {
 	struct profile_uint *f = field;
@@ -437,7 +356,7 @@ static int set_uint(struct loader *l, const struct key_def *k, const struct ynod
 	return 0;
 }
 
-static int parse_uint(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
+static int parse_uint(struct profile_loader *l, const struct profile_key *k, const struct ynode *key _unused_,
 		      const struct ynode *v, void *field, const char *path)
 {
 	int64_t x = 0;
@@ -448,8 +367,8 @@ static int parse_uint(struct loader *l, const struct key_def *k, const struct yn
 	return set_uint(l, k, v, x, r == 0, field, path);
 }
 
-static int parse_format_version(struct loader *l, const struct key_def *k, const struct ynode *key,
-				const struct ynode *v, void *field, const char *path)
+static int parse_format_version(struct profile_loader *l, const struct profile_key *k,
+				const struct ynode *key, const struct ynode *v, void *field, const char *path)
 {
 	int64_t x = 0;
 	int r = scalar_integer(v, &x);
@@ -489,8 +408,9 @@ static int scalar_size(const struct ynode *v, int64_t *ret)
 	return 0;
 }
 
-static int parse_size_value(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
-			    const struct ynode *v, void *field, const char *path)
+static int parse_size_value(struct profile_loader *l, const struct profile_key *k,
+			    const struct ynode *key _unused_, const struct ynode *v, void *field,
+			    const char *path)
 {
 	int64_t x = 0;
 	int r = scalar_size(v, &x);
@@ -500,8 +420,9 @@ static int parse_size_value(struct loader *l, const struct key_def *k, const str
 	return set_uint(l, k, v, x, r == 0, field, path);
 }
 
-static int parse_number(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
-			const struct ynode *v, void *field, const char *path)
+static int parse_number(struct profile_loader *l, const struct profile_key *k,
+			const struct ynode *key _unused_, const struct ynode *v, void *field,
+			const char *path)
 {
 	struct profile_double *f = field;
 	const char *s = v->value;
@@ -533,8 +454,8 @@ static int parse_number(struct loader *l, const struct key_def *k, const struct 
 	return 0;
 }
 
-static int parse_bool(struct loader *l, const struct key_def *k _unused_, const struct ynode *key _unused_,
-		      const struct ynode *v, void *field, const char *path)
+static int parse_bool(struct profile_loader *l, const struct profile_key *k _unused_,
+		      const struct ynode *key _unused_, const struct ynode *v, void *field, const char *path)
 {
 	static const struct {
 		const char *text;
@@ -557,7 +478,7 @@ static int parse_bool(struct loader *l, const struct key_def *k _unused_, const 
 /* A scalar that YAML reads as a string (quoted, or plain but not a number,
  * boolean, null or date): the others would be typed differently by every
  * other YAML tool, so they are refused with a hint to quote them. */
-static int scalar_string(struct loader *l, const struct ynode *v, const char *path, bool int_ok)
+static int scalar_string(struct profile_loader *l, const struct ynode *v, const char *path, bool int_ok)
 {
 	char buf[64];
 
@@ -760,7 +681,7 @@ static const struct string_type {
     [KT_COMMAND] = {check_command, false},
 };
 
-static int set_string(struct loader *l, struct profile_string *f, const struct ynode *v)
+static int set_string(struct profile_loader *l, struct profile_string *f, const struct ynode *v)
 {
 	char *s = strdup(v->value);
 
@@ -773,8 +694,9 @@ static int set_string(struct loader *l, struct profile_string *f, const struct y
 	return 0;
 }
 
-static int parse_string(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
-			const struct ynode *v, void *field, const char *path)
+static int parse_string(struct profile_loader *l, const struct profile_key *k,
+			const struct ynode *key _unused_, const struct ynode *v, void *field,
+			const char *path)
 {
 	const struct string_type *t = &string_types[k->type];
 	const char *why;
@@ -805,7 +727,7 @@ static int parse_string(struct loader *l, const struct key_def *k, const struct 
 	return set_string(l, field, v);
 }
 
-static int parse_enum(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
+static int parse_enum(struct profile_loader *l, const struct profile_key *k, const struct ynode *key _unused_,
 		      const struct ynode *v, void *field, const char *path)
 {
 	struct profile_enum *f = field;
@@ -837,10 +759,11 @@ static int parse_enum(struct loader *l, const struct key_def *k, const struct yn
 
 /* A list of strings, each checked by check (which may fill *extra), with
  * no repeats. items() gets each accepted element. */
-static int parse_string_list(struct loader *l, const struct ynode *v, const char *path, const char *what,
-			     int (*item)(struct loader *l, const struct key_def *k, const struct ynode *e,
-					 const char *epath),
-			     const struct key_def *k)
+static int parse_string_list(struct profile_loader *l, const struct ynode *v, const char *path,
+			     const char *what,
+			     int (*item)(struct profile_loader *l, const struct profile_key *k,
+					 const struct ynode *e, const char *epath),
+			     const struct profile_key *k)
 {
 	char epath[PATH_BUF], buf[64];
 	int r;
@@ -866,7 +789,7 @@ static int parse_string_list(struct loader *l, const struct ynode *v, const char
 	return 0;
 }
 
-static int ifname_item(struct loader *l, const struct key_def *k _unused_, const struct ynode *e,
+static int ifname_item(struct profile_loader *l, const struct profile_key *k _unused_, const struct ynode *e,
 		       const char *epath)
 {
 	char buf[64];
@@ -879,7 +802,7 @@ static int ifname_item(struct loader *l, const struct key_def *k _unused_, const
 	return 0;
 }
 
-static int set_strv(struct loader *l, struct profile_strv *f, const struct ynode *v)
+static int set_strv(struct profile_loader *l, struct profile_strv *f, const struct ynode *v)
 {
 	_cleanup_strv_free_ char **list = NULL;
 	size_t n = v->kind == YNODE_SEQUENCE ? v->n_items : 1;
@@ -894,23 +817,26 @@ static int set_strv(struct loader *l, struct profile_strv *f, const struct ynode
 	return 0;
 }
 
-static int parse_ifnames(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
-			 const struct ynode *v, void *field, const char *path)
+static int parse_ifnames(struct profile_loader *l, const struct profile_key *k,
+			 const struct ynode *key _unused_, const struct ynode *v, void *field,
+			 const char *path)
 {
 	int r = parse_string_list(l, v, path, "a list of interface names", ifname_item, k);
 	return r < 0 ? r : set_strv(l, field, v);
 }
 
-static int runner_item(struct loader *l, const struct key_def *k, const struct ynode *e, const char *epath)
+static int runner_item(struct profile_loader *l, const struct profile_key *k, const struct ynode *e,
+		       const char *epath)
 {
-	struct key_def as_enum = {.name = k->name, .type = KT_ENUM, .names = k->names};
+	struct profile_key as_enum = {.name = k->name, .type = KT_ENUM, .names = k->names};
 	struct profile_enum ignored = {0};
 
 	return parse_enum(l, &as_enum, NULL, e, &ignored, epath);
 }
 
-static int parse_runners(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
-			 const struct ynode *v, void *field, const char *path)
+static int parse_runners(struct profile_loader *l, const struct profile_key *k,
+			 const struct ynode *key _unused_, const struct ynode *v, void *field,
+			 const char *path)
 {
 	int r;
 
@@ -923,7 +849,7 @@ static int parse_runners(struct loader *l, const struct key_def *k, const struct
 	return r < 0 ? r : set_strv(l, field, v);
 }
 
-static int extends_item(struct loader *l, const struct key_def *k _unused_, const struct ynode *e,
+static int extends_item(struct profile_loader *l, const struct profile_key *k _unused_, const struct ynode *e,
 			const char *epath)
 {
 	if (e->len == 0)
@@ -934,8 +860,9 @@ static int extends_item(struct loader *l, const struct key_def *k _unused_, cons
 }
 
 /* extends: PATH | [PATH, ...]: checked here, read by load_file(). */
-static int parse_extends(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
-			 const struct ynode *v, void *field, const char *path)
+static int parse_extends(struct profile_loader *l, const struct profile_key *k,
+			 const struct ynode *key _unused_, const struct ynode *v, void *field,
+			 const char *path)
 {
 	int r;
 
@@ -965,7 +892,7 @@ static int parse_pci_id(const char *s, struct profile_pci_id *ret)
 	return 0;
 }
 
-static int pci_item(struct loader *l, const struct key_def *k _unused_, const struct ynode *e,
+static int pci_item(struct profile_loader *l, const struct profile_key *k _unused_, const struct ynode *e,
 		    const char *epath)
 {
 	struct profile_pci_id id;
@@ -977,7 +904,7 @@ static int pci_item(struct loader *l, const struct key_def *k _unused_, const st
 	return 0;
 }
 
-static int parse_pci(struct loader *l, const struct key_def *k, const struct ynode *key _unused_,
+static int parse_pci(struct profile_loader *l, const struct profile_key *k, const struct ynode *key _unused_,
 		     const struct ynode *v, void *field, const char *path)
 {
 	struct profile_pci_list *f = field;
@@ -1000,14 +927,14 @@ static int parse_pci(struct loader *l, const struct key_def *k, const struct yno
 	return 0;
 }
 
-static int parse_forbidden(struct loader *l, const struct key_def *k, const struct ynode *key,
+static int parse_forbidden(struct profile_loader *l, const struct profile_key *k, const struct ynode *key,
 			   const struct ynode *v _unused_, void *field _unused_, const char *path)
 {
 	return fail(l, key, "%s: not allowed: %s", path, k->why);
 }
 
 /* Walk a mapping's keys: strings, no repeats. */
-static int check_key(struct loader *l, const struct ynode *map, size_t i)
+static int check_key(struct profile_loader *l, const struct ynode *map, size_t i)
 {
 	const struct ynode *key = map->items[i];
 	char buf[64];
@@ -1070,20 +997,110 @@ static const size_t mark_offsets[_KT_MAX] = {
     [KT_COMMAND] = offsetof(struct profile_string, at),
 };
 
-static void field_free(const struct key_def *table, void *base);
+static void field_free(const struct profile_key *table, void *base);
+static bool field_is_set(const struct profile_key *k, const void *f);
+static void field_unset(const struct profile_key *k, void *f);
+
+/* ---- the change kinds' keys (KT_KINDS) ----
+ * A KT_KINDS row of profile.c's tables stands for the kinds' keys of its
+ * name: the rows of every kind whose profile_section it is, in
+ * change_kinds[] order, each over the kind's wanted state; or the one
+ * top-level row of that name of a kind without a section (sysctl). Its
+ * field is the struct profile. */
+
+struct kind_row {
+	const struct profile_key *k;
+	size_t kind; /* index in change_kinds[] */
+};
+
+/* The n-th row (0-based), in change_kinds[] order, of the kinds' keys
+ * under section (NULL: the top-level rows); false past the last. */
+static bool kinds_row_any(const char *section, size_t n, struct kind_row *ret)
+{
+	for (size_t i = 0; i < n_change_kinds; i++) {
+		const struct change_kind *c = change_kinds[i];
+
+		if (!c->keys || (section ? !c->profile_section || !streq(c->profile_section, section)
+					 : c->profile_section != NULL))
+			continue;
+		for (const struct profile_key *k = c->keys; k->name; k++)
+			if (n-- == 0) {
+				*ret = (struct kind_row){k, i};
+				return true;
+			}
+	}
+	return false;
+}
+
+/* The row named name under section (NULL: top level). */
+static bool kinds_find(const char *section, const char *name, struct kind_row *ret)
+{
+	for (size_t n = 0; kinds_row_any(section, n, ret); n++)
+		if (streq(ret->k->name, name))
+			return true;
+	return false;
+}
+
+/* The n-th row of the kinds' keys under the KT_KINDS row ph in the
+ * section's order: the names ph lists first (the published order of the
+ * format, which the effective profile's JSON, and so its hash, keeps),
+ * then every other kind's key in change_kinds[] order. */
+static bool kinds_row(const struct profile_key *ph, size_t n, struct kind_row *ret)
+{
+	for (const char *const *name = ph->names; name && *name; name++)
+		if (kinds_find(ph->name, *name, ret) && n-- == 0)
+			return true;
+	for (size_t i = 0; kinds_row_any(ph->name, i, ret); i++)
+		if (!(ph->names && strv_contains((char *const *)ph->names, ret->k->name)) && n-- == 0)
+			return true;
+	return false;
+}
+
+static void *kind_field(const struct profile *p, const struct kind_row *row)
+{
+	return (char *)p->kind_wants[row->kind] + row->k->offset;
+}
+
+static bool kinds_is_set(const struct profile_key *ph, const void *f)
+{
+	const struct profile *p = f;
+	struct kind_row row;
+
+	if (kinds_find(NULL, ph->name, &row))
+		return field_is_set(row.k, kind_field(p, &row));
+	for (size_t n = 0; kinds_row(ph, n, &row); n++)
+		if (field_is_set(row.k, kind_field(p, &row)))
+			return true;
+	return false;
+}
+
+static void kinds_unset(const struct profile_key *ph, void *f)
+{
+	struct profile *p = f;
+	struct kind_row row;
+
+	if (kinds_find(NULL, ph->name, &row)) {
+		field_unset(row.k, kind_field(p, &row));
+		return;
+	}
+	for (size_t n = 0; kinds_row(ph, n, &row); n++)
+		field_unset(row.k, kind_field(p, &row));
+}
 
 /* Is anything of this key set (for a section: any key below it)? Every
  * field type starts with its `bool set`. */
-static bool field_is_set(const struct key_def *k, const void *f)
+static bool field_is_set(const struct profile_key *k, const void *f)
 {
 	if (k->type == KT_SECTION) {
-		for (const struct key_def *c = k->children; c->name; c++)
+		for (const struct profile_key *c = k->children; c->name; c++)
 			if (field_is_set(c, (const char *)f + c->offset))
 				return true;
 		return false;
 	}
+	if (k->type == KT_KINDS)
+		return kinds_is_set(k, f);
 	if (k->type == KT_SYSCTLS)
-		return ((const struct profile *)f)->n_sysctls > 0;
+		return ((const struct profile_sysctls *)f)->n > 0;
 	if (k->type == KT_FEATURES) {
 		for (size_t i = 0; i < _ETH_FEATURE_MAX; i++)
 			if (((const struct profile_bool *)f)[i].set)
@@ -1093,22 +1110,25 @@ static bool field_is_set(const struct key_def *k, const void *f)
 	return field_sizes[k->type] && *(const bool *)f;
 }
 
-static void field_unset(const struct key_def *k, void *f)
+static void field_unset(const struct profile_key *k, void *f)
 {
-	const struct key_def one[] = {*k, {0}};
+	const struct profile_key one[] = {*k, {0}};
 
 	if (k->type == KT_SECTION) {
-		for (const struct key_def *c = k->children; c->name; c++)
+		for (const struct profile_key *c = k->children; c->name; c++)
 			field_unset(c, (char *)f + c->offset);
 		if (k->enter == taotoken_enter)
 			((struct mirror_config *)f)->present = false;
 		return;
 	}
+	if (k->type == KT_KINDS) {
+		kinds_unset(k, f);
+		return;
+	}
 	if (k->type == KT_SYSCTLS) {
-		struct profile *p = f;
-		free(p->sysctls);
-		p->sysctls = NULL;
-		p->n_sysctls = 0;
+		struct profile_sysctls *s = f;
+		free(s->v);
+		*s = (struct profile_sysctls){0};
 		return;
 	}
 	if (k->type == KT_FEATURES) {
@@ -1122,7 +1142,7 @@ static void field_unset(const struct key_def *k, void *f)
 /* One value of a sysctl: an integer or, for a one-value sysctl, a size
  * ("4M"; inside a floor's string, num points past ">="), in the table's
  * range. */
-static int sysctl_number(struct loader *l, const struct sysctl_def *def, const struct ynode *v,
+static int sysctl_number(struct profile_loader *l, const struct sysctl_def *def, const struct ynode *v,
 			 const struct ynode *num, const char *vpath, uint64_t *ret)
 {
 	char buf[64];
@@ -1145,7 +1165,7 @@ static int sysctl_number(struct loader *l, const struct sysctl_def *def, const s
 /* The value of one sysctl: NUMBER | "NUMBER" | ">= NUMBER" for a
  * one-value sysctl; a list of its numbers (not decreasing when the table
  * says so) for net.ipv4.udp_mem. */
-static int sysctl_entry(struct loader *l, const struct sysctl_def *def, const struct ynode *v,
+static int sysctl_entry(struct profile_loader *l, const struct sysctl_def *def, const struct ynode *v,
 			const char *vpath, enum profile_sysctl_op *ret_op, struct sysctl_value *ret)
 {
 	struct sysctl_value val = {.n = def->n_values};
@@ -1188,10 +1208,11 @@ static int sysctl_entry(struct loader *l, const struct sysctl_def *def, const st
 }
 
 /* sysctl: NAME: VALUE, NAME from procsys.h's table. */
-static int parse_sysctls(struct loader *l, const struct key_def *k _unused_, const struct ynode *key _unused_,
-			 const struct ynode *map, void *field, const char *path)
+static int parse_sysctls(struct profile_loader *l, const struct profile_key *k _unused_,
+			 const struct ynode *key _unused_, const struct ynode *map, void *field,
+			 const char *path)
 {
-	struct profile *p = field;
+	struct profile_sysctls *p = field;
 	char buf[64], vpath[PATH_BUF];
 	int r;
 
@@ -1217,33 +1238,32 @@ static int parse_sysctls(struct loader *l, const struct key_def *k _unused_, con
 				    ynode_quote(name, buf, sizeof(buf)), sysctl_names());
 		}
 		snprintf(vpath, sizeof(vpath), "%s.%s", path, sysctl_key_to_string(id));
-		for (j = 0; j < p->n_sysctls; j++)
-			if (p->sysctls[j].key == id)
+		for (j = 0; j < p->n; j++)
+			if (p->v[j].key == id)
 				break;
-		if (is_null(v) && j < p->n_sysctls) {
-			memmove(&p->sysctls[j], &p->sysctls[j + 1],
-				(p->n_sysctls - j - 1) * sizeof(p->sysctls[0]));
-			p->n_sysctls--;
+		if (is_null(v) && j < p->n) {
+			memmove(&p->v[j], &p->v[j + 1], (p->n - j - 1) * sizeof(p->v[0]));
+			p->n--;
 			continue;
 		}
 		r = sysctl_entry(l, sysctl_def(id), v, vpath, &op, &val);
 		if (r < 0)
 			return r;
-		if (j == p->n_sysctls) {
-			struct profile_sysctl *a = reallocarray(p->sysctls, p->n_sysctls + 1, sizeof(*a));
+		if (j == p->n) {
+			struct profile_sysctl *a = reallocarray(p->v, p->n + 1, sizeof(*a));
 			if (!a)
 				return fail_oom(l, l->file);
-			p->sysctls = a;
-			p->n_sysctls++;
+			p->v = a;
+			p->n++;
 		}
-		p->sysctls[j] = (struct profile_sysctl){id, sysctl_key_to_string(id), op, val, mark_of(l, v)};
+		p->v[j] = (struct profile_sysctl){id, sysctl_key_to_string(id), op, val, mark_of(l, v)};
 	}
 	return 0;
 }
 
 /* link.features: NAME: on | off (true | false too), NAME a profile or
  * kernel name from ethfeatures.h's table. */
-static int parse_features(struct loader *l, const struct key_def *k _unused_,
+static int parse_features(struct profile_loader *l, const struct profile_key *k _unused_,
 			  const struct ynode *key _unused_, const struct ynode *map, void *field,
 			  const char *path)
 {
@@ -1307,16 +1327,45 @@ static const parse_fn parsers[_KT_MAX] = {
     [KT_FEATURES] = parse_features,
 };
 
-static int apply_mapping(struct loader *l, const struct key_def *table, void *base, const struct ynode *map,
-			 const char *path)
+static int apply_kinds(struct profile_loader *l, const struct profile_key *ph, void *field,
+		       const struct ynode *key, const struct ynode *v, const char *path);
+
+/* One key of a mapping: the value v of row k into its field. */
+static int apply_key(struct profile_loader *l, const struct profile_key *k, void *field,
+		     const struct ynode *key, const struct ynode *v, const char *kpath)
 {
-	char buf[64], kpath[PATH_BUF];
+	if (k->type == KT_KINDS)
+		return apply_kinds(l, k, field, key, v, kpath);
+	/* Null removes an inherited value; with nothing inherited it is the
+	 * type error it always was. */
+	if (is_null(v) && k->type != KT_FORMAT_VERSION && field_is_set(k, field)) {
+		field_unset(k, field);
+		return 0;
+	}
+	if (l->keep_from && field_sizes[k->type] && field_is_set(k, field) &&
+	    ((const struct profile_mark *)((char *)field + mark_offsets[k->type]))->file == l->keep_from)
+		return 0;
+	return parsers[k->type](l, k, key, v, field, kpath);
+}
+
+static int unknown_key(struct profile_loader *l, const struct ynode *key, const char *path, const char *hint)
+{
+	char buf[64];
+
+	return fail(l, key, "unknown key %s%s%s%s%s%s", ynode_quote(key, buf, sizeof(buf)),
+		    path ? " in " : "", path ? path : "", hint ? " (did you mean \"" : "", hint ? hint : "",
+		    hint ? "\"?)" : "");
+}
+
+static int apply_mapping(struct profile_loader *l, const struct profile_key *table, void *base,
+			 const struct ynode *map, const char *path)
+{
+	char kpath[PATH_BUF];
 	int r;
 
 	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
 		const struct ynode *key = map->items[i], *v = map->items[i + 1];
-		const struct key_def *k;
-		const char *hint;
+		const struct profile_key *k;
 
 		r = check_key(l, map, i);
 		if (r < 0)
@@ -1324,24 +1373,51 @@ static int apply_mapping(struct loader *l, const struct key_def *table, void *ba
 		for (k = table; k->name; k++)
 			if (streq(k->name, key->value))
 				break;
-		if (!k->name) {
-			hint = closest(key->value, table, sizeof(*table), SIZE_MAX);
-			return fail(l, key, "unknown key %s%s%s%s%s%s", ynode_quote(key, buf, sizeof(buf)),
-				    path ? " in " : "", path ? path : "", hint ? " (did you mean \"" : "",
-				    hint ? hint : "", hint ? "\"?)" : "");
-		}
+		if (!k->name)
+			return unknown_key(l, key, path,
+					   closest(key->value, table, sizeof(*table), SIZE_MAX));
 		snprintf(kpath, sizeof(kpath), "%s%s%s", path ? path : "", path ? "." : "", k->name);
-		/* Null removes an inherited value; with nothing inherited it is
-		 * the type error it always was. */
-		if (is_null(v) && k->type != KT_FORMAT_VERSION && field_is_set(k, (char *)base + k->offset)) {
-			field_unset(k, (char *)base + k->offset);
-			continue;
+		r = apply_key(l, k, (char *)base + k->offset, key, v, kpath);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A KT_KINDS key: the kind's own top-level row, or a mapping of the
+ * kinds' keys of the section. */
+static int apply_kinds(struct profile_loader *l, const struct profile_key *ph, void *field,
+		       const struct ynode *key, const struct ynode *v, const char *path)
+{
+	struct profile *p = field;
+	const char *names[128];
+	char kpath[PATH_BUF];
+	struct kind_row row;
+	size_t n = 0;
+	int r;
+
+	if (kinds_find(NULL, ph->name, &row))
+		return apply_key(l, row.k, kind_field(p, &row), key, v, path);
+	if (is_null(v) && field_is_set(ph, p)) {
+		field_unset(ph, p);
+		return 0;
+	}
+	if (v->kind != YNODE_MAPPING)
+		return expect(l, v, path, "a mapping");
+	for (size_t i = 0; i + 1 < v->n_items; i += 2) {
+		const struct ynode *sk = v->items[i], *sv = v->items[i + 1];
+
+		r = check_key(l, v, i);
+		if (r < 0)
+			return r;
+		if (!kinds_find(ph->name, sk->value, &row)) {
+			for (n = 0; n < ARRAY_SIZE(names) - 1 && kinds_row(ph, n, &row); n++)
+				names[n] = row.k->name;
+			names[n] = NULL;
+			return unknown_key(l, sk, path, closest(sk->value, names, sizeof(names[0]), n));
 		}
-		if (l->keep_from && field_sizes[k->type] && field_is_set(k, (char *)base + k->offset) &&
-		    ((const struct profile_mark *)((char *)base + k->offset + mark_offsets[k->type]))->file ==
-			l->keep_from)
-			continue;
-		r = parsers[k->type](l, k, key, v, (char *)base + k->offset, kpath);
+		snprintf(kpath, sizeof(kpath), "%s.%s", path, row.k->name);
+		r = apply_key(l, row.k, kind_field(p, &row), sk, sv, kpath);
 		if (r < 0)
 			return r;
 	}
@@ -1358,7 +1434,7 @@ static void string_clear(struct profile_string *s)
 
 /* match is replaced as a whole: a child that names interfaces must not keep
  * matching its parent's PCI ids. */
-static void match_enter(struct loader *l _unused_, void *field, const struct ynode *key _unused_)
+static void match_enter(struct profile_loader *l _unused_, void *field, const struct ynode *key _unused_)
 {
 	struct profile *p = field;
 
@@ -1368,7 +1444,7 @@ static void match_enter(struct loader *l _unused_, void *field, const struct yno
 	p->match.pci = (struct profile_pci_list){0};
 }
 
-static void taotoken_enter(struct loader *l, void *field, const struct ynode *key)
+static void taotoken_enter(struct profile_loader *l, void *field, const struct ynode *key)
 {
 	struct mirror_config *m = field;
 
@@ -1379,7 +1455,7 @@ static void taotoken_enter(struct loader *l, void *field, const struct ynode *ke
 /* After one file: the key source of the mirror is one choice; and a file
  * that points the mirror at a host (base_url) names the key for it too: an
  * inherited key source would send the parent's key to the child's host. */
-static int check_mirror_file(struct loader *l, struct mirror_config *m, const char *path)
+static int check_mirror_file(struct profile_loader *l, struct mirror_config *m, const char *path)
 {
 	bool file_here = m->api_key_file.set && m->api_key_file.at.file == l->file;
 	bool env_here = m->api_key_env.set && m->api_key_env.at.file == l->file;
@@ -1404,17 +1480,29 @@ static int check_mirror_file(struct loader *l, struct mirror_config *m, const ch
 	return 0;
 }
 
-static int check_file(struct loader *l, struct profile *p)
+/* The kinds' checks that span their keys (file: NULL for the effective
+ * profile). */
+static int check_kinds(struct profile_loader *l, struct profile *p, const char *file)
 {
-	/* A child that switches away from cpulist drops the inherited list. */
-	if (p->irq.policy.set && p->irq.policy.at.file == l->file &&
-	    p->irq.policy.value != PROFILE_IRQ_CPULIST && p->irq.cpulist.set &&
-	    p->irq.cpulist.at.file != l->file)
-		string_clear(&p->irq.cpulist);
+	int r;
+
+	for (size_t i = 0; i < n_change_kinds; i++)
+		if (change_kinds[i]->profile_check &&
+		    (r = change_kinds[i]->profile_check(p->kind_wants[i], file, l->err)) < 0)
+			return r;
+	return 0;
+}
+
+static int check_file(struct profile_loader *l, struct profile *p)
+{
+	int r = check_kinds(l, p, l->file);
+
+	if (r < 0)
+		return r;
 	return check_mirror_file(l, &p->mirror, "mirror.taotoken");
 }
 
-static int check_mirror_complete(struct loader *l, const struct mirror_config *m, const char *path)
+static int check_mirror_complete(struct profile_loader *l, const struct mirror_config *m, const char *path)
 {
 	static const struct {
 		const char *name;
@@ -1434,7 +1522,7 @@ static int check_mirror_complete(struct loader *l, const struct mirror_config *m
 }
 
 /* The effective profile, after the whole chain. */
-static int check_effective(struct loader *l, struct profile *p, const struct ynode *root)
+static int check_effective(struct profile_loader *l, struct profile *p, const struct ynode *root)
 {
 	int r;
 
@@ -1447,12 +1535,9 @@ static int check_effective(struct loader *l, struct profile *p, const struct yno
 		return fail_at(l, at->file, at->line, at->column,
 			       "peer: missing required key \"ssh\" (the peer to tune, [user@]host)");
 	}
-	if (p->irq.policy.set && p->irq.policy.value == PROFILE_IRQ_CPULIST && !p->irq.cpulist.set)
-		return fail_at(l, p->irq.policy.at.file, p->irq.policy.at.line, p->irq.policy.at.column,
-			       "irq.policy: cpulist needs irq.cpulist (the CPUs to spread the IRQs over)");
-	if (p->irq.cpulist.set && (!p->irq.policy.set || p->irq.policy.value != PROFILE_IRQ_CPULIST))
-		return fail_at(l, p->irq.cpulist.at.file, p->irq.cpulist.at.line, p->irq.cpulist.at.column,
-			       "irq.cpulist: only used with \"policy: cpulist\"");
+	r = check_kinds(l, p, NULL);
+	if (r < 0)
+		return r;
 	r = check_mirror_complete(l, &p->mirror, "mirror.taotoken");
 	if (r < 0)
 		return r;
@@ -1535,8 +1620,8 @@ static char *parent_path(const char *child, const char *extends)
 	return strprintf("%.*s/%s", (int)(slash - child), child, extends);
 }
 
-static int parse_tree(struct loader *l, const char *file, const char *data, size_t size, const char *what,
-		      struct ynode **ret)
+static int parse_tree(struct profile_loader *l, const char *file, const char *data, size_t size,
+		      const char *what, struct ynode **ret)
 {
 	struct ytree_error e = {0};
 	struct ynode *root = NULL;
@@ -1560,10 +1645,10 @@ static int parse_tree(struct loader *l, const char *file, const char *data, size
 	return 0;
 }
 
-static int load_file(struct loader *l, struct profile *p, struct chain *c, const char *display,
+static int load_file(struct profile_loader *l, struct profile *p, struct chain *c, const char *display,
 		     const char *canon, const char *data, size_t size, struct ynode **ret_root);
 
-static int load_parent(struct loader *l, struct profile *p, struct chain *c, const char *child,
+static int load_parent(struct profile_loader *l, struct profile *p, struct chain *c, const char *child,
 		       const struct ynode *ext)
 {
 	_cleanup_free_ char *path = NULL, *canon = NULL, *data = NULL, *cycle = NULL;
@@ -1611,7 +1696,7 @@ static int load_parent(struct loader *l, struct profile *p, struct chain *c, con
 /* Load one file of the chain into p: its parents first, left to right,
  * then its own keys. c is the path from the named file down to this one
  * (a parent read twice through two branches is no cycle). */
-static int load_file(struct loader *l, struct profile *p, struct chain *c, const char *display,
+static int load_file(struct profile_loader *l, struct profile *p, struct chain *c, const char *display,
 		     const char *canon, const char *data, size_t size, struct ynode **ret_root)
 {
 	_cleanup_ynode_ struct ynode *root = NULL;
@@ -1633,7 +1718,7 @@ static int load_file(struct loader *l, struct profile *p, struct chain *c, const
 
 	ext = mapping_get(root, "extends");
 	if (ext) {
-		struct loader sub = {.file = stable, .err = l->err};
+		struct profile_loader sub = {.file = stable, .err = l->err};
 		struct profile_strv parents = {0};
 		size_t n = ext->kind == YNODE_SEQUENCE ? ext->n_items : 1;
 
@@ -1649,7 +1734,7 @@ static int load_file(struct loader *l, struct profile *p, struct chain *c, const
 		}
 	}
 
-	struct loader here = {.file = stable, .err = l->err};
+	struct profile_loader here = {.file = stable, .err = l->err};
 	r = apply_mapping(&here, profile_keys, p, root, NULL);
 	if (r < 0)
 		return r;
@@ -1666,6 +1751,29 @@ static int load_file(struct loader *l, struct profile *p, struct chain *c, const
 	return 0;
 }
 
+/* An empty profile: every kind's wanted state zero. */
+static struct profile *profile_new(void)
+{
+	_cleanup_profile_ struct profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->kind_wants = calloc(n_change_kinds, sizeof(*p->kind_wants));
+	if (!p->kind_wants)
+		return NULL;
+	for (size_t i = 0; i < n_change_kinds; i++) {
+		p->kind_wants[i] = calloc(1, change_kinds[i]->want_size ? change_kinds[i]->want_size : 1);
+		if (!p->kind_wants[i])
+			return NULL;
+	}
+	return TAKE_PTR(p);
+}
+
+const void *profile_kind_want(const struct profile *p, const struct change_kind *k)
+{
+	return p->kind_wants[change_kind_index(k)];
+}
+
 static int load_common(const char *data, size_t size, const char *name, const char *canon,
 		       struct profile **ret, struct profile_error *err)
 {
@@ -1673,10 +1781,10 @@ static int load_common(const char *data, size_t size, const char *name, const ch
 	_cleanup_ynode_ struct ynode *root = NULL;
 	_cleanup_(chain_done) struct chain c = {0};
 	struct profile_error dummy;
-	struct loader l = {.file = name, .err = err ? err : &dummy};
+	struct profile_loader l = {.file = name, .err = err ? err : &dummy};
 	int r;
 
-	p = calloc(1, sizeof(*p));
+	p = profile_new();
 	if (!p)
 		return fail_oom(&l, name);
 	r = load_file(&l, p, &c, name, canon, data, size, &root);
@@ -1697,7 +1805,7 @@ static int load_common(const char *data, size_t size, const char *name, const ch
 static int read_error(struct profile_error *err, const char *path, int r)
 {
 	struct profile_error dummy;
-	struct loader l = {.file = path, .err = err ? err : &dummy};
+	struct profile_loader l = {.file = path, .err = err ? err : &dummy};
 
 	if (r == -EFBIG)
 		return fail_at(&l, path, 0, 0, "file is larger than %d bytes", PROFILE_MAX_BYTES);
@@ -1734,7 +1842,7 @@ int profile_parse_file(const char *path, const char *what, struct ynode **ret, s
 {
 	_cleanup_free_ char *data = NULL;
 	struct profile_error dummy;
-	struct loader l = {.file = path, .err = err ? err : &dummy};
+	struct profile_loader l = {.file = path, .err = err ? err : &dummy};
 	size_t size = 0;
 	int r;
 
@@ -1759,76 +1867,207 @@ int profile_overlay(struct profile *p, const struct ynode *map, const char *sect
 		    bool keep_own, struct profile_error *err)
 {
 	struct profile_error dummy;
-	struct loader l = {.err = err ? err : &dummy, .keep_from = keep_own ? p->files[0] : NULL};
-	const struct key_def *k;
+	struct profile_loader l = {.err = err ? err : &dummy, .keep_from = keep_own ? p->files[0] : NULL};
+	const struct profile_key *k;
 
 	l.file = files_entry(p, file);
 	if (!l.file)
 		return fail_oom(&l, file);
 	for (k = profile_keys; k->name && !streq(k->name, section); k++)
 		;
-	if (!k->name || k->type != KT_SECTION)
+	if (!k->name || (k->type != KT_SECTION && k->type != KT_KINDS))
 		return fail_at(&l, l.file, map->line, map->column, "no section \"%s\" in a profile", section);
 	if (map->kind != YNODE_MAPPING)
 		return expect(&l, map, section, "a mapping");
+	if (k->type == KT_KINDS)
+		return apply_kinds(&l, k, p, map, map, section);
 	return apply_mapping(&l, k->children, p, map, section);
+}
+
+/* The key at a dotted path ("verify.socket_buffer.send", "link.mtu") and
+ * its field in p: 0, -ENOENT no such key, -EISDIR a section. */
+static int key_at(const struct profile *p, const char *path, const struct profile_key **ret_k,
+		  void **ret_field)
+{
+	const struct profile_key *table = profile_keys, *k = NULL;
+	const char *name = path, *section = NULL;
+	void *base = (void *)p, *field = NULL;
+	char kname[PATH_BUF];
+	struct kind_row row;
+
+	for (;;) {
+		size_t n = strcspn(name, ".");
+
+		snprintf(kname, sizeof(kname), "%.*s", (int)n, name);
+		if (section) {
+			if (!kinds_find(section, kname, &row))
+				return -ENOENT;
+			k = row.k;
+			field = kind_field(p, &row);
+			section = NULL;
+		} else {
+			for (k = table; k->name && !streq(k->name, kname); k++)
+				;
+			if (!k->name)
+				return -ENOENT;
+			field = (char *)base + k->offset;
+			if (k->type == KT_KINDS && kinds_find(NULL, k->name, &row)) {
+				k = row.k;
+				field = kind_field(p, &row);
+			} else if (k->type == KT_KINDS) {
+				if (!name[n])
+					return -EISDIR;
+				section = k->name;
+				name += n + 1;
+				continue;
+			}
+		}
+		if (!name[n])
+			break;
+		if (k->type != KT_SECTION)
+			return -ENOENT;
+		table = k->children;
+		base = field;
+		name += n + 1;
+	}
+	if (k->type == KT_SECTION)
+		return -EISDIR;
+	*ret_k = k;
+	*ret_field = field;
+	return 0;
 }
 
 int profile_overlay_key(struct profile *p, const char *path, const struct ynode *key,
 			const struct ynode *value, const char *file, struct profile_error *err)
 {
 	struct profile_error dummy;
-	struct loader l = {.err = err ? err : &dummy};
-	const struct key_def *table = profile_keys, *k = NULL;
-	const char *name = path;
-	char kname[PATH_BUF];
+	struct profile_loader l = {.err = err ? err : &dummy};
+	const struct profile_key *k;
+	void *field;
+	int r;
 
 	l.file = files_entry(p, file);
 	if (!l.file)
 		return fail_oom(&l, file);
-	/* Walk "verify.socket_buffer.send" down the tables to a value key. */
-	for (;;) {
-		size_t n = strcspn(name, ".");
-		snprintf(kname, sizeof(kname), "%.*s", (int)n, name);
-		for (k = table; k->name && !streq(k->name, kname); k++)
-			;
-		if (!k->name)
-			return fail(&l, key, "%s: no such profile key", path);
-		if (!name[n])
-			break;
-		if (k->type != KT_SECTION)
-			return fail(&l, key, "%s: no such profile key", path);
-		table = k->children;
-		name += n + 1;
-	}
-	if (k->type == KT_SECTION || k->type == KT_SYSCTLS)
+	r = key_at(p, path, &k, &field);
+	if (r == -EISDIR || (r >= 0 && k->type == KT_SYSCTLS))
 		return fail(&l, key, "%s: a section, not one value", path);
-	return parsers[k->type](&l, k, key, value, (char *)p + k->offset, path);
+	if (r < 0)
+		return fail(&l, key, "%s: no such profile key", path);
+	return parsers[k->type](&l, k, key, value, field, path);
+}
+
+const void *profile_key_value(const struct profile *p, const char *path, const struct profile_key **ret_key)
+{
+	const struct profile_key *k;
+	void *field;
+
+	if (key_at(p, path, &k, &field) < 0)
+		return NULL;
+	if (ret_key)
+		*ret_key = k;
+	return field;
+}
+
+const struct profile_uint *profile_key_uint(const struct profile *p, const char *path)
+{
+	const struct profile_key *k;
+	const struct profile_uint *u = profile_key_value(p, path, &k);
+
+	return u && (k->type == KT_UINT || k->type == KT_SIZE) && u->set ? u : NULL;
+}
+
+const char *profile_key_enum_name(const struct profile *p, const char *path)
+{
+	const struct profile_key *k;
+	const struct profile_enum *e = profile_key_value(p, path, &k);
+
+	return e && k->type == KT_ENUM && e->set ? k->names[e->value] : NULL;
+}
+
+/* Visit the rows of table under prefix (owned by kind, NULL: profile.c),
+ * and the kinds' rows under each KT_KINDS row. */
+static int walk_table(const struct profile_key *table, const char *prefix, const struct change_kind *kind,
+		      profile_key_visit_fn fn, void *userdata);
+
+static int walk_row(const struct profile_key *k, const char *prefix, const struct change_kind *kind,
+		    profile_key_visit_fn fn, void *userdata)
+{
+	char path[PATH_BUF];
+	struct kind_row row;
+	int r;
+
+	snprintf(path, sizeof(path), "%s%s%s", prefix ? prefix : "", prefix ? "." : "", k->name);
+	if (k->type == KT_KINDS && kinds_find(NULL, k->name, &row))
+		return walk_row(row.k, prefix, change_kinds[row.kind], fn, userdata);
+	r = fn(path, k, kind, userdata);
+	if (r < 0)
+		return r;
+	if (k->type == KT_SECTION)
+		return walk_table(k->children, path, kind, fn, userdata);
+	for (size_t n = 0; k->type == KT_KINDS && kinds_row(k, n, &row); n++)
+		if ((r = walk_row(row.k, path, change_kinds[row.kind], fn, userdata)) < 0)
+			return r;
+	return 0;
+}
+
+static int walk_table(const struct profile_key *table, const char *prefix, const struct change_kind *kind,
+		      profile_key_visit_fn fn, void *userdata)
+{
+	int r;
+
+	for (const struct profile_key *k = table; k->name; k++)
+		if ((r = walk_row(k, prefix, kind, fn, userdata)) < 0)
+			return r;
+	return 0;
+}
+
+int profile_keys_walk(profile_key_visit_fn fn, void *userdata)
+{
+	return walk_table(profile_keys, NULL, NULL, fn, userdata);
 }
 
 /* ---- freeing, JSON, hash, match ---- */
 
-static void field_free(const struct key_def *table, void *base)
+static void free_strv(void *f)
 {
-	for (const struct key_def *k = table; k->name; k++) {
+	strv_free(((struct profile_strv *)f)->value);
+}
+
+static void free_pci(void *f)
+{
+	free(((struct profile_pci_list *)f)->ids);
+}
+
+static void free_string(void *f)
+{
+	free(((struct profile_string *)f)->value);
+}
+
+static void free_sysctls(void *f)
+{
+	free(((struct profile_sysctls *)f)->v);
+}
+
+/* What a field of each type owns (sections: their children's). */
+static void (*const field_frees[_KT_MAX])(void *f) = {
+    [KT_TEXT] = free_string,	   [KT_NAME] = free_string,    [KT_VERSION] = free_string,
+    [KT_DRIVER] = free_string,	   [KT_CPULIST] = free_string, [KT_PEER] = free_string,
+    [KT_URL] = free_string,	   [KT_ABSPATH] = free_string, [KT_ENVNAME] = free_string,
+    [KT_SSH_TARGET] = free_string, [KT_COMMAND] = free_string, [KT_EXTENDS] = free_strv,
+    [KT_IFNAMES] = free_strv,	   [KT_RUNNERS] = free_strv,   [KT_PCI] = free_pci,
+    [KT_SYSCTLS] = free_sysctls,
+};
+
+static void field_free(const struct profile_key *table, void *base)
+{
+	for (const struct profile_key *k = table; k->name; k++) {
 		void *f = (char *)base + k->offset;
-		switch (k->type) {
-		case KT_SECTION:
+
+		if (k->type == KT_SECTION)
 			field_free(k->children, f);
-			break;
-		case KT_IFNAMES:
-		case KT_RUNNERS:
-		case KT_EXTENDS:
-			strv_free(((struct profile_strv *)f)->value);
-			break;
-		case KT_PCI:
-			free(((struct profile_pci_list *)f)->ids);
-			break;
-		default:
-			if (string_types[k->type].check)
-				free(((struct profile_string *)f)->value);
-			break;
-		}
+		else if (field_frees[k->type])
+			field_frees[k->type](f);
 	}
 }
 
@@ -1856,7 +2095,12 @@ void profile_free(struct profile *p)
 	if (!p)
 		return;
 	field_free(profile_keys, p);
-	free(p->sysctls);
+	for (size_t i = 0; p->kind_wants && i < n_change_kinds; i++) {
+		if (p->kind_wants[i] && change_kinds[i]->keys)
+			field_free(change_kinds[i]->keys, p->kind_wants[i]);
+		free(p->kind_wants[i]);
+	}
+	free(p->kind_wants);
 	strv_free(p->files);
 	free(p);
 }
@@ -1870,15 +2114,15 @@ void mirror_config_done(struct mirror_config *c)
 	*c = (struct mirror_config){0};
 }
 
-static struct json_object *field_json(const struct key_def *k, const void *f);
+static struct json_object *field_json(const struct profile_key *k, const void *f);
 
-static struct json_object *section_json(const struct key_def *table, const void *base)
+static struct json_object *section_json(const struct profile_key *table, const void *base)
 {
 	struct json_object *o = json_object_new_object();
 
 	if (!o)
 		return NULL;
-	for (const struct key_def *k = table; k->name; k++) {
+	for (const struct profile_key *k = table; k->name; k++) {
 		struct json_object *v = field_json(k, (const char *)base + k->offset);
 		if (v)
 			json_object_object_add(o, k->name, v);
@@ -1899,15 +2143,16 @@ static struct json_object *strv_json(char *const *v)
 	return a;
 }
 
-static struct json_object *sysctls_json(const struct profile *p)
+static struct json_object *sysctls_json(const struct profile_key *k _unused_, const void *f)
 {
+	const struct profile_sysctls *p = f;
 	struct json_object *o;
 
-	if (p->n_sysctls == 0)
+	if (p->n == 0)
 		return NULL;
 	o = json_object_new_object();
-	for (size_t i = 0; o && i < p->n_sysctls; i++) {
-		const struct profile_sysctl *s = &p->sysctls[i];
+	for (size_t i = 0; o && i < p->n; i++) {
+		const struct profile_sysctl *s = &p->v[i];
 		if (s->op == PROFILE_SYSCTL_FLOOR) {
 			char buf[32];
 			snprintf(buf, sizeof(buf), ">= %" PRIu64, s->value.v[0]);
@@ -1927,8 +2172,9 @@ static struct json_object *sysctls_json(const struct profile *p)
 /* true/false: the loader reads a JSON "on" as a quoted string, which a
  * profile may not use, and the history's effective profile is loaded back
  * (verify's last applied profile). */
-static struct json_object *features_json(const struct profile_bool *features)
+static struct json_object *features_json(const struct profile_key *k _unused_, const void *f)
 {
+	const struct profile_bool *features = f;
 	struct json_object *o = json_object_new_object();
 
 	for (unsigned i = 0; o && i < _ETH_FEATURE_MAX; i++)
@@ -1942,60 +2188,118 @@ static struct json_object *features_json(const struct profile_bool *features)
 	return o;
 }
 
-/* NULL when the field is unset (or never shown, like extends). */
-static struct json_object *field_json(const struct key_def *k, const void *f)
+static struct json_object *section_field_json(const struct profile_key *k, const void *f)
 {
-	switch (k->type) {
-	case KT_SECTION:
-		return section_json(k->children, f);
-	case KT_FORMAT_VERSION:
-	case KT_UINT:
-	case KT_SIZE: {
-		const struct profile_uint *u = f;
-		return u->set ? json_object_new_uint64(u->value) : NULL;
-	}
-	case KT_NUMBER: {
-		const struct profile_double *d = f;
-		return d->set ? json_object_new_double(d->value) : NULL;
-	}
-	case KT_BOOL: {
-		const struct profile_bool *b = f;
-		return b->set ? json_object_new_boolean(b->value) : NULL;
-	}
-	case KT_ENUM: {
-		const struct profile_enum *e = f;
-		return e->set ? json_object_new_string(k->names[e->value]) : NULL;
-	}
-	case KT_IFNAMES:
-	case KT_RUNNERS: {
-		const struct profile_strv *s = f;
-		return s->set ? strv_json(s->value) : NULL;
-	}
-	case KT_PCI: {
-		const struct profile_pci_list *l = f;
-		struct json_object *a;
-		if (!l->set)
-			return NULL;
-		a = json_object_new_array();
-		for (size_t i = 0; a && i < l->n_ids; i++) {
-			char buf[16];
-			snprintf(buf, sizeof(buf), "%04x:%04x", l->ids[i].vendor, l->ids[i].device);
-			json_object_array_add(a, json_object_new_string(buf));
-		}
-		return a;
-	}
-	case KT_SYSCTLS:
-		return sysctls_json(f);
-	case KT_FEATURES:
-		return features_json(f);
-	case KT_EXTENDS:
-	case KT_FORBIDDEN:
+	return section_json(k->children, f);
+}
+
+static struct json_object *uint_json(const struct profile_key *k _unused_, const void *f)
+{
+	const struct profile_uint *u = f;
+	return u->set ? json_object_new_uint64(u->value) : NULL;
+}
+
+static struct json_object *number_json(const struct profile_key *k _unused_, const void *f)
+{
+	const struct profile_double *d = f;
+	return d->set ? json_object_new_double(d->value) : NULL;
+}
+
+static struct json_object *bool_json(const struct profile_key *k _unused_, const void *f)
+{
+	const struct profile_bool *b = f;
+	return b->set ? json_object_new_boolean(b->value) : NULL;
+}
+
+static struct json_object *enum_json(const struct profile_key *k, const void *f)
+{
+	const struct profile_enum *e = f;
+	return e->set ? json_object_new_string(k->names[e->value]) : NULL;
+}
+
+static struct json_object *strv_field_json(const struct profile_key *k _unused_, const void *f)
+{
+	const struct profile_strv *s = f;
+	return s->set ? strv_json(s->value) : NULL;
+}
+
+static struct json_object *pci_json(const struct profile_key *k _unused_, const void *f)
+{
+	const struct profile_pci_list *l = f;
+	struct json_object *a;
+
+	if (!l->set)
 		return NULL;
-	default: {
-		const struct profile_string *s = f;
-		return s->set ? json_object_new_string(s->value) : NULL;
+	a = json_object_new_array();
+	for (size_t i = 0; a && i < l->n_ids; i++) {
+		char buf[16];
+		snprintf(buf, sizeof(buf), "%04x:%04x", l->ids[i].vendor, l->ids[i].device);
+		json_object_array_add(a, json_object_new_string(buf));
 	}
+	return a;
+}
+
+static struct json_object *string_json(const struct profile_key *k _unused_, const void *f)
+{
+	const struct profile_string *s = f;
+	return s->set ? json_object_new_string(s->value) : NULL;
+}
+
+/* The kinds' keys of a KT_KINDS row: the kind's own row, or an object of
+ * the section's keys in change_kinds[] order. */
+static struct json_object *kinds_json(const struct profile_key *ph, const void *f)
+{
+	const struct profile *p = f;
+	struct json_object *o;
+	struct kind_row row;
+
+	if (kinds_find(NULL, ph->name, &row))
+		return field_json(row.k, kind_field(p, &row));
+	o = json_object_new_object();
+	for (size_t n = 0; o && kinds_row(ph, n, &row); n++) {
+		struct json_object *v = field_json(row.k, kind_field(p, &row));
+		if (v)
+			json_object_object_add(o, row.k->name, v);
 	}
+	if (o && json_object_object_length(o) == 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* The JSON of a field of each type: NULL when unset (or never shown, like
+ * extends and forbidden keys). */
+static struct json_object *(*const field_jsons[_KT_MAX])(const struct profile_key *k, const void *f) = {
+    [KT_SECTION] = section_field_json,
+    [KT_FORMAT_VERSION] = uint_json,
+    [KT_UINT] = uint_json,
+    [KT_SIZE] = uint_json,
+    [KT_NUMBER] = number_json,
+    [KT_BOOL] = bool_json,
+    [KT_ENUM] = enum_json,
+    [KT_TEXT] = string_json,
+    [KT_NAME] = string_json,
+    [KT_VERSION] = string_json,
+    [KT_DRIVER] = string_json,
+    [KT_CPULIST] = string_json,
+    [KT_PEER] = string_json,
+    [KT_URL] = string_json,
+    [KT_ABSPATH] = string_json,
+    [KT_ENVNAME] = string_json,
+    [KT_SSH_TARGET] = string_json,
+    [KT_COMMAND] = string_json,
+    [KT_IFNAMES] = strv_field_json,
+    [KT_RUNNERS] = strv_field_json,
+    [KT_PCI] = pci_json,
+    [KT_SYSCTLS] = sysctls_json,
+    [KT_FEATURES] = features_json,
+    [KT_KINDS] = kinds_json,
+};
+
+static struct json_object *field_json(const struct profile_key *k, const void *f)
+{
+	return field_jsons[k->type] ? field_jsons[k->type](k, f) : NULL;
 }
 
 int profile_to_json(const struct profile *p, struct json_object **ret)
@@ -2088,7 +2392,7 @@ int mirror_config_load(const char *path, struct mirror_config *ret, struct profi
 	_cleanup_ynode_ struct ynode *root = NULL;
 	struct mirror_config m = {0};
 	struct profile_error dummy;
-	struct loader l = {.err = err ? err : &dummy};
+	struct profile_loader l = {.err = err ? err : &dummy};
 	size_t size = 0;
 	int r;
 

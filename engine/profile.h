@@ -23,6 +23,7 @@
 #define CX5_PROFILE_H
 
 #include <json-c/json.h>
+#include <stdarg.h>
 
 #include "base/util.h"
 #include "os/ethfeatures.h"
@@ -96,22 +97,11 @@ enum profile_duplex {
 	PROFILE_DUPLEX_FULL,
 };
 
-enum profile_irq_policy {
-	PROFILE_IRQ_NUMA_LOCAL, /* default when unset */
-	PROFILE_IRQ_CPULIST,
-};
-
-enum profile_irqbalance {
-	PROFILE_IRQBALANCE_STOP,
-	PROFILE_IRQBALANCE_BAN,
-	PROFILE_IRQBALANCE_LEAVE,
-};
-
 enum profile_verify_test {
 	PROFILE_TEST_UDP_STREAM,
 };
 
-/* How a sysctl value is wanted: exactly this value, or at least it (a
+/* The sysctl map's values (KT_SYSCTLS). How a sysctl value is wanted: exactly this value, or at least it (a
  * larger current value is left alone). */
 enum profile_sysctl_op {
 	PROFILE_SYSCTL_EXACT,
@@ -124,6 +114,13 @@ struct profile_sysctl {
 	enum profile_sysctl_op op; /* a floor only for a one-value sysctl */
 	struct sysctl_value value; /* bytes/units after suffix expansion */
 	struct profile_mark at;
+};
+
+/* A KT_SYSCTLS field: in the order written (parents' entries first,
+ * overridden in place). */
+struct profile_sysctls {
+	struct profile_sysctl *v;
+	size_t n;
 };
 
 /* mirror.taotoken in a profile, and the whole of /etc/cx5prof/mirror.yaml.
@@ -170,31 +167,6 @@ struct profile {
 		struct profile_enum link_duplex; /* enum profile_duplex */
 	} requires;
 
-	struct {
-		struct profile_uint mtu;					 /* 68..65535 */
-		struct profile_uint channels_combined, channels_rx, channels_tx; /* 0..1024 */
-		struct profile_uint rings_rx, rings_tx;				 /* 1..65536 */
-		/* link.features: NAME: on | off, by enum eth_feature (a kernel
-		 * name such as rx-gro is stored under its profile name gro). */
-		struct profile_bool features[_ETH_FEATURE_MAX];
-		struct {
-			struct profile_bool adaptive_rx, adaptive_tx;
-			struct profile_uint rx_usecs, rx_frames, tx_usecs, tx_frames; /* 0..65535 */
-		} coalesce;
-		struct {
-			struct profile_bool autoneg, rx, tx;
-		} pause;
-	} link;
-
-	struct {
-		struct profile_enum policy; /* enum profile_irq_policy; unset = numa-local */
-		struct profile_string
-		    cpulist; /* set iff policy is cpulist; valid cpuset_parse_list() input */
-		struct profile_string
-		    exclude_cpus; /* cpulist; unset: the planner's default (CPU0 when there is a choice) */
-		struct profile_enum irqbalance; /* enum profile_irqbalance */
-	} irq;
-
 	/* The benchmark peer, tuned too: apply, commit and rollback run there
 	 * through the operator's OpenSSH (peerssh.h). */
 	struct {
@@ -204,9 +176,11 @@ struct profile {
 		struct profile_uint confirm;	  /* the peer's --confirm seconds, 1..3600 (default 120) */
 	} peer;
 
-	/* In the order written (parents' entries first, overridden in place). */
-	struct profile_sysctl *sysctls;
-	size_t n_sysctls;
+	/* What the change kinds' keys want (kinds/kinds.h: each kind's keys,
+	 * their values in a struct of its own, change_kinds[] order; a kind
+	 * reads its own with profile_kind_want(), anyone else a key's value by
+	 * its path with profile_key_value()). */
+	void **kind_wants;
 
 	struct {
 		struct profile_string peer;   /* IPv4/IPv6 literal or hostname */
@@ -239,6 +213,106 @@ struct profile_error {
 	unsigned column;
 	char message[512];
 };
+
+/* ---- key tables ----
+ * Every key of the format is one row: its name, its type, its range, where
+ * its value goes and one line of help. profile.c holds the rows of the
+ * profile's own sections (match, requires, verify, peer, mirror); each
+ * change kind holds the rows of the keys it manages (kinds/kinds.h), which
+ * the loader places under their section, in change_kinds[] order. The JSON
+ * Schema's key section and the man page's key table are generated from
+ * these rows (`make docs`). */
+
+enum profile_key_type {
+	KT_SECTION,	   /* a mapping with its own table (children) */
+	KT_FORMAT_VERSION, /* version: 1 */
+	KT_UINT,	   /* decimal integer min..max: struct profile_uint */
+	KT_SIZE,	   /* integer or "4M" (K, M, G: 1024-based), min..max bytes: struct profile_uint */
+	KT_NUMBER,	   /* integer or decimal fraction, dmin..dmax: struct profile_double */
+	KT_BOOL,	   /* true | false: struct profile_bool */
+	KT_ENUM,	   /* one of names[]: struct profile_enum */
+	KT_TEXT,	   /* any string, min..max characters: struct profile_string (so are the next ones) */
+	KT_NAME,	   /* profile name */
+	KT_EXTENDS,	   /* path of a parent profile, or a list of them: struct profile_strv */
+	KT_VERSION,	   /* version.h syntax */
+	KT_DRIVER,	   /* kernel driver name */
+	KT_CPULIST,	   /* "8-15,24-31" (min 1: must not be empty) */
+	KT_PEER,	   /* IP literal or host name */
+	KT_URL,		   /* http:// or https:// */
+	KT_ABSPATH,	   /* absolute path */
+	KT_ENVNAME,	   /* environment variable name */
+	KT_SSH_TARGET,	   /* [user@]host for ssh */
+	KT_COMMAND,	   /* absolute path of a program, no shell characters */
+	KT_IFNAMES,	   /* list of interface names: struct profile_strv */
+	KT_PCI,		   /* list of vendor:device: struct profile_pci_list */
+	KT_RUNNERS,	   /* runner name or list of them: struct profile_strv */
+	KT_SYSCTLS,	   /* NAME: VALUE of procsys.h's sysctls: struct profile_sysctls */
+	KT_FEATURES,  /* NAME: on | off of ethfeatures.h's features: struct profile_bool[_ETH_FEATURE_MAX] */
+	KT_FORBIDDEN, /* a key that is always an error (why says why) */
+	KT_KINDS,     /* where the change kinds' keys of this name go (profile.c's own tables) */
+	_KT_MAX,
+};
+
+struct profile_loader;
+struct ynode;
+struct change_kind;
+
+struct profile_key {
+	const char *name;
+	enum profile_key_type type;
+	size_t offset; /* field of the base; for sections: shift of the base for children */
+	int64_t min, max;
+	double dmin, dmax;
+	bool dmin_exclusive;
+	const char *const *names; /* KT_ENUM, KT_RUNNERS: NULL-terminated */
+	const struct profile_key *children;
+	void (*enter)(struct profile_loader *l, void *field, const struct ynode *key);
+	const char *why;  /* KT_FORBIDDEN */
+	const char *help; /* one line for the man page and the JSON Schema */
+};
+
+#define PROFILE_KEY_UINT(n, o, lo, hi, h)                                                                    \
+	{                                                                                                    \
+		.name = n, .type = KT_UINT, .offset = o, .min = lo, .max = hi, .help = h                     \
+	}
+#define PROFILE_KEY_BOOL(n, o, h)                                                                            \
+	{                                                                                                    \
+		.name = n, .type = KT_BOOL, .offset = o, .help = h                                           \
+	}
+#define PROFILE_KEY_ENUM(n, o, list, h)                                                                      \
+	{                                                                                                    \
+		.name = n, .type = KT_ENUM, .offset = o, .names = list, .help = h                            \
+	}
+#define PROFILE_KEY_SECTION(n, table, h)                                                                     \
+	{                                                                                                    \
+		.name = n, .type = KT_SECTION, .children = table, .help = h                                  \
+	}
+
+/* A failure of a check that spans keys, placed at `at`: fills err (may be
+ * NULL) and returns -EINVAL. */
+int profile_fail_at(struct profile_error *err, const struct profile_mark *at, const char *fmt, ...)
+    _printf_(3, 4);
+
+/* The wanted state of one change kind (its keys' fields, the struct its
+ * keys' offsets point into): never NULL for a loaded profile. */
+const void *profile_kind_want(const struct profile *p, const struct change_kind *k);
+
+/* The field of the value key at path ("link.mtu", "irq.policy") and its
+ * row; NULL when there is no such value key. For those who read another's
+ * key: a kind reads its own through profile_kind_want(). */
+const void *profile_key_value(const struct profile *p, const char *path, const struct profile_key **ret_key);
+/* The value of a set KT_UINT/KT_SIZE key at path, else NULL. */
+const struct profile_uint *profile_key_uint(const struct profile *p, const char *path);
+/* The name of a set KT_ENUM key's value at path ("cpulist"), else NULL. */
+const char *profile_key_enum_name(const struct profile *p, const char *path);
+
+/* Visit every key row (sections before their children, the kinds' keys
+ * under their sections) with its dotted path and the kind that owns it
+ * (NULL: a key of the profile's own sections); for `make docs`. Stops at
+ * and returns the first negative return of fn. */
+typedef int (*profile_key_visit_fn)(const char *path, const struct profile_key *k,
+				    const struct change_kind *kind, void *userdata);
+int profile_keys_walk(profile_key_visit_fn fn, void *userdata);
 
 /* Load a profile and its extends chain. Returns 0 and *ret, or:
  *   -ENOENT  the named file does not exist (err says so; a missing parent
@@ -314,9 +388,7 @@ bool profile_match(const struct profile *p, const char *ifname, uint16_t vendor,
  * 101a, a2d2). */
 bool profile_match_default_pci(uint16_t vendor, uint16_t device);
 
-/* enum <-> string ("numa-local", "stop", "full", "UDP_STREAM"); NULL out of range. */
-const char *profile_irq_policy_to_string(int v);
-const char *profile_irqbalance_to_string(int v);
+/* enum <-> string ("full", "UDP_STREAM"); NULL out of range. */
 const char *profile_duplex_to_string(int v);
 const char *profile_verify_test_to_string(int v);
 const char *profile_sysctl_op_to_string(int v); /* "exact" | "floor" */

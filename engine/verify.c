@@ -20,6 +20,7 @@
 #include "os/ethtool.h"
 #include "os/irqaffinity.h"
 #include "os/nicfacts.h"
+#include "kinds/kinds.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
 #include "plan.h"
@@ -842,9 +843,7 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	    .recv_buffer = r->params.recv_buffer,
 	    .streams = r->params.streams,
 	    .duration_s = r->bench_r >= 0 ? r->result.elapsed_sec : r->params.duration_sec,
-	    .irq_policy = o->profile->irq.policy.set
-			      ? (char *)profile_irq_policy_to_string(o->profile->irq.policy.value)
-			      : NULL,
+	    .irq_policy = (char *)profile_key_enum_name(o->profile, "irq.policy"),
 	    .irq_map = map,
 	    .driver = s ? (char *)nicfacts_driver(s) : NULL,
 	    .driver_version = drv_version,
@@ -884,7 +883,7 @@ int verify_run(const struct verify_options *o, struct verify_report **ret)
 	if (!r->profile_name || !r->source)
 		return -ENOMEM;
 
-	rr = probe_host(NULL, 0, &host);
+	rr = kinds_probe_host(NULL, 0, &host);
 	if (rr < 0)
 		return rr;
 	rr = plan_build(o->profile, host, &pl);

@@ -15,6 +15,7 @@
 #include "base/output.h"
 #include "irqspread.h"
 #include "os/counters.h"
+#include "os/ethnl.h"
 #include "os/nicfacts.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
@@ -111,7 +112,7 @@ static int collect_settings(const struct sockaddr *local, struct udpb_state *st,
 			    int *ret_ifindex)
 {
 	struct link_info li;
-	struct eth_rings rings;
+	struct ethnl_values rings;
 	uint64_t v;
 	int r;
 
@@ -136,12 +137,14 @@ static int collect_settings(const struct sockaddr *local, struct udpb_state *st,
 		st->mtu = li.mtu;
 		*ret_ifindex = li.ifindex;
 	}
-	if (ethtool_get_rings(ifname, &rings) >= 0) {
+	/* ethnl_rings: rx, tx */
+	if (ethnl_group_get(&ethnl_rings, ifname, &rings, NULL) >= 0 && rings.present[0] &&
+	    rings.present[1]) {
 		st->present |= UDPB_STATE_RINGS;
-		st->rx_ring = rings.rx;
-		st->rx_ring_max = rings.max_rx;
-		st->tx_ring = rings.tx;
-		st->tx_ring_max = rings.max_tx;
+		st->rx_ring = rings.v[0];
+		st->rx_ring_max = rings.max[0];
+		st->tx_ring = rings.v[1];
+		st->tx_ring_max = rings.max[1];
 	}
 	return 0;
 }
@@ -172,7 +175,7 @@ static int collect(const struct sockaddr *local, struct udpb_state *ret, int *re
 	if (r < 0)
 		return r;
 	collect_counters(ifname, ret);
-	r = probe_host(only, PROBE_IRQ_DETAILS | PROBE_IFACES_ONLY, &h);
+	r = probe_host(only, PROBE_IRQ_DETAILS | PROBE_IFACES_ONLY, NULL, 0, &h);
 	s = r >= 0 ? host_state_iface(h, ifname) : NULL;
 	collect_cpus(s && s->irqs_r == 0 ? s->irqs : NULL, ret);
 	if (!s) /* the probe leaves loopback out */

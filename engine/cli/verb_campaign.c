@@ -23,6 +23,7 @@
 #include "base/output.h"
 #include "campaignfile.h"
 #include "mirror.h"
+#include "kinds/kinds.h"
 #include "os/probe.h"
 #include "peerssh.h"
 #include "plan.h"
@@ -277,7 +278,7 @@ static int plan_round(const struct profile *prof, struct plan **ret_plan)
 	_cleanup_host_state_ struct host_state *host = NULL;
 	int r;
 
-	r = probe_host(NULL, 0, &host);
+	r = kinds_probe_host(NULL, 0, &host);
 	if (r < 0) {
 		log_error_errno(r, "cannot read the network interfaces: %m");
 		return EXIT_ERROR;

@@ -11,6 +11,7 @@
 
 #include "base/log.h"
 #include "base/output.h"
+#include "kinds/kinds.h"
 #include "os/probe.h"
 #include "profile.h"
 #include "store/lock.h"
@@ -63,7 +64,7 @@ int txn_verb_plan(const char *path, bool runtime_only, struct profile **ret_prof
 		log_error("%s", msg ? msg : path);
 		return profile_load_exit_code(r);
 	}
-	r = probe_host(NULL, 0, &host);
+	r = kinds_probe_host(NULL, 0, &host);
 	if (r < 0) {
 		log_error_errno(r, "cannot read the network interfaces: %m");
 		return EXIT_ERROR;
@@ -91,20 +92,17 @@ void txn_verb_report_problems(const struct plan *p)
 
 int txn_verb_history_failed(const char *path, int r)
 {
-	if (r == -ENOENT) {
+	if (r == -ENOENT)
 		log_error(
 		    "no history database at %s: check --db (apply, verify, bench and campaign create one)",
 		    path);
-		return EXIT_NOT_FOUND;
-	}
-	if (r == -ENODATA) {
+	else if (r == -ENODATA)
 		log_error(
 		    "no history in %s (the file is empty or not started): check --db (apply, verify, bench "
 		    "and campaign create one)",
 		    path);
-		return EXIT_NOT_FOUND;
-	}
-	log_error_errno(r, "history %s: %m: %s", path, history_remedy(r));
+	else
+		log_error_errno(r, "history %s: %m: %s", path, history_remedy(r));
 	return history_open_exit_code(r);
 }
 

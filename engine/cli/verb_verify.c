@@ -11,6 +11,7 @@
 #include "mirror.h"
 #include "profile.h"
 #include "store/history.h"
+#include "verb_txn.h"
 #include "verbs.h"
 #include "verify.h"
 
@@ -152,10 +153,8 @@ int verb_verify(struct cli *cli, int argc, char **argv)
 	r = history_open(cli->db_path, a.no_bench ? HISTORY_READ_ONLY : 0, &h);
 	if (r < 0) {
 		h = NULL;
-		if (!args[0] && r != -ENOENT) {
-			log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
-			return history_open_exit_code(r);
-		}
+		if (!args[0] && r != -ENOENT)
+			return txn_verb_history_failed(cli->db_path, r);
 		if (args[0] && !a.no_bench)
 			log_warn("history %s: %s: %s; this run will not be recorded", cli->db_path,
 				 strerror(-r), history_remedy(r));

@@ -1,44 +1,61 @@
 /* kinds/channels.c: the "channels" kind, link.channels.combined|rx|tx:
- * object "ens1f0", key "channels.combined". Written with ethtool
- * (SCHANNELS), which briefly resets the link and makes the driver create
- * the completion IRQs anew: the IRQ kind's view of them is dropped. */
+ * object "ens1f0", key "channels.combined", through ethtool netlink
+ * CHANNELS_GET/SET (ioctl GCHANNELS/SCHANNELS fallback; ethtool_u32.h,
+ * with the device maximum and the kernel's extack text). A change briefly
+ * resets the link and makes the driver create the completion IRQs anew:
+ * every kind is told (kinds_irqs_recreated). */
 #include "kinds.h"
 
 #include <stddef.h>
 
 #include "ethtool_u32.h"
-#include "irq_kind.h"
-#include "os/ethtool.h"
 #include "os/probe.h"
 #include "profile.h"
 
+struct channels_want {
+	struct profile_uint combined, rx, tx;
+};
+
+#define W(name) offsetof(struct channels_want, name)
+
+static const struct profile_key channel_counts[] = {
+    PROFILE_KEY_UINT("combined", W(combined), 0, 1024, "combined channels"),
+    PROFILE_KEY_UINT("rx", W(rx), 0, 1024, "rx channels"),
+    PROFILE_KEY_UINT("tx", W(tx), 0, 1024, "tx channels"),
+    {0},
+};
+
+static const struct profile_key channels_keys[] = {
+    PROFILE_KEY_SECTION(
+	"channels", channel_counts,
+	"ethtool channels (ethtool -L); plan checks each against the device maximum; a change "
+	"briefly resets the link and re-creates the IRQs"),
+    {0},
+};
+
 #define FIELD(name)                                                                                          \
 	{                                                                                                    \
-		"channels." #name, offsetof(struct eth_channels, name),                                      \
-		    offsetof(struct eth_channels, max_##name),                                               \
-		    offsetof(struct profile, link.channels_##name)                                           \
+		"channels." #name, #name, W(name)                                                            \
 	}
 
 static const struct ethtool_u32_field channel_fields[] = {FIELD(combined), FIELD(rx), FIELD(tx)};
 
-static int get_channels(const char *ifname, void *ret)
-{
-	return ethtool_get_channels(ifname, ret);
-}
-
-static int set_channels(const char *ifname, const void *value)
-{
-	return ethtool_set_channels(ifname, value);
-}
+extern const struct change_kind kind_channels;
 
 static const struct ethtool_u32_group channels = {
-    .kind = "channels",
+    .kind = &kind_channels,
+    .label = "channels",
+    .group = &ethnl_channels,
     .fields = channel_fields,
     .n_fields = ARRAY_SIZE(channel_fields),
-    .size = sizeof(struct eth_channels),
-    .get = get_channels,
-    .set = set_channels,
 };
+
+static int probe_channels(const char *ifname, void *ret, char **kmsg)
+{
+	return ethtool_u32_probe(&channels, ifname, ret, kmsg);
+}
+
+static const struct probe_fact channels_fact = {sizeof(struct ethnl_values), probe_channels};
 
 static int channels_read(const char *object, const char *key, char **ret)
 {
@@ -47,23 +64,26 @@ static int channels_read(const char *object, const char *key, char **ret)
 
 static int channels_write(const char *object, const char *key, const char *value, char **kmsg)
 {
-	int r;
+	int r = ethtool_u32_write(&channels, object, key, value, kmsg);
 
-	(void)kmsg;
-	r = ethtool_u32_write(&channels, object, key, value);
 	if (r > 0)
-		irq_kind_forget_owners(); /* the driver re-created the IRQs */
+		kinds_irqs_recreated(); /* the driver re-created the IRQs */
 	return r;
 }
 
 static int channels_diff(struct plan_ctx *ctx, const struct iface_state *s)
 {
-	return ethtool_u32_diff(&channels, ctx, s->name, &s->channels, s->channels_r);
+	return ethtool_u32_diff(&channels, ctx, s);
 }
 
 static bool channels_manages(const struct profile *p)
 {
 	return ethtool_u32_manages(&channels, p);
+}
+
+static void channels_show(const struct iface_state *s)
+{
+	ethtool_u32_show(&channels, s);
 }
 
 const struct change_kind kind_channels = {
@@ -72,10 +92,15 @@ const struct change_kind kind_channels = {
     .resets_link = true,
     .order_note = "before IRQ affinity: changing channels re-creates the IRQs; briefly resets the link",
     .scope = KIND_SCOPE_PORT,
+    .profile_section = "link",
+    .keys = channels_keys,
+    .want_size = sizeof(struct channels_want),
+    .probe = &channels_fact,
     .read = channels_read,
     .write = channels_write,
     .undo = kind_undo_by_write,
     .verify = kind_verify_by_read,
     .diff = channels_diff,
     .manages = channels_manages,
+    .show_port = channels_show,
 };

@@ -7,16 +7,49 @@
 #include "os/probe.h"
 #include "profile.h"
 
-#define P(member) offsetof(struct profile, member)
+struct coalesce_want {
+	struct profile_bool adaptive_rx, adaptive_tx;
+	struct profile_uint rx_usecs, rx_frames, tx_usecs, tx_frames;
+};
+
+#define W(member) offsetof(struct coalesce_want, member)
+
+static const struct profile_key coalesce_params[] = {
+    PROFILE_KEY_BOOL("adaptive_rx", W(adaptive_rx), "adaptive rx coalescing"),
+    PROFILE_KEY_BOOL("adaptive_tx", W(adaptive_tx), "adaptive tx coalescing"),
+    PROFILE_KEY_UINT("rx_usecs", W(rx_usecs), 0, 65535, "rx-usecs: microseconds before an rx interrupt"),
+    PROFILE_KEY_UINT("rx_frames", W(rx_frames), 0, 65535, "rx-frames: frames before an rx interrupt"),
+    PROFILE_KEY_UINT("tx_usecs", W(tx_usecs), 0, 65535,
+		     "tx-usecs: microseconds before a tx completion interrupt"),
+    PROFILE_KEY_UINT("tx_frames", W(tx_frames), 0, 65535,
+		     "tx-frames: frames before a tx completion interrupt"),
+    {0},
+};
+
+static const struct profile_key coalesce_keys[] = {
+    PROFILE_KEY_SECTION("coalesce", coalesce_params,
+			"interrupt coalescing (ethtool -C); a driver without coalescing settings, or without "
+			"one of these, is unsupported (exit 69)"),
+    {0},
+};
+
+extern const struct change_kind kind_coalesce;
 
 static const struct ethparam_kind coalesce_kind = {
-    .kind = "coalesce",
+    .kind = &kind_coalesce,
     .profile_path = "link.coalesce",
+    .label = "coalesce",
     .group = &ethnl_coalesce,
     /* ethnl_coalesce's order */
-    .profile_offset = {P(link.coalesce.adaptive_rx), P(link.coalesce.adaptive_tx), P(link.coalesce.rx_usecs),
-		       P(link.coalesce.rx_frames), P(link.coalesce.tx_usecs), P(link.coalesce.tx_frames)},
+    .want_offset = {W(adaptive_rx), W(adaptive_tx), W(rx_usecs), W(rx_frames), W(tx_usecs), W(tx_frames)},
 };
+
+static int coalesce_probe(const char *ifname, void *ret, char **kmsg)
+{
+	return ethparam_probe(&coalesce_kind, ifname, ret, kmsg);
+}
+
+static const struct probe_fact coalesce_fact = {sizeof(struct ethnl_values), coalesce_probe};
 
 static int coalesce_read(const char *object, const char *key, char **ret)
 {
@@ -30,7 +63,7 @@ static int coalesce_write(const char *object, const char *key, const char *value
 
 static int coalesce_diff(struct plan_ctx *ctx, const struct iface_state *s)
 {
-	return ethparam_diff(&coalesce_kind, ctx, s->name, s->coalesce_r, &s->coalesce, s->coalesce_kmsg);
+	return ethparam_diff(&coalesce_kind, ctx, s);
 }
 
 static bool coalesce_manages(const struct profile *p)
@@ -38,10 +71,19 @@ static bool coalesce_manages(const struct profile *p)
 	return ethparam_manages(&coalesce_kind, p);
 }
 
+static void coalesce_show(const struct iface_state *s)
+{
+	ethparam_show(&coalesce_kind, s);
+}
+
 const struct change_kind kind_coalesce = {
     .name = "coalesce",
     .rank = 34,
     .scope = KIND_SCOPE_PORT,
+    .profile_section = "link",
+    .keys = coalesce_keys,
+    .want_size = sizeof(struct coalesce_want),
+    .probe = &coalesce_fact,
     .read = coalesce_read,
     .write = coalesce_write,
     .undo = kind_undo_by_write,
@@ -49,4 +91,5 @@ const struct change_kind kind_coalesce = {
     .write_reads_back = true,
     .diff = coalesce_diff,
     .manages = coalesce_manages,
+    .show_port = coalesce_show,
 };

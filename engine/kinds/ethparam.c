@@ -7,16 +7,18 @@
 #include <inttypes.h>
 
 #include "base/exitcode.h"
+#include "base/output.h"
+#include "os/probe.h"
 #include "plan.h"
 #include "profile.h"
 
 /* "coalesce.rx_usecs" -> the index of rx_usecs in the group. */
 static int param_from_key(const struct ethparam_kind *pk, const char *key)
 {
-	size_t n = strlen(pk->kind);
+	size_t n = strlen(pk->kind->name);
 	int i;
 
-	if (strncmp(key, pk->kind, n) != 0 || key[n] != '.')
+	if (strncmp(key, pk->kind->name, n) != 0 || key[n] != '.')
 		return -EINVAL;
 	i = ethnl_group_find(pk->group, key + n + 1);
 	return i < 0 ? -EINVAL : i;
@@ -71,7 +73,7 @@ int ethparam_write(const struct ethparam_kind *pk, const char *object, const cha
 /* The profile's wanted value of parameter i; false when it is not set. */
 static bool wanted(const struct ethparam_kind *pk, const struct profile *p, size_t i, uint32_t *ret)
 {
-	const void *f = (const char *)p + pk->profile_offset[i];
+	const void *f = (const char *)profile_kind_want(p, pk->kind) + pk->want_offset[i];
 
 	if (pk->group->params[i].is_bool) {
 		const struct profile_bool *b = f;
@@ -92,10 +94,12 @@ bool ethparam_manages(const struct ethparam_kind *pk, const struct profile *p)
 	return false;
 }
 
-int ethparam_diff(const struct ethparam_kind *pk, struct plan_ctx *ctx, const char *ifname, int read_r,
-		  const struct ethnl_values *cur, const char *kmsg)
+int ethparam_diff(const struct ethparam_kind *pk, struct plan_ctx *ctx, const struct iface_state *s)
 {
-	int r;
+	const struct iface_fact *fact = kind_fact(s, pk->kind);
+	const struct ethnl_values *cur = fact->value;
+	const char *ifname = s->name, *kmsg = fact->kmsg;
+	int read_r = fact->r, r;
 
 	if (!ethparam_manages(pk, ctx->profile))
 		return 0;
@@ -125,12 +129,56 @@ int ethparam_diff(const struct ethparam_kind *pk, struct plan_ctx *ctx, const ch
 		}
 		if (cur->v[i] == want)
 			continue;
-		key = strprintf("%s.%s", pk->kind, p->name);
+		key = strprintf("%s.%s", pk->kind->name, p->name);
 		if (!key || format_value(p, cur->v[i], &old) < 0 || format_value(p, want, &new) < 0)
 			return -ENOMEM;
-		r = plan_add_change(ctx->plan, pk->kind, ifname, key, old, new);
+		r = plan_add_change(ctx->plan, pk->kind->name, ifname, key, old, new);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+int ethparam_probe(const struct ethparam_kind *pk, const char *ifname, void *ret, char **ret_kmsg)
+{
+	return ethnl_group_get(pk->group, ifname, ret, ret_kmsg);
+}
+
+void ethparam_show(const struct ethparam_kind *pk, const struct iface_state *s)
+{
+	const struct iface_fact *fact = kind_fact(s, pk->kind);
+	const struct ethnl_group *g = pk->group;
+	const struct ethnl_values *v = fact->value;
+	int r = fact->r;
+
+	if (!s->present) {
+		out_json(g->name, NULL);
+		return;
+	}
+	out_open_object(g->name);
+	out_text("  %-8s", pk->label);
+	if (r < 0)
+		out_text("  ");
+	kind_show_status(r);
+	out_string(OUT_JSON, "kernel_message", NULL, fact->kmsg);
+	if (r < 0 && fact->kmsg)
+		out_text(" (kernel: %s)", fact->kmsg);
+	for (size_t i = 0; r >= 0 && i < g->n_params; i++) {
+		const struct ethnl_param *p = &g->params[i];
+
+		if (!v->present[i])
+			out_string(OUT_JSON, p->name, NULL, NULL);
+		else if (p->is_bool)
+			out_bool(OUT_JSON, p->name, NULL, v->v[i]);
+		else
+			out_uint(OUT_JSON, p->name, NULL, v->v[i]);
+		if (!v->present[i])
+			out_text("  %s n/a", p->name);
+		else if (p->is_bool)
+			out_text("  %s %s", p->name, v->v[i] ? "on" : "off");
+		else
+			out_text("  %s %" PRIu32, p->name, v->v[i]);
+	}
+	out_text("\n");
+	out_close_object();
 }

@@ -8,12 +8,45 @@
 #include <errno.h>
 
 #include "base/exitcode.h"
+#include "base/output.h"
 #include "os/ethfeatures.h"
 #include "os/probe.h"
 #include "plan.h"
 #include "profile.h"
 
 #define FEATURES_KEY_PREFIX "features."
+
+struct features_want {
+	struct profile_bool f[_ETH_FEATURE_MAX]; /* by enum eth_feature */
+};
+
+static const struct profile_key features_keys[] = {
+    {.name = "features",
+     .type = KT_FEATURES,
+     .offset = offsetof(struct features_want, f),
+     .help =
+	 "offload features to turn on or off (ethtool -K), by cx5prof's names; the kernel's names of the "
+	 "same features are accepted in YAML and shown under these names; an unknown name is a profile "
+	 "error listing these; a feature the device keeps fixed is unsupported (exit 69); on and off "
+	 "(YAML 1.1 tools read them as true and false, which are accepted too); each feature is read "
+	 "back after it is written: one the kernel keeps as it was (gso while sg is off) fails the change "
+	 "and its request is withdrawn"},
+    {0},
+};
+
+extern const struct change_kind kind_features;
+
+static const struct profile_bool *want_of(const struct profile *p)
+{
+	return ((const struct features_want *)profile_kind_want(p, &kind_features))->f;
+}
+
+static int features_probe(const char *ifname, void *ret, char **kmsg)
+{
+	return ethtool_get_features(ifname, ret, kmsg);
+}
+
+static const struct probe_fact features_fact = {sizeof(struct eth_features), features_probe};
 
 static const char *on_off(bool on)
 {
@@ -60,25 +93,28 @@ static int features_write(const char *object, const char *key, const char *value
 static bool features_manages(const struct profile *p)
 {
 	for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++)
-		if (p->link.features[i].set)
+		if (want_of(p)[i].set)
 			return true;
 	return false;
 }
 
 static int features_diff(struct plan_ctx *ctx, const struct iface_state *s)
 {
-	const struct profile_bool *want = ctx->profile->link.features;
+	const struct iface_fact *fact = kind_fact(s, &kind_features);
+	const struct eth_features *features = fact->value;
+	const struct profile_bool *want = want_of(ctx->profile);
 	int r;
 
 	if (!features_manages(ctx->profile))
 		return 0;
-	if (s->features_r < 0)
-		return plan_add_problem(ctx->plan,
-					s->features_r == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_ERROR, s->name,
-					"remove link.features from the profile for this port",
-					"link.features cannot be read: %s", strerror(-s->features_r));
+	if (fact->r < 0)
+		return plan_add_problem(ctx->plan, fact->r == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_ERROR,
+					s->name, "remove link.features from the profile for this port",
+					"link.features cannot be read: %s%s%s%s", strerror(-fact->r),
+					fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
+					fact->kmsg ? ")" : "");
 	for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++) {
-		const struct eth_feature_state *cur = &s->features.f[i];
+		const struct eth_feature_state *cur = &features->f[i];
 		const char *name = eth_feature_def((enum eth_feature)i)->name;
 		_cleanup_free_ char *key = NULL;
 
@@ -105,10 +141,51 @@ static int features_diff(struct plan_ctx *ctx, const struct iface_state *s)
 	return 0;
 }
 
+/* As `ethtool -k` shows them: on/off, [fixed] when the device does not
+ * let them change. */
+static void features_show(const struct iface_state *s)
+{
+	const struct iface_fact *fact = kind_fact(s, &kind_features);
+	const struct eth_features *features = fact->value;
+
+	if (!s->present) {
+		out_json("features", NULL);
+		return;
+	}
+	out_open_object("features");
+	out_text("  features");
+	if (fact->r < 0)
+		out_text("  ");
+	kind_show_status(fact->r);
+	if (fact->r >= 0) {
+		out_open_object("active");
+		for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++) {
+			const struct eth_feature_state *f = &features->f[i];
+			const char *name = eth_feature_def((enum eth_feature)i)->name;
+
+			out_string(OUT_JSON, name, NULL, f->active ? "on" : "off");
+			out_text("  %s %s%s", name, f->active ? "on" : "off",
+				 f->changeable ? "" : " [fixed]");
+		}
+		out_close_object();
+		out_open_array("fixed");
+		for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++)
+			if (!features->f[i].changeable)
+				out_string(OUT_JSON, NULL, NULL, eth_feature_def((enum eth_feature)i)->name);
+		out_close_array();
+	}
+	out_text("\n");
+	out_close_object();
+}
+
 const struct change_kind kind_features = {
     .name = "features",
     .rank = 32,
     .scope = KIND_SCOPE_PORT,
+    .profile_section = "link",
+    .keys = features_keys,
+    .want_size = sizeof(struct features_want),
+    .probe = &features_fact,
     .read = features_read,
     .write = features_write,
     .undo = kind_undo_by_write,
@@ -116,4 +193,5 @@ const struct change_kind kind_features = {
     .write_reads_back = true,
     .diff = features_diff,
     .manages = features_manages,
+    .show_port = features_show,
 };

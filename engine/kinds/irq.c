@@ -3,8 +3,9 @@
  * and write first check that queue 3 of ens1f0 is still IRQ 98 (-ESTALE,
  * nothing written, when a reboot or driver reload renumbered it). The plan
  * is irqplan.h's spread of every matched port's completion IRQs; the IRQs it
- * pins are shared in plan_ctx for irqbalance-ban. Also the IRQ number lists
- * ("99,109-123") of irq_kind.h. */
+ * pins are shared in plan_ctx for irqbalance-ban. A channels change in the
+ * same run blocks it (the IRQs are re-created). Its show is each port's
+ * IRQ table (the probe's irqaffinity.h lists). */
 #define _GNU_SOURCE
 #include "kinds.h"
 
@@ -13,7 +14,8 @@
 
 #include "base/cpuset.h"
 #include "base/exitcode.h"
-#include "irq_kind.h"
+#include "base/output.h"
+#include "irqnumbers.h"
 #include "irqplan.h"
 #include "os/interrupts.h"
 #include "os/irqaffinity.h"
@@ -23,6 +25,50 @@
 #include "profile.h"
 
 #define IRQ_KEY_PREFIX "smp_affinity_list "
+
+enum irq_policy {
+	IRQ_POLICY_NUMA_LOCAL, /* default when unset */
+	IRQ_POLICY_CPULIST,
+};
+
+static const char *const irq_policy_names[] = {
+    [IRQ_POLICY_NUMA_LOCAL] = "numa-local", [IRQ_POLICY_CPULIST] = "cpulist", NULL};
+
+struct irq_want {
+	struct profile_enum policy;	    /* enum irq_policy */
+	struct profile_string cpulist;	    /* set iff policy is cpulist; valid cpuset_parse_list() input */
+	struct profile_string exclude_cpus; /* unset: the planner's default (CPU0 when there is a choice) */
+};
+
+#define W(member) offsetof(struct irq_want, member)
+
+static const struct profile_key irq_keys[] = {
+    PROFILE_KEY_ENUM("policy", W(policy), irq_policy_names,
+		     "how the completion IRQs are spread: over the NIC's NUMA-local cores (numa-local) or "
+		     "round-robin over irq.cpulist; without it no IRQ is pinned (irq.irqbalance alone leaves "
+		     "the pins as they are)"),
+    {.name = "cpulist",
+     .type = KT_CPULIST,
+     .offset = W(cpulist),
+     .min = 1,
+     .max = 4096,
+     .help = "CPUs to spread the completion IRQs over, e.g. \"8-15,24-31\"; required with, and only allowed "
+	     "with, policy: cpulist"},
+    {.name = "exclude_cpus",
+     .type = KT_CPULIST,
+     .offset = W(exclude_cpus),
+     .min = 0,
+     .max = 4096,
+     .help = "CPUs never given a NIC IRQ; \"\" excludes none; unset: CPU0 when there is a choice"},
+    {0},
+};
+
+extern const struct change_kind kind_irq;
+
+static const struct irq_want *want_of(const struct profile *p)
+{
+	return profile_kind_want(p, &kind_irq);
+}
 
 static int irq_from_key(const char *key, unsigned *ret)
 {
@@ -74,7 +120,7 @@ static struct irq_owner {
 static size_t n_irq_owners;
 static struct interrupts *irq_owners_table;
 
-void irq_kind_forget_owners(void)
+static void irq_forget_owners(void)
 {
 	for (size_t i = 0; i < n_irq_owners; i++)
 		irq_list_free(irq_owners[i].l);
@@ -99,7 +145,7 @@ static int irq_owner_lookup(const char *ifname, const struct irq_list **ret)
 			return r;
 	}
 	if (n_irq_owners == IRQ_OWNERS_MAX)
-		irq_kind_forget_owners(); /* more ports than slots: start over, still correct */
+		irq_forget_owners(); /* more ports than slots: start over, still correct */
 	o = &irq_owners[n_irq_owners];
 	snprintf(o->ifname, sizeof(o->ifname), "%s", ifname);
 	o->l = NULL;
@@ -185,99 +231,18 @@ static int irq_kind_write(const char *object, const char *key, const char *value
 	return r == IRQ_AFFINITY_MISMATCH ? -EIO : r;
 }
 
-/* ---- IRQ number lists (irq_kind.h) ---- */
-
-#define IRQ_LIST_NONE "-"
-
-size_t irq_numbers_normalize(unsigned *v, size_t n)
-{
-	size_t k = 0;
-
-	if (n < 2)
-		return n; /* and no qsort(NULL, 0): its pointer must not be NULL */
-	qsort(v, n, sizeof(*v), cmp_unsigned);
-	for (size_t i = 0; i < n; i++)
-		if (k == 0 || v[k - 1] != v[i])
-			v[k++] = v[i];
-	return k;
-}
-
-/* "99,109-123" (v sorted, unique); "-" when empty. */
-int irq_numbers_format(const unsigned *v, size_t n, char **ret)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	if (n == 0) {
-		*ret = strdup(IRQ_LIST_NONE);
-		return *ret ? 0 : -ENOMEM;
-	}
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return -ENOMEM;
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		while (j + 1 < n && v[j + 1] == v[j] + 1)
-			j++;
-		if (j == i)
-			fprintf(f, "%s%u", i ? "," : "", v[i]);
-		else
-			fprintf(f, "%s%u-%u", i ? "," : "", v[i], v[j]);
-		i = j + 1;
-	}
-	if (fclose(f) != 0 || !buf) {
-		free(buf);
-		return -ENOMEM;
-	}
-	*ret = buf;
-	return 0;
-}
-
-/* The list irq_numbers_format writes, back to sorted numbers. */
-int irq_numbers_parse(const char *s, unsigned **ret, size_t *ret_n)
-{
-	_cleanup_free_ char *copy = strdup(streq(s, IRQ_LIST_NONE) ? "" : s);
-	_cleanup_free_ unsigned *v = NULL;
-	char *save = NULL;
-	size_t n = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (char *q = strtok_r(copy, ",", &save); q; q = strtok_r(NULL, ",", &save)) {
-		char *dash = strchr(q, '-');
-		uint32_t lo, hi;
-		unsigned *t;
-
-		if (dash)
-			*dash = '\0';
-		if (safe_atou32(q, &lo) < 0 || safe_atou32(dash ? dash + 1 : q, &hi) < 0 || hi < lo ||
-		    hi - lo >= 65536)
-			return -EINVAL;
-		t = realloc(v, (n + (hi - lo) + 1) * sizeof(*v));
-		if (!t)
-			return -ENOMEM;
-		v = t;
-		for (uint32_t i = 0; i <= hi - lo; i++)
-			v[n++] = lo + i;
-	}
-	*ret_n = irq_numbers_normalize(v, n);
-	*ret = TAKE_PTR(v);
-	return 0;
-}
-
 /* ---- planning ---- */
 
-static int irq_options(const struct profile *prof, struct irqplan_options *o)
+static int irq_options(const struct irq_want *w, struct irqplan_options *o)
 {
 	int r;
 
-	o->policy = prof->irq.policy.value == PROFILE_IRQ_CPULIST ? IRQPLAN_CPULIST : IRQPLAN_NUMA_LOCAL;
-	if (prof->irq.cpulist.set && (r = cpuset_parse_list(prof->irq.cpulist.value, &o->cpulist)) < 0)
+	o->policy = w->policy.value == IRQ_POLICY_CPULIST ? IRQPLAN_CPULIST : IRQPLAN_NUMA_LOCAL;
+	if (w->cpulist.set && (r = cpuset_parse_list(w->cpulist.value, &o->cpulist)) < 0)
 		return r;
-	if (prof->irq.exclude_cpus.set) {
+	if (w->exclude_cpus.set) {
 		o->has_exclude = true;
-		r = cpuset_parse_list(prof->irq.exclude_cpus.value, &o->exclude);
+		r = cpuset_parse_list(w->exclude_cpus.value, &o->exclude);
 		if (r < 0)
 			return r;
 	}
@@ -369,7 +334,7 @@ static int irq_add_entry(struct plan *p, const struct irqplan_entry *e, const st
 static int irq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 {
 	struct plan *p = ctx->plan;
-	const struct profile *prof = ctx->profile;
+	const struct irq_want *w = want_of(ctx->profile);
 	_cleanup_(irqplan_options_done) struct irqplan_options o = {0};
 	_cleanup_(irq_ports_done) struct irq_ports ip = {0};
 	_cleanup_topology_ struct topology *topo = NULL;
@@ -378,9 +343,9 @@ static int irq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	int r;
 
 	(void)port;
-	if (!prof->irq.policy.set || !p->interfaces)
+	if (!w->policy.set || !p->interfaces)
 		return 0;
-	r = irq_options(prof, &o);
+	r = irq_options(w, &o);
 	if (r < 0)
 		return plan_add_problem(p, EXIT_INVALID, "irq", "fix irq.cpulist / irq.exclude_cpus",
 					"bad CPU list");
@@ -418,13 +383,222 @@ static int irq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 
 static bool irq_manages(const struct profile *p)
 {
-	return p->irq.policy.set;
+	return want_of(p)->policy.set;
+}
+
+static int irq_profile_check(void *want, const char *file, struct profile_error *err)
+{
+	struct irq_want *w = want;
+
+	/* A child that switches away from cpulist drops the inherited list. */
+	if (file) {
+		if (w->policy.set && w->policy.at.file == file && w->policy.value != IRQ_POLICY_CPULIST &&
+		    w->cpulist.set && w->cpulist.at.file != file) {
+			free(w->cpulist.value);
+			w->cpulist = (struct profile_string){0};
+		}
+		return 0;
+	}
+	if (w->policy.set && w->policy.value == IRQ_POLICY_CPULIST && !w->cpulist.set)
+		return profile_fail_at(
+		    err, &w->policy.at,
+		    "irq.policy: cpulist needs irq.cpulist (the CPUs to spread the IRQs over)");
+	if (w->cpulist.set && (!w->policy.set || w->policy.value != IRQ_POLICY_CPULIST))
+		return profile_fail_at(err, &w->cpulist.at,
+				       "irq.cpulist: only used with \"policy: cpulist\"");
+	return 0;
+}
+
+/* The IRQ map comes from the probe, taken before the channels change; a
+ * channel change re-creates the IRQs (new numbers, new count), so the map
+ * would pin IRQs that are gone, or someone else's. */
+static const struct kind_conflict irq_conflicts[] = {
+    {"channels",
+     "channels and irq.policy in one run: changing channels re-creates the IRQs, the IRQ map would be "
+     "planned from the IRQs before the change",
+     "apply channels first, then the IRQ map: two profiles or two runs"},
+    {0},
+};
+
+/* ---- show: each port's IRQs ---- */
+
+/* The CPUs an IRQ is delivered to now: the effective affinity when the
+ * kernel reports one, else the affinity when it names a single CPU. */
+static const struct cpuset *irq_landing(const struct irq_vector *v)
+{
+	if (v->has_effective && cpuset_count(&v->effective) > 0)
+		return &v->effective;
+	if (v->has_affinity && cpuset_count(&v->affinity) == 1)
+		return &v->affinity;
+	return NULL;
+}
+
+static bool cpuset_subset(const struct cpuset *a, const struct cpuset *b)
+{
+	CPUSET_FOREACH(cpu, a)
+	if (!cpuset_has(b, (unsigned)cpu))
+		return false;
+	return true;
+}
+
+static char *format_set(bool has, const struct cpuset *c)
+{
+	char *s = NULL;
+
+	if (!has || cpuset_format_list(c, &s) < 0)
+		return NULL;
+	return s;
+}
+
+/* Per-CPU counts, nonzero only: JSON {"<cpu>": n}; people see the first
+ * three as "cpu:n" and how many more. */
+static void show_irq_counts(const struct irq_vector *v)
+{
+	char buf[64] = "";
+	size_t len = 0;
+	unsigned shown = 0, more = 0;
+
+	out_open_object("counts");
+	for (unsigned c = 0; c < v->ncounts; c++) {
+		char key[16];
+
+		if (!v->counts[c])
+			continue;
+		snprintf(key, sizeof(key), "%u", c);
+		out_uint(OUT_JSON, key, NULL, v->counts[c]);
+		if (shown < 3 && len < sizeof(buf)) {
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%u:%" PRIu64,
+						shown ? "," : "", c, v->counts[c]);
+			shown++;
+		} else
+			more++;
+	}
+	out_close_object();
+	if (more)
+		out_text("%-20s+%u ", buf, more);
+	else
+		out_text("%-23s ", shown ? buf : "-");
+}
+
+static void show_irq_vector(const struct irq_vector *v, const struct cpuset *local)
+{
+	_cleanup_free_ char *aff = format_set(v->has_affinity, &v->affinity);
+	_cleanup_free_ char *eff = format_set(v->has_effective, &v->effective);
+	const struct cpuset *landing = irq_landing(v);
+	char queue[16] = "-";
+
+	out_open_object(NULL);
+	out_uint(OUT_JSON, "irq", NULL, v->irq);
+	out_string(OUT_JSON, "name", NULL, v->name);
+	out_string(OUT_JSON, "kind", NULL, irq_kind_to_string(v->kind));
+	if (v->queue >= 0) {
+		out_int(OUT_JSON, "queue", NULL, v->queue);
+		snprintf(queue, sizeof(queue), "%d", v->queue);
+	} else
+		out_string(OUT_JSON, "queue", NULL, NULL);
+	out_text("            %-6s%-6u", queue, v->irq);
+	out_string(OUT_ANY, "affinity", "%-12s", aff);
+	out_string(OUT_ANY, "effective", "%-10s", eff);
+	if (local && (landing || v->has_affinity)) {
+		bool off = !cpuset_subset(landing ? landing : &v->affinity, local);
+		out_bool(OUT_JSON, "off_node", NULL, off);
+		out_text("%-9s", off ? "off-node" : "");
+	} else {
+		out_string(OUT_JSON, "off_node", NULL, NULL);
+		out_text("%-9s", "");
+	}
+	out_uint(OUT_ANY, "total", "%-12" PRIu64, v->total);
+	show_irq_counts(v);
+	out_text("%s\n", strna(v->name));
+	out_close_object();
+}
+
+/* CPUs that carry more than one busy (interrupt count > 0) completion queue
+ * of this interface: the "single core at 100%" shape. */
+static void show_busy_shared(const struct irq_list *l)
+{
+	unsigned max = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct cpuset *c = irq_landing(&l->v[i]);
+		int last = -1;
+
+		if (!c)
+			continue;
+		CPUSET_FOREACH(cpu, c)
+		last = cpu;
+		if (last >= 0 && (unsigned)last + 1 > max)
+			max = (unsigned)last + 1;
+	}
+	_cleanup_free_ unsigned *busy = calloc(max + 1, sizeof(unsigned));
+
+	out_open_array("busy_shared_cpus");
+	if (!busy) {
+		out_close_array();
+		return;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		const struct irq_vector *v = &l->v[i];
+		const struct cpuset *c = irq_landing(v);
+
+		if (v->kind != IRQ_KIND_COMPLETION || v->total == 0 || !c)
+			continue;
+		CPUSET_FOREACH(cpu, c)
+		busy[cpu]++;
+	}
+	for (unsigned cpu = 0; cpu < max; cpu++) {
+		if (busy[cpu] < 2)
+			continue;
+		out_open_object(NULL);
+		out_uint(OUT_JSON, "cpu", NULL, cpu);
+		out_uint(OUT_JSON, "queues", NULL, busy[cpu]);
+		out_text("            cpu %u carries %u busy queues\n", cpu, busy[cpu]);
+		out_close_object();
+	}
+	out_close_array();
+}
+
+static void irq_show(const struct iface_state *s)
+{
+	_cleanup_cpuset_ struct cpuset local = CPUSET_INIT;
+	bool has_local = false;
+
+	if (s->irqs_r == -ENODEV || (!s->irqs && s->irqs_r >= 0)) {
+		out_json("irqs", NULL);
+		out_string(OUT_JSON, "irqs_error", NULL, NULL);
+		out_json("busy_shared_cpus", NULL);
+		return;
+	}
+	if (s->irqs_r < 0) {
+		out_json("irqs", NULL);
+		out_string(OUT_JSON, "irqs_error", NULL, strerror(-s->irqs_r));
+		out_json("busy_shared_cpus", NULL);
+		out_text("  irqs      %s\n", strerror(-s->irqs_r));
+		return;
+	}
+	if (s->nic.numa_node >= 0 && s->nic.local_cpulist)
+		has_local = cpuset_parse_list(s->nic.local_cpulist, &local) >= 0;
+	out_open_array("irqs");
+	if (s->irqs->n == 0)
+		out_text("  irqs      none\n");
+	else
+		out_text("  irqs      %-6s%-6s%-12s%-10s%-9s%-12s%-24s%s\n", "queue", "irq", "affinity",
+			 "effective", "numa", "total", "per-cpu", "name");
+	for (size_t i = 0; i < s->irqs->n; i++)
+		show_irq_vector(&s->irqs->v[i], has_local ? &local : NULL);
+	out_close_array();
+	out_string(OUT_JSON, "irqs_error", NULL, NULL);
+	show_busy_shared(s->irqs);
 }
 
 const struct change_kind kind_irq = {
     .name = "irq",
     .rank = 50,
     .scope = KIND_SCOPE_HOST,
+    .profile_section = "irq",
+    .keys = irq_keys,
+    .want_size = sizeof(struct irq_want),
+    .profile_check = irq_profile_check,
     .read = irq_kind_read,
     .write = irq_kind_write,
     .undo = kind_undo_by_write,
@@ -432,4 +606,7 @@ const struct change_kind kind_irq = {
     .write_reads_back = true,
     .diff = irq_diff,
     .manages = irq_manages,
+    .conflicts = irq_conflicts,
+    .show_port = irq_show,
+    .irqs_recreated = irq_forget_owners,
 };

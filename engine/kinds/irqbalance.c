@@ -12,12 +12,41 @@
 #include <stdlib.h>
 
 #include "base/exitcode.h"
-#include "irq_kind.h"
+#include "base/output.h"
+#include "irqnumbers.h"
 #include "os/irqbalanced.h"
 #include "os/probe.h"
 #include "os/service.h"
 #include "plan.h"
 #include "profile.h"
+
+enum irqbalance_mode {
+	MODE_STOP,
+	MODE_BAN,
+	MODE_LEAVE,
+};
+
+static const char *const irqbalance_names[] = {
+    [MODE_STOP] = "stop", [MODE_BAN] = "ban", [MODE_LEAVE] = "leave", NULL};
+
+struct irqbalance_want {
+	struct profile_enum mode; /* enum irqbalance_mode */
+};
+
+static const struct profile_key irqbalance_keys[] = {
+    PROFILE_KEY_ENUM(
+	"irqbalance", offsetof(struct irqbalance_want, mode), irqbalance_names,
+	"stop (and disable) irqbalance, ban the pinned IRQs from it (it keeps running), or leave it "
+	"(the pins may be overwritten)"),
+    {0},
+};
+
+extern const struct change_kind kind_irqbalance;
+
+static const struct profile_enum *mode_of(const struct profile *p)
+{
+	return &((const struct irqbalance_want *)profile_kind_want(p, &kind_irqbalance))->mode;
+}
 
 /* ---- irqbalance (irq.irqbalance: stop) ----
  * Values: "stopped", or the service state to restore, "active=A,enabled=E"
@@ -190,16 +219,16 @@ static int plan_irqbalance_stop(struct plan *p)
 static int irqban_diff(struct plan_ctx *ctx, const struct iface_state *port)
 {
 	struct plan *p = ctx->plan;
-	const struct profile *prof = ctx->profile;
+	const struct profile_enum *mode = mode_of(ctx->profile);
 	const struct irqbalance_state *st = &ctx->host->irqbalance;
 	bool running = st->running || st->active == 1;
 	_cleanup_free_ char *old = NULL, *want = NULL, *banned = NULL;
 	int r;
 
 	(void)port;
-	if (!prof->irq.irqbalance.set || prof->irq.irqbalance.value != PROFILE_IRQBALANCE_BAN)
+	if (!mode->set || mode->value != MODE_BAN)
 		return 0;
-	if (!prof->irq.policy.set)
+	if (!profile_key_enum_name(ctx->profile, "irq.policy"))
 		return strv_extend(&p->warnings, "irq.irqbalance: ban: the profile pins no IRQ "
 						 "(no irq.policy): nothing to ban");
 	if (ctx->n_pinned_irqs == 0)
@@ -249,15 +278,15 @@ static int irqban_diff(struct plan_ctx *ctx, const struct iface_state *port)
 
 static int irqbalance_diff(struct plan_ctx *ctx, const struct iface_state *port)
 {
-	const struct profile *prof = ctx->profile;
+	const struct profile_enum *mode = mode_of(ctx->profile);
 	struct plan *p = ctx->plan;
 
 	(void)port;
-	if (!prof->irq.irqbalance.set)
+	if (!mode->set)
 		return 0;
-	if (prof->irq.irqbalance.value == PROFILE_IRQBALANCE_STOP)
+	if (mode->value == MODE_STOP)
 		return plan_irqbalance_stop(p);
-	if (prof->irq.irqbalance.value == PROFILE_IRQBALANCE_BAN)
+	if (mode->value == MODE_BAN)
 		return 0; /* after the IRQ plan: irqban_diff */
 	if (!ctx->host->irqbalance_running)
 		return 0;
@@ -267,7 +296,43 @@ static int irqbalance_diff(struct plan_ctx *ctx, const struct iface_state *port)
 
 static bool irqbalance_manages(const struct profile *p)
 {
-	return p->irq.irqbalance.set;
+	return mode_of(p)->set;
+}
+
+/* 1 true, 0 false, -1 unknown (JSON null). */
+static void show_tristate(const char *key, int v)
+{
+	if (v < 0)
+		out_string(OUT_JSON, key, NULL, NULL);
+	else
+		out_bool(OUT_JSON, key, NULL, v > 0);
+}
+
+static void irqbalance_show(const struct host_state *h)
+{
+	out_open_object("irqbalance");
+	out_bool(OUT_JSON, "running", NULL, h->irqbalance.running);
+	if (h->irqbalance.running)
+		out_int(OUT_JSON, "pid", NULL, h->irqbalance.pid);
+	else
+		out_string(OUT_JSON, "pid", NULL, NULL);
+	show_tristate("service_enabled", h->irqbalance.enabled);
+	show_tristate("service_active", h->irqbalance.active);
+	if (h->irqbalance.running)
+		out_text("irqbalance  running (pid %d)", h->irqbalance.pid);
+	else
+		out_text("irqbalance  not running");
+	if (h->irqbalance.enabled < 0 && h->irqbalance.active < 0)
+		out_text(", service state unknown\n");
+	else
+		out_text(", service %s, %s\n",
+			 h->irqbalance.enabled < 0 ? "enabled?"
+			 : h->irqbalance.enabled   ? "enabled"
+						   : "disabled",
+			 h->irqbalance.active < 0 ? "active?"
+			 : h->irqbalance.active	  ? "active"
+						  : "inactive");
+	out_close_object();
 }
 
 /* The ban's old value is an undo record (the whole config file): people
@@ -292,12 +357,16 @@ const struct change_kind kind_irqbalance = {
     .persists = true,
     .order_note = "before IRQ affinity: irqbalance would move the pins again",
     .scope = KIND_SCOPE_HOST,
+    .profile_section = "irq",
+    .keys = irqbalance_keys,
+    .want_size = sizeof(struct irqbalance_want),
     .read = irqbalance_kind_read,
     .write = irqbalance_kind_write,
     .undo = kind_undo_by_write,
     .verify = kind_verify_by_read,
     .diff = irqbalance_diff,
     .manages = irqbalance_manages,
+    .show_host = irqbalance_show,
 };
 
 const struct change_kind kind_irqbalance_ban = {

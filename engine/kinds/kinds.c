@@ -1,19 +1,24 @@
-/* kinds.c: the table of change kinds (see kinds.h) and the ops several
- * kinds share. A new kind appends its row: planning runs every port kind
- * for a port, then every host kind, each in table order. */
+/* kinds.c: the table of change kinds (see kinds.h) and what the table
+ * does for all of them: find, probe, notify, and the ops and show helpers
+ * several kinds share. A new kind appends its row. */
 #include "kinds.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 
+#include "base/output.h"
 #include "base/util.h"
+#include "os/probe.h"
 
-extern const struct change_kind kind_channels, kind_rings, kind_mtu, kind_irqbalance, kind_irq,
-    kind_irqbalance_ban, kind_sysctl, kind_boot, kind_features, kind_coalesce, kind_pause;
+extern const struct change_kind kind_mtu, kind_channels, kind_rings, kind_features, kind_coalesce, kind_pause,
+    kind_sysctl, kind_irq, kind_irqbalance, kind_irqbalance_ban, kind_boot, kind_txqueuelen;
 
+/* The order of planning (kinds.h) and of `show`: the ports' kinds, then
+ * the host's; irq before irqbalance-ban, which bans the IRQs irq pins. */
 const struct change_kind *const change_kinds[] = {
-    &kind_channels, &kind_rings, &kind_mtu,	 &kind_irqbalance, &kind_irq,	&kind_irqbalance_ban,
-    &kind_sysctl,   &kind_boot,	 &kind_features, &kind_coalesce,   &kind_pause,
+    &kind_channels, &kind_rings,      &kind_mtu, &kind_features,       &kind_coalesce, &kind_pause,
+    &kind_sysctl,   &kind_irqbalance, &kind_irq, &kind_irqbalance_ban, &kind_boot,     &kind_txqueuelen,
 };
 const size_t n_change_kinds = ARRAY_SIZE(change_kinds);
 
@@ -25,12 +30,46 @@ const struct change_kind *change_kind_find(const char *name)
 	return NULL;
 }
 
+size_t change_kind_index(const struct change_kind *k)
+{
+	size_t i;
+
+	for (i = 0; i < n_change_kinds && change_kinds[i] != k; i++)
+		;
+	assert(i < n_change_kinds);
+	return i;
+}
+
 bool kinds_manage_ports(const struct profile *p)
 {
 	for (size_t i = 0; i < n_change_kinds; i++)
 		if (change_kinds[i]->manages && change_kinds[i]->manages(p))
 			return true;
 	return false;
+}
+
+int kinds_probe_host(char *const *only, unsigned flags, struct host_state **ret)
+{
+	const struct probe_fact *facts[ARRAY_SIZE(change_kinds)];
+
+	for (size_t i = 0; i < n_change_kinds; i++)
+		facts[i] = change_kinds[i]->probe;
+	return probe_host(only, flags, facts, n_change_kinds, ret);
+}
+
+const struct iface_fact *kind_fact(const struct iface_state *s, const struct change_kind *k)
+{
+	static const struct iface_fact none = {.r = -ENOENT};
+	size_t i = change_kind_index(k);
+
+	return i < s->n_facts ? &s->facts[i] : &none;
+}
+
+void kinds_irqs_recreated(void)
+{
+	for (size_t i = 0; i < n_change_kinds; i++)
+		if (change_kinds[i]->irqs_recreated)
+			change_kinds[i]->irqs_recreated();
 }
 
 int kind_undo_by_write(const struct change_kind *k, const char *object, const char *key,
@@ -57,4 +96,12 @@ int kind_format_u64(uint64_t v, char **ret)
 		return -ENOMEM;
 	*ret = s;
 	return 0;
+}
+
+void kind_show_status(int r)
+{
+	out_string(OUT_JSON, "status", NULL, r >= 0 ? "ok" : r == -EOPNOTSUPP ? "unsupported" : "failed");
+	out_string(OUT_JSON, "error", NULL, r < 0 && r != -EOPNOTSUPP ? strerror(-r) : NULL);
+	if (r < 0)
+		out_text("%s", r == -EOPNOTSUPP ? "unsupported" : strerror(-r));
 }

@@ -1,18 +1,26 @@
 /* kinds.h: the change kinds, one module each (engine/kinds/NAME.c), and the
- * table of them (kinds.c).
+ * table of them (kinds.c): the contract a setting is written against.
  *
- * Owns: what a kind is: its name (stored in the undo log, never renamed),
- * its apply rank, how its current value is read, written, undone and
- * verified on the host, how it is diffed against a profile (diff), whether
- * a profile manages ports through it (manages), and how its values read to
- * people (human). A kind's values are strings only (object, key, old, new),
- * so the undo log alone restores them after a crash. Must never: change the
- * host from diff or manages; know another kind except through struct
- * plan_ctx (what planning shares) and the conflicts table in plan.c.
+ * Owns: what a kind is, end to end: its name (stored in the undo log,
+ * never renamed); its profile keys (a table of rows: name, type, range,
+ * help, profile.h) and the struct they fill; the checks that span its
+ * keys; the per-port fact it reads from the host (probe.h); how its current
+ * value is read, written, undone and verified; how it is diffed against a
+ * profile (diff) and which other kinds' changes block it (conflicts); how
+ * its state shows in `show`; how its values read to people (human). A
+ * kind's values are strings only (object, key, old, new), so the undo log
+ * alone restores them after a crash. Must never: change the host from
+ * diff, manages, probe or show; know another kind except through struct
+ * plan_ctx (what planning shares), a conflict row naming the other kind,
+ * a key path read with profile_key_value(), or an event of this table
+ * (kinds_irqs_recreated).
  *
- * Adding a kind: one file here defining `const struct change_kind
- * kind_NAME`, one row in kinds.c, and the profile keys it reads. plan.c is
- * not edited: plan_build calls every kind's diff. */
+ * Adding a kind (a setting): one file here defining `const struct
+ * change_kind kind_NAME` with its key rows, and one row in kinds.c; its OS
+ * helper in engine/os/ if one is missing. profile.c, probe.c, plan.c,
+ * verify.c and `show` iterate over this table and are not edited; `make
+ * docs` regenerates the key tables of the man page and the JSON Schema
+ * from the rows (docs/ARCHITECTURE.md, "Adding a setting"). */
 #ifndef CX5_KINDS_H
 #define CX5_KINDS_H
 
@@ -22,8 +30,12 @@
 
 struct plan;
 struct profile;
+struct profile_key;
+struct profile_error;
 struct host_state;
 struct iface_state;
+struct iface_fact;
+struct probe_fact;
 
 /* What planning shares with the kinds' diff. */
 struct plan_ctx {
@@ -43,6 +55,14 @@ enum kind_scope {
 	KIND_SCOPE_HOST, /* diff runs once, port NULL, after every port's */
 };
 
+/* A change of kind `changed` (by name) in the same run makes this kind's
+ * plan wrong: this kind is not planned, and each object that `changed`
+ * changes is a problem (exit 69) with message and remedy. */
+struct kind_conflict {
+	const char *changed;
+	const char *message, *remedy;
+};
+
 struct change_kind {
 	const char *name;
 	int rank;		/* apply order: lower first; undo in reverse */
@@ -50,6 +70,26 @@ struct change_kind {
 	bool persists;		/* survives a reboot (service state, files on disk) */
 	const char *order_note; /* why this kind comes where it does, or NULL */
 	enum kind_scope scope;
+
+	/* ---- the profile ---- */
+	/* The profile section its keys are under ("link", "irq"), or NULL:
+	 * its one row is a top-level key of that name ("sysctl"). */
+	const char *profile_section;
+	/* Its key rows (NULL name ends), offsets into its wanted state, a
+	 * struct of want_size bytes, zero when the profile sets none of them
+	 * (profile_kind_want). NULL: no keys. */
+	const struct profile_key *keys;
+	size_t want_size;
+	/* The checks that span its keys: after each file of an extends chain
+	 * (file: that file's name as the marks hold it; drop what that file's
+	 * own keys supersede) and once on the effective profile (file NULL).
+	 * -EINVAL with err filled (profile_fail_at). NULL: none. */
+	int (*profile_check)(void *want, const char *file, struct profile_error *err);
+
+	/* ---- the host ---- */
+	/* The per-port fact the probe reads for it (probe.h), found with
+	 * kind_fact(); NULL: it reads what the probe has anyway. */
+	const struct probe_fact *probe;
 	/* Current value as the plan would write it. */
 	int (*read)(const char *object, const char *key, char **ret_value);
 	/* Write value, reading it back: 1 changed, 0 already so, -errno.
@@ -63,6 +103,8 @@ struct change_kind {
 	/* write (and so undo) already reads the value back and fails with
 	 * -EIO when it differs: apply needs no verify after it. */
 	bool write_reads_back;
+
+	/* ---- planning ---- */
 	/* Diff the profile against the probed host: add the changes (and the
 	 * problems: an unsupported key is one, never a skip) to ctx->plan.
 	 * port: the port for KIND_SCOPE_PORT, NULL for KIND_SCOPE_HOST.
@@ -73,22 +115,49 @@ struct change_kind {
 	 * matches (so matching none is a problem). NULL: never (host-wide
 	 * kinds such as sysctl). */
 	bool (*manages)(const struct profile *p);
+	/* The kinds whose changes block this one (ends with a NULL changed). */
+	const struct kind_conflict *conflicts;
 	/* A stored value as people should read it (caller frees), computed
 	 * against its counterpart (the other side of the change); NULL: out
 	 * of memory. NULL op: values print as they are. */
 	char *(*human)(const char *value, const char *counterpart);
+
+	/* ---- show (output.h: one call for people and JSON) ---- */
+	/* Inside a port's "link" object and line (mtu). */
+	void (*show_link)(const struct iface_state *s);
+	/* A port's own object and line, after the link (channels). */
+	void (*show_port)(const struct iface_state *s);
+	/* Host-wide, after the ports (sysctl). */
+	void (*show_host)(const struct host_state *h);
+
+	/* ---- events ---- */
+	/* A write re-created the ports' IRQs (kinds_irqs_recreated): drop
+	 * what is cached about them. */
+	void (*irqs_recreated)(void);
 };
 
 /* The kinds, in planning order (a kind's diff may use what an earlier one
- * shared in plan_ctx); apply order is rank. n_change_kinds rows. */
+ * shared in plan_ctx), which is also the order of `show` and of the keys
+ * within a profile section after the format's published ones (profile.c);
+ * apply order is rank. n_change_kinds rows. */
 extern const struct change_kind *const change_kinds[];
 extern const size_t n_change_kinds;
 
 /* The kind named `name` ("mtu", "channels", ...), NULL when unknown. */
 const struct change_kind *change_kind_find(const char *name);
+/* k's row in change_kinds[]. */
+size_t change_kind_index(const struct change_kind *k);
 
 /* The profile manages ports through at least one kind. */
 bool kinds_manage_ports(const struct profile *p);
+
+/* probe_host() with every kind's per-port fact. */
+int kinds_probe_host(char *const *only, unsigned flags, struct host_state **ret);
+/* The fact the probe read for kind k on port s (r, value, kmsg). */
+const struct iface_fact *kind_fact(const struct iface_state *s, const struct change_kind *k);
+
+/* Tell every kind that the ports' IRQs were re-created. */
+void kinds_irqs_recreated(void);
 
 /* Generic ops: undo by writing the old value; verify by reading back. */
 int kind_undo_by_write(const struct change_kind *k, const char *object, const char *key,
@@ -97,5 +166,10 @@ int kind_verify_by_read(const struct change_kind *k, const char *object, const c
 
 /* "%" PRIu64 into a new string: 0 or -ENOMEM. */
 int kind_format_u64(uint64_t v, char **ret);
+
+/* show: a fact's JSON "status" ("ok", "unsupported": the driver does not
+ * implement it, "failed" with "error") and, when it failed, its reason on
+ * the line. */
+void kind_show_status(int r);
 
 #endif

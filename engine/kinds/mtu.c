@@ -1,16 +1,29 @@
 /* kinds/mtu.c: the "mtu" kind, link.mtu: object "ens1f0", key "mtu".
- * Read and written through netlink (link.h); the device's MTU range is a
- * precondition. */
+ * Read and written through netlink (link.h); the device's MTU range (the
+ * probe's link facts) is a precondition. */
 #include "kinds.h"
 
 #include <errno.h>
 #include <inttypes.h>
 
 #include "base/exitcode.h"
+#include "base/output.h"
 #include "os/link.h"
 #include "os/probe.h"
 #include "plan.h"
 #include "profile.h"
+
+struct mtu_want {
+	struct profile_uint mtu;
+};
+
+static const struct profile_key mtu_keys[] = {
+    PROFILE_KEY_UINT("mtu", offsetof(struct mtu_want, mtu), 68, 65535,
+		     "MTU of each matched port, in bytes; plan checks it against the device's range"),
+    {0},
+};
+
+static const struct mtu_want *want_of(const struct profile *p);
 
 static int mtu_read(const char *object, const char *key, char **ret)
 {
@@ -34,10 +47,11 @@ static int mtu_write(const char *object, const char *key, const char *value, cha
 
 static int mtu_diff(struct plan_ctx *ctx, const struct iface_state *s)
 {
-	uint64_t want = ctx->profile->link.mtu.value;
+	const struct profile_uint *w = &want_of(ctx->profile)->mtu;
+	uint64_t want = w->value;
 	_cleanup_free_ char *old = NULL, *new = NULL;
 
-	if (!ctx->profile->link.mtu.set)
+	if (!w->set)
 		return 0;
 	if (s->link.has_mtu_range && (want < s->link.min_mtu || want > s->link.max_mtu))
 		return plan_add_problem(ctx->plan, EXIT_PRECONDITION, s->name,
@@ -53,17 +67,42 @@ static int mtu_diff(struct plan_ctx *ctx, const struct iface_state *s)
 
 static bool mtu_manages(const struct profile *p)
 {
-	return p->link.mtu.set;
+	return want_of(p)->mtu.set;
+}
+
+/* The MTU and its range, inside the link's object and line. */
+static void mtu_show_link(const struct iface_state *s)
+{
+	const struct link_info *l = &s->link;
+
+	out_uint(OUT_ANY, "mtu", "  mtu %" PRIu64, l->mtu);
+	if (l->has_mtu_range) {
+		out_uint(OUT_JSON, "min_mtu", NULL, l->min_mtu);
+		out_uint(OUT_JSON, "max_mtu", NULL, l->max_mtu);
+		out_text(" (%" PRIu32 "-%" PRIu32 ")", l->min_mtu, l->max_mtu);
+	} else {
+		out_string(OUT_JSON, "min_mtu", NULL, NULL);
+		out_string(OUT_JSON, "max_mtu", NULL, NULL);
+	}
 }
 
 const struct change_kind kind_mtu = {
     .name = "mtu",
     .rank = 40,
     .scope = KIND_SCOPE_PORT,
+    .profile_section = "link",
+    .keys = mtu_keys,
+    .want_size = sizeof(struct mtu_want),
     .read = mtu_read,
     .write = mtu_write,
     .undo = kind_undo_by_write,
     .verify = kind_verify_by_read,
     .diff = mtu_diff,
     .manages = mtu_manages,
+    .show_link = mtu_show_link,
 };
+
+static const struct mtu_want *want_of(const struct profile *p)
+{
+	return profile_kind_want(p, &kind_mtu);
+}

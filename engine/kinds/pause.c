@@ -6,15 +6,43 @@
 #include "os/probe.h"
 #include "profile.h"
 
-#define P(member) offsetof(struct profile, member)
+struct pause_want {
+	struct profile_bool autoneg, rx, tx;
+};
+
+#define W(member) offsetof(struct pause_want, member)
+
+static const struct profile_key pause_params[] = {
+    PROFILE_KEY_BOOL("autoneg", W(autoneg), "negotiate pause with the link partner"),
+    PROFILE_KEY_BOOL("rx", W(rx), "honour received pause frames"),
+    PROFILE_KEY_BOOL("tx", W(tx), "send pause frames"),
+    {0},
+};
+
+static const struct profile_key pause_keys[] = {
+    PROFILE_KEY_SECTION(
+	"pause", pause_params,
+	"pause frames (ethtool -A); a driver without pause settings is unsupported (exit 69)"),
+    {0},
+};
+
+extern const struct change_kind kind_pause;
 
 static const struct ethparam_kind pause_kind = {
-    .kind = "pause",
+    .kind = &kind_pause,
     .profile_path = "link.pause",
+    .label = "pause",
     .group = &ethnl_pause,
     /* ethnl_pause's order */
-    .profile_offset = {P(link.pause.autoneg), P(link.pause.rx), P(link.pause.tx)},
+    .want_offset = {W(autoneg), W(rx), W(tx)},
 };
+
+static int pause_probe(const char *ifname, void *ret, char **kmsg)
+{
+	return ethparam_probe(&pause_kind, ifname, ret, kmsg);
+}
+
+static const struct probe_fact pause_fact = {sizeof(struct ethnl_values), pause_probe};
 
 static int pause_read(const char *object, const char *key, char **ret)
 {
@@ -28,7 +56,7 @@ static int pause_write(const char *object, const char *key, const char *value, c
 
 static int pause_diff(struct plan_ctx *ctx, const struct iface_state *s)
 {
-	return ethparam_diff(&pause_kind, ctx, s->name, s->pause_r, &s->pause, s->pause_kmsg);
+	return ethparam_diff(&pause_kind, ctx, s);
 }
 
 static bool pause_manages(const struct profile *p)
@@ -36,10 +64,19 @@ static bool pause_manages(const struct profile *p)
 	return ethparam_manages(&pause_kind, p);
 }
 
+static void pause_show(const struct iface_state *s)
+{
+	ethparam_show(&pause_kind, s);
+}
+
 const struct change_kind kind_pause = {
     .name = "pause",
     .rank = 36,
     .scope = KIND_SCOPE_PORT,
+    .profile_section = "link",
+    .keys = pause_keys,
+    .want_size = sizeof(struct pause_want),
+    .probe = &pause_fact,
     .read = pause_read,
     .write = pause_write,
     .undo = kind_undo_by_write,
@@ -47,4 +84,5 @@ const struct change_kind kind_pause = {
     .write_reads_back = true,
     .diff = pause_diff,
     .manages = pause_manages,
+    .show_port = pause_show,
 };

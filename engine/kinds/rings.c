@@ -1,41 +1,58 @@
 /* kinds/rings.c: the "rings" kind, link.rings.rx|tx: object "ens1f0", key
- * "rings.rx". Written with ethtool (SRINGPARAM), which briefly resets the
- * link; a veth has no rings (unsupported). */
+ * "rings.rx", through ethtool netlink RINGS_GET/SET (ioctl
+ * GRINGPARAM/SRINGPARAM fallback; ethtool_u32.h, with the device maximum
+ * and the kernel's extack text). A change briefly resets the link; a veth
+ * has no rings (unsupported). */
 #include "kinds.h"
 
 #include <stddef.h>
 
 #include "ethtool_u32.h"
-#include "os/ethtool.h"
 #include "os/probe.h"
 #include "profile.h"
 
+struct rings_want {
+	struct profile_uint rx, tx;
+};
+
+#define W(name) offsetof(struct rings_want, name)
+
+static const struct profile_key ring_sizes[] = {
+    PROFILE_KEY_UINT("rx", W(rx), 1, 65536, "rx ring entries"),
+    PROFILE_KEY_UINT("tx", W(tx), 1, 65536, "tx ring entries"),
+    {0},
+};
+
+static const struct profile_key rings_keys[] = {
+    PROFILE_KEY_SECTION("rings", ring_sizes,
+			"ethtool ring sizes (ethtool -G); plan checks each against the device maximum; a "
+			"change briefly resets the link"),
+    {0},
+};
+
 #define FIELD(name)                                                                                          \
 	{                                                                                                    \
-		"rings." #name, offsetof(struct eth_rings, name), offsetof(struct eth_rings, max_##name),    \
-		    offsetof(struct profile, link.rings_##name)                                              \
+		"rings." #name, #name, W(name)                                                               \
 	}
 
 static const struct ethtool_u32_field ring_fields[] = {FIELD(rx), FIELD(tx)};
 
-static int get_rings(const char *ifname, void *ret)
-{
-	return ethtool_get_rings(ifname, ret);
-}
-
-static int set_rings(const char *ifname, const void *value)
-{
-	return ethtool_set_rings(ifname, value);
-}
+extern const struct change_kind kind_rings;
 
 static const struct ethtool_u32_group rings = {
-    .kind = "rings",
+    .kind = &kind_rings,
+    .label = "rings   ",
+    .group = &ethnl_rings,
     .fields = ring_fields,
     .n_fields = ARRAY_SIZE(ring_fields),
-    .size = sizeof(struct eth_rings),
-    .get = get_rings,
-    .set = set_rings,
 };
+
+static int probe_rings(const char *ifname, void *ret, char **kmsg)
+{
+	return ethtool_u32_probe(&rings, ifname, ret, kmsg);
+}
+
+static const struct probe_fact rings_fact = {sizeof(struct ethnl_values), probe_rings};
 
 static int rings_read(const char *object, const char *key, char **ret)
 {
@@ -44,18 +61,22 @@ static int rings_read(const char *object, const char *key, char **ret)
 
 static int rings_write(const char *object, const char *key, const char *value, char **kmsg)
 {
-	(void)kmsg;
-	return ethtool_u32_write(&rings, object, key, value);
+	return ethtool_u32_write(&rings, object, key, value, kmsg);
 }
 
 static int rings_diff(struct plan_ctx *ctx, const struct iface_state *s)
 {
-	return ethtool_u32_diff(&rings, ctx, s->name, &s->rings, s->rings_r);
+	return ethtool_u32_diff(&rings, ctx, s);
 }
 
 static bool rings_manages(const struct profile *p)
 {
 	return ethtool_u32_manages(&rings, p);
+}
+
+static void rings_show(const struct iface_state *s)
+{
+	ethtool_u32_show(&rings, s);
 }
 
 const struct change_kind kind_rings = {
@@ -64,10 +85,15 @@ const struct change_kind kind_rings = {
     .resets_link = true,
     .order_note = "briefly resets the link",
     .scope = KIND_SCOPE_PORT,
+    .profile_section = "link",
+    .keys = rings_keys,
+    .want_size = sizeof(struct rings_want),
+    .probe = &rings_fact,
     .read = rings_read,
     .write = rings_write,
     .undo = kind_undo_by_write,
     .verify = kind_verify_by_read,
     .diff = rings_diff,
     .manages = rings_manages,
+    .show_port = rings_show,
 };

@@ -6,13 +6,32 @@
 #include "kinds.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "base/exitcode.h"
+#include "base/output.h"
 #include "os/probe.h"
 #include "os/procsys.h"
 #include "plan.h"
 #include "profile.h"
+
+struct sysctl_want {
+	struct profile_sysctls sysctls;
+};
+
+static const struct profile_key sysctl_keys[] = {
+    {.name = "sysctl",
+     .type = KT_SYSCTLS,
+     .offset = offsetof(struct sysctl_want, sysctls),
+     .help =
+	 "NAME: VALUE of the sysctls cx5prof manages: a number or a size like 4M (K, M, G: 1024-based) "
+	 "sets exactly; a floor \">= 4M\" raises a lower value and leaves a larger one; net.ipv4.udp_mem is "
+	 "a list of three numbers (exact only)"},
+    {0},
+};
+
+extern const struct change_kind kind_sysctl;
 
 static int sysctl_kind_read(const char *object, const char *key, char **ret)
 {
@@ -52,13 +71,14 @@ static bool sysctl_differs(const struct profile_sysctl *w, const struct sysctl_v
 
 static int sysctl_diff(struct plan_ctx *ctx, const struct iface_state *port)
 {
-	const struct profile *prof = ctx->profile;
+	const struct profile_sysctls *want =
+	    &((const struct sysctl_want *)profile_kind_want(ctx->profile, &kind_sysctl))->sysctls;
 	struct plan *p = ctx->plan;
 	int r;
 
 	(void)port;
-	for (size_t i = 0; i < prof->n_sysctls; i++) {
-		const struct profile_sysctl *w = &prof->sysctls[i];
+	for (size_t i = 0; i < want->n; i++) {
+		const struct profile_sysctl *w = &want->v[i];
 		const struct sysctl_state *cur = &ctx->host->sysctl[w->key];
 		_cleanup_free_ char *old = NULL, *new = NULL;
 
@@ -82,13 +102,47 @@ static int sysctl_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	return 0;
 }
 
+/* Every managed sysctl, as the host has it ("- (absent)" when it has not). */
+static void sysctl_show(const struct host_state *h)
+{
+	out_open_object("sysctl");
+	out_text("sysctl\n");
+	for (unsigned k = 0; k < _SYSCTL_MAX; k++) {
+		const char *name = sysctl_key_to_string((enum sysctl_key)k);
+		const struct sysctl_value *v = &h->sysctl[k].value;
+
+		if (h->sysctl[k].r < 0)
+			out_string(OUT_JSON, name, NULL, NULL);
+		else if (sysctl_def((enum sysctl_key)k)->n_values == 1)
+			out_uint(OUT_JSON, name, NULL, v->v[0]);
+		else {
+			out_open_array(name);
+			for (unsigned i = 0; i < v->n; i++)
+				out_uint(OUT_JSON, NULL, NULL, v->v[i]);
+			out_close_array();
+		}
+		out_text("  %-28s ", name);
+		if (h->sysctl[k].r >= 0) {
+			for (unsigned i = 0; i < v->n; i++)
+				out_text("%s%" PRIu64, i ? " " : "", v->v[i]);
+			out_text("\n");
+		} else
+			out_text("- (%s)\n",
+				 h->sysctl[k].r == -ENOENT ? "absent" : strerror(-h->sysctl[k].r));
+	}
+	out_close_object();
+}
+
 const struct change_kind kind_sysctl = {
     .name = "sysctl",
     .rank = 10,
     .scope = KIND_SCOPE_HOST,
+    .keys = sysctl_keys,
+    .want_size = sizeof(struct sysctl_want),
     .read = sysctl_kind_read,
     .write = sysctl_kind_write,
     .undo = kind_undo_by_write,
     .verify = kind_verify_by_read,
     .diff = sysctl_diff,
+    .show_host = sysctl_show,
 };

@@ -151,6 +151,9 @@ int ethnl_group_decode(const struct ethnl_group *g, struct nlattr **tb, struct e
 			return -EBADMSG;
 		v.v[i] = p->is_bool ? (nla_get_u8((struct nlattr *)a) != 0) : nla_get_u32((struct nlattr *)a);
 		v.present[i] = true;
+		a = p->max_attr ? tb[p->max_attr] : NULL;
+		if (a && nla_len(a) >= 4)
+			v.max[i] = nla_get_u32((struct nlattr *)a);
 	}
 	*ret = v;
 	return 0;
@@ -166,6 +169,12 @@ void ethnl_group_from_ioctl(const struct ethnl_group *g, const void *buf, struct
 		memcpy(&x, (const char *)buf + g->params[i].ioctl_offset, sizeof(x));
 		v.v[i] = g->params[i].is_bool ? x != 0 : x;
 		v.present[i] = true;
+		if (g->params[i].max_attr) {
+			memcpy(&x, (const char *)buf + g->params[i].ioctl_max_offset, sizeof(x));
+			v.max[i] = x;
+			/* as netlink: a channel type with no maximum is not reported */
+			v.present[i] = x > 0;
+		}
 	}
 	*ret = v;
 }

@@ -4,9 +4,11 @@
  * Owns: the genetlink socket and the "ethtool" family lookup, one request
  * (header with the device name and flags, the caller's attributes, the
  * reply's attributes), and the parameter groups: a setting family made of
- * plain u8/u32 attributes (coalesce, pause), described by one table of
- * parameters, read, compared, written one parameter at a time and read
- * back. The kernel's extack text is handed to the caller verbatim. Netlink
+ * plain u8/u32 attributes (channels, rings, coalesce, pause), described by
+ * one table of parameters (with the device maximum of each, where the
+ * kernel reports one), read, compared, written one parameter at a time and
+ * read back: every ethtool setting but the offload features (ethfeatures.h)
+ * goes this one way. The kernel's extack text is handed to the caller verbatim. Netlink
  * first; the ioctl only when netlink says EOPNOTSUPP (no ethtool family
  * before Linux 5.6, or a command the kernel lacks). Works in the caller's
  * network namespace. Must never: log above debug, change a parameter it
@@ -49,12 +51,15 @@ int ethnl_call(const struct ethnl_request *q, char **ret_kmsg);
 int ethnl_fallback(int r, char **kmsg);
 
 /* One parameter of a group: a netlink attribute and the same value's
- * __u32 field in the ioctl structure. */
+ * __u32 field in the ioctl structure, and where the device's maximum of it
+ * is, when the kernel reports one (channels, rings). */
 struct ethnl_param {
-	const char *name;    /* "rx_usecs", "adaptive_rx" */
-	uint16_t attr;	     /* ETHTOOL_A_COALESCE_RX_USECS */
-	bool is_bool;	     /* a u8 0/1 on netlink; else a u32 */
-	size_t ioctl_offset; /* offsetof(struct ethtool_coalesce, rx_coalesce_usecs) */
+	const char *name;	 /* "rx_usecs", "adaptive_rx" */
+	uint16_t attr;		 /* ETHTOOL_A_COALESCE_RX_USECS */
+	bool is_bool;		 /* a u8 0/1 on netlink; else a u32 */
+	size_t ioctl_offset;	 /* offsetof(struct ethtool_coalesce, rx_coalesce_usecs) */
+	uint16_t max_attr;	 /* ETHTOOL_A_CHANNELS_RX_MAX; 0: no maximum */
+	size_t ioctl_max_offset; /* offsetof(struct ethtool_channels, max_rx) */
 };
 
 #define ETHNL_PARAMS_MAX 8
@@ -70,10 +75,13 @@ struct ethnl_group {
 };
 
 /* A group's values; present[i] false when the driver does not report
- * parameter i (netlink leaves out what the driver does not support). */
+ * parameter i (netlink leaves out what the driver does not support: a
+ * channel type whose maximum is 0). max[i]: the device maximum of a
+ * parameter with one (0 when not reported: no such setting). */
 struct ethnl_values {
 	uint32_t v[ETHNL_PARAMS_MAX];
 	bool present[ETHNL_PARAMS_MAX];
+	uint32_t max[ETHNL_PARAMS_MAX];
 };
 
 /* The parameter named `name`, -ENOENT when the group has none. */
@@ -96,6 +104,8 @@ int ethnl_group_decode(const struct ethnl_group *g, struct nlattr **tb, struct e
 void ethnl_group_from_ioctl(const struct ethnl_group *g, const void *buf, struct ethnl_values *ret);
 
 /* The groups (ethnl_params.c). */
+extern const struct ethnl_group ethnl_channels; /* rx tx other combined, with maxima */
+extern const struct ethnl_group ethnl_rings;	/* rx tx, with maxima */
 extern const struct ethnl_group
     ethnl_coalesce; /* adaptive_rx adaptive_tx rx_usecs rx_frames tx_usecs tx_frames */
 extern const struct ethnl_group ethnl_pause; /* autoneg rx tx */

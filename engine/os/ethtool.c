@@ -1,10 +1,9 @@
 /* ethtool.c: SIOCETHTOOL requests (see ethtool.h).
  *
- * Owns: the ioctl socket (one per call), the request structures, and the
- * read-compare-write-readback sequence for channels and rings. A setting is
- * only sent when it differs from the current one. Must never: touch /proc
- * or /sys, change a field the caller did not give (rx mini/jumbo rings are
- * copied from the current values). */
+ * Owns: the ioctl socket (one per call) and the request structures of the
+ * reads. Must never: touch /proc or /sys, or write a setting (ethnl.h
+ * does, netlink first, with this module's ethtool_request as the
+ * fallback). */
 #define _GNU_SOURCE
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
@@ -163,113 +162,6 @@ int ethtool_get_link(const char *ifname, struct eth_link *ret)
 		return r;
 	*ret = l;
 	return 0;
-}
-
-int ethtool_get_channels(const char *ifname, struct eth_channels *ret)
-{
-	struct ethtool_channels c = {.cmd = ETHTOOL_GCHANNELS};
-	int r = ethtool_request(ifname, &c);
-
-	if (r < 0)
-		return r;
-	*ret = (struct eth_channels){
-	    .rx = c.rx_count,
-	    .tx = c.tx_count,
-	    .other = c.other_count,
-	    .combined = c.combined_count,
-	    .max_rx = c.max_rx,
-	    .max_tx = c.max_tx,
-	    .max_other = c.max_other,
-	    .max_combined = c.max_combined,
-	};
-	return 0;
-}
-
-int ethtool_set_channels(const char *ifname, const struct eth_channels *want)
-{
-	_cleanup_close_ int fd = -1;
-	struct ethtool_channels c = {.cmd = ETHTOOL_GCHANNELS};
-	int r;
-
-	if (!ifname || !ifname_valid(ifname))
-		return -EINVAL;
-	fd = ethtool_socket();
-	if (fd < 0)
-		return fd;
-	r = ethtool_ioctl(fd, ifname, &c);
-	if (r < 0)
-		return r;
-	if (c.rx_count == want->rx && c.tx_count == want->tx && c.other_count == want->other &&
-	    c.combined_count == want->combined)
-		return 0;
-	if (want->rx > c.max_rx || want->tx > c.max_tx || want->other > c.max_other ||
-	    want->combined > c.max_combined)
-		return -ERANGE;
-	c.cmd = ETHTOOL_SCHANNELS;
-	c.rx_count = want->rx;
-	c.tx_count = want->tx;
-	c.other_count = want->other;
-	c.combined_count = want->combined;
-	r = ethtool_ioctl(fd, ifname, &c);
-	if (r < 0)
-		return r;
-	c = (struct ethtool_channels){.cmd = ETHTOOL_GCHANNELS};
-	r = ethtool_ioctl(fd, ifname, &c);
-	if (r < 0)
-		return r;
-	if (c.rx_count != want->rx || c.tx_count != want->tx || c.other_count != want->other ||
-	    c.combined_count != want->combined)
-		return -EIO;
-	return 1;
-}
-
-int ethtool_get_rings(const char *ifname, struct eth_rings *ret)
-{
-	struct ethtool_ringparam g = {.cmd = ETHTOOL_GRINGPARAM};
-	int r = ethtool_request(ifname, &g);
-
-	if (r < 0)
-		return r;
-	*ret = (struct eth_rings){
-	    .rx = g.rx_pending,
-	    .tx = g.tx_pending,
-	    .max_rx = g.rx_max_pending,
-	    .max_tx = g.tx_max_pending,
-	};
-	return 0;
-}
-
-int ethtool_set_rings(const char *ifname, const struct eth_rings *want)
-{
-	_cleanup_close_ int fd = -1;
-	struct ethtool_ringparam g = {.cmd = ETHTOOL_GRINGPARAM};
-	int r;
-
-	if (!ifname || !ifname_valid(ifname))
-		return -EINVAL;
-	fd = ethtool_socket();
-	if (fd < 0)
-		return fd;
-	r = ethtool_ioctl(fd, ifname, &g);
-	if (r < 0)
-		return r;
-	if (g.rx_pending == want->rx && g.tx_pending == want->tx)
-		return 0;
-	if (want->rx > g.rx_max_pending || want->tx > g.tx_max_pending)
-		return -ERANGE;
-	g.cmd = ETHTOOL_SRINGPARAM;
-	g.rx_pending = want->rx;
-	g.tx_pending = want->tx;
-	r = ethtool_ioctl(fd, ifname, &g);
-	if (r < 0)
-		return r;
-	g = (struct ethtool_ringparam){.cmd = ETHTOOL_GRINGPARAM};
-	r = ethtool_ioctl(fd, ifname, &g);
-	if (r < 0)
-		return r;
-	if (g.rx_pending != want->rx || g.tx_pending != want->tx)
-		return -EIO;
-	return 1;
 }
 
 /* Number of ETH_SS_STATS strings: GSSET_INFO, else the old drvinfo field. */

@@ -1,11 +1,13 @@
-/* ethtool.h: driver facts, channels, rings, link settings and statistics
- * of a network interface through the SIOCETHTOOL ioctl.
+/* ethtool.h: driver facts, link settings and statistics of a network
+ * interface through the SIOCETHTOOL ioctl, and the one ioctl request the
+ * settings' netlink path falls back to (ethnl.h: channels, rings,
+ * coalescing, pause; ethfeatures.h: offloads).
  *
- * Owns: every ethtool request cx5prof makes, read and write side by side.
+ * Owns: the read-only ethtool requests cx5prof makes and the raw request.
  * A request the driver does not implement returns -EOPNOTSUPP, never a
- * made-up value: callers report it as "unsupported" (veth has no rings).
- * Works in the caller's network namespace. Must never: log above debug,
- * change a setting it was not asked to change. */
+ * made-up value: callers report it as "unsupported". Works in the caller's
+ * network namespace. Must never: log above debug, write a setting itself
+ * (that goes through ethnl.h, netlink first). */
 #ifndef CX5_ETHTOOL_H
 #define CX5_ETHTOOL_H
 
@@ -18,20 +20,6 @@ struct eth_drvinfo {
 	char version[32];
 	char fw_version[32]; /* "16.29.1030 (MT_0000000080)" */
 	char bus_info[32];   /* "0000:d8:00.0" */
-};
-
-/* ETHTOOL_GCHANNELS. A max of 0 means the device has no such channel type
- * (veth: combined n/a); the current count is then 0 too. */
-struct eth_channels {
-	uint32_t rx, tx, other, combined;
-	uint32_t max_rx, max_tx, max_other, max_combined;
-};
-
-/* ETHTOOL_GRINGPARAM (the main rx and tx rings; mini/jumbo rings are kept
- * as they are by ethtool_set_rings). */
-struct eth_rings {
-	uint32_t rx, tx;
-	uint32_t max_rx, max_tx;
 };
 
 enum eth_duplex { ETH_DUPLEX_HALF, ETH_DUPLEX_FULL, ETH_DUPLEX_UNKNOWN, _ETH_DUPLEX_MAX };
@@ -64,16 +52,6 @@ int ethtool_request(const char *ifname, void *data);
 
 int ethtool_get_drvinfo(const char *ifname, struct eth_drvinfo *ret);
 int ethtool_get_link(const char *ifname, struct eth_link *ret);
-
-int ethtool_get_channels(const char *ifname, struct eth_channels *ret);
-/* Write rx/tx/other/combined as given (max_* ignored), then read back.
- * 1 changed, 0 already so (nothing sent), -ERANGE beyond a maximum
- * (checked before sending), -EIO read-back differs. */
-int ethtool_set_channels(const char *ifname, const struct eth_channels *want);
-
-int ethtool_get_rings(const char *ifname, struct eth_rings *ret);
-/* Write rx/tx as given (max_* ignored), then read back; as set_channels. */
-int ethtool_set_rings(const char *ifname, const struct eth_rings *want);
 
 /* Every statistics counter (ETHTOOL_GSSET_INFO + GSTRINGS + GSTATS), in the
  * driver's order. *ret: array of *ret_n entries, caller frees with free().

@@ -148,6 +148,7 @@ static void fill_from_object(struct nl_object *obj, void *arg)
 	snprintf(l->kind, sizeof(l->kind), "%s", kind ? kind : "");
 	l->ifindex = rtnl_link_get_ifindex(link);
 	l->mtu = rtnl_link_get_mtu(link);
+	l->txqlen = rtnl_link_get_txqlen(link);
 	l->flags = rtnl_link_get_flags(link);
 	l->loopback = l->flags & IFF_LOOPBACK;
 	l->admin_up = l->flags & IFF_UP;
@@ -278,7 +279,22 @@ int link_get(const char *name, struct link_info *ret)
 	return r;
 }
 
-int link_set_mtu(const char *name, uint32_t mtu, char **kernel_msg)
+/* One u32 attribute of a link: libnl's getter and setter, and where
+ * link_info keeps it (for the read-back). */
+struct link_u32 {
+	unsigned (*get)(struct rtnl_link *l);
+	void (*set)(struct rtnl_link *l, unsigned v);
+	size_t info_offset;
+};
+
+static const struct link_u32 link_mtu = {rtnl_link_get_mtu, rtnl_link_set_mtu,
+					 offsetof(struct link_info, mtu)};
+static const struct link_u32 link_txqlen = {rtnl_link_get_txqlen, rtnl_link_set_txqlen,
+					    offsetof(struct link_info, txqlen)};
+
+/* Set attribute a of link name with rtnl_link_change() against the link as
+ * it is, then read it back (see link_set_mtu). */
+static int link_set_u32(const char *name, const struct link_u32 *a, uint32_t value, char **kernel_msg)
 {
 	_cleanup_(nl_kernel_error_done) struct nl_kernel_error k = {0};
 	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
@@ -296,12 +312,12 @@ int link_set_mtu(const char *name, uint32_t mtu, char **kernel_msg)
 	r = rtnl_link_get_kernel(sk, 0, name, &orig);
 	if (r < 0)
 		return k.err < 0 ? k.err : link_errno_from_nle(r);
-	if (rtnl_link_get_mtu(orig) == mtu)
+	if (a->get(orig) == value)
 		return 0;
 	changes = rtnl_link_alloc();
 	if (!changes)
 		return -ENOMEM;
-	rtnl_link_set_mtu(changes, mtu);
+	a->set(changes, value);
 	nl_kernel_error_done(&k);
 	r = rtnl_link_change(sk, orig, changes, 0);
 	if (r < 0) {
@@ -313,5 +329,15 @@ int link_set_mtu(const char *name, uint32_t mtu, char **kernel_msg)
 	r = link_get(name, &after);
 	if (r < 0)
 		return r;
-	return after.mtu == mtu ? 1 : -EIO;
+	return *(const uint32_t *)((const char *)&after + a->info_offset) == value ? 1 : -EIO;
+}
+
+int link_set_mtu(const char *name, uint32_t mtu, char **kernel_msg)
+{
+	return link_set_u32(name, &link_mtu, mtu, kernel_msg);
+}
+
+int link_set_txqlen(const char *name, uint32_t txqlen, char **kernel_msg)
+{
+	return link_set_u32(name, &link_txqlen, txqlen, kernel_msg);
 }

@@ -1,8 +1,9 @@
 /* link.h: link-level state of network interfaces, from and to the kernel
  * through rtnetlink (libnl-route-3).
  *
- * Owns: reading links (name, ifindex, MTU and its range, operstate, flags,
- * kind) and changing the MTU, in the caller's network namespace. libnl's
+ * Owns: reading links (name, ifindex, MTU and its range, transmit queue
+ * length, operstate, flags, kind) and changing the MTU and the transmit
+ * queue length, in the caller's network namespace. libnl's
  * NLE_* codes are converted to -errno here and nowhere else. Must never:
  * touch /proc or /sys (that is sysroot.h), log above debug, or change
  * anything but the attribute it was asked to change. */
@@ -41,6 +42,7 @@ struct link_info {
 	bool has_mtu_range;
 	uint32_t min_mtu;
 	uint32_t max_mtu;
+	uint32_t txqlen; /* IFLA_TXQLEN: packets (`ip link set DEV txqueuelen N`) */
 	enum link_operstate operstate;
 	unsigned flags; /* IFF_* as the kernel sent them */
 	bool loopback;	/* IFF_LOOPBACK */
@@ -66,6 +68,9 @@ int link_get(const char *name, struct link_info *ret);
  * message ("mtu greater than device maximum") when it sent one, else NULL;
  * caller frees. Untouched on success. */
 int link_set_mtu(const char *name, uint32_t mtu, char **kernel_msg);
+
+/* The same for the transmit queue length (IFLA_TXQLEN). */
+int link_set_txqlen(const char *name, uint32_t txqlen, char **kernel_msg);
 
 /* Convert a libnl error (NLE_*, positive or negative) to -errno. The one
  * place libnl's error space is translated. */

@@ -13,8 +13,11 @@
 static void iface_state_done(struct iface_state *s)
 {
 	free(s->name);
-	free(s->coalesce_kmsg);
-	free(s->pause_kmsg);
+	for (size_t i = 0; i < s->n_facts; i++) {
+		free(s->facts[i].value);
+		free(s->facts[i].kmsg);
+	}
+	free(s->facts);
 	nic_info_done(&s->nic);
 	irq_list_free(s->irqs);
 }
@@ -79,8 +82,39 @@ static int probe_nic(struct iface_state *s, const struct interrupts *table, int 
 	return s->irqs_r == -ENOMEM ? -ENOMEM : 0;
 }
 
+struct probe_req {
+	char *const *only;
+	unsigned irq_flags;
+	const struct probe_fact *const *facts;
+	size_t n_facts;
+};
+
+/* The caller's facts of port s; present: read them, else they are -ENODEV. */
+static int probe_facts(struct iface_state *s, const struct probe_req *q, bool present)
+{
+	s->facts = calloc(q->n_facts ? q->n_facts : 1, sizeof(*s->facts));
+	if (!s->facts)
+		return -ENOMEM;
+	s->n_facts = q->n_facts;
+	for (size_t i = 0; i < q->n_facts; i++) {
+		struct iface_fact *f = &s->facts[i];
+
+		if (!q->facts[i]) {
+			f->r = -ENOENT;
+			continue;
+		}
+		f->value = calloc(1, q->facts[i]->size);
+		if (!f->value)
+			return -ENOMEM;
+		f->r = present ? q->facts[i]->read(s->name, f->value, &f->kmsg) : -ENODEV;
+		if (f->r == -ENOMEM)
+			return f->r;
+	}
+	return 0;
+}
+
 static int probe_kernel_iface(struct host_state *h, const struct link_info *l, const struct interrupts *table,
-			      int table_r, unsigned irq_flags)
+			      int table_r, const struct probe_req *q)
 {
 	struct iface_state *s;
 	int r;
@@ -92,17 +126,15 @@ static int probe_kernel_iface(struct host_state *h, const struct link_info *l, c
 	s->link = *l;
 	s->drvinfo_r = ethtool_get_drvinfo(s->name, &s->drvinfo);
 	s->ethlink_r = ethtool_get_link(s->name, &s->ethlink);
-	s->channels_r = ethtool_get_channels(s->name, &s->channels);
-	s->rings_r = ethtool_get_rings(s->name, &s->rings);
-	s->features_r = ethtool_get_features(s->name, &s->features, NULL);
-	s->coalesce_r = ethnl_group_get(&ethnl_coalesce, s->name, &s->coalesce, &s->coalesce_kmsg);
-	s->pause_r = ethnl_group_get(&ethnl_pause, s->name, &s->pause, &s->pause_kmsg);
-	return probe_nic(s, table, table_r, irq_flags);
+	r = probe_facts(s, q, true);
+	if (r < 0)
+		return r;
+	return probe_nic(s, table, table_r, q->irq_flags);
 }
 
-static int probe_interfaces(struct host_state *h, char *const *only, unsigned flags)
+static int probe_interfaces(struct host_state *h, const struct probe_req *q, unsigned flags)
 {
-	unsigned irq_flags = IRQ_DISCOVER_AFFINITY | (flags & PROBE_IRQ_DETAILS ? IRQ_DISCOVER_DETAILS : 0);
+	char *const *only = q->only;
 	_cleanup_free_ struct link_info *links = NULL;
 	_cleanup_strv_free_ char **sysfs = NULL;
 	_cleanup_interrupts_ struct interrupts *table = NULL;
@@ -119,7 +151,7 @@ static int probe_interfaces(struct host_state *h, char *const *only, unsigned fl
 	for (size_t i = 0; i < n; i++) {
 		if (links[i].loopback || !wanted(only, links[i].name))
 			continue;
-		r = probe_kernel_iface(h, &links[i], table, table_r, irq_flags);
+		r = probe_kernel_iface(h, &links[i], table, table_r, q);
 		if (r < 0)
 			return r;
 	}
@@ -135,24 +167,33 @@ static int probe_interfaces(struct host_state *h, char *const *only, unsigned fl
 		r = push_iface(h, *name, &s);
 		if (r < 0)
 			return r;
-		s->drvinfo_r = s->ethlink_r = s->channels_r = s->rings_r = -ENODEV;
-		s->features_r = s->coalesce_r = s->pause_r = -ENODEV;
-		r = probe_nic(s, table, table_r, irq_flags);
+		s->drvinfo_r = s->ethlink_r = -ENODEV;
+		r = probe_facts(s, q, false);
+		if (r < 0)
+			return r;
+		r = probe_nic(s, table, table_r, q->irq_flags);
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
 
-int probe_host(char *const *only, unsigned flags, struct host_state **ret)
+int probe_host(char *const *only, unsigned flags, const struct probe_fact *const *facts, size_t n_facts,
+	       struct host_state **ret)
 {
+	const struct probe_req q = {
+	    .only = only,
+	    .irq_flags = IRQ_DISCOVER_AFFINITY | (flags & PROBE_IRQ_DETAILS ? IRQ_DISCOVER_DETAILS : 0),
+	    .facts = facts,
+	    .n_facts = n_facts,
+	};
 	struct host_state *h;
 	int r;
 
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	r = probe_interfaces(h, only, flags);
+	r = probe_interfaces(h, &q, flags);
 	if (r < 0)
 		goto fail;
 	if (flags & PROBE_IFACES_ONLY) {

@@ -1,15 +1,14 @@
 /* probe.h: the observed state of the host, assembled in one place.
  *
- * Owns: joining the kernel's links (link.h, ethtool.h, ethfeatures.h,
- * ethnl.h; current network namespace) with sysfs facts from the sysroot (nic.h), the managed
+ * Owns: joining the kernel's links (link.h, ethtool.h; current network
+ * namespace) and the per-port facts its caller adds (the change kinds'
+ * live state) with sysfs facts from the sysroot (nic.h), the managed
  * sysctls (procsys.h), irqbalance and the firewall. Read-only. Each fact
  * carries its own result code, so "unsupported" (-EOPNOTSUPP) is never
  * confused with "failed". Must never: change the host, log above debug. */
 #ifndef CX5_PROBE_H
 #define CX5_PROBE_H
 
-#include "ethfeatures.h"
-#include "ethnl.h"
 #include "ethtool.h"
 #include "firewall.h"
 #include "irqaffinity.h"
@@ -17,6 +16,25 @@
 #include "link.h"
 #include "nic.h"
 #include "procsys.h"
+
+/* A per-port fact a caller adds to the probe (a change kind's live state,
+ * kinds.h): read fills a zeroed buffer of size bytes (plain data, freed
+ * with free()) and may set *ret_kmsg to the kernel's extack text when it
+ * fails. */
+struct probe_fact {
+	size_t size;
+	int (*read)(const char *ifname, void *ret, char **ret_kmsg);
+};
+
+/* What the probe read of one fact: r 0, -EOPNOTSUPP (unsupported), other
+ * -errno (-ENODEV: the port is only in the sysroot); value is the fact's
+ * buffer, valid when r == 0 (NULL for a NULL fact); kmsg the kernel's text
+ * when the read failed and it sent one, else NULL. */
+struct iface_fact {
+	int r;
+	void *value;
+	char *kmsg;
+};
 
 struct iface_state {
 	char *name;
@@ -29,21 +47,9 @@ struct iface_state {
 	struct eth_drvinfo drvinfo;
 	int ethlink_r;
 	struct eth_link ethlink;
-	int channels_r;
-	struct eth_channels channels;
-	int rings_r;
-	struct eth_rings rings;
-	/* Offload features, coalescing and pause (ethfeatures.h, ethnl.h):
-	 * result codes as above; *_kmsg the kernel's extack text when the read
-	 * failed and it sent one, else NULL. */
-	int features_r;
-	struct eth_features features;
-	int coalesce_r;
-	struct ethnl_values coalesce; /* ethnl_coalesce's parameters */
-	char *coalesce_kmsg;
-	int pause_r;
-	struct ethnl_values pause; /* ethnl_pause's parameters */
-	char *pause_kmsg;
+	/* The facts its callers added (struct probe_fact), in their order. */
+	struct iface_fact *facts;
+	size_t n_facts;
 	/* sysfs facts: has_nic is true when /sys/class/net/<name> exists under
 	 * the sysroot; nic_r is the result of nic_read otherwise. */
 	bool has_nic;
@@ -85,9 +91,12 @@ enum probe_flags {
 
 /* Probe the host. only: NULL for every interface (loopback skipped), or a
  * NULL-terminated list of names to keep (names found nowhere are simply
- * absent: check with host_state_iface). flags: enum probe_flags. -errno
- * only when the kernel's link list itself cannot be read. */
-int probe_host(char *const *only, unsigned flags, struct host_state **ret);
+ * absent: check with host_state_iface). flags: enum probe_flags. facts:
+ * n_facts more facts to read of each port (entries may be NULL), into
+ * iface_state.facts in the same order. -errno only when the kernel's link
+ * list itself cannot be read. */
+int probe_host(char *const *only, unsigned flags, const struct probe_fact *const *facts, size_t n_facts,
+	       struct host_state **ret);
 void host_state_free(struct host_state *h);
 static inline void host_state_freep(struct host_state **h)
 {

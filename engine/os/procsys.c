@@ -16,17 +16,24 @@
  * least one packet per poll, busy_read/busy_poll and netdev_budget_usecs
  * accept 0, udp_mem is three longs in pages, udp_rmem_min at least 1. */
 static const struct sysctl_def sysctl_defs[_SYSCTL_MAX] = {
-    [SYSCTL_RMEM_MAX] = {"net.core.rmem_max", 1, false, 4096, INT_MAX, "bytes"},
-    [SYSCTL_WMEM_MAX] = {"net.core.wmem_max", 1, false, 4096, INT_MAX, "bytes"},
-    [SYSCTL_RMEM_DEFAULT] = {"net.core.rmem_default", 1, false, 4096, INT_MAX, "bytes"},
-    [SYSCTL_WMEM_DEFAULT] = {"net.core.wmem_default", 1, false, 4096, INT_MAX, "bytes"},
-    [SYSCTL_NETDEV_MAX_BACKLOG] = {"net.core.netdev_max_backlog", 1, false, 1, INT_MAX, "packets"},
-    [SYSCTL_NETDEV_BUDGET] = {"net.core.netdev_budget", 1, false, 1, INT_MAX, "packets"},
-    [SYSCTL_NETDEV_BUDGET_USECS] = {"net.core.netdev_budget_usecs", 1, false, 0, INT_MAX, "microseconds"},
-    [SYSCTL_BUSY_READ] = {"net.core.busy_read", 1, false, 0, INT_MAX, "microseconds"},
-    [SYSCTL_BUSY_POLL] = {"net.core.busy_poll", 1, false, 0, INT_MAX, "microseconds"},
-    [SYSCTL_UDP_MEM] = {"net.ipv4.udp_mem", 3, true, 1, LONG_MAX, "pages"},
-    [SYSCTL_UDP_RMEM_MIN] = {"net.ipv4.udp_rmem_min", 1, false, 1, INT_MAX, "bytes"},
+    [SYSCTL_RMEM_MAX] = {"net.core.rmem_max", 1, false, 4096, INT_MAX, "bytes", NULL},
+    [SYSCTL_WMEM_MAX] = {"net.core.wmem_max", 1, false, 4096, INT_MAX, "bytes", NULL},
+    [SYSCTL_RMEM_DEFAULT] = {"net.core.rmem_default", 1, false, 4096, INT_MAX, "bytes", NULL},
+    [SYSCTL_WMEM_DEFAULT] = {"net.core.wmem_default", 1, false, 4096, INT_MAX, "bytes", NULL},
+    [SYSCTL_NETDEV_MAX_BACKLOG] = {"net.core.netdev_max_backlog", 1, false, 1, INT_MAX, "packets", NULL},
+    [SYSCTL_NETDEV_BUDGET] = {"net.core.netdev_budget", 1, false, 1, INT_MAX, "packets",
+			      "packets per NAPI poll round"},
+    [SYSCTL_NETDEV_BUDGET_USECS] = {"net.core.netdev_budget_usecs", 1, false, 0, INT_MAX, "microseconds",
+				    "microseconds per NAPI poll round"},
+    [SYSCTL_BUSY_READ] = {"net.core.busy_read", 1, false, 0, INT_MAX, "microseconds",
+			  "microseconds of busy polling on a blocking read"},
+    [SYSCTL_BUSY_POLL] = {"net.core.busy_poll", 1, false, 0, INT_MAX, "microseconds",
+			  "microseconds of busy polling in poll/select"},
+    [SYSCTL_UDP_MEM] = {"net.ipv4.udp_mem", 3, true, 1, LONG_MAX, "pages",
+			"min, pressure, max in pages, not decreasing; exact only (no floor)"},
+    [SYSCTL_UDP_RMEM_MIN] =
+	{"net.ipv4.udp_rmem_min", 1, false, 1, INT_MAX, "bytes",
+	 "bytes: the smallest receive buffer a UDP socket is held to under memory pressure"},
 };
 
 const struct sysctl_def *sysctl_def(enum sysctl_key k)

@@ -34,6 +34,7 @@ struct sysctl_def {
 	bool ordered;	   /* the values must not decrease (udp_mem) */
 	uint64_t min, max; /* of each value, as the kernel accepts it */
 	const char *unit;  /* "bytes", "packets", "microseconds", "pages" */
+	const char *help;  /* what it is, for the generated key tables; NULL: its unit says it */
 };
 
 /* The row of k; NULL when out of range. */

@@ -149,6 +149,7 @@ int history_open_exit_code(int r)
 {
 	switch (-r) {
 	case ENOENT:
+	case ENODATA: /* an empty file is no history either */
 		return EXIT_NOT_FOUND;
 	case EISDIR:
 	case ENXIO:
@@ -168,6 +169,8 @@ const char *history_remedy(int r)
 		const char *remedy;
 	} map[] = {
 	    {ENOENT, "no history yet: run `cx5prof apply` first, or check --db"},
+	    {ENODATA,
+	     "the file is empty or not started: check --db (apply, verify, bench and campaign create one)"},
 	    {EISDIR, "--db must name a regular file (or one to create), not a directory"},
 	    {ENXIO, "it is a FIFO, a socket or a device: --db must name a regular file (or one to create)"},
 	    {EROFS, "the file or its file system is read-only: make it writable (its mode, or remount the "

@@ -103,8 +103,9 @@ int64_t history_now_usec(void);
 /* The one translation of a SQLite result code (primary or extended) to
  * -errno; SQLITE_OK/ROW/DONE give 0. */
 int history_errno(int sqlite_rc);
-/* The exit code for a history_open() error: 66 no such file, 65 not a
- * regular file, 77 permission denied, else 1. */
+/* The exit code for a history_open() error, the one mapping every verb
+ * uses: 66 no such file, or an empty one (-ENODATA: no history in it), 65
+ * not a regular file, 77 permission denied, else 1. */
 int history_open_exit_code(int r);
 /* A remedy for a -errno from this module, for the verb layer's one report:
  * "check --db: the file is not a cx5prof history, or it is corrupt", ... */

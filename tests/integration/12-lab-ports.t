@@ -37,7 +37,7 @@ is "$rc" 0 "enp216s0f0np0 pings peer0"
 
 # show and doctor: the same link speed, from the same source
 run ip netns exec "$H" "$CX5PROF" --sysroot "$FIX8" show enp216s0f0np0
-is "$(printf '%s\n' "$out" | grep '^  link ')" "  link      up  mtu 1500 (68-65535)  25000Mb/s full (sysroot)  [veth]" \
+is "$(printf '%s\n' "$out" | grep '^  link ')" "  link      up  mtu 1500 (68-65535)  txqueuelen 1000  25000Mb/s full (sysroot)  [veth]" \
 	"show: the fixture's 25000 Mb/s, its source named"
 run ip netns exec "$H" "$CX5PROF" --sysroot "$FIX8" --json show enp216s0f0np0
 is "$(printf '%s' "$out" | jq -c '.interfaces[0].link | {speed, duplex, speed_source}')" \

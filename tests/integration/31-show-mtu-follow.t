@@ -57,7 +57,7 @@ ip -n "$NS" link set ens1f0 mtu 9000
 show_json
 is "$(field link.mtu)" 9000 "after 'ip link set mtu 9000' show --json reports 9000"
 run ip netns exec "$NS" "$CX5PROF" --sysroot "$SR" show ens1f0
-is "$(printf '%s\n' "$out" | grep '^  link ')" "  link      down  mtu 9000 (68-65535)  25000Mb/s full (sysroot)  [veth]" \
+is "$(printf '%s\n' "$out" | grep '^  link ')" "  link      down  mtu 9000 (68-65535)  txqueuelen 1000  25000Mb/s full (sysroot)  [veth]" \
 	"the human output follows too"
 
 ip -n "$NS" link set ens1f0 mtu 68

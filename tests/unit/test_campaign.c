@@ -63,7 +63,7 @@ static void test_rounds(void **state)
 	assert_int_equal(p->verify.duration.value, 1);
 	assert_string_equal(p->verify.runners.value[0], "netperf"); /* not in the campaign: inherited */
 	assert_int_equal(p->verify.message_size.value, 1400);	    /* the sweep value */
-	assert_int_equal(p->link.mtu.value, 1500);
+	assert_int_equal(profile_key_uint(p, "link.mtu")->value, 1500);
 	profile_free(p);
 
 	/* g2 wrote its own duration: it wins over the campaign's; the sweep

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "base/exitcode.h"
 #include "store/history.h"
 #include "store/lock.h"
 
@@ -334,6 +335,31 @@ static void test_read_only_open(void **state)
 	assert_int_equal(history_txn_create(h, &t, NULL, 0, &id), -EROFS);
 }
 
+/* An empty file is no history: read-only and existing-only opens refuse it
+ * with -ENODATA, which maps to exit 66 like a missing file (the one
+ * mapping every verb uses). */
+static void test_empty_file(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_history_ struct history *h = NULL;
+	_cleanup_free_ char *sub = strprintf("%s/sub", f->dir);
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	assert_int_equal(mkdir(sub, 0700), 0);
+	fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(history_open(f->path, HISTORY_READ_ONLY, &h), -ENODATA);
+	assert_int_equal(history_open(f->path, HISTORY_EXISTING, &h), -ENODATA);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(history_open_exit_code(-ENODATA), EXIT_NOT_FOUND);
+	assert_int_equal(history_open_exit_code(-ENOENT), EXIT_NOT_FOUND);
+	assert_int_equal(history_open_exit_code(-EISDIR), EXIT_INVALID);
+	assert_int_equal(history_open_exit_code(-EACCES), EXIT_PERMISSION);
+	assert_int_equal(history_open_exit_code(-EBADMSG), EXIT_ERROR);
+}
+
 /* Marks are queued; a durable write, history_changes_load and
  * history_close write them, whatever their number. */
 static void test_marks_batched(void **state)
@@ -522,6 +548,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_unfinished_detection, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_json, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_empty_file, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_read_only_open, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_marks_batched, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rollback_finish, setup, teardown),

@@ -137,9 +137,9 @@ static void test_set_mtu(void **state)
 static void test_ethtool_veth(void **state)
 {
 	struct eth_drvinfo d;
-	struct eth_channels c;
-	struct eth_rings g = {.rx = 512, .tx = 512};
+	struct ethnl_values c, g;
 	struct eth_link e;
+	char *msg = NULL;
 
 	(void)state;
 	NEED_NETNS();
@@ -156,35 +156,52 @@ static void test_ethtool_veth(void **state)
 	assert_string_equal(eth_duplex_to_string(e.duplex), "full");
 
 	/* veth rings: not supported, reported as such */
-	assert_int_equal(ethtool_get_rings("ens1f0", &g), -EOPNOTSUPP);
-	assert_int_equal(ethtool_set_rings("ens1f0", &g), -EOPNOTSUPP);
+	assert_int_equal(ethnl_group_get(&ethnl_rings, "ens1f0", &g, &msg), -EOPNOTSUPP);
+	free(TAKE_PTR(msg));
+	assert_int_equal(ethnl_group_set(&ethnl_rings, "ens1f0", 0, 512, &msg), -EOPNOTSUPP);
+	free(TAKE_PTR(msg));
 
-	assert_int_equal(ethtool_get_channels("ens1f0", &c), 0);
-	assert_int_equal(c.rx, 2);
-	assert_int_equal(c.max_rx, 2);
-	assert_int_equal(c.tx, 3);
-	assert_int_equal(c.max_tx, 3);
-	assert_int_equal(c.max_combined, 0); /* n/a */
-	assert_int_equal(c.max_other, 0);
+	/* channels rx tx other combined, each with its maximum; veth has no
+	 * other or combined channels (not reported, maximum 0) */
+	assert_int_equal(ethnl_group_get(&ethnl_channels, "ens1f0", &c, NULL), 0);
+	assert_true(c.present[0] && c.v[0] == 2 && c.max[0] == 2);
+	assert_true(c.present[1] && c.v[1] == 3 && c.max[1] == 3);
+	assert_true(!c.present[2] && c.max[2] == 0);
+	assert_true(!c.present[3] && c.max[3] == 0);
 
-	c.rx = 1;
-	assert_int_equal(ethtool_set_channels("ens1f0", &c), 1);
-	assert_int_equal(ethtool_set_channels("ens1f0", &c), 0); /* already so */
-	assert_int_equal(ethtool_get_channels("ens1f0", &c), 0);
-	assert_int_equal(c.rx, 1);
-	c.rx = 3; /* beyond max_rx: refused before anything is sent */
-	assert_int_equal(ethtool_set_channels("ens1f0", &c), -ERANGE);
-	c.rx = 1;
-	c.combined = 1;
-	assert_int_equal(ethtool_set_channels("ens1f0", &c), -ERANGE);
-	assert_int_equal(ethtool_get_channels("ens1f0", &c), 0);
-	assert_int_equal(c.rx, 1);
-	assert_int_equal(c.combined, 0);
-	c.rx = 2;
-	assert_int_equal(ethtool_set_channels("ens1f0", &c), 1);
+	assert_int_equal(ethnl_group_set(&ethnl_channels, "ens1f0", 0, 1, &msg), 1);
+	assert_int_equal(ethnl_group_set(&ethnl_channels, "ens1f0", 0, 1, &msg), 0); /* already so */
+	assert_int_equal(ethnl_group_get(&ethnl_channels, "ens1f0", &c, NULL), 0);
+	assert_int_equal(c.v[0], 1);
+	assert_int_equal(c.v[1], 3); /* one count written, the other kept */
+	/* the kernel's refusals, in its words */
+	assert_int_equal(ethnl_group_set(&ethnl_channels, "ens1f0", 0, 3, &msg), -EINVAL);
+	assert_string_equal(msg, "requested channel count exceeds maximum");
+	free(TAKE_PTR(msg));
+	assert_int_equal(ethnl_group_set(&ethnl_channels, "ens1f0", 0, 0, &msg), -EINVAL);
+	assert_string_equal(msg,
+			    "requested channel counts would result in no RX or TX channel being configured");
+	free(TAKE_PTR(msg));
+	assert_int_equal(ethnl_group_set(&ethnl_channels, "ens1f0", 3, 1, &msg), -EOPNOTSUPP); /* combined */
+	free(TAKE_PTR(msg));
+	assert_int_equal(ethnl_group_get(&ethnl_channels, "ens1f0", &c, NULL), 0);
+	assert_int_equal(c.v[0], 1);
+	assert_int_equal(ethnl_group_set(&ethnl_channels, "ens1f0", 0, 2, &msg), 1);
+
+	/* the ioctl fallback: the same values and maxima, and a refusal
+	 * without a message */
+	setenv("CX5PROF_FAILPOINT", "ethnl-absent:1", 1);
+	assert_int_equal(ethnl_group_get(&ethnl_channels, "ens1f0", &g, NULL), 0);
+	assert_true(g.present[0] && g.v[0] == 2 && g.max[0] == 2 && g.v[1] == 3 && g.max[1] == 3);
+	assert_true(!g.present[3] && g.max[3] == 0);
+	assert_int_equal(ethnl_group_set(&ethnl_channels, "ens1f0", 1, 2, &msg), 1);
+	assert_int_equal(ethnl_group_set(&ethnl_channels, "ens1f0", 1, 4, &msg), -EINVAL);
+	assert_null(msg);
+	assert_int_equal(ethnl_group_set(&ethnl_channels, "ens1f0", 1, 3, &msg), 1);
+	unsetenv("CX5PROF_FAILPOINT");
 
 	assert_int_equal(ethtool_get_drvinfo("ens9f9", &d), -ENODEV);
-	assert_int_equal(ethtool_get_channels("../x", &c), -EINVAL);
+	assert_int_equal(ethnl_group_get(&ethnl_channels, "../x", &c, NULL), -EINVAL);
 }
 
 static void test_ethtool_stats(void **state)
@@ -211,20 +228,17 @@ static void test_ethtool_stats(void **state)
  * entries than the kernel had (ethtool ignores the length passed in). */
 static void test_ethtool_stats_channels_change(void **state)
 {
-	struct eth_channels c;
 	pid_t pid;
 	int status, ok = 0;
 
 	(void)state;
 	NEED_NETNS();
-	assert_int_equal(ethtool_get_channels("ens1f0", &c), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		for (int i = 0; i < 400; i++) {
-			c.rx = i % 2 ? 1 : 2;
-			c.tx = i % 2 ? 1 : 3;
-			(void)ethtool_set_channels("ens1f0", &c);
+			(void)ethnl_group_set(&ethnl_channels, "ens1f0", 0, i % 2 ? 1 : 2, NULL);
+			(void)ethnl_group_set(&ethnl_channels, "ens1f0", 1, i % 2 ? 1 : 3, NULL);
 		}
 		_exit(0);
 	}
@@ -251,9 +265,8 @@ static void test_ethtool_stats_channels_change(void **state)
 	assert_true(ok > 0);
 
 	/* grown for good: the larger count, in full */
-	c.rx = 2;
-	c.tx = 3;
-	assert_true(ethtool_set_channels("ens1f0", &c) >= 0);
+	assert_true(ethnl_group_set(&ethnl_channels, "ens1f0", 0, 2, NULL) >= 0);
+	assert_true(ethnl_group_set(&ethnl_channels, "ens1f0", 1, 3, NULL) >= 0);
 	{
 		_cleanup_free_ struct eth_stat *s = NULL;
 		size_t n = 0;

@@ -7,6 +7,9 @@
 #include <cmocka.h>
 
 #include "base/exitcode.h"
+#include "kinds/kinds.h"
+#include "os/ethfeatures.h"
+#include "os/ethnl.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
 #include "plan.h"
@@ -85,6 +88,17 @@ static void test_order(void **state)
 /* A host with one port, as probe_host would describe a driver at
  * `version`, firmware 16.29.1030, 25G full, MTU 1500 (68..9978), 8 of 63
  * combined channels, rings as given by rings_r. */
+/* Kind `name`'s fact of port s as the probe leaves it: r, and a zeroed
+ * value of `size` bytes to fill. */
+static void *fact_set(struct iface_state *s, const char *name, int r, size_t size)
+{
+	struct iface_fact *f = &s->facts[change_kind_index(change_kind_find(name))];
+
+	f->r = r;
+	f->value = calloc(1, size);
+	return f->value;
+}
+
 static struct host_state *host_new(int rings_r)
 {
 	struct host_state *h = calloc(1, sizeof(*h));
@@ -101,9 +115,16 @@ static struct host_state *host_new(int rings_r)
 	strcpy(s->drvinfo.version, "5.8-1.0.1");
 	strcpy(s->drvinfo.fw_version, "16.29.1030 (MT_0000000080)");
 	s->ethlink = (struct eth_link){.speed_known = true, .speed = 25000, .duplex = ETH_DUPLEX_FULL};
-	s->channels = (struct eth_channels){.combined = 8, .max_combined = 63};
-	s->rings_r = rings_r;
-	s->rings = (struct eth_rings){.rx = 1024, .tx = 1024, .max_rx = 8192, .max_tx = 8192};
+	s->n_facts = n_change_kinds;
+	s->facts = calloc(n_change_kinds, sizeof(*s->facts));
+	for (size_t i = 0; i < n_change_kinds; i++)
+		s->facts[i].r = -ENOENT;
+	/* ethnl_channels: rx tx other combined; ethnl_rings: rx tx */
+	*(struct ethnl_values *)fact_set(s, "channels", 0, sizeof(struct ethnl_values)) =
+	    (struct ethnl_values){
+		.v = {0, 0, 0, 8}, .present = {false, false, false, true}, .max = {0, 0, 0, 63}};
+	*(struct ethnl_values *)fact_set(s, "rings", rings_r, sizeof(struct ethnl_values)) =
+	    (struct ethnl_values){.v = {1024, 1024}, .present = {true, true}, .max = {8192, 8192}};
 	h->ifaces = s;
 	h->n_ifaces = 1;
 	for (int k = 0; k < _SYSCTL_MAX; k++)
@@ -112,10 +133,12 @@ static struct host_state *host_new(int rings_r)
 	h->sysctl[SYSCTL_UDP_MEM].value = (struct sysctl_value){.n = 3, .v = {188010, 250681, 376020}};
 	/* veth-like offloads: gro changeable and on, lro fixed off; no
 	 * coalescing; pause without autoneg reported */
-	s->features.f[ETH_FEATURE_GRO] = (struct eth_feature_state){.changeable = true, .active = true};
-	s->features.f[ETH_FEATURE_UDP_GRO_FORWARDING] = (struct eth_feature_state){.changeable = true};
-	s->coalesce_r = -EOPNOTSUPP;
-	s->pause = (struct ethnl_values){.v = {0, 1, 1}, .present = {false, true, true}};
+	struct eth_features *features = fact_set(s, "features", 0, sizeof(struct eth_features));
+	features->f[ETH_FEATURE_GRO] = (struct eth_feature_state){.changeable = true, .active = true};
+	features->f[ETH_FEATURE_UDP_GRO_FORWARDING] = (struct eth_feature_state){.changeable = true};
+	fact_set(s, "coalesce", -EOPNOTSUPP, sizeof(struct ethnl_values));
+	*(struct ethnl_values *)fact_set(s, "pause", 0, sizeof(struct ethnl_values)) =
+	    (struct ethnl_values){.v = {0, 1, 1}, .present = {false, true, true}};
 	return h;
 }
 

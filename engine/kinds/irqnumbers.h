@@ -1,14 +1,11 @@
-/* kinds/irq_kind.h: what the irq kind (kinds/irq.c) offers the kinds next
- * to it: dropping its view of which IRQ serves which queue (channels
- * re-create the IRQs), and the IRQ number lists ("99,109-123") that
- * irqbalance-ban stores. */
-#ifndef CX5_KINDS_IRQ_KIND_H
-#define CX5_KINDS_IRQ_KIND_H
+/* kinds/irqnumbers.h: IRQ number lists ("99,109-123"), as the irq kind
+ * shares the IRQs it pins and irqbalance-ban stores the IRQs it bans.
+ *
+ * Owns: their text form, both ways. Must never: touch the host. */
+#ifndef CX5_KINDS_IRQNUMBERS_H
+#define CX5_KINDS_IRQNUMBERS_H
 
 #include <stddef.h>
-
-/* Forget the ports' IRQ lists: the next IRQ step discovers them anew. */
-void irq_kind_forget_owners(void);
 
 /* Sort and deduplicate v in place; the new count. */
 size_t irq_numbers_normalize(unsigned *v, size_t n);

@@ -1,0 +1,94 @@
+/* keydoc.c: print the change kinds (names and apply ranks), their profile
+ * keys (kinds.h, profile.h) and the vocabularies of their map types (procsys.h's sysctls, ethfeatures.h's
+ * features) as JSON, for contrib/gen-docs.py (`make docs`), which writes
+ * the key tables of the man page and the JSON Schema from it.
+ *
+ * Owns: nothing but this dump. Must never: touch the host. */
+#include <json-c/json.h>
+#include <stdio.h>
+
+#include "kinds/kinds.h"
+#include "os/ethfeatures.h"
+#include "os/procsys.h"
+#include "profile.h"
+
+static const char *const type_names[_KT_MAX] = {
+    [KT_SECTION] = "section",	[KT_UINT] = "uint",   [KT_SIZE] = "size",	[KT_NUMBER] = "number",
+    [KT_BOOL] = "bool",		[KT_ENUM] = "enum",   [KT_CPULIST] = "cpulist", [KT_SYSCTLS] = "sysctls",
+    [KT_FEATURES] = "features", [KT_KINDS] = "kinds", [KT_TEXT] = "text",
+};
+
+static int add_key(const char *path, const struct profile_key *k, const struct change_kind *kind,
+		   void *userdata)
+{
+	struct json_object *keys = userdata, *o;
+
+	if (!kind && k->type != KT_KINDS)
+		return 0; /* the profile's own sections are written by hand */
+	if (!type_names[k->type]) {
+		fprintf(stderr, "keydoc: %s: a key type the docs do not know (%d)\n", path, k->type);
+		return -1;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "kind", kind ? json_object_new_string(kind->name) : NULL);
+	json_object_object_add(o, "type", json_object_new_string(type_names[k->type]));
+	if (k->type == KT_UINT || k->type == KT_SIZE || k->type == KT_CPULIST) {
+		json_object_object_add(o, "min", json_object_new_int64(k->min));
+		json_object_object_add(o, "max", json_object_new_int64(k->max));
+	}
+	if (k->names) {
+		struct json_object *a = json_object_new_array();
+		for (const char *const *n = k->names; *n; n++)
+			json_object_array_add(a, json_object_new_string(*n));
+		json_object_object_add(o, "names", a);
+	}
+	json_object_object_add(o, "help", k->help ? json_object_new_string(k->help) : NULL);
+	json_object_array_add(keys, o);
+	return 0;
+}
+
+int main(void)
+{
+	struct json_object *doc = json_object_new_object(), *keys = json_object_new_array(),
+			   *sysctls = json_object_new_array(), *features = json_object_new_array(),
+			   *kinds = json_object_new_array();
+
+	if (profile_keys_walk(add_key, keys) < 0)
+		return 1;
+	for (size_t i = 0; i < n_change_kinds; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(change_kinds[i]->name));
+		json_object_object_add(o, "rank", json_object_new_int(change_kinds[i]->rank));
+		json_object_array_add(kinds, o);
+	}
+	for (unsigned i = 0; i < _SYSCTL_MAX; i++) {
+		const struct sysctl_def *d = sysctl_def((enum sysctl_key)i);
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(d->name));
+		json_object_object_add(o, "values", json_object_new_int(d->n_values));
+		json_object_object_add(o, "ordered", json_object_new_boolean(d->ordered));
+		json_object_object_add(o, "min", json_object_new_uint64(d->min));
+		json_object_object_add(o, "max", json_object_new_uint64(d->max));
+		json_object_object_add(o, "unit", json_object_new_string(d->unit));
+		json_object_object_add(o, "help", d->help ? json_object_new_string(d->help) : NULL);
+		json_object_array_add(sysctls, o);
+	}
+	for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++) {
+		const struct eth_feature_def *d = eth_feature_def((enum eth_feature)i);
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(d->name));
+		json_object_object_add(o, "kernel_name", json_object_new_string(d->kernel_name));
+		json_object_array_add(features, o);
+	}
+	json_object_object_add(doc, "kinds", kinds);
+	json_object_object_add(doc, "keys", keys);
+	json_object_object_add(doc, "sysctls", sysctls);
+	json_object_object_add(doc, "features", features);
+	puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(doc);
+	return 0;
+}
