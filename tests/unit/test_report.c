@@ -183,6 +183,35 @@ static void test_heat_absolute(void **state)
 	irqheat_done(&spread);
 }
 
+/* A host with 96 CPUs (the cx5-8node fixture's real table) folds into
+ * rows of 32, each labelled, and never shrinks its cells. */
+static void test_heat_rows(void **state)
+{
+	struct irqheat hm = {0};
+	char *text = NULL, *svg = NULL;
+	size_t len = 0;
+	FILE *f = fopen("tests/fixtures/sysroot/cx5-8node/proc/interrupts", "r");
+	(void)state;
+
+	assert_non_null(f);
+	assert_true(getdelim(&text, &len, '\0', f) > 0);
+	fclose(f);
+	assert_int_equal(irqheat_add(&hm, text, text), 0);
+	assert_int_equal(hm.ncpus, 96);
+	len = 0;
+	f = open_memstream(&svg, &len);
+	irqheat_draw(f, &hm, "96 CPUs");
+	fclose(f);
+	assert_non_null(strstr(svg, "viewBox=\"0 0 712 85\""));
+	assert_non_null(strstr(svg, ">cpu 0-31</text>"));
+	assert_non_null(strstr(svg, ">cpu 32-63</text>"));
+	assert_non_null(strstr(svg, ">cpu 64-95</text>"));
+	assert_non_null(strstr(svg, "<rect x=\"690\" y=\"57\" width=\"18\" height=\"18\""));
+	free(svg);
+	free(text);
+	irqheat_done(&hm);
+}
+
 static struct json_object *campaign_doc(int64_t r1, int64_t r2, int64_t r3)
 {
 	char json[4096];
@@ -377,9 +406,8 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_heat_absolute),
-	    cmocka_unit_test(test_page),
-	    cmocka_unit_test(test_single_runs),
+	    cmocka_unit_test(test_heat_absolute), cmocka_unit_test(test_heat_rows),
+	    cmocka_unit_test(test_page),	  cmocka_unit_test(test_single_runs),
 	    cmocka_unit_test(test_escape),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
