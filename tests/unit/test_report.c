@@ -25,8 +25,9 @@
 #include "report.h"
 #include "store/history.h"
 #include "store/runs.h"
+#include "unit.h"
 
-static char dir[] = "/tmp/cx5-test-report-XXXXXX";
+static char *dir;
 
 /* /proc/interrupts of a 12-CPU host (the kernel's own layout, from the
  * reference captures), before and after two runs. In the first, cpu3
@@ -392,15 +393,14 @@ static int setup(void **state)
 {
 	(void)state;
 	setenv("TZ", "UTC", 1);
-	return mkdtemp(dir) ? 0 : -1;
+	dir = unit_tmpdir_new("report");
+	return dir ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return unit_tmpdir_free(TAKE_PTR(dir));
 }
 
 int main(void)
