@@ -15,7 +15,7 @@
 . "$(dirname "$0")/verify-lib.sh"
 . "$(dirname "$0")/browser-lib.sh"
 need_root_netns
-command -v netserver >/dev/null || skip_all "needs netperf and netserver (contrib/install-deps.sh)"
+need_tool netserver "contrib/install-deps.sh enables Debian non-free for it"
 browser_need
 vsetup v120 cx5-2port
 trap 'browser_cleanup; v_cleanup' EXIT

@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
 need_root_netns
-command -v netserver >/dev/null || skip_all "needs netperf and netserver (contrib/install-deps.sh)"
+need_tool netserver "contrib/install-deps.sh enables Debian non-free for it"
 vsetup v122 cx5-2port
 copy_sysroot cx5-2port "$WORK/pristine"
 netserver_start 12865

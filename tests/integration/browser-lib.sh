@@ -20,8 +20,9 @@ BROWSER=${CX5PROF_CHROMIUM:-chromium}
 BROWSER_N=0
 
 browser_need() {
-	command -v "$BROWSER" >/dev/null || skip_all "needs chromium (contrib/install-deps.sh)"
-	command -v unshare >/dev/null || skip_all "needs unshare (util-linux)"
+	need_tool "$BROWSER"
+	need_tool unshare
+	need_python_module html.parser xml.etree.ElementTree
 }
 
 # The flags of every run: no GPU, no QUIC, no first-run, no background
