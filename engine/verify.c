@@ -28,7 +28,6 @@
 #include "store/history.h"
 #include "store/runs.h"
 
-#define DEFAULT_DURATION_SEC  10
 #define PEER_PROBE_TIMEOUT_MS 1000
 #define DEFAULT_MESSAGE_SIZE  1400 /* fits a 1500-byte MTU */
 
@@ -463,7 +462,7 @@ void verify_bench_params(const struct profile *p, struct runner_params *ret, cha
 	    .peer = p->verify.peer.set ? p->verify.peer.value : NULL,
 	    .port = p->verify.port.set ? (uint16_t)p->verify.port.value : 0,
 	    .duration_sec =
-		p->verify.duration.set ? (uint32_t)p->verify.duration.value : DEFAULT_DURATION_SEC,
+		p->verify.duration.set ? (uint32_t)p->verify.duration.value : VERIFY_DEFAULT_DURATION_S,
 	    .message_size = p->verify.message_size.set ? p->verify.message_size.value : DEFAULT_MESSAGE_SIZE,
 	    .send_buffer = p->verify.socket_send.set ? p->verify.socket_send.value : 0,
 	    .recv_buffer = p->verify.socket_receive.set ? p->verify.socket_receive.value : 0,
@@ -471,6 +470,28 @@ void verify_bench_params(const struct profile *p, struct runner_params *ret, cha
 	    .gso = p->verify.gso.set && p->verify.gso.value,
 	};
 	*ret_runners = p->verify.runners.set ? p->verify.runners.value : default_runners;
+}
+
+/* A run cut by a signal (the runner's children get it too when it went to
+ * the process group) or one that ran materially shorter than asked
+ * measured something else than the profile's benchmark. */
+static int classify_interrupted(const struct verify_options *o, struct verify_report *r)
+{
+	int sig = o->interrupted ? o->interrupted() : 0;
+	double elapsed = r->bench_r >= 0 ? r->result.elapsed_sec : 0;
+	_cleanup_free_ char *ran =
+	    elapsed > 0 ? strprintf(" (ran %.1f s of %u s)", elapsed, r->params.duration_sec) : strdup("");
+
+	if (!ran)
+		return -ENOMEM;
+	if (sig)
+		r->interrupted = strprintf("SIG%s during the run%s", strna(sigabbrev_np(sig)), ran);
+	else if (elapsed > 0 && elapsed < VERIFY_SHORT_RUN * r->params.duration_sec)
+		r->interrupted = strprintf("the run was cut short: it ran %.1f s of %u s", elapsed,
+					   r->params.duration_sec);
+	else
+		return 0;
+	return r->interrupted ? 0 : -ENOMEM;
 }
 
 static int run_bench(const struct verify_options *o, const struct host_state *host, struct verify_report *r)
@@ -502,6 +523,7 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 	verify_bench_params(p, &r->params, &names);
 	r->params.peer = r->peer;
 	r->params.cpus = &r->pin_cpus;
+	r->params.stop = o->interrupted;
 	rr = pin_cpus(host, r, &r->pin_cpus);
 	if (rr < 0)
 		return rr;
@@ -565,6 +587,9 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 	if (rr < 0)
 		return rr;
 	r->bench_ran = true;
+	rr = classify_interrupted(o, r);
+	if (rr < 0)
+		return rr;
 
 	pause_point("bench-done");
 	rr = irqspread_snapshot_take(&r->intr_after);
@@ -799,7 +824,9 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 		profile_json = strdup(json_object_to_json_string_ext(pj, JSON_C_TO_STRING_PRETTY));
 		json_object_put(pj);
 	}
-	if (r->bench_r < 0)
+	if (r->interrupted)
+		verdict = strprintf("interrupted: %s", r->interrupted);
+	else if (r->bench_r < 0)
 		verdict = strprintf("error: %s", strna(r->result.error));
 	else
 		verdict = strprintf("%s", verify_result_word(r));
@@ -937,6 +964,7 @@ void verify_report_free(struct verify_report *r)
 	free(r->problems);
 	strv_free(r->warnings);
 	free(r->bench_skipped);
+	free(r->interrupted);
 	free(r->peer);
 	cpuset_done(&r->pin_cpus);
 	peercheck_done(&r->peer_checks);
@@ -971,7 +999,7 @@ int verify_exit_code(const struct verify_report *r)
 {
 	if (r->n_drifts > 0 || r->n_problems > 0)
 		return EXIT_DRIFT;
-	if (r->bench_r < 0)
+	if (r->bench_r < 0 || r->interrupted)
 		return EXIT_ERROR;
 	if (any_threshold_failed(r))
 		return EXIT_BENCH_FAIL;
@@ -980,6 +1008,8 @@ int verify_exit_code(const struct verify_report *r)
 
 const char *verify_result_word(const struct verify_report *r)
 {
+	if (r->interrupted && verify_exit_code(r) == EXIT_ERROR)
+		return "interrupted";
 	switch (verify_exit_code(r)) {
 	case EXIT_DRIFT:
 		return "drift";

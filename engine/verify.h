@@ -38,6 +38,9 @@ struct verify_options {
 	bool bench_anyway;	 /* benchmark a host that differs from the profile too */
 	bool progress;		 /* elapsed/total on stderr during the run */
 	struct history *history; /* where to record the run; NULL: not recorded */
+	/* A caught signal (apply_interrupted: a campaign): the benchmark stops
+	 * at it and the run counts as interrupted. NULL: none watched. */
+	int (*interrupted)(void);
 };
 
 enum verify_status { VERIFY_PASS, VERIFY_FAIL, VERIFY_NA, _VERIFY_STATUS_MAX };
@@ -106,6 +109,9 @@ struct verify_report {
 	struct peercheck peer_checks; /* the path and the peer, before the run */
 
 	int64_t started_usec, ended_usec; /* wall clock of the run (history_now_usec) */
+	/* Why the run's figures do not count, or NULL: a signal during it, or
+	 * it ran materially shorter than asked (VERIFY_SHORT_RUN). */
+	char *interrupted;
 
 	/* History. */
 	int64_t run_id;	    /* 0: not recorded */
@@ -119,6 +125,12 @@ struct verify_report {
  * filled in. ret->cpus is left NULL: verify pins the streams itself. */
 void verify_bench_params(const struct profile *p, struct runner_params *ret, char *const **ret_runners);
 
+/* The benchmark's seconds when verify.duration is unset. */
+#define VERIFY_DEFAULT_DURATION_S 10
+
+/* A run that measured less than this share of its duration was cut short. */
+#define VERIFY_SHORT_RUN 0.8
+
 /* Verify. -errno only when verification itself could not proceed (memory,
  * the host's interfaces unreadable); drifts, runner failures and failed
  * thresholds are results, in the report. */
@@ -131,8 +143,8 @@ static inline void verify_report_freep(struct verify_report **r)
 }
 #define _cleanup_verify_report_ _cleanup_(verify_report_freep)
 
-/* The exit code (see above) and the one-word result: "pass", "drift",
- * "error", "fail". */
+/* The exit code (see above; an interrupted run is an error) and the
+ * one-word result: "pass", "drift", "error", "fail", "interrupted". */
 int verify_exit_code(const struct verify_report *r);
 const char *verify_result_word(const struct verify_report *r);
 

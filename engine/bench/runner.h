@@ -35,6 +35,9 @@ struct runner_params {
 	 * one). */
 	const struct cpuset *cpus;
 	bool gso; /* builtin only: UDP_SEGMENT when the kernel has it */
+	/* Non-zero once the caller caught a signal: the tools are stopped as
+	 * at their deadline (the figures are then partial). NULL: never. */
+	int (*stop)(void);
 };
 
 /* One stream's figures (one netperf process, one iperf3 stream, one

@@ -4,6 +4,7 @@
  * verb_*.c file. */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <signal.h>
 
 #include "base/log.h"
 #include "base/output.h"
@@ -40,8 +41,9 @@ static const struct verb verbs[] = {
     {"history", verb_history, "[show [run] RUN | show txn TXN]",
      "list transactions, runs and campaigns, newest first; or everything about one run or transaction",
      history_options},
-    {"compare", verb_compare, "RUN RUN [RUN...]",
-     "side-by-side table of what differed between runs, with result deltas", NULL},
+    {"compare", verb_compare, "RUN RUN [RUN...] | --campaign A B",
+     "side-by-side table of what differed between runs, with result deltas; or two campaigns group by group",
+     compare_options},
     {"export", verb_export, "RUN --dir DIR", "write a self-contained bundle to reproduce one run",
      export_options},
     {"mirror", verb_mirror, "", "send pending history records to the TaoToken mirror", mirror_verb_options},
@@ -147,7 +149,11 @@ static int verb_help(struct cli *cli, int argc, char **argv)
 	}
 	verb = cli_verb(args[0]);
 	if (!verb) {
-		log_error("help: unknown verb '%s'", args[0]);
+		const char *hint = closest_verb(args[0]);
+		if (hint)
+			log_error("help: unknown verb '%s' (did you mean '%s'?)", args[0], hint);
+		else
+			log_error("help: unknown verb '%s'", args[0]);
 		return EXIT_USAGE;
 	}
 	cli_verb_usage(verb, stdout);
@@ -163,6 +169,10 @@ int main(int argc, char **argv)
 
 	if (env_db && *env_db)
 		cli.db_path = env_db;
+	/* A reader that goes away (`cx5prof campaign FILE | head -c 1`) is
+	 * an EPIPE the verb handles (a campaign stops and undoes its round),
+	 * not a death in the middle of a transaction. */
+	signal(SIGPIPE, SIG_IGN);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:vh", global_longopts, NULL)) != -1) {
 		switch (c) {

@@ -1150,6 +1150,21 @@ static void compare_human(const struct run_record *runs, size_t n, const struct 
 		free(cells[c]);
 }
 
+enum { OPT_COMPARE_CAMPAIGN = 1000 };
+
+const struct cli_option compare_options[] = {
+    {"campaign", CLI_ARG_NONE, OPT_COMPARE_CAMPAIGN, NULL,
+     "compare two campaigns group by group (A B: B's groups against A's), with the campaign statistics"},
+    {0},
+};
+
+static int compare_option(int id, const char *arg, void *userdata)
+{
+	(void)arg;
+	*(bool *)userdata = id == OPT_COMPARE_CAMPAIGN;
+	return 0;
+}
+
 int verb_compare(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_strv_free_ char **args = NULL;
@@ -1157,11 +1172,14 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 	struct run_record *runs = NULL;
 	_cleanup_free_ struct field *rows = NULL;
 	size_t n, nrows = 0, loaded = 0;
+	bool campaigns = false;
 	int r;
 
-	r = cli_parse(cli, cli_verb("compare"), argc, argv, NULL, NULL, &args);
+	r = cli_parse(cli, cli_verb("compare"), argc, argv, compare_option, &campaigns, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
+	if (campaigns)
+		return compare_campaigns(cli, args);
 	n = strv_length(args);
 	if (n < 2) {
 		log_error("compare: give at least two run ids (see 'cx5prof history')");

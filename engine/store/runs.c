@@ -91,6 +91,8 @@ static void add_opt_uint(struct json_object *o, const char *key, uint64_t v)
 
 const char *run_record_outcome(const struct run_record *r)
 {
+	if (r->verdict && strncmp(r->verdict, "interrupted", 11) == 0)
+		return "interrupted";
 	if (r->sent == 0 || (r->verdict && strncmp(r->verdict, "error", 5) == 0))
 		return "error";
 	if (r->verdict && streq(r->verdict, "drift"))

@@ -111,7 +111,9 @@ struct json_object *run_record_to_json(const struct run_record *r, bool with_art
 
 bool run_artifact_name_valid(const char *name);
 
-/* What became of the run, one rule for every runner: "error" when no
+/* What became of the run, one rule for every runner: "interrupted" when a
+ * signal cut it or it ran materially shorter than asked (verdict
+ * "interrupted: ..."), "error" when no
  * datagram was sent or the benchmark failed to run (verdict "error: ..."),
  * "drift" when the host differed from its profile, else "pass" or "fail"
  * (a threshold). JSON "outcome"; for people pass, FAIL, drift, error. */
@@ -127,7 +129,7 @@ char *run_record_tuning(const struct run_record *r, const char *key);
  * name, kernel release, each port's NIC model, PCI address, NUMA node and
  * local CPUs, driver and firmware; recorded by verify. */
 #define ARTIFACT_HOST_FACTS "host_facts.json"
-/* The same for people: "pass", "FAIL", "drift", "error". */
+/* The same for people: "pass", "FAIL", "drift", "error", "interrupted". */
 const char *run_record_outcome_label(const struct run_record *r);
 
 #endif
