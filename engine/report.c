@@ -22,6 +22,7 @@
 #include "irqheat.h"
 #include "os/procsys.h"
 #include "store/runs.h"
+#include "verdict.h"
 
 struct report {
 	FILE *f;
@@ -111,6 +112,11 @@ static struct json_object *previous_measured(const struct report *rp, size_t i)
 			return p;
 	}
 	return NULL;
+}
+
+static void cell_text(FILE *f, const char *cls, const char *s)
+{
+	html_elem(f, "td", cls, s ? s : "-");
 }
 
 /* ---- the runs ---- */
@@ -323,13 +329,101 @@ static int section_header(struct report *rp)
 
 /* ---- the verdict ---- */
 
+/* The comparisons, each with its intervals and words: the campaign
+ * table's, in a table. */
+static void comparisons_table(FILE *f, struct json_object *cmps)
+{
+	fputs("<table>\n<tr><th>comparison</th><th>receive throughput</th><th>loss</th>"
+	      "<th class=\"num\">confidence</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < json_object_array_length(cmps); i++) {
+		struct json_object *c = json_object_array_get_idx(cmps, i), *recv = get(c, "recv");
+		_cleanup_free_ char *name = verdict_doc_comparison_name(c),
+				    *rt = verdict_doc_measure_text(recv),
+				    *lt = verdict_doc_measure_text(get(c, "loss"));
+		char conf[32];
+
+		snprintf(conf, sizeof(conf), "%.1f%%", 100 * num(recv, "confidence"));
+		fputs("<tr>", f);
+		cell_text(f, "grp", name);
+		cell_text(f, NULL, rt);
+		cell_text(f, NULL, lt);
+		cell_text(f, "num", conf);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+/* The receive-throughput measure of comparison idx of cmps, as words. */
+static char *family_measure(struct json_object *cmps, struct json_object *idx)
+{
+	return idx ? verdict_doc_measure_text(
+			 get(json_object_array_get_idx(cmps, (size_t)json_object_get_int(idx)), "recv"))
+		   : strdup("not measured");
+}
+
+/* An ablation's attribution: each family alone and inside the full
+ * profile, and where the two disagree. */
+static void attribution_table(FILE *f, struct json_object *ablation, struct json_object *cmps)
+{
+	struct json_object *fams = get(ablation, "families");
+
+	fputs("<h3>Attribution</h3>\n<table>\n<tr><th>family</th><th>alone</th>"
+	      "<th>inside the full profile</th></tr>\n",
+	      f);
+	for (size_t i = 0; fams && i < json_object_array_length(fams); i++) {
+		struct json_object *fam = json_object_array_get_idx(fams, i);
+		_cleanup_free_ char *alone = family_measure(cmps, get(fam, "alone_comparison")),
+				    *inside = family_measure(cmps, get(fam, "marginal_comparison")),
+				    *skipped = str(fam, "skipped")
+						   ? strprintf("not applied: %s", str(fam, "skipped"))
+						   : NULL;
+
+		fputs("<tr>", f);
+		cell_text(f, "grp", str(fam, "label"));
+		if (skipped) {
+			fputs("<td colspan=\"2\" class=\"long\">", f);
+			html_text(f, skipped);
+			fputs("</td>", f);
+		} else {
+			cell_text(f, NULL, alone);
+			cell_text(f, NULL, inside);
+		}
+		fputs("</tr>\n", f);
+		if (str(fam, "interaction")) {
+			fputs("<tr><td></td><td colspan=\"2\" class=\"long\">interaction: ", f);
+			html_text(f, str(fam, "interaction"));
+			fputs("</td></tr>\n", f);
+		}
+	}
+	fputs("</table>\n", f);
+}
+
+/* The verdict and the statistics behind it, in the words of the campaign
+ * table. */
 static int section_verdict(struct report *rp)
 {
+	struct json_object *cmps = get(rp->doc, "comparisons"), *st = get(rp->doc, "statistics");
+
 	if (!str(rp->doc, "verdict"))
 		return 0;
 	fputs("<h2>Verdict</h2>\n<p class=\"verdict\"><strong>", rp->f);
 	html_text(rp->f, str(rp->doc, "verdict"));
 	fputs("</strong></p>\n", rp->f);
+	if (cmps && json_object_array_length(cmps) > 0)
+		comparisons_table(rp->f, cmps);
+	if (get(rp->doc, "ablation"))
+		attribution_table(rp->f, get(rp->doc, "ablation"), cmps);
+	if (st)
+		fprintf(
+		    rp->f,
+		    "<p class=\"note\">Each change is the Hodges-Lehmann estimate over the counted rounds "
+		    "(receive throughput as a ratio in %%, loss in percentage points) with its Mann-Whitney "
+		    "interval; better or worse only when the interval excludes 0; Holm's correction over %d "
+		    "comparison%s keeps the family-wise error at %.0f%%%s.</p>\n",
+		    json_object_get_int(get(st, "comparisons")),
+		    json_object_get_int(get(st, "comparisons")) == 1 ? "" : "s", 100 * num(st, "alpha"),
+		    json_object_get_int(get(st, "looks")) > 1 ? ", split over repeat auto's looks" : "");
 	return 0;
 }
 
@@ -455,11 +549,6 @@ static char *drops_text(struct json_object *drops)
 			return NULL;
 	}
 	return s ? s : strdup("none");
-}
-
-static void cell_text(FILE *f, const char *cls, const char *s)
-{
-	html_elem(f, "td", cls, s ? s : "-");
 }
 
 /* The benchmark peer's MTU and drops (from `serve`): "mtu 9000, drops +12",

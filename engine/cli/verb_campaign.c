@@ -1174,19 +1174,12 @@ static void render_excluded(struct json_object *groups)
 	}
 }
 
-/* "+67% [41..112] better" from a comparison's measure. */
+/* "+67% [41..112] better" from a comparison's measure, into buf. */
 static void measure_cell(struct json_object *m, char *buf, size_t size)
 {
-	bool points = streq(strempty(jstring(m, "unit")), "points");
-	const char *u = points ? " pp" : "%";
-	double ch = jdouble(m, "change"), lo = jdouble(m, "low"), hi = jdouble(m, "high");
-	int digits = points ? 2 : fabs(ch) < 10 ? 1 : 0;
+	_cleanup_free_ char *t = verdict_doc_measure_text(m);
 
-	if (isnan(lo) || isnan(hi))
-		snprintf(buf, size, "%+.*f%s [?] %s", digits, ch, u, strna(jstring(m, "verdict")));
-	else
-		snprintf(buf, size, "%+.*f%s [%.*f..%.*f] %s", digits, ch, u, digits, lo, digits, hi,
-			 strna(jstring(m, "verdict")));
+	snprintf(buf, size, "%s", strna(t));
 }
 
 /* Each comparison with its intervals and words. */
@@ -1201,14 +1194,13 @@ static void render_comparisons(struct json_object *doc)
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *c = json_object_array_get_idx(cmps, i),
 				   *recv = json_object_object_get(c, "recv");
-		char name[128], rc[64], lc[64];
+		_cleanup_free_ char *name = verdict_doc_comparison_name(c);
+		char rc[64], lc[64];
 
-		snprintf(name, sizeof(name), "%s vs %s%s%s%s", jstring(c, "group"), jstring(c, "against"),
-			 jstring(c, "sweep_value") ? " (" : "", strempty(jstring(c, "sweep_value")),
-			 jstring(c, "sweep_value") ? ")" : "");
 		measure_cell(recv, rc, sizeof(rc));
 		measure_cell(json_object_object_get(c, "loss"), lc, sizeof(lc));
-		out_text("%-32s %-32s %-34s %.1f%%\n", name, rc, lc, 100 * jdouble(recv, "confidence"));
+		out_text("%-32s %-32s %-34s %.1f%%\n", strna(name), rc, lc,
+			 100 * jdouble(recv, "confidence"));
 	}
 }
 

@@ -6,7 +6,9 @@
 # writes its report; headless Chromium, without network, loads a copy of
 # report.html with a probe script appended (the report has none) at 800
 # and 1400 px: the page never scrolls sideways, no text overflows its box,
-# no SVG element is clipped. Also the page of `report RUN` at 800 px. The
+# no SVG element is clipped. Also at 800 px: the report of a campaign
+# with the widest rows (a group skipped with its reason, thresholds failed
+# in every round, a long group name) and the page of `report RUN`. The
 # HTML parses strictly (every element closed in order), its SVG and
 # report.svg as XML, and no URL appears but the SVG namespace and the
 # runs' bundles. Screenshots at both widths are kept under
@@ -42,6 +44,19 @@ for width in 800 1400; do
 	ok $? "a screenshot at $width px: $ARTIFACTS/120-report-$width.png"
 done
 
+# A second campaign whose report has the widest rows
+# (tests/fixtures/campaign/): a group skipped with its reason, a threshold
+# failed in every round by a group with a long name.
+printf 'version: 1\nname: lab-wide\ngroups: [%s, %s, %s]\nverify: {peer: 198.18.0.2, runner: netperf, duration: 1}\n' \
+	"$TOP/profiles/baseline.yaml" "$TOP/tests/fixtures/campaign/gate.yaml" "$TOP/tests/fixtures/campaign/newer-driver.yaml" \
+	>"$WORK/wide.yaml"
+run cx campaign "$WORK/wide.yaml" --report "$WORK/wide"
+is "$rc" 0 "a campaign with a skipped group and failed thresholds: exit 0"
+browser_probe "$WORK/wide/report.html" 800 "$WORK/verdict-wide"
+head -n 1 "$WORK/verdict-wide" | grep -qx 'PROBE PASS'
+ok $? "its report at 800 px: no sideways scroll, no overflow, no clipped SVG"
+diag "$(cat "$WORK/verdict-wide")"
+
 run cx report 1 2 3 --dir "$WORK/runs-report"
 is "$rc" 0 "report RUN RUN RUN: exit 0"
 browser_probe "$WORK/runs-report/report.html" 800 "$WORK/verdict-runs"
@@ -49,7 +64,7 @@ head -n 1 "$WORK/verdict-runs" | grep -qx 'PROBE PASS'
 ok $? "the page of report RUN... at 800 px: no sideways scroll, no overflow, no clipped SVG"
 diag "$(cat "$WORK/verdict-runs")"
 
-run "$PY" - "$WORK/report" "$WORK/runs-report" <<'PYEOF'
+run "$PY" - "$WORK/report" "$WORK/runs-report" "$WORK/wide" <<'PYEOF'
 import html.parser, os, re, sys, xml.etree.ElementTree as ET
 VOID = {"meta", "br", "img", "input", "link", "hr", "wbr", "col"}
 class Strict(html.parser.HTMLParser):
@@ -82,7 +97,7 @@ for d in sys.argv[1:]:
     out.append((not p.bad and not p.stack, svg.tag, urls, hrefs, "<script" in page, "@import" in page, ctrl))
 print(out)
 PYEOF
-is "$rc $out" "0 [(True, '{http://www.w3.org/2000/svg}svg', [], [], False, False, []), (True, '{http://www.w3.org/2000/svg}svg', [], [], False, False, [])]" \
-	"both pages parse strictly, their SVG and report.svg as XML; no URL, no script, no import, no control character"
+is "$rc $out" "0 [$(printf "(True, '{http://www.w3.org/2000/svg}svg', [], [], False, False, [])%.0s, " 1 2 3 | sed 's/, $//')]" \
+	"the three pages parse strictly, their SVG and report.svg as XML; no URL, no script, no import, no control character"
 
 done_testing

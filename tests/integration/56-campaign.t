@@ -296,18 +296,10 @@ ok $? "SIGKILL + rollback: the sysroot copy is byte-identical to before"
 is "$(mtus)" "$MTUS_BEFORE" "SIGKILL + rollback: every veth MTU is back"
 
 # ---- a group that cannot apply is skipped with the reason; the rest runs
-cat >"$WORK/newer-driver.yaml" <<YAML
-version: 1
-name: newer-driver
-extends: $TOP/profiles/mtu-jumbo.yaml
-requires:
-  driver:
-    min_kernel: "99.0"
-YAML
 cat >"$WORK/skip.yaml" <<YAML
 version: 1
 name: lab-skip
-groups: [$TOP/profiles/baseline.yaml, newer-driver.yaml, $TOP/profiles/mtu-jumbo.yaml]
+groups: [$TOP/profiles/baseline.yaml, $TOP/tests/fixtures/campaign/newer-driver.yaml, $TOP/profiles/mtu-jumbo.yaml]
 verify: {peer: 198.18.0.2, runner: netperf, duration: 1}
 YAML
 run cx campaign "$WORK/skip.yaml"

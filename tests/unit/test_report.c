@@ -215,14 +215,32 @@ static void test_heat_rows(void **state)
 
 static struct json_object *campaign_doc(int64_t r1, int64_t r2, int64_t r3)
 {
-	char json[4096];
+	char json[8192];
 
 	snprintf(
 	    json, sizeof(json),
 	    "{\"campaign\": 7, \"name\": \"c<&>\\u0001\", \"file\": \"c.yaml\", \"status\": \"done\", "
 	    "\"repeat\": 2,"
 	    " \"runs\": 3, \"started_usec\": 1700000000000000, \"ended_usec\": 1700000095000000,"
-	    " \"verdict\": \"g \\\"x\\\" helped\\u001b]0;PWNED\\u0007\", \"groups\": ["
+	    " \"verdict\": \"g \\\"x\\\" helped\\u001b]0;PWNED\\u0007\","
+	    " \"statistics\": {\"method\": \"hodges-lehmann\", \"interval\": \"mann-whitney\", "
+	    "\"correction\": \"holm\","
+	    " \"alpha\": 0.05, \"looks\": 1, \"comparisons\": 1},"
+	    " \"comparisons\": [{\"group\": \"spread\", \"against\": \"one-cpu\", \"kind\": \"baseline\","
+	    " \"recv\": {\"unit\": \"percent\", \"change\": 100, \"low\": 50, \"high\": 150, \"confidence\": "
+	    "0.95,"
+	    " \"p_value\": 0.01, \"exact\": true, \"verdict\": \"better\", \"min_rounds\": null},"
+	    " \"loss\": {\"unit\": \"points\", \"change\": 0.5, \"low\": null, \"high\": null, "
+	    "\"confidence\": 0.95,"
+	    " \"p_value\": 1, \"exact\": true, \"verdict\": \"no clear difference\", \"min_rounds\": 4}}],"
+	    " \"ablation\": {\"profile\": \"udp-jumbo.yaml\", \"families\": [{\"family\": \"mtu\", "
+	    "\"label\": \"MTU 9000\","
+	    " \"skipped\": null, \"alone_comparison\": 0, \"marginal_comparison\": null, \"mattered\": true,"
+	    " \"interaction\": \"alone better, inside the full profile not measured\"},"
+	    " {\"family\": \"irq\", \"label\": \"IRQ map\", \"skipped\": \"no IRQs <here>\", "
+	    "\"alone_comparison\": null,"
+	    " \"marginal_comparison\": null, \"mattered\": false, \"interaction\": null}]},"
+	    " \"groups\": ["
 	    "{\"group\": \"one-cpu\", \"description\": \"MTU & IRQs\\u001b[2J\", \"skipped\": null,"
 	    " \"median_recv_mbps\": 1000.0, \"min_recv_mbps\": 900.0, \"max_recv_mbps\": 1100.0,"
 	    " \"median_loss_percent\": 0.5, \"change_percent\": null, \"irq_spread\": \"max cpu3 100%%\","
@@ -267,6 +285,14 @@ static const char *const page_has[] = {
     /* stored text escaped, control characters shown as '?' */
     "g &quot;x&quot; helped?]0;PWNED?",
     "<td class=\"grp\">one-cpu<br><span class=\"note\">MTU &amp; IRQs?[2J</span></td>",
+    /* the statistics behind the verdict, in the campaign table's words */
+    "<tr><td class=\"grp\">spread vs one-cpu</td><td>+100% [50..150] better</td><td>+0.50 pp [?] no clear "
+    "difference</td><td class=\"num\">95.0%</td></tr>",
+    "<tr><td class=\"grp\">MTU 9000</td><td>+100% [50..150] better</td><td>not measured</td></tr>",
+    "<td colspan=\"2\" class=\"long\">interaction: alone better, inside the full profile not measured</td>",
+    "<tr><td class=\"grp\">IRQ map</td><td colspan=\"2\" class=\"long\">not applied: no IRQs "
+    "&lt;here&gt;</td></tr>",
+    "Holm's correction over 1 comparison keeps the family-wise error at 5%.",
     /* charts: an axis from 0, loss on 0-100%, every round a dot, a round
      * that measured nothing marked not counted */
     "class=\"axis\">0</text>",
