@@ -20,6 +20,7 @@
 #include "bench/peerstate.h"
 #include "bench/runner.h"
 #include "irqheat.h"
+#include "ledger.h"
 #include "os/procsys.h"
 #include "store/runs.h"
 #include "verdict.h"
@@ -758,6 +759,97 @@ static int section_rounds(struct report *rp)
 	return 0;
 }
 
+/* ---- where the lost datagrams went (the loss ledger) ---- */
+
+#define LEDGER_REPORT_ROWS 32 /* the ledger's stages and unaccounted */
+
+/* One group's loss ledgers (its counted rounds', summed): rows of the
+ * stages that dropped and unaccounted; 0 when no round has a ledger. */
+static int group_ledger(struct report *rp, FILE *f, struct json_object *g)
+{
+	struct json_object *rounds = rounds_of(g);
+	size_t n_stages, ledgers = 0;
+	const char *const *stages = ledger_stages(&n_stages);
+	const char *limited = str(g, "limited_by");
+	uint64_t sum[LEDGER_REPORT_ROWS] = {0}, lost = 0;
+	_cleanup_free_ char *label = group_label(g);
+	char share[32], count[32];
+
+	if (n_stages + 1 > LEDGER_REPORT_ROWS)
+		n_stages = LEDGER_REPORT_ROWS - 1;
+	for (size_t k = 0; rounds && k < json_object_array_length(rounds); k++) {
+		struct json_object *rd = json_object_array_get_idx(rounds, k), *doc;
+		const struct run_record *run = run_of(rp, rd);
+
+		if (!run || !run->ledger || (!rp->single && !round_counted(rd)))
+			continue;
+		doc = json_tokener_parse(run->ledger);
+		for (size_t i = 0; doc && i <= n_stages; i++) {
+			uint64_t v = 0;
+
+			if (ledger_doc_count(doc, i < n_stages ? stages[i] : "unaccounted", &v))
+				sum[i] += v;
+		}
+		ledgers += doc != NULL;
+		json_object_put(doc);
+	}
+	if (ledgers == 0)
+		return 0;
+	for (size_t i = 0; i <= n_stages; i++)
+		lost += sum[i];
+	fputs("<table>\n<tr>", f);
+	html_elem(f, "th", "key", label);
+	fprintf(f, "<th class=\"num\">lost datagrams (%zu round%s)</th><th class=\"num\">share</th></tr>\n",
+		ledgers, ledgers == 1 ? "" : "s");
+	for (size_t i = 0; i <= n_stages; i++) {
+		const char *stage = i < n_stages ? stages[i] : "unaccounted";
+
+		if (sum[i] == 0)
+			continue;
+		snprintf(count, sizeof(count), "%" PRIu64, sum[i]);
+		snprintf(share, sizeof(share), "%.1f%%", 100.0 * (double)sum[i] / (double)lost);
+		fputs("<tr>", f);
+		cell_text(f, "long", ledger_stage_label(stage) ? ledger_stage_label(stage) : stage);
+		cell_text(f, "num", count);
+		cell_text(f, "num", share);
+		fputs("</tr>\n", f);
+	}
+	if (lost == 0)
+		fputs("<tr><td>no loss</td><td class=\"num\">0</td><td class=\"num\">-</td></tr>\n", f);
+	fputs("<tr><td>limited by</td><td colspan=\"2\" class=\"long\">", f);
+	html_text(f, limited ? (ledger_stage_label(limited) ? ledger_stage_label(limited) : limited) : "-");
+	fputs("</td></tr>\n</table>\n", f);
+	return 1;
+}
+
+/* "Where the lost datagrams went": a small table per group from its
+ * rounds' loss ledgers (docs/verification.md); nothing when no run has
+ * one. */
+static int section_ledger(struct report *rp)
+{
+	bool title = false;
+
+	for (size_t i = 0; i < n_groups(rp); i++) {
+		_cleanup_free_ char *buf = NULL;
+		size_t len = 0;
+		FILE *g = open_memstream(&buf, &len);
+		int r;
+
+		if (!g)
+			return -ENOMEM;
+		r = group_ledger(rp, g, group(rp, i));
+		if (fclose(g) != 0)
+			return -ENOMEM;
+		if (r > 0) {
+			if (!title)
+				fputs("<h2>Where the lost datagrams went</h2>\n", rp->f);
+			title = true;
+			fwrite(buf, 1, len, rp->f);
+		}
+	}
+	return 0;
+}
+
 /* ---- the interrupt heat map ---- */
 
 /* The NIC's NUMA-local CPUs from a run's host facts: "ens1f0, NUMA node
@@ -1050,7 +1142,7 @@ static int section_commands(struct report *rp)
 
 /* The page, top to bottom. A new section is one row. */
 static int (*const sections[])(struct report *rp) = {
-    section_header, section_verdict, section_charts,	 section_results,
+    section_header, section_verdict, section_charts,	 section_results,  section_ledger,
     section_rounds, section_heat,    section_parameters, section_commands,
 };
 

@@ -17,6 +17,8 @@
 #include "base/exitcode.h"
 #include "base/output.h"
 #include "bench/peerstate.h"
+#include "ledgerwatch.h"
+#include "peerssh.h"
 #include "os/ethtool.h"
 #include "os/irqaffinity.h"
 #include "os/nicfacts.h"
@@ -501,6 +503,8 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 	const struct runner *rn = NULL;
 	const struct peercheck_finding *mtu;
 	_cleanup_(watched_done) struct watched w = {0};
+	_cleanup_(ledger_watch_done) struct ledger_watch lw = {0};
+	const struct iface_state *port;
 	struct progress prog;
 	bool progressing = false;
 	int rr;
@@ -564,6 +568,13 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 		return 0;
 	}
 
+	rr = ledger_watch_start(&lw, r->peer, peercheck_serve_port(p), true, r->peer_checks.state,
+				r->peer_checks.state_usec, peerssh_wanted(p) ? p : NULL);
+	if (rr >= 0)
+		rr = ledger_watch_before(&lw, streq(rn->name, "builtin"));
+	if (rr < 0)
+		return rr;
+	r->params.state_version = lw.state_version;
 	rr = irqspread_snapshot_take(&r->intr_before);
 	if (rr >= 0)
 		rr = watch_irqs(r, &w);
@@ -592,7 +603,19 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 		return rr;
 
 	pause_point("bench-done");
-	rr = irqspread_snapshot_take(&r->intr_after);
+	rr = r->result.has_peer_counters
+		 ? ledger_watch_after(&lw, &r->result.peer_before, &r->result.peer_after)
+		 : ledger_watch_after(&lw, NULL, NULL);
+	port = r->interfaces ? host_state_iface(host, r->interfaces[0]) : NULL;
+	if (rr >= 0 && r->bench_r >= 0) {
+		struct ledger_input in =
+		    ledger_input_of_run(&r->params, &r->result, port && port->present ? port->link.mtu : 0);
+		rr = ledger_watch_compute(&lw, &in, &r->ledger);
+	}
+	if (rr >= 0 && r->ledger && !(r->ledger_doc = ledger_to_json(r->ledger)))
+		rr = -ENOMEM;
+	if (rr >= 0)
+		rr = irqspread_snapshot_take(&r->intr_after);
 	if (rr >= 0)
 		rr = snapshot_counters(r, host, true);
 	if (rr >= 0 && r->bench_r >= 0) {
@@ -805,7 +828,8 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	_cleanup_free_ char *cb = counters_text(r, false), *ca = counters_text(r, true),
 			    *sum = summary_text(r), *map = irq_map_text(r), *drv = NULL, *verdict = NULL,
 			    *profile_json = NULL, *drv_version = NULL, *hash = NULL,
-			    *tuning = tuning_text(host, r), *facts = host_facts_json(host, r->interfaces);
+			    *tuning = tuning_text(host, r), *facts = host_facts_json(host, r->interfaces),
+			    *ledger_txt = ledger_text(r->ledger_doc);
 	struct json_object *pj = NULL;
 	struct run_record rec;
 	int rr = 0;
@@ -846,6 +870,7 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	rr |= artifact_add(&as, "verify_summary", sum);
 	rr |= artifact_add(&as, ARTIFACT_TUNING, tuning);
 	rr |= artifact_add(&as, ARTIFACT_HOST_FACTS, facts);
+	rr |= artifact_add(&as, "loss_ledger", ledger_txt);
 	if (r->result.peer_state)
 		rr |= artifact_add(
 		    &as, PEERSTATE_ARTIFACT,
@@ -884,6 +909,10 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	    .loss_pct = r->result.loss_percent,
 	    .passed = verify_exit_code(r) == EXIT_OK,
 	    .verdict = verdict,
+	    .limited_by = r->ledger ? (char *)r->ledger->limited_by : NULL,
+	    .ledger = r->ledger_doc
+			  ? (char *)json_object_to_json_string_ext(r->ledger_doc, JSON_C_TO_STRING_PLAIN)
+			  : NULL,
 	    .artifacts = as.a,
 	    .n_artifacts = as.n,
 	};
@@ -968,6 +997,8 @@ void verify_report_free(struct verify_report *r)
 	free(r->peer);
 	cpuset_done(&r->pin_cpus);
 	peercheck_done(&r->peer_checks);
+	ledger_free(r->ledger);
+	json_object_put(r->ledger_doc);
 	free(r->runners_skipped);
 	runner_result_done(&r->result);
 	for (size_t i = 0; i < r->n_thresholds; i++)
@@ -1181,8 +1212,14 @@ static void render_bench(const struct verify_report *r)
 
 static void render_thresholds(const struct verify_report *r)
 {
+	/* Nothing measured (--no-bench, no peer, a host in drift): one line
+	 * for people, not every threshold n/a; JSON keeps them all. */
+	bool measured = r->bench_ran || !r->bench_skipped;
+
 	out_open_array("thresholds");
-	if (r->n_thresholds)
+	if (r->n_thresholds && !measured)
+		out_text("thresholds  not evaluated: nothing was measured\n");
+	else if (r->n_thresholds)
 		out_text("thresholds\n");
 	for (size_t i = 0; i < r->n_thresholds; i++) {
 		const struct verify_threshold *t = &r->thresholds[i];
@@ -1196,6 +1233,8 @@ static void render_thresholds(const struct verify_report *r)
 		out_string(OUT_JSON, "status", NULL, verify_status_to_string(t->status));
 		out_string(OUT_JSON, "note", NULL, t->note);
 		out_close_object();
+		if (!measured)
+			continue;
 		if (t->status == VERIFY_NA || t->value < 0)
 			out_text("  %s %s %g %s: %s (%s)\n", t->label, t->op, t->limit, t->unit,
 				 verify_status_to_string(t->status), t->note);
@@ -1313,12 +1352,19 @@ void verify_render(const struct verify_report *r)
 	render_spread(r);
 	render_counters(r);
 	peerstate_render(r->result.peer_state);
+	ledger_render(r->ledger_doc);
 	if (r->run_id > 0)
 		out_int(OUT_JSON, "run_id", NULL, r->run_id);
 	else
 		out_string(OUT_JSON, "run_id", NULL, NULL);
 	out_string(OUT_JSON, "record_error", NULL, r->record_error);
-	out_string(OUT_ANY, "result", "result      %s", verify_result_word(r));
+	out_bool(OUT_JSON, "measured", NULL, r->bench_ran);
+	/* In state with nothing measured is no "pass" of anything measured. */
+	if (!r->bench_ran && r->bench_skipped && verify_exit_code(r) == EXIT_OK) {
+		out_string(OUT_JSON, "result", NULL, verify_result_word(r));
+		out_text("result      in the profile's state; nothing was measured (%s)", r->bench_skipped);
+	} else
+		out_string(OUT_ANY, "result", "result      %s", verify_result_word(r));
 	out_int(OUT_JSON, "exit_code", NULL, verify_exit_code(r));
 	if (r->run_id > 0)
 		out_text(" (run %" PRId64 " recorded)", r->run_id);

@@ -6,7 +6,8 @@
  * IRQ pins included), the benchmark part (the path and the peer checked
  * first (peercheck.h): datagrams that cannot arrive are not sent, and the
  * error names the MTUs; runner chosen from the profile's list, drop
- * counters and interrupt/softirq snapshots around the run), the
+ * counters and interrupt/softirq snapshots around the run, the loss
+ * ledger's snapshots on both hosts (ledgerwatch.h) and its bottleneck), the
  * threshold table and its verdicts, the report (human and JSON, keys in
  * schemas/verify.schema.json) and the run record for the history. Must
  * never: change the host (verification only reads and measures), or call a
@@ -23,6 +24,7 @@
 
 #include "bench/irqspread.h"
 #include "bench/runner.h"
+#include "ledger.h"
 #include "os/counters.h"
 #include "peercheck.h"
 
@@ -106,7 +108,9 @@ struct verify_report {
 	struct irqspread_snapshot intr_before, intr_after;
 	struct verify_port_counters *counters;
 	size_t n_counters;
-	struct peercheck peer_checks; /* the path and the peer, before the run */
+	struct peercheck peer_checks;	/* the path and the peer, before the run */
+	struct ledger *ledger;		/* where the lost datagrams went; NULL: nothing measured */
+	struct json_object *ledger_doc; /* its document (ledger.h) */
 
 	int64_t started_usec, ended_usec; /* wall clock of the run (history_now_usec) */
 	/* Why the run's figures do not count, or NULL: a signal during it, or

@@ -3,7 +3,7 @@
 #
 # Verbs and options are read from cx5prof's own --help output, so the
 # completion never drifts from the binary. Profiles complete as *.yaml/*.yml
-# files (and directories; campaign files too), interface names from /sys/class/net, or from
+# files (and directories; campaign files too), interface names (show, counters) from /sys/class/net, or from
 # DIR/sys/class/net when the command line has --sysroot DIR. Run ids
 # (history show, compare, report, export, analyze), campaign ids (compare
 # --campaign) and apply transaction ids (rollback) come from `cx5prof
@@ -99,6 +99,11 @@ _cx5prof()
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return
 		;;
+	--tar)
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
 	--confirm|--limit|--timeout|--port|--bind|--peer|--duration|--streams|--message-size|--reason|--budget)
 		return # a value the user types
 		;;
@@ -138,7 +143,7 @@ _cx5prof()
 		return
 	fi
 	case $verb in
-	show)
+	show|counters)
 		COMPREPLY=($(compgen -W "$(_cx5prof_ifnames "$sysroot")" -- "$cur"))
 		;;
 	validate|plan|apply|verify|doctor|campaign)
@@ -163,6 +168,10 @@ _cx5prof()
 		;;
 	export|analyze)
 		[ "$nargs" = 0 ] && COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" run "$db")" -- "$cur"))
+		;;
+	snapshot)
+		compopt -o filenames 2>/dev/null
+		[ "$nargs" = 0 ] && COMPREPLY=($(compgen -d -- "$cur"))
 		;;
 	rollback)
 		[ "$nargs" = 0 ] && COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" txn "$db")" -- "$cur"))

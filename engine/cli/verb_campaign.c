@@ -335,6 +335,9 @@ static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, 
 	json_object_object_add(o, "loss_percent",
 			       measured ? json_object_new_double(rep->result.loss_percent) : NULL);
 	json_object_object_add(o, "error", why ? json_object_new_string(why) : NULL);
+	json_object_object_add(
+	    o, "limited_by",
+	    rep->ledger && rep->ledger->limited_by ? json_object_new_string(rep->ledger->limited_by) : NULL);
 	json_object_object_add(o, "peer_reverted", json_object_new_boolean(peer_reverted));
 	json_object_object_add(o, "warmup", json_object_new_boolean(warmup));
 	json_object_object_add(o, "counted", json_object_new_boolean(counted));
@@ -909,6 +912,40 @@ static struct json_object *num_or_null(double v)
 	return isnan(v) || v < 0 ? NULL : json_object_new_double(v);
 }
 
+/* A round's limited_by when it counts (warm-up and excluded rounds do
+ * not), else NULL. */
+static const char *round_limited_by(struct json_object *round)
+{
+	struct json_object *counted;
+
+	if (json_object_object_get_ex(round, "counted", &counted) && !json_object_get_boolean(counted))
+		return NULL;
+	return json_object_get_string(json_object_object_get(round, "limited_by"));
+}
+
+/* What limited a group: the verdict of the most of its counted rounds'
+ * ledgers (the first of equals), with how many rounds said so; NULL when
+ * no counted round has one. */
+static void limited_by_json(struct json_object *rounds, struct json_object *g)
+{
+	const char *best = NULL;
+	int best_n = 0;
+
+	for (size_t i = 0; rounds && i < json_object_array_length(rounds); i++) {
+		const char *v = round_limited_by(json_object_array_get_idx(rounds, i));
+		int n = 0;
+
+		for (size_t k = 0; v && k < json_object_array_length(rounds); k++)
+			n += streq_ptr(round_limited_by(json_object_array_get_idx(rounds, k)), v);
+		if (n > best_n) {
+			best = v;
+			best_n = n;
+		}
+	}
+	json_object_object_add(g, "limited_by", best ? json_object_new_string(best) : NULL);
+	json_object_object_add(g, "limited_by_rounds", best ? json_object_new_int(best_n) : NULL);
+}
+
 /* An ablation group's families ["mtu", "sysctl"]; null for a file's group. */
 static struct json_object *families_json(const struct run_ctx *x, const struct campaign_group *g)
 {
@@ -976,6 +1013,7 @@ static struct json_object *cell_json(const struct run_ctx *x, struct cell *cl, d
 	json_object_object_add(o, "families", families_json(x, g));
 	json_object_object_add(o, "profile", json_object_get(cl->profile));
 	json_object_object_add(o, "rounds", json_object_get(cl->rounds));
+	limited_by_json(cl->rounds, o);
 	return o;
 }
 
@@ -1133,6 +1171,26 @@ static void render_peer_line(struct json_object *groups)
 	}
 	if (line)
 		out_text("peer        %s\n", line);
+}
+
+/* The "limited by" cell: the group's verdict as people read it, with how
+ * many of its counted rounds said so when not all did ("receiver socket
+ * buffer (2 of 3)"); "-" without a ledger. */
+static void limited_by_cell(struct json_object *g, char *buf, size_t size)
+{
+	const char *v = jstring(g, "limited_by"), *label = ledger_stage_label(v);
+	struct json_object *rounds = json_object_object_get(g, "rounds");
+	int k = json_object_get_int(json_object_object_get(g, "limited_by_rounds"));
+	size_t n = 0;
+
+	for (size_t i = 0; rounds && i < json_object_array_length(rounds); i++)
+		n += round_limited_by(json_object_array_get_idx(rounds, i)) != NULL;
+	if (!v)
+		snprintf(buf, size, "-");
+	else if ((size_t)k < n)
+		snprintf(buf, size, "%s (%d of %zu)", label ? label : v, k, n);
+	else
+		snprintf(buf, size, "%s", label ? label : v);
 }
 
 /* "excluded    lab-full round 2: interrupted: SIGINT during the run": the
@@ -1317,13 +1375,14 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		 jstring(doc, "status"), reps, reps == 1 ? "" : "s", most,
 		 json_object_get_int64(json_object_object_get(doc, "runs")),
 		 json_object_get_int64(json_object_object_get(doc, "runs")) == 1 ? "" : "s");
-	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %s\n", "group", has_sweep ? "value    " : "",
-		 "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread", "drops", "vs previous");
+	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %-11s  %s\n", "group",
+		 has_sweep ? "value    " : "", "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread",
+		 "drops", "vs previous", "limited by");
 	for (size_t i = 0; i < json_object_array_length(groups); i++) {
 		struct json_object *g = json_object_array_get_idx(groups, i), *d;
 		double med = jdouble(g, "median_recv_mbps"), ch = jdouble(g, "change_percent");
 		char range[48] = "-", drops[32] = "n/a", change[16] = "", value[16] = "", mbps[24] = "-",
-		     loss[24] = "-", line[256];
+		     loss[24] = "-", line[320], limited[64];
 		size_t n = 0;
 
 		if (has_sweep)
@@ -1352,9 +1411,10 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		}
 		if (!isnan(ch))
 			snprintf(change, sizeof(change), "%+.0f%%", ch);
-		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s %s",
+		limited_by_cell(g, limited, sizeof(limited));
+		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s %-11s  %s",
 			 jstring(g, "group"), value, n, mbps, range, loss, jstring(g, "irq_spread"), drops,
-			 change);
+			 change, limited);
 		for (size_t e = strlen(line); e > 0 && line[e - 1] == ' ';)
 			line[--e] = '\0';
 		out_text("%s\n", line);

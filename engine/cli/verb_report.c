@@ -1,5 +1,6 @@
-/* verb_report.c: `cx5prof report RUN... --dir DIR`, and the report
- * directory `campaign --report DIR` writes too.
+/* verb_report.c: `cx5prof report RUN... --dir DIR` (and its `--hosts`
+ * form, verb_report_hosts.c), and the report directory `campaign --report
+ * DIR` writes too.
  *
  * Owns: the report directory: checked before anything runs (a new path,
  * or an empty directory), then written whole into a temporary directory
@@ -26,12 +27,20 @@
 #include "verb_txn.h"
 #include "verbs.h"
 
-enum { OPT_DIR = 1000 };
+enum { OPT_DIR = 1000, OPT_HOSTS };
 
 const struct cli_option report_options[] = {
     {"dir", CLI_ARG_REQUIRED, OPT_DIR, "DIR",
      "write report.html, report.svg, report.json and the runs' bundles into DIR (created; must be empty)"},
+    {"hosts", CLI_ARG_NONE, OPT_HOSTS, NULL,
+     "the arguments are hosts' directories (run.json of `export`, host.json of the fleet playbook): one row "
+     "per host"},
     {0},
+};
+
+struct report_args {
+	const char *dir;
+	bool hosts;
 };
 
 /* ---- the directory ---- */
@@ -183,8 +192,13 @@ static struct json_object *run_group(const struct run_record *run, double prev)
 	json_object_object_add(rd, "loss_percent", measured ? json_object_new_double(run->loss_pct) : NULL);
 	json_object_object_add(rd, "thresholds", runfacts_run_thresholds(run));
 	json_object_object_add(rd, "drops", runfacts_run_drops(run));
+	json_object_object_add(rd, "limited_by",
+			       run->limited_by ? json_object_new_string(run->limited_by) : NULL);
 	json_object_array_add(rounds, rd);
 	json_object_object_add(g, "rounds", rounds);
+	json_object_object_add(g, "limited_by",
+			       run->limited_by ? json_object_new_string(run->limited_by) : NULL);
+	json_object_object_add(g, "limited_by_rounds", run->limited_by ? json_object_new_int(1) : NULL);
 	return g;
 }
 
@@ -225,11 +239,14 @@ static int runs_doc(struct history *h, char **ids, struct json_object **ret)
 
 static int handle_option(int id, const char *arg, void *userdata)
 {
-	const char **dir = userdata;
+	struct report_args *a = userdata;
 
-	if (id != OPT_DIR)
+	if (id == OPT_HOSTS)
+		a->hosts = true;
+	else if (id == OPT_DIR)
+		a->dir = arg;
+	else
 		return EXIT_USAGE;
-	*dir = arg;
 	return 0;
 }
 
@@ -245,12 +262,16 @@ int verb_report(struct cli *cli, int argc, char **argv)
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_history_ struct history *h = NULL;
 	struct json_object *doc = NULL;
-	const char *dir = NULL;
+	struct report_args a = {0};
+	const char *dir;
 	int r, code;
 
-	r = cli_parse(cli, cli_verb("report"), argc, argv, handle_option, &dir, &args);
+	r = cli_parse(cli, cli_verb("report"), argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
+	if (a.hosts)
+		return report_hosts(args, a.dir);
+	dir = a.dir;
 	if (!args[0] || !dir) {
 		log_error("report: expected run ids and --dir DIR");
 		return EXIT_USAGE;

@@ -5,6 +5,8 @@
 #include "cli.h"
 
 int verb_show(struct cli *cli, int argc, char **argv);
+int verb_counters(struct cli *cli, int argc, char **argv);
+extern const struct cli_option counters_options[];
 int verb_validate(struct cli *cli, int argc, char **argv);
 int verb_serve(struct cli *cli, int argc, char **argv);
 int verb_bench(struct cli *cli, int argc, char **argv);
@@ -48,9 +50,14 @@ int verb_doctor(struct cli *cli, int argc, char **argv);
 extern const struct cli_option verify_cli_options[];
 extern const struct cli_option doctor_cli_options[];
 
+int verb_snapshot(struct cli *cli, int argc, char **argv);
+extern const struct cli_option snapshot_options[];
+
 int verb_campaign(struct cli *cli, int argc, char **argv);
 int verb_report(struct cli *cli, int argc, char **argv);
 extern const struct cli_option campaign_options[];
+/* `report --hosts DIR... --dir OUT` (verb_report_hosts.c). */
+int report_hosts(char **dirs, const char *out);
 extern const struct cli_option report_options[];
 /* The report directory of `campaign --report` and `report --dir`
  * (verb_report.c): checked before anything runs (a new path whose parent

@@ -74,6 +74,12 @@ struct run_record {
 	bool passed;	 /* every threshold held */
 	char *verdict;	 /* one line: why it passed/failed, NULL if no thresholds */
 
+	/* The loss ledger (ledger.h): what limited the run ("receiver-socket-
+	 * buffer", "sender", "path", "unknown", ...) and the whole document as
+	 * JSON text; NULL: none (nothing measured, or a run from before). */
+	char *limited_by;
+	char *ledger;
+
 	struct run_artifact *artifacts;
 	size_t n_artifacts;
 

@@ -20,6 +20,7 @@ PASS  ens1f0          firmware    firmware 16.29.1030 (>= 16.26.1040)
 PASS  ens1f0          numa        NUMA node 1, local CPUs 8-15,24-31
 PASS  ens1f0          pcie        PCIe 8.0 GT/s x8 (its maximum)
 SKIP  ens1f0          counters    not in this network namespace
+SKIP  ens1f0          idle-drops  not in this network namespace
 PASS  ens1f1          model       ConnectX-5 (15b3:1017) at 0000:af:00.1
 PASS  ens1f1          link        25000 Mb/s full duplex
 PASS  ens1f1          driver      driver mlx5_core 6.12.12-amd64
@@ -27,13 +28,14 @@ PASS  ens1f1          firmware    firmware 16.29.1030 (>= 16.26.1040)
 PASS  ens1f1          numa        NUMA node 1, local CPUs 8-15,24-31
 PASS  ens1f1          pcie        PCIe 8.0 GT/s x8 (its maximum)
 SKIP  ens1f1          counters    not in this network namespace
+SKIP  ens1f1          idle-drops  not in this network namespace
 PASS  host            firewall    no packet filter active
 WARN  host            irqbalance  irqbalance is running: it overwrites manual IRQ pins
                                   fix: set irq.irqbalance: stop (or ban) in the profile and apply it
 SKIP  host            kernel-log  no kernel ring buffer (/dev/kmsg) and no kernel log file (/var/log/kern.log, /var/log/dmesg, /var/log/messages)
 SKIP  peer            peer-port   no profile and no --peer: the peer is not checked
 SKIP  peer            jumbo-path  no profile and no --peer: the peer is not checked
-13 pass, 1 warn, 0 fail, 5 skipped" "cx5-2port: the checklist"
+13 pass, 1 warn, 0 fail, 7 skipped" "cx5-2port: the checklist"
 
 # ---- degraded PCIe and old firmware (the 8-node fixture)
 run cxs "$FIX/cx5-8node" doctor
@@ -118,7 +120,7 @@ d = json.load(open(sys.argv[1]))
 jsonschema.validate(d, json.load(open(sys.argv[2])))
 print(d["summary"], d["exit_code"], [c["check"] for c in d["checks"] if c["status"] == "fail"])
 PYEOF
-is "$out" "{'pass': 5, 'warn': 2, 'fail': 2, 'skip': 4} 5 ['pcie', 'peer-state']" "--json: valid, summary and failures"
+is "$out" "{'pass': 5, 'warn': 2, 'fail': 2, 'skip': 5} 5 ['pcie', 'peer-state']" "--json: valid, summary and failures"
 
 run cxs "$FIX/cx5-2port" doctor a.yaml b.yaml
 is "$rc" 64 "two profiles: usage error"

@@ -21,7 +21,7 @@ comp() {
 }
 
 verbs=$("$CX5PROF" --help | awk '/^Verbs:/ {v=1; next} /^$/ {v=0} v && NF {print $1}' | sort | paste -sd' ')
-is "$verbs" "analyze apply bench campaign commit compare doctor export help history mirror plan report rollback serve show validate verify" \
+is "$verbs" "analyze apply bench campaign commit compare counters doctor export help history mirror plan report rollback serve show snapshot validate verify" \
 	"the binary lists the verbs"
 is "$(comp "$CX5PROF" "")" "$verbs" "first word: every verb"
 is "$(comp "$CX5PROF" ap)" "apply" "'ap': apply"
@@ -55,6 +55,8 @@ is "$(comp "$CX5PROF" show "")" "$(ls /sys/class/net | sort | paste -sd' ')" "sh
 is "$(comp "$CX5PROF" --sysroot emp)" "empty" "--sysroot: directories"
 is "$(comp "$CX5PROF" apply --confirm "")" "" "--confirm: a number, nothing offered"
 is "$(comp "$CX5PROF" commit "")" "" "commit: no arguments"
+is "$(comp "$CX5PROF" snapshot "")" "empty profiles" "snapshot: a directory"
+is "$(comp "$CX5PROF" snapshot --tar pro)" "profiles" "snapshot --tar: a file name"
 is "$(comp /nonexistent/cx5prof "")" "" "no binary: no verbs, no error"
 
 # An option's value is not an argument (history --limit 5 offered nothing).

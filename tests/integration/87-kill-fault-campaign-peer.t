@@ -51,7 +51,9 @@ peer_settled() { wait_until 120 peer_open; }
 # system call); pick: all of them under `make torture`, else CASES spread
 # evenly over the trace.
 points() {
-	sed -E 's/^[0-9]+ +//; s/^([a-z0-9_]+)\(.*/\1/; t; d' "$1" | awk '{ n[$1]++; print $1, n[$1] }'
+	# (the pid first: `t` must see only the name's substitution, else a
+	# "--- SIGCHLD" line of a child would pass as a system call)
+	sed -E 's/^[0-9]+ +//' "$1" | sed -E 's/^([a-z0-9_]+)\(.*/\1/; t; d' | awk '{ n[$1]++; print $1, n[$1] }'
 }
 pick() {
 	if [ "$STRIDE" = 1 ]; then cat; else awk -v k="$CASES" '{ a[NR] = $0 } END { for (i = 1; i <= k && i <= NR; i++) print a[int((i - 0.5) * NR / k) + 1] }'; fi
