@@ -1,73 +1,40 @@
-/* report.c: report.html of a campaign document (see report.h).
+/* report.c: report.html and report.svg of a campaign document (see
+ * report.h).
  *
- * Owns: the page's layout, its SVG charts and its escaping. Everything is
- * inline (the page opens on a host without network); the SVG is written as
- * XML (every element closed, attributes quoted) so XML tools can read it.
- * Must never: write files, or emit a URL other than relative links to the
- * runs' bundles. */
+ * Owns: the page's sections, in the order of the table at the end, and
+ * the words they use: a setting a group leaves alone reads the same in
+ * every column ("as found", "leave", "default"), sizes in bytes read 4M,
+ * a change of loss is in percentage points, a report of single runs never
+ * speaks of medians or ranges. Must never: write files, or emit a URL other
+ * than relative links to the runs' bundles. */
 #define _GNU_SOURCE
 #include "report.h"
 
 #include <inttypes.h>
 #include <math.h>
-#include <stdio.h>
+#include <time.h>
 
+#include "base/chart.h"
+#include "base/html.h"
 #include "base/version.h"
+#include "bench/peerstate.h"
+#include "bench/runner.h"
+#include "irqheat.h"
 #include "ledger.h"
-#include "os/interrupts.h"
+#include "os/procsys.h"
 #include "store/runs.h"
+#include "verdict.h"
 
-#define BAR_W		   520 /* width of the longest bar */
-#define LABEL_W		   200
-#define ROW_H		   26
-#define HEAT_CELL	   14
-#define HEAT_MAX	   256 /* CPUs drawn in a strip */
-#define NIC_IRQ_ID	   "mlx5_comp"
-#define LEDGER_REPORT_ROWS 32 /* the ledger's stages and unaccounted */
+struct report {
+	FILE *f;
+	struct history *h;
+	struct json_object *doc, *groups;
+	bool single;		 /* `report RUN`: a group is one run */
+	struct run_record *runs; /* every run the document names, loaded once */
+	size_t n_runs;
+};
 
-static void esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++)
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-}
-
-void report_esc(FILE *f, const char *s)
-{
-	esc(f, s);
-}
-
-void report_page_head(FILE *f, const char *title)
-{
-	fputs(
-	    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>cx5prof report: ",
-	    f);
-	esc(f, title);
-	fputs("</title>\n<style>\n"
-	      "body{font-family:sans-serif;margin:2em;color:#222;max-width:72em}\n"
-	      "table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
-	      "td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;font-size:90%}\n"
-	      "th{background:#f0f0f0}\ncode{font-size:90%}\n"
-	      ".l{font-size:13px}\n.v{font-size:12px}\n.t{font-size:9px;fill:#666}\n"
-	      ".s{font-size:12px;color:#666;fill:#666}\n.strip{margin:.3em 0}\n"
-	      ".strip .l{display:inline-block;width:14em}\n"
-	      "</style>\n</head>\n<body>\n<h1>",
-	      f);
-}
+/* ---- the document ---- */
 
 static struct json_object *get(struct json_object *o, const char *key)
 {
@@ -87,239 +54,506 @@ static double num(struct json_object *o, const char *key)
 	return v ? json_object_get_double(v) : NAN;
 }
 
-/* The min and max of a figure over a group's rounds. */
-static void round_range(struct json_object *g, const char *key, double *lo, double *hi)
+static size_t n_groups(const struct report *rp)
 {
-	struct json_object *rounds = get(g, "rounds");
-
-	*lo = *hi = NAN;
-	for (size_t i = 0; rounds && i < json_object_array_length(rounds); i++) {
-		double v = num(json_object_array_get_idx(rounds, i), key);
-		if (isnan(v))
-			continue;
-		*lo = isnan(*lo) || v < *lo ? v : *lo;
-		*hi = isnan(*hi) || v > *hi ? v : *hi;
-	}
+	return rp->groups ? json_object_array_length(rp->groups) : 0;
 }
 
-static void group_label(FILE *f, struct json_object *g)
+static struct json_object *group(const struct report *rp, size_t i)
 {
-	esc(f, str(g, "group"));
-	if (str(g, "sweep_value")) {
-		fputs(" = ", f);
-		esc(f, str(g, "sweep_value"));
-	}
+	return json_object_array_get_idx(rp->groups, i);
 }
 
-/* Horizontal bars of a per-group figure (median) with the rounds'
- * min-max as a whisker. */
-static void bars(FILE *f, struct json_object *groups, const char *title, const char *median_key,
-		 const char *round_key, const char *unit, const char *color)
+static struct json_object *rounds_of(struct json_object *g)
 {
-	size_t n = json_object_array_length(groups);
-	double top = 0;
-	int h = (int)(n * ROW_H) + 30;
-
-	for (size_t i = 0; i < n; i++) {
-		double lo, hi, m = num(json_object_array_get_idx(groups, i), median_key);
-		round_range(json_object_array_get_idx(groups, i), round_key, &lo, &hi);
-		top = fmax(top, fmax(isnan(m) ? 0 : m, isnan(hi) ? 0 : hi));
-	}
-	if (top <= 0)
-		top = 1;
-	fprintf(f, "<h3>");
-	esc(f, title);
-	fprintf(f,
-		"</h3>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\">\n",
-		LABEL_W + BAR_W + 280, h);
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *g = json_object_array_get_idx(groups, i);
-		double m = num(g, median_key), lo, hi;
-		int y = (int)i * ROW_H + 4;
-
-		round_range(g, round_key, &lo, &hi);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"l\">", LABEL_W - 8, y + 16);
-		group_label(f, g);
-		fputs("</text>\n", f);
-		if (str(g, "skipped")) {
-			fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"s\">skipped</text>\n", LABEL_W, y + 16);
-			continue;
-		}
-		if (isnan(m)) {
-			fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"s\">not measured</text>\n", LABEL_W,
-				y + 16);
-			continue;
-		}
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"18\" fill=\"%s\"/>\n", LABEL_W, y,
-			fmax(1, BAR_W * m / top), color);
-		if (!isnan(lo) && !isnan(hi))
-			fprintf(f,
-				"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\" "
-				"stroke-width=\"2\"/>\n"
-				"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\"/>\n"
-				"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\"/>\n",
-				LABEL_W + BAR_W * lo / top, y + 9, LABEL_W + BAR_W * hi / top, y + 9,
-				LABEL_W + BAR_W * lo / top, y + 3, LABEL_W + BAR_W * lo / top, y + 15,
-				LABEL_W + BAR_W * hi / top, y + 3, LABEL_W + BAR_W * hi / top, y + 15);
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"v\">%.2f %s",
-			LABEL_W + BAR_W * fmax(m, isnan(hi) ? m : hi) / top + 6, y + 14, m, unit);
-		if (!isnan(lo) && !isnan(hi) && hi > lo)
-			fprintf(f, " (%.2f-%.2f)", lo, hi);
-		fputs("</text>\n", f);
-	}
-	fprintf(f, "<line x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n</svg>\n", LABEL_W,
-		LABEL_W, h - 26);
+	struct json_object *r = get(g, "rounds");
+	return r && json_object_is_type(r, json_type_array) ? r : NULL;
 }
 
-/* Per-CPU completion interrupts of a group: the sum over its runs of the
- * NIC's mlx5_comp* rows, after - before. counts[] has HEAT_MAX entries;
- * returns the number of CPUs seen, 0 without snapshots. */
-static unsigned group_interrupts(struct history *h, struct json_object *g, uint64_t *counts)
+/* A round is in the medians: the document says so (counted), or, in a
+ * document without the key, it measured. */
+static bool round_counted(struct json_object *rd)
 {
-	struct json_object *rounds = get(g, "rounds");
-	unsigned ncpus = 0;
+	struct json_object *c;
 
-	for (size_t i = 0; rounds && i < json_object_array_length(rounds); i++) {
-		struct json_object *run = get(json_object_array_get_idx(rounds, i), "run");
-		_cleanup_(run_record_done) struct run_record rec = {0};
-		_cleanup_interrupts_ struct interrupts *before = NULL, *after = NULL;
-		const struct run_artifact *b, *a;
+	if (json_object_object_get_ex(rd, "counted", &c))
+		return json_object_get_boolean(c);
+	return get(rd, "recv_mbps") != NULL;
+}
 
-		if (!run || runs_get(h, json_object_get_int64(run), &rec) < 0)
-			continue;
-		b = run_record_artifact(&rec, "interrupts_before");
-		a = run_record_artifact(&rec, "interrupts_after");
-		if (!b || !a || !b->content || !a->content ||
-		    interrupts_parse(b->content, &before, NULL) < 0 ||
-		    interrupts_parse(a->content, &after, NULL) < 0)
-			continue;
-		for (size_t k = 0; k < after->nrows; k++) {
-			const struct interrupts_row *ra = &after->rows[k], *rb;
-			if (!ra->name || !strstr(ra->name, NIC_IRQ_ID))
+static bool round_warmup(struct json_object *rd)
+{
+	return json_object_get_boolean(get(rd, "warmup"));
+}
+
+/* "lab-full", "lab-full = 8000" with a sweep value. */
+static char *group_label(struct json_object *g)
+{
+	if (str(g, "sweep_value"))
+		return strprintf("%s = %s", strna(str(g, "group")), str(g, "sweep_value"));
+	return strdup(strna(str(g, "group")));
+}
+
+static void label_cell(FILE *f, struct json_object *g)
+{
+	_cleanup_free_ char *l = group_label(g);
+
+	html_elem(f, "td", "grp", l ? l : "?");
+}
+
+/* The measured group before g with the same sweep value (what
+ * change_percent compares with), or NULL. */
+static struct json_object *previous_measured(const struct report *rp, size_t i)
+{
+	const char *sv = str(group(rp, i), "sweep_value");
+
+	while (i-- > 0) {
+		struct json_object *p = group(rp, i);
+		if (streq_ptr(str(p, "sweep_value"), sv) && !isnan(num(p, "median_recv_mbps")))
+			return p;
+	}
+	return NULL;
+}
+
+static void cell_text(FILE *f, const char *cls, const char *s)
+{
+	html_elem(f, "td", cls, s ? s : "-");
+}
+
+/* ---- the runs ---- */
+
+static int load_runs(struct report *rp)
+{
+	for (size_t i = 0; i < n_groups(rp); i++) {
+		struct json_object *rounds = rounds_of(group(rp, i));
+		for (size_t k = 0; rounds && k < json_object_array_length(rounds); k++) {
+			struct json_object *run = get(json_object_array_get_idx(rounds, k), "run");
+			struct run_record *v;
+			int r;
+
+			if (!run)
 				continue;
-			rb = interrupts_find(before, ra->irq);
-			for (unsigned c = 0; c < after->ncpus && after->cpus[c] < HEAT_MAX; c++) {
-				uint64_t now = ra->counts[c],
-					 then = rb ? interrupts_count_on(before, rb, after->cpus[c]) : 0;
-				counts[after->cpus[c]] += now > then ? now - then : 0;
-			}
+			v = reallocarray(rp->runs, rp->n_runs + 1, sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			rp->runs = v;
+			v[rp->n_runs] = (struct run_record){0};
+			r = runs_get(rp->h, json_object_get_int64(run), &v[rp->n_runs]);
+			if (r == -ENOENT)
+				continue; /* a document older than a pruned history: no evidence */
+			if (r < 0)
+				return r;
+			rp->n_runs++;
 		}
-		for (unsigned c = 0; c < after->ncpus; c++)
-			if (after->cpus[c] < HEAT_MAX && after->cpus[c] + 1 > ncpus)
-				ncpus = after->cpus[c] + 1;
 	}
-	return ncpus;
+	return 0;
 }
 
-static void heat_strips(FILE *f, struct history *h, struct json_object *groups)
+static const struct run_record *run_of(const struct report *rp, struct json_object *rd)
 {
-	size_t n = json_object_array_length(groups);
+	struct json_object *run = get(rd, "run");
 
-	fputs(
-	    "<h3>NIC completion interrupts per CPU during the runs</h3>\n"
-	    "<p class=\"s\">Each cell is one CPU; the darker, the larger its share of the group's " NIC_IRQ_ID
-	    "* interrupts (/proc/interrupts after - before, summed over the group's runs).</p>\n",
-	    f);
+	for (size_t i = 0; run && i < rp->n_runs; i++)
+		if (rp->runs[i].id == json_object_get_int64(run))
+			return &rp->runs[i];
+	return NULL;
+}
+
+/* An artifact of the first run that has it, parsed as JSON. */
+static struct json_object *first_json_artifact(const struct report *rp, const char *name,
+					       const struct run_record **ret_run)
+{
+	for (size_t i = 0; i < rp->n_runs; i++) {
+		const struct run_artifact *a = run_record_artifact(&rp->runs[i], name);
+		struct json_object *o = a && a->content ? json_tokener_parse(a->content) : NULL;
+
+		if (o) {
+			if (ret_run)
+				*ret_run = &rp->runs[i];
+			return o;
+		}
+	}
+	return NULL;
+}
+
+/* ---- header ---- */
+
+static void time_text(int64_t usec, char *buf, size_t size)
+{
+	time_t t = (time_t)(usec / 1000000);
+	struct tm tm;
+
+	if (usec <= 0 || !localtime_r(&t, &tm) || strftime(buf, size, "%Y-%m-%d %H:%M:%S %z", &tm) == 0)
+		snprintf(buf, size, "unknown");
+}
+
+static void duration_text(double s, char *buf, size_t size)
+{
+	if (s < 120)
+		snprintf(buf, size, "%.0f s", s);
+	else if (s < 7200)
+		snprintf(buf, size, "%.0f min %.0f s", floor(s / 60), fmod(s, 60));
+	else
+		snprintf(buf, size, "%.0f h %.0f min", floor(s / 3600), floor(fmod(s, 3600) / 60));
+}
+
+/* A row of the header's table. */
+static void fact(FILE *f, const char *name, const char *value)
+{
+	fputs("<tr><th>", f);
+	html_text(f, name);
+	fputs("</th><td class=\"long\">", f);
+	html_text(f, value ? value : "unknown");
+	fputs("</td></tr>\n", f);
+}
+
+/* "ens1f0: ConnectX-5 0000:3b:00.0, NUMA node 1; driver mlx5_core
+ * 6.12.12-amd64, firmware 16.29.1030" from the host facts, else from the
+ * run's columns. */
+static char *interface_text(struct json_object *port, const struct run_record *run)
+{
+	const char *fw;
+	char node[32] = "";
+
+	if (!port) {
+		fw = run->firmware_version;
+		return strprintf("%s: driver %s %s, firmware %s", strna(run->ifname), strna(run->driver),
+				 strempty(run->driver_version), fw && *fw ? fw : "unknown");
+	}
+	fw = str(port, "firmware");
+	if (get(port, "numa_node") && num(port, "numa_node") >= 0)
+		snprintf(node, sizeof(node), ", NUMA node %d", json_object_get_int(get(port, "numa_node")));
+	return strprintf("%s: %s%s%s%s; driver %s %s, firmware %s", strna(str(port, "name")),
+			 str(port, "model") ? str(port, "model") : "NIC model unknown",
+			 str(port, "pci") ? " " : "", strempty(str(port, "pci")), node,
+			 strna(str(port, "driver")), strempty(str(port, "driver_version")),
+			 fw && *fw ? fw : "unknown");
+}
+
+/* One line per port: the host facts' ports, else the run's own. */
+static void facts_interfaces(const struct report *rp, struct json_object *host, const struct run_record *run)
+{
+	struct json_object *ports = get(host, "interfaces");
+	size_t n = ports ? json_object_array_length(ports) : 0;
+
+	fputs("<tr><th>interfaces</th><td class=\"long\">", rp->f);
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *g = json_object_array_get_idx(groups, i);
-		uint64_t counts[HEAT_MAX] = {0}, total = 0, max = 0;
-		unsigned ncpus = group_interrupts(h, g, counts);
-
-		for (unsigned c = 0; c < ncpus; c++) {
-			total += counts[c];
-			max = counts[c] > max ? counts[c] : max;
-		}
-		fputs("<div class=\"strip\"><span class=\"l\">", f);
-		group_label(f, g);
-		fputs("</span>", f);
-		if (ncpus == 0) {
-			fputs(" <span class=\"s\">no /proc/interrupts snapshots</span></div>\n", f);
-			continue;
-		}
-		fprintf(
-		    f,
-		    "\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%d\" role=\"img\">\n",
-		    ncpus * HEAT_CELL + 2, HEAT_CELL + 16);
-		for (unsigned c = 0; c < ncpus; c++) {
-			double share = max ? (double)counts[c] / (double)max : 0;
-			fprintf(f,
-				"<rect x=\"%u\" y=\"1\" width=\"%d\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" "
-				"stroke=\"#bbb\"><title>cpu%u: %" PRIu64 " interrupts</title></rect>\n",
-				1 + c * HEAT_CELL, HEAT_CELL, HEAT_CELL, (int)(255 - 225 * share),
-				(int)(255 - 160 * share), (int)(255 - 60 * share), c, counts[c]);
-			if (c % 8 == 0)
-				fprintf(f, "<text x=\"%u\" y=\"%d\" class=\"t\">%u</text>\n",
-					1 + c * HEAT_CELL, HEAT_CELL + 13, c);
-		}
-		fputs("</svg>", f);
-		if (total == 0)
-			fputs(" <span class=\"s\">no completion interrupts during the runs</span>", f);
-		else
-			fprintf(f, " <span class=\"s\">%" PRIu64 " interrupts</span>", total);
-		fputs("</div>\n", f);
+		_cleanup_free_ char *one = interface_text(json_object_array_get_idx(ports, i), NULL);
+		html_text(rp->f, one);
+		fputs(i + 1 < n ? "<br>" : "", rp->f);
 	}
+	if (n == 0 && rp->n_runs) {
+		_cleanup_free_ char *one = interface_text(NULL, run ? run : &rp->runs[0]);
+		html_text(rp->f, one);
+	} else if (n == 0)
+		fputs("unknown", rp->f);
+	fputs("</td></tr>\n", rp->f);
 }
 
-/* A parameter of a group's profile, "-" when unset. */
-static void param(FILE *f, struct json_object *profile, const char *section, const char *sub, const char *key)
+/* The peer: its address, and its NIC when serve gave its state. */
+static void facts_peer(const struct report *rp)
 {
-	struct json_object *o = get(profile, section);
+	const struct run_record *run = NULL;
+	struct json_object *ps = first_json_artifact(rp, PEERSTATE_ARTIFACT, &run);
+	_cleanup_free_ char *nic = peerstate_summary(ps), *text = NULL;
 
-	if (sub)
-		o = get(o, sub);
-	o = get(o, key);
-	fputs("<td>", f);
-	if (!o)
-		fputs("-", f);
-	else if (json_object_is_type(o, json_type_array)) {
-		for (size_t i = 0; i < json_object_array_length(o); i++) {
-			if (i)
-				fputs(", ", f);
-			esc(f, json_object_get_string(json_object_array_get_idx(o, i)));
-		}
-	} else
-		esc(f, json_object_get_string(o));
-	fputs("</td>", f);
+	json_object_put(ps);
+	if (!run && rp->n_runs)
+		run = &rp->runs[0];
+	if (!run)
+		return fact(rp->f, "peer", NULL);
+	text = strprintf("%s%s%s", strna(run->peer),
+			 nic ? "; " : " (its NIC: unknown, no cx5prof serve state)", nic ? nic : "");
+	fact(rp->f, "peer", text);
 }
 
-static void parameter_table(FILE *f, struct json_object *groups)
+/* Start and end: the campaign's own, else its runs' first start and last
+ * end. */
+static void facts_time(const struct report *rp)
 {
-	static const struct {
-		const char *title, *section, *sub, *key;
-	} cols[] = {
-	    {"MTU", "link", NULL, "mtu"},
-	    {"IRQ policy", "irq", NULL, "policy"},
-	    {"irqbalance", "irq", NULL, "irqbalance"},
-	    {"rmem_max", "sysctl", NULL, "net.core.rmem_max"},
-	    {"wmem_max", "sysctl", NULL, "net.core.wmem_max"},
-	    {"runner", "verify", NULL, "runner"},
-	    {"duration s", "verify", NULL, "duration"},
-	    {"message", "verify", NULL, "message_size"},
-	    {"send buffer", "verify", "socket_buffer", "send"},
-	    {"receive buffer", "verify", "socket_buffer", "receive"},
-	    {"streams", "verify", NULL, "streams"},
-	};
+	int64_t start = (int64_t)num(rp->doc, "started_usec"), end = (int64_t)num(rp->doc, "ended_usec");
+	char a[64], b[64], d[64];
+	_cleanup_free_ char *text = NULL;
 
-	fputs("<h3>Parameters</h3>\n<table>\n<tr><th>group</th><th>description</th>", f);
-	for (size_t c = 0; c < ARRAY_SIZE(cols); c++)
-		fprintf(f, "<th>%s</th>", cols[c].title);
-	fputs("</tr>\n", f);
-	for (size_t i = 0; i < json_object_array_length(groups); i++) {
-		struct json_object *g = json_object_array_get_idx(groups, i), *p = get(g, "profile");
-		fputs("<tr><td>", f);
-		group_label(f, g);
-		fputs("</td><td>", f);
-		esc(f, str(g, "description") ? str(g, "description") : "");
-		fputs("</td>", f);
-		for (size_t c = 0; c < ARRAY_SIZE(cols); c++)
-			param(f, p, cols[c].section, cols[c].sub, cols[c].key);
+	if (isnan(num(rp->doc, "started_usec")))
+		start = end = 0;
+	for (size_t i = 0; !start && i < rp->n_runs; i++)
+		if (rp->runs[i].started_usec && (!start || rp->runs[i].started_usec < start))
+			start = rp->runs[i].started_usec;
+	for (size_t i = 0; isnan(num(rp->doc, "ended_usec")) && i < rp->n_runs; i++)
+		if (rp->runs[i].ended_usec > end)
+			end = rp->runs[i].ended_usec;
+	time_text(start, a, sizeof(a));
+	time_text(end, b, sizeof(b));
+	duration_text(start && end > start ? (double)(end - start) / 1e6 : 0, d, sizeof(d));
+	text = strprintf("%s to %s (%s)", a, b, d);
+	fact(rp->f, "time", text);
+}
+
+static int section_header(struct report *rp)
+{
+	FILE *f = rp->f;
+	const struct run_record *run = NULL;
+	struct json_object *host = first_json_artifact(rp, ARTIFACT_HOST_FACTS, &run);
+	_cleanup_free_ char *title = NULL, *what = NULL;
+
+	if (get(rp->doc, "campaign"))
+		title = strprintf("Campaign %" PRId64 ": %s", json_object_get_int64(get(rp->doc, "campaign")),
+				  strna(str(rp->doc, "name")));
+	else
+		title = strprintf("Runs");
+	fputs("<h1>", f);
+	html_text(f, title);
+	fputs("</h1>\n<table class=\"facts\">\n", f);
+	if (str(rp->doc, "file")) {
+		what = strprintf("%s: %s, %d repetition%s, %" PRId64 " run%s", str(rp->doc, "file"),
+				 strna(str(rp->doc, "status")), json_object_get_int(get(rp->doc, "repeat")),
+				 json_object_get_int(get(rp->doc, "repeat")) == 1 ? "" : "s",
+				 json_object_get_int64(get(rp->doc, "runs")),
+				 json_object_get_int64(get(rp->doc, "runs")) == 1 ? "" : "s");
+		fact(f, "campaign", what);
+	} else {
+		what = strprintf("%zu run%s recorded by cx5prof verify, bench or campaign", n_groups(rp),
+				 n_groups(rp) == 1 ? "" : "s");
+		fact(f, "runs", what);
+	}
+	fact(f, "host", str(host, "hostname"));
+	facts_interfaces(rp, host, run);
+	fact(f, "kernel", str(host, "kernel"));
+	facts_peer(rp);
+	facts_time(rp);
+	fact(f, "cx5prof", CX5PROF_VERSION);
+	fputs("</table>\n", f);
+	json_object_put(host);
+	return 0;
+}
+
+/* ---- the verdict ---- */
+
+/* The comparisons, each with its intervals and words: the campaign
+ * table's, in a table. */
+static void comparisons_table(FILE *f, struct json_object *cmps)
+{
+	fputs("<table>\n<tr><th>comparison</th><th>receive throughput</th><th>loss</th>"
+	      "<th class=\"num\">confidence</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < json_object_array_length(cmps); i++) {
+		struct json_object *c = json_object_array_get_idx(cmps, i), *recv = get(c, "recv");
+		_cleanup_free_ char *name = verdict_doc_comparison_name(c),
+				    *rt = verdict_doc_measure_text(recv),
+				    *lt = verdict_doc_measure_text(get(c, "loss"));
+		char conf[32];
+
+		snprintf(conf, sizeof(conf), "%.1f%%", 100 * num(recv, "confidence"));
+		fputs("<tr>", f);
+		cell_text(f, "grp", name);
+		cell_text(f, NULL, rt);
+		cell_text(f, NULL, lt);
+		cell_text(f, "num", conf);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
 }
 
-/* The benchmark peer's MTU and drops (from `serve`), "-" when it gave
- * none. */
+/* The receive-throughput measure of comparison idx of cmps, as words. */
+static char *family_measure(struct json_object *cmps, struct json_object *idx)
+{
+	return idx ? verdict_doc_measure_text(
+			 get(json_object_array_get_idx(cmps, (size_t)json_object_get_int(idx)), "recv"))
+		   : strdup("not measured");
+}
+
+/* An ablation's attribution: each family alone and inside the full
+ * profile, and where the two disagree. */
+static void attribution_table(FILE *f, struct json_object *ablation, struct json_object *cmps)
+{
+	struct json_object *fams = get(ablation, "families");
+
+	fputs("<h3>Attribution</h3>\n<table>\n<tr><th>family</th><th>alone</th>"
+	      "<th>inside the full profile</th></tr>\n",
+	      f);
+	for (size_t i = 0; fams && i < json_object_array_length(fams); i++) {
+		struct json_object *fam = json_object_array_get_idx(fams, i);
+		_cleanup_free_ char *alone = family_measure(cmps, get(fam, "alone_comparison")),
+				    *inside = family_measure(cmps, get(fam, "marginal_comparison")),
+				    *skipped = str(fam, "skipped")
+						   ? strprintf("not applied: %s", str(fam, "skipped"))
+						   : NULL;
+
+		fputs("<tr>", f);
+		cell_text(f, "grp", str(fam, "label"));
+		if (skipped) {
+			fputs("<td colspan=\"2\" class=\"long\">", f);
+			html_text(f, skipped);
+			fputs("</td>", f);
+		} else {
+			cell_text(f, NULL, alone);
+			cell_text(f, NULL, inside);
+		}
+		fputs("</tr>\n", f);
+		if (str(fam, "interaction")) {
+			fputs("<tr><td></td><td colspan=\"2\" class=\"long\">interaction: ", f);
+			html_text(f, str(fam, "interaction"));
+			fputs("</td></tr>\n", f);
+		}
+	}
+	fputs("</table>\n", f);
+}
+
+/* The verdict and the statistics behind it, in the words of the campaign
+ * table. */
+static int section_verdict(struct report *rp)
+{
+	struct json_object *cmps = get(rp->doc, "comparisons"), *st = get(rp->doc, "statistics");
+
+	if (!str(rp->doc, "verdict"))
+		return 0;
+	fputs("<h2>Verdict</h2>\n<p class=\"verdict\"><strong>", rp->f);
+	html_text(rp->f, str(rp->doc, "verdict"));
+	fputs("</strong></p>\n", rp->f);
+	if (cmps && json_object_array_length(cmps) > 0)
+		comparisons_table(rp->f, cmps);
+	if (get(rp->doc, "ablation"))
+		attribution_table(rp->f, get(rp->doc, "ablation"), cmps);
+	if (st)
+		fprintf(
+		    rp->f,
+		    "<p class=\"note\">Each change is the Hodges-Lehmann estimate over the counted rounds "
+		    "(receive throughput as a ratio in %%, loss in percentage points) with its Mann-Whitney "
+		    "interval; better or worse only when the interval excludes 0; Holm's correction over %d "
+		    "comparison%s keeps the family-wise error at %.0f%%%s.</p>\n",
+		    json_object_get_int(get(st, "comparisons")),
+		    json_object_get_int(get(st, "comparisons")) == 1 ? "" : "s", 100 * num(st, "alpha"),
+		    json_object_get_int(get(st, "looks")) > 1 ? ", split over repeat auto's looks" : "");
+	return 0;
+}
+
+/* ---- the charts ---- */
+
+struct chart_data {
+	struct chart c;
+	struct chart_row *rows;
+	char **labels;
+	double *vals; /* every round's value, rows point into it */
+};
+
+static void chart_data_done(struct chart_data *d)
+{
+	for (size_t i = 0; d->labels && i < d->c.n_rows; i++)
+		free(d->labels[i]);
+	free(d->labels);
+	free(d->rows);
+	free(d->vals);
+}
+
+/* The chart of one figure (recv_mbps, or loss_percent) of every group. */
+static int chart_build(struct json_object *doc, bool loss, struct chart_data *d)
+{
+	struct json_object *groups = get(doc, "groups");
+	size_t n = groups ? json_object_array_length(groups) : 0, total = 0, used = 0;
+	bool single = !get(doc, "campaign");
+	const char *median_key = loss ? "median_loss_percent" : "median_recv_mbps",
+		   *round_key = loss ? "loss_percent" : "recv_mbps";
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *rounds = rounds_of(json_object_array_get_idx(groups, i));
+		total += rounds ? json_object_array_length(rounds) : 0;
+	}
+	d->rows = calloc(n ? n : 1, sizeof(*d->rows));
+	d->labels = calloc(n ? n : 1, sizeof(*d->labels));
+	d->vals = calloc(2 * total + 1, sizeof(*d->vals));
+	if (!d->rows || !d->labels || !d->vals)
+		return -ENOMEM;
+	d->c = (struct chart){
+	    .axis = loss ? "loss (% of the datagrams sent), on a fixed 0-100% scale"
+			 : "receive throughput (Mbps)",
+	    .legend = single
+			  ? NULL
+			  : "bar: median of the counted rounds; dot: one round; cross: a round not counted",
+	    .unit = loss ? "%" : "Mbps",
+	    .decimals = 2,
+	    .max = loss ? 100 : 0,
+	    .color = loss ? "#d8613b" : "#3b7dd8",
+	    .dots = !single,
+	    .rows = d->rows,
+	    .n_rows = n,
+	};
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *g = json_object_array_get_idx(groups, i), *rounds = rounds_of(g);
+		struct chart_row *row = &d->rows[i];
+		size_t nr = rounds ? json_object_array_length(rounds) : 0;
+
+		d->labels[i] = group_label(g);
+		if (!d->labels[i])
+			return -ENOMEM;
+		row->label = d->labels[i];
+		row->value = num(g, median_key);
+		row->note = str(g, "skipped") ? "skipped (see the rounds)" : "not measured";
+		row->rounds = &d->vals[used];
+		for (size_t k = 0; k < nr; k++) {
+			struct json_object *rd = json_object_array_get_idx(rounds, k);
+			if (round_counted(rd) && !isnan(num(rd, round_key)))
+				d->vals[used + row->n_rounds++] = num(rd, round_key);
+		}
+		used += row->n_rounds;
+		row->excluded = &d->vals[used];
+		for (size_t k = 0; k < nr; k++) {
+			struct json_object *rd = json_object_array_get_idx(rounds, k);
+			if (round_counted(rd) || round_warmup(rd))
+				continue;
+			row->n_excluded_all++;
+			if (!isnan(num(rd, round_key)))
+				d->vals[used + row->n_excluded++] = num(rd, round_key);
+		}
+		used += row->n_excluded;
+	}
+	return 0;
+}
+
+static int section_charts(struct report *rp)
+{
+	for (int loss = 0; loss < 2; loss++) {
+		_cleanup_(chart_data_done) struct chart_data d = {0};
+		int r = chart_build(rp->doc, loss, &d);
+
+		if (r < 0)
+			return r;
+		fprintf(rp->f, "<h2>%s</h2>\n",
+			loss ? (rp->single ? "Loss of each run" : "Loss")
+			     : (rp->single ? "Receive throughput of each run" : "Receive throughput"));
+		html_svg_open(rp->f, CHART_WIDTH, chart_height(&d.c), d.c.axis, false);
+		chart_draw(rp->f, &d.c, 0);
+		html_svg_close(rp->f);
+	}
+	return 0;
+}
+
+/* ---- results per group ---- */
+
+/* "rx_out_of_buffer +12, rx_discards_phy +3"; "none" when none rose; NULL
+ * without counters. */
+static char *drops_text(struct json_object *drops)
+{
+	char *s = NULL;
+
+	if (!drops || !json_object_is_type(drops, json_type_object))
+		return NULL;
+	json_object_object_foreach(drops, name, v)
+	{
+		char *t;
+		if (json_object_get_int64(v) <= 0)
+			continue;
+		t = strprintf("%s%s%s +%" PRId64, s ? s : "", s ? ", " : "", name, json_object_get_int64(v));
+		free(s);
+		s = t;
+		if (!s)
+			return NULL;
+	}
+	return s ? s : strdup("none");
+}
+
+/* The benchmark peer's MTU and drops (from `serve`): "mtu 9000, drops +12",
+ * "-" when it gave none. */
 static void peer_cell(FILE *f, struct json_object *g)
 {
 	double mtu = num(g, "peer_mtu"), drops = num(g, "peer_drops");
@@ -334,86 +568,222 @@ static void peer_cell(FILE *f, struct json_object *g)
 	fputs("</td>", f);
 }
 
-static void results_table(FILE *f, struct json_object *groups)
+/* Some group has the peer's state: the results get a peer column. */
+static bool has_peer_state(const struct report *rp)
 {
-	fputs(
-	    "<h3>Results</h3>\n<table>\n<tr><th>group</th><th>median receive Mbps</th><th>min-max Mbps</th>"
-	    "<th>median loss %</th><th>irq spread</th><th>vs previous</th><th>peer</th><th>note</th></tr>\n",
-	    f);
-	for (size_t i = 0; i < json_object_array_length(groups); i++) {
-		struct json_object *g = json_object_array_get_idx(groups, i);
-		double m = num(g, "median_recv_mbps"), ch = num(g, "change_percent");
-		fputs("<tr><td>", f);
-		group_label(f, g);
-		if (isnan(m))
-			fputs("</td><td>-</td><td>-</td><td>-</td>", f);
-		else
-			fprintf(f, "</td><td>%.2f</td><td>%.2f-%.2f</td><td>%.2f</td>", m,
-				num(g, "min_recv_mbps"), num(g, "max_recv_mbps"),
-				num(g, "median_loss_percent"));
-		fputs("<td>", f);
-		esc(f, str(g, "irq_spread") ? str(g, "irq_spread") : "-");
-		fputs("</td>", f);
-		if (isnan(ch))
-			fputs("<td>-</td>", f);
-		else
-			fprintf(f, "<td>%+.0f%%</td>", ch);
+	for (size_t i = 0; i < n_groups(rp); i++)
+		if (get(group(rp, i), "peer_mtu") || get(group(rp, i), "peer_drops"))
+			return true;
+	return false;
+}
+
+/* "skipped (exit 5): ens1f0: ...": a skipped group's one cell, across
+ * the columns of its figures. */
+static void skipped_cell(FILE *f, struct json_object *g, int columns)
+{
+	_cleanup_free_ char *why = strprintf(
+	    "skipped (exit %d): %s", json_object_get_int(get(g, "skipped_exit_code")), str(g, "skipped"));
+
+	fprintf(f, "<td colspan=\"%d\" class=\"long fail\">", columns);
+	html_text(f, why ? why : "skipped");
+	fputs("</td>", f);
+}
+
+static void results_row(struct report *rp, size_t i, int columns, bool peer)
+{
+	FILE *f = rp->f;
+	struct json_object *g = group(rp, i), *prev = previous_measured(rp, i);
+	double m = num(g, "median_recv_mbps"), ch = num(g, "change_percent"),
+	       loss = num(g, "median_loss_percent");
+	_cleanup_free_ char *drops = drops_text(get(g, "drops")), *label = group_label(g);
+
+	fputs("<tr><td class=\"grp\">", f);
+	html_text(f, label);
+	if (str(g, "description")) {
+		fputs("<br><span class=\"note\">", f);
+		html_text(f, str(g, "description"));
+		fputs("</span>", f);
+	}
+	fputs("</td>", f);
+	if (str(g, "skipped")) {
+		skipped_cell(f, g, columns - 1);
+		fputs("</tr>\n", f);
+		return;
+	}
+	if (!rp->single) {
+		size_t counted = 0;
+		struct json_object *rounds = rounds_of(g);
+		for (size_t k = 0; rounds && k < json_object_array_length(rounds); k++)
+			counted += round_counted(json_object_array_get_idx(rounds, k));
+		fprintf(f, "<td class=\"num\">%zu</td>", counted);
+	}
+	if (isnan(m))
+		fputs("<td class=\"num\">-</td>", f);
+	else if (rp->single)
+		fprintf(f, "<td class=\"num\">%.2f</td>", m);
+	else /* the range under the median, breaking after its dash if it must */
+		fprintf(f, "<td class=\"num\">%.2f<br><span class=\"note range\">%.2f-<wbr>%.2f</span></td>",
+			m, num(g, "min_recv_mbps"), num(g, "max_recv_mbps"));
+	if (isnan(loss))
+		fputs("<td class=\"num\">-</td>", f);
+	else
+		fprintf(f, "<td class=\"num\">%.2f</td>", loss);
+	fputs("<td class=\"num\">", f);
+	if (isnan(ch))
+		fputs("-", f);
+	else /* no "-0.0%" */
+		fprintf(f, "%+.1f%%", fabs(ch) < 0.05 ? 0 : ch);
+	if (prev && !isnan(loss) && !isnan(num(prev, "median_loss_percent")))
+		fprintf(f, "<br>loss %+.2f pp", loss - num(prev, "median_loss_percent"));
+	fputs("</td>", f);
+	cell_text(f, NULL, str(g, "irq_spread"));
+	cell_text(f, "long", drops ? drops : "n/a");
+	if (peer)
 		peer_cell(f, g);
-		fputs("<td>", f);
-		if (str(g, "skipped")) {
-			fputs("skipped: ", f);
-			esc(f, str(g, "skipped"));
-		}
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table>\n", f);
+	fputs("</tr>\n", f);
 }
 
-static void commands(FILE *f, struct history *h, struct json_object *groups)
+static int section_results(struct report *rp)
 {
-	fputs("<h3>Runs and the exact commands</h3>\n<table>\n<tr><th>group</th><th>run</th><th>receive "
-	      "Mbps</th>"
-	      "<th>loss %</th><th>command</th></tr>\n",
-	      f);
-	for (size_t i = 0; i < json_object_array_length(groups); i++) {
-		struct json_object *g = json_object_array_get_idx(groups, i), *rounds = get(g, "rounds");
-		for (size_t k = 0; rounds && k < json_object_array_length(rounds); k++) {
-			struct json_object *rd = json_object_array_get_idx(rounds, k), *run = get(rd, "run");
-			_cleanup_(run_record_done) struct run_record rec = {0};
+	bool peer = has_peer_state(rp);
+	int columns = (rp->single ? 6 : 7) + peer;
 
-			if (!run || runs_get(h, json_object_get_int64(run), &rec) < 0)
-				continue;
-			fputs("<tr><td>", f);
-			group_label(f, g);
-			fprintf(f, "</td><td><a href=\"runs/run-%" PRId64 "/README.md\">%" PRId64 "</a></td>",
-				rec.id, rec.id);
-			fprintf(f, "<td>%.2f</td><td>%.2f</td><td><code>", rec.recv_mbps, rec.loss_pct);
-			esc(f, rec.command_line ? rec.command_line : "-");
-			fputs("</code></td></tr>\n", f);
-		}
-	}
-	fputs("</table>\n", f);
+	fprintf(rp->f,
+		"<h2>Results</h2>\n<table>\n<tr><th>group</th>%s<th class=\"num\">%s</th>"
+		"<th class=\"num\">%s</th><th class=\"num\">vs previous</th>"
+		"<th>irq spread</th><th>drop counters that rose</th>%s</tr>\n",
+		rp->single ? "" : "<th class=\"num\">rounds</th>",
+		rp->single ? "receive Mbps" : "median receive Mbps (min-max)",
+		rp->single ? "loss %" : "median loss %", peer ? "<th>peer (serve)</th>" : "");
+	for (size_t i = 0; i < n_groups(rp); i++)
+		results_row(rp, i, columns, peer);
+	fputs("</table>\n<p class=\"note\">vs previous: against the previous measured group (with the same "
+	      "sweep value), receive throughput in %, loss in percentage points (pp).</p>\n",
+	      rp->f);
+	return 0;
 }
 
-/* One group's loss ledgers (its rounds', summed): rows of the stages that
- * dropped and unaccounted; 0 when no round has a ledger. */
-static int group_ledger(FILE *f, struct history *h, struct json_object *g)
+/* ---- every round ---- */
+
+/* One threshold of a round: "receive throughput >= 5000 Mbps: 4331.91
+ * Mbps FAIL". */
+static void threshold_line(FILE *f, struct json_object *t)
 {
-	struct json_object *rounds = get(g, "rounds");
+	const char *status = strna(str(t, "status"));
+	bool fail = streq(status, "fail");
+
+	fputs(fail ? "<span class=\"fail\">" : "<span>", f);
+	html_textf(f, "%s %s %g %s: ", str(t, "label") ? str(t, "label") : strna(str(t, "name")),
+		   strna(str(t, "op")), num(t, "limit"), strna(str(t, "unit")));
+	if (isnan(num(t, "value")))
+		html_textf(f, "%s (%s)", status, str(t, "note") ? str(t, "note") : "no value");
+	else
+		html_textf(f, "%.2f %s %s", num(t, "value"), strna(str(t, "unit")), fail ? "FAIL" : status);
+	fputs("</span><br>", f);
+}
+
+/* The word of a round's result, as `history` prints a run's outcome. */
+static const char *result_word(struct json_object *rd)
+{
+	const char *r = str(rd, "result");
+
+	if (round_warmup(rd))
+		return "warm-up";
+	if (!r)
+		return get(rd, "recv_mbps") ? "measured" : "error";
+	return streq(r, "fail") ? "FAIL" : r;
+}
+
+static void round_row(struct report *rp, struct json_object *g, struct json_object *rd, size_t k)
+{
+	FILE *f = rp->f;
+	const struct run_record *run = run_of(rp, rd);
+	struct json_object *ths = get(rd, "thresholds");
+	const char *word = result_word(rd);
+	_cleanup_free_ char *drops = drops_text(get(rd, "drops"));
+	bool bad = !streq(word, "pass") && !streq(word, "measured");
+
+	fputs("<tr>", f);
+	label_cell(f, g);
+	fprintf(f, "<td class=\"num\">%d</td>",
+		get(rd, "repetition") ? json_object_get_int(get(rd, "repetition")) : (int)k + 1);
+	if (run)
+		fprintf(f,
+			"<td class=\"num\"><a href=\"runs/run-%" PRId64 "/README.md\">%" PRId64 "</a></td>",
+			run->id, run->id);
+	else if (get(rd, "run"))
+		fprintf(f, "<td class=\"num\">%" PRId64 "</td>", json_object_get_int64(get(rd, "run")));
+	else
+		fputs("<td class=\"num\">-</td>", f);
+	html_elem(f, "td", bad ? "fail" : "pass", word);
+	if (isnan(num(rd, "recv_mbps")))
+		fputs("<td class=\"num\">-</td><td class=\"num\">-</td>", f);
+	else
+		fprintf(f, "<td class=\"num\">%.2f</td><td class=\"num\">%.2f</td>", num(rd, "recv_mbps"),
+			num(rd, "loss_percent"));
+	fputs("<td class=\"long\">", f);
+	for (size_t t = 0; ths && t < json_object_array_length(ths); t++)
+		threshold_line(f, json_object_array_get_idx(ths, t));
+	if (!ths || json_object_array_length(ths) == 0)
+		fputs("none set", f);
+	fputs("</td>", f);
+	cell_text(f, "long", drops ? drops : "n/a");
+	cell_text(f, "long", str(rd, "error") ? str(rd, "error") : "");
+	fputs("</tr>\n", f);
+}
+
+static int section_rounds(struct report *rp)
+{
+	FILE *f = rp->f;
+
+	fprintf(
+	    f,
+	    "<h2>%s</h2>\n<table>\n<tr><th>group</th><th class=\"num\">round</th><th class=\"num\">run</th>"
+	    "<th>result</th><th class=\"num\">receive Mbps</th><th class=\"num\">loss %%</th>"
+	    "<th>thresholds</th><th>drop counters that rose</th><th>reason</th></tr>\n",
+	    rp->single ? "Each run" : "Every round");
+	for (size_t i = 0; i < n_groups(rp); i++) {
+		struct json_object *g = group(rp, i), *rounds = rounds_of(g);
+
+		for (size_t k = 0; rounds && k < json_object_array_length(rounds); k++)
+			round_row(rp, g, json_object_array_get_idx(rounds, k), k);
+		if (!str(g, "skipped"))
+			continue;
+		fputs("<tr>", f);
+		label_cell(f, g);
+		fputs("<td class=\"num\">-</td><td class=\"num\">-</td>", f);
+		skipped_cell(f, g, 6);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	return 0;
+}
+
+/* ---- where the lost datagrams went (the loss ledger) ---- */
+
+#define LEDGER_REPORT_ROWS 32 /* the ledger's stages and unaccounted */
+
+/* One group's loss ledgers (its counted rounds', summed): rows of the
+ * stages that dropped and unaccounted; 0 when no round has a ledger. */
+static int group_ledger(struct report *rp, FILE *f, struct json_object *g)
+{
+	struct json_object *rounds = rounds_of(g);
 	size_t n_stages, ledgers = 0;
 	const char *const *stages = ledger_stages(&n_stages);
-	uint64_t sum[LEDGER_REPORT_ROWS] = {0}, lost = 0;
 	const char *limited = str(g, "limited_by");
+	uint64_t sum[LEDGER_REPORT_ROWS] = {0}, lost = 0;
+	_cleanup_free_ char *label = group_label(g);
+	char share[32], count[32];
 
 	if (n_stages + 1 > LEDGER_REPORT_ROWS)
 		n_stages = LEDGER_REPORT_ROWS - 1;
 	for (size_t k = 0; rounds && k < json_object_array_length(rounds); k++) {
-		struct json_object *run = get(json_object_array_get_idx(rounds, k), "run"), *doc;
-		_cleanup_(run_record_done) struct run_record rec = {0};
+		struct json_object *rd = json_object_array_get_idx(rounds, k), *doc;
+		const struct run_record *run = run_of(rp, rd);
 
-		if (!run || runs_get(h, json_object_get_int64(run), &rec) < 0 || !rec.ledger)
+		if (!run || !run->ledger || (!rp->single && !round_counted(rd)))
 			continue;
-		doc = json_tokener_parse(rec.ledger);
+		doc = json_tokener_parse(run->ledger);
 		for (size_t i = 0; doc && i <= n_stages; i++) {
 			uint64_t v = 0;
 
@@ -427,24 +797,27 @@ static int group_ledger(FILE *f, struct history *h, struct json_object *g)
 		return 0;
 	for (size_t i = 0; i <= n_stages; i++)
 		lost += sum[i];
-	fputs("<table>\n<tr><th>", f);
-	group_label(f, g);
-	fprintf(f, "</th><th>lost datagrams (%zu round%s)</th><th>share</th></tr>\n", ledgers,
-		ledgers == 1 ? "" : "s");
+	fputs("<table>\n<tr>", f);
+	html_elem(f, "th", "key", label);
+	fprintf(f, "<th class=\"num\">lost datagrams (%zu round%s)</th><th class=\"num\">share</th></tr>\n",
+		ledgers, ledgers == 1 ? "" : "s");
 	for (size_t i = 0; i <= n_stages; i++) {
 		const char *stage = i < n_stages ? stages[i] : "unaccounted";
 
 		if (sum[i] == 0)
 			continue;
-		fputs("<tr><td>", f);
-		esc(f, ledger_stage_label(stage));
-		fprintf(f, "</td><td>%" PRIu64 "</td><td>%.1f%%</td></tr>\n", sum[i],
-			100.0 * (double)sum[i] / (double)lost);
+		snprintf(count, sizeof(count), "%" PRIu64, sum[i]);
+		snprintf(share, sizeof(share), "%.1f%%", 100.0 * (double)sum[i] / (double)lost);
+		fputs("<tr>", f);
+		cell_text(f, "long", ledger_stage_label(stage) ? ledger_stage_label(stage) : stage);
+		cell_text(f, "num", count);
+		cell_text(f, "num", share);
+		fputs("</tr>\n", f);
 	}
 	if (lost == 0)
-		fputs("<tr><td>no loss</td><td>0</td><td>-</td></tr>\n", f);
-	fputs("<tr><td>limited by</td><td colspan=\"2\">", f);
-	esc(f, limited ? (ledger_stage_label(limited) ? ledger_stage_label(limited) : limited) : "-");
+		fputs("<tr><td>no loss</td><td class=\"num\">0</td><td class=\"num\">-</td></tr>\n", f);
+	fputs("<tr><td>limited by</td><td colspan=\"2\" class=\"long\">", f);
+	html_text(f, limited ? (ledger_stage_label(limited) ? ledger_stage_label(limited) : limited) : "-");
 	fputs("</td></tr>\n</table>\n", f);
 	return 1;
 }
@@ -452,70 +825,384 @@ static int group_ledger(FILE *f, struct history *h, struct json_object *g)
 /* "Where the lost datagrams went": a small table per group from its
  * rounds' loss ledgers (docs/verification.md); nothing when no run has
  * one. */
-static void ledger_tables(FILE *f, struct history *h, struct json_object *groups)
+static int section_ledger(struct report *rp)
 {
 	bool title = false;
 
-	for (size_t i = 0; groups && i < json_object_array_length(groups); i++) {
-		char *buf = NULL;
+	for (size_t i = 0; i < n_groups(rp); i++) {
+		_cleanup_free_ char *buf = NULL;
 		size_t len = 0;
 		FILE *g = open_memstream(&buf, &len);
+		int r;
 
 		if (!g)
-			return;
-		if (group_ledger(g, h, json_object_array_get_idx(groups, i)) > 0 && fflush(g) == 0) {
+			return -ENOMEM;
+		r = group_ledger(rp, g, group(rp, i));
+		if (fclose(g) != 0)
+			return -ENOMEM;
+		if (r > 0) {
 			if (!title)
-				fputs("<h3>Where the lost datagrams went</h3>\n", f);
+				fputs("<h2>Where the lost datagrams went</h2>\n", rp->f);
 			title = true;
-			fwrite(buf, 1, len, f);
+			fwrite(buf, 1, len, rp->f);
 		}
-		fclose(g);
-		free(buf);
 	}
+	return 0;
 }
+
+/* ---- the interrupt heat map ---- */
+
+/* The NIC's NUMA-local CPUs from a run's host facts: "ens1f0, NUMA node
+ * 1: 8-15,24-31" into *ret_note, the list into *ret_list. */
+static void numa_local(const struct run_record *run, char **ret_note, char **ret_list)
+{
+	const struct run_artifact *a = run_record_artifact(run, ARTIFACT_HOST_FACTS);
+	struct json_object *host = a && a->content ? json_tokener_parse(a->content) : NULL,
+			   *ports = get(host, "interfaces");
+
+	for (size_t i = 0; ports && i < json_object_array_length(ports); i++) {
+		struct json_object *p = json_object_array_get_idx(ports, i);
+		if (!streq_ptr(str(p, "name"), run->ifname) || !str(p, "local_cpus") ||
+		    !*str(p, "local_cpus"))
+			continue;
+		*ret_list = strdup(str(p, "local_cpus"));
+		*ret_note = strprintf("%s, NUMA node %d: %s", str(p, "name"),
+				      json_object_get_int(get(p, "numa_node")), str(p, "local_cpus"));
+		break;
+	}
+	json_object_put(host);
+}
+
+static int group_heat(struct report *rp, struct json_object *g, struct irqheat *hm, char **ret_note)
+{
+	struct json_object *rounds = rounds_of(g);
+
+	for (size_t k = 0; rounds && k < json_object_array_length(rounds); k++) {
+		struct json_object *rd = json_object_array_get_idx(rounds, k);
+		const struct run_record *run = run_of(rp, rd);
+		const struct run_artifact *b, *a;
+		_cleanup_free_ char *list = NULL;
+		int r;
+
+		if (!run || (!rp->single && !round_counted(rd)))
+			continue;
+		b = run_record_artifact(run, "interrupts_before");
+		a = run_record_artifact(run, "interrupts_after");
+		r = irqheat_add(hm, b ? b->content : NULL, a ? a->content : NULL);
+		if (r == -ENOMEM)
+			return r;
+		if (!hm->has_local) {
+			numa_local(run, ret_note, &list);
+			if (list && irqheat_set_local(hm, list) == -ENOMEM)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int section_heat(struct report *rp)
+{
+	FILE *f = rp->f;
+	_cleanup_free_ char *body = NULL, *note = NULL;
+	size_t len = 0;
+	FILE *b = open_memstream(&body, &len);
+
+	if (!b)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_groups(rp); i++) {
+		struct json_object *g = group(rp, i);
+		_cleanup_(irqheat_done) struct irqheat hm = {0};
+		_cleanup_free_ char *label = group_label(g), *gnote = NULL;
+		int r = group_heat(rp, g, &hm, &gnote);
+
+		if (r < 0) {
+			fclose(b);
+			return r;
+		}
+		if (!note && gnote)
+			note = TAKE_PTR(gnote);
+		fputs("<h3>", b);
+		html_text(b, label);
+		fputs("</h3>\n", b);
+		if (hm.runs == 0) {
+			fputs("<p class=\"note\">no /proc/interrupts snapshots</p>\n", b);
+			continue;
+		}
+		fprintf(b, "<p class=\"note\">%" PRIu64 " completion interrupts over %u run%s%s</p>\n",
+			hm.total, hm.runs, hm.runs == 1 ? "" : "s",
+			hm.total ? ""
+				 : ": none (a virtual device: the NIC's rows of the snapshots did not move)");
+		irqheat_draw(b, &hm, label);
+	}
+	if (fclose(b) != 0)
+		return -ENOMEM;
+	fputs("<h2>NIC completion interrupts per CPU</h2>\n", f);
+	irqheat_legend(f, note);
+	fputs(body, f);
+	return 0;
+}
+
+/* ---- parameters ---- */
+
+/* The word for a setting a group leaves alone: the same in every column,
+ * whether the profile says nothing or says so (irq.irqbalance: leave). */
+static const char *unset_word(const char *key)
+{
+	if (streq(key, "irq.irqbalance"))
+		return "leave";
+	if (strncmp(key, "verify.", 7) == 0)
+		return "default";
+	return "as found";
+}
+
+/* A value in bytes reads 4M. */
+static bool is_size(const char *key)
+{
+	enum sysctl_key k;
+
+	if (strncmp(key, "verify.socket_buffer.", 21) == 0 || streq(key, "verify.message_size"))
+		return true;
+	return strncmp(key, "sysctl.", 7) == 0 && sysctl_key_from_string(key + 7, &k) >= 0 &&
+	       streq(sysctl_def(k)->unit, "bytes");
+}
+
+/* A value for people: sizes in K/M, ">= 4194304" as ">= 4M", lists
+ * joined. */
+static char *value_text(const char *key, struct json_object *v)
+{
+	const char *s = json_object_get_string(v);
+	uint64_t n;
+	char *sz = NULL;
+
+	if (json_object_is_type(v, json_type_array)) {
+		char *out = strdup("");
+		for (size_t i = 0; out && i < json_object_array_length(v); i++) {
+			char *t = strprintf("%s%s%s", out, i ? ", " : "",
+					    json_object_get_string(json_object_array_get_idx(v, i)));
+			free(out);
+			out = t;
+		}
+		return out;
+	}
+	if (is_size(key)) {
+		const char *digits = strncmp(s, ">= ", 3) == 0 ? s + 3 : s;
+		if (safe_atou64(digits, &n) >= 0 && runner_format_size(n, &sz) >= 0) {
+			char *t = strprintf("%s%s", digits == s ? "" : ">= ", sz);
+			free(sz);
+			return t;
+		}
+	}
+	if (json_object_is_type(v, json_type_boolean))
+		return strdup(json_object_get_boolean(v) ? "on" : "off");
+	return strdup(s);
+}
+
+/* Not settings of the host or the benchmark: what the profile is. */
+static bool param_skipped(const char *key)
+{
+	static const char *const skip[] = {"version", "name", "description", "extends"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(skip); i++)
+		if (streq(key, skip[i]))
+			return true;
+	return false;
+}
+
+/* Every leaf of o as "section.key" -> value, in o's order. */
+static int flatten(struct json_object *o, const char *prefix, struct json_object *into)
+{
+	json_object_object_foreach(o, key, v)
+	{
+		_cleanup_free_ char *path = prefix ? strprintf("%s.%s", prefix, key) : strdup(key);
+		if (!path)
+			return -ENOMEM;
+		if (param_skipped(path))
+			continue;
+		if (v && json_object_is_type(v, json_type_object)) {
+			int r = flatten(v, path, into);
+			if (r < 0)
+				return r;
+		} else if (v)
+			json_object_object_add(into, path, json_object_get(v));
+	}
+	return 0;
+}
+
+/* The section of a flattened key ("irq" of "irq.policy") in the order a
+ * profile is written; an unknown section goes last. */
+static size_t section_rank(const char *key)
+{
+	static const char *const order[] = {"match", "requires", "link", "irq", "sysctl", "peer", "verify"};
+	size_t len = strcspn(key, ".");
+
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++)
+		if (strlen(order[i]) == len && strncmp(key, order[i], len) == 0)
+			return i;
+	return ARRAY_SIZE(order);
+}
+
+/* One row: the setting in every group, marked when the groups differ. */
+static void parameter_row(FILE *f, const char *key, struct json_object **flat, size_t n)
+{
+	_cleanup_strv_free_ char **cells = calloc(n + 1, sizeof(char *));
+	bool differs = false;
+
+	if (!cells)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *v = get(flat[i], key);
+		cells[i] = v ? value_text(key, v) : strdup(unset_word(key));
+		differs |= i > 0 && !streq_ptr(cells[i], cells[0]);
+	}
+	fputs(differs ? "<tr class=\"differs\">" : "<tr>", f);
+	html_elem(f, "th", "key", key);
+	for (size_t i = 0; i < n; i++)
+		cell_text(f, "long", cells[i]);
+	fputs("</tr>\n", f);
+}
+
+static int section_parameters(struct report *rp)
+{
+	FILE *f = rp->f;
+	size_t n = n_groups(rp);
+	_cleanup_free_ struct json_object **flat = calloc(n ? n : 1, sizeof(*flat));
+	struct json_object *keys = json_object_new_object();
+	int r = flat && keys ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		struct json_object *p = get(group(rp, i), "profile");
+		flat[i] = json_object_new_object();
+		r = flat[i] ? 0 : -ENOMEM;
+		if (r >= 0 && p && json_object_is_type(p, json_type_object))
+			r = flatten(p, NULL, flat[i]);
+		json_object_object_foreach(flat[i], key, v)
+		{
+			(void)v;
+			if (!json_object_object_get_ex(keys, key, NULL))
+				json_object_object_add(keys, key, NULL);
+		}
+	}
+	if (r >= 0) {
+		fputs("<h2>Parameters</h2>\n<table>\n<tr><th>setting</th>", f);
+		for (size_t i = 0; i < n; i++) {
+			_cleanup_free_ char *l = group_label(group(rp, i));
+			html_elem(f, "th", NULL, l);
+		}
+		fputs("</tr>\n", f);
+		for (size_t rank = 0; rank <= section_rank(""); rank++) {
+			json_object_object_foreach(keys, key, unused)
+			{
+				(void)unused;
+				if (section_rank(key) == rank)
+					parameter_row(f, key, flat, n);
+			}
+		}
+		fputs("</table>\n<p class=\"note\">Highlighted: the groups differ. as found: the group "
+		      "leaves the "
+		      "host's value as it was; leave: irqbalance is left as it runs; default: the runner's "
+		      "default.</p>\n",
+		      f);
+	}
+	for (size_t i = 0; flat && i < n; i++)
+		json_object_put(flat[i]);
+	json_object_put(keys);
+	return r;
+}
+
+/* ---- the commands ---- */
+
+static int section_commands(struct report *rp)
+{
+	FILE *f = rp->f;
+
+	fputs("<h2>The exact commands</h2>\n<table>\n<tr><th>group</th><th class=\"num\">run</th>"
+	      "<th>command</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < n_groups(rp); i++) {
+		struct json_object *g = group(rp, i), *rounds = rounds_of(g);
+		for (size_t k = 0; rounds && k < json_object_array_length(rounds); k++) {
+			const struct run_record *run = run_of(rp, json_object_array_get_idx(rounds, k));
+			if (!run)
+				continue;
+			fputs("<tr>", f);
+			label_cell(f, g);
+			fprintf(f,
+				"<td class=\"num\"><a href=\"runs/run-%" PRId64 "/README.md\">%" PRId64
+				"</a></td><td><code>",
+				run->id, run->id);
+			html_text(f, run->command_line ? run->command_line : "-");
+			fputs("</code></td></tr>\n", f);
+		}
+	}
+	fputs("</table>\n", f);
+	return 0;
+}
+
+/* ---- the page ---- */
+
+/* The page, top to bottom. A new section is one row. */
+static int (*const sections[])(struct report *rp) = {
+    section_header, section_verdict, section_charts,	 section_results,  section_ledger,
+    section_rounds, section_heat,    section_parameters, section_commands,
+};
 
 int report_html(struct history *h, struct json_object *doc, char **ret)
 {
-	struct json_object *groups = get(doc, "groups");
-	char *buf = NULL;
+	struct report rp = {
+	    .h = h, .doc = doc, .groups = get(doc, "groups"), .single = !get(doc, "campaign")};
+	_cleanup_free_ char *buf = NULL, *title = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	int r;
 
-	if (!f)
+	rp.f = open_memstream(&buf, &len);
+	if (!rp.f)
 		return -ENOMEM;
-	report_page_head(f, str(doc, "name"));
-	if (get(doc, "campaign")) {
-		fprintf(f, "Campaign %" PRId64 ": ", json_object_get_int64(get(doc, "campaign")));
-		esc(f, str(doc, "name"));
-	} else
-		fputs("Runs", f);
-	fputs("</h1>\n", f);
-	if (str(doc, "verdict")) {
-		fputs("<p><strong>", f);
-		esc(f, str(doc, "verdict"));
-		fputs("</strong></p>\n", f);
-	}
-	if (str(doc, "file")) {
-		fputs("<p class=\"s\">", f);
-		esc(f, str(doc, "file"));
-		fprintf(f, ", status %s, %d repetition(s), %" PRId64 " runs; cx5prof %s</p>\n",
-			strna(str(doc, "status")), json_object_get_int(get(doc, "repeat")),
-			json_object_get_int64(get(doc, "runs")), CX5PROF_VERSION);
-	}
-	bars(f, groups, "Receive throughput (median of the rounds, whisker: min-max)", "median_recv_mbps",
-	     "recv_mbps", "Mbps", "#3b7dd8");
-	bars(f, groups, "Loss (median of the rounds, whisker: min-max)", "median_loss_percent",
-	     "loss_percent", "%", "#d8613b");
-	results_table(f, groups);
-	ledger_tables(f, h, groups);
-	heat_strips(f, h, groups);
-	parameter_table(f, groups);
-	commands(f, h, groups);
-	fputs("</body>\n</html>\n", f);
-	if (fclose(f) != 0) {
-		free(buf);
+	r = load_runs(&rp);
+	title = strprintf("cx5prof report: %s", strna(str(doc, "name")));
+	html_page_open(rp.f, title ? title : "cx5prof report", NULL);
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(sections); i++)
+		r = sections[i](&rp);
+	html_page_close(rp.f);
+	run_records_free(rp.runs, rp.n_runs);
+	if (fclose(rp.f) != 0 && r >= 0)
+		r = -ENOMEM;
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+int report_svg(struct json_object *doc, char **ret)
+{
+	_cleanup_(chart_data_done) struct chart_data recv = {0}, loss = {0};
+	_cleanup_free_ char *buf = NULL, *title = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r, h;
+
+	r = chart_build(doc, false, &recv);
+	if (r >= 0)
+		r = chart_build(doc, true, &loss);
+	if (r < 0)
+		return r;
+	if (get(doc, "campaign"))
+		title = strprintf("cx5prof campaign %" PRId64 ": %s",
+				  json_object_get_int64(get(doc, "campaign")), strna(str(doc, "name")));
+	else
+		title = strprintf("cx5prof runs");
+	f = open_memstream(&buf, &len);
+	if (!f || !title)
+		return f ? (fclose(f), -ENOMEM) : -ENOMEM;
+	h = 30 + chart_height(&recv.c) + 12 + chart_height(&loss.c);
+	html_svg_open(f, CHART_WIDTH, h, title, true);
+	fputs("<text x=\"4\" y=\"18\" class=\"title\">", f);
+	html_text(f, title);
+	fputs("</text>\n", f);
+	chart_draw(f, &recv.c, 30);
+	chart_draw(f, &loss.c, 30 + chart_height(&recv.c) + 12);
+	html_svg_close(f);
+	if (fclose(f) != 0)
 		return -ENOMEM;
-	}
-	*ret = buf;
+	*ret = TAKE_PTR(buf);
 	return 0;
 }

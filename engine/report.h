@@ -1,31 +1,33 @@
 /* report.h: the report of a campaign (or of some runs) as a page people
- * open on an offline lab host.
+ * open on an offline lab host, and its chart as a picture of its own.
  *
- * Owns: report.html, self-contained: inline CSS and SVG, no JavaScript, no
- * external URL or font (verb_campaign.c writes it next to the document
- * and the runs' export bundles). The HTML shows, per
- * group: throughput and loss bars with the min-max spread of the rounds, a
- * per-CPU heat strip of the NIC's completion interrupts (mlx5_comp*, from
- * the runs' before/after /proc/interrupts snapshots), the parameters of
- * its profile, and the exact commands run. Must never: read anything but
- * the document and the history, or write outside the directory. */
+ * Owns: report.html, self-contained (inline CSS and SVG, no JavaScript,
+ * no external URL or font): a header that places the report (campaign,
+ * host, interfaces with NIC model, driver and firmware, kernel, peer and
+ * its NIC, start, end and duration, cx5prof version), the verdict, the
+ * throughput and loss charts (axes from 0, loss on a fixed 0-100% scale,
+ * every round a dot), the results per group (loss changes in percentage
+ * points), every round with pass/FAIL per threshold, the drop counters
+ * that rose and the reason of every skipped or failed round, the per-CPU
+ * heat map of the NIC's completion interrupts, the parameters of every
+ * group in the same words, and the exact commands; and report.svg, the
+ * throughput and loss chart alone. Must never: read anything but the
+ * document and the history, write files (the caller writes the directory),
+ * or let a stored string into the page unescaped. */
 #ifndef CX5_REPORT_H
 #define CX5_REPORT_H
 
 #include <json-c/json.h>
-#include <stdio.h>
 
 struct history;
 
-/* The HTML page of doc (a campaign document: groups, each with rounds
- * naming their runs; runs are read from h for their interrupts and
- * commands; the bundles are linked as runs/run-N/). */
+/* The HTML page of doc: a campaign document (schemas/campaign.schema.json)
+ * or `report RUN`'s (campaign null: a group is one run). Its runs are read
+ * from h (interrupts, host facts, commands); the bundles are linked as
+ * runs/run-N/. */
 int report_html(struct history *h, struct json_object *doc, char **ret);
 
-/* The pieces every page of cx5prof shares (report_hosts.c too): text
- * escaped for HTML (and XML), and the page's head (doctype, title, the
- * inline style) up to the opening <h1>. */
-void report_esc(FILE *f, const char *s);
-void report_page_head(FILE *f, const char *title);
+/* The throughput and loss chart of doc as one SVG file. */
+int report_svg(struct json_object *doc, char **ret);
 
 #endif

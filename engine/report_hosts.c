@@ -5,13 +5,10 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "base/chart.h"
+#include "base/html.h"
 #include "base/util.h"
 #include "base/version.h"
-#include "report.h"
-
-#define BAR_W	520
-#define LABEL_W 160
-#define ROW_H	24
 
 static struct json_object *get(struct json_object *o, const char *key)
 {
@@ -31,47 +28,40 @@ static void cell(FILE *f, struct json_object *row, const char *key)
 	struct json_object *v = get(row, key);
 
 	fputs("<td>", f);
-	report_esc(f, v && !json_object_is_type(v, json_type_null) ? json_object_get_string(v) : "-");
+	html_text(f, v && !json_object_is_type(v, json_type_null) ? json_object_get_string(v) : "-");
 	fputs("</td>", f);
 }
 
-static void throughput_bars(FILE *f, struct json_object *hosts)
+/* Each host's verify run as a bar on an axis from 0 (base/chart.h);
+ * a host without a run says why instead. */
+static int throughput_bars(FILE *f, struct json_object *hosts)
 {
 	size_t n = json_object_array_length(hosts);
-	double top = 0;
+	_cleanup_free_ struct chart_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	struct chart c = {
+	    .axis = "receive throughput of each host's verify run (Mbps)",
+	    .unit = "Mbps",
+	    .decimals = 1,
+	    .color = "#3b7dd8",
+	    .rows = rows,
+	    .n_rows = n,
+	};
 
-	for (size_t i = 0; i < n; i++) {
-		double m = num(json_object_array_get_idx(hosts, i), "recv_mbps");
-		top = isnan(m) ? top : fmax(top, m);
-	}
-	if (top <= 0)
-		top = 1;
-	fprintf(f,
-		"<h3>Receive throughput of each host's verify run</h3>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\">\n",
-		LABEL_W + BAR_W + 200, (int)(n * ROW_H) + 8);
+	if (!rows)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *row = json_object_array_get_idx(hosts, i);
-		double m = num(row, "recv_mbps");
-		int y = (int)i * ROW_H + 4;
-
-		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"l\">", LABEL_W - 8, y + 15);
-		report_esc(f, json_object_get_string(get(row, "host")));
-		fputs("</text>\n", f);
-		if (isnan(m)) {
-			fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"s\">", LABEL_W, y + 15);
-			report_esc(f, json_object_get_string(get(row, "outcome")));
-			fputs("</text>\n", f);
-			continue;
-		}
-		fprintf(f,
-			"<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#3b7dd8\"/>\n"
-			"<text x=\"%.1f\" y=\"%d\" class=\"v\">%.1f Mbps, ",
-			LABEL_W, y + 2, BAR_W * m / top, ROW_H - 8, LABEL_W + BAR_W * m / top + 6, y + 15, m);
-		report_esc(f, json_object_get_string(get(row, "outcome")));
-		fputs("</text>\n", f);
+		rows[i] = (struct chart_row){
+		    .label = json_object_get_string(get(row, "host")),
+		    .value = num(row, "recv_mbps"),
+		    .note = json_object_get_string(get(row, "outcome")),
+		};
 	}
-	fputs("</svg>\n", f);
+	fputs("<h3>Receive throughput of each host's verify run</h3>\n", f);
+	html_svg_open(f, CHART_WIDTH, chart_height(&c), c.axis, false);
+	chart_draw(f, &c, 0);
+	html_svg_close(f);
+	return 0;
 }
 
 static void host_table(FILE *f, struct json_object *hosts)
@@ -116,26 +106,26 @@ int report_hosts_html(struct json_object *doc, char **ret)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	int r;
 
 	if (!f)
 		return -ENOMEM;
-	report_page_head(f, "fleet");
-	fprintf(f, "Fleet: %zu host%s</h1>\n", json_object_array_length(hosts),
+	html_page_open(f, "cx5prof report: fleet", NULL);
+	fprintf(f, "<h1>Fleet: %zu host%s</h1>\n", json_object_array_length(hosts),
 		json_object_array_length(hosts) == 1 ? "" : "s");
 	if (verdict) {
 		fputs("<p><strong>", f);
-		report_esc(f, json_object_get_string(verdict));
+		html_text(f, json_object_get_string(verdict));
 		fputs("</strong></p>\n", f);
 	}
-	fprintf(
-	    f,
-	    "<p class=\"s\">One row per host: its verify run (pass, fail, drift, error; \"not run\" when the "
-	    "rollout gave it none) and what the rollout said of it; cx5prof %s</p>\n",
-	    CX5PROF_VERSION);
-	throughput_bars(f, hosts);
+	fprintf(f,
+		"<p class=\"note\">One row per host: its verify run (pass, fail, drift, error; \"not run\" "
+		"when the rollout gave it none) and what the rollout said of it; cx5prof %s</p>\n",
+		CX5PROF_VERSION);
+	r = throughput_bars(f, hosts);
 	host_table(f, hosts);
-	fputs("</body>\n</html>\n", f);
-	if (fclose(f) != 0) {
+	html_page_close(f);
+	if (fclose(f) != 0 || r < 0) {
 		free(buf);
 		return -ENOMEM;
 	}

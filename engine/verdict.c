@@ -720,3 +720,39 @@ int verdict_doc_rounds(struct json_object *group, double **ret_recv, double **re
 	*ret_n = n;
 	return 0;
 }
+
+static const char *doc_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
+}
+
+static double doc_num(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : NAN;
+}
+
+char *verdict_doc_measure_text(struct json_object *m)
+{
+	bool points = streq(strempty(doc_str(m, "unit")), "points");
+	const char *u = points ? " pp" : "%";
+	double ch = doc_num(m, "change"), lo = doc_num(m, "low"), hi = doc_num(m, "high");
+	int digits = points ? 2 : fabs(ch) < 10 ? 1 : 0;
+	const char *text = doc_str(m, "text");
+
+	if (text) /* the verdict's own figures (verdict_measure_text) */
+		return strprintf("%s %s", text, strna(doc_str(m, "verdict")));
+	if (isnan(lo) || isnan(hi))
+		return strprintf("%+.*f%s [?] %s", digits, ch, u, strna(doc_str(m, "verdict")));
+	return strprintf("%+.*f%s [%.*f..%.*f] %s", digits, ch, u, digits, lo, digits, hi,
+			 strna(doc_str(m, "verdict")));
+}
+
+char *verdict_doc_comparison_name(struct json_object *c)
+{
+	const char *sv = doc_str(c, "sweep_value");
+
+	return strprintf("%s vs %s%s%s%s", strna(doc_str(c, "group")), strna(doc_str(c, "against")),
+			 sv ? " (" : "", strempty(sv), sv ? ")" : "");
+}

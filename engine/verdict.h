@@ -144,6 +144,15 @@ struct json_object *verdict_families_json(const struct verdict_input *in, const 
  * 0, -ENOMEM. */
 int verdict_doc_rounds(struct json_object *group, double **ret_recv, double **ret_loss, size_t *ret_n);
 
+/* The words the campaign table and report.html both print, from a
+ * campaign document: a comparison's measure ("recv" or "loss" of an entry
+ * of "comparisons") as "+67% [41..112] better", "+0.36 pp [?] no clear
+ * difference" (its "text" when the document has one, so the figures read
+ * as the verdict line's); and its name, "mtu-jumbo vs baseline (8000)".
+ * Caller frees; NULL: out of memory. */
+char *verdict_doc_measure_text(struct json_object *measure);
+char *verdict_doc_comparison_name(struct json_object *comparison);
+
 /* The interaction note of family f ("alone better, inside the full
  * profile no clear difference: ..."), or NULL when alone and inside agree.
  * Caller frees. */

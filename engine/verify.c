@@ -24,6 +24,7 @@
 #include "os/nicfacts.h"
 #include "kinds/kinds.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 #include "plan.h"
 #include "profile.h"
 #include "store/history.h"
@@ -31,6 +32,10 @@
 
 #define PEER_PROBE_TIMEOUT_MS 1000
 #define DEFAULT_MESSAGE_SIZE  1400 /* fits a 1500-byte MTU */
+
+#define PEER_MUST_MATCH	      "peer_must_match"
+#define PEER_MUST_MATCH_LABEL "peer NIC, driver and firmware"
+#define PEER_MUST_MATCH_UNIT  "(same)"
 
 static char *const default_runners[] = {(char *)"netperf", (char *)"iperf3", (char *)"builtin", NULL};
 
@@ -106,6 +111,21 @@ static const struct threshold_def {
      offsetof(struct profile, verify.softirq_max_percent), value_softirq, na_softirq},
 };
 
+bool verify_threshold_describe(const char *name, const char **ret_label, const char **ret_unit)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(thresholds); i++)
+		if (streq(name, thresholds[i].name)) {
+			*ret_label = thresholds[i].label;
+			*ret_unit = thresholds[i].unit;
+			return true;
+		}
+	if (!streq(name, PEER_MUST_MATCH))
+		return false;
+	*ret_label = PEER_MUST_MATCH_LABEL;
+	*ret_unit = PEER_MUST_MATCH_UNIT;
+	return true;
+}
+
 /* verify.peer_must_match: the peer's NIC, driver and firmware are the
  * local port's (peercheck.h compared them). */
 static int evaluate_peer_match(const struct profile *p, struct verify_report *r)
@@ -117,10 +137,10 @@ static int evaluate_peer_match(const struct profile *p, struct verify_report *r)
 		return 0;
 	t = &r->thresholds[r->n_thresholds++];
 	*t = (struct verify_threshold){
-	    .name = "peer_must_match",
-	    .label = "peer NIC, driver and firmware",
+	    .name = PEER_MUST_MATCH,
+	    .label = PEER_MUST_MATCH_LABEL,
 	    .op = "==",
-	    .unit = "(same)",
+	    .unit = PEER_MUST_MATCH_UNIT,
 	    .limit = 1,
 	    .value = -1,
 	    .status = !f			    ? VERIFY_NA
@@ -742,6 +762,65 @@ static char *tuning_text(const struct host_state *host, const struct verify_repo
 	return buf;
 }
 
+static struct json_object *string_or_null(const char *s)
+{
+	return s && *s ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *port_json(const struct iface_state *s)
+{
+	struct json_object *o = json_object_new_object();
+	_cleanup_free_ char *version = NULL, *pci_id = NULL;
+
+	if (nicfacts_driver_version(s, &version) == -ENOMEM)
+		return json_object_put(o), NULL;
+	if (s->has_nic && s->nic.has_pci_id)
+		pci_id = strprintf("%04x:%04x", s->nic.vendor, s->nic.device);
+	json_object_object_add(o, "name", json_object_new_string(s->name));
+	json_object_object_add(o, "model", string_or_null(s->has_nic ? s->nic.model : NULL));
+	json_object_object_add(o, "pci", string_or_null(s->has_nic ? s->nic.pci_bdf : NULL));
+	json_object_object_add(o, "pci_id", string_or_null(pci_id));
+	json_object_object_add(o, "numa_node",
+			       s->has_nic && s->nic.numa_node >= 0 ? json_object_new_int(s->nic.numa_node)
+								   : NULL);
+	json_object_object_add(o, "local_cpus", string_or_null(s->has_nic ? s->nic.local_cpulist : NULL));
+	json_object_object_add(o, "driver", string_or_null(nicfacts_driver(s)));
+	json_object_object_add(o, "driver_version", string_or_null(version));
+	json_object_object_add(o, "firmware", string_or_null(nicfacts_firmware(s)));
+	return o;
+}
+
+/* The artifact host_facts.json (schemas/host-facts.schema.json): the host
+ * name, the kernel release and each port's NIC, so that a report placed
+ * later names them. */
+static char *host_facts_json(const struct host_state *host, char *const *ifaces)
+{
+	struct json_object *o = json_object_new_object(), *ports = json_object_new_array();
+	_cleanup_free_ char *kernel = NULL;
+	char name[256] = "";
+	char *text;
+
+	if (!o || !ports) {
+		json_object_put(o);
+		json_object_put(ports);
+		return NULL;
+	}
+	(void)gethostname(name, sizeof(name) - 1);
+	(void)sysroot_read_line("/proc/sys/kernel/osrelease", &kernel);
+	json_object_object_add(o, "hostname", string_or_null(name));
+	json_object_object_add(o, "kernel", string_or_null(kernel));
+	for (char *const *n = ifaces; n && *n; n++) {
+		const struct iface_state *s = host_state_iface(host, *n);
+		if (s)
+			json_object_array_add(ports, port_json(s));
+	}
+	json_object_object_add(o, "interfaces", ports);
+	text = strdup(
+	    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return text;
+}
+
 static int record_run(const struct verify_options *o, const struct host_state *host, struct verify_report *r)
 {
 	const struct iface_state *s = r->interfaces ? host_state_iface(host, r->interfaces[0]) : NULL;
@@ -749,12 +828,13 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	_cleanup_free_ char *cb = counters_text(r, false), *ca = counters_text(r, true),
 			    *sum = summary_text(r), *map = irq_map_text(r), *drv = NULL, *verdict = NULL,
 			    *profile_json = NULL, *drv_version = NULL, *hash = NULL,
-			    *tuning = tuning_text(host, r), *ledger_txt = ledger_text(r->ledger_doc);
+			    *tuning = tuning_text(host, r), *facts = host_facts_json(host, r->interfaces),
+			    *ledger_txt = ledger_text(r->ledger_doc);
 	struct json_object *pj = NULL;
 	struct run_record rec;
 	int rr = 0;
 
-	if (!cb || !ca || !sum || !tuning)
+	if (!cb || !ca || !sum || !tuning || !facts)
 		return -ENOMEM;
 	if (s && nicfacts_driver_version(s, &drv_version) == -ENOMEM)
 		return -ENOMEM;
@@ -789,6 +869,7 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	rr |= artifact_add(&as, "profile", profile_json);
 	rr |= artifact_add(&as, "verify_summary", sum);
 	rr |= artifact_add(&as, ARTIFACT_TUNING, tuning);
+	rr |= artifact_add(&as, ARTIFACT_HOST_FACTS, facts);
 	rr |= artifact_add(&as, "loss_ledger", ledger_txt);
 	if (r->result.peer_state)
 		rr |= artifact_add(

@@ -152,6 +152,11 @@ static inline void verify_report_freep(struct verify_report **r)
 int verify_exit_code(const struct verify_report *r);
 const char *verify_result_word(const struct verify_report *r);
 
+/* The label ("receive throughput") and unit ("Mbps") of the threshold
+ * called name ("throughput_mbps", "peer_must_match"); false when there is
+ * none. */
+bool verify_threshold_describe(const char *name, const char **ret_label, const char **ret_unit);
+
 /* Print the report through output.h. */
 void verify_render(const struct verify_report *r);
 

@@ -1,5 +1,5 @@
 /* verb_campaign.c: `cx5prof campaign FILE [--report DIR] [--keep WHICH]
- * [--check]` and `cx5prof report RUN... --dir DIR`.
+ * [--check]`.
  *
  * Owns: running a campaign's rounds in order (repetitions interleaved: g1
  * g2 g3 g1 g2 g3 ...), each from the state before the campaign: plan the
@@ -14,10 +14,8 @@
  * round's undo log is on disk (txn_verb_apply). */
 #define _GNU_SOURCE
 #include <inttypes.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
-#include <sys/stat.h>
 
 #include "apply.h"
 #include "txn.h"
@@ -30,7 +28,7 @@
 #include "os/probe.h"
 #include "peerssh.h"
 #include "plan.h"
-#include "report.h"
+#include "runfacts.h"
 #include "store/campaigns.h"
 #include "store/history.h"
 #include "store/lock.h"
@@ -44,14 +42,12 @@ enum {
 	OPT_REPORT = 1000,
 	OPT_KEEP,
 	OPT_CHECK,
-	OPT_DIR,
 	OPT_PEER,
 	OPT_ABLATE,
 	OPT_DURATION,
 	OPT_REPEAT,
 	OPT_BUDGET,
 	OPT_SSH_COMMANDS,
-	OPT_HOSTS,
 };
 
 enum keep { KEEP_NONE, KEEP_FIRST, KEEP_LAST, KEEP_BEST };
@@ -80,25 +76,15 @@ const struct cli_option campaign_options[] = {
     {0},
 };
 
-const struct cli_option report_options[] = {
-    {"dir", CLI_ARG_REQUIRED, OPT_DIR, "DIR", "write report.html and the runs' bundles into DIR"},
-    {"hosts", CLI_ARG_NONE, OPT_HOSTS, NULL,
-     "the arguments are hosts' directories (run.json of `export`, host.json of the fleet playbook): one row "
-     "per host"},
-    {0},
-};
-
 struct campaign_args {
 	const char *peer;
 	const char *report;
-	const char *dir;
 	const char *ablate;
 	enum keep keep;
 	bool check;
 	unsigned duration; /* 0: the file's */
 	int repeat;	   /* 0: the file's; -1: auto */
 	unsigned budget_s; /* 0: the file's */
-	bool hosts;
 };
 
 static int handle_option(int id, const char *arg, void *userdata)
@@ -108,9 +94,6 @@ static int handle_option(int id, const char *arg, void *userdata)
 	switch (id) {
 	case OPT_REPORT:
 		a->report = arg;
-		return 0;
-	case OPT_DIR:
-		a->dir = arg;
 		return 0;
 	case OPT_PEER:
 		if (!profile_peer_valid(arg)) {
@@ -159,9 +142,6 @@ static int handle_option(int id, const char *arg, void *userdata)
 		return 0;
 	case OPT_SSH_COMMANDS:
 		peerssh_allow_commands(true);
-		return 0;
-	case OPT_HOSTS:
-		a->hosts = true;
 		return 0;
 	case OPT_KEEP:
 		for (int i = 0; keep_names[i]; i++)
@@ -364,6 +344,8 @@ static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, 
 	peer_figures(rep->result.peer_state, &peer_mtu, &peer_drops);
 	json_object_object_add(o, "peer_mtu", peer_mtu >= 0 ? json_object_new_int64(peer_mtu) : NULL);
 	json_object_object_add(o, "peer_drops", peer_drops >= 0 ? json_object_new_int64(peer_drops) : NULL);
+	json_object_object_add(o, "thresholds", runfacts_thresholds(rep));
+	json_object_object_add(o, "drops", runfacts_drops(rep));
 	json_object_array_add(cl->rounds, o);
 	if (rep->run_id)
 		x->runs++;
@@ -1142,6 +1124,9 @@ static struct json_object *campaign_doc(const struct run_ctx *x, enum campaign_s
 	json_object_object_add(o, "stopped", json_object_new_string(stop_names[x->stopped]));
 	json_object_object_add(o, "estimated_s", json_object_new_int((int)x->estimate_s));
 	json_object_object_add(o, "elapsed_s", json_object_new_double(x->started_usec ? elapsed_s(x) : 0));
+	json_object_object_add(o, "started_usec",
+			       x->started_usec ? json_object_new_int64(x->started_usec) : NULL);
+	json_object_object_add(o, "ended_usec", json_object_new_int64(history_now_usec()));
 	json_object_object_add(o, "sweep", sw);
 	json_object_object_add(o, "runs", json_object_new_int64((int64_t)x->runs));
 	json_object_object_add(o, "groups", groups);
@@ -1248,11 +1233,12 @@ static void render_excluded(struct json_object *groups)
 	}
 }
 
-/* "+67% [41..112] better" from a comparison's measure (its text is
- * verdict.c's, so the table and the verdict line read the same). */
+/* "+67% [41..112] better" from a comparison's measure, into buf. */
 static void measure_cell(struct json_object *m, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s %s", strna(jstring(m, "text")), strna(jstring(m, "verdict")));
+	_cleanup_free_ char *t = verdict_doc_measure_text(m);
+
+	snprintf(buf, size, "%s", strna(t));
 }
 
 /* Each comparison with its intervals and words. */
@@ -1267,14 +1253,13 @@ static void render_comparisons(struct json_object *doc)
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *c = json_object_array_get_idx(cmps, i),
 				   *recv = json_object_object_get(c, "recv");
-		char name[128], rc[64], lc[64];
+		_cleanup_free_ char *name = verdict_doc_comparison_name(c);
+		char rc[64], lc[64];
 
-		snprintf(name, sizeof(name), "%s vs %s%s%s%s", jstring(c, "group"), jstring(c, "against"),
-			 jstring(c, "sweep_value") ? " (" : "", strempty(jstring(c, "sweep_value")),
-			 jstring(c, "sweep_value") ? ")" : "");
 		measure_cell(recv, rc, sizeof(rc));
 		measure_cell(json_object_object_get(c, "loss"), lc, sizeof(lc));
-		out_text("%-32s %-32s %-34s %.1f%%\n", name, rc, lc, 100 * jdouble(recv, "confidence"));
+		out_text("%-32s %-32s %-34s %.1f%%\n", strna(name), rc, lc,
+			 100 * jdouble(recv, "confidence"));
 	}
 }
 
@@ -1336,6 +1321,40 @@ static void render_time(struct json_object *doc)
 												      : "s",
 				 why[i].text);
 	out_text("\n");
+}
+
+/* "failed      lab-slow round 1: receive throughput >= 9000 Mbps: 4331.91
+ * Mbps": every threshold a round failed, with its value (or why it has
+ * none). */
+static void render_failed_thresholds(struct json_object *groups)
+{
+	for (size_t i = 0; i < json_object_array_length(groups); i++) {
+		struct json_object *g = json_object_array_get_idx(groups, i),
+				   *rounds = json_object_object_get(g, "rounds");
+
+		for (size_t k = 0; k < json_object_array_length(rounds); k++) {
+			struct json_object *rd = json_object_array_get_idx(rounds, k),
+					   *ths = json_object_object_get(rd, "thresholds");
+
+			for (size_t t = 0; t < json_object_array_length(ths); t++) {
+				struct json_object *th = json_object_array_get_idx(ths, t);
+				double v = jdouble(th, "value");
+
+				if (!streq_ptr(jstring(th, "status"), "fail"))
+					continue;
+				out_text("failed      %s%s%s round %d: %s %s %g %s: ", jstring(g, "group"),
+					 jstring(g, "sweep_value") ? " " : "",
+					 strempty(jstring(g, "sweep_value")),
+					 json_object_get_int(json_object_object_get(rd, "repetition")),
+					 strna(jstring(th, "label")), strna(jstring(th, "op")),
+					 jdouble(th, "limit"), strna(jstring(th, "unit")));
+				if (isnan(v))
+					out_text("%s\n", strna(jstring(th, "note")));
+				else
+					out_text("%.2f %s\n", v, strna(jstring(th, "unit")));
+			}
+		}
+	}
 }
 
 /* The table people read, from the document. */
@@ -1402,6 +1421,7 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		out_text("%s\n", line);
 	}
 	render_excluded(groups);
+	render_failed_thresholds(groups);
 	render_peer_line(groups);
 	render_comparisons(doc);
 	render_families(doc);
@@ -1424,70 +1444,6 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		out_text("host        every group rolled back: as before the campaign\n");
 	if (report_dir)
 		out_text("report      %s/report.html\n", report_dir);
-}
-
-/* ---- the report directory ---- */
-
-/* Create dir or accept an empty one: checked before the campaign starts,
- * so a bad --report changes nothing. */
-static int report_dir_prepare(const char *dir)
-{
-	int r;
-
-	if (mkdir(dir, 0755) == 0)
-		return 0;
-	if (errno != EEXIST)
-		return -errno;
-	r = dir_is_empty(dir);
-	return r < 0 ? r : r ? 0 : -ENOTEMPTY;
-}
-
-/* report.html, the document as json_name, and runs/run-N/ bundles. */
-static int report_write(const char *dir, struct history *h, struct json_object *doc, const char *json_name)
-{
-	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	_cleanup_free_ char *html = NULL, *json = NULL;
-	struct json_object *groups;
-	int r;
-
-	if (dfd < 0)
-		return -errno;
-	json = strprintf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-									 JSON_C_TO_STRING_SPACED |
-									 JSON_C_TO_STRING_NOSLASHESCAPE));
-	if (!json)
-		return -ENOMEM;
-	r = write_file(dfd, json_name, json);
-	if (r < 0)
-		return r;
-	if (mkdirat(dfd, "runs", 0755) < 0)
-		return -errno;
-	json_object_object_get_ex(doc, "groups", &groups);
-	for (size_t i = 0; i < json_object_array_length(groups); i++) {
-		struct json_object *rounds =
-		    json_object_object_get(json_object_array_get_idx(groups, i), "rounds");
-		for (size_t k = 0; k < json_object_array_length(rounds); k++) {
-			struct json_object *run =
-			    json_object_object_get(json_object_array_get_idx(rounds, k), "run");
-			_cleanup_(run_record_done) struct run_record rec = {0};
-			_cleanup_free_ char *sub = NULL;
-			if (!run)
-				continue;
-			r = runs_get(h, json_object_get_int64(run), &rec);
-			if (r < 0)
-				return r;
-			sub = strprintf("%s/runs/run-%" PRId64, dir, rec.id);
-			if (!sub)
-				return -ENOMEM;
-			r = export_bundle(h, &rec, sub);
-			if (r < 0)
-				return r;
-		}
-	}
-	r = report_html(h, doc, &html);
-	if (r < 0)
-		return r;
-	return write_file(dfd, "report.html", html);
 }
 
 /* "about 40 s", "about 12 min": a rough figure reads better rounded. */
@@ -1768,6 +1724,7 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	const char *kept_group = NULL;
 	int64_t kept_txn = 0;
 	int lock_fd = -1, r, code, keep_code = EXIT_OK;
+	bool written = false;
 
 	r = cli_parse(cli, cli_verb("campaign"), argc, argv, handle_option, &a, &args);
 	if (r != 0)
@@ -1780,7 +1737,7 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	if (a.check)
 		return render_check(&x);
 	if (a.report) {
-		r = report_dir_prepare(a.report);
+		r = report_dir_check(a.report);
 		if (r < 0) {
 			log_error_errno(r, "campaign: --report %s: %m%s", a.report,
 					r == -ENOTEMPTY ? ": choose a new or empty directory" : "");
@@ -1869,17 +1826,17 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 			 strerror(-r));
 	lock_release(lock_fd);
 	if (doc && a.report && h) {
-		r = report_write(a.report, h, doc, "campaign.json");
+		r = report_dir_write(a.report, h, doc, "campaign.json");
 		if (r < 0) {
-			log_error_errno(r, "campaign: cannot write the report into %s: %m", a.report);
-			if (code == EXIT_OK)
-				code = EXIT_ERROR;
-		}
+			int failed = report_dir_failed("campaign", a.report, r);
+			code = code == EXIT_OK ? failed : code;
+		} else
+			written = true;
 	}
 	if (doc && out_is_json())
 		out_json(NULL, json_object_get(doc));
 	else if (doc && !x.output_closed)
-		render_table(doc, a.report);
+		render_table(doc, written ? a.report : NULL);
 	json_object_put(doc);
 	cells_free(&x);
 	if (out_finish() < 0 && code == EXIT_OK)
@@ -2101,109 +2058,4 @@ int compare_campaigns(struct cli *cli, char **args)
 	loaded_campaign_done(&l[0]);
 	loaded_campaign_done(&l[1]);
 	return code;
-}
-
-/* ---- `cx5prof report RUN... --dir DIR` ---- */
-
-/* The document of ad-hoc runs: one group per run, in the given order. */
-static int runs_doc(struct history *h, char **ids, struct json_object **ret)
-{
-	struct json_object *o = json_object_new_object(), *groups = json_object_new_array();
-	double prev = NAN;
-
-	json_object_object_add(o, "campaign", NULL);
-	json_object_object_add(o, "name", json_object_new_string("runs"));
-	json_object_object_add(o, "groups", groups);
-	for (size_t i = 0; ids[i]; i++) {
-		_cleanup_(run_record_done) struct run_record run = {0};
-		const struct run_artifact *pa;
-		struct json_object *g = json_object_new_object(), *rounds, *rd;
-		_cleanup_free_ char *label = NULL;
-		int64_t id;
-		int r;
-
-		json_object_array_add(groups, g);
-		if (safe_atoi64(ids[i], &id) < 0 || id <= 0) {
-			log_error("report: '%s' is not a run number", ids[i]);
-			json_object_put(o);
-			return EXIT_USAGE;
-		}
-		r = runs_get(h, id, &run);
-		if (r < 0) {
-			if (r == -ENOENT)
-				log_error("report: no run %" PRId64 " in %s", id, history_path(h));
-			else
-				log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
-			json_object_put(o);
-			return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_ERROR;
-		}
-		label = strprintf("run %" PRId64, id);
-		json_object_object_add(g, "group", json_object_new_string(label ? label : ids[i]));
-		json_object_object_add(g, "description",
-				       run.profile ? json_object_new_string(run.profile) : NULL);
-		json_object_object_add(g, "skipped", NULL);
-		json_object_object_add(g, "median_recv_mbps", json_object_new_double(run.recv_mbps));
-		json_object_object_add(g, "min_recv_mbps", json_object_new_double(run.recv_mbps));
-		json_object_object_add(g, "max_recv_mbps", json_object_new_double(run.recv_mbps));
-		json_object_object_add(g, "median_loss_percent", json_object_new_double(run.loss_pct));
-		json_object_object_add(g, "change_percent",
-				       isnan(prev) || prev <= 0
-					   ? NULL
-					   : json_object_new_double(100 * (run.recv_mbps - prev) / prev));
-		prev = run.recv_mbps;
-		pa = run_record_artifact(&run, "profile");
-		json_object_object_add(g, "profile",
-				       pa && pa->content ? json_tokener_parse(pa->content) : NULL);
-		rounds = json_object_new_array();
-		rd = json_object_new_object();
-		json_object_object_add(rd, "run", json_object_new_int64(id));
-		json_object_object_add(rd, "recv_mbps", json_object_new_double(run.recv_mbps));
-		json_object_object_add(rd, "loss_percent", json_object_new_double(run.loss_pct));
-		json_object_object_add(rd, "limited_by",
-				       run.limited_by ? json_object_new_string(run.limited_by) : NULL);
-		json_object_array_add(rounds, rd);
-		json_object_object_add(g, "rounds", rounds);
-		limited_by_json(rounds, g);
-	}
-	*ret = o;
-	return EXIT_OK;
-}
-
-int verb_report(struct cli *cli, int argc, char **argv)
-{
-	_cleanup_strv_free_ char **args = NULL;
-	_cleanup_history_ struct history *h = NULL;
-	struct campaign_args a = {0};
-	struct json_object *doc = NULL;
-	int r, code;
-
-	r = cli_parse(cli, cli_verb("report"), argc, argv, handle_option, &a, &args);
-	if (r != 0)
-		return r < 0 ? EXIT_OK : r;
-	if (a.hosts)
-		return report_hosts(args, a.dir);
-	if (!args[0] || !a.dir) {
-		log_error("report: expected run ids and --dir DIR");
-		return EXIT_USAGE;
-	}
-	r = history_open(cli->db_path, HISTORY_READ_ONLY, &h);
-	if (r < 0)
-		return txn_verb_history_failed(cli->db_path, r);
-	code = runs_doc(h, args, &doc);
-	if (code != EXIT_OK)
-		return code;
-	r = report_dir_prepare(a.dir);
-	if (r >= 0)
-		r = report_write(a.dir, h, doc, "report.json");
-	json_object_put(doc);
-	if (r < 0) {
-		log_error_errno(r, "report: cannot write into %s: %m%s", a.dir,
-				r == -ENOTEMPTY ? ": choose a new or empty directory" : "");
-		return r == -ENOTEMPTY ? EXIT_CANT_CREATE : EXIT_ERROR;
-	}
-	out_open_object(NULL);
-	out_string(OUT_ANY, "report", "report      %s/report.html\n", a.dir);
-	out_uint(OUT_JSON, "runs", NULL, strv_length(args));
-	out_close_object();
-	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
 }

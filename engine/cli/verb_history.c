@@ -901,49 +901,43 @@ static double field_num(const struct run_record *r, const struct field *f)
 	return (double)*(const uint64_t *)p;
 }
 
-/* A text field's value (F_STR, F_TUNE: buf holds the copy), NULL when unknown. */
-static const char *field_str(const struct run_record *r, const struct field *f, char *buf, size_t size)
+/* A text field's value (F_STR, F_TUNE), whole; NULL when unknown (or out
+ * of memory). */
+static char *field_str(const struct run_record *r, const struct field *f)
 {
+	const char *s;
+
 	if (f->type == F_TUNE)
-		return run_record_tuning(r, f->name, buf, size);
-	return *(char *const *)((const char *)r + f->offset);
+		return run_record_tuning(r, f->name);
+	s = *(char *const *)((const char *)r + f->offset);
+	return s ? strdup(s) : NULL;
 }
 
-/* Text of a value for people ("-" when unknown). */
-static void field_text(const struct run_record *r, const struct field *f, char *buf, size_t size)
+/* Text of a value for people ("-" when unknown), whole. */
+static char *field_text(const struct run_record *r, const struct field *f)
 {
+	char *s;
 	double v;
-
-	char t[64];
 
 	switch (f->type) {
 	case F_STR:
 	case F_TUNE:
-		snprintf(buf, size, "%s",
-			 field_str(r, f, t, sizeof(t)) ? field_str(r, f, t, sizeof(t)) : "-");
-		return;
+		s = field_str(r, f);
+		return s ? s : strdup("-");
 	case F_BOOL: /* the one bool row, pass: for people the run's outcome */
-		snprintf(buf, size, "%s", run_record_outcome_label(r));
-		return;
+		return strdup(run_record_outcome_label(r));
 	case F_U64:
 		v = field_num(r, f);
-		if (v == 0 && !f->result)
-			snprintf(buf, size, "-");
-		else
-			snprintf(buf, size, "%.0f", v);
-		return;
+		return v == 0 && !f->result ? strdup("-") : strprintf("%.0f", v);
 	case F_DBL:
 		if (!isfinite(field_num(r, f))) /* loss of a run that sent nothing */
-			snprintf(buf, size, "n/a");
-		else
-			snprintf(buf, size, f->result || field_num(r, f) != 0 ? "%.2f" : "-",
-				 field_num(r, f));
-		return;
+			return strdup("n/a");
+		return f->result || field_num(r, f) != 0 ? strprintf("%.2f", field_num(r, f)) : strdup("-");
 	case F_LEDGER:
 		v = field_num(r, f);
-		snprintf(buf, size, isfinite(v) ? "%.0f" : "-", v);
-		return;
+		return isfinite(v) ? strprintf("%.0f", v) : strdup("-");
 	}
+	return NULL;
 }
 
 /* A measured parameter (duration_s: the run's own length, microseconds
@@ -953,16 +947,13 @@ static bool field_differs(const struct run_record *runs, size_t n, const struct 
 	for (size_t i = 1; i < n; i++) {
 		bool text = f->type == F_STR || f->type == F_TUNE;
 		double a = text ? 0 : field_num(&runs[0], f), b = text ? 0 : field_num(&runs[i], f);
-		char ta[64], tb[64];
 
-		if (f->type == F_DBL && !f->result) {
-			field_text(&runs[0], f, ta, sizeof(ta));
-			field_text(&runs[i], f, tb, sizeof(tb));
-			if (!streq(ta, tb))
+		if (text || (f->type == F_DBL && !f->result)) {
+			_cleanup_free_ char *ta = text ? field_str(&runs[0], f) : field_text(&runs[0], f),
+					    *tb = text ? field_str(&runs[i], f) : field_text(&runs[i], f);
+			if (!streq_ptr(ta, tb))
 				return true;
-		} else if (text ? !streq_ptr(field_str(&runs[0], f, ta, sizeof(ta)),
-					     field_str(&runs[i], f, tb, sizeof(tb)))
-				: a != b && !(isnan(a) && isnan(b)))
+		} else if (a != b && !(isnan(a) && isnan(b)))
 			return true;
 	}
 	return false;
@@ -982,8 +973,7 @@ static void compare_field_json(const struct run_record *runs, size_t n, const st
 	for (size_t i = 0; i < n; i++) {
 		bool text = f->type == F_STR || f->type == F_TUNE;
 		double v = text ? 0 : field_num(&runs[i], f), base = text ? 0 : field_num(&runs[0], f);
-		char t[64];
-		const char *str = text ? field_str(&runs[i], f, t, sizeof(t)) : NULL;
+		_cleanup_free_ char *str = text ? field_str(&runs[i], f) : NULL;
 
 		switch (f->type) {
 		case F_STR:
@@ -1022,22 +1012,31 @@ static void compare_field_json(const struct run_record *runs, size_t n, const st
 	out_json(NULL, o);
 }
 
+/* A result read in percent of something (loss_pct): its change is in
+ * percentage points, never a percentage of a percentage. */
+static bool field_is_percent(const struct field *f)
+{
+	size_t n = strlen(f->name);
+	return n > 4 && streq(f->name + n - 4, "_pct");
+}
+
 /* One cell for people: the value, and for results its change against
- * the first run ("7742.80 (+136.2%)"). */
+ * the first run ("7742.80 (+136.2%)", loss "1.20 (-3.45 pp)"). */
 static char *compare_cell(const struct run_record *runs, size_t i, const struct field *f, bool differs)
 {
-	char buf[512];
+	_cleanup_free_ char *text = field_text(&runs[i], f);
 
-	field_text(&runs[i], f, buf, sizeof(buf));
-	if (i > 0 && f->result && f->type != F_BOOL && f->type != F_STR && differs) {
+	if (text && i > 0 && f->result && f->type != F_BOOL && f->type != F_STR && differs) {
 		double v = field_num(&runs[i], f), base = field_num(&runs[0], f);
 
+		if (isfinite(v - base) && field_is_percent(f))
+			return strprintf("%s (%+.2f pp)", text, v - base);
 		if (isfinite(v - base) && base != 0)
-			return strprintf("%s (%+.1f%%)", buf, 100.0 * (v - base) / base);
+			return strprintf("%s (%+.1f%%)", text, 100.0 * (v - base) / base);
 		if (isfinite(v - base))
-			return strprintf("%s (%+.2f)", buf, v - base);
+			return strprintf("%s (%+.2f)", text, v - base);
 	}
-	return strdup(buf);
+	return TAKE_PTR(text);
 }
 
 /* A host_tuning row no run recorded (runs older than it) is left out, and
@@ -1045,8 +1044,6 @@ static char *compare_cell(const struct run_record *runs, size_t i, const struct 
  * limited_by when a run has one, a stage when it counted drops in one. */
 static bool compare_row_shown(const struct run_record *runs, size_t n, const struct field *f)
 {
-	char t[64];
-
 	if (f->type == F_LEDGER) {
 		for (size_t i = 0; i < n; i++)
 			if (ledger_count_of(&runs[i], f->name) > 0)
@@ -1059,7 +1056,6 @@ static bool compare_row_shown(const struct run_record *runs, size_t n, const str
 				return true;
 		return false;
 	}
-
 	if (f->peer) {
 		for (size_t i = 0; i < n; i++)
 			if (run_record_artifact(&runs[i], "peer_state.json"))
@@ -1068,9 +1064,11 @@ static bool compare_row_shown(const struct run_record *runs, size_t n, const str
 	}
 	if (f->type != F_TUNE)
 		return true;
-	for (size_t i = 0; i < n; i++)
-		if (field_str(&runs[i], f, t, sizeof(t)))
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *v = field_str(&runs[i], f);
+		if (v)
 			return true;
+	}
 	return false;
 }
 
@@ -1085,9 +1083,39 @@ static const char *compare_label(const struct field *f)
 
 #define COMPARE_COLUMNS 100
 
-/* Line `line` (0-based) of cell s wrapped at spaces to `width` columns
- * (a word longer than that gets a line of its own): its start and length,
- * or false past the last line. */
+/* The length of s's first item: up to its list separator (a "," or ";"
+ * before a space) included, or all of s. */
+static int item_length(const char *s)
+{
+	for (int i = 0; s[i]; i++)
+		if ((s[i] == ',' || s[i] == ';') && s[i + 1] == ' ')
+			return i + 1;
+	return (int)strlen(s);
+}
+
+/* The length of the next line of s (at a word) wrapped to width columns:
+ * the most whole words that fit, but ending after a list separator ("," or
+ * ";") when the item after it then fits whole on the next line, so that an
+ * IRQ map's "mlx5_comp1 -> 10" is not split; a word longer than width gets
+ * a line of its own, whole. */
+static int wrap_length(const char *s, int width)
+{
+	int end = (int)strcspn(s, " "), sep = 0;
+
+	for (;;) {
+		if (s[end] == ' ' && end > 0 && (s[end - 1] == ',' || s[end - 1] == ';') &&
+		    item_length(s + end + 1) <= width)
+			sep = end;
+		if (s[end] != ' ' || !s[end + 1] || end + 1 + (int)strcspn(s + end + 1, " ") > width)
+			break;
+		end += 1 + (int)strcspn(s + end + 1, " ");
+	}
+	return s[end] && s[end + 1] && sep ? sep : end;
+}
+
+/* Line `line` (0-based) of cell s wrapped to `width` columns
+ * (wrap_length): its start and length, or false past the last line.
+ * Nothing is cut: every character of s is on some line. */
 static bool wrapped_line(const char *s, int width, int line, const char **ret, int *ret_len)
 {
 	for (int k = 0;; k++) {
@@ -1096,9 +1124,7 @@ static bool wrapped_line(const char *s, int width, int line, const char **ret, i
 		s += strspn(s, " ");
 		if (!*s)
 			return false;
-		len = (int)strcspn(s, " ");
-		while (s[len] == ' ' && s[len + 1] && len + 1 + (int)strcspn(s + len + 1, " ") <= width)
-			len += 1 + (int)strcspn(s + len + 1, " ");
+		len = wrap_length(s, width);
 		if (k == line) {
 			*ret = s;
 			*ret_len = len;
@@ -1180,7 +1206,9 @@ static void compare_human(const struct run_record *runs, size_t n, const struct 
 			}
 		}
 	}
-	out_text("(* differs; in parentheses: change against run %" PRId64 ")\n", runs[0].id);
+	out_text("(* differs; in parentheses: change against run %" PRId64
+		 ", of the loss in percentage points)\n",
+		 runs[0].id);
 	for (size_t c = 0; c < n * nrows; c++)
 		free(cells[c]);
 }
@@ -1326,6 +1354,7 @@ static const struct {
     {"peer_state.json", "the benchmark peer's state and its changes over the run (`cx5prof serve`)"},
     {"loss_ledger", "where the lost datagrams went, stage by stage on both hosts, and the bottleneck"},
     {"host_tuning", "socket sysctls, irqbalance and the benchmark's CPUs during the run"},
+    {"host_facts.json", "the host: its name, kernel, NIC model, PCI address, NUMA node and local CPUs"},
     {"analysis.json", "the model's bottleneck analysis (`cx5prof analyze`)"},
 };
 

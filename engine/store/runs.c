@@ -102,7 +102,7 @@ const char *run_record_outcome(const struct run_record *r)
 	return r->passed ? "pass" : "fail";
 }
 
-const char *run_record_tuning(const struct run_record *r, const char *key, char *buf, size_t size)
+char *run_record_tuning(const struct run_record *r, const char *key)
 {
 	const struct run_artifact *a = run_record_artifact(r, ARTIFACT_TUNING);
 	size_t k = strlen(key);
@@ -110,8 +110,7 @@ const char *run_record_tuning(const struct run_record *r, const char *key, char 
 	for (const char *line = a ? a->content : NULL; line && *line; line = strchr(line, '\n')) {
 		line += *line == '\n';
 		if (strncmp(line, key, k) == 0 && strncmp(line + k, ": ", 2) == 0) {
-			snprintf(buf, size, "%.*s", (int)strcspn(line + k + 2, "\n"), line + k + 2);
-			return buf;
+			return strndup(line + k + 2, strcspn(line + k + 2, "\n"));
 		}
 	}
 	return NULL;

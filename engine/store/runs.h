@@ -128,8 +128,13 @@ const char *run_record_outcome(const struct run_record *r);
 /* The artifact of "key: value" lines on the host tuning a run ran under
  * (net.core.* sysctls, irqbalance, bench_cpus), recorded by verify. */
 #define ARTIFACT_TUNING "host_tuning"
-/* The value of key in that artifact, copied into buf; NULL when absent. */
-const char *run_record_tuning(const struct run_record *r, const char *key, char *buf, size_t size);
+/* The value of key in that artifact, whole (caller frees); NULL when
+ * absent or out of memory. */
+char *run_record_tuning(const struct run_record *r, const char *key);
+/* The host a run ran on, JSON (schemas/host-facts.schema.json): host
+ * name, kernel release, each port's NIC model, PCI address, NUMA node and
+ * local CPUs, driver and firmware; recorded by verify. */
+#define ARTIFACT_HOST_FACTS "host_facts.json"
 /* The same for people: "pass", "FAIL", "drift", "error", "interrupted". */
 const char *run_record_outcome_label(const struct run_record *r);
 

@@ -104,9 +104,9 @@ results
 * lost                0                         10 (+10.00)        0 (+0.00)
 * send_mbps           3.20                      32.00 (+900.0%)    16.00 (+400.0%)
 * recv_mbps           3.20                      31.70 (+890.6%)    16.00 (+400.0%)
-* loss_pct            0.00                      1.00 (+1.00)       0.00 (+0.00)
+* loss_pct            0.00                      1.00 (+1.00 pp)    0.00 (+0.00 pp)
 * pass                pass                      drift              pass
-(* differs; in parentheses: change against run 1)
+(* differs; in parentheses: change against run 1, of the loss in percentage points)
 EOT
 )" "compare 1 4 5: the IRQ map wrapped, not cut; tuning rows"
 is "$(printf '%s\n' "$out" | awk 'length($0) > 100' | wc -l)" 0 "compare of 3 runs: within 100 columns"

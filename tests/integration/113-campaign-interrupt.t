@@ -19,13 +19,6 @@ csetup c113
 cfile lab-int "$TOP/profiles/baseline.yaml" "$TOP/profiles/mtu-jumbo.yaml" >"$WORK/int.yaml"
 echo "repeat: 3" >>"$WORK/int.yaml"
 
-# round_running PGID RUNS: RUNS runs are recorded and a netperf of the
-# process group PGID is running.
-round_running() {
-	[ "$(q "SELECT COUNT(*) FROM runs" 2>/dev/null || echo 0)" -ge "$2" ] &&
-		ps -e -o pgid=,comm= | awk -v g="$1" '$1 == g && $2 == "netperf" { f = 1 } END { exit !f }'
-}
-
 # ---- SIGINT to the process group, in the third round (baseline, 2nd time)
 setsid ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/int.yaml" --duration 3 \
 	>"$WORK/int.out" 2>"$WORK/int.err" &

@@ -177,7 +177,7 @@ import html.parser, json, os, re, sys, xml.etree.ElementTree as ET
 import jsonschema
 d, schema = sys.argv[1], json.load(open(sys.argv[2]))
 page = open(os.path.join(d, "report.html")).read()
-VOID = {"meta", "br", "img", "input", "link", "hr"}
+VOID = {"meta", "br", "img", "input", "link", "hr", "wbr"}
 class Check(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
@@ -222,7 +222,7 @@ run "$PY" -c 'import json, sys, jsonschema
 d = json.load(open(sys.argv[1])); jsonschema.validate(d, json.load(open(sys.argv[2])))
 print(d["campaign"], [g["group"] for g in d["groups"]], open(sys.argv[3]).read().count("<svg"))' \
 	"$WORK/adhoc/report.json" "$TOP/schemas/campaign.schema.json" "$WORK/adhoc/report.html"
-is "$out" "None ['run 2', 'run 5'] 4" "report RUN RUN: report.json valid, one group per run, bars and heat strips"
+is "$out" "None ['run 2', 'run 5'] 5" "report RUN RUN: report.json valid, one group per run: two charts, the heat map legend and a map per run"
 run cx --json report 2 --dir "$WORK/adhoc-json"
 printf '%s' "$out" >"$WORK/adhoc.json"
 run "$PY" -c 'import json, sys, jsonschema
@@ -296,18 +296,10 @@ ok $? "SIGKILL + rollback: the sysroot copy is byte-identical to before"
 is "$(mtus)" "$MTUS_BEFORE" "SIGKILL + rollback: every veth MTU is back"
 
 # ---- a group that cannot apply is skipped with the reason; the rest runs
-cat >"$WORK/newer-driver.yaml" <<YAML
-version: 1
-name: newer-driver
-extends: $TOP/profiles/mtu-jumbo.yaml
-requires:
-  driver:
-    min_kernel: "99.0"
-YAML
 cat >"$WORK/skip.yaml" <<YAML
 version: 1
 name: lab-skip
-groups: [$TOP/profiles/baseline.yaml, newer-driver.yaml, $TOP/profiles/mtu-jumbo.yaml]
+groups: [$TOP/profiles/baseline.yaml, $TOP/tests/fixtures/campaign/newer-driver.yaml, $TOP/profiles/mtu-jumbo.yaml]
 verify: {peer: 198.18.0.2, runner: netperf, duration: 1}
 YAML
 run cx campaign "$WORK/skip.yaml"

@@ -107,9 +107,10 @@ results
 * lost              922222                     224724 (-75.6%)            900 (-99.9%)
 * send_mbps         9180.20                    9180.40 (+0.0%)            23808.00 (+159.3%)
 * recv_mbps         3278.60                    7742.80 (+136.2%)          23802.20 (+626.0%)
-* loss_pct          64.29                      15.66 (-75.6%)             0.02 (-100.0%)
+* loss_pct          64.29                      15.66 (-48.63 pp)          0.02 (-64.27 pp)
 * pass              FAIL                       FAIL                       pass
-(* differs; in parentheses: change against run 1)" "compare: the seed's three groups side by side with deltas, a long value wrapped"
+(* differs; in parentheses: change against run 1, of the loss in percentage points)" \
+	"compare: the seed's three groups side by side with deltas (loss in percentage points), a long value wrapped"
 is "$(printf '%s\n' "$out" | awk 'length($0) > 100' | wc -l)" 0 "compare of 3 runs: within 100 columns"
 
 run "$CX5PROF" --db "$DB" compare 2 3 --json

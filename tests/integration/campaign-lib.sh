@@ -8,6 +8,8 @@
 #   cjson FILE PYTHON   run PYTHON on the document FILE (as d), after
 #                 checking it against schemas/campaign.schema.json
 #   mtus, same_sysroot     the host's MTUs; the sysroot copy unchanged
+#   round_running PGID RUNS   RUNS runs are recorded and a netperf of the
+#                 process group PGID runs (a campaign is mid-round)
 #
 # The shaped path: a token bucket on ens1f0 whose every packet costs at
 # least 9000 bytes (tbf mpu 9000), as a NIC or a switch limited by its
@@ -66,3 +68,8 @@ p = json.load(open(sys.argv[2] + "/profile.schema.json"))
 jsonschema.Draft202012Validator(c, resolver=jsonschema.RefResolver.from_schema(c, store={p["$id"]: p})).validate(d)
 '
 cjson() { "$PY" -c "$CJSON_PRELUDE$2" "$1" "$TOP/schemas"; }
+
+round_running() {
+	[ "$(q "SELECT COUNT(*) FROM runs" 2>/dev/null || echo 0)" -ge "$2" ] &&
+		ps -e -o pgid=,comm= | awk -v g="$1" '$1 == g && $2 == "netperf" { f = 1 } END { exit !f }'
+}

@@ -1,0 +1,55 @@
+/* irqheat.h: the per-CPU heat map of a NIC's completion interrupts.
+ *
+ * Owns: summing, over some runs, the rise of the NIC's completion
+ * interrupts (the mlx5_comp* rows of /proc/interrupts, after - before) on
+ * each CPU, and drawing it as SVG: each CPU coloured by its share of the
+ * total on one absolute scale (a legend names each colour's range, so a
+ * CPU that took everything never looks like one that took an eighth),
+ * rows of 32 CPUs (a host with hundreds folds, never shrinks), the NIC's
+ * NUMA-local CPUs underlined and CPU0 outlined. Must never: read anything
+ * but the texts it is given, or colour a CPU relative to another one. */
+#ifndef CX5_IRQHEAT_H
+#define CX5_IRQHEAT_H
+
+#include <stdio.h>
+
+#include "base/cpuset.h"
+
+#define IRQHEAT_NIC_IRQ "mlx5_comp" /* the handler names summed */
+
+/* Zero-initialised before the first irqheat_add(). */
+struct irqheat {
+	uint64_t *counts; /* per CPU number, ncpus of them */
+	unsigned ncpus;	  /* the highest CPU of any snapshot + 1; 0: none added */
+	uint64_t total;
+	unsigned runs;	     /* runs added */
+	struct cpuset local; /* the NIC's NUMA-local CPUs; empty: unknown */
+	bool has_local;
+};
+
+/* Add one run: its /proc/interrupts texts before and after. -EINVAL when
+ * either does not parse; -ENOMEM. */
+int irqheat_add(struct irqheat *hm, const char *before, const char *after);
+/* The NIC's NUMA-local CPUs ("8-15,24-31"). */
+int irqheat_set_local(struct irqheat *hm, const char *cpulist);
+void irqheat_done(struct irqheat *hm);
+
+/* The colour classes of the scale, in order (0 the CPUs that took none). */
+struct irqheat_class {
+	double below; /* share (percent) under which a CPU is in this class */
+	const char *fill;
+	const char *label; /* "10-25%" */
+};
+extern const struct irqheat_class irqheat_classes[];
+extern const size_t irqheat_n_classes;
+/* The class of a CPU of hm. */
+size_t irqheat_class_of(const struct irqheat *hm, unsigned cpu);
+
+/* The map as an SVG picture of its own; label names it. */
+void irqheat_draw(FILE *f, const struct irqheat *hm, const char *label);
+/* The legend, an SVG picture: every class with its range, the marks;
+ * local_note says whose NUMA-local CPUs are underlined (NULL: none
+ * known). */
+void irqheat_legend(FILE *f, const char *local_note);
+
+#endif
