@@ -17,7 +17,7 @@
 #include "base/version.h"
 #include "bench/runner.h"
 #include "os/counters.h"
-#include "os/cpufreq.h"
+#include "os/governor.h"
 #include "os/ethflowhash.h"
 #include "os/kernlog.h"
 #include "os/netprobe.h"
@@ -27,7 +27,7 @@
 #include "os/probe.h"
 #include "os/sysroot.h"
 #include "os/topology.h"
-#include "os/xps.h"
+#include "os/txqueues.h"
 #include "peercheck.h"
 #include "profile.h"
 #include "requires.h"
@@ -649,7 +649,7 @@ static int check_cpufreq(struct ctx *c)
 	{
 		_cleanup_free_ char *g = NULL;
 
-		r = cpufreq_governor((unsigned)cpu, &g);
+		r = governor_read((unsigned)cpu, &g);
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0) {

@@ -15,7 +15,7 @@
 #include "base/cpuset.h"
 #include "base/exitcode.h"
 #include "base/output.h"
-#include "os/cpufreq.h"
+#include "os/governor.h"
 #include "os/probe.h"
 #include "os/topology.h"
 #include "plan.h"
@@ -28,9 +28,8 @@ struct cpufreq_want {
 
 static const char *check_governor(const char *s)
 {
-	return cpufreq_governor_name_valid(s)
-		   ? NULL
-		   : "a governor name (lower-case letters, digits, '_'; like performance)";
+	return governor_name_valid(s) ? NULL
+				      : "a governor name (lower-case letters, digits, '_'; like performance)";
 }
 
 static const char *check_cpus(const char *s)
@@ -108,7 +107,7 @@ static int cpufreq_read(const char *object, const char *key, char **ret)
 
 	if (r >= 0 && !streq(key, "scaling_governor"))
 		r = -EINVAL;
-	return r < 0 ? r : cpufreq_governor(cpu, ret);
+	return r < 0 ? r : governor_read(cpu, ret);
 }
 
 static int cpufreq_write(const char *object, const char *key, const char *value, char **kmsg)
@@ -119,7 +118,7 @@ static int cpufreq_write(const char *object, const char *key, const char *value,
 	(void)kmsg;
 	if (r >= 0 && !streq(key, "scaling_governor"))
 		r = -EINVAL;
-	return r < 0 ? r : cpufreq_set_governor(cpu, value);
+	return r < 0 ? r : governor_write(cpu, value);
 }
 
 /* ---- planning ---- */
@@ -218,14 +217,14 @@ static int cpufreq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 		_cleanup_free_ char *cur = NULL;
 		char object[32];
 
-		r = cpufreq_governor((unsigned)cpu, &cur);
+		r = governor_read((unsigned)cpu, &cur);
 		if (r == -ENOENT) {
 			if ((r = cpuset_add(&none, (unsigned)cpu)) < 0)
 				return r;
 			continue;
 		}
 		if (r >= 0)
-			r = cpufreq_available((unsigned)cpu, &avail);
+			r = governor_available((unsigned)cpu, &avail);
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0)
@@ -282,7 +281,7 @@ static void cpufreq_show(const struct host_state *h)
 			char *g = NULL;
 			size_t i;
 
-			if (cpufreq_governor((unsigned)cpu, &g) < 0)
+			if (governor_read((unsigned)cpu, &g) < 0)
 				continue;
 			for (i = 0; i < n && !streq(names[i], g); i++)
 				;

@@ -23,7 +23,7 @@
 #include "os/irqaffinity.h"
 #include "os/probe.h"
 #include "os/topology.h"
-#include "os/xps.h"
+#include "os/txqueues.h"
 #include "plan.h"
 #include "profile.h"
 

@@ -1,10 +1,10 @@
-/* xps.c: transmit queues' XPS masks (see xps.h).
+/* txqueues.c: transmit queues' XPS masks (see txqueues.h).
  *
  * Owns: the queues/ listing and the xps_cpus format. Must never: write a
  * mask wider or narrower than the kernel prints it (a sysroot copy must
  * read back byte for byte after an undo). */
 #define _GNU_SOURCE
-#include "xps.h"
+#include "txqueues.h"
 
 #include <stdio.h>
 

@@ -1,4 +1,4 @@
-/* xps.h: a port's transmit queues and the CPUs that send on each (XPS,
+/* txqueues.h: a port's transmit queues and the CPUs that send on each (XPS,
  * /sys/class/net/IF/queues/tx-N/xps_cpus), and the masks mlx5 gives them
  * from its completion IRQs.
  *
@@ -10,8 +10,8 @@
  * mask is the CPU of each completion vector it uses (c, c + channels,
  * ...). Must never: write a file other than a queue's xps_cpus, log
  * above debug. */
-#ifndef CX5_XPS_H
-#define CX5_XPS_H
+#ifndef CX5_TXQUEUES_H
+#define CX5_TXQUEUES_H
 
 #include "base/cpuset.h"
 

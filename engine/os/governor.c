@@ -1,7 +1,7 @@
-/* cpufreq.c: CPU frequency governors through the sysroot (see
- * cpufreq.h). */
+/* governor.c: CPU frequency governors through the sysroot (see
+ * governor.h). */
 #define _GNU_SOURCE
-#include "cpufreq.h"
+#include "governor.h"
 
 #include <ctype.h>
 
@@ -9,7 +9,7 @@
 
 #define CPUFREQ_DIR "/sys/devices/system/cpu/cpu%u/cpufreq/"
 
-bool cpufreq_governor_name_valid(const char *s)
+bool governor_name_valid(const char *s)
 {
 	if (!*s || strlen(s) > 15)
 		return false;
@@ -19,12 +19,12 @@ bool cpufreq_governor_name_valid(const char *s)
 	return true;
 }
 
-int cpufreq_governor(unsigned cpu, char **ret)
+int governor_read(unsigned cpu, char **ret)
 {
 	return sysroot_read_linef(ret, CPUFREQ_DIR "scaling_governor", cpu);
 }
 
-int cpufreq_available(unsigned cpu, char ***ret)
+int governor_available(unsigned cpu, char ***ret)
 {
 	_cleanup_strv_free_ char **v = NULL;
 	_cleanup_free_ char *line = NULL;
@@ -43,14 +43,14 @@ int cpufreq_available(unsigned cpu, char ***ret)
 	return 0;
 }
 
-int cpufreq_set_governor(unsigned cpu, const char *governor)
+int governor_write(unsigned cpu, const char *governor)
 {
 	_cleanup_free_ char *cur = NULL, *path = NULL, *line = NULL;
 	int r;
 
-	if (!cpufreq_governor_name_valid(governor))
+	if (!governor_name_valid(governor))
 		return -EINVAL;
-	r = cpufreq_governor(cpu, &cur);
+	r = governor_read(cpu, &cur);
 	if (r < 0)
 		return r;
 	if (streq(cur, governor))
@@ -64,7 +64,7 @@ int cpufreq_set_governor(unsigned cpu, const char *governor)
 		return r;
 	free(cur);
 	cur = NULL;
-	r = cpufreq_governor(cpu, &cur);
+	r = governor_read(cpu, &cur);
 	if (r < 0)
 		return r;
 	return streq(cur, governor) ? 1 : -EIO;
