@@ -274,7 +274,7 @@ static void cpufreq_show(const struct host_state *h)
 	(void)h;
 	r = topology_read(&topo);
 	out_open_object("cpufreq");
-	out_text("cpufreq  ");
+	out_text("cpufreq     ");
 	if (r >= 0)
 		CPUSET_FOREACH(cpu, &topo->online)
 		{
