@@ -174,14 +174,53 @@ static bool is_default(const uint32_t *indir, uint32_t n, uint32_t rings)
 	return eth_rss_is_default(&r);
 }
 
-/* "default", or the entries: "0 1 2 3". */
+/* ethtool -X's weight: entry i goes to the queue whose share of the
+ * cumulated weights i falls in. */
+static void fill_weights(uint32_t *indir, uint32_t n, const uint64_t *w, size_t nw, uint64_t sum)
+{
+	uint64_t partial = 0;
+	size_t j = 0;
+	bool started = false;
+
+	for (uint32_t i = 0; i < n; i++) {
+		while (!started || (uint64_t)i >= (uint64_t)n * partial / sum) {
+			if (started)
+				j++;
+			started = true;
+			partial += j < nw ? w[j] : 0;
+		}
+		indir[i] = (uint32_t)j;
+	}
+}
+
+/* The queue count N of a table that is "equal N" (entry i on queue i % N,
+ * as `ethtool -X equal N`), 0 when it is not one. */
+static uint32_t equal_of(const uint32_t *indir, uint32_t n)
+{
+	uint32_t max = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (indir[i] + 1 > max)
+			max = indir[i] + 1;
+	for (uint32_t i = 0; i < n; i++)
+		if (indir[i] != i % max)
+			return 0;
+	return max;
+}
+
+/* A table as the undo log keeps it: "default" (the driver's spread over
+ * every ring), "equal N", else its entries "0 1 2 3 ...". */
 static char *format_table(const uint32_t *indir, uint32_t n, uint32_t rings)
 {
 	_cleanup_free_ char *s = NULL;
+	uint32_t eq;
 	size_t len = 0;
 
 	if (is_default(indir, n, rings))
 		return strdup("default");
+	eq = equal_of(indir, n);
+	if (eq)
+		return strprintf("equal %u", eq);
 	s = malloc((size_t)n * 11 + 1);
 	if (!s)
 		return NULL;
@@ -203,34 +242,70 @@ static char *format_key(const uint8_t *key, uint32_t n)
 	return s;
 }
 
-/* A stored table: *ret NULL for "default"; else its entries (*ret_n). */
-static int parse_table(const char *s, uint32_t **ret, uint32_t *ret_n)
+/* The numbers of s, at most max of them. */
+static int parse_numbers(const char *s, uint64_t *v, uint32_t max, uint32_t *ret_n)
 {
-	_cleanup_free_ uint32_t *v = NULL;
 	uint32_t n = 0;
 
-	*ret = NULL;
-	*ret_n = 0;
-	if (streq(s, "default"))
-		return 0;
-	v = calloc(ETH_RSS_INDIR_MAX, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
 	while (*s) {
 		char *end;
 		unsigned long x;
 
 		errno = 0;
 		x = strtoul(s, &end, 10);
-		if (end == s || errno || x > UINT32_MAX || n == ETH_RSS_INDIR_MAX || (*end && *end != ' '))
+		if (end == s || errno || x > UINT32_MAX || n == max || (*end && *end != ' '))
 			return -EINVAL;
-		v[n++] = (uint32_t)x;
+		v[n++] = x;
 		s = *end ? end + 1 : end;
 	}
 	if (n == 0)
 		return -EINVAL;
-	*ret = TAKE_PTR(v);
 	*ret_n = n;
+	return 0;
+}
+
+/* A stored table for a device of n entries: *ret NULL for "default";
+ * "equal N" and "weights W0 W1 ..." spread over the n entries (the device
+ * may have another size than when it was recorded); else the entries, n
+ * of them. */
+static int parse_table(const char *s, uint32_t n, uint32_t **ret)
+{
+	_cleanup_free_ uint64_t *num = NULL;
+	_cleanup_free_ uint32_t *t = NULL;
+	uint32_t k = 0;
+	uint64_t sum = 0;
+	int r;
+
+	*ret = NULL;
+	if (streq(s, "default"))
+		return 0;
+	if (n == 0 || n > ETH_RSS_INDIR_MAX)
+		return -EINVAL;
+	num = calloc(ETH_RSS_INDIR_MAX, sizeof(*num));
+	t = calloc(n, sizeof(*t));
+	if (!num || !t)
+		return -ENOMEM;
+	if (strncmp(s, "equal ", 6) == 0) {
+		r = parse_numbers(s + 6, num, 1, &k);
+		if (r < 0 || num[0] == 0)
+			return -EINVAL;
+		for (uint32_t i = 0; i < n; i++)
+			t[i] = i % (uint32_t)num[0];
+	} else if (strncmp(s, "weights ", 8) == 0) {
+		r = parse_numbers(s + 8, num, ETH_RSS_INDIR_MAX, &k);
+		for (uint32_t i = 0; r >= 0 && i < k; i++)
+			sum += num[i];
+		if (r < 0 || sum == 0 || sum > n)
+			return -EINVAL;
+		fill_weights(t, n, num, k, sum);
+	} else {
+		r = parse_numbers(s, num, ETH_RSS_INDIR_MAX, &k);
+		if (r < 0 || k != n)
+			return -EINVAL;
+		for (uint32_t i = 0; i < n; i++)
+			t[i] = (uint32_t)num[i];
+	}
+	*ret = TAKE_PTR(t);
 	return 0;
 }
 
@@ -252,15 +327,17 @@ static int rss_read(const char *object, const char *key, char **ret)
 
 static int rss_write(const char *object, const char *key, const char *value, char **kmsg)
 {
+	_cleanup_(eth_rss_done) struct eth_rss cur = {0};
 	_cleanup_free_ uint32_t *indir = NULL;
 	struct eth_rss_change c = {0};
 	uint8_t hkey[ETH_RSS_KEY_MAX];
 	int r;
 
 	if (streq(key, "rss.indir")) {
-		r = parse_table(value, &indir, &c.indir_size);
-		c.set_indir = true;
-		c.indir = indir;
+		r = ethtool_get_rss(object, &cur, kmsg);
+		if (r >= 0)
+			r = parse_table(value, cur.indir_size, &indir);
+		c = (struct eth_rss_change){.set_indir = true, .indir = indir, .indir_size = cur.indir_size};
 	} else if (streq(key, "rss.key")) {
 		r = parse_key(value, hkey, &c.key_size);
 		c.key = hkey;
@@ -269,46 +346,26 @@ static int rss_write(const char *object, const char *key, const char *value, cha
 	return r < 0 ? r : ethtool_set_rss(object, &c, kmsg);
 }
 
-/* The table as the rings read now make it: "default" is i % rings. */
+/* The table as the device's size and rings make the value. */
 static int rss_verify(const struct change_kind *k, const char *object, const char *key, const char *value)
 {
 	_cleanup_(eth_rss_done) struct eth_rss r = {0};
 	_cleanup_free_ uint32_t *want = NULL;
-	uint32_t n;
 	int e;
 
 	if (!streq(key, "rss.indir"))
 		return kind_verify_by_read(k, object, key, value);
-	e = parse_table(value, &want, &n);
+	e = ethtool_get_rss(object, &r, NULL);
 	if (e >= 0)
-		e = ethtool_get_rss(object, &r, NULL);
+		e = parse_table(value, r.indir_size, &want);
 	if (e < 0)
 		return e;
 	if (!want)
 		return eth_rss_is_default(&r) ? 0 : -EIO;
-	return n == r.indir_size && memcmp(want, r.indir, n * sizeof(uint32_t)) == 0 ? 0 : -EIO;
+	return memcmp(want, r.indir, r.indir_size * sizeof(uint32_t)) == 0 ? 0 : -EIO;
 }
 
 /* ---- planning ---- */
-
-/* ethtool -X's weight: entry i goes to the queue whose share of the
- * cumulated weights i falls in. */
-static void fill_weights(uint32_t *indir, uint32_t n, const uint64_t *w, size_t nw, uint64_t sum)
-{
-	uint64_t partial = 0;
-	size_t j = 0;
-	bool started = false;
-
-	for (uint32_t i = 0; i < n; i++) {
-		while (!started || (uint64_t)i >= (uint64_t)n * partial / sum) {
-			if (started)
-				j++;
-			started = true;
-			partial += j < nw ? w[j] : 0;
-		}
-		indir[i] = (uint32_t)j;
-	}
-}
 
 /* The number of queues of equal: N, or the CPUs of the port's node. */
 static int equal_queues(const struct iface_state *s, const char *equal, uint32_t *ret, const char **ret_why)
@@ -332,6 +389,19 @@ static uint32_t rings_after(const struct profile *p, uint32_t rings)
 {
 	const struct profile_uint *c = profile_key_uint(p, "link.channels.combined");
 	return c && c->value > 0 ? (uint32_t)c->value : rings;
+}
+
+/* "weights 1 1 2": spread over the device's entries when written. */
+static char *weights_value(const struct profile_uints *w)
+{
+	_cleanup_free_ char *s = strdup("weights");
+
+	for (size_t i = 0; s && i < w->n; i++) {
+		char *n = strprintf("%s %" PRIu64, s, w->value[i]);
+		free(s);
+		s = n;
+	}
+	return TAKE_PTR(s);
 }
 
 static int diff_table(struct plan_ctx *ctx, const struct iface_state *s, const struct rss_fact *cur)
@@ -390,7 +460,7 @@ static int diff_table(struct plan_ctx *ctx, const struct iface_state *s, const s
 	if (rings_change ? is_default(want, n, rings) : memcmp(want, cur->indir, n * sizeof(*want)) == 0)
 		return 0;
 	old = rings_change ? strdup("default") : format_table(cur->indir, n, cur->rings);
-	new = format_table(want, n, rings);
+	new = w->weights.set ? weights_value(&w->weights) : format_table(want, n, rings);
 	if (!old || !new)
 		return -ENOMEM;
 	return plan_add_change(ctx->plan, "rss", s->name, "rss.indir", old, new);
@@ -448,28 +518,35 @@ static int rss_diff(struct plan_ctx *ctx, const struct iface_state *s)
 	return diff_key(ctx, s, fact->value);
 }
 
-/* "default", "equal 8", else the entries of each queue ("32 32 16 ..."). */
+/* A table people can read: "default", "equal 8", "weights 1 1 2" as they
+ * are; the entries of each queue for a table of its own ("entries per
+ * queue 32 32 16 ..."); a key as it is. */
 static char *rss_human(const char *value, const char *counterpart)
 {
-	_cleanup_free_ uint32_t *t = NULL, *per = NULL;
+	_cleanup_free_ uint64_t *num = NULL;
+	_cleanup_free_ uint32_t *per = NULL;
 	_cleanup_free_ char *s = NULL;
-	uint32_t n, max = 0;
+	uint32_t n = 0, max = 0;
 	size_t len = 0;
 
 	(void)counterpart;
-	if (strchr(value, ':') || parse_table(value, &t, &n) < 0 || !t)
+	num = calloc(ETH_RSS_INDIR_MAX, sizeof(*num));
+	if (!num)
+		return NULL;
+	if (strchr(value, ':') || !isdigit((unsigned char)value[0]) ||
+	    parse_numbers(value, num, ETH_RSS_INDIR_MAX, &n) < 0)
 		return strdup(value);
 	for (uint32_t i = 0; i < n; i++)
-		if (t[i] + 1 > max)
-			max = t[i] + 1;
-	if (is_default(t, n, max))
-		return strprintf("equal %u", max);
+		if (num[i] + 1 > max)
+			max = (uint32_t)num[i] + 1;
+	if (max > ETH_RSS_INDIR_MAX)
+		return strdup(value);
 	per = calloc(max, sizeof(*per));
 	s = malloc((size_t)max * 11 + 32);
 	if (!per || !s)
 		return NULL;
 	for (uint32_t i = 0; i < n; i++)
-		per[t[i]]++;
+		per[num[i]]++;
 	len = (size_t)sprintf(s, "entries per queue");
 	for (uint32_t q = 0; q < max; q++)
 		len += (size_t)sprintf(s + len, " %u", per[q]);
@@ -502,7 +579,7 @@ static void rss_show(const struct iface_state *s)
 		return;
 	}
 	table = format_table(f->indir, f->indir_size, f->rings);
-	human = table && !streq(table, "default") ? rss_human(table, NULL) : NULL;
+	human = table ? rss_human(table, NULL) : NULL;
 	key = f->key_size ? format_key(f->key, f->key_size) : NULL;
 	out_uint(OUT_ANY, "rings", "  %" PRIu64 " rings", f->rings);
 	out_bool(OUT_JSON, "default", NULL, is_default(f->indir, f->indir_size, f->rings));

@@ -71,7 +71,8 @@ static void test_priv_flags_text(void **state)
 
 static void test_priv_flags_netlink(void **state)
 {
-	struct nlattr *tb[ETHTOOL_A_PRIVFLAGS_MAX + 1], *bs[ETHTOOL_A_BITSET_MAX + 1], *outer, *bits, *bit, *b[8];
+	struct nlattr *tb[ETHTOOL_A_PRIVFLAGS_MAX + 1], *bs[ETHTOOL_A_BITSET_MAX + 1], *outer, *bits, *bit,
+	    *b[8];
 	struct nl_msg *m = nlmsg_alloc_simple(0, 0);
 	struct eth_priv_flags f;
 	static const char *const names[] = {"rx_cqe_moder", "tx_cqe_moder", "rx_cqe_compress"};
@@ -207,11 +208,13 @@ static void test_flow_hash(void **state)
 	again = eth_flow_hash_text_rewrite(text, v);
 	assert_string_equal(again, text);
 	full = eth_flow_hash_text_rewrite(text, v | RXH_L4_B_0_1 | RXH_L4_B_2_3);
-	assert_string_equal(full, "UDP over IPV4 flows use these fields for computing Hash flow key:\n"
-				  "IP SA\nIP DA\nL4 bytes 0 & 1 [TCP/UDP src port]\nL4 bytes 2 & 3 [TCP/UDP dst port]\n\n");
+	assert_string_equal(
+	    full, "UDP over IPV4 flows use these fields for computing Hash flow key:\n"
+		  "IP SA\nIP DA\nL4 bytes 0 & 1 [TCP/UDP src port]\nL4 bytes 2 & 3 [TCP/UDP dst port]\n\n");
 	free(again);
 	again = eth_flow_hash_text_rewrite(text, 0);
-	assert_string_equal(again, "UDP over IPV4 flows use these fields for computing Hash flow key:\nNone\n");
+	assert_string_equal(again,
+			    "UDP over IPV4 flows use these fields for computing Hash flow key:\nNone\n");
 	assert_int_equal(eth_flow_hash_text_parse(again, &v), 0);
 	assert_int_equal(v, 0);
 }
@@ -322,10 +325,10 @@ static void test_governor(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_priv_flags_text), cmocka_unit_test(test_priv_flags_netlink),
+	    cmocka_unit_test(test_priv_flags_text),    cmocka_unit_test(test_priv_flags_netlink),
 	    cmocka_unit_test(test_priv_flags_sysroot), cmocka_unit_test(test_rss_text),
-	    cmocka_unit_test(test_flow_hash), cmocka_unit_test(test_xps_follow),
-	    cmocka_unit_test(test_xps_fixture), cmocka_unit_test(test_pcicfg),
+	    cmocka_unit_test(test_flow_hash),	       cmocka_unit_test(test_xps_follow),
+	    cmocka_unit_test(test_xps_fixture),	       cmocka_unit_test(test_pcicfg),
 	    cmocka_unit_test(test_governor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
