@@ -8,7 +8,7 @@ CC        ?= cc
 # A missing library stops the build here, with pkg-config's own message
 # (`make deps` installs them). Goals that build nothing themselves (or
 # install the libraries first and build in a sub-make) skip the check.
-NO_PKG_GOALS := deps clean format format-check layering check torture asan demo
+NO_PKG_GOALS := deps clean format format-check layering lint-tests check torture asan demo
 ifeq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_CFLAGS :=
 PKG_LIBS   :=
@@ -41,9 +41,11 @@ ENGINE_SRC := $(filter-out engine/cli/main.c,$(wildcard $(addsuffix /*.c,$(ENGIN
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILDDIR)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:%.c=$(BUILDDIR)/%)
+# What the unit tests share (tests/unit/unit.h): linked into each.
+UNIT_LIB   := $(BUILDDIR)/tests/unit/unit.o
 INTEG      := $(sort $(wildcard tests/integration/*.t))
 
-.PHONY: all check units run-tests asan install uninstall demo clean deps bench format format-check layering torture
+.PHONY: all check units run-tests asan install uninstall demo clean deps bench format format-check layering lint-tests torture
 .PHONY: docs docs-check
 .PHONY: fuzz fuzz-build fuzz-short fuzz-replay
 
@@ -61,28 +63,40 @@ $(BUILDDIR)/libcx5.a: $(ENGINE_OBJ)
 $(BIN): $(BUILDDIR)/engine/cli/main.o $(BUILDDIR)/libcx5.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILDDIR)/tests/unit/%: tests/unit/%.c $(BUILDDIR)/libcx5.a
+$(UNIT_LIB): tests/unit/unit.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -Wno-missing-prototypes -MMD -MP -o $@ $< $(BUILDDIR)/libcx5.a \
-		$(LDLIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILDDIR)/tests/unit/%: tests/unit/%.c $(UNIT_LIB) $(BUILDDIR)/libcx5.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -Wno-missing-prototypes -MMD -MP -o $@ $< $(UNIT_LIB) \
+		$(BUILDDIR)/libcx5.a $(LDLIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
 
 deps:
 	@./contrib/install-deps.sh
 
 # The README's test command: installs what it needs, builds, runs every test.
 check: deps
-	@$(MAKE) --no-print-directory format-check layering
+	@$(MAKE) --no-print-directory format-check layering lint-tests
 	@$(MAKE) --no-print-directory all units
 	@$(MAKE) --no-print-directory docs-check
 	@$(MAKE) --no-print-directory run-tests
 	@$(MAKE) --no-print-directory fuzz-short
+	@tests/skips.sh $(SKIP_LOG)
 
 units: $(UNIT_BIN)
 
+# Every skip of a run (tests/integration/lib.sh, tests/unit/unit.h) is a
+# line of SKIP_LOG; run-tests and check end with their count. In CI
+# (CX5PROF_REQUIRE_PRIVILEGED=1, .ci/run) a skip is a failure instead.
+SKIP_LOG := $(abspath $(BUILDDIR))/skips.log
+
 run-tests:
-	CX5PROF=$(abspath $(BIN)) CMOCKA_MESSAGE_OUTPUT=TAP \
+	@mkdir -p $(BUILDDIR) && : >$(SKIP_LOG)
+	CX5PROF=$(abspath $(BIN)) CX5PROF_SKIP_LOG=$(SKIP_LOG) CMOCKA_MESSAGE_OUTPUT=TAP \
 		prove --merge --timer -e "" $(UNIT_BIN)
-	CX5PROF=$(abspath $(BIN)) prove --merge --timer $(INTEG)
+	CX5PROF=$(abspath $(BIN)) CX5PROF_SKIP_LOG=$(SKIP_LOG) prove --merge --timer $(INTEG); \
+		r=$$?; tests/skips.sh $(SKIP_LOG); exit $$r
 
 # The kill/fault loops at every system call of apply and rollback (make
 # check runs them at every 7th): tests/integration/85-kill-fault-loop.t;
@@ -185,7 +199,7 @@ docs-check: $(BUILDDIR)/keydoc
 
 # The committed .clang-format, over the engine and the C tests: `format`
 # rewrites, `format-check` (run by `check`) fails on any difference.
-FORMAT_SRC = $(ENGINE_SRC) engine/cli/main.c $(ENGINE_HDR) $(UNIT_SRC) $(wildcard tests/unit/*.h tests/fuzz/*.c tests/fuzz/*.h) \
+FORMAT_SRC = $(ENGINE_SRC) engine/cli/main.c $(ENGINE_HDR) $(UNIT_SRC) tests/unit/unit.c $(wildcard tests/unit/*.h tests/fuzz/*.c tests/fuzz/*.h) \
 	     contrib/keydoc.c
 
 format:
@@ -197,6 +211,11 @@ format-check:
 # The include rules of docs/ARCHITECTURE.md.
 layering:
 	@tests/check-layering.sh
+
+# The test suite's own rules: no `sleep N` as a synchronisation in
+# tests/integration outside tests/integration/sleeps.allow (docs/HACKING.md).
+lint-tests:
+	@tests/check-sleeps.sh
 
 clean:
 	rm -rf build $(BIN)

@@ -498,6 +498,7 @@ static _Noreturn void watchdog_main(const char *db_path, int64_t txn, int64_t de
 {
 	struct history *h = NULL;
 
+	pause_point("watchdog");
 	for (;;) {
 		if (!h && history_open(db_path, 0, &h) < 0)
 			h = NULL;

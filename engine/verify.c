@@ -546,6 +546,7 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 		return rr;
 	r->bench_ran = true;
 
+	pause_point("bench-done");
 	rr = irqspread_snapshot_take(&r->intr_after);
 	if (rr >= 0)
 		rr = snapshot_counters(r, host, true);

@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -299,6 +300,28 @@ void table_names_join(const void *rows, size_t stride, size_t n, char *buf, size
 			return;
 		len += (size_t)w;
 	}
+}
+
+void pause_point(const char *point)
+{
+	const char *env = getenv("CX5PROF_TEST_PAUSE");
+	size_t n = strlen(point);
+	char buf[64];
+	int fd;
+
+	if (!env || strncmp(env, point, n) != 0 || env[n] != ':' || !env[n + 1])
+		return;
+	fd = open(env + n + 1, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	(void)!dprintf(fd, "%s %d\n", point, (int)getpid());
+	close(fd);
+	fd = open(env + n + 1, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
 }
 
 bool failpoint(const char *name, int k)

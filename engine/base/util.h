@@ -125,6 +125,18 @@ bool ifname_valid(const char *name);
  * ("name:K[,name:K...]")? The failpoints are listed in apply.h. */
 bool failpoint(const char *name, int k);
 
+/* Tests only: CX5PROF_TEST_PAUSE="POINT:FIFO" holds the program at POINT
+ * each time it gets there, so a test acts at a known point instead of
+ * after a guessed time. At the point the program writes "POINT PID\n" to
+ * FIFO (a named pipe the test made; the open waits for the test to read
+ * it), then reads FIFO to its end (the open waits for the test to open it
+ * for writing: the release). A caught signal ends the wait. Inert when
+ * the variable is unset or names another point. The points: `watchdog`
+ * (the --confirm watchdog, before it first looks at its deadline) and
+ * `bench-done` (verify, after the benchmark, before the counters are read
+ * again). */
+void pause_point(const char *point);
+
 /* Monotonic clock in microseconds. */
 uint64_t now_usec(void);
 

@@ -38,12 +38,14 @@ tt_setup() {
 	export TZ=UTC
 	unset http_proxy https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 	DB=$TT/history.db
-	runs=$(tt_test_runs) || {
-		echo "1..0 # SKIP build/tests/unit/test_runs missing: run 'make units' first"
-		exit 0
-	}
+	runs=$(tt_test_runs) || skip_all "build/tests/unit/test_runs missing: run 'make units' first"
 	"$runs" --make-db "$DB" || exit 1
-	KEY="sk-cx5test-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+	# Random hex without the letter d: the masking rule (any piece of 4 or
+	# more of the key's letters and digits, separators removed) rightly
+	# also hides a letter of the gateway's own text that continues the key,
+	# and "...provided: <piece>" would then lose its d whenever the piece
+	# is preceded by a d in the key, so exact expectations would be random.
+	KEY="sk-cx5test-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n' | tr d 0)"
 	KEYFILE=$TT/taotoken.key
 	(umask 077 && printf '%s\n' "$KEY" >"$KEYFILE")
 	SCENARIO=$TT/scenario
@@ -53,10 +55,7 @@ tt_setup() {
 	/usr/bin/python3 "$TESTS_DIR/helpers/taotoken_server.py" --port-file "$TT/port" \
 		--scenario-file "$SCENARIO" --log "$SRVLOG" --key-file "$KEYFILE" &
 	TT_SERVER_PID=$!
-	for _ in $(seq 600); do # python starts slowly on a busy machine: up to 30 s
-		[ -s "$TT/port" ] && break
-		sleep 0.05
-	done
+	wait_until 60 test -s "$TT/port" # python starts slowly on a busy machine
 	PORT=$(cat "$TT/port" 2>/dev/null)
 	[ -n "$PORT" ] || {
 		echo "Bail out! taotoken_server.py did not start"
@@ -112,10 +111,7 @@ tt_start_recorder() {
 	RECLOG=$TT/proxy-received
 	/usr/bin/python3 "$TESTS_DIR/helpers/record_listener.py" --port-file "$TT/recport" --log "$RECLOG" &
 	TT_RECORDER_PID=$!
-	for _ in $(seq 600); do
-		[ -s "$TT/recport" ] && break
-		sleep 0.05
-	done
+	wait_until 60 test -s "$TT/recport"
 	RECPORT=$(cat "$TT/recport" 2>/dev/null)
 	[ -n "$RECPORT" ] || {
 		echo "Bail out! record_listener.py did not start"

@@ -60,7 +60,7 @@ print(len(sys.argv) - 2)
 ' "$TOP/schemas/error.schema.json" "$TMP"/doc-*.json
 	is "$rc $out" "0 16" "every error document validates against schemas/error.schema.json"
 else
-	ok 0 "# SKIP needs python3-jsonschema (contrib/install-deps.sh)"
+	skip 1 "needs python3-jsonschema (contrib/install-deps.sh)"
 fi
 
 # -h is --help, after every verb.

@@ -138,8 +138,7 @@ if command -v sqlite3 >/dev/null; then
 	is "$(printf '%s' "$out" | jq -c '.parameters[] | select(.name == "duration_s") | [.differs, .values]')" \
 		'[false,[1.99977,2.000086]]' "compare --json: duration_s differs false, the exact values kept"
 else
-	ok 0 "# SKIP needs sqlite3"
-	ok 0 "# SKIP needs sqlite3"
+	skip 2 "needs sqlite3"
 fi
 
 if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
@@ -151,7 +150,7 @@ for f in sys.argv[2:]:
 ' "$TOP/schemas/history.schema.json" "$TMP/list.json" "$TMP/show.json"
 	is "$rc" 0 "the JSON documents follow schemas/history.schema.json"
 else
-	ok 0 "# SKIP needs python3-jsonschema"
+	skip 1 "needs python3-jsonschema"
 fi
 
 done_testing

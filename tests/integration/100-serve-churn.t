@@ -24,7 +24,8 @@ serve_start "$TMP/serve.log" --bind 127.0.0.1 --port "$PORT"
 
 # churn.py PORT: keep 8 idle connections open from each of 127.0.0.2-11,
 # reopening each one serve closes, until a line on stdin (at most 120 s,
-# 100000 connects); then print the connects and how many were told busy.
+# 100000 connects); says "ready" once all 80 are open the first time; then
+# prints the connects and how many were told busy.
 cat >"$TMP/churn.py" <<'EOF2'
 import select, socket, struct, sys, time
 port = int(sys.argv[1])
@@ -51,7 +52,7 @@ def closed(s):
         busy += 1
     s.close()
     return True
-print("ready", flush=True)
+ready = False
 while time.time() < end and opened < 100000:
     if select.select([sys.stdin], [], [], 0.01)[0]:
         break
@@ -60,12 +61,14 @@ while time.time() < end and opened < 100000:
         while len(conns[src]) < 8 and opened < 100000:
             conns[src].append(connect(src))
             opened += 1
+    if not ready:
+        print("ready", flush=True)
+        ready = True
 print(opened, busy, flush=True)
 EOF2
 coproc CHURN { /usr/bin/python3 "$TMP/churn.py" "$PORT"; }
 read -r line <&"${CHURN[0]}"
 is "$line" ready "the attacker holds 80 idle connections from 10 addresses"
-sleep 1
 
 for i in 1 2 3 4 5; do
 	run "$CX5PROF" bench --no-record --peer 127.0.0.1 --port "$PORT" --duration 1 --json

@@ -88,7 +88,7 @@ NS=cx5t101-$$
 ip netns add "$NS" && ip -n "$NS" link set lo up || { echo "Bail out! cannot create $NS"; exit 1; }
 ip netns exec "$NS" "$CX5PROF" serve --bind 127.0.0.1 --port "$PORT" --state-refresh 60000 2>"$TMP/ns.log" &
 NS_SERVE_PID=$!
-for _ in $(seq 100); do grep -q listening "$TMP/ns.log" && break; sleep 0.1; done
+wait_until 60 grep -q listening "$TMP/ns.log"
 run ip netns exec "$NS" /usr/bin/python3 "$TMP/state.py" "$PORT" 127.0.0.1 1
 is "${out##* }" 65536 "in the namespace: lo's MTU 65536"
 ip -n "$NS" link set lo mtu 9000
@@ -106,7 +106,7 @@ printf '%s\n' "$out" | grep -qxF "$LIMIT_ONE"
 ok $? "one address: then refused with the limit"
 state 127.0.0.4 1
 is "${out%% *}" state "another address is still answered"
-sleep 1
+sleep 1 # the rate limit under test refills with time: one token every 500 ms
 state 127.0.0.3 1
 is "${out%% *}" state "after a second, the address is answered again"
 
@@ -114,14 +114,15 @@ is "${out%% *}" state "after a second, the address is answered again"
 for i in $(seq 10 19); do /usr/bin/python3 "$TMP/state.py" "$PORT" "127.0.0.$i" 4; done >"$TMP/global.out"
 grep -qxF "$LIMIT_ALL" "$TMP/global.out"
 ok $? "many addresses: refused with the global limit ($(grep -c '^state' "$TMP/global.out") of 40 answered)"
-sleep 2.5
+sleep 2.5 # the rate limit under test refills with time: the global bucket, 16 tokens at 125 ms
 
 # 4. The client that ran a test gets its after-run state even when its
 # address asked too often during the run (another client of 127.0.0.1
 # drains it once serve's UDP sinks are open: the test runs).
 "$CX5PROF" bench --no-record --peer 127.0.0.1 --port "$PORT" --duration 2 --json >"$TMP/b.json" 2>"$TMP/b.err" &
 BENCH_PID=$!
-for _ in $(seq 100); do ss -Hulnp | grep -q "pid=$SERVE_PID," && break; sleep 0.1; done
+sinks_open() { ss -Hulnp | grep -q "pid=$SERVE_PID,"; }
+wait_until 60 sinks_open
 state 127.0.0.1 20
 printf '%s\n' "$out" | grep -qxF "$LIMIT_ONE"
 ok $? "during the run, another client of 127.0.0.1 was refused"
@@ -159,7 +160,7 @@ stop_serve
 # 7. Where it listens: the notice for every address with the full state,
 # and a PROFILE's verify.peer and port.
 serve_start "$TMP/serve.log" --port "$PORT"
-sleep 0.2
+wait_until 30 grep -q -- "--state full" "$TMP/serve.log"
 is "$(cat "$TMP/serve.log")" "cx5prof: serve: listening on 0.0.0.0 port $PORT (one test at a time)
 cx5prof: serve: every address of this host gives its NIC's facts to whoever connects (--state full): --bind ADDR, a PROFILE or --state minimal narrows that" \
 	"all addresses with the full state: said at start"

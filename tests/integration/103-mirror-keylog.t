@@ -9,8 +9,8 @@
 # certificate made here, trusted through CURL_CA_BUNDLE: verification on.
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/helpers/taotoken.sh"
+need_tool openssl
 tt_setup
-command -v openssl >/dev/null || { ok 1 "openssl is installed (contrib/install-deps.sh)"; done_testing; }
 
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
 	-keyout "$TT/tls.key" -out "$TT/tls.pem" 2>/dev/null
@@ -18,7 +18,7 @@ ok $? "a certificate for 127.0.0.1"
 /usr/bin/python3 "$TESTS_DIR/helpers/taotoken_server.py" --port-file "$TT/tlsport" --scenario-file "$SCENARIO" \
 	--log "$TT/tls.jsonl" --key-file "$KEYFILE" --tls-cert "$TT/tls.pem" --tls-key "$TT/tls.key" &
 TT_RECORDER_PID=$! # stopped by tt_cleanup
-for _ in $(seq 600); do [ -s "$TT/tlsport" ] && break; sleep 0.05; done
+wait_until 60 test -s "$TT/tlsport"
 TLSPORT=$(cat "$TT/tlsport")
 tt_write_config "base_url: https://127.0.0.1:$TLSPORT" "api_key_file: $KEYFILE" "model_id: test-model"
 

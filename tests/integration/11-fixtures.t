@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 GEN=$FIXTURES/gen-sysroot.py
-[ -x /usr/bin/python3 ] || skip_all "needs /usr/bin/python3"
+need_python_module json
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 

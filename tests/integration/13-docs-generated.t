@@ -8,7 +8,7 @@
 # keys) stays as written.
 . "$(dirname "$0")/lib.sh"
 
-command -v python3 >/dev/null || skip_all "needs python3"
+need_tool python3
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
 need_root_netns
-command -v ethtool >/dev/null || skip_all "needs ethtool (contrib/install-deps.sh)"
+need_tool ethtool
 txn_setup 16
 
 ch() { ip netns exec "$HOST_NS" ethtool -l ens1f0 | sed -n '/Current/,$p' | grep -E '^(RX|TX):' | tr -s '\t ' ' '; }

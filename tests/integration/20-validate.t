@@ -143,11 +143,9 @@ is "$rc|$err" "65|cx5prof: error: $TMP/big.yaml: file is larger than 1048576 byt
 		printf '%s: &%s [*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s]\n' "$i" "$i" "$p" "$p" "$p" "$p" "$p" "$p" "$p" "$p" "$p"
 	done
 } > "$TMP/lol.yaml"
-start=$(date +%s%N)
-run "$CX5PROF" validate "$TMP/lol.yaml"
-ms=$(( ($(date +%s%N) - start) / 1000000 ))
-is "$rc|$err" "65|cx5prof: error: $TMP/lol.yaml:3:4: anchors and aliases are not supported" "billion laughs rejected"
-ok $(( ms < 1000 ? 0 : 1 )) "billion laughs rejected in ${ms} ms (< 1000)"
+run timeout 60 "$CX5PROF" validate "$TMP/lol.yaml"
+is "$rc|$err" "65|cx5prof: error: $TMP/lol.yaml:3:4: anchors and aliases are not supported" \
+	"billion laughs rejected at its first anchor (3:4), never expanded"
 { printf 'version: 1\nname: deep\nlink: '; printf '{a: %.0s' $(seq 5000); printf 1; printf '}%.0s' $(seq 5000); echo; } > "$TMP/deep.yaml"
 run "$CX5PROF" validate "$TMP/deep.yaml"
 is "$rc|$err" "65|cx5prof: error: $TMP/deep.yaml:3:131: nesting deeper than 32 levels" "deep nesting rejected"

@@ -11,9 +11,7 @@
 # the C verdict for them is checked by 20-validate.t.
 . "$(dirname "$0")/lib.sh"
 
-command -v /usr/bin/python3 >/dev/null || skip_all "needs /usr/bin/python3"
-/usr/bin/python3 -c 'import yaml, jsonschema; jsonschema.Draft202012Validator' 2>/dev/null ||
-	skip_all "needs python3-yaml and python3-jsonschema (contrib/install-deps.sh)"
+need_python_module yaml jsonschema
 
 CORPUS=$TESTS_DIR/profiles
 TMP=$(mktemp -d)

@@ -34,10 +34,8 @@ for i in 0 1; do
 	ip -n "$NS" link set "ens1f$i" up
 done
 # operstate turns "up" asynchronously (linkwatch): wait, bounded.
-for _ in $(seq 100); do
-	[ "$(ip -n "$NS" -o link show up | grep -c 'state UP')" = 2 ] && break
-	sleep 0.1
-done
+both_up() { [ "$(ip -n "$NS" -o link show up | grep -c 'state UP')" = 2 ]; }
+wait_until 60 both_up
 
 # compare_or_regen NAME GOT FILE
 compare_or_regen() {

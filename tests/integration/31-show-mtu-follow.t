@@ -67,10 +67,8 @@ is "$(field link.mtu)" 68 "down to the minimum: 68"
 ip -n "$NS" link set ens1f0 mtu 65535
 ip -n "$PEER" link set peer0 up
 ip -n "$NS" link set ens1f0 up
-for _ in $(seq 100); do
-	ip -n "$NS" -o link show ens1f0 | grep -q 'state UP' && break
-	sleep 0.1
-done
+link_up() { ip -n "$NS" -o link show ens1f0 | grep -q 'state UP'; }
+wait_until 60 link_up
 show_json
 is "$(field link.mtu link.operstate link.admin_up link.carrier)" '65535
 "up"

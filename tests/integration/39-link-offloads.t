@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
 need_root_netns
-command -v ethtool >/dev/null || skip_all "needs ethtool (contrib/install-deps.sh)"
+need_tool ethtool
 txn_setup 39
 
 ek() { ip netns exec "$HOST_NS" ethtool -k ens1f0 | grep -E "^(generic-receive-offload|rx-udp-gro-forwarding):"; }

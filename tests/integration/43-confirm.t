@@ -10,51 +10,70 @@ txn_setup 43
 
 P=$WORK/profiles/mtu-jumbo.yaml
 
+# The watchdog is held at its start (CX5PROF_TEST_PAUSE=watchdog, util.h)
+# while the test looks at the pending transaction, so no check races its
+# deadline; the deadline is read from the history, never assumed.
+mkfifo "$WORK/wd.fifo"
+deadline_s() { sqlite3 "$DB" "SELECT (confirm_deadline_usec - started_usec + 500000) / 1000000 FROM transactions WHERE id = $1"; }
+past_deadline() { [ "$(date +%s%6N)" -gt "$(sqlite3 "$DB" "SELECT confirm_deadline_usec FROM transactions WHERE id = $1")" ]; }
+watchdog_pid() { # the pid apply printed; 1 when there is none
+	wd=$(printf '%s' "$1" | sed -n 's/.*watchdog pid \([0-9][0-9]*\)).*/\1/p')
+	[ -n "$wd" ] && TXN_PIDS="$TXN_PIDS $wd"
+}
+gone() { ! kill -0 "$1" 2>/dev/null; }
+
 # ---- no commit: rolled back, even though the shell that ran apply dies
-(setsid bash -c 'ip netns exec "$1" "$2" --sysroot "$3" --db "$4" apply --confirm 2 "$5" >"$6/out" 2>&1; kill -9 $$' \
-	_ "$HOST_NS" "$CX5PROF" "$SR" "$DB" "$P" "$WORK"; true) 2>/dev/null # its shell is killed: that is the point
+(setsid bash -c 'CX5PROF_TEST_PAUSE=watchdog:$7 ip netns exec "$1" "$2" --sysroot "$3" --db "$4" apply --confirm 2 "$5" >"$6/out" 2>&1; kill -9 $$' \
+	_ "$HOST_NS" "$CX5PROF" "$SR" "$DB" "$P" "$WORK" "$WORK/wd.fifo"; true) 2>/dev/null # its shell is killed: that is the point
 out=$(cat "$WORK/out")
 case $out in
 *"applied 2 changes (transaction 1): run \`cx5prof commit\` within 2 s to keep them, else they are rolled back (watchdog pid "*)
 	ok 0 "apply --confirm 2: says commit is needed within 2 s" ;;
 *) ok 1 "apply --confirm 2: says commit is needed within 2 s"; diag "$out" ;;
 esac
-wd=$(printf '%s' "$out" | sed -n 's/.*watchdog pid \([0-9]*\)).*/\1/p')
-TXN_PIDS="$TXN_PIDS $wd"
+watchdog_pid "$out"
+ok $? "apply --confirm 2: names the watchdog's pid"
+is "$(deadline_s 1)" 2 "the history's deadline is 2 s after the start"
 is "$(mtu_of ens1f0) $(txn_status 1)" "9000 pending_confirm" "applied, pending confirmation"
 run cx apply "$WORK/profiles/udp-jumbo.yaml"
 is "$rc" 9 "another apply while pending: exit 9"
 is "$err" "cx5prof: error: transaction 1 (apply mtu-jumbo) waits for confirmation: run \`cx5prof commit\` to keep it or \`cx5prof rollback\` to undo it" \
 	"and says commit or rollback"
-for _ in $(seq 80); do
-	[ "$(txn_status 1)" = rolled_back ] && break
-	sleep 0.1
-done
-is "$(txn_status 1)" rolled_back "no commit: the watchdog rolled back within a few seconds"
+is "$(pause_wait "$WORK/wd.fifo")" "watchdog $wd" "the watchdog is that pid, held at its start"
+pause_release "$WORK/wd.fifo"
+wait_until 60 eval '[ "$(txn_status 1)" = rolled_back ]'
+is "$(txn_status 1)" rolled_back "no commit: the watchdog rolled back"
+is "$(sqlite3 "$DB" "SELECT r.started_usec >= t.confirm_deadline_usec FROM transactions r JOIN transactions t ON t.id = r.rolls_back_txn WHERE t.id = 1")" 1 \
+	"the watchdog's rollback started after the deadline, not before"
 host_as_before
 ok $? "the host is as before"
 is "$(sqlite3 "$DB" "SELECT error FROM transactions WHERE id = 1")" \
 	"not confirmed in time (--confirm): rolled back by the watchdog" "history says why"
-for _ in $(seq 20); do kill -0 "$wd" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$wd" 2>/dev/null
-ok $((!$?)) "the watchdog has exited"
+wait_until 30 gone "$wd"
+ok $? "the watchdog has exited"
 run cx commit
 is "$rc" 1 "a late commit: exit 1"
 is "$err" "cx5prof: error: transaction 1 was not confirmed in time and has been rolled back: apply it again" \
 	"a late commit says it was too late"
 
-# ---- commit in time: kept
-run cx apply --confirm 3 "$P"
-is "$rc" 0 "apply --confirm 3"
-wd=$(printf '%s' "$out" | sed -n 's/.*watchdog pid \([0-9]*\)).*/\1/p')
-TXN_PIDS="$TXN_PIDS $wd"
+# ---- commit in time: kept. --confirm 10 leaves the commit plenty of time;
+# the watchdog is held until its deadline has passed, then sees the commit
+# and leaves the changes alone.
+run env CX5PROF_TEST_PAUSE=watchdog:$WORK/wd.fifo ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
+	apply --confirm 10 "$P"
+is "$rc" 0 "apply --confirm 10"
+watchdog_pid "$out"
+ok $? "apply --confirm 10: names the watchdog's pid"
 run cx commit
 is "$rc:$out" "0:committed transaction 3" "commit: exit 0"
-for _ in $(seq 30); do kill -0 "$wd" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$wd" 2>/dev/null
-ok $((!$?)) "the watchdog exits once the transaction is committed"
-sleep 1
+wait_until 60 past_deadline 3
+ok $? "the deadline (from the history) has passed"
+is "$(pause_wait "$WORK/wd.fifo")" "watchdog $wd" "the watchdog, held until after its deadline"
+pause_release "$WORK/wd.fifo"
+wait_until 30 gone "$wd"
+ok $? "the watchdog exits: the transaction is committed"
 is "$(mtu_of ens1f0) $(txn_status 3)" "9000 committed" "after the deadline: still applied, committed"
+is "$(txn_count "WHERE rolls_back_txn = 3")" 0 "nothing rolled it back"
 run cx commit
 is "$rc:$out" "0:nothing to commit" "a second commit: nothing to commit"
 
@@ -62,15 +81,14 @@ is "$rc:$out" "0:nothing to commit" "a second commit: nothing to commit"
 run cx rollback
 is "$rc" 0 "rollback of the committed one"
 run cx apply --confirm 30 "$P"
-wd=$(printf '%s' "$out" | sed -n 's/.*watchdog pid \([0-9]*\)).*/\1/p')
-TXN_PIDS="$TXN_PIDS $wd"
+watchdog_pid "$out"
+ok $? "apply --confirm 30: names the watchdog's pid"
 run cx rollback
 is "$rc" 0 "rollback while pending confirmation"
 host_as_before
 ok $? "host as before"
-for _ in $(seq 30); do kill -0 "$wd" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$wd" 2>/dev/null
-ok $((!$?)) "the watchdog exits when the transaction is rolled back"
+wait_until 30 gone "$wd"
+ok $? "the watchdog exits when the transaction is rolled back"
 
 # ---- the --confirm setup fails after every change landed: no change is
 # left unguarded: all are undone (exit 6), as for a failed step.

@@ -17,8 +17,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
 need_root_netns
-command -v netserver >/dev/null || skip_all "needs netperf and netserver (contrib/install-deps.sh)"
-command -v sqlite3 >/dev/null || skip_all "needs sqlite3"
+need_tool netserver "contrib/install-deps.sh enables Debian non-free for it"
+need_tool sqlite3
 vsetup v56 cx5-2port
 CAMPAIGN=$TOP/contrib/lab/campaign-lab.yaml
 copy_sysroot cx5-2port "$WORK/pristine"
@@ -130,7 +130,7 @@ echo success >"$WORK/tt.scenario"
 /usr/bin/python3 "$TESTS_DIR/helpers/taotoken_server.py" --port-file "$WORK/tt.port" \
 	--scenario-file "$WORK/tt.scenario" --log "$WORK/tt.log" --key-file "$WORK/tt.key" &
 V_PIDS="$V_PIDS $!"
-for _ in $(seq 600); do [ -s "$WORK/tt.port" ] && break; sleep 0.05; done
+wait_until 60 test -s "$WORK/tt.port"
 printf 'taotoken:\n  base_url: http://127.0.0.1:%s\n  api_key_file: %s\n  model_id: test-model\n  task: cx5-lab\n' \
 	"$(cat "$WORK/tt.port")" "$WORK/tt.key" >"$WORK/mirror.yaml"
 queued=$(q "SELECT COUNT(*) FROM outbox WHERE status = 'pending'")
@@ -212,11 +212,17 @@ is "$rc/$out" "0/{'report': '$WORK/adhoc-json', 'runs': 1}" "report --json: a do
 run cx report 99 --dir "$WORK/adhoc2"
 is "$rc/$err" "66/cx5prof: error: report: no run 99 in $DB" "report of a run that does not exist: exit 66"
 
-# ---- SIGINT mid-way: the round in progress is rolled back, exit 6
-ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$CAMPAIGN" >"$WORK/int.out" 2>"$WORK/int.err" &
+# ---- SIGINT mid-way: the round in progress is rolled back, exit 6. The
+# campaign is held after a benchmark (CX5PROF_TEST_PAUSE=bench-done) of a
+# round whose group's transaction is open, and signalled there.
+group_open() { [ "$(q "SELECT COUNT(*) FROM transactions WHERE status = 'open'")" -ge 1 ]; }
+mkfifo "$WORK/int.fifo" "$WORK/term.fifo" "$WORK/kill.fifo"
+CX5PROF_TEST_PAUSE=bench-done:$WORK/int.fifo ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
+	campaign "$CAMPAIGN" >"$WORK/int.out" 2>"$WORK/int.err" &
 pid=$!
-for i in $(seq 100); do [ "$(q "SELECT COUNT(*) FROM runs WHERE campaign = 2")" -ge 2 ] && break; sleep 0.1; done
-kill -INT "$pid"
+held_when "$WORK/int.fifo" group_open
+ok $? "SIGINT: the campaign is held in a group's round, its transaction open"
+pause_signal "$WORK/int.fifo" INT "$pid"
 wait "$pid"
 is "$?" 6 "SIGINT: exit 6"
 grep -qx 'cx5prof: error: campaign 2 interrupted by SIGINT: the round in progress was rolled back; the host is as before the campaign' "$WORK/int.err"
@@ -228,10 +234,12 @@ ok $? "SIGINT: the sysroot copy is byte-identical to before"
 is "$(mtus)" "$MTUS_BEFORE" "SIGINT: every veth MTU is back"
 
 # ---- SIGTERM mid-way: the same as SIGINT
-ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$CAMPAIGN" >"$WORK/term.out" 2>"$WORK/term.err" &
+CX5PROF_TEST_PAUSE=bench-done:$WORK/term.fifo ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
+	campaign "$CAMPAIGN" >"$WORK/term.out" 2>"$WORK/term.err" &
 pid=$!
-for i in $(seq 100); do [ "$(q "SELECT COUNT(*) FROM runs WHERE campaign = 3")" -ge 2 ] && break; sleep 0.1; done
-kill -TERM "$pid"
+held_when "$WORK/term.fifo" group_open
+ok $? "SIGTERM: the campaign is held in a group's round, its transaction open"
+pause_signal "$WORK/term.fifo" TERM "$pid"
 wait "$pid"
 is "$?" 6 "SIGTERM: exit 6"
 grep -qx 'cx5prof: error: campaign 3 interrupted by SIGTERM: the round in progress was rolled back; the host is as before the campaign' "$WORK/term.err"
@@ -242,9 +250,11 @@ same_sysroot && [ "$(mtus)" == "$MTUS_BEFORE" ]
 ok $? "SIGTERM: the host is as before"
 
 # ---- SIGKILL while a group is applied: the next rollback resolves it
-ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$CAMPAIGN" >/dev/null 2>&1 &
+CX5PROF_TEST_PAUSE=bench-done:$WORK/kill.fifo ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
+	campaign "$CAMPAIGN" >/dev/null 2>&1 &
 pid=$!
-for i in $(seq 100); do [ "$(q "SELECT COUNT(*) FROM transactions WHERE status = 'open'")" -ge 1 ] && break; sleep 0.05; done
+held_when "$WORK/kill.fifo" group_open
+ok $? "SIGKILL: the campaign is held in a group's round, its transaction open"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 is "$(q "SELECT COUNT(*) FROM transactions WHERE status = 'open'")" 1 "SIGKILL: the group's transaction is left open"

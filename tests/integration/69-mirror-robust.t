@@ -120,10 +120,7 @@ fresh_db
 scenario slow
 "$CX5PROF" --db "$DB" mirror >"$TT/slow.out" 2>"$TT/slow.err" &
 pid=$!
-for _ in $(seq 200); do
-	[ "$(requests_total)" -ge 1 ] && break
-	sleep 0.05
-done
+wait_until 60 eval '[ "$(requests_total)" -ge 1 ]'
 # what a second cx5prof would have done after the lease expired
 sqlite3 "$DB" "UPDATE outbox SET status = 'sent', attempts = 1, reply_id = 'other', last_error = NULL WHERE id = 1"
 scenario success
@@ -146,7 +143,7 @@ is "$(sqlite3 "$DB" "SELECT instr(last_error, '${KEY:0:8}') FROM outbox WHERE id
 # --- a key of three '*', echoed: masked, and the masking ends
 (umask 077 && printf '***\n' >"$KEYFILE")
 scenario 401-echo
-run timeout 10 "$CX5PROF" --db "$DB" mirror --now
+run timeout 60 "$CX5PROF" --db "$DB" mirror --now
 is "$rc" 77 "key '***' echoed: exit 77 (no endless loop: timeout gives 124)"
 is "$err" "cx5prof: error: mirror: key rejected (HTTP 401) by $BASE_URL: expired or revoked? stray whitespace or newline in the key file? (server: Incorrect API key provided: <key>) [key sha256:$(printf '***' | sha256sum | cut -c1-8) from key file $KEYFILE]: once the key is fixed, 'cx5prof mirror --now' retries at once" \
 	"key '***' echoed: masked"

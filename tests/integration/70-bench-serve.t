@@ -28,7 +28,7 @@ ip -n "$HNS" link set ens1f0 mtu 9000 && ip -n "$PNS" link set peer0 mtu 9000 ||
 
 ip netns exec "$PNS" "$CX5PROF" serve --bind 198.18.0.2 2>"$TMP/serve.log" &
 SERVE_PID=$!
-for _ in $(seq 100); do grep -q listening "$TMP/serve.log" && break; sleep 0.1; done
+wait_until 60 grep -q listening "$TMP/serve.log"
 is "$(head -n1 "$TMP/serve.log")" "cx5prof: serve: listening on 198.18.0.2 port 12866 (one test at a time)" \
 	"serve announces its address and the default port 12866"
 
@@ -146,7 +146,7 @@ is "$err" "cx5prof: error: bench: no cx5prof serve on 198.18.0.2:12999 (Connecti
 # speaks the protocol, points the stream at a UDP socket it never reads,
 # and reports 0 datagrams received. It answers STATE as a serve without it
 # does (ERROR, connection closed): bench then runs without the peer state.
-timeout -k 1 20 ip netns exec "$PNS" /usr/bin/python3 -c '
+timeout -k 1 300 ip netns exec "$PNS" /usr/bin/python3 -c '
 import socket, struct
 def frame(t, payload):
     return struct.pack(">IBBHI", 0x43355542, 1, t, 0, len(payload)) + payload
@@ -178,7 +178,7 @@ c.sendall(frame(4, struct.pack(">QHH", 0, 1, 0) + struct.pack(">QQQQQ", 0, 0, 0,
 c.close()
 ' >"$TMP/fake.log" 2>&1 &
 FAKE_PID=$!
-for _ in $(seq 50); do grep -q listening "$TMP/fake.log" && break; sleep 0.1; done
+wait_until 60 grep -q listening "$TMP/fake.log"
 run ip netns exec "$HNS" "$CX5PROF" --db "$TMP/h.db" bench --peer 198.18.0.2 --port 12997 --duration 1 --json
 wait "$FAKE_PID"
 is "$rc" 0 "nothing received: bench reports it (exit 0)"

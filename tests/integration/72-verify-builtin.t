@@ -35,7 +35,7 @@ profile "$WORK/gso.yaml" true
 set_mtu 9000 9000
 
 serve_once() {
-	timeout -k 1 30 ip netns exec "$PEER_NS" "$CX5PROF" serve --once --bind 198.18.0.2 2>>"$WORK/serve.log" &
+	timeout -k 1 300 ip netns exec "$PEER_NS" "$CX5PROF" serve --once --bind 198.18.0.2 2>>"$WORK/serve.log" &
 	V_PIDS="$V_PIDS $!"
 	wait_listen 12866
 }
@@ -122,7 +122,7 @@ if [ $((2 * WMEM)) -le 2147483647 ] && [ $((2 * RMEM)) -le 2147483647 ]; then
 receive buffer clamped to $RMEM bytes on the peer (asked $((2 * RMEM))): raise net.core.rmem_max there" \
 		"builtin, twice the limits: the clamping warnings name what the sockets got"
 else
-	for i in 1 2; do ok 0 "builtin clamping above the kernel's limit # SKIP its limits are above 1 GiB"; done
+	skip 2 "builtin clamping above the kernel's limit: its limits are above 1 GiB"
 fi
 
 # --peer: one profile for many hosts, each verified against its own peer.

@@ -45,7 +45,7 @@ ln -s ../../devices/pci0000:ae/0000:ae:00.0/0000:af:00.1/net/ens1f1 "$PSR/sys/cl
 # sysroot between runs, which a real firmware change cannot do without
 # re-creating the interface (serve reads the facts anew when its index
 # changes, and otherwise answers from facts up to 250 ms old).
-timeout -k 1 60 ip netns exec "$PEER_NS" "$CX5PROF" --sysroot "$PSR" serve --bind 198.18.0.2 --state-refresh 0 2>"$WORK/serve.log" &
+timeout -k 1 900 ip netns exec "$PEER_NS" "$CX5PROF" --sysroot "$PSR" serve --bind 198.18.0.2 --state-refresh 0 2>"$WORK/serve.log" &
 V_PIDS="$V_PIDS $!"
 wait_listen 12866 || { echo "Bail out! serve did not start"; exit 1; }
 runs() { sqlite3 "$DB" 'SELECT count(*) FROM runs' 2>/dev/null || echo 0; }

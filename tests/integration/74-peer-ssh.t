@@ -108,16 +108,21 @@ run hcx rollback
 is "$rc $(mtus)" "0 mtu 1500 mtu 1500" "rollback after commit: both ends restored"
 
 # ---- the peer's session dies after its apply: this host is rolled back
-# at once, the peer by its own --confirm watchdog (peer.confirm: 3 s).
-touch "$WORK/kill-after-apply"
+# at once, the peer by its own --confirm watchdog (peer.confirm: 3 s), held
+# at its start (CX5PROF_TEST_PAUSE) until the test has seen it waiting.
+touch "$WORK/kill-after-apply" "$WORK/pause-peer-watchdog"
 run hcx apply "$WORK/both.yaml"
-rm -f "$WORK/kill-after-apply"
+rm -f "$WORK/kill-after-apply" "$WORK/pause-peer-watchdog"
 is "$rc" 6 "ssh killed mid-way: exit 6"
 printf '%s\n' "$err" | grep -q "peer root@198.18.0.2: ssh failed (exit 255): see its message above; rolling back this host's transaction"
 ok $? "ssh killed mid-way: the peer's failure is named"
 is "$(mtu_of "$HOST_NS")" "mtu 1500" "ssh killed mid-way: this host is restored at once"
 is "$(peer_txns | awk '{print $NF}')" "apply:pending_confirm" "ssh killed mid-way: the peer's apply waits for a commit that never comes"
-for _ in $(seq 80); do [ "$(mtus)" = "mtu 1500 mtu 1500" ] && break; sleep 0.1; done
+is "$(sqlite3 "$PDB" 'SELECT (confirm_deadline_usec - started_usec + 500000) / 1000000 FROM transactions ORDER BY id DESC LIMIT 1')" 3 \
+	"ssh killed mid-way: the peer's watchdog waits peer.confirm, 3 s"
+pause_wait "$WORK/peer-watchdog.fifo" >/dev/null && pause_release "$WORK/peer-watchdog.fifo"
+ok $? "ssh killed mid-way: the peer's watchdog was held at its start, and is let go"
+wait_until 60 eval '[ "$(mtus)" = "mtu 1500 mtu 1500" ]'
 is "$(mtus)" "mtu 1500 mtu 1500" "ssh killed mid-way: the peer's watchdog restored it too"
 is "$(peer_txns | awk '{print $(NF-1), $NF}')" "apply:rolled_back rollback:committed" \
 	"ssh killed mid-way: the peer's watchdog rolled its apply back"
@@ -125,17 +130,19 @@ is "$(peer_txns | awk '{print $(NF-1), $NF}')" "apply:rolled_back rollback:commi
 # ---- SIGINT to this host's cx5prof while the peer applies: ssh is ended
 # at once and this host rolled back (not committed once the peer is done)
 touch "$WORK/hang-before-apply"
-rm -f "$WORK/peer-started"
-t0=$(date +%s)
+rm -f "$WORK/peer-started" "$WORK/peer-release" "$WORK/peer-finished"
 HOME=$WORK ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" apply "$WORK/both.yaml" \
 	>"$WORK/int.out" 2>"$WORK/int.err" &
 apid=$!
-for _ in $(seq 50); do [ -e "$WORK/peer-started" ] && break; sleep 0.1; done
+wait_until 60 test -e "$WORK/peer-started"
+ok $? "SIGINT while the peer applies: the peer's apply has started"
 kill -INT "$apid"
 wait "$apid"
 rc=$?
 rm -f "$WORK/hang-before-apply"
-is "$rc $(( $(date +%s) - t0 < 4 ))" "6 1" "SIGINT while the peer applies: exit 6 at once, not after the peer"
+is "$rc $([ -e "$WORK/peer-finished" ] && echo after || echo before)" "6 before" \
+	"SIGINT while the peer applies: exit 6 at once, before the peer finished"
+touch "$WORK/peer-release"
 grep -q "peer root@198.18.0.2: \`cx5prof apply\` interrupted by SIGINT: ssh ended; rolling back this host's transaction" "$WORK/int.err"
 ok $? "SIGINT while the peer applies: said so"
 is "$(mtu_of "$HOST_NS") $(sqlite3 "$DB" 'SELECT status FROM transactions WHERE kind = '"'apply'"' ORDER BY id DESC LIMIT 1')" \

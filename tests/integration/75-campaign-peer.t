@@ -15,12 +15,12 @@
 . "$(dirname "$0")/verify-lib.sh"
 . "$(dirname "$0")/peer-ssh-lib.sh"
 need_root_netns
-command -v sqlite3 >/dev/null || skip_all "needs sqlite3"
+need_tool sqlite3
 vsetup v75
 peer_ssh_setup
 copy_sysroot cx5-2port "$WORK/pristine"
 same_sysroots() { diff -r --no-dereference "$SR" "$WORK/pristine" >/dev/null && diff -r --no-dereference "$PSR" "$WORK/pristine" >/dev/null; }
-timeout -k 1 60 ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>"$WORK/serve.log" &
+timeout -k 1 900 ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>"$WORK/serve.log" &
 V_PIDS="$V_PIDS $!"
 wait_listen 12866 || { echo "Bail out! serve did not start: $(cat "$WORK/serve.log")"; exit 1; }
 
@@ -106,15 +106,21 @@ is "$(mtus)" "mtu 1500 mtu 1500" "unreachable peer: both ends as they were"
 same_sysroots
 ok $? "unreachable peer: both sysroot copies are byte-identical to before"
 
-# ---- SIGTERM during the jumbo round: both ends rolled back
-bg_campaign() { HOME=$WORK ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/both.yaml" >/dev/null 2>"$WORK/bg.err" & }
-peer_pending() { for _ in $(seq 100); do [ "$(peer_txns | awk '{print $NF}')" = apply:pending_confirm ] && return 0; sleep 0.05; done; return 1; }
+# ---- SIGTERM during the jumbo round: both ends rolled back. The campaign
+# is held after a benchmark (CX5PROF_TEST_PAUSE=bench-done, one FIFO per
+# run) at the round the test wants, and signalled there.
+bg_campaign() { # bg_campaign FIFO
+	mkfifo "$1"
+	CX5PROF_TEST_PAUSE=bench-done:$1 HOME=$WORK ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
+		campaign "$WORK/both.yaml" >/dev/null 2>"$WORK/bg.err" &
+}
+peer_pending() { [ "$(peer_txns | awk '{print $NF}')" = apply:pending_confirm ]; }
 campaign_status() { sqlite3 "$DB" "SELECT status FROM campaigns WHERE id = $1"; }
-bg_campaign
+bg_campaign "$WORK/term.fifo"
 pid=$!
-peer_pending
+held_when "$WORK/term.fifo" peer_pending
 ok $? "SIGTERM: the jumbo round is applied on the peer, waiting for its end"
-kill -TERM "$pid"
+pause_signal "$WORK/term.fifo" TERM "$pid"
 wait "$pid"
 is "$?" 6 "SIGTERM: exit 6"
 is "$(mtus)/$(peer_txns | awk '{print $(NF-1), $NF}')/$(campaign_status 5)" \
@@ -126,23 +132,28 @@ is "$(mtus)/$(peer_txns | awk '{print $(NF-1), $NF}')/$(campaign_status 5)" \
 printf 'version: 1\nname: jumbo-only\ngroups: [jumbo.yaml]\nverify: {peer: 198.18.0.2, runner: builtin, duration: 1}\npeer: {ssh: root@198.18.0.2, ssh_config: %s}\n' \
 	"$WORK/ssh_config" >"$WORK/jumbo-only.yaml"
 touch "$WORK/hang-before-apply"
-rm -f "$WORK/peer-started"
+rm -f "$WORK/peer-started" "$WORK/peer-release" "$WORK/peer-finished"
 HOME=$WORK ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/jumbo-only.yaml" >/dev/null 2>"$WORK/int.err" &
 pid=$!
-for _ in $(seq 100); do [ -e "$WORK/peer-started" ] && break; sleep 0.05; done
+wait_until 60 test -e "$WORK/peer-started"
+ok $? "SIGINT while the peer applies: the peer's apply has started"
 kill -INT "$pid"
 wait "$pid"
 is "$?" 6 "SIGINT while the peer applies: exit 6"
 rm -f "$WORK/hang-before-apply"
+[ ! -e "$WORK/peer-finished" ]
+ok $? "SIGINT while the peer applies: this host did not wait for the peer"
+touch "$WORK/peer-release"
 grep -q 'interrupted by SIGINT: ssh ended' "$WORK/int.err" && ! grep -q 'NOT' "$WORK/int.err"
 ok $? "SIGINT while the peer applies: ssh ended, this host's round rolled back once"
 is "$(mtus)/$(campaign_status 6)/$(sqlite3 "$DB" "SELECT COUNT(*) FROM transactions WHERE kind = 'apply' AND status != 'rolled_back'")" \
 	"mtu 1500 mtu 1500/interrupted/0" "SIGINT while the peer applies: both ends as before, the campaign interrupted"
 
 # ---- kill -9 during the jumbo round: the next rollback restores both ends
-bg_campaign
+bg_campaign "$WORK/kill.fifo"
 pid=$!
-peer_pending
+held_when "$WORK/kill.fifo" peer_pending
+ok $? "kill -9: the jumbo round is applied on the peer, waiting for its end"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 is "$(mtus)/$(campaign_status 7)" "mtu 9000 mtu 9000/running" "kill -9: both ends left at 9000, the campaign says running"
@@ -152,11 +163,14 @@ is "$(mtus)/$(peer_txns | awk '{print $(NF-1), $NF}')/$(campaign_status 7)" \
 	"mtu 1500 mtu 1500/apply:rolled_back rollback:committed/interrupted" \
 	"kill -9 + rollback: both ends restored, the campaign recorded as interrupted"
 
-# ---- kill -9 between transactions (the baseline round changes nothing):
-# the next campaign records the dead one as interrupted
-bg_campaign
+# ---- kill -9 between transactions (held after the baseline round's
+# benchmark: it changes nothing): the next campaign records the dead one as
+# interrupted
+bg_campaign "$WORK/kill2.fifo"
 pid=$!
-for _ in $(seq 100); do [ "$(campaign_status 8)" = running ] && break; sleep 0.02; done
+baseline_round() { [ "$(sqlite3 "$DB" "SELECT COUNT(*) FROM transactions WHERE status = 'open'")" = 0 ]; }
+held_when "$WORK/kill2.fifo" baseline_round
+ok $? "kill -9 in the baseline round: held after its benchmark, no transaction open"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 is "$(campaign_status 8)/$(sqlite3 "$DB" "SELECT COUNT(*) FROM transactions WHERE status = 'open'")" "running/0" \

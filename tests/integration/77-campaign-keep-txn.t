@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
 need_root_netns
-command -v sqlite3 >/dev/null || skip_all "needs sqlite3"
+need_tool sqlite3
 vsetup v77
 ip -n "$HOST_NS" link set ens1f0 mtu 1500
 timeout -k 1 120 ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>"$WORK/serve.log" &

@@ -6,12 +6,13 @@
 # format 0.0.4); usage errors; the database unchanged.
 . "$(dirname "$0")/lib.sh"
 
-MAKEDB=$TOP/build/tests/unit/test_runs
-[ -x "$MAKEDB" ] || skip_all "build/tests/unit/test_runs missing: run 'make units'"
+. "$TESTS_DIR/helpers/taotoken.sh"
+
+MAKEDB=$(tt_test_runs) || skip_all "build/tests/unit/test_runs missing: run 'make units' first"
 T=$(mktemp -d /tmp/cx5t-prom-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 DB=$T/history.db
-"$MAKEDB" --make-db "$DB" >/dev/null || { echo "1..0 # SKIP cannot make the seed database"; exit 1; }
+"$MAKEDB" --make-db "$DB" >/dev/null || { echo "Bail out! test_runs --make-db failed"; exit 1; }
 before=$(sha256sum "$DB" | cut -d' ' -f1)
 
 run "$CX5PROF" --db "$DB" history --format prometheus

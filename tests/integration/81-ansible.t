@@ -14,11 +14,8 @@
 # carrying the engine's own message.
 . "$(dirname "$0")/lib.sh"
 need_root_netns
-if ! command -v ansible-playbook >/dev/null; then
-	[ "${CX5PROF_REQUIRE_PRIVILEGED:-0}" = 1 ] && { echo "1..1"; echo "not ok 1 - ansible-playbook missing (contrib/install-deps.sh installs ansible-core)"; exit 1; }
-	skip_all "ansible-playbook not installed (contrib/install-deps.sh installs ansible-core)"
-fi
-command -v iperf3 >/dev/null || skip_all "iperf3 not installed"
+need_tool ansible-playbook "contrib/install-deps.sh installs ansible-core"
+need_tool iperf3
 
 export CX5LAB_PREFIX=cx5t-ans-$$
 HOST_NS=$CX5LAB_PREFIX-host
@@ -39,7 +36,7 @@ copy_sysroot cx5-2port "$SR"
 # The peer is tuned too (its own profile, in a real fleet): jumbo frames
 # need both ends of the veth at MTU 9000.
 ip -n "$PEER_NS" link set dev peer0 mtu 9000
-timeout -k 1 120 ip netns exec "$PEER_NS" iperf3 -s -B 198.18.0.2 >/dev/null 2>&1 &
+timeout -k 1 900 ip netns exec "$PEER_NS" iperf3 -s -B 198.18.0.2 >/dev/null 2>&1 &
 SRV=$!
 
 # Copies of profiles/lab-udp.yaml: thresholds any loaded 2-core machine
@@ -148,7 +145,7 @@ is "$(mtu)" 9000 "first run: MTU 9000 in the kernel"
 is "$(txns)" "1 apply committed" "first run: history holds the committed transaction"
 is "$(sqlite3 "$DB" 'SELECT group_concat(DISTINCT peer) FROM runs')" 198.18.0.2 \
 	"first run: verified against the host's peer from the inventory (verify --peer), not the profile's"
-for i in $(seq 100); do [ -z "$(ip netns pids "$HOST_NS")" ] && break; sleep 0.1; done
+wait_until 60 eval '[ -z "$(ip netns pids "$HOST_NS")" ]'
 is "$(ip netns pids "$HOST_NS")" "" "first run: the confirm watchdog exited after the commit"
 
 # ---- second run: nothing to change

@@ -6,11 +6,7 @@
 # through MANPATH) and refuses a broken copy; the udev rule's shape;
 # `make uninstall` removes it all. Installs under a temporary PREFIX only.
 . "$(dirname "$0")/lib.sh"
-if ! command -v systemd-analyze >/dev/null; then
-	[ "${CX5PROF_REQUIRE_PRIVILEGED:-0}" = 1 ] &&
-		{ echo "1..1"; echo "not ok 1 - systemd-analyze missing (contrib/install-deps.sh installs systemd)"; exit 1; }
-	skip_all "systemd-analyze not installed (Debian package systemd; contrib/install-deps.sh installs it)"
-fi
+need_tool systemd-analyze "Debian package systemd; contrib/install-deps.sh installs it"
 W=$(mktemp -d /tmp/cx5t-units.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 P=$W/prefix

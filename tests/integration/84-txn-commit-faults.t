@@ -110,7 +110,7 @@ if unshare -m true 2>/dev/null; then
 	host_as_before
 	ok $? "after the full file system: host as before"
 else
-	ok 0 "# SKIP unshare -m is not permitted here"
+	skip 4 "unshare -m is not permitted here"
 fi
 
 done_testing

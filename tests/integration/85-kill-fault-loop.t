@@ -5,11 +5,15 @@
 # Each case ends restored: after the fault, `cx5prof rollback` (run as an
 # operator would) leaves the host exactly as before, with no transaction
 # unfinished; an apply that says it undid everything (exit 6) or changed
-# nothing (exit 1) has the host as before already.
+# nothing (exit 1) has the host as before already, and one that says it
+# applied (exit 0) is committed and changed. Each loop checks that its
+# trace holds the system calls of a transaction (the locks, the history's
+# fdatasync, netlink) and that it ran cases: an empty trace fails.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
 need_root_netns
-command -v strace >/dev/null || { echo "1..0 # SKIP strace is not installed (contrib/install-deps.sh)"; exit 0; }
+need_tool strace
+why=$(strace -f -qq -o /dev/null true 2>&1) || skip_all "strace cannot trace here (ptrace denied?): $why"
 txn_setup 85
 txn_short_profile 2
 P=$WORK/profiles/one-port.yaml
@@ -30,6 +34,17 @@ points() {
 
 traced() { ip netns exec "$HOST_NS" $STRACE -f -qq -o /dev/null "$@"; }
 
+# trace_holds TRACE SYSCALL...: the trace made each of these calls.
+trace_holds() {
+	local t=$1 sc missing=
+	shift
+	for sc in "$@"; do
+		grep -Eq "^[0-9]+ +$sc\(" "$t" || missing="$missing $sc"
+	done
+	[ -z "$missing" ] || diag "$(basename "$t") lacks:$missing"
+	[ -z "$missing" ]
+}
+
 bad=0 cases=0
 fail_case() {
 	bad=$((bad + 1))
@@ -38,6 +53,9 @@ fail_case() {
 
 # ---- kill -9 during apply
 ip netns exec "$HOST_NS" $STRACE -f -qq -o "$WORK/trace.apply" "$CX5PROF" --sysroot "$SR" --db "$DB" apply "$P" >/dev/null 2>&1
+is "$?" 0 "the traced apply exits 0"
+trace_holds "$WORK/trace.apply" flock fdatasync sendmsg openat2 pwrite64
+ok $? "its trace holds the locks, the history's fdatasync, netlink and the sysroot writes"
 cx rollback >/dev/null 2>&1
 points "$WORK/trace.apply" >"$WORK/points.apply"
 while read -r sc n; do
@@ -47,12 +65,17 @@ while read -r sc n; do
 	cx rollback >/dev/null 2>"$WORK/rb.err"
 	restored || fail_case "apply killed at $sc #$n: not restored after rollback: $(cat "$WORK/rb.err")"
 done <"$WORK/points.apply"
+[ "$cases" -gt 0 ]
+ok $? "kill -9 in apply: $cases cases"
 is "$bad" 0 "kill -9 in apply at $cases system calls (every ${STRIDE}th): each restored by rollback"
 
 # ---- kill -9 during rollback
 bad=0 cases=0
 cx apply "$P" >/dev/null 2>&1
 ip netns exec "$HOST_NS" $STRACE -f -qq -o "$WORK/trace.rollback" "$CX5PROF" --sysroot "$SR" --db "$DB" rollback >/dev/null 2>&1
+is "$?" 0 "the traced rollback exits 0"
+trace_holds "$WORK/trace.rollback" flock fdatasync sendmsg
+ok $? "its trace holds the locks, the history's fdatasync and netlink"
 points "$WORK/trace.rollback" >"$WORK/points.rollback"
 while read -r sc n; do
 	cases=$((cases + 1))
@@ -62,11 +85,14 @@ while read -r sc n; do
 	cx rollback >/dev/null 2>"$WORK/rb.err"
 	restored || fail_case "rollback killed at $sc #$n: not restored by the next rollback: $(cat "$WORK/rb.err")"
 done <"$WORK/points.rollback"
+[ "$cases" -gt 0 ]
+ok $? "kill -9 in rollback: $cases cases"
 is "$bad" 0 "kill -9 in rollback at $cases system calls (every ${STRIDE}th): each finished by the next rollback"
 
 # ---- an I/O error in apply (the history, the sysroot, netlink, the locks;
 # every third point of the kill loop, every one under `make torture`): the
-# exit code tells the truth at once. 0: applied (rollback restores it); 7:
+# exit code tells the truth at once. 0: applied and committed, the MTU
+# changed (as 84-txn-commit-faults.t checks; rollback restores it); 7:
 # what is left is listed (rollback restores it); anything else (1, 6, a
 # plan problem, the loader failing): nothing changed or every change was
 # undone, so the host is as before already.
@@ -83,8 +109,14 @@ while read -r sc n; do
 		"$CX5PROF" --sysroot "$SR" --db "$DB" apply "$P" >/dev/null 2>"$WORK/err"
 	rc=$?
 	case $rc in
-	0 | 7) cx rollback >/dev/null 2>&1
-		restored || fail_case "EIO at $sc #$n: exit $rc, not restored by rollback" ;;
+	0)
+		id=$(sqlite3 "$DB" "SELECT max(id) FROM transactions WHERE kind = 'apply'")
+		[ "$(txn_status "$id")" = committed ] && [ "$(mtu_of ens1f0)" = 9000 ] ||
+			fail_case "EIO at $sc #$n: exit 0 but transaction $id is $(txn_status "$id"), MTU $(mtu_of ens1f0)"
+		cx rollback >/dev/null 2>&1
+		restored || fail_case "EIO at $sc #$n: exit 0, not restored by rollback" ;;
+	7) cx rollback >/dev/null 2>&1
+		restored || fail_case "EIO at $sc #$n: exit 7, not restored by rollback" ;;
 	*)
 		# a transaction the history could not close stays open (the
 		# message says so): the host is restored, rollback closes it
@@ -93,6 +125,8 @@ while read -r sc n; do
 	esac
 	restored || cx rollback >/dev/null 2>&1
 done <"$WORK/points.apply"
+[ "$cases" -gt 0 ]
+ok $? "EIO in apply: $cases cases"
 is "$bad" 0 "EIO in apply at $cases system calls: each exit code as the host is"
 
 done_testing

@@ -14,7 +14,7 @@ FIFO_MSG="cx5prof: error: history $W/fifo: No such device or address: it is a FI
 
 while read -r label; do
 	# shellcheck disable=SC2086
-	run timeout 10 "$CX5PROF" --sysroot "$SR" --db "$W/fifo" $label
+	run timeout 30 "$CX5PROF" --sysroot "$SR" --db "$W/fifo" $label
 	is "$rc:$(printf '%s\n' "$err" | grep error:)" "65:$FIFO_MSG" "a FIFO as --db: '$label' exits 65 at once, with the reason"
 done <<EOF2
 history
@@ -51,7 +51,7 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	is "$(cat "$W/out.apply")" "cx5prof: error: cannot lock $W/ro/h.db.lock or the host's lock: Read-only file system: the file or its file system is read-only: make it writable (its mode, or remount the file system read-write) or choose another file with --db
 1" "apply says so too, and changes nothing"
 else
-	ok 0 "# SKIP needs root and unshare -m"
+	skip 2 "needs root and unshare -m"
 fi
 
 done_testing

@@ -1,8 +1,12 @@
 # lib.sh: TAP helpers for cx5prof integration tests (sourced, bash).
 #
-# Tests print TAP for `prove`. Privileged tests call need_root_netns: off CI
-# they skip with the reason; with CX5PROF_REQUIRE_PRIVILEGED=1 (CI) a missing
-# privilege is a failure, never a skip. Every test cleans up in an EXIT trap.
+# Tests print TAP for `prove`. Every test cleans up in an EXIT trap.
+#
+# Skips go through one helper (skip_all for the whole file, skip for checks
+# in it; need_root_netns, need_tool and need_python_module call skip_all):
+# off CI the test says why and skips; with CX5PROF_REQUIRE_PRIVILEGED=1
+# (CI, .ci/run) every skip is a failure with its reason. Each skip is also
+# appended to $CX5PROF_SKIP_LOG when set (`make run-tests` counts them).
 
 set -u
 TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,7 +17,59 @@ _tap_n=0
 _tap_failed=0
 
 plan() { echo "1..$1"; }
-skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+
+skips_forbidden() { [ "${CX5PROF_REQUIRE_PRIVILEGED:-0}" = 1 ]; }
+
+_skip_record() {
+	[ -n "${CX5PROF_SKIP_LOG:-}" ] && printf '%s: %s\n' "$(basename "$0")" "$1" >>"$CX5PROF_SKIP_LOG"
+	return 0
+}
+
+# skip_all REASON: the rest of the file cannot run here.
+skip_all() {
+	if skips_forbidden; then
+		ok 1 "cannot run: $* (CX5PROF_REQUIRE_PRIVILEGED=1: no skips)"
+		echo "1..$_tap_n"
+		exit 1
+	fi
+	_skip_record "$*"
+	if [ "$_tap_n" = 0 ]; then
+		echo "1..0 # SKIP $*"
+	else
+		echo "# SKIP the rest: $*"
+		echo "1..$_tap_n"
+	fi
+	exit $((_tap_failed > 0))
+}
+
+# skip N REASON: the next N checks cannot run here.
+skip() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		if skips_forbidden; then
+			ok 1 "cannot run: $2 (CX5PROF_REQUIRE_PRIVILEGED=1: no skips)"
+		else
+			_tap_n=$((_tap_n + 1))
+			echo "ok $_tap_n # SKIP $2"
+			_skip_record "$2"
+		fi
+	done
+}
+
+# need_tool CMD [HINT]: skip the file unless CMD is on PATH.
+need_tool() {
+	command -v "$1" >/dev/null || skip_all "needs $1 (${2:-contrib/install-deps.sh})"
+}
+
+# need_python_module MODULE... : skip the file unless /usr/bin/python3
+# imports them all.
+need_python_module() {
+	local m
+	[ -x /usr/bin/python3 ] || skip_all "needs /usr/bin/python3"
+	for m in "$@"; do
+		/usr/bin/python3 -c "import $m" 2>/dev/null || skip_all "needs the python3 module $m (contrib/install-deps.sh)"
+	done
+}
 
 ok() { # ok COND-EXIT-STATUS NAME
 	_tap_n=$((_tap_n + 1))
@@ -48,6 +104,35 @@ run() {
 
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
+# wait_until SECONDS CMD...: run CMD every 0.1 s until it succeeds; 1 when
+# SECONDS pass first. Tests wait for an event this way, with a generous
+# bound (a busy 2-core machine), never for a guessed time: `make
+# lint-tests` refuses any other `sleep` (tests/integration/sleeps.allow).
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1 # wait_until's poll interval
+	done
+}
+
+# Test pauses (CX5PROF_TEST_PAUSE=POINT:FIFO, engine/base/util.h): the
+# program stops at POINT until the test releases it.
+#   pause_wait FIFO [SECONDS]  until the program is at its point (at most
+#                              SECONDS, default 60); prints "POINT PID"
+#   pause_release FIFO         let it go on
+#   pause_signal FIFO SIG PID  send SIG to PID held at its point (a caught
+#                              signal ends the wait; in case it came just
+#                              before the wait began, a bounded releaser
+#                              is left in the background: one FIFO per use)
+pause_wait() { timeout "${2:-60}" cat "$1"; }
+pause_release() { timeout 60 sh -c ': >"$1"' sh "$1"; }
+pause_signal() {
+	kill "-$2" "$3"
+	timeout 30 sh -c ': >"$1"' sh "$1" >/dev/null 2>&1 &
+}
+
 done_testing() {
 	echo "1..$_tap_n"
 	[ "$_tap_failed" -eq 0 ]
@@ -67,11 +152,6 @@ need_root_netns() {
 		ip netns del "cx5probe$$"
 	fi
 	[ -z "$why" ] && return 0
-	if [ "${CX5PROF_REQUIRE_PRIVILEGED:-0}" = 1 ]; then
-		echo "1..1"
-		echo "not ok 1 - privileged test cannot run: $why (CX5PROF_REQUIRE_PRIVILEGED=1)"
-		exit 1
-	fi
 	skip_all "$why"
 }
 
@@ -94,7 +174,7 @@ serve_start() {
 	shift
 	"$CX5PROF" serve "$@" 2>"$log" &
 	SERVE_PID=$!
-	for _ in $(seq 100); do grep -q listening "$log" && return 0; sleep 0.1; done
+	wait_until 60 grep -q listening "$log" && return 0
 	echo "Bail out! serve did not start: $(cat "$log")"
 	exit 1
 }

@@ -17,13 +17,20 @@
 #   peer_txns               the peer's transactions, "kind:status ..."
 #   touch $WORK/kill-after-apply   the peer's session dies after its apply
 #   touch $WORK/hang-before-apply  the peer's apply touches
-#                           $WORK/peer-started and sleeps 5 s, changing nothing
+#                           $WORK/peer-started, then waits (at most 60 s)
+#                           for $WORK/peer-release and touches
+#                           $WORK/peer-finished, changing nothing
+#   touch $WORK/pause-peer-watchdog  the peer's --confirm watchdog is held
+#                           at its start (CX5PROF_TEST_PAUSE) until
+#                           pause_release $WORK/peer-watchdog.fifo
 #   touch $WORK/motd        the peer's login prints a line to stdout first
 #                           (a .bashrc or motd), then runs cx5prof
 #   touch $WORK/hang-rollback  the peer's rollback touches
-#                           $WORK/rollback-started and sleeps 30 s, changing
-#                           nothing
-#   PEER_SSHD_SECONDS       how long sshd runs (default 120)
+#                           $WORK/rollback-started, then waits (at most
+#                           60 s) for $WORK/rollback-release and touches
+#                           $WORK/rollback-finished, changing nothing
+#   PEER_SSHD_SECONDS       how long sshd runs (default 900; stopped at the
+#                           end anyway)
 
 mtu_of() { ip -n "$1" -o link show ens1f0 2>/dev/null | grep -o 'mtu [0-9]*'; }
 mtus() { echo "$(mtu_of "$HOST_NS") $(mtu_of "$PEER_NS")"; }
@@ -44,11 +51,12 @@ EOF
 }
 
 peer_ssh_setup() {
-	command -v /usr/sbin/sshd >/dev/null || skip_all "needs openssh-server (contrib/install-deps.sh)"
+	[ -x /usr/sbin/sshd ] || skip_all "needs /usr/sbin/sshd (openssh-server; contrib/install-deps.sh)"
 	ip -n "$PEER_NS" link set peer0 name ens1f0 || { echo "Bail out! cannot rename peer0"; exit 1; }
 	ip -n "$HOST_NS" link set ens1f0 mtu 1500 && ip -n "$PEER_NS" link set ens1f0 mtu 1500
 	PSR=$WORK/peer-sysroot PDB=$WORK/peer.db
 	copy_sysroot cx5-2port "$PSR"
+	mkfifo "$WORK/peer-watchdog.fifo"
 	ssh-keygen -q -t ed25519 -N '' -C cx5t-client -f "$WORK/id"
 	ssh-keygen -q -t ed25519 -N '' -C cx5t-host -f "$WORK/hostkey"
 	cat >"$WORK/peer-cx5prof" <<EOF
@@ -61,14 +69,19 @@ shift
 [ ! -e "$WORK/motd" ] || echo "Welcome to the peer (a login that prints)"
 if [ "\$1" = rollback ] && [ -e "$WORK/hang-rollback" ]; then
 	touch "$WORK/rollback-started"
-	sleep 30 # a peer that hangs in its rollback: this host is interrupted meanwhile
+	i=0 # a peer that hangs in its rollback: this host is interrupted meanwhile
+	while [ ! -e "$WORK/rollback-release" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	touch "$WORK/rollback-finished"
 	exit 0
 fi
 if [ "\$1" = apply ] && [ -e "$WORK/hang-before-apply" ]; then
 	touch "$WORK/peer-started"
-	sleep 5 # a slow peer: this host is interrupted meanwhile
+	i=0 # a slow peer: this host is interrupted meanwhile
+	while [ ! -e "$WORK/peer-release" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	touch "$WORK/peer-finished"
 	exit 0
 fi
+[ -e "$WORK/pause-peer-watchdog" ] && export CX5PROF_TEST_PAUSE=watchdog:$WORK/peer-watchdog.fifo
 if [ "\$1" = apply ] && [ -e "$WORK/kill-after-apply" ]; then
 	"$CX5PROF" --sysroot "$PSR" --db "$PDB" "\$@"
 	kill -9 "\$PPID" # the ssh session dies before anything is committed
@@ -91,7 +104,7 @@ PermitRootLogin prohibit-password
 EOF
 	echo "[198.18.0.2]:2222 $(cut -d' ' -f1,2 "$WORK/hostkey.pub")" >"$WORK/known_hosts"
 	client_config "$WORK/ssh_config" 2222 "$WORK/known_hosts"
-	timeout -k 1 "${PEER_SSHD_SECONDS:-120}" ip netns exec "$PEER_NS" unshare -m sh -c \
+	timeout -k 1 "${PEER_SSHD_SECONDS:-900}" ip netns exec "$PEER_NS" unshare -m sh -c \
 		'mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd && exec /usr/sbin/sshd -D -e -f "$1"' \
 		sh "$WORK/sshd_config" 2>"$WORK/sshd.log" &
 	V_PIDS="$V_PIDS $!"

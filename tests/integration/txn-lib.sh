@@ -94,15 +94,8 @@ mtu_of() { ip -n "$HOST_NS" -o link show "$1" | sed -n 's/.* mtu \([0-9]*\).*/\1
 txn_status() { sqlite3 "$DB" "SELECT status FROM transactions WHERE id = $1"; }
 txn_count() { sqlite3 "$DB" "SELECT count(*) FROM transactions ${1:-}" 2>/dev/null || echo 0; }
 
-# wait_for FILE PATTERN [TENTHS]: until FILE contains PATTERN (default 10 s).
-wait_for() {
-	local i
-	for ((i = 0; i < ${3:-100}; i++)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+# wait_for FILE PATTERN: until FILE contains PATTERN (at most 60 s).
+wait_for() { wait_until 60 grep -q "$2" "$1" 2>/dev/null; }
 
 kill9_before_step() {
 	local bg

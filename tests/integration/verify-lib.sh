@@ -57,39 +57,26 @@ set_mtu() {
 	ip -n "$PEER_NS" link set dev peer0 mtu "$2"
 }
 
-# Wait (at most 5 s) until something listens on TCP PORT in the peer.
-wait_listen() {
-	local i
-	for i in $(seq 50); do
-		ip netns exec "$PEER_NS" ss -Hltn "sport = :$1" | grep -q . && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-wait_closed() {
-	local i
-	for i in $(seq 50); do
-		ip netns exec "$PEER_NS" ss -Hltn "sport = :$1" | grep -q . || return 0
-		sleep 0.1
-	done
-	return 1
-}
+# Wait (at most 60 s) until something listens on TCP PORT in the peer /
+# until nothing does.
+listening() { ip netns exec "$PEER_NS" ss -Hltn "sport = :$1" | grep -q .; }
+wait_listen() { wait_until 60 listening "$1"; }
+wait_closed() { wait_until 60 eval "! listening $1"; }
 
 iperf3_server() {
-	timeout -k 1 20 ip netns exec "$PEER_NS" iperf3 -s -1 -B 198.18.0.2 >/dev/null 2>&1 &
+	timeout -k 1 300 ip netns exec "$PEER_NS" iperf3 -s -1 -B 198.18.0.2 >/dev/null 2>&1 &
 	V_PIDS="$V_PIDS $!"
 	wait_listen 5201
 }
 
 netserver_start() {
-	timeout -k 1 60 ip netns exec "$PEER_NS" netserver -L 198.18.0.2 -p "$1" -D >/dev/null 2>&1 &
+	timeout -k 1 900 ip netns exec "$PEER_NS" netserver -L 198.18.0.2 -p "$1" -D >/dev/null 2>&1 &
 	V_PIDS="$V_PIDS $!"
 	wait_listen "$1"
 }
 
 tcp_listener() {
-	timeout -k 1 30 ip netns exec "$PEER_NS" "$PY" -c '
+	timeout -k 1 300 ip netns exec "$PEER_NS" "$PY" -c '
 import socket, sys
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -101,6 +88,22 @@ while True:
 ' "$1" >/dev/null 2>&1 &
 	V_PIDS="$V_PIDS $!"
 	wait_listen "$1"
+}
+
+# held_when FIFO CMD...: a campaign run with CX5PROF_TEST_PAUSE=bench-done:FIFO
+# stops after each benchmark; release it until CMD holds at such a stop,
+# and leave it held there (0; $HELD_PID is its pid), or 1 when the
+# campaign ended or stopped 30 times first.
+held_when() {
+	local fifo=$1 i at
+	shift
+	for i in $(seq 30); do
+		at=$(pause_wait "$fifo") || return 1
+		HELD_PID=${at##* }
+		"$@" && return 0
+		pause_release "$fifo"
+	done
+	return 1
 }
 
 # The figures a benchmark measures differ from run to run.

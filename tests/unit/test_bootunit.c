@@ -10,35 +10,33 @@
 
 #include "os/bootunit.h"
 #include "os/sysroot.h"
+#include "unit.h"
 
-static char root[64];
+static char *root;
 
 static char *put(const char *rel)
 {
 	char *p = strprintf("%s%s", root, rel);
-	_cleanup_free_ char *cmd =
-	    strprintf("mkdir -p \"$(dirname '%s')\" && echo 'version: 1' > '%s'", p, p);
 
 	assert_non_null(p);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(unit_write(root, rel, "version: 1\n"), 0);
 	return p;
 }
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/cx5-bootunit.XXXXXX");
-	assert_non_null(mkdtemp(root));
+	root = unit_tmpdir_new("bootunit");
+	assert_non_null(root);
 	assert_int_equal(sysroot_set(root), 0);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	_cleanup_free_ char *cmd = strprintf("rm -rf '%s'", root);
 	(void)state;
 	sysroot_set(NULL);
-	return system(cmd) == 0 ? 0 : -1;
+	return unit_tmpdir_free(TAKE_PTR(root));
 }
 
 static void names_the_instance(void **state)

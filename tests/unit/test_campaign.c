@@ -16,8 +16,7 @@
 #include <unistd.h>
 
 #include "campaignfile.h"
-
-static char tmpdir[] = "/tmp/cx5-test-campaign-XXXXXX";
+#include "unit.h"
 
 static void write_str(const char *path, const char *s)
 {
@@ -149,22 +148,6 @@ static void test_errors(void **state)
 	free(line);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) && chdir(tmpdir) == 0 ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-	(void)state;
-	if (chdir("/") < 0)
-		return -1;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,5 +155,5 @@ int main(void)
 	    cmocka_unit_test(test_peer),
 	    cmocka_unit_test(test_errors),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, unit_enter_tmpdir, unit_leave_tmpdir);
 }

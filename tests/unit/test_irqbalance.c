@@ -13,6 +13,7 @@
 #include "os/irqbalanced.h"
 #include "os/service.h"
 #include "os/sysroot.h"
+#include "unit.h"
 
 static const char fake_systemctl[] =
     "#!/bin/sh\n"
@@ -46,7 +47,7 @@ static const char debian_default[] = "# irqbalance configuration\n"
 				     "IRQBALANCE_ARGS=\"--hintpolicy=ignore\"\n"
 				     "#IRQBALANCE_BANNED_CPUS=\n";
 
-static char root[64];
+static char *root;
 
 static char *path_of(const char *rel)
 {
@@ -55,12 +56,7 @@ static char *path_of(const char *rel)
 
 static void put(const char *rel, const char *content)
 {
-	_cleanup_free_ char *p = path_of(rel);
-	FILE *f = fopen(p, "w");
-
-	assert_non_null(f);
-	fputs(content, f);
-	fclose(f);
+	assert_int_equal(unit_write(root, rel, content), 0);
 }
 
 static char *get(const char *rel)
@@ -85,15 +81,10 @@ static bool exists(const char *rel)
 
 static int setup(void **state)
 {
-	_cleanup_free_ char *cmd = NULL;
-
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/cx5t-irqb-XXXXXX");
-	assert_non_null(mkdtemp(root));
-	cmd =
-	    strprintf("mkdir -p %s/proc/812 %s/proc/1 %s/proc/self %s/etc/default %s/run/fake-systemd %s/bin",
-		      root, root, root, root, root, root);
-	assert_int_equal(system(cmd), 0);
+	root = unit_tmpdir_new("irqb");
+	assert_non_null(root);
+	put("/proc/self/.keep", "");
 	put("/proc/812/comm", "irqbalance\n");
 	put("/proc/1/comm", "systemd\n");
 	put("/etc/default/irqbalance", debian_default);
@@ -111,13 +102,10 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	_cleanup_free_ char *cmd = strprintf("rm -rf %s", root);
-
 	(void)state;
 	sysroot_set(NULL);
 	unsetenv("CX5PROF_SYSTEMCTL");
-	assert_int_equal(system(cmd), 0);
-	return 0;
+	return unit_tmpdir_free(TAKE_PTR(root));
 }
 
 static void test_detect(void **state)

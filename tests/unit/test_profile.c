@@ -14,13 +14,12 @@
 
 #include "base/exitcode.h"
 #include "profile.h"
+#include "unit.h"
 
 /* A change kind's key by its path (the kinds own their fields). */
 #define KEY(p, path, type) (*(const type *)profile_key_value((p), (path), NULL))
 #define SYSCTLS(p)	   ((const struct profile_sysctls *)profile_key_value((p), "sysctl", NULL))
 #define FEATURES(p)	   ((const struct profile_bool *)profile_key_value((p), "link.features", NULL))
-
-static char tmpdir[] = "/tmp/cx5-test-profile-XXXXXX";
 
 static void write_file(const char *path, const char *data, size_t size)
 {
@@ -1172,24 +1171,6 @@ static void test_mirror_config(void **state)
 	free(line);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	if (!mkdtemp(tmpdir) || chdir(tmpdir) < 0)
-		return -1;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-	(void)state;
-	if (chdir("/") < 0)
-		return -1;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1210,5 +1191,5 @@ int main(void)
 	    cmocka_unit_test(test_link_offloads),
 	    cmocka_unit_test(test_sysctl_table),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, unit_enter_tmpdir, unit_leave_tmpdir);
 }

@@ -14,8 +14,9 @@
 #include "report.h"
 #include "store/history.h"
 #include "store/runs.h"
+#include "unit.h"
 
-static char dir[] = "/tmp/cx5-test-report-XXXXXX";
+static char *dir;
 
 static const char before[] =
     "           CPU0       CPU1       CPU2       CPU3\n"
@@ -106,15 +107,14 @@ static void test_page(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
+	dir = unit_tmpdir_new("report");
+	return dir ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return unit_tmpdir_free(TAKE_PTR(dir));
 }
 
 int main(void)

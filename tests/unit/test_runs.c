@@ -23,10 +23,11 @@
 #include "store/history.h"
 #include "store/outbox.h"
 #include "store/runs.h"
+#include "unit.h"
 
 #define T0 1764680400000000LL /* 2025-12-02 13:00:00 UTC */
 
-static char dir[] = "/tmp/cx5-test-runs-XXXXXX";
+static char *dir;
 static char path[128];
 
 static struct run_artifact seed_artifacts[3][6] = {
@@ -267,18 +268,16 @@ static int make_db(const char *p)
 static int setup(void **state)
 {
 	(void)state;
-	strcpy(dir, "/tmp/cx5-test-runs-XXXXXX");
-	assert_non_null(mkdtemp(dir));
+	dir = unit_tmpdir_new("runs");
+	assert_non_null(dir);
 	snprintf(path, sizeof(path), "%s/history.db", dir);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	_cleanup_free_ char *cmd = strprintf("rm -rf '%s'", dir);
 	(void)state;
-	assert_int_equal(system(cmd), 0);
-	return 0;
+	return unit_tmpdir_free(TAKE_PTR(dir));
 }
 
 static int64_t count(struct history *h, const char *sql)
