@@ -10,6 +10,8 @@
 # the sysroot byte for byte (diff -r).
 . "$(dirname "$0")/lib.sh"
 need_root_netns
+need_tool jq
+need_python_module
 
 export CX5LAB_PREFIX=cx5t-140-$$
 LAB=$TOP/contrib/lab/lab.sh

@@ -10,6 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
 need_root_netns
+need_python_module jsonschema
 txn_setup 141
 
 P=$WORK/profiles/udp-jumbo.yaml

@@ -9,6 +9,8 @@
 # nothing changed.
 . "$(dirname "$0")/lib.sh"
 need_root_netns
+need_tool jq
+need_python_module
 
 NS=cx5t-142-$$
 WORK=$(mktemp -d /tmp/cx5t-142.XXXXXX)

@@ -11,6 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
 need_root_netns
+need_tool jq
+need_python_module jsonschema
 txn_setup 143
 
 E=$SR/ethtool/ens1f0

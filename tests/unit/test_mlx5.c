@@ -24,6 +24,7 @@
 #include "os/pcicfg.h"
 #include "os/sysroot.h"
 #include "os/txqueues.h"
+#include "unit.h"
 
 #define FIXTURES "tests/fixtures/sysroot/"
 
@@ -118,12 +119,12 @@ static void test_priv_flags_netlink(void **state)
  * text; the undo gives the original bytes. */
 static void test_priv_flags_sysroot(void **state)
 {
-	char dir[] = "/tmp/cx5-test-mlx5-XXXXXX";
+	char *dir = unit_tmpdir_new("mlx5");
 	_cleanup_free_ char *cmd = NULL, *before = NULL, *after = NULL, *path = NULL;
 	struct eth_priv_flags f;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_non_null(dir);
 	cmd = strprintf("cp -a " FIXTURES "cx5-2port/. %s/", dir);
 	assert_int_equal(system(cmd), 0);
 	path = strprintf("%s/ethtool/ens1f0/show-priv-flags", dir);
@@ -139,10 +140,8 @@ static void test_priv_flags_sysroot(void **state)
 	assert_int_equal(ethtool_set_priv_flag("ens1f0", "rx_cqe_compress", false, NULL), 1);
 	after = slurp(path);
 	assert_string_equal(after, before);
-	free(cmd);
-	cmd = strprintf("rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
 	use("/");
+	assert_int_equal(unit_tmpdir_free(dir), 0);
 }
 
 /* ---- RSS ---- */
