@@ -648,6 +648,7 @@ static int check_cpufreq(struct ctx *c)
 	CPUSET_FOREACH(cpu, &cpus)
 	{
 		_cleanup_free_ char *g = NULL;
+		bool performance;
 
 		r = governor_read((unsigned)cpu, &g);
 		if (r == -ENOMEM)
@@ -656,9 +657,10 @@ static int check_cpufreq(struct ctx *c)
 			none++;
 			continue;
 		}
-		if (!streq(g, "performance") && !governor)
-			governor = TAKE_PTR(g);
-		r = cpuset_add(g && streq(g, "performance") ? &fast : &slow, (unsigned)cpu);
+		performance = streq(g, "performance");
+		if (!performance && !governor)
+			governor = TAKE_PTR(g); /* the first other one, to name */
+		r = cpuset_add(performance ? &fast : &slow, (unsigned)cpu);
 		if (r < 0)
 			return r;
 	}

@@ -92,7 +92,7 @@ int xps_write_queue(const char *ifname, unsigned q, const struct cpuset *cpus)
 	return cpuset_equal(&cur, cpus) ? 1 : -EIO;
 }
 
-/* "tx-12" -> 12 in *ret_tx (true) or *ret_rx. */
+/* Count "rx-N" and "tx-N" (queue N + 1 of its kind). */
 static void count_queue(const char *name, unsigned *n_rx, unsigned *n_tx)
 {
 	uint32_t q;

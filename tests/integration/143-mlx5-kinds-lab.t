@@ -70,10 +70,14 @@ python3 -c 'import json, sys, jsonschema; jsonschema.validate(json.load(open(sys
 	"$TOP/schemas/state.schema.json" "$WORK/show.json"
 ok $? "show --json validates against schemas/state.schema.json"
 
-# ---- drift: the hash put back by hand
-cp "$PRISTINE/ethtool/ens1f0/rx-flow-hash-udp4" "$E/rx-flow-hash-udp4"
+# ---- drift: the hash, the private flags and a governor put back by hand
+cp "$PRISTINE/ethtool/ens1f0/rx-flow-hash-udp4" "$PRISTINE/ethtool/ens1f0/show-priv-flags" "$E/"
+echo performance >"$SR/sys/devices/system/cpu/cpu9/cpufreq/scaling_governor"
 run cx verify --no-bench "$P"
-is "$rc:$(printf '%s\n' "$out" | grep 'flow_hash.udp4: current')" "3:  ens1f0 flow_hash.udp4: current sdfn, expected sd" "verify: the hash set by hand is drift"
+is "$rc:$(printf '%s\n' "$out" | grep ': current ')" "3:  cpu9 scaling_governor: current performance, expected powersave
+  ens1f0 private_flags.rx_cqe_compress: current off, expected on
+  ens1f0 private_flags.rx_striding_rq: current on, expected off
+  ens1f0 flow_hash.udp4: current sdfn, expected sd" "verify: each setting changed by hand is drift"
 
 # ---- rollback: byte for byte
 run cx rollback
@@ -108,6 +112,16 @@ printf 'version: 1\nname: c\nmatch:\n  interfaces: [ens1f0]\nlink:\n  channels: 
 run cx plan --runtime-only "$WORK/c.yaml"
 printf '%s\n' "$err" | grep -qF "cx5prof: error: ens1f0: link.rss with link.channels in one run: the RSS table was set by hand, and its undo could name receive queues the channel change removes: apply link.channels first, then link.rss: two profiles or two runs"
 ok $? "a table set by hand and a channel change in one run: refused"
+key=$(sed -n '/^RSS hash key:/{n;p}' "$E/show-rxfh" | tr '0-9a-f' '1-9a-f0')
+printf 'version: 1\nname: k\nmatch:\n  interfaces: [ens1f0]\nlink:\n  rss: {key: "%s"}\n' "$key" >"$WORK/k.yaml"
+run cx apply --runtime-only "$WORK/k.yaml"
+is "$rc:$(sed -n '/^RSS hash key:/{n;p}' "$E/show-rxfh")" "0:$key" "rss.key: the hash key written, the table kept"
+printf 'version: 1\nname: k\nmatch:\n  interfaces: [ens1f0]\nlink:\n  rss: {key: "7c:9c"}\n' >"$WORK/k2.yaml"
+run cx plan --runtime-only "$WORK/k2.yaml"
+is "$rc:$err" "5:cx5prof: error: ens1f0: link.rss.key: 2 bytes, the device's key has 40: give as many bytes as ethtool -x shows" \
+	"rss.key of another size: exit 5"
+run cx rollback
+is "$rc" 0 "rollback of the key: exit 0"
 run cx rollback
 is "$rc" 0 "rollback of the weights: exit 0"
 host_as_before
