@@ -189,9 +189,10 @@ static int wanted_masks(struct plan_ctx *ctx, const struct iface_state *s, const
 		/* irq.policy's own problem names the same cause */
 		if (profile_key_enum_name(ctx->profile, "irq.policy"))
 			return 0;
-		return plan_add_problem(ctx->plan, EXIT_ERROR, s->name, "check /proc/interrupts and the sysroot",
-					"link.xps: auto follows the completion IRQs, which cannot be read: %s",
-					strerror(-s->irqs_r));
+		return plan_add_problem(
+		    ctx->plan, EXIT_ERROR, s->name, "check /proc/interrupts and the sysroot",
+		    "link.xps: auto follows the completion IRQs, which cannot be read: %s",
+		    strerror(-s->irqs_r));
 	}
 	if (s->irqs_r < 0 || !s->irqs || irq_list_count(s->irqs, IRQ_KIND_COMPLETION) == 0)
 		return port_problem(ctx->plan, s, EXIT_UNSUPPORTED,
