@@ -29,8 +29,8 @@ static int fail_at(struct profile_error *err, const char *file, const struct yno
 	return -EINVAL;
 }
 
-static const char *const campaign_keys[] = {"version", "name",	 "groups", "verify",
-					    "peer",    "repeat", "sweep",  NULL};
+static const char *const campaign_keys[] = {"version", "name",	     "groups", "ablate", "verify", "peer",
+					    "repeat",  "max_rounds", "warmup", "budget", "sweep",  NULL};
 /* The top-level keys only a profile has: a profile passed as a campaign. */
 static const char *const profile_only_keys[] = {"description", "extends", "match",  "requires", "link",
 						"irq",	       "sysctl",  "mirror", NULL};
@@ -64,10 +64,11 @@ static int check_keys(const struct campaign *c, const struct ynode *root, struct
 				       "under groups:, or check it with `cx5prof validate FILE`",
 				       ynode_quote(key, buf, sizeof(buf)));
 		if (!strv_contains((char **)campaign_keys, key->value))
-			return fail_at(err, c->file, key,
-				       "unknown key %s (a campaign has version, name, groups, verify, peer, "
-				       "repeat, sweep)",
-				       ynode_quote(key, buf, sizeof(buf)));
+			return fail_at(
+			    err, c->file, key,
+			    "unknown key %s (a campaign has version, name, groups or ablate, verify, "
+			    "peer, repeat, max_rounds, warmup, budget, sweep)",
+			    ynode_quote(key, buf, sizeof(buf)));
 	}
 	return 0;
 }
@@ -153,9 +154,74 @@ static int load_groups(struct campaign *c, const struct ynode *v, struct profile
 		g->written = e->value;
 		g->at = (struct profile_mark){c->file, e->line, e->column};
 		c->n_groups++;
-		if (access(g->path, F_OK) < 0)
-			return fail_at(err, c->file, e, "groups[%zu]: cannot read \"%s\": %s", i, g->path,
-				       strerror(errno));
+		if (access(g->path, F_OK) < 0) {
+			int r = errno == ENOENT ? -ENOENT : -EINVAL;
+			fail_at(err, c->file, e, "groups[%zu]: cannot read \"%s\": %s", i, g->path,
+				strerror(errno));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int load_overlaid(const struct campaign *c, const char *path, size_t s, struct profile **ret,
+			 struct profile_error *err);
+
+static void groups_free(struct campaign *c)
+{
+	for (size_t i = 0; i < c->n_groups; i++) {
+		free(c->groups[i].path);
+		free(c->groups[i].name);
+		free(c->groups[i].description);
+	}
+	free(c->groups);
+	c->groups = NULL;
+	c->n_groups = 0;
+}
+
+/* The groups of the ablation of `path` (as resolved), written at node (NULL:
+ * the command line's --ablate). */
+static int load_ablation(struct campaign *c, const char *path, const struct ynode *node,
+			 struct profile_error *err)
+{
+	_cleanup_profile_ struct profile *p = NULL;
+	_cleanup_free_ char *why = NULL;
+	int r;
+
+	groups_free(c);
+	ablation_done(&c->ablation);
+	free(c->ablate);
+	c->ablate = strdup(path);
+	if (!c->ablate)
+		return -ENOMEM;
+	if (access(path, F_OK) < 0) {
+		r = errno == ENOENT ? -ENOENT : -EINVAL;
+		fail_at(err, node ? c->file : path, node, "ablate: cannot read \"%s\": %s", path,
+			strerror(errno));
+		return r;
+	}
+	r = load_overlaid(c, path, 0, &p, err);
+	if (r < 0)
+		return r;
+	r = ablation_derive(p, &c->ablation, &why);
+	if (r == -EINVAL)
+		return fail_at(err, node ? c->file : path, node, "ablate: %s: %s", path, strna(why));
+	if (r < 0)
+		return r;
+	c->groups = calloc(c->ablation.n_groups, sizeof(*c->groups));
+	if (!c->groups)
+		return -ENOMEM;
+	for (size_t g = 0; g < c->ablation.n_groups; g++) {
+		c->groups[g] = (struct campaign_group){
+		    .path = strdup(path),
+		    .written = node ? node->value : path,
+		    .at = {c->file, node ? node->line : 0, node ? node->column : 0},
+		    .role = c->ablation.groups[g].role,
+		    .families = c->ablation.groups[g].families,
+		};
+		c->n_groups++;
+		if (!c->groups[g].path)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -206,10 +272,78 @@ static int load_sweep(struct campaign *c, const struct ynode *v, struct profile_
 	return 0;
 }
 
+int campaign_parse_duration(const char *s, unsigned *ret)
+{
+	static const struct {
+		char suffix;
+		unsigned seconds;
+	} units[] = {{'\0', 1}, {'s', 1}, {'m', 60}, {'h', 3600}};
+	uint32_t v;
+	size_t n = strspn(s, "0123456789");
+
+	if (n == 0 || n > 9 || (s[n] && s[n + 1]))
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		_cleanup_free_ char *digits = strndup(s, n);
+		if (s[n] != units[i].suffix)
+			continue;
+		if (!digits || safe_atou32(digits, &v) < 0 || v == 0 ||
+		    (uint64_t)v * units[i].seconds > CAMPAIGN_MAX_BUDGET_S)
+			return -EINVAL;
+		*ret = v * units[i].seconds;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* repeat (N or auto), max_rounds, warmup, budget. */
+static int load_rounds(struct campaign *c, const struct ynode *root, struct profile_error *err)
+{
+	const struct ynode *v = get(root, "repeat"), *max = get(root, "max_rounds");
+	char buf[64];
+	int r;
+
+	c->repeat = 1;
+	if (v && v->kind == YNODE_SCALAR && is_string(v) && streq(v->value, "auto")) {
+		c->repeat_auto = true;
+		c->repeat = CAMPAIGN_MAX_ROUNDS;
+	} else if (v && (v->kind != YNODE_SCALAR || ynode_scalar_type(v) != YSCALAR_INT))
+		return fail_at(err, c->file, v, "repeat: expected an integer or auto, got %s",
+			       ynode_describe(v, buf, sizeof(buf)));
+	else if (v) {
+		r = get_uint(c, v, "repeat", 1, CAMPAIGN_MAX_REPEAT, &c->repeat, err);
+		if (r < 0)
+			return r;
+	}
+	if (max && !c->repeat_auto)
+		return fail_at(
+		    err, c->file, max,
+		    "max_rounds: only with \"repeat: auto\" (a fixed repeat runs exactly that many)");
+	if (max) {
+		r = get_uint(c, max, "max_rounds", 2, CAMPAIGN_MAX_REPEAT, &c->repeat, err);
+		if (r < 0)
+			return r;
+	}
+	v = get(root, "warmup");
+	if (v) {
+		r = get_uint(c, v, "warmup", 0, CAMPAIGN_MAX_WARMUP, &c->warmup, err);
+		if (r < 0)
+			return r;
+	}
+	v = get(root, "budget");
+	if (v && (v->kind != YNODE_SCALAR || campaign_parse_duration(v->value, &c->budget_s) < 0))
+		return fail_at(
+		    err, c->file, v,
+		    "budget: expected a duration such as 900, 90s, 15m or 2h (at most 7 days), got %s",
+		    ynode_describe(v, buf, sizeof(buf)));
+	return 0;
+}
+
 static int load_tree(struct campaign *c, const struct ynode *root, struct profile_error *err)
 {
 	const struct ynode *v;
 	unsigned version;
+	char buf[64];
 	int r;
 
 	r = check_keys(c, root, err);
@@ -236,19 +370,23 @@ static int load_tree(struct campaign *c, const struct ynode *root, struct profil
 	if (!c->name)
 		return -ENOMEM;
 	v = get(root, "groups");
-	if (!v)
+	if (v && get(root, "ablate"))
+		return fail_at(
+		    err, c->file, get(root, "ablate"),
+		    "ablate: a campaign has groups or ablate, not both (ablate derives the groups from "
+		    "one profile)");
+	if (!v && !get(root, "ablate"))
 		return fail_at(err, c->file, root,
-			       "missing required key \"groups\" (the profiles to compare)");
-	r = load_groups(c, v, err);
-	if (r < 0)
-		return r;
-	c->repeat = 1;
-	v = get(root, "repeat");
+			       "missing required key \"groups\" (the profiles to compare; or \"ablate\": one "
+			       "profile whose changes to attribute)");
 	if (v) {
-		r = get_uint(c, v, "repeat", 1, CAMPAIGN_MAX_REPEAT, &c->repeat, err);
+		r = load_groups(c, v, err);
 		if (r < 0)
 			return r;
 	}
+	r = load_rounds(c, root, err);
+	if (r < 0)
+		return r;
 	c->verify = get(root, "verify");
 	c->peer = get(root, "peer");
 	v = get(root, "sweep");
@@ -256,6 +394,44 @@ static int load_tree(struct campaign *c, const struct ynode *root, struct profil
 		r = load_sweep(c, v, err);
 		if (r < 0)
 			return r;
+	}
+	v = get(root, "ablate");
+	if (v) {
+		_cleanup_free_ char *path = NULL;
+		if (!is_string(v) || v->len == 0)
+			return fail_at(err, c->file, v, "ablate: expected a profile path, got %s",
+				       ynode_describe(v, buf, sizeof(buf)));
+		path = resolve(c->file, v->value);
+		if (!path)
+			return -ENOMEM;
+		r = load_ablation(c, path, v, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Every round's profile must load: each group with the verify block and
+ * every sweep value. The groups' names and descriptions come from them. */
+static int check_rounds(struct campaign *c, struct profile_error *err)
+{
+	for (size_t g = 0; g < c->n_groups; g++) {
+		for (size_t s = 0; s < (c->n_sweep ? c->n_sweep : 1); s++) {
+			_cleanup_profile_ struct profile *p = NULL;
+			int r = campaign_group_profile(c, g, s, &p, err);
+			if (r < 0)
+				return r;
+			if (s > 0)
+				continue;
+			free(c->groups[g].name);
+			free(c->groups[g].description);
+			c->groups[g].description = NULL;
+			c->groups[g].name = strdup(p->name.value);
+			if (!c->groups[g].name)
+				return -ENOMEM;
+			if (p->description.set && !(c->groups[g].description = strdup(p->description.value)))
+				return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -277,34 +453,60 @@ int campaign_load(const char *path, struct campaign **ret, struct profile_error 
 	r = load_tree(c, c->tree, err);
 	if (r < 0)
 		return r;
-	/* Every round's profile must load: each group with the verify block
-	 * and every sweep value. */
-	for (size_t g = 0; g < c->n_groups; g++) {
-		for (size_t s = 0; s < (c->n_sweep ? c->n_sweep : 1); s++) {
-			_cleanup_profile_ struct profile *p = NULL;
-			r = campaign_group_profile(c, g, s, &p, err);
-			if (r < 0)
-				return r;
-			if (s > 0)
-				continue;
-			c->groups[g].name = strdup(p->name.value);
-			if (!c->groups[g].name)
-				return -ENOMEM;
-			if (p->description.set && !(c->groups[g].description = strdup(p->description.value)))
-				return -ENOMEM;
-		}
-	}
+	r = check_rounds(c, err);
+	if (r < 0)
+		return r;
 	*ret = TAKE_PTR(c);
 	return 0;
 }
 
-int campaign_group_profile(const struct campaign *c, size_t g, size_t s, struct profile **ret,
-			   struct profile_error *err)
+int campaign_set_ablate(struct campaign *c, const char *profile, struct profile_error *err)
+{
+	struct profile_error dummy;
+	int r;
+
+	if (!err)
+		err = &dummy;
+	r = load_ablation(c, profile, NULL, err);
+	return r < 0 ? r : check_rounds(c, err);
+}
+
+int campaign_new_ablation(const char *profile, struct campaign **ret, struct profile_error *err)
+{
+	_cleanup_campaign_ struct campaign *c = NULL;
+	_cleanup_profile_ struct profile *p = NULL;
+	struct profile_error dummy;
+	int r;
+
+	if (!err)
+		err = &dummy;
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->file = strdup(profile)))
+		return -ENOMEM;
+	r = profile_load(profile, &p, err);
+	if (r < 0)
+		return r;
+	c->name = strprintf("ablate-%.57s", p->name.value);
+	if (!c->name)
+		return -ENOMEM;
+	c->repeat_auto = true;
+	c->repeat = CAMPAIGN_MAX_ROUNDS;
+	r = campaign_set_ablate(c, profile, err);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+/* A profile file with the campaign's verify, peer, sweep value s and
+ * --duration on top. */
+static int load_overlaid(const struct campaign *c, const char *path, size_t s, struct profile **ret,
+			 struct profile_error *err)
 {
 	_cleanup_profile_ struct profile *p = NULL;
 	int r;
 
-	r = profile_load(c->groups[g].path, &p, err);
+	r = profile_load(path, &p, err);
 	if (r < 0)
 		return r;
 	if (c->verify) {
@@ -325,6 +527,25 @@ int campaign_group_profile(const struct campaign *c, size_t g, size_t s, struct 
 		if (r < 0)
 			return r;
 	}
+	if (c->duration) {
+		p->verify.duration.set = true;
+		p->verify.duration.value = c->duration;
+	}
+	*ret = TAKE_PTR(p);
+	return 0;
+}
+
+int campaign_group_profile(const struct campaign *c, size_t g, size_t s, struct profile **ret,
+			   struct profile_error *err)
+{
+	_cleanup_profile_ struct profile *p = NULL;
+	int r;
+
+	r = load_overlaid(c, c->groups[g].path, s, &p, err);
+	if (r >= 0 && c->ablate)
+		r = ablation_restrict(&c->ablation, g, p);
+	if (r < 0)
+		return r;
 	*ret = TAKE_PTR(p);
 	return 0;
 }
@@ -338,12 +559,9 @@ void campaign_free(struct campaign *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->n_groups; i++) {
-		free(c->groups[i].path);
-		free(c->groups[i].name);
-		free(c->groups[i].description);
-	}
-	free(c->groups);
+	groups_free(c);
+	ablation_done(&c->ablation);
+	free(c->ablate);
 	free(c->name);
 	free(c->sweep_key);
 	free(c->sweep_values);

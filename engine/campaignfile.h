@@ -16,21 +16,27 @@
 #ifndef CX5_CAMPAIGNFILE_H
 #define CX5_CAMPAIGNFILE_H
 
+#include "ablation.h"
 #include "profile.h"
 
 #define CAMPAIGN_FORMAT_VERSION 1
 #define CAMPAIGN_MAX_GROUPS	16
 #define CAMPAIGN_MAX_REPEAT	100
 #define CAMPAIGN_MAX_SWEEP	16 /* values of the swept key */
+#define CAMPAIGN_MAX_ROUNDS	10 /* repeat: auto: rounds per group at most, by default */
+#define CAMPAIGN_MAX_WARMUP	100
+#define CAMPAIGN_MAX_BUDGET_S	(7 * 24 * 3600)
 
 struct ynode;
 
 struct campaign_group {
-	char *path;		/* resolved against the campaign file's directory */
+	char *path;		/* resolved against the campaign file's directory (ablation: the profile) */
 	const char *written;	/* as written in the file (points into the tree) */
 	struct profile_mark at; /* where it is written */
 	char *name;		/* the group profile's name */
 	char *description;	/* its own description, or NULL */
+	int role;		/* enum verdict_role: ROLE_GROUP, or its part in the ablation */
+	unsigned families;	/* ablation: the families it applies (ablation.h) */
 };
 
 struct campaign {
@@ -38,7 +44,15 @@ struct campaign {
 	char *name;
 	struct campaign_group *groups;
 	size_t n_groups;
-	unsigned repeat; /* >= 1 */
+	unsigned repeat; /* >= 1; repeat: auto: the most rounds per group (max_rounds) */
+	bool repeat_auto;
+	unsigned warmup;   /* rounds run first and not counted */
+	unsigned budget_s; /* stop before a round would end after it; 0: none */
+	unsigned duration; /* every round's verify.duration (--duration); 0: the groups' own */
+	/* ablate: the profile the groups are derived from (resolved), NULL
+	 * when the file names its groups. */
+	char *ablate;
+	struct ablation ablation;
 	/* sweep: one key under verify, a round per value; NULL when none. */
 	char *sweep_key;		    /* "verify.message_size" */
 	const struct ynode *sweep_key_node; /* for messages */
@@ -51,8 +65,23 @@ struct campaign {
 
 /* Load and check a campaign file: its keys, every group (loaded as
  * `validate` would), the verify block and every sweep value (applied to
- * each group). Same error contract as profile_load(). */
+ * each group). Same error contract as profile_load(); a group file or an
+ * ablated profile that does not exist is -ENOENT. */
 int campaign_load(const char *path, struct campaign **ret, struct profile_error *err);
+
+/* A campaign of one profile's ablation without a file (`campaign --ablate
+ * PROFILE`): named "ablate-NAME", the profile's own verify block,
+ * repeat: auto. */
+int campaign_new_ablation(const char *profile, struct campaign **ret, struct profile_error *err);
+
+/* Replace the campaign's groups with the ablation of profile (--ablate
+ * over a campaign file: the file's verify, peer, repeat and sweep stay).
+ * Same error contract as campaign_load(). */
+int campaign_set_ablate(struct campaign *c, const char *profile, struct profile_error *err);
+
+/* "90", "90s", "15m", "2h" -> seconds (1 .. CAMPAIGN_MAX_BUDGET_S):
+ * --budget and `budget:`. -EINVAL otherwise. */
+int campaign_parse_duration(const char *s, unsigned *ret);
 void campaign_free(struct campaign *c);
 static inline void campaign_freep(struct campaign **c)
 {

@@ -19,12 +19,16 @@
 #include "os/counters.h"
 #include "os/governor.h"
 #include "os/ethflowhash.h"
+#include "os/ethsysroot.h"
 #include "os/kernlog.h"
+#include "os/netcounters.h"
 #include "os/netprobe.h"
 #include "os/nicfacts.h"
 #include "os/pcicfg.h"
+#include "kinds/flowhash.h"
 #include "kinds/kinds.h"
 #include "os/probe.h"
+#include "os/snapshot.h"
 #include "os/sysroot.h"
 #include "os/topology.h"
 #include "os/txqueues.h"
@@ -461,10 +465,18 @@ static int check_xps(struct ctx *c, const struct iface_state *s)
  * lands on one receive queue. */
 static int check_flow_hash(struct ctx *c, const struct iface_state *s)
 {
-	_cleanup_free_ char *letters = NULL;
+	_cleanup_free_ char *letters = NULL, *file = NULL;
 	uint64_t v;
-	int r = ethtool_get_flow_hash(s->name, ETH_FLOW_UDP4, &v, NULL);
+	int r;
 
+	/* A port in the kernel (or a snapshot's record of it): what the probe
+	 * read; one only the sysroot describes: its ethtool text, if any. */
+	if (s->present)
+		r = flow_hash_probed(s, ETH_FLOW_UDP4, &v);
+	else {
+		r = ethsysroot_file(s->name, "rx-flow-hash-udp4", &file);
+		r = r < 0 ? r : r == 0 ? -ENODEV : ethtool_get_flow_hash(s->name, ETH_FLOW_UDP4, &v, NULL);
+	}
 	if (r == -EOPNOTSUPP || r == -ENODEV)
 		return add(c, s->name, "flow-hash", DOCTOR_SKIP, NULL,
 			   r == -ENODEV ? "not in this network namespace"
@@ -496,6 +508,9 @@ static int check_counters(struct ctx *c, const struct iface_state *s)
 
 	if (!s->present)
 		return add(c, s->name, "counters", DOCTOR_SKIP, NULL, "not in this network namespace");
+	if (snapshot_active())
+		return add(c, s->name, "counters", DOCTOR_SKIP, NULL,
+			   "a snapshot: the counters move on the host itself");
 	r = counters_snapshot(s->name, &a);
 	if (r >= 0) {
 		usleep(c->o->counter_interval_ms * 1000);
@@ -532,6 +547,76 @@ static int check_counters(struct ctx *c, const struct iface_state *s)
 		   c->o->counter_interval_ms);
 }
 
+/* The kernel's drop counters of the loss ledger (netcounters.h) that
+ * should not rise while nothing runs, with what a rise means. */
+static const struct {
+	const char *name;
+	const char *meaning;
+} idle_drop_counters[] = {
+    {"UdpRcvbufErrors", "a UDP socket's receive buffer overflowed"},
+    {"UdpMemErrors", "UDP memory (net.ipv4.udp_mem) ran out"},
+    {"UdpInCsumErrors", "UDP datagrams arrived with bad checksums"},
+    {"Udp6RcvbufErrors", "a UDP6 socket's receive buffer overflowed"},
+    {"Udp6InCsumErrors", "UDP6 datagrams arrived with bad checksums"},
+    {"IpReasmFails", "IP reassembly failed"},
+    {"IpInDiscards", "the IP layer discarded received packets"},
+    {"softnet.dropped", "a CPU's receive backlog was full (host-wide)"},
+    {"qdisc.drops", "the transmit queue dropped packets"},
+    {"link.rx_dropped", "the device dropped received packets"},
+    {"link.tx_dropped", "the device dropped packets to send"},
+    {"link.rx_crc_errors", "frames arrived damaged"},
+};
+
+/* The same idle window for the kernel's counters: the port's device and
+ * qdisc, this namespace's UDP and IP, the host's receive backlogs. */
+static int check_idle_drops(struct ctx *c, const struct iface_state *s)
+{
+	_cleanup_(netcounters_done) struct netcounters a = {0}, b = {0};
+	_cleanup_free_ char *list = NULL;
+	int r;
+
+	if (!s->present)
+		return add(c, s->name, "idle-drops", DOCTOR_SKIP, NULL, "not in this network namespace");
+	r = netcounters_take(s->name, &a);
+	if (r >= 0) {
+		usleep(c->o->counter_interval_ms * 1000);
+		r = netcounters_take(s->name, &b);
+	}
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < ARRAY_SIZE(idle_drop_counters); i++) {
+		const char *name = idle_drop_counters[i].name;
+		uint64_t va, vb, d;
+		char *l;
+
+		if (!netcounters_get(&a, name, &va) || !netcounters_get(&b, name, &vb))
+			continue;
+		d = netcounter_rise(name, va, vb);
+		if (d == 0)
+			continue;
+		l = strprintf("%s%s%s +%" PRIu64 " (%s)", list ? list : "", list ? "; " : "", name, d,
+			      idle_drop_counters[i].meaning);
+		if (!l)
+			return -ENOMEM;
+		free(list);
+		list = l;
+	}
+	if (list)
+		return add(
+		    c, s->name, "idle-drops", DOCTOR_WARN,
+		    "something else on this host drops packets: find it (ss -uanp, tc -s qdisc, "
+		    "/proc/net/softnet_stat); the loss ledger subtracts the idle rate, but a busy host "
+		    "measures less",
+		    "kernel drop counters rising while idle: %s", list);
+	if (b.unavailable)
+		return add(c, s->name, "idle-drops", DOCTOR_PASS, NULL,
+			   "no kernel drop counter rose in %u ms (unread: %s)", c->o->counter_interval_ms,
+			   b.unavailable[0]);
+	return add(c, s->name, "idle-drops", DOCTOR_PASS, NULL,
+		   "no kernel drop counter rose in %u ms (UDP, IP, receive backlog, qdisc, device)",
+		   c->o->counter_interval_ms);
+}
+
 static const struct port_check {
 	const char *name;
 	int (*run)(struct ctx *c, const struct iface_state *s);
@@ -547,6 +632,7 @@ static const struct port_check {
     {"xps", check_xps},
     {"flow-hash", check_flow_hash},
     {"counters", check_counters},
+    {"idle-drops", check_idle_drops},
 };
 
 /* ---- host ---- */
@@ -778,6 +864,10 @@ static const char *peer_of(const struct ctx *c, const char **ret_why)
 {
 	*ret_why =
 	    c->p ? "no verify.peer in the profile" : "no profile and no --peer: the peer is not checked";
+	if (snapshot_active()) {
+		*ret_why = "a snapshot: the path to the peer is checked on the host itself";
+		return NULL;
+	}
 	if (c->o->peer)
 		return c->o->peer;
 	return c->p && c->p->verify.peer.set ? c->p->verify.peer.value : NULL;

@@ -235,6 +235,7 @@ int peercheck_run(const struct peercheck_input *in, struct peercheck *ret)
 			"%s: the peer's MTU, rmem_max, driver and firmware not checked",
 			err ? err : "no answer");
 	} else if (r >= 0) {
+		pc.state_usec = now_usec();
 		r = add(&pc, "peer-serve", PEERCHECK_PASS, false, NULL,
 			"cx5prof serve on %s:%u answers for %s", in->peer, port,
 			*pc.state->ifname ? pc.state->ifname : "an address no interface owns");

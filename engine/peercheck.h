@@ -41,6 +41,7 @@ struct peercheck {
 	struct peercheck_finding *f;
 	size_t n;
 	struct udpb_state *state; /* the peer's answer, NULL when no serve answered */
+	uint64_t state_usec;	  /* now_usec() when it came */
 };
 
 struct profile;

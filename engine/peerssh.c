@@ -143,6 +143,11 @@ bool peerssh_wanted(const struct profile *p)
 	return p && p->peer.ssh.set;
 }
 
+const char *peerssh_target(const struct profile *p)
+{
+	return p->peer.ssh.value;
+}
+
 unsigned peerssh_confirm_seconds(const struct profile *p)
 {
 	return p->peer.confirm.set ? (unsigned)p->peer.confirm.value : PEERSSH_CONFIRM_DEFAULT;
@@ -413,4 +418,47 @@ int peerssh_rollback(const struct profile *p, int64_t txn, int (*stop)(void), bo
 		    !doc || !json_object_object_get_ex(doc, "changed", &v) || json_object_get_boolean(v);
 	json_object_put(doc);
 	return r;
+}
+
+/* How long a counters reading may take through ssh. */
+#define PEERSSH_COUNTERS_USEC (10 * 1000000ull)
+
+int peerssh_counters(const struct profile *p, const char *address, struct netcounters *ret, char **ret_error)
+{
+	struct json_object *doc = NULL, *counters, *unavailable;
+	struct netcounters s = {0};
+	int r;
+
+	r = run_peer(p, (char *[]){"counters", "--address", (char *)address, "--json", NULL}, 0,
+		     PEERSSH_COUNTERS_USEC, NULL, &doc, NULL, ret_error);
+	s.taken_usec = now_usec();
+	if (r >= 0 && (!doc || !json_object_object_get_ex(doc, "counters", &counters) ||
+		       !json_object_is_type(counters, json_type_object))) {
+		r = -EBADMSG;
+		*ret_error = strprintf("peer %s: `cx5prof counters` gave no counters", p->peer.ssh.value);
+	}
+	if (r >= 0) {
+		json_object_object_foreach(counters, name, v)
+		{
+			if (!netcounter_name_known(name) || !json_object_is_type(v, json_type_int) ||
+			    json_object_get_int64(v) < 0)
+				continue;
+			r = netcounters_set(&s, name, (uint64_t)json_object_get_int64(v));
+			if (r < 0)
+				break;
+		}
+		if (json_object_object_get_ex(doc, "unavailable", &unavailable) &&
+		    json_object_is_type(unavailable, json_type_array))
+			for (size_t i = 0; r >= 0 && i < json_object_array_length(unavailable); i++)
+				r = strv_extend(
+				    &s.unavailable,
+				    json_object_get_string(json_object_array_get_idx(unavailable, i)));
+	}
+	json_object_put(doc);
+	if (r < 0) {
+		netcounters_done(&s);
+		return r;
+	}
+	*ret = s;
+	return 0;
 }

@@ -16,6 +16,7 @@
 #define CX5_PEERSSH_H
 
 #include "base/util.h"
+#include "os/netcounters.h"
 
 struct history;
 struct profile;
@@ -24,6 +25,8 @@ struct profile;
 
 /* Does the profile name a peer to tune (peer.ssh)? */
 bool peerssh_wanted(const struct profile *p);
+/* Its peer.ssh target ("root@198.18.0.2"), for messages. */
+const char *peerssh_target(const struct profile *p);
 /* `--allow-ssh-commands`: peer.ssh_config may hold ProxyCommand,
  * LocalCommand, PermitLocalCommand, KnownHostsCommand, Include and Match
  * exec (they run commands on this host, as root). Off by default. */
@@ -59,6 +62,12 @@ int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void)
  * uncommitted, to its --confirm watchdog. */
 int peerssh_apply_recorded(struct history *h, int64_t txn, const struct profile *p, unsigned confirm_s,
 			   int (*stop)(void), int64_t *ret_txn, char **ret_error);
+
+/* The peer's kernel counters of the loss ledger (`cx5prof counters
+ * --address ADDR --json` there: the interface that owns address, the
+ * address verify sends to), stamped with this host's clock when the
+ * answer came. -errno with *ret_error (caller frees) as for apply. */
+int peerssh_counters(const struct profile *p, const char *address, struct netcounters *ret, char **ret_error);
 
 /* `commit` on the peer. */
 int peerssh_commit(const struct profile *p, char **ret_error);

@@ -2137,6 +2137,24 @@ int profile_keys_walk(profile_key_visit_fn fn, void *userdata)
 	return walk_table(profile_keys, NULL, NULL, fn, userdata);
 }
 
+bool profile_kind_is_set(const struct profile *p, const struct change_kind *k)
+{
+	const void *want = profile_kind_want(p, k);
+
+	for (const struct profile_key *key = k->keys; key && key->name; key++)
+		if (field_is_set(key, (const char *)want + key->offset))
+			return true;
+	return false;
+}
+
+void profile_kind_unset(struct profile *p, const struct change_kind *k)
+{
+	char *want = p->kind_wants[change_kind_index(k)];
+
+	for (const struct profile_key *key = k->keys; key && key->name; key++)
+		field_unset(key, want + key->offset);
+}
+
 /* ---- freeing, JSON, hash, match ---- */
 
 static void free_strv(void *f)

@@ -328,6 +328,12 @@ int profile_fail_at(struct profile_error *err, const struct profile_mark *at, co
  * keys' offsets point into): never NULL for a loaded profile. */
 const void *profile_kind_want(const struct profile *p, const struct change_kind *k);
 
+/* Does the profile set any key of change kind k; and unset them all (the
+ * kind then changes nothing): the campaign's ablation builds profiles with
+ * some of their changes left out. */
+bool profile_kind_is_set(const struct profile *p, const struct change_kind *k);
+void profile_kind_unset(struct profile *p, const struct change_kind *k);
+
 /* The field of the value key at path ("link.mtu", "irq.policy") and its
  * row; NULL when there is no such value key. For those who read another's
  * key: a kind reads its own through profile_kind_want(). */

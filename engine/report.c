@@ -13,15 +13,17 @@
 #include <stdio.h>
 
 #include "base/version.h"
+#include "ledger.h"
 #include "os/interrupts.h"
 #include "store/runs.h"
 
-#define BAR_W	   520 /* width of the longest bar */
-#define LABEL_W	   200
-#define ROW_H	   26
-#define HEAT_CELL  14
-#define HEAT_MAX   256 /* CPUs drawn in a strip */
-#define NIC_IRQ_ID "mlx5_comp"
+#define BAR_W		   520 /* width of the longest bar */
+#define LABEL_W		   200
+#define ROW_H		   26
+#define HEAT_CELL	   14
+#define HEAT_MAX	   256 /* CPUs drawn in a strip */
+#define NIC_IRQ_ID	   "mlx5_comp"
+#define LEDGER_REPORT_ROWS 32 /* the ledger's stages and unaccounted */
 
 static void esc(FILE *f, const char *s)
 {
@@ -42,6 +44,29 @@ static void esc(FILE *f, const char *s)
 		default:
 			fputc(*s, f);
 		}
+}
+
+void report_esc(FILE *f, const char *s)
+{
+	esc(f, s);
+}
+
+void report_page_head(FILE *f, const char *title)
+{
+	fputs(
+	    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>cx5prof report: ",
+	    f);
+	esc(f, title);
+	fputs("</title>\n<style>\n"
+	      "body{font-family:sans-serif;margin:2em;color:#222;max-width:72em}\n"
+	      "table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
+	      "td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;font-size:90%}\n"
+	      "th{background:#f0f0f0}\ncode{font-size:90%}\n"
+	      ".l{font-size:13px}\n.v{font-size:12px}\n.t{font-size:9px;fill:#666}\n"
+	      ".s{font-size:12px;color:#666;fill:#666}\n.strip{margin:.3em 0}\n"
+	      ".strip .l{display:inline-block;width:14em}\n"
+	      "</style>\n</head>\n<body>\n<h1>",
+	      f);
 }
 
 static struct json_object *get(struct json_object *o, const char *key)
@@ -370,6 +395,85 @@ static void commands(FILE *f, struct history *h, struct json_object *groups)
 	fputs("</table>\n", f);
 }
 
+/* One group's loss ledgers (its rounds', summed): rows of the stages that
+ * dropped and unaccounted; 0 when no round has a ledger. */
+static int group_ledger(FILE *f, struct history *h, struct json_object *g)
+{
+	struct json_object *rounds = get(g, "rounds");
+	size_t n_stages, ledgers = 0;
+	const char *const *stages = ledger_stages(&n_stages);
+	uint64_t sum[LEDGER_REPORT_ROWS] = {0}, lost = 0;
+	const char *limited = str(g, "limited_by");
+
+	if (n_stages + 1 > LEDGER_REPORT_ROWS)
+		n_stages = LEDGER_REPORT_ROWS - 1;
+	for (size_t k = 0; rounds && k < json_object_array_length(rounds); k++) {
+		struct json_object *run = get(json_object_array_get_idx(rounds, k), "run"), *doc;
+		_cleanup_(run_record_done) struct run_record rec = {0};
+
+		if (!run || runs_get(h, json_object_get_int64(run), &rec) < 0 || !rec.ledger)
+			continue;
+		doc = json_tokener_parse(rec.ledger);
+		for (size_t i = 0; doc && i <= n_stages; i++) {
+			uint64_t v = 0;
+
+			if (ledger_doc_count(doc, i < n_stages ? stages[i] : "unaccounted", &v))
+				sum[i] += v;
+		}
+		ledgers += doc != NULL;
+		json_object_put(doc);
+	}
+	if (ledgers == 0)
+		return 0;
+	for (size_t i = 0; i <= n_stages; i++)
+		lost += sum[i];
+	fputs("<table>\n<tr><th>", f);
+	group_label(f, g);
+	fprintf(f, "</th><th>lost datagrams (%zu round%s)</th><th>share</th></tr>\n", ledgers,
+		ledgers == 1 ? "" : "s");
+	for (size_t i = 0; i <= n_stages; i++) {
+		const char *stage = i < n_stages ? stages[i] : "unaccounted";
+
+		if (sum[i] == 0)
+			continue;
+		fputs("<tr><td>", f);
+		esc(f, ledger_stage_label(stage));
+		fprintf(f, "</td><td>%" PRIu64 "</td><td>%.1f%%</td></tr>\n", sum[i],
+			100.0 * (double)sum[i] / (double)lost);
+	}
+	if (lost == 0)
+		fputs("<tr><td>no loss</td><td>0</td><td>-</td></tr>\n", f);
+	fputs("<tr><td>limited by</td><td colspan=\"2\">", f);
+	esc(f, limited ? (ledger_stage_label(limited) ? ledger_stage_label(limited) : limited) : "-");
+	fputs("</td></tr>\n</table>\n", f);
+	return 1;
+}
+
+/* "Where the lost datagrams went": a small table per group from its
+ * rounds' loss ledgers (docs/verification.md); nothing when no run has
+ * one. */
+static void ledger_tables(FILE *f, struct history *h, struct json_object *groups)
+{
+	bool title = false;
+
+	for (size_t i = 0; groups && i < json_object_array_length(groups); i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *g = open_memstream(&buf, &len);
+
+		if (!g)
+			return;
+		if (group_ledger(g, h, json_object_array_get_idx(groups, i)) > 0 && fflush(g) == 0) {
+			if (!title)
+				fputs("<h3>Where the lost datagrams went</h3>\n", f);
+			title = true;
+			fwrite(buf, 1, len, f);
+		}
+		fclose(g);
+		free(buf);
+	}
+}
+
 int report_html(struct history *h, struct json_object *doc, char **ret)
 {
 	struct json_object *groups = get(doc, "groups");
@@ -379,20 +483,7 @@ int report_html(struct history *h, struct json_object *doc, char **ret)
 
 	if (!f)
 		return -ENOMEM;
-	fputs(
-	    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>cx5prof report: ",
-	    f);
-	esc(f, str(doc, "name"));
-	fputs("</title>\n<style>\n"
-	      "body{font-family:sans-serif;margin:2em;color:#222;max-width:72em}\n"
-	      "table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
-	      "td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;font-size:90%}\n"
-	      "th{background:#f0f0f0}\ncode{font-size:90%}\n"
-	      ".l{font-size:13px}\n.v{font-size:12px}\n.t{font-size:9px;fill:#666}\n"
-	      ".s{font-size:12px;color:#666;fill:#666}\n.strip{margin:.3em 0}\n"
-	      ".strip .l{display:inline-block;width:14em}\n"
-	      "</style>\n</head>\n<body>\n<h1>",
-	      f);
+	report_page_head(f, str(doc, "name"));
 	if (get(doc, "campaign")) {
 		fprintf(f, "Campaign %" PRId64 ": ", json_object_get_int64(get(doc, "campaign")));
 		esc(f, str(doc, "name"));
@@ -416,6 +507,7 @@ int report_html(struct history *h, struct json_object *doc, char **ret)
 	bars(f, groups, "Loss (median of the rounds, whisker: min-max)", "median_loss_percent",
 	     "loss_percent", "%", "#d8613b");
 	results_table(f, groups);
+	ledger_tables(f, h, groups);
 	heat_strips(f, h, groups);
 	parameter_table(f, groups);
 	commands(f, h, groups);

@@ -13,6 +13,7 @@
 #define CX5_REPORT_H
 
 #include <json-c/json.h>
+#include <stdio.h>
 
 struct history;
 
@@ -20,5 +21,11 @@ struct history;
  * naming their runs; runs are read from h for their interrupts and
  * commands; the bundles are linked as runs/run-N/). */
 int report_html(struct history *h, struct json_object *doc, char **ret);
+
+/* The pieces every page of cx5prof shares (report_hosts.c too): text
+ * escaped for HTML (and XML), and the page's head (doctype, title, the
+ * inline style) up to the opening <h1>. */
+void report_esc(FILE *f, const char *s);
+void report_page_head(FILE *f, const char *title);
 
 #endif

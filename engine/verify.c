@@ -17,6 +17,8 @@
 #include "base/exitcode.h"
 #include "base/output.h"
 #include "bench/peerstate.h"
+#include "ledgerwatch.h"
+#include "peerssh.h"
 #include "os/ethtool.h"
 #include "os/irqaffinity.h"
 #include "os/nicfacts.h"
@@ -27,7 +29,6 @@
 #include "store/history.h"
 #include "store/runs.h"
 
-#define DEFAULT_DURATION_SEC  10
 #define PEER_PROBE_TIMEOUT_MS 1000
 #define DEFAULT_MESSAGE_SIZE  1400 /* fits a 1500-byte MTU */
 
@@ -443,7 +444,7 @@ void verify_bench_params(const struct profile *p, struct runner_params *ret, cha
 	    .peer = p->verify.peer.set ? p->verify.peer.value : NULL,
 	    .port = p->verify.port.set ? (uint16_t)p->verify.port.value : 0,
 	    .duration_sec =
-		p->verify.duration.set ? (uint32_t)p->verify.duration.value : DEFAULT_DURATION_SEC,
+		p->verify.duration.set ? (uint32_t)p->verify.duration.value : VERIFY_DEFAULT_DURATION_S,
 	    .message_size = p->verify.message_size.set ? p->verify.message_size.value : DEFAULT_MESSAGE_SIZE,
 	    .send_buffer = p->verify.socket_send.set ? p->verify.socket_send.value : 0,
 	    .recv_buffer = p->verify.socket_receive.set ? p->verify.socket_receive.value : 0,
@@ -453,6 +454,28 @@ void verify_bench_params(const struct profile *p, struct runner_params *ret, cha
 	*ret_runners = p->verify.runners.set ? p->verify.runners.value : default_runners;
 }
 
+/* A run cut by a signal (the runner's children get it too when it went to
+ * the process group) or one that ran materially shorter than asked
+ * measured something else than the profile's benchmark. */
+static int classify_interrupted(const struct verify_options *o, struct verify_report *r)
+{
+	int sig = o->interrupted ? o->interrupted() : 0;
+	double elapsed = r->bench_r >= 0 ? r->result.elapsed_sec : 0;
+	_cleanup_free_ char *ran =
+	    elapsed > 0 ? strprintf(" (ran %.1f s of %u s)", elapsed, r->params.duration_sec) : strdup("");
+
+	if (!ran)
+		return -ENOMEM;
+	if (sig)
+		r->interrupted = strprintf("SIG%s during the run%s", strna(sigabbrev_np(sig)), ran);
+	else if (elapsed > 0 && elapsed < VERIFY_SHORT_RUN * r->params.duration_sec)
+		r->interrupted = strprintf("the run was cut short: it ran %.1f s of %u s", elapsed,
+					   r->params.duration_sec);
+	else
+		return 0;
+	return r->interrupted ? 0 : -ENOMEM;
+}
+
 static int run_bench(const struct verify_options *o, const struct host_state *host, struct verify_report *r)
 {
 	const struct profile *p = o->profile;
@@ -460,6 +483,8 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 	const struct runner *rn = NULL;
 	const struct peercheck_finding *mtu;
 	_cleanup_(watched_done) struct watched w = {0};
+	_cleanup_(ledger_watch_done) struct ledger_watch lw = {0};
+	const struct iface_state *port;
 	struct progress prog;
 	bool progressing = false;
 	int rr;
@@ -482,6 +507,7 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 	verify_bench_params(p, &r->params, &names);
 	r->params.peer = r->peer;
 	r->params.cpus = &r->pin_cpus;
+	r->params.stop = o->interrupted;
 	rr = pin_cpus(host, r, &r->pin_cpus);
 	if (rr < 0)
 		return rr;
@@ -522,6 +548,13 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 		return 0;
 	}
 
+	rr = ledger_watch_start(&lw, r->peer, peercheck_serve_port(p), true, r->peer_checks.state,
+				r->peer_checks.state_usec, peerssh_wanted(p) ? p : NULL);
+	if (rr >= 0)
+		rr = ledger_watch_before(&lw, streq(rn->name, "builtin"));
+	if (rr < 0)
+		return rr;
+	r->params.state_version = lw.state_version;
 	rr = irqspread_snapshot_take(&r->intr_before);
 	if (rr >= 0)
 		rr = watch_irqs(r, &w);
@@ -545,9 +578,24 @@ static int run_bench(const struct verify_options *o, const struct host_state *ho
 	if (rr < 0)
 		return rr;
 	r->bench_ran = true;
+	rr = classify_interrupted(o, r);
+	if (rr < 0)
+		return rr;
 
 	pause_point("bench-done");
-	rr = irqspread_snapshot_take(&r->intr_after);
+	rr = r->result.has_peer_counters
+		 ? ledger_watch_after(&lw, &r->result.peer_before, &r->result.peer_after)
+		 : ledger_watch_after(&lw, NULL, NULL);
+	port = r->interfaces ? host_state_iface(host, r->interfaces[0]) : NULL;
+	if (rr >= 0 && r->bench_r >= 0) {
+		struct ledger_input in =
+		    ledger_input_of_run(&r->params, &r->result, port && port->present ? port->link.mtu : 0);
+		rr = ledger_watch_compute(&lw, &in, &r->ledger);
+	}
+	if (rr >= 0 && r->ledger && !(r->ledger_doc = ledger_to_json(r->ledger)))
+		rr = -ENOMEM;
+	if (rr >= 0)
+		rr = irqspread_snapshot_take(&r->intr_after);
 	if (rr >= 0)
 		rr = snapshot_counters(r, host, true);
 	if (rr >= 0 && r->bench_r >= 0) {
@@ -701,7 +749,7 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	_cleanup_free_ char *cb = counters_text(r, false), *ca = counters_text(r, true),
 			    *sum = summary_text(r), *map = irq_map_text(r), *drv = NULL, *verdict = NULL,
 			    *profile_json = NULL, *drv_version = NULL, *hash = NULL,
-			    *tuning = tuning_text(host, r);
+			    *tuning = tuning_text(host, r), *ledger_txt = ledger_text(r->ledger_doc);
 	struct json_object *pj = NULL;
 	struct run_record rec;
 	int rr = 0;
@@ -720,7 +768,9 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 		profile_json = strdup(json_object_to_json_string_ext(pj, JSON_C_TO_STRING_PRETTY));
 		json_object_put(pj);
 	}
-	if (r->bench_r < 0)
+	if (r->interrupted)
+		verdict = strprintf("interrupted: %s", r->interrupted);
+	else if (r->bench_r < 0)
 		verdict = strprintf("error: %s", strna(r->result.error));
 	else
 		verdict = strprintf("%s", verify_result_word(r));
@@ -739,6 +789,7 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	rr |= artifact_add(&as, "profile", profile_json);
 	rr |= artifact_add(&as, "verify_summary", sum);
 	rr |= artifact_add(&as, ARTIFACT_TUNING, tuning);
+	rr |= artifact_add(&as, "loss_ledger", ledger_txt);
 	if (r->result.peer_state)
 		rr |= artifact_add(
 		    &as, PEERSTATE_ARTIFACT,
@@ -777,6 +828,10 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	    .loss_pct = r->result.loss_percent,
 	    .passed = verify_exit_code(r) == EXIT_OK,
 	    .verdict = verdict,
+	    .limited_by = r->ledger ? (char *)r->ledger->limited_by : NULL,
+	    .ledger = r->ledger_doc
+			  ? (char *)json_object_to_json_string_ext(r->ledger_doc, JSON_C_TO_STRING_PLAIN)
+			  : NULL,
 	    .artifacts = as.a,
 	    .n_artifacts = as.n,
 	};
@@ -857,9 +912,12 @@ void verify_report_free(struct verify_report *r)
 	free(r->problems);
 	strv_free(r->warnings);
 	free(r->bench_skipped);
+	free(r->interrupted);
 	free(r->peer);
 	cpuset_done(&r->pin_cpus);
 	peercheck_done(&r->peer_checks);
+	ledger_free(r->ledger);
+	json_object_put(r->ledger_doc);
 	free(r->runners_skipped);
 	runner_result_done(&r->result);
 	for (size_t i = 0; i < r->n_thresholds; i++)
@@ -891,7 +949,7 @@ int verify_exit_code(const struct verify_report *r)
 {
 	if (r->n_drifts > 0 || r->n_problems > 0)
 		return EXIT_DRIFT;
-	if (r->bench_r < 0)
+	if (r->bench_r < 0 || r->interrupted)
 		return EXIT_ERROR;
 	if (any_threshold_failed(r))
 		return EXIT_BENCH_FAIL;
@@ -900,6 +958,8 @@ int verify_exit_code(const struct verify_report *r)
 
 const char *verify_result_word(const struct verify_report *r)
 {
+	if (r->interrupted && verify_exit_code(r) == EXIT_ERROR)
+		return "interrupted";
 	switch (verify_exit_code(r)) {
 	case EXIT_DRIFT:
 		return "drift";
@@ -1071,8 +1131,14 @@ static void render_bench(const struct verify_report *r)
 
 static void render_thresholds(const struct verify_report *r)
 {
+	/* Nothing measured (--no-bench, no peer, a host in drift): one line
+	 * for people, not every threshold n/a; JSON keeps them all. */
+	bool measured = r->bench_ran || !r->bench_skipped;
+
 	out_open_array("thresholds");
-	if (r->n_thresholds)
+	if (r->n_thresholds && !measured)
+		out_text("thresholds  not evaluated: nothing was measured\n");
+	else if (r->n_thresholds)
 		out_text("thresholds\n");
 	for (size_t i = 0; i < r->n_thresholds; i++) {
 		const struct verify_threshold *t = &r->thresholds[i];
@@ -1086,6 +1152,8 @@ static void render_thresholds(const struct verify_report *r)
 		out_string(OUT_JSON, "status", NULL, verify_status_to_string(t->status));
 		out_string(OUT_JSON, "note", NULL, t->note);
 		out_close_object();
+		if (!measured)
+			continue;
 		if (t->status == VERIFY_NA || t->value < 0)
 			out_text("  %s %s %g %s: %s (%s)\n", t->label, t->op, t->limit, t->unit,
 				 verify_status_to_string(t->status), t->note);
@@ -1203,12 +1271,19 @@ void verify_render(const struct verify_report *r)
 	render_spread(r);
 	render_counters(r);
 	peerstate_render(r->result.peer_state);
+	ledger_render(r->ledger_doc);
 	if (r->run_id > 0)
 		out_int(OUT_JSON, "run_id", NULL, r->run_id);
 	else
 		out_string(OUT_JSON, "run_id", NULL, NULL);
 	out_string(OUT_JSON, "record_error", NULL, r->record_error);
-	out_string(OUT_ANY, "result", "result      %s", verify_result_word(r));
+	out_bool(OUT_JSON, "measured", NULL, r->bench_ran);
+	/* In state with nothing measured is no "pass" of anything measured. */
+	if (!r->bench_ran && r->bench_skipped && verify_exit_code(r) == EXIT_OK) {
+		out_string(OUT_JSON, "result", NULL, verify_result_word(r));
+		out_text("result      in the profile's state; nothing was measured (%s)", r->bench_skipped);
+	} else
+		out_string(OUT_ANY, "result", "result      %s", verify_result_word(r));
 	out_int(OUT_JSON, "exit_code", NULL, verify_exit_code(r));
 	if (r->run_id > 0)
 		out_text(" (run %" PRId64 " recorded)", r->run_id);

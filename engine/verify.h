@@ -6,7 +6,8 @@
  * IRQ pins included), the benchmark part (the path and the peer checked
  * first (peercheck.h): datagrams that cannot arrive are not sent, and the
  * error names the MTUs; runner chosen from the profile's list, drop
- * counters and interrupt/softirq snapshots around the run), the
+ * counters and interrupt/softirq snapshots around the run, the loss
+ * ledger's snapshots on both hosts (ledgerwatch.h) and its bottleneck), the
  * threshold table and its verdicts, the report (human and JSON, keys in
  * schemas/verify.schema.json) and the run record for the history. Must
  * never: change the host (verification only reads and measures), or call a
@@ -23,6 +24,7 @@
 
 #include "bench/irqspread.h"
 #include "bench/runner.h"
+#include "ledger.h"
 #include "os/counters.h"
 #include "peercheck.h"
 
@@ -38,6 +40,9 @@ struct verify_options {
 	bool bench_anyway;	 /* benchmark a host that differs from the profile too */
 	bool progress;		 /* elapsed/total on stderr during the run */
 	struct history *history; /* where to record the run; NULL: not recorded */
+	/* A caught signal (apply_interrupted: a campaign): the benchmark stops
+	 * at it and the run counts as interrupted. NULL: none watched. */
+	int (*interrupted)(void);
 };
 
 enum verify_status { VERIFY_PASS, VERIFY_FAIL, VERIFY_NA, _VERIFY_STATUS_MAX };
@@ -103,9 +108,14 @@ struct verify_report {
 	struct irqspread_snapshot intr_before, intr_after;
 	struct verify_port_counters *counters;
 	size_t n_counters;
-	struct peercheck peer_checks; /* the path and the peer, before the run */
+	struct peercheck peer_checks;	/* the path and the peer, before the run */
+	struct ledger *ledger;		/* where the lost datagrams went; NULL: nothing measured */
+	struct json_object *ledger_doc; /* its document (ledger.h) */
 
 	int64_t started_usec, ended_usec; /* wall clock of the run (history_now_usec) */
+	/* Why the run's figures do not count, or NULL: a signal during it, or
+	 * it ran materially shorter than asked (VERIFY_SHORT_RUN). */
+	char *interrupted;
 
 	/* History. */
 	int64_t run_id;	    /* 0: not recorded */
@@ -119,6 +129,12 @@ struct verify_report {
  * filled in. ret->cpus is left NULL: verify pins the streams itself. */
 void verify_bench_params(const struct profile *p, struct runner_params *ret, char *const **ret_runners);
 
+/* The benchmark's seconds when verify.duration is unset. */
+#define VERIFY_DEFAULT_DURATION_S 10
+
+/* A run that measured less than this share of its duration was cut short. */
+#define VERIFY_SHORT_RUN 0.8
+
 /* Verify. -errno only when verification itself could not proceed (memory,
  * the host's interfaces unreadable); drifts, runner failures and failed
  * thresholds are results, in the report. */
@@ -131,8 +147,8 @@ static inline void verify_report_freep(struct verify_report **r)
 }
 #define _cleanup_verify_report_ _cleanup_(verify_report_freep)
 
-/* The exit code (see above) and the one-word result: "pass", "drift",
- * "error", "fail". */
+/* The exit code (see above; an interrupted run is an error) and the
+ * one-word result: "pass", "drift", "error", "fail", "interrupted". */
 int verify_exit_code(const struct verify_report *r);
 const char *verify_result_word(const struct verify_report *r);
 

@@ -3,10 +3,11 @@
 #
 # Verbs and options are read from cx5prof's own --help output, so the
 # completion never drifts from the binary. Profiles complete as *.yaml/*.yml
-# files (and directories; campaign files too), interface names from /sys/class/net, or from
+# files (and directories; campaign files too), interface names (show, counters) from /sys/class/net, or from
 # DIR/sys/class/net when the command line has --sysroot DIR. Run ids
-# (history show, compare, report, export, analyze) and apply transaction ids
-# (rollback) come from `cx5prof history --limit 0` on the line's --db.
+# (history show, compare, report, export, analyze), campaign ids (compare
+# --campaign) and apply transaction ids (rollback) come from `cx5prof
+# history --limit 0` on the line's --db.
 # An option's value is never counted as an argument: which options take
 # one is read from the verb's --help too.
 
@@ -36,11 +37,11 @@ _cx5prof_value_options()
 
 _cx5prof_ids()
 {
-	# $1 binary, $2 "run", "txn" or "any-txn", $3 db (may be empty): run
-	# ids, the ids of apply transactions, or of every transaction, newest
-	# first
+	# $1 binary, $2 "run", "campaign", "txn" or "any-txn", $3 db (may be
+	# empty): run or campaign ids, the ids of apply transactions, or of
+	# every transaction, newest first
 	"$1" ${3:+--db "$3"} history --limit 0 2>/dev/null |
-		awk -v k="$2" '($3 == k && (k == "run" || $5 == "apply")) || (k == "any-txn" && $3 == "txn") {print $4}'
+		awk -v k="$2" '($3 == k && (k == "run" || k == "campaign" || $5 == "apply")) || (k == "any-txn" && $3 == "txn") {print $4}'
 }
 
 _cx5prof_ifnames()
@@ -60,7 +61,7 @@ _cx5prof_profiles()
 
 _cx5prof()
 {
-	local cur prev bin verb sysroot="" db="" valopts="" i nargs=0 args=()
+	local cur prev bin verb sysroot="" db="" valopts="" i nargs=0 args=() campaigns=run
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -77,8 +78,12 @@ _cx5prof()
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
-	--profile)
+	--profile|--ablate)
 		_cx5prof_profiles "$cur"
+		return
+		;;
+	--repeat)
+		COMPREPLY=($(compgen -W "auto" -- "$cur"))
 		return
 		;;
 	--format)
@@ -94,7 +99,12 @@ _cx5prof()
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return
 		;;
-	--confirm|--limit|--timeout|--port|--bind|--peer|--duration|--streams|--message-size|--reason)
+	--tar)
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
+	--confirm|--limit|--timeout|--port|--bind|--peer|--duration|--streams|--message-size|--reason|--budget)
 		return # a value the user types
 		;;
 	esac
@@ -106,6 +116,7 @@ _cx5prof()
 		case ${COMP_WORDS[i]} in
 		--sysroot) ((i++)); sysroot=${COMP_WORDS[i]} ;;
 		--db) ((i++)); db=${COMP_WORDS[i]} ;;
+		--campaign) campaigns=campaign ;;
 		-*)
 			if [ -n "$verb" ] && [[ " $valopts " == *" ${COMP_WORDS[i]} "* ]]; then
 				((i++))
@@ -132,7 +143,7 @@ _cx5prof()
 		return
 	fi
 	case $verb in
-	show)
+	show|counters)
 		COMPREPLY=($(compgen -W "$(_cx5prof_ifnames "$sysroot")" -- "$cur"))
 		;;
 	validate|plan|apply|verify|doctor|campaign)
@@ -149,11 +160,18 @@ _cx5prof()
 			COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" any-txn "$db")" -- "$cur"))
 		fi
 		;;
-	compare|report)
+	compare)
+		COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" "$campaigns" "$db")" -- "$cur"))
+		;;
+	report)
 		COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" run "$db")" -- "$cur"))
 		;;
 	export|analyze)
 		[ "$nargs" = 0 ] && COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" run "$db")" -- "$cur"))
+		;;
+	snapshot)
+		compopt -o filenames 2>/dev/null
+		[ "$nargs" = 0 ] && COMPREPLY=($(compgen -d -- "$cur"))
 		;;
 	rollback)
 		[ "$nargs" = 0 ] && COMPREPLY=($(compgen -W "$(_cx5prof_ids "$bin" txn "$db")" -- "$cur"))

@@ -41,6 +41,10 @@ int child_spawn(const char *path, char *const *argv, const struct child_options 
 			dup2(devnull, STDERR_FILENO);
 		else if (!o || !o->stderr_keep)
 			dup2(pipefd[1], STDERR_FILENO);
+		/* cx5prof ignores SIGPIPE (a closed output is an interruption
+		 * it handles); an ignored signal survives exec, the tools
+		 * expect the default. */
+		signal(SIGPIPE, SIG_DFL);
 		/* The tools' output is parsed: keep it in the C locale. */
 		setenv("LC_ALL", "C", 1);
 		for (char *const *e = o ? o->env : NULL; e && *e; e++)

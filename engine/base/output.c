@@ -160,6 +160,11 @@ void out_text(const char *fmt, ...)
 	va_end(ap);
 }
 
+int out_flush(void)
+{
+	return fflush(stdout) != 0 ? -errno : 0;
+}
+
 int out_finish(void)
 {
 	int r = 0;

@@ -41,6 +41,10 @@ void out_json(const char *key, struct json_object *v);
 /* Human only: free text. */
 void out_text(const char *fmt, ...) _printf_(1, 2);
 
+/* Push what people were shown so far to stdout now (a campaign's rounds
+ * as they end). 0, or -errno: -EPIPE once the reader has gone. */
+int out_flush(void);
+
 /* Print the JSON document (JSON mode) and release it. Returns 0 or -errno. */
 int out_finish(void);
 

@@ -77,6 +77,10 @@ static inline const char *strna(const char *s)
 {
 	return s ? s : "n/a";
 }
+static inline const char *strempty(const char *s)
+{
+	return s ? s : "";
+}
 
 /* Remove trailing whitespace (newlines from sysfs) in place. */
 char *strstrip_trailing(char *s);

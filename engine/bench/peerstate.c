@@ -2,13 +2,15 @@
  * document of them (see peerstate.h).
  *
  * Owns: mapping a local address to its interface (getifaddrs), reading
- * that interface through probe.h, nicfacts.h, procsys.h, counters.h and
- * /proc/stat (sysroot), and the JSON of one or two answers. Must never:
+ * that interface through probe.h, nicfacts.h, procsys.h, counters.h,
+ * netcounters.h and /proc/stat (sysroot), and the JSON of one or two
+ * answers. Must never:
  * write anything, or answer for another interface than the address's. */
 #define _GNU_SOURCE
 #include "peerstate.h"
 
 #include <ifaddrs.h>
+#include <netdb.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 
@@ -104,6 +106,55 @@ static void collect_cpus(const struct irq_list *irqs, struct udpb_state *st)
 	procstat_free(ps);
 }
 
+/* Version 2's counters: every one a snapshot holds, in its order (the
+ * per-CPU ones last, so a payload that cannot hold them all drops those). */
+static int collect_net(const char *ifname, struct udpb_state *st)
+{
+	_cleanup_(netcounters_done) struct netcounters s = {0};
+	int r = netcounters_take(ifname, &s);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < s.n && st->nnet < UDPB_MAX_NET_COUNTERS; i++) {
+		set_text(st->net[st->nnet].name, s.v[i].name);
+		st->net[st->nnet++].value = s.v[i].value;
+	}
+	return 0;
+}
+
+int peerstate_counters_at(const char *address, struct netcounters *ret)
+{
+	struct addrinfo hints = {.ai_flags = AI_NUMERICHOST}, *ai = NULL;
+	char ifname[LINK_NAME_SIZE];
+	int r;
+
+	if (!address || getaddrinfo(address, NULL, &hints, &ai) != 0)
+		return -EINVAL;
+	r = ifname_of(ai->ai_addr, ifname, sizeof(ifname));
+	freeaddrinfo(ai);
+	if (r < 0)
+		return r;
+	return netcounters_take(ifname, ret);
+}
+
+int peerstate_netcounters(const struct udpb_state *st, uint64_t taken_usec, struct netcounters *ret)
+{
+	struct netcounters s = {.taken_usec = taken_usec};
+
+	if (st->version < 2)
+		return -ENODATA;
+	/* The decoder keeps an ifname below 16 bytes. */
+	snprintf(s.ifname, sizeof(s.ifname), "%.15s", st->ifname);
+	for (unsigned i = 0; i < st->nnet; i++)
+		if (netcounter_name_known(st->net[i].name) &&
+		    netcounters_set(&s, st->net[i].name, st->net[i].value) < 0) {
+			netcounters_done(&s);
+			return -ENOMEM;
+		}
+	*ret = s;
+	return 0;
+}
+
 /* The settings a client compares and cx5prof changes: the interface that
  * owns local (and its index, which a driver reload or a firmware reset
  * changes), its MTU and rings, rmem_max and rmem_default. Cheap (a few
@@ -171,6 +222,7 @@ static int collect(const struct sockaddr *local, struct udpb_state *ret, int *re
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
+	ret->version = 1;
 	r = collect_settings(local, ret, ifname, ret_ifindex);
 	if (r < 0)
 		return r;
@@ -300,7 +352,7 @@ static struct cached_state *cache_entry(struct peerstate_cache *c, const struct 
 	return pick;
 }
 
-int peerstate_answer(struct peerstate_cache *c, int fd, uint64_t now, uint8_t **ret_frame)
+int peerstate_answer(struct peerstate_cache *c, int fd, uint64_t now, uint16_t version, uint8_t **ret_frame)
 {
 	_cleanup_free_ uint8_t *frame = malloc(UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
 	struct sockaddr_storage local;
@@ -334,6 +386,10 @@ int peerstate_answer(struct peerstate_cache *c, int fd, uint64_t now, uint8_t **
 	}
 	c->answer = e->st;
 	peerstate_restrict(&c->answer, c->level);
+	c->answer.version = version;
+	if (version >= 2 && ifname_of((struct sockaddr *)&local, ifname, sizeof(ifname)) >= 0 &&
+	    collect_net(ifname, &c->answer) == -ENOMEM)
+		return -ENOMEM;
 	n = udpbench_encode_state(&c->answer, frame, UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
 	if (n < 0)
 		return n;
@@ -389,6 +445,38 @@ static struct json_object *counters_json(const struct udpb_state *b, const struc
 		json_object_object_add(o, "after", json_object_new_int64((int64_t)a->counter[i].value));
 		json_object_object_add(o, "delta",
 				       json_object_new_int64((int64_t)rise(c->value, a->counter[i].value)));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static const struct udpb_state_counter *find_net(const struct udpb_state *s, const char *name)
+{
+	for (unsigned i = 0; i < s->nnet; i++)
+		if (streq(s->net[i].name, name))
+			return &s->net[i];
+	return NULL;
+}
+
+/* "net_counters": the kernel counters both version 2 answers carry, with
+ * their rise (netcounters.h's widths). */
+static struct json_object *net_json(const struct udpb_state *b, const struct udpb_state *a)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (unsigned i = 0; arr && i < a->nnet; i++) {
+		const struct udpb_state_counter *c = find_net(b, a->net[i].name);
+		struct json_object *o;
+
+		if (!c)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(c->name));
+		json_object_object_add(o, "before", json_object_new_int64((int64_t)c->value));
+		json_object_object_add(o, "after", json_object_new_int64((int64_t)a->net[i].value));
+		json_object_object_add(
+		    o, "delta",
+		    json_object_new_int64((int64_t)netcounter_rise(c->name, c->value, a->net[i].value)));
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -457,6 +545,8 @@ struct json_object *peerstate_to_json(const struct udpb_state *b, const struct u
 	json_object_object_add(o, "rings", rings);
 	json_object_object_add(o, "drop_counters", a ? counters_json(b, a) : NULL);
 	json_object_object_add(o, "cpus", a ? cpus_json(b, a) : NULL);
+	if (b->version >= 2 && a && a->version >= 2)
+		json_object_object_add(o, "net_counters", net_json(b, a));
 	return o;
 }
 

@@ -10,7 +10,9 @@
  * client, the document recorded with a run (artifact "peer_state.json",
  * keys in schemas/peer-state.schema.json): the state before the run and,
  * from a second answer after it, the drop counters' rise and each CPU's
- * share of the interrupts and its softirq time over the run. Must never:
+ * share of the interrupts and its softirq time over the run, and (STATE
+ * version 2) the kernel counters of the loss ledger before and after
+ * ("net_counters"). Must never:
  * change anything on the host, or report a fact it could not read (it is
  * absent, never 0). */
 #ifndef CX5_PEERSTATE_H
@@ -19,14 +21,27 @@
 #include <json-c/json.h>
 #include <sys/socket.h>
 
+#include "os/netcounters.h"
 #include "udpbench.h"
 
 #define PEERSTATE_ARTIFACT "peer_state.json"
 
 /* The facts of the interface that owns address local (an address of this
- * host's current network namespace). -EADDRNOTAVAIL when no interface has
- * it; facts that cannot be read are left out (present bits, empty texts). */
+ * host's current network namespace), STATE version 1. -EADDRNOTAVAIL when
+ * no interface has it; facts that cannot be read are left out (present
+ * bits, empty texts). */
 int peerstate_collect(const struct sockaddr *local, struct udpb_state *ret);
+
+/* The kernel counters of netcounters.h for the interface that owns the
+ * numeric address `address` in this network namespace (what a STATE
+ * version 2 answer carries, for `cx5prof counters`). -EINVAL not a numeric
+ * address, -EADDRNOTAVAIL no interface has it, -ENOMEM. */
+int peerstate_counters_at(const char *address, struct netcounters *ret);
+
+/* The kernel counters of a version 2 answer as a snapshot (names
+ * netcounters.h does not know are left out), stamped taken_usec (the
+ * client's clock when the answer came). -ENODATA for a version 1 answer. */
+int peerstate_netcounters(const struct udpb_state *st, uint64_t taken_usec, struct netcounters *ret);
 
 /* How much STATE gives (serve --state). full: every fact of the
  * interface (name, driver, driver version, firmware, PCI id, MTU, link
@@ -69,10 +84,14 @@ void peerstate_cache_free(struct peerstate_cache *c);
  * its client's after-run answer must count the whole run). */
 void peerstate_cache_expire(struct peerstate_cache *c);
 
-/* Answer a (decoded, valid) STATE request received at now (now_usec())
- * on connected socket fd: the reply frame in *ret_frame (caller frees),
- * its length returned; -errno when it cannot be built. */
-int peerstate_answer(struct peerstate_cache *c, int fd, uint64_t now, uint8_t **ret_frame);
+/* Answer a (decoded, valid) STATE request of version `version` (1 or 2)
+ * received at now (now_usec()) on connected socket fd: the reply frame in
+ * *ret_frame (caller frees), its length returned; -errno when it cannot
+ * be built. Version 2's kernel counters (the loss ledger's, netcounters.h)
+ * are read for every answer, never from the cache: a client takes the
+ * difference of two answers around its run. Both levels give them: they
+ * explain a run's loss. */
+int peerstate_answer(struct peerstate_cache *c, int fd, uint64_t now, uint16_t version, uint8_t **ret_frame);
 
 /* The document of a peer's state: before alone, or with after (may be
  * NULL) the changes over the run. NULL on out of memory. */

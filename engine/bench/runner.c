@@ -130,6 +130,8 @@ void runner_result_done(struct runner_result *res)
 	strv_free(res->warnings);
 	free(res->error);
 	json_object_put(res->peer_state);
+	netcounters_done(&res->peer_before);
+	netcounters_done(&res->peer_after);
 	*res = (struct runner_result){.sender_cpu_percent = -1};
 }
 

@@ -19,6 +19,7 @@
 
 #include "base/cpuset.h"
 #include "base/util.h"
+#include "os/netcounters.h"
 
 /* What to run. Sizes in bytes; 0 means "the runner's/system default". */
 struct runner_params {
@@ -35,6 +36,12 @@ struct runner_params {
 	 * one). */
 	const struct cpuset *cpus;
 	bool gso; /* builtin only: UDP_SEGMENT when the kernel has it */
+	/* builtin only: the STATE version `serve` answered before the run
+	 * (udpsend.h); 0: the newest. */
+	uint16_t state_version;
+	/* Non-zero once the caller caught a signal: the tools are stopped as
+	 * at their deadline (the figures are then partial). NULL: never. */
+	int (*stop)(void);
 };
 
 /* One stream's figures (one netperf process, one iperf3 stream, one
@@ -75,6 +82,11 @@ struct runner_result {
 	/* builtin: the peer's state around the run (peerstate.h's document,
 	 * artifact "peer_state.json"), or NULL. */
 	struct json_object *peer_state;
+	/* builtin: the peer's kernel counters (STATE version 2) before and
+	 * after the run, for the loss ledger; has_peer_counters false when
+	 * the peer gave none. */
+	bool has_peer_counters;
+	struct netcounters peer_before, peer_after;
 	char *error; /* NULL on success; else object + cause + remedy, one line */
 };
 

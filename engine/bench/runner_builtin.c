@@ -60,6 +60,7 @@ static int builtin_run(const struct runner_params *p, struct runner_result *res)
 	    .cpus = p->cpus,
 	    .gso = p->gso,
 	    .peer_state = true,
+	    .state_version = p->state_version,
 	};
 	_cleanup_free_ struct udpsend_result *ur = calloc(1, sizeof(*ur));
 	int r;
@@ -106,6 +107,13 @@ static int builtin_run(const struct runner_params *p, struct runner_result *res)
 	runner_result_compute_loss(res);
 	if (ur->peer_before)
 		res->peer_state = peerstate_to_json(ur->peer_before, ur->peer_after);
+	if (ur->peer_before && ur->peer_after &&
+	    peerstate_netcounters(ur->peer_before, ur->peer_before_usec, &res->peer_before) >= 0) {
+		res->has_peer_counters =
+		    peerstate_netcounters(ur->peer_after, ur->peer_after_usec, &res->peer_after) >= 0;
+		if (!res->has_peer_counters)
+			netcounters_done(&res->peer_before);
+	}
 	for (char **n = ur->notes; n && *n; n++)
 		runner_warn(res, "%s", *n);
 	udpsend_result_done(ur);

@@ -213,7 +213,8 @@ static int netperf_run(const struct runner_params *p, struct runner_result *res)
 	fclose(cf);
 	res->command = TAKE_PTR(cmds);
 
-	r = child_wait_all(kids, n, t0 + ((uint64_t)p->duration_sec + NETPERF_GRACE_SEC) * 1000000);
+	r = child_wait_until(kids, n, t0 + ((uint64_t)p->duration_sec + NETPERF_GRACE_SEC) * 1000000,
+			     p->stop);
 
 	rf = open_memstream(&raw, &raw_len);
 	if (!rf)

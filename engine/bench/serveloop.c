@@ -227,7 +227,7 @@ static void dispatch(struct loop *l, struct conn *c, uint64_t now)
 	const uint8_t *p = c->in + UDPB_FRAME_HDR;
 	struct udpb_setup setup;
 	uint8_t *frame = NULL;
-	int r;
+	int r, version;
 
 	c->have = 0;
 	switch (c->hdr.type) {
@@ -244,13 +244,15 @@ static void dispatch(struct loop *l, struct conn *c, uint64_t now)
 		test_start(l, c, &setup, now);
 		return;
 	case UDPB_STATE_REQUEST:
-		r = udpbench_decode_state_request(p, c->hdr.length);
-		if (r < 0)
+		version = udpbench_decode_state_request(p, c->hdr.length);
+		if (version < 0) {
+			r = version;
 			break;
+		}
 		c->requests++;
 		if (state_refused(l, c, now))
 			return;
-		r = peerstate_answer(l->state, c->fd, now, &frame);
+		r = peerstate_answer(l->state, c->fd, now, (uint16_t)version, &frame);
 		if (r < 0)
 			break;
 		c->since = now;

@@ -251,9 +251,16 @@ int udpbench_decode_state_request(const uint8_t *p, size_t len)
 		return r;
 	if (get16(p + 2) != 0)
 		return -EBADMSG;
-	if (get16(p) != UDPB_STATE_VERSION)
+	if (get16(p) < 1 || get16(p) > UDPB_STATE_VERSION)
 		return -EPROTONOSUPPORT;
-	return 0;
+	return get16(p);
+}
+
+/* A counter name of the version 2 part: netcounters.h's characters. */
+static bool net_name_char(uint8_t c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == '.';
 }
 
 /* A length-prefixed printable text at *pos of p (len bytes) into out. */
@@ -277,6 +284,42 @@ static int get_text(const uint8_t *p, size_t len, size_t *pos, char *out)
 	return 0;
 }
 
+/* The version 2 part at pos: counters_version, nnet, the counters. */
+static int decode_net_counters(const uint8_t *p, size_t len, size_t pos, struct udpb_state *ret)
+{
+	uint16_t n;
+	int r;
+
+	if (pos + 4 > len)
+		return -ENODATA;
+	if (get16(p + pos) != UDPB_STATE_COUNTERS_VERSION)
+		return -EPROTONOSUPPORT;
+	n = get16(p + pos + 2);
+	pos += 4;
+	if (n > UDPB_MAX_NET_COUNTERS)
+		return -ERANGE;
+	for (unsigned i = 0; i < n; i++) {
+		struct udpb_state_counter *c = &ret->net[i];
+
+		r = get_text(p, len, &pos, c->name);
+		if (r < 0)
+			return r;
+		if (!c->name[0])
+			return -EBADMSG;
+		for (const char *q = c->name; *q; q++)
+			if (!net_name_char((uint8_t)*q))
+				return -EBADMSG;
+		if (pos + 8 > len)
+			return -ENODATA;
+		c->value = get64(p + pos);
+		pos += 8;
+	}
+	if (pos != len)
+		return -EBADMSG;
+	ret->nnet = n;
+	return 0;
+}
+
 int udpbench_decode_state(const uint8_t *p, size_t len, struct udpb_state *ret)
 {
 	char *texts[] = {ret->ifname, ret->driver, ret->driver_version, ret->firmware, ret->pci_id};
@@ -286,8 +329,10 @@ int udpbench_decode_state(const uint8_t *p, size_t len, struct udpb_state *ret)
 
 	if (len < STATE_FIXED_LEN)
 		return -ENODATA;
-	if (get16(p) != UDPB_STATE_VERSION)
+	if (get16(p) < 1 || get16(p) > UDPB_STATE_VERSION)
 		return -EPROTONOSUPPORT;
+	ret->version = get16(p);
+	ret->nnet = 0;
 	ret->present = get16(p + 2);
 	if (ret->present & ~_UDPB_STATE_ALL)
 		return -EBADMSG;
@@ -338,16 +383,19 @@ int udpbench_decode_state(const uint8_t *p, size_t len, struct udpb_state *ret)
 	pos += 2;
 	if (n > UDPB_MAX_CPUS)
 		return -ERANGE;
-	r = check_len(len - pos, STATE_CPU_LEN * (size_t)n);
-	if (r < 0)
-		return r;
+	if (ret->version == 1) {
+		r = check_len(len - pos, STATE_CPU_LEN * (size_t)n);
+		if (r < 0)
+			return r;
+	} else if (len - pos < STATE_CPU_LEN * (size_t)n)
+		return -ENODATA;
 	ret->ncpus = n;
 	for (unsigned i = 0; i < n; i++, pos += STATE_CPU_LEN)
 		ret->cpu[i] = (struct udpb_state_cpu){.cpu = get32(p + pos),
 						      .softirq = get64(p + pos + 4),
 						      .total = get64(p + pos + 12),
 						      .irqs = get64(p + pos + 20)};
-	return 0;
+	return ret->version == 1 ? 0 : decode_net_counters(p, len, pos, ret);
 }
 
 static int frame_start(uint8_t *buf, size_t cap, enum udpb_type type, size_t payload)
@@ -477,13 +525,16 @@ int udpbench_encode_error(uint16_t code, const char *text, uint8_t *buf, size_t 
 	return n;
 }
 
-int udpbench_encode_state_request(uint8_t *buf, size_t cap)
+int udpbench_encode_state_request(uint16_t version, uint8_t *buf, size_t cap)
 {
-	int n = frame_start(buf, cap, UDPB_STATE_REQUEST, STATE_REQUEST_LEN);
+	int n;
 
+	if (version < 1 || version > UDPB_STATE_VERSION)
+		return -ERANGE;
+	n = frame_start(buf, cap, UDPB_STATE_REQUEST, STATE_REQUEST_LEN);
 	if (n < 0)
 		return n;
-	put16(buf + UDPB_FRAME_HDR, UDPB_STATE_VERSION);
+	put16(buf + UDPB_FRAME_HDR, version);
 	put16(buf + UDPB_FRAME_HDR + 2, 0);
 	return n;
 }
@@ -517,8 +568,11 @@ int udpbench_encode_state(const struct udpb_state *m, uint8_t *buf, size_t cap)
 	size_t payload = STATE_FIXED_LEN + 2 + 2 + STATE_CPU_LEN * (size_t)m->ncpus;
 	int n;
 
+	size_t nnet = 0;
+
 	if ((m->present & ~_UDPB_STATE_ALL) || m->ncounters > UDPB_MAX_COUNTERS || m->ncpus > UDPB_MAX_CPUS ||
-	    strlen(m->ifname) >= 16)
+	    strlen(m->ifname) >= 16 || m->version < 1 || m->version > UDPB_STATE_VERSION ||
+	    (m->version >= 2 && m->nnet > UDPB_MAX_NET_COUNTERS))
 		return -ERANGE;
 	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
 		n = text_len(texts[i]);
@@ -532,10 +586,27 @@ int udpbench_encode_state(const struct udpb_state *m, uint8_t *buf, size_t cap)
 			return -ERANGE;
 		payload += (size_t)n + 8;
 	}
+	if (m->version >= 2) {
+		payload += 4;
+		for (unsigned i = 0; i < m->nnet; i++) {
+			n = text_len(m->net[i].name);
+			if (n <= 1)
+				return -ERANGE;
+			for (const char *c = m->net[i].name; *c; c++)
+				if (!net_name_char((uint8_t)*c))
+					return -ERANGE;
+			/* What does not fit is left out, from the first
+			 * that does not on: the per-CPU ones come last. */
+			if (nnet == i && payload + (size_t)n + 8 <= UDPB_MAX_PAYLOAD) {
+				payload += (size_t)n + 8;
+				nnet = i + 1;
+			}
+		}
+	}
 	n = frame_start(buf, cap, UDPB_STATE, payload);
 	if (n < 0)
 		return n;
-	put16(p, UDPB_STATE_VERSION);
+	put16(p, m->version);
 	put16(p + 2, m->present);
 	put32(p + 4, m->present & UDPB_STATE_MTU ? m->mtu : 0);
 	put32(p + 8, m->present & UDPB_STATE_SPEED ? m->speed_mbps : 0);
@@ -562,6 +633,16 @@ int udpbench_encode_state(const struct udpb_state *m, uint8_t *buf, size_t cap)
 		put64(q + 4, m->cpu[i].softirq);
 		put64(q + 12, m->cpu[i].total);
 		put64(q + 20, m->cpu[i].irqs);
+	}
+	if (m->version >= 2) {
+		put16(q, UDPB_STATE_COUNTERS_VERSION);
+		put16(q + 2, (uint16_t)nnet);
+		q += 4;
+		for (size_t i = 0; i < nnet; i++) {
+			q = put_text(q, m->net[i].name);
+			put64(q, m->net[i].value);
+			q += 8;
+		}
 	}
 	return n;
 }

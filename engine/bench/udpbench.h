@@ -18,14 +18,15 @@
  *          window_usec u64; per CPU: cpu u32, softirq centi-percent u32
  *   ERROR  (either way)        code u16, text_len u16, text (printable ASCII)
  *   STATE request (client -> server, before a SETUP or after a REPORT, or
- *          alone)              state_version u16 (1), reserved u16 (0)
+ *          alone)              state_version u16 (1 or 2), reserved u16 (0)
  *   STATE reply (server -> client): the facts of the interface that owns
  *          the connection's local address, read at most serve's refresh
  *          interval before, and after the end of the last test (facts
  *          serve's --state level does not give are absent, as unknown
  *          ones; a server that gives none, or whose rate limit is
- *          reached, answers ERROR DENIED or LIMIT instead):
- *          state_version u16 (1), present u16 (UDPB_STATE_* bits; a value
+ *          reached, answers ERROR DENIED or LIMIT instead), in the
+ *          version asked:
+ *          state_version u16 (1 or 2), present u16 (UDPB_STATE_* bits; a value
  *          not present is 0), mtu u32, speed_mbps u32, rmem_max u64,
  *          rmem_default u64, rx_ring u32, rx_ring_max u32, tx_ring u32,
  *          tx_ring_max u32, then five texts (u8 length + printable ASCII,
@@ -34,8 +35,16 @@
  *          value u64 (the drop counters of counters.h the NIC reports);
  *          ncpus u16, per CPU: cpu u32, softirq u64, total u64 (jiffies
  *          from /proc/stat), irqs u64 (the interface's interrupts on
- *          that CPU so far). Counters are totals: a client takes one
- *          before and one after a run and reports the difference.
+ *          that CPU so far). Version 2 (the loss ledger's counters)
+ *          follows with: counters_version u16 (1), nnet u16, per counter:
+ *          name (u8 length + [A-Za-z0-9_.] text, netcounters.h's names),
+ *          value u64: the kernel counters of netcounters.h for the same
+ *          interface, read when the request came, never from serve's
+ *          cache, at every --state level that answers (counters that do
+ *          not fit the payload are left out, the per-CPU ones first). Counters are totals: a client takes one
+ *          before and one after a run and reports the difference. A server
+ *          that knows version 1 only answers a version 2 request with an
+ *          ERROR; the client asks again in version 1 (udpsend.h).
  * Test datagram header (first UDPB_DGRAM_HDR bytes of every datagram):
  *   magic u32 "C5UD" | stream u16 | flags u16 (0) | cookie u64 | seq u64
  *
@@ -48,23 +57,25 @@
 
 #include "base/util.h"
 
-#define UDPB_DEFAULT_PORT    12866
-#define UDPB_VERSION	     1
-#define UDPB_MAGIC	     0x43355542u /* "C5UB" */
-#define UDPB_DGRAM_MAGIC     0x43355544u /* "C5UD" */
-#define UDPB_FRAME_HDR	     12
-#define UDPB_MAX_PAYLOAD     16384
-#define UDPB_DGRAM_HDR	     24
-#define UDPB_MAX_DURATION    3600 /* seconds */
-#define UDPB_MIN_MESSAGE     UDPB_DGRAM_HDR
-#define UDPB_MAX_MESSAGE     65507 /* largest IPv4 UDP payload */
-#define UDPB_MAX_STREAMS     64
-#define UDPB_MAX_RECV_BUFFER (1u << 30)
-#define UDPB_MAX_CPUS	     512
-#define UDPB_MAX_ERROR_TEXT  255
-#define UDPB_STATE_VERSION   1
-#define UDPB_MAX_STATE_TEXT  63
-#define UDPB_MAX_COUNTERS    32
+#define UDPB_DEFAULT_PORT	    12866
+#define UDPB_VERSION		    1
+#define UDPB_MAGIC		    0x43355542u /* "C5UB" */
+#define UDPB_DGRAM_MAGIC	    0x43355544u /* "C5UD" */
+#define UDPB_FRAME_HDR		    12
+#define UDPB_MAX_PAYLOAD	    16384
+#define UDPB_DGRAM_HDR		    24
+#define UDPB_MAX_DURATION	    3600 /* seconds */
+#define UDPB_MIN_MESSAGE	    UDPB_DGRAM_HDR
+#define UDPB_MAX_MESSAGE	    65507 /* largest IPv4 UDP payload */
+#define UDPB_MAX_STREAMS	    64
+#define UDPB_MAX_RECV_BUFFER	    (1u << 30)
+#define UDPB_MAX_CPUS		    512
+#define UDPB_MAX_ERROR_TEXT	    255
+#define UDPB_STATE_VERSION	    2 /* the newest; 1 is still answered */
+#define UDPB_STATE_COUNTERS_VERSION 1
+#define UDPB_MAX_STATE_TEXT	    63
+#define UDPB_MAX_COUNTERS	    32
+#define UDPB_MAX_NET_COUNTERS	    160
 
 enum udpb_type {
 	UDPB_SETUP = 1,
@@ -164,6 +175,7 @@ struct udpb_state_cpu {
 };
 
 struct udpb_state {
+	uint16_t version; /* state_version of the message: 1, or 2 with net[] */
 	uint16_t present; /* enum udpb_state_present */
 	uint32_t mtu;
 	uint32_t speed_mbps;
@@ -178,6 +190,8 @@ struct udpb_state {
 	struct udpb_state_counter counter[UDPB_MAX_COUNTERS];
 	uint16_t ncpus;
 	struct udpb_state_cpu cpu[UDPB_MAX_CPUS];
+	uint16_t nnet; /* version 2: the kernel counters of netcounters.h */
+	struct udpb_state_counter net[UDPB_MAX_NET_COUNTERS];
 };
 
 /* Datagram header. */
@@ -198,7 +212,8 @@ int udpbench_decode_done(const uint8_t *p, size_t len, struct udpb_done *ret);
 int udpbench_decode_report(const uint8_t *p, size_t len, struct udpb_report *ret);
 int udpbench_decode_error(const uint8_t *p, size_t len, struct udpb_error_msg *ret);
 int udpbench_decode_dgram(const uint8_t *p, size_t len, struct udpb_dgram *ret);
-/* The request carries only its version: -EPROTONOSUPPORT for another. */
+/* The request carries only its version: that version (1 or 2), or
+ * -EPROTONOSUPPORT for another. */
 int udpbench_decode_state_request(const uint8_t *p, size_t len);
 /* The reply is large (per-CPU array): decoded into the caller's struct. */
 int udpbench_decode_state(const uint8_t *p, size_t len, struct udpb_state *ret);
@@ -211,8 +226,10 @@ int udpbench_encode_ready(const struct udpb_ready *m, uint8_t *buf, size_t cap);
 int udpbench_encode_done(const struct udpb_done *m, uint8_t *buf, size_t cap);
 int udpbench_encode_report(const struct udpb_report *m, uint8_t *buf, size_t cap);
 int udpbench_encode_error(uint16_t code, const char *text, uint8_t *buf, size_t cap);
-int udpbench_encode_state_request(uint8_t *buf, size_t cap);
-/* Texts longer than UDPB_MAX_STATE_TEXT or not printable: -ERANGE. */
+int udpbench_encode_state_request(uint16_t version, uint8_t *buf, size_t cap);
+/* In m->version (1 or 2). Texts longer than UDPB_MAX_STATE_TEXT or not
+ * printable, a counter name outside [A-Za-z0-9_.]: -ERANGE. Version 2
+ * counters beyond the payload limit are left out (the last ones). */
 int udpbench_encode_state(const struct udpb_state *m, uint8_t *buf, size_t cap);
 /* The datagram header into the first UDPB_DGRAM_HDR bytes of p. */
 void udpbench_encode_dgram(const struct udpb_dgram *d, uint8_t *p);

@@ -242,12 +242,13 @@ static int expect_frame(int fd, int want, uint8_t *buf, size_t *ret_len, uint64_
 	return 0;
 }
 
-/* Ask for the peer's state on the control connection fd. */
-static int ask_state(int fd, const struct udpsend_params *p, uint64_t timeout_usec, uint8_t *buf,
-		     struct udpb_state *ret, struct udpsend_result *res)
+/* Ask for the peer's state, in STATE version `version`, on the control
+ * connection fd. */
+static int ask_state(int fd, const struct udpsend_params *p, uint16_t version, uint64_t timeout_usec,
+		     uint8_t *buf, struct udpb_state *ret, struct udpsend_result *res)
 {
 	size_t len;
-	int n = udpbench_encode_state_request(buf, UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
+	int n = udpbench_encode_state_request(version, buf, UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
 	int r = n < 0 ? n : udpbench_send_all(fd, buf, (size_t)n, now_usec() + timeout_usec);
 
 	if (r < 0)
@@ -261,20 +262,20 @@ static int ask_state(int fd, const struct udpsend_params *p, uint64_t timeout_us
 	return 0;
 }
 
-/* The optional state of udpsend_run: a failure becomes a note, and the
- * answer is NULL. */
-static struct udpb_state *state_or_note(int fd, const struct udpsend_params *p, uint8_t *buf,
-					struct udpsend_result *res, int *ret_r)
+/* The optional state of udpsend_run: the answer, or NULL with *ret_why
+ * (caller frees) saying why. *ret_usec: when the answer came. */
+static struct udpb_state *state_or_why(int fd, const struct udpsend_params *p, uint16_t version, uint8_t *buf,
+				       struct udpsend_result *res, uint64_t *ret_usec, int *ret_r,
+				       char **ret_why)
 {
 	struct udpb_state *st = calloc(1, sizeof(*st));
 
-	*ret_r = st ? ask_state(fd, p, UDPSEND_REPLY_TIMEOUT_USEC, buf, st, res) : -ENOMEM;
+	*ret_r = st ? ask_state(fd, p, version, UDPSEND_REPLY_TIMEOUT_USEC, buf, st, res) : -ENOMEM;
+	*ret_usec = now_usec();
 	if (*ret_r >= 0)
 		return st;
 	free(st);
-	strv_pushf(&res->notes, "peer state not recorded: %s", res->error ? res->error : strerror(-*ret_r));
-	free(res->error);
-	res->error = NULL;
+	*ret_why = res->error ? TAKE_PTR(res->error) : strdup(strerror(-*ret_r));
 	return NULL;
 }
 
@@ -295,8 +296,23 @@ int udpsend_query_state(const char *peer, uint16_t port, unsigned timeout_ms, st
 		r = set_error(res, r, "peer '%s' is not a numeric IPv4 or IPv6 address", p.peer);
 	else if (r < 0)
 		r = set_error(res, r, "no cx5prof serve on %s:%u (%s)", p.peer, p.port, strerror(-r));
-	else
-		r = ask_state(fd, &p, (uint64_t)timeout_ms * 1000, buf, ret, res);
+	else {
+		r = ask_state(fd, &p, UDPB_STATE_VERSION, (uint64_t)timeout_ms * 1000, buf, ret, res);
+		/* An older serve refuses version 2 and closes: ask again as it
+		 * knows, on a connection of its own. */
+		if (r == -EPROTO) {
+			closep(&fd);
+			fd = -1;
+			free(res->error);
+			res->error = NULL;
+			r = connect_control(p.peer, p.port, (uint64_t)timeout_ms * 1000, &fd);
+			if (r < 0)
+				r = set_error(res, r, "no cx5prof serve on %s:%u (%s)", p.peer, p.port,
+					      strerror(-r));
+			else
+				r = ask_state(fd, &p, 1, (uint64_t)timeout_ms * 1000, buf, ret, res);
+		}
+	}
 	if (r < 0)
 		*ret_error = TAKE_PTR(res->error);
 	udpsend_result_done(res);
@@ -556,19 +572,35 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 			      p.peer, p.port, strerror(-r), p.port);
 		goto out;
 	}
-	if (p.peer_state) {
-		res->peer_before = state_or_note(st->cfd, &p, buf, res, &r);
-		/* A server that does not know STATE closed the connection. */
-		if (!res->peer_before) {
-			close(st->cfd);
-			st->cfd = -1;
-			r = connect_control(p.peer, p.port, UDPSEND_CONNECT_TIMEOUT_USEC, &st->cfd);
-			if (r < 0) {
-				r = set_error(res, r, "no cx5prof serve on %s:%u (%s)", p.peer, p.port,
-					      strerror(-r));
-				goto out;
-			}
+	/* The newest STATE first; a server that does not know a version (or
+	 * STATE at all) answers with an ERROR and closes the connection:
+	 * connect again, ask as an older one would be asked, and at last go
+	 * on without. */
+	for (uint16_t v = p.state_version ? p.state_version : UDPB_STATE_VERSION; p.peer_state;) {
+		_cleanup_free_ char *why = NULL;
+		int asked;
+
+		res->peer_before =
+		    state_or_why(st->cfd, &p, v, buf, res, &res->peer_before_usec, &asked, &why);
+		if (res->peer_before) {
+			p.state_version = v;
+			break;
 		}
+		close(st->cfd);
+		st->cfd = -1;
+		r = connect_control(p.peer, p.port, UDPSEND_CONNECT_TIMEOUT_USEC, &st->cfd);
+		if (r < 0) {
+			r = set_error(res, r, "no cx5prof serve on %s:%u (%s)", p.peer, p.port, strerror(-r));
+			goto out;
+		}
+		/* Refused as an unknown request (-EPROTO): an older serve,
+		 * asked again as it knows. Refused for its rate limit or
+		 * --state, or not answered: the run goes on without. */
+		if (asked != -EPROTO || v == 1) {
+			strv_pushf(&res->notes, "peer state not recorded: %s", strna(why));
+			break;
+		}
+		v--;
 	}
 	setup = (struct udpb_setup){.duration_s = p.duration_s,
 				    .message_size = p.message_size,
@@ -622,8 +654,14 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 		goto out;
 	}
 
-	if (res->peer_before)
-		res->peer_after = state_or_note(st->cfd, &p, buf, res, &r);
+	if (res->peer_before) {
+		_cleanup_free_ char *why = NULL;
+
+		res->peer_after =
+		    state_or_why(st->cfd, &p, p.state_version, buf, res, &res->peer_after_usec, &r, &why);
+		if (!res->peer_after)
+			strv_pushf(&res->notes, "peer state not recorded: %s", strna(why));
+	}
 	compute(&p, st, rep, res);
 	peer_mtu_note(&p, st->cfd, res);
 	if (res->sent == 0) {
@@ -683,15 +721,13 @@ int udpsend_command_line(const struct udpsend_params *p, char **ret)
 	return 0;
 }
 
-int udpsend_local_cpus(const char *peer, struct cpuset *ret, char **ret_ifname)
+int udpsend_route_ifname(const char *peer, char **ret)
 {
 	struct sockaddr_storage a, local;
 	socklen_t alen, llen = sizeof(local);
 	struct ifaddrs *ifa = NULL;
 	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *ifname = NULL;
-	struct nic_info nic = {0};
-	_cleanup_cpuset_ struct cpuset usable = CPUSET_INIT;
+	char *ifname = NULL;
 	int r;
 
 	r = resolve(peer, 9, SOCK_DGRAM, &a, &alen);
@@ -715,12 +751,29 @@ int udpsend_local_cpus(const char *peer, struct cpuset *ret, char **ret_ifname)
 		     memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
 			    &((struct sockaddr_in6 *)&local)->sin6_addr, sizeof(struct in6_addr)) == 0)) {
 			ifname = strdup(i->ifa_name);
+			r = ifname ? 0 : -ENOMEM;
 			break;
 		}
 	}
 	freeifaddrs(ifa);
+	if (r < 0)
+		return r;
 	if (!ifname)
 		return -ENODEV;
+	*ret = ifname;
+	return 0;
+}
+
+int udpsend_local_cpus(const char *peer, struct cpuset *ret, char **ret_ifname)
+{
+	_cleanup_free_ char *ifname = NULL;
+	struct nic_info nic = {0};
+	_cleanup_cpuset_ struct cpuset usable = CPUSET_INIT;
+	int r;
+
+	r = udpsend_route_ifname(peer, &ifname);
+	if (r < 0)
+		return r;
 	r = nic_read(ifname, &nic);
 	if (r < 0)
 		return r;

@@ -29,6 +29,10 @@ struct udpsend_params {
 	const struct cpuset *cpus; /* stream i on the i-th CPU (wrapping); NULL/empty: not pinned */
 	bool gso;		   /* UDP_SEGMENT when the kernel and the path allow it */
 	bool peer_state;	   /* ask for the peer's STATE before and after the run */
+	/* The STATE version to ask first (udpbench.h); 0: the newest. An
+	 * older serve's refusal costs a new connection: callers that already
+	 * asked (udpsend_query_state) pass the version it answered. */
+	uint16_t state_version;
 };
 
 struct udpsend_stream {
@@ -65,8 +69,9 @@ struct udpsend_result {
 	/* With params.peer_state: the peer's answers (NULL when it gave none;
 	 * a note says why). */
 	struct udpb_state *peer_before, *peer_after;
-	char **notes; /* one-line notes (GSO fallback, buffer clamped) */
-	char *error;  /* set on failure: object + cause + remedy */
+	uint64_t peer_before_usec, peer_after_usec; /* now_usec() when each answer came */
+	char **notes;				    /* one-line notes (GSO fallback, buffer clamped) */
+	char *error;				    /* set on failure: object + cause + remedy */
 };
 
 /* Run one test against `cx5prof serve` at p->peer. 0 on success with *res
@@ -79,14 +84,21 @@ void udpsend_result_done(struct udpsend_result *res);
 
 /* Ask `cx5prof serve` at peer:port (0: the default port) for its state
  * on a connection of its own, connecting and waiting for the answer at
- * most timeout_ms each. -errno with *ret_error (caller frees) as
- * udpsend_run's errors; -EPROTO also for a server that does not know
- * STATE (an older cx5prof). */
+ * most timeout_ms each: in the newest STATE version, and again in version
+ * 1 on a new connection when an older serve refuses it (ret->version says
+ * which answered). -errno with *ret_error (caller frees) as udpsend_run's
+ * errors; -EPROTO also for a server that does not know STATE (an older
+ * cx5prof). */
 int udpsend_query_state(const char *peer, uint16_t port, unsigned timeout_ms, struct udpb_state *ret,
 			char **ret_error);
 
 /* The equivalent `cx5prof bench ...` command line (for history). */
 int udpsend_command_line(const struct udpsend_params *p, char **ret);
+
+/* The interface that carries traffic to peer: the one that owns the
+ * source address of the route (caller frees). Nothing is sent. -ENODEV no
+ * interface owns it, -EINVAL peer is not a numeric address. */
+int udpsend_route_ifname(const char *peer, char **ret);
 
 /* The CPUs local to the NIC that carries traffic to peer: the route's
  * source address -> its interface -> device/local_cpulist (sysroot).

@@ -6,6 +6,7 @@
 
 #include "base/log.h"
 #include "base/output.h"
+#include "os/snapshot.h"
 #include "os/sysroot.h"
 
 enum { GOPT_SYSROOT = 2000, GOPT_DB, GOPT_JSON };
@@ -139,12 +140,19 @@ int cli_parse(struct cli *cli, const struct verb *verb, int argc, char **argv,
 	r = cli_setup(cli);
 	if (r != 0)
 		return r;
+	if (verb->changes_host && snapshot_active()) {
+		log_error("%s: %s is a snapshot of a host (%s): it can be shown, planned and checked "
+			  "(show, plan, doctor), never changed or benchmarked: run %s on the host itself",
+			  verb->name, cli->sysroot, SNAPSHOT_MARKER, verb->name);
+		return EXIT_USAGE;
+	}
 	*ret_args = TAKE_PTR(positional);
 	return 0;
 }
 
 int cli_setup(struct cli *cli)
 {
+	_cleanup_free_ char *why = NULL;
 	int r;
 
 	log_set_level(cli->verbose >= 2 ? LOG_DEBUG : cli->verbose == 1 ? LOG_INFO : LOG_NOTICE);
@@ -152,6 +160,11 @@ int cli_setup(struct cli *cli)
 	if (r < 0) {
 		log_error_errno(r, "cannot use sysroot '%s': %m", cli->sysroot);
 		return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_USAGE;
+	}
+	r = snapshot_load(&why);
+	if (r < 0) {
+		log_error("--sysroot %s: %s", cli->sysroot, why ? why : strerror(-r));
+		return r == -ENOMEM ? EXIT_ERROR : EXIT_INVALID;
 	}
 	out_init(cli->json);
 	return 0;

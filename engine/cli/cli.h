@@ -28,6 +28,8 @@ struct verb {
 	const char *args;    /* positional arguments for the usage line */
 	const char *summary; /* one line for `cx5prof --help` */
 	const struct cli_option *options;
+	/* Changes or benchmarks the host: refused against a snapshot. */
+	bool changes_host;
 };
 
 enum { CLI_ARG_NONE = 0, CLI_ARG_REQUIRED = 1 };

@@ -4,6 +4,7 @@
  * verb_*.c file. */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <signal.h>
 
 #include "base/log.h"
 #include "base/output.h"
@@ -14,39 +15,48 @@
 static int verb_help(struct cli *cli, int argc, char **argv);
 
 static const struct verb verbs[] = {
-    {"help", verb_help, "[VERB]", "show the usage of cx5prof or of one verb", NULL},
-    {"show", verb_show, "[IFACE...]", "print the observed state of the NICs and the host", NULL},
+    {"help", verb_help, "[VERB]", "show the usage of cx5prof or of one verb", NULL, false},
+    {"show", verb_show, "[IFACE...]", "print the observed state of the NICs and the host", NULL, false},
+    {"counters", verb_counters, "[IFACE]",
+     "print the kernel's drop counters the loss ledger reads (UDP, IP, backlog, qdisc, device)",
+     counters_options, false},
     {"validate", verb_validate, "FILE...",
-     "check profiles (syntax, keys, ranges, extends) without touching anything", validate_options},
+     "check profiles (syntax, keys, ranges, extends) without touching anything", validate_options, false},
     {"plan", verb_plan, "PROFILE",
-     "show every change a profile would make, in order, with preconditions checked", plan_options},
+     "show every change a profile would make, in order, with preconditions checked", plan_options, false},
     {"apply", verb_apply, "PROFILE", "apply a profile as one transaction; undone on any failure",
-     apply_options},
+     apply_options, true},
     {"rollback", verb_rollback, "[TXN]", "restore the state before the last (or the given) transaction",
-     rollback_options},
-    {"commit", verb_commit, "", "keep a transaction applied with --confirm", commit_options},
+     rollback_options, true},
+    {"commit", verb_commit, "", "keep a transaction applied with --confirm", commit_options, true},
     {"verify", verb_verify, "[PROFILE]",
-     "check the host against a profile (default: the last applied) and benchmark it", verify_cli_options},
+     "check the host against a profile (default: the last applied) and benchmark it", verify_cli_options,
+     true},
     {"doctor", verb_doctor, "[PROFILE]",
-     "check the NIC, the host and the path to the peer before benchmarking", doctor_cli_options},
+     "check the NIC, the host and the path to the peer before benchmarking", doctor_cli_options, false},
+    {"snapshot", verb_snapshot, "DIR | --tar FILE",
+     "copy what cx5prof reads of this host into a directory that --sysroot reads elsewhere", snapshot_options,
+     false},
     {"serve", verb_serve, "[PROFILE]", "receive the built-in UDP benchmark (the peer of `bench`)",
-     serve_options},
-    {"bench", verb_bench, "", "run the built-in UDP stream benchmark against `serve`", bench_options},
+     serve_options, true},
+    {"bench", verb_bench, "", "run the built-in UDP stream benchmark against `serve`", bench_options, true},
     {"campaign", verb_campaign, "FILE",
      "run comparison rounds: each group applied, verified and rolled back, with a table and a report",
-     campaign_options},
-    {"report", verb_report, "RUN... --dir DIR", "write report.html (and the runs' bundles) for some runs",
-     report_options},
+     campaign_options, true},
+    {"report", verb_report, "RUN... --dir DIR | --hosts HOSTDIR... --dir DIR",
+     "write report.html (and the runs' bundles) for some runs, or of a fleet's hosts", report_options, false},
     {"history", verb_history, "[show [run] RUN | show txn TXN]",
      "list transactions, runs and campaigns, newest first; or everything about one run or transaction",
-     history_options},
-    {"compare", verb_compare, "RUN RUN [RUN...]",
-     "side-by-side table of what differed between runs, with result deltas", NULL},
+     history_options, false},
+    {"compare", verb_compare, "RUN RUN [RUN...] | --campaign A B",
+     "side-by-side table of what differed between runs, with result deltas; or two campaigns group by group",
+     compare_options, false},
     {"export", verb_export, "RUN --dir DIR", "write a self-contained bundle to reproduce one run",
-     export_options},
-    {"mirror", verb_mirror, "", "send pending history records to the TaoToken mirror", mirror_verb_options},
+     export_options, false},
+    {"mirror", verb_mirror, "", "send pending history records to the TaoToken mirror", mirror_verb_options,
+     false},
     {"analyze", verb_analyze, "RUN", "ask the model whether the sender or the receiver limited a run",
-     analyze_options},
+     analyze_options, false},
 };
 
 enum { OPT_SYSROOT = 1000, OPT_DB, OPT_JSON, OPT_HELP, OPT_VERSION };
@@ -147,7 +157,11 @@ static int verb_help(struct cli *cli, int argc, char **argv)
 	}
 	verb = cli_verb(args[0]);
 	if (!verb) {
-		log_error("help: unknown verb '%s'", args[0]);
+		const char *hint = closest_verb(args[0]);
+		if (hint)
+			log_error("help: unknown verb '%s' (did you mean '%s'?)", args[0], hint);
+		else
+			log_error("help: unknown verb '%s'", args[0]);
 		return EXIT_USAGE;
 	}
 	cli_verb_usage(verb, stdout);
@@ -163,6 +177,10 @@ int main(int argc, char **argv)
 
 	if (env_db && *env_db)
 		cli.db_path = env_db;
+	/* A reader that goes away (`cx5prof campaign FILE | head -c 1`) is
+	 * an EPIPE the verb handles (a campaign stops and undoes its round),
+	 * not a death in the middle of a transaction. */
+	signal(SIGPIPE, SIG_IGN);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:vh", global_longopts, NULL)) != -1) {
 		switch (c) {

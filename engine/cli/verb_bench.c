@@ -11,7 +11,9 @@
 #include "base/output.h"
 #include "bench/peerstate.h"
 #include "bench/udpsend.h"
+#include "ledgerwatch.h"
 #include "mirror.h"
+#include "os/link.h"
 #include "store/history.h"
 #include "store/runs.h"
 #include "verbs.h"
@@ -128,7 +130,7 @@ static int parse_opt(int id, const char *arg, void *userdata)
 }
 
 static void print_result(const struct udpsend_params *p, const struct udpsend_result *res,
-			 struct json_object *peer, const char *command)
+			 struct json_object *peer, struct json_object *ledger, const char *command)
 {
 	out_open_object(NULL);
 	out_string(OUT_JSON, "runner", NULL, "builtin");
@@ -200,6 +202,7 @@ static void print_result(const struct udpsend_params *p, const struct udpsend_re
 		out_string(OUT_ANY, NULL, "note: %s\n", *n);
 	out_close_array();
 	peerstate_render(peer);
+	ledger_render(ledger);
 	out_close_object();
 }
 
@@ -220,10 +223,11 @@ static bool bench_passed(const struct udpsend_result *res)
 }
 
 static void record(struct cli *cli, const struct udpsend_params *p, const struct udpsend_result *res,
-		   struct json_object *peer, const char *command, const char *ifname, int64_t started_usec)
+		   struct json_object *peer, struct json_object *ledger, const char *command,
+		   const char *ifname, int64_t started_usec)
 {
-	_cleanup_free_ char *raw = report_text(res), *verdict = NULL;
-	struct run_artifact arts[3] = {{(char *)"command", (char *)command}, {(char *)"runner_output", raw}};
+	_cleanup_free_ char *raw = report_text(res), *verdict = NULL, *ledger_txt = ledger_text(ledger);
+	struct run_artifact arts[4] = {{(char *)"command", (char *)command}, {(char *)"runner_output", raw}};
 	size_t n_arts = raw ? 2 : 1;
 	struct run_record rec = {
 	    .started_usec = started_usec,
@@ -247,6 +251,8 @@ static void record(struct cli *cli, const struct udpsend_params *p, const struct
 	     * bool: "pass" only means datagrams went out and arrived. */
 	    .passed = bench_passed(res),
 	    .artifacts = arts,
+	    .limited_by = (char *)ledger_doc_limited_by(ledger),
+	    .ledger = ledger ? (char *)json_object_to_json_string_ext(ledger, JSON_C_TO_STRING_PLAIN) : NULL,
 	};
 	struct history *h = NULL;
 	int r;
@@ -255,6 +261,8 @@ static void record(struct cli *cli, const struct udpsend_params *p, const struct
 		arts[n_arts++] = (struct run_artifact){
 		    (char *)PEERSTATE_ARTIFACT,
 		    (char *)json_object_to_json_string_ext(peer, JSON_C_TO_STRING_PRETTY)};
+	if (ledger_txt)
+		arts[n_arts++] = (struct run_artifact){(char *)"loss_ledger", ledger_txt};
 	rec.n_artifacts = n_arts;
 
 	if (!rec.passed) {
@@ -278,6 +286,43 @@ static void record(struct cli *cli, const struct udpsend_params *p, const struct
 	history_close(h);
 }
 
+/* The run's loss ledger document (NULL when nothing was sent): the peer's
+ * counters from serve's answers around the run. */
+static int bench_ledger(const struct udpsend_params *p, const struct udpsend_result *res,
+			struct ledger_watch *lw, struct json_object **ret)
+{
+	_cleanup_(netcounters_done) struct netcounters pb = {0}, pa = {0};
+	_cleanup_ledger_ struct ledger *l = NULL;
+	struct link_info li = {0};
+	struct ledger_input in = {
+	    .sent = res->sent,
+	    .received = res->received,
+	    .send_errors = res->send_errors,
+	    .send_mbps = res->send_mbps,
+	    .sender_cpu_percent = res->cpu_percent,
+	    .message_size = p->message_size,
+	    .send_buffer = p->send_buffer,
+	    .recv_buffer = p->recv_buffer,
+	    .recv_buffer_actual = res->recv_buffer_actual,
+	    .send_buffer_setting = "bench --send-buffer",
+	    .recv_buffer_setting = "bench --recv-buffer",
+	};
+	bool have = res->peer_before && res->peer_after &&
+		    peerstate_netcounters(res->peer_before, res->peer_before_usec, &pb) >= 0 &&
+		    peerstate_netcounters(res->peer_after, res->peer_after_usec, &pa) >= 0;
+	int r;
+
+	if (lw->ifname && link_get(lw->ifname, &li) >= 0)
+		in.mtu = li.mtu;
+	r = ledger_watch_after(lw, have ? &pb : NULL, have ? &pa : NULL);
+	if (r >= 0)
+		r = ledger_watch_compute(lw, &in, &l);
+	if (r < 0)
+		return r;
+	*ret = l ? ledger_to_json(l) : NULL;
+	return l && !*ret ? -ENOMEM : 0;
+}
+
 int verb_bench(struct cli *cli, int argc, char **argv)
 {
 	struct bench_args a = {
@@ -286,7 +331,8 @@ int verb_bench(struct cli *cli, int argc, char **argv)
 	_cleanup_free_ char *command = NULL, *ifname = NULL;
 	_cleanup_cpuset_ struct cpuset cpus = CPUSET_INIT;
 	struct udpsend_result res = {0};
-	struct json_object *peer;
+	_cleanup_(ledger_watch_done) struct ledger_watch lw = {0};
+	struct json_object *peer, *ledger = NULL;
 	int64_t started_usec;
 	int r;
 
@@ -317,6 +363,13 @@ int verb_bench(struct cli *cli, int argc, char **argv)
 	if (udpsend_command_line(&a.p, &command) < 0)
 		return log_error("out of memory"), EXIT_ERROR;
 
+	/* The loss ledger's idle window, then the run. */
+	r = ledger_watch_start(&lw, a.p.peer, a.p.port, false, NULL, 0, NULL);
+	if (r >= 0)
+		r = ledger_watch_before(&lw, true);
+	if (r < 0)
+		return log_error("out of memory"), EXIT_ERROR;
+	a.p.state_version = lw.state_version;
 	started_usec = history_now_usec();
 	r = udpsend_run(&a.p, &res);
 	if (r < 0) {
@@ -327,10 +380,17 @@ int verb_bench(struct cli *cli, int argc, char **argv)
 	for (char **n = res.notes; n && *n; n++)
 		log_info("bench: %s", *n);
 	peer = res.peer_before ? peerstate_to_json(res.peer_before, res.peer_after) : NULL;
-	print_result(&a.p, &res, peer, command);
+	r = bench_ledger(&a.p, &res, &lw, &ledger);
+	if (r < 0) {
+		json_object_put(peer);
+		udpsend_result_done(&res);
+		return log_error("out of memory"), EXIT_ERROR;
+	}
+	print_result(&a.p, &res, peer, ledger, command);
 	if (!a.no_record)
-		record(cli, &a.p, &res, peer, command, ifname, started_usec);
+		record(cli, &a.p, &res, peer, ledger, command, ifname, started_usec);
 	json_object_put(peer);
+	json_object_put(ledger);
 	udpsend_result_done(&res);
 	r = out_finish();
 	return r < 0 ? EXIT_ERROR : EXIT_OK;

@@ -23,6 +23,7 @@
 #include "txn.h"
 #include "base/log.h"
 #include "base/output.h"
+#include "base/stats.h"
 #include "campaignfile.h"
 #include "mirror.h"
 #include "kinds/kinds.h"
@@ -36,9 +37,22 @@
 #include "store/runs.h"
 #include "verb_txn.h"
 #include "verbs.h"
+#include "verdict.h"
 #include "verify.h"
 
-enum { OPT_REPORT = 1000, OPT_KEEP, OPT_CHECK, OPT_DIR, OPT_PEER, OPT_SSH_COMMANDS };
+enum {
+	OPT_REPORT = 1000,
+	OPT_KEEP,
+	OPT_CHECK,
+	OPT_DIR,
+	OPT_PEER,
+	OPT_ABLATE,
+	OPT_DURATION,
+	OPT_REPEAT,
+	OPT_BUDGET,
+	OPT_SSH_COMMANDS,
+	OPT_HOSTS,
+};
 
 enum keep { KEEP_NONE, KEEP_FIRST, KEEP_LAST, KEEP_BEST };
 static const char *const keep_names[] = {"none", "first", "last", "best", NULL};
@@ -50,7 +64,17 @@ const struct cli_option campaign_options[] = {
      "none (default): the host ends as it began; first, last or best: that group stays applied"},
     {"peer", CLI_ARG_REQUIRED, OPT_PEER, "ADDR",
      "benchmark against ADDR instead of verify.peer (every group)"},
-    {"check", CLI_ARG_NONE, OPT_CHECK, NULL, "check the campaign file and print its rounds; change nothing"},
+    {"ablate", CLI_ARG_REQUIRED, OPT_ABLATE, "PROFILE",
+     "the groups: the host as found, each change family of PROFILE alone, all of it, all but each family"},
+    {"duration", CLI_ARG_REQUIRED, OPT_DURATION, "SECONDS",
+     "every round's benchmark duration (verify.duration)"},
+    {"repeat", CLI_ARG_REQUIRED, OPT_REPEAT, "N|auto",
+     "rounds per group; auto: until every comparison is decided or max_rounds"},
+    {"budget", CLI_ARG_REQUIRED, OPT_BUDGET, "DURATION",
+     "start no round that would end after DURATION (90s, 15m, 2h) from the start"},
+    {"check", CLI_ARG_NONE, OPT_CHECK, NULL,
+     "check the file and plan every group against this host; change nothing (exit 5: a group would be "
+     "skipped)"},
     {"allow-ssh-commands", CLI_ARG_NONE, OPT_SSH_COMMANDS, NULL,
      "let peer.ssh_config run commands here (ProxyCommand, LocalCommand, Match exec...)"},
     {0},
@@ -58,6 +82,9 @@ const struct cli_option campaign_options[] = {
 
 const struct cli_option report_options[] = {
     {"dir", CLI_ARG_REQUIRED, OPT_DIR, "DIR", "write report.html and the runs' bundles into DIR"},
+    {"hosts", CLI_ARG_NONE, OPT_HOSTS, NULL,
+     "the arguments are hosts' directories (run.json of `export`, host.json of the fleet playbook): one row "
+     "per host"},
     {0},
 };
 
@@ -65,8 +92,13 @@ struct campaign_args {
 	const char *peer;
 	const char *report;
 	const char *dir;
+	const char *ablate;
 	enum keep keep;
 	bool check;
+	unsigned duration; /* 0: the file's */
+	int repeat;	   /* 0: the file's; -1: auto */
+	unsigned budget_s; /* 0: the file's */
+	bool hosts;
 };
 
 static int handle_option(int id, const char *arg, void *userdata)
@@ -90,8 +122,46 @@ static int handle_option(int id, const char *arg, void *userdata)
 	case OPT_CHECK:
 		a->check = true;
 		return 0;
+	case OPT_ABLATE:
+		a->ablate = arg;
+		return 0;
+	case OPT_DURATION: {
+		uint32_t v;
+		if (safe_atou32(arg, &v) < 0 || v < 1 || v > 3600) {
+			log_error("campaign: --duration takes seconds between 1 and 3600, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		a->duration = v;
+		return 0;
+	}
+	case OPT_REPEAT: {
+		uint32_t v;
+		if (streq(arg, "auto")) {
+			a->repeat = -1;
+			return 0;
+		}
+		if (safe_atou32(arg, &v) < 0 || v < 1 || v > CAMPAIGN_MAX_REPEAT) {
+			log_error("campaign: --repeat takes auto or a number between 1 and %d, not '%s'",
+				  CAMPAIGN_MAX_REPEAT, arg);
+			return EXIT_USAGE;
+		}
+		a->repeat = (int)v;
+		return 0;
+	}
+	case OPT_BUDGET:
+		if (campaign_parse_duration(arg, &a->budget_s) < 0) {
+			log_error(
+			    "campaign: --budget takes a duration such as 900, 90s, 15m or 2h (at most 7 "
+			    "days), not '%s'",
+			    arg);
+			return EXIT_USAGE;
+		}
+		return 0;
 	case OPT_SSH_COMMANDS:
 		peerssh_allow_commands(true);
+		return 0;
+	case OPT_HOSTS:
+		a->hosts = true;
 		return 0;
 	case OPT_KEEP:
 		for (int i = 0; keep_names[i]; i++)
@@ -105,15 +175,28 @@ static int handle_option(int id, const char *arg, void *userdata)
 	return EXIT_USAGE;
 }
 
+/* What a round costs beyond its benchmark (plan, apply, probe, undo), for
+ * the estimate: a real port takes a second or two to come back after an
+ * MTU change. */
+#define ROUND_OVERHEAD_S 2
+/* repeat: auto looks at the rounds after every repetition from this many
+ * on (or at max_rounds, when it is smaller); alpha is split evenly over
+ * the looks, so looking often never raises the false-difference rate. */
+#define AUTO_FIRST_LOOK 5
+
 /* One group with one sweep value: a row of the table. */
 struct cell {
 	size_t group, sweep;
-	char *skipped; /* why it could not apply, or NULL */
+	char *skipped; /* why it could not apply (or why its other rounds were not run), or NULL */
 	int skipped_code;
-	double *recv, *loss; /* the measured rounds' figures */
-	size_t n;
-	struct json_object *rounds; /* array */
-	struct json_object *drops;  /* counter -> summed delta over the rounds; NULL: no counters */
+	double *recv, *loss;	     /* the counted rounds' figures */
+	size_t n;		     /* counted rounds */
+	unsigned threshold_failures; /* counted rounds that failed a threshold */
+	unsigned excluded;	     /* rounds run and not counted (interrupted, failed) */
+	char *last_failure;	     /* the previous round's failure, when it failed */
+	unsigned duration;	     /* its benchmark's seconds */
+	struct json_object *rounds;  /* array */
+	struct json_object *drops;   /* counter -> summed delta over the rounds; NULL: no counters */
 	struct json_object *profile;
 	double max_cpu_percent; /* the worst round's largest single-CPU share; -1 unknown */
 	int max_cpu;
@@ -123,6 +206,19 @@ struct cell {
 	int64_t peer_mtu;   /* the peer's MTU in the last round it answered STATE; -1 none */
 	int64_t peer_drops; /* its drop counters' rise summed over the rounds; -1 unknown */
 };
+
+/* Why the rounds ended (the document's "stopped"). */
+enum stop_reason {
+	STOP_COMPLETE,	  /* every repetition of a fixed repeat */
+	STOP_DECIDED,	  /* repeat: auto: every comparison decided */
+	STOP_MAX_ROUNDS,  /* repeat: auto: max_rounds reached */
+	STOP_BUDGET,	  /* the next round would have ended after the budget */
+	STOP_INTERRUPTED, /* a signal, or the output was closed */
+	STOP_FAILED,	  /* an error the host must not carry on from */
+	_STOP_MAX,
+};
+static const char *const stop_names[_STOP_MAX] = {"complete", "decided",     "max_rounds",
+						  "budget",   "interrupted", "failed"};
 
 struct run_ctx {
 	const struct cli *cli;
@@ -136,28 +232,25 @@ struct run_ctx {
 	int signal;
 	char *peer_down;     /* the peer's ssh failed in a round: why; its later rounds are not tried */
 	char **not_restored; /* what a failed undo left, on either host: one line each */
+	bool output_closed;  /* stdout went away (EPIPE): stop as at a signal */
+	int64_t started_usec;
+	double round_seconds; /* wall time of the rounds run so far */
+	size_t rounds_run;    /* warm-up included */
+	size_t rounds_planned;
+	unsigned repetitions; /* repetitions (partly) run */
+	unsigned looks;	      /* how many times repeat: auto looks (1: fixed) */
+	unsigned estimate_s;
+	enum stop_reason stopped;
+	/* The statistics of the counted rounds (stats_compute). */
+	struct verdict_group *vgroups;
+	struct verdict_family *vfamilies;
+	struct verdict_input vin;
+	struct verdict v;
 };
 
 static size_t sweeps(const struct campaign *c)
 {
 	return c->n_sweep ? c->n_sweep : 1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(const double *v, size_t n)
-{
-	_cleanup_free_ double *s = NULL;
-
-	if (n == 0 || !(s = malloc(n * sizeof(*s))))
-		return NAN;
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
 static void cell_add_drops(struct cell *cl, const struct verify_report *rep)
@@ -197,14 +290,60 @@ static void peer_figures(struct json_object *ps, int64_t *ret_mtu, int64_t *ret_
 		    json_object_object_get(json_object_array_get_idx(counters, i), "delta"));
 }
 
-/* What one round measured, into its cell. */
-/* peer_reverted: the peer was not as the group wants for the whole round
- * (its transaction was rolled back under it): the round does not count. */
+/* A round that failed as the one before it did (the peer's path MTU,
+ * a missing server): the group's other rounds would fail the same way. */
+static void cell_note_failure(struct run_ctx *x, struct cell *cl, const char *failure)
+{
+	if (failure && cl->last_failure && streq(failure, cl->last_failure)) {
+		cl->skipped = strprintf(
+		    "the same failure in two rounds in a row, its other rounds not run: %s", failure);
+		cl->skipped_code = EXIT_ERROR;
+		log_warn("campaign: group %s: %s", x->c->groups[cl->group].name, strna(cl->skipped));
+		return;
+	}
+	free(cl->last_failure);
+	cl->last_failure = failure ? strdup(failure) : NULL;
+}
+
+/* "round   3/12  mtu-jumbo         2872.8 Mbps  loss 49.55%": each round
+ * as it ends (after its undo), for people; a pipe that closed stops the
+ * campaign. */
+static void round_progress(struct run_ctx *x, const struct cell *cl, const struct verify_report *rep,
+			   bool warmup, const char *why_not)
+{
+	_cleanup_free_ char *what = NULL;
+	const char *name = x->c->groups[cl->group].name;
+	const char *value = campaign_sweep_value(x->c, cl->sweep);
+
+	if (out_is_json())
+		return;
+	if (rep->interrupted)
+		what = strprintf("interrupted: %s", rep->interrupted);
+	else if (why_not)
+		what = strdup(why_not);
+	else
+		what = strprintf("%.1f Mbps  loss %.2f%%%s", rep->result.recv_mbps, rep->result.loss_percent,
+				 warmup ? "  (warm-up, not counted)" : "");
+	out_text("round       %zu/%zu %s%s%s: %s\n", x->rounds_run, x->rounds_planned, name, value ? " " : "",
+		 value ? value : "", strna(what));
+	if (out_flush() == -EPIPE)
+		x->output_closed = true;
+}
+
+/* What one round measured, into its cell: counted when it measured in
+ * full, was not a warm-up, and the peer stayed as the group wants for the
+ * whole round (peer_reverted: its transaction was rolled back under it). */
 static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, int64_t txn,
-			   const struct verify_report *rep, bool peer_reverted)
+			   const struct verify_report *rep, bool warmup, bool peer_reverted)
 {
 	struct json_object *o = json_object_new_object();
 	bool measured = rep->bench_ran && rep->bench_r >= 0 && !peer_reverted;
+	bool counted = measured && !warmup && !rep->interrupted;
+	const char *why = peer_reverted
+			      ? "the peer's transaction was rolled back during the round: not counted"
+			  : rep->interrupted  ? rep->interrupted
+			  : rep->result.error ? rep->result.error
+					      : rep->bench_skipped;
 	int64_t peer_mtu, peer_drops;
 
 	json_object_object_add(o, "repetition", json_object_new_int(rep_no));
@@ -215,30 +354,38 @@ static void cell_add_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, 
 			       measured ? json_object_new_double(rep->result.recv_mbps) : NULL);
 	json_object_object_add(o, "loss_percent",
 			       measured ? json_object_new_double(rep->result.loss_percent) : NULL);
-	json_object_object_add(o, "error",
-			       peer_reverted
-				   ? json_object_new_string("the peer's transaction was rolled back during "
-							    "the round: not counted")
-			       : rep->result.error  ? json_object_new_string(rep->result.error)
-			       : rep->bench_skipped ? json_object_new_string(rep->bench_skipped)
-						    : NULL);
+	json_object_object_add(o, "error", why ? json_object_new_string(why) : NULL);
+	json_object_object_add(
+	    o, "limited_by",
+	    rep->ledger && rep->ledger->limited_by ? json_object_new_string(rep->ledger->limited_by) : NULL);
 	json_object_object_add(o, "peer_reverted", json_object_new_boolean(peer_reverted));
+	json_object_object_add(o, "warmup", json_object_new_boolean(warmup));
+	json_object_object_add(o, "counted", json_object_new_boolean(counted));
 	peer_figures(rep->result.peer_state, &peer_mtu, &peer_drops);
 	json_object_object_add(o, "peer_mtu", peer_mtu >= 0 ? json_object_new_int64(peer_mtu) : NULL);
 	json_object_object_add(o, "peer_drops", peer_drops >= 0 ? json_object_new_int64(peer_drops) : NULL);
 	json_object_array_add(cl->rounds, o);
+	if (rep->run_id)
+		x->runs++;
+	round_progress(x, cl, rep, warmup, why);
+	if (warmup)
+		return;
 	if (peer_mtu >= 0)
 		cl->peer_mtu = peer_mtu;
 	if (peer_drops >= 0)
 		cl->peer_drops = (cl->peer_drops < 0 ? 0 : cl->peer_drops) + peer_drops;
-	if (rep->run_id)
-		x->runs++;
-	if (!measured) {
+	if (!counted) {
 		cl->failed_round = true;
+		cl->excluded++;
+		if (!rep->interrupted)
+			cell_note_failure(x, cl, rep->result.error ? rep->result.error : rep->bench_skipped);
 		return;
 	}
+	cell_note_failure(x, cl, NULL);
 	cl->recv[cl->n] = rep->result.recv_mbps;
 	cl->loss[cl->n++] = rep->result.loss_percent;
+	if (verify_exit_code(rep) == EXIT_BENCH_FAIL)
+		cl->threshold_failures++;
 	if (rep->has_spread) {
 		cl->spread_known = true;
 		cl->interrupts += rep->spread.interrupts;
@@ -455,8 +602,8 @@ static int apply_round(struct run_ctx *x, struct cell *cl, const struct profile 
 
 /* One round: plan, apply (here, then on the peer), verify, roll back.
  * EXIT_OK also when the group was skipped or the benchmark failed
- * (results, in the cell). */
-static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
+ * (results, in the cell). A warm-up round is recorded, never counted. */
+static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, bool warmup)
 {
 	_cleanup_profile_ struct profile *prof = NULL;
 	_cleanup_plan_ struct plan *p = NULL;
@@ -493,6 +640,7 @@ static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 		    .campaign_id = x->id,
 		    .bench = true,
 		    .history = x->h,
+		    .interrupted = apply_interrupted,
 		};
 		r = verify_run(&o, &rep);
 		if (r < 0) {
@@ -505,6 +653,9 @@ static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 				 rep_no, rep->result.error);
 		if (rep->record_error)
 			log_warn("campaign: the run was not recorded: %s", rep->record_error);
+		if (rep->interrupted)
+			log_warn("campaign: %s, repetition %u: not counted: %s", x->c->groups[cl->group].name,
+				 rep_no, rep->interrupted);
 	}
 	code = undo_round(x, prof, txn, peer_txn, &peer_reverted);
 	if (rep) {
@@ -513,7 +664,7 @@ static int run_round(struct run_ctx *x, struct cell *cl, unsigned rep_no)
 				 " was rolled back during the round (its --confirm watchdog?): the round "
 				 "does not count",
 				 x->c->groups[cl->group].name, rep_no, peer_txn);
-		cell_add_round(x, cl, rep_no, txn, rep, peer_reverted);
+		cell_add_round(x, cl, rep_no, txn, rep, warmup, peer_reverted);
 	}
 	return code;
 }
@@ -535,22 +686,38 @@ static int cells_init(struct run_ctx *x)
 			cl->max_cpu_percent = -1;
 			cl->max_cpu = -1;
 			cl->peer_mtu = cl->peer_drops = -1;
+			cl->duration = VERIFY_DEFAULT_DURATION_S;
 			cl->recv = calloc(x->c->repeat, sizeof(double));
 			cl->loss = calloc(x->c->repeat, sizeof(double));
 			cl->rounds = json_object_new_array();
 			if (!cl->recv || !cl->loss || !cl->rounds)
 				return -ENOMEM;
-			if (round_profile(x, g, s, &p, NULL) >= 0 && profile_to_json(p, &pj) >= 0)
+			if (round_profile(x, g, s, &p, NULL) < 0)
+				continue;
+			if (p->verify.duration.set)
+				cl->duration = (unsigned)p->verify.duration.value;
+			if (profile_to_json(p, &pj) >= 0)
 				cl->profile = pj;
 		}
 	return 0;
 }
 
+static void stats_done(struct run_ctx *x)
+{
+	verdict_done(&x->v);
+	free(x->vgroups);
+	free(x->vfamilies);
+	x->vgroups = NULL;
+	x->vfamilies = NULL;
+}
+
 static void cells_free(struct run_ctx *x)
 {
+	stats_done(x);
 	for (size_t i = 0; i < x->n_cells; i++) {
 		struct cell *cl = &x->cells[i];
 		free(cl->skipped);
+		free(cl->last_failure);
 		free(cl->recv);
 		free(cl->loss);
 		json_object_put(cl->rounds);
@@ -562,28 +729,198 @@ static void cells_free(struct run_ctx *x)
 	strv_free(x->not_restored);
 }
 
+/* The level of each look: repeat: auto splits alpha over its looks. */
+static double look_alpha(const struct run_ctx *x)
+{
+	return VERDICT_ALPHA / (x->looks ? x->looks : 1);
+}
+
+/* The comparisons of the counted rounds so far, at the level alpha. */
+static int stats_compute(struct run_ctx *x, double alpha)
+{
+	const struct campaign *c = x->c;
+
+	stats_done(x);
+	x->vgroups = calloc(x->n_cells, sizeof(*x->vgroups));
+	x->vfamilies = calloc(c->ablation.n_families ? c->ablation.n_families : 1, sizeof(*x->vfamilies));
+	if (!x->vgroups || !x->vfamilies)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->n_cells; i++) {
+		const struct cell *cl = &x->cells[i];
+		const struct campaign_group *g = &c->groups[cl->group];
+		x->vgroups[i] = (struct verdict_group){
+		    .name = g->name,
+		    .description = g->description,
+		    .sweep = cl->sweep,
+		    .sweep_value = campaign_sweep_value(c, cl->sweep),
+		    .recv = cl->recv,
+		    .loss = cl->loss,
+		    .n = cl->n,
+		    .skipped = cl->skipped,
+		    .skipped_code = cl->skipped_code,
+		    .thresholds_failed = 2 * cl->threshold_failures > cl->n,
+		    .role = g->role,
+		    .families = g->families,
+		};
+	}
+	for (size_t f = 0; f < c->ablation.n_families; f++) {
+		x->vfamilies[f] = (struct verdict_family){ablation_family_name(&c->ablation, f),
+							  c->ablation.families[f].label, NULL};
+		/* A family that cannot apply here: its group alone was skipped. */
+		for (size_t g = 0; g < c->n_groups; g++)
+			if (c->groups[g].families == 1u << f && c->groups[g].role == ROLE_ALONE)
+				x->vfamilies[f].skipped = x->cells[g * sweeps(c)].skipped;
+	}
+	x->vin = (struct verdict_input){
+	    .groups = x->vgroups,
+	    .n_groups = x->n_cells,
+	    .n_sweeps = sweeps(c),
+	    .families = x->vfamilies,
+	    .n_families = c->ablation.n_families,
+	    .alpha = alpha,
+	};
+	return verdict_compute(&x->vin, &x->v);
+}
+
+/* What stopped the campaign: "SIGINT", or "a closed output (EPIPE)". */
+static const char *interruption(const struct run_ctx *x)
+{
+	static char sig[32];
+
+	if (!apply_interrupted() && x->output_closed)
+		return "a closed output (EPIPE)";
+	snprintf(sig, sizeof(sig), "SIG%s", strna(sigabbrev_np(apply_interrupted())));
+	return sig;
+}
+
+static bool stop_requested(const struct run_ctx *x)
+{
+	return apply_interrupted() || x->output_closed;
+}
+
+/* Seconds since the first round. */
+static double elapsed_s(const struct run_ctx *x)
+{
+	return (double)(history_now_usec() - x->started_usec) / 1e6;
+}
+
+/* Would the next round of cl end after --budget? Its length is the
+ * rounds' average so far, or the estimate before the first. */
+static bool over_budget(const struct run_ctx *x, const struct cell *cl)
+{
+	double next =
+	    x->rounds_run ? x->round_seconds / (double)x->rounds_run : cl->duration + ROUND_OVERHEAD_S;
+
+	return x->c->budget_s && elapsed_s(x) + next > x->c->budget_s;
+}
+
+static int timed_round(struct run_ctx *x, struct cell *cl, unsigned rep_no, bool warmup)
+{
+	int64_t t0 = history_now_usec();
+	int code;
+
+	x->rounds_run++;
+	code = run_round(x, cl, rep_no, warmup);
+	x->round_seconds += (double)(history_now_usec() - t0) / 1e6;
+	return code;
+}
+
+/* warmup: N rounds first, the groups in turn, recorded and not counted. */
+static int run_warmup(struct run_ctx *x)
+{
+	size_t i = 0;
+
+	for (unsigned w = 1; w <= x->c->warmup; w++, i++) {
+		struct cell *cl;
+		size_t tries = 0;
+		int code;
+
+		while (x->cells[i % x->n_cells].skipped && tries++ < x->n_cells)
+			i++;
+		cl = &x->cells[i % x->n_cells];
+		if (cl->skipped)
+			return EXIT_OK;
+		if (stop_requested(x))
+			return EXIT_ROLLED_BACK;
+		if (over_budget(x, cl)) {
+			x->stopped = STOP_BUDGET;
+			return EXIT_OK;
+		}
+		code = timed_round(x, cl, w, true);
+		if (code != EXIT_OK || stop_requested(x))
+			return code != EXIT_OK ? code : EXIT_ROLLED_BACK;
+	}
+	return EXIT_OK;
+}
+
 /* The rounds, interleaved: every group (and sweep value) once per
- * repetition. Stops at a caught signal or a failure the host must not
- * carry on from. */
+ * repetition. repeat: auto looks after each repetition from
+ * AUTO_FIRST_LOOK on and stops once every comparison is decided. Stops at
+ * a caught signal, a closed output, the budget, or a failure the host
+ * must not carry on from. */
 static int run_rounds(struct run_ctx *x)
 {
-	int code = EXIT_OK;
+	const struct campaign *c = x->c;
+	unsigned first_look = c->repeat < AUTO_FIRST_LOOK ? c->repeat : AUTO_FIRST_LOOK;
+	int code, r;
 
 	apply_signals_install();
-	for (unsigned rep = 1; rep <= x->c->repeat; rep++)
+	x->started_usec = history_now_usec();
+	code = run_warmup(x);
+	if (code != EXIT_OK || x->stopped == STOP_BUDGET)
+		return code;
+	for (unsigned rep = 1; rep <= c->repeat; rep++) {
 		for (size_t i = 0; i < x->n_cells; i++) {
 			struct cell *cl = &x->cells[i];
 			if (cl->skipped)
 				continue;
-			if (apply_interrupted())
+			if (stop_requested(x))
 				return EXIT_ROLLED_BACK;
-			code = run_round(x, cl, rep);
+			if (over_budget(x, cl)) {
+				x->stopped = STOP_BUDGET;
+				return EXIT_OK;
+			}
+			x->repetitions = rep;
+			code = timed_round(x, cl, rep, false);
 			if (code != EXIT_OK)
 				return code;
-			if (apply_interrupted())
+			if (stop_requested(x))
 				return EXIT_ROLLED_BACK;
 		}
-	return code;
+		if (!c->repeat_auto || rep < first_look)
+			continue;
+		r = stats_compute(x, look_alpha(x));
+		if (r < 0)
+			return log_error_errno(r, "campaign: statistics: %m"), EXIT_ERROR;
+		if (x->v.decided) {
+			x->stopped = STOP_DECIDED;
+			return EXIT_OK;
+		}
+	}
+	x->stopped = c->repeat_auto ? STOP_MAX_ROUNDS : STOP_COMPLETE;
+	return EXIT_OK;
+}
+
+/* The rounds to run and a rough duration, before the first: for repeat:
+ * auto the most it may take. */
+static void estimate(struct run_ctx *x)
+{
+	const struct campaign *c = x->c;
+	size_t rounds = c->warmup, active = 0;
+	double seconds = 0, per_rep = 0;
+
+	for (size_t i = 0; i < x->n_cells; i++) {
+		per_rep += x->cells[i].duration + ROUND_OVERHEAD_S;
+		active++;
+	}
+	rounds += active * c->repeat;
+	seconds = per_rep * c->repeat + (active ? c->warmup * per_rep / (double)active : 0);
+	if (c->budget_s && seconds > c->budget_s)
+		seconds = c->budget_s;
+	x->rounds_planned = rounds;
+	x->estimate_s = (unsigned)ceil(seconds);
+	x->looks =
+	    c->repeat_auto ? c->repeat - (c->repeat < AUTO_FIRST_LOOK ? c->repeat : AUTO_FIRST_LOOK) + 1 : 1;
 }
 
 /* ---- the document ---- */
@@ -593,11 +930,60 @@ static struct json_object *num_or_null(double v)
 	return isnan(v) || v < 0 ? NULL : json_object_new_double(v);
 }
 
+/* A round's limited_by when it counts (warm-up and excluded rounds do
+ * not), else NULL. */
+static const char *round_limited_by(struct json_object *round)
+{
+	struct json_object *counted;
+
+	if (json_object_object_get_ex(round, "counted", &counted) && !json_object_get_boolean(counted))
+		return NULL;
+	return json_object_get_string(json_object_object_get(round, "limited_by"));
+}
+
+/* What limited a group: the verdict of the most of its counted rounds'
+ * ledgers (the first of equals), with how many rounds said so; NULL when
+ * no counted round has one. */
+static void limited_by_json(struct json_object *rounds, struct json_object *g)
+{
+	const char *best = NULL;
+	int best_n = 0;
+
+	for (size_t i = 0; rounds && i < json_object_array_length(rounds); i++) {
+		const char *v = round_limited_by(json_object_array_get_idx(rounds, i));
+		int n = 0;
+
+		for (size_t k = 0; v && k < json_object_array_length(rounds); k++)
+			n += streq_ptr(round_limited_by(json_object_array_get_idx(rounds, k)), v);
+		if (n > best_n) {
+			best = v;
+			best_n = n;
+		}
+	}
+	json_object_object_add(g, "limited_by", best ? json_object_new_string(best) : NULL);
+	json_object_object_add(g, "limited_by_rounds", best ? json_object_new_int(best_n) : NULL);
+}
+
+/* An ablation group's families ["mtu", "sysctl"]; null for a file's group. */
+static struct json_object *families_json(const struct run_ctx *x, const struct campaign_group *g)
+{
+	struct json_object *a;
+
+	if (g->role == ROLE_GROUP)
+		return NULL;
+	a = json_object_new_array();
+	for (size_t f = 0; f < x->c->ablation.n_families; f++)
+		if (g->families & (1u << f))
+			json_object_array_add(
+			    a, json_object_new_string(ablation_family_name(&x->c->ablation, f)));
+	return a;
+}
+
 static struct json_object *cell_json(const struct run_ctx *x, struct cell *cl, double prev_median)
 {
 	const struct campaign_group *g = &x->c->groups[cl->group];
 	struct json_object *o = json_object_new_object();
-	double med = median(cl->recv, cl->n);
+	double med = stats_median(cl->recv, cl->n);
 	double lo = NAN, hi = NAN;
 	char spread[64];
 
@@ -624,7 +1010,7 @@ static struct json_object *cell_json(const struct run_ctx *x, struct cell *cl, d
 	json_object_object_add(o, "median_recv_mbps", num_or_null(med));
 	json_object_object_add(o, "min_recv_mbps", num_or_null(lo));
 	json_object_object_add(o, "max_recv_mbps", num_or_null(hi));
-	json_object_object_add(o, "median_loss_percent", num_or_null(median(cl->loss, cl->n)));
+	json_object_object_add(o, "median_loss_percent", num_or_null(stats_median(cl->loss, cl->n)));
 	json_object_object_add(o, "irq_spread", json_object_new_string(spread));
 	json_object_object_add(o, "irq_max_cpu_percent", num_or_null(cl->max_cpu_percent));
 	json_object_object_add(o, "drops", json_object_get(cl->drops));
@@ -635,8 +1021,17 @@ static struct json_object *cell_json(const struct run_ctx *x, struct cell *cl, d
 			       isnan(med) || isnan(prev_median) || prev_median <= 0
 				   ? NULL
 				   : json_object_new_double(100.0 * (med - prev_median) / prev_median));
+	json_object_object_add(o, "rounds_counted", json_object_new_int((int)cl->n));
+	json_object_object_add(o, "rounds_excluded", json_object_new_int((int)cl->excluded));
+	json_object_object_add(
+	    o, "thresholds",
+	    cl->n == 0 ? NULL
+		       : json_object_new_string(2 * cl->threshold_failures > cl->n ? "failed" : "passed"));
+	json_object_object_add(o, "role", json_object_new_string(verdict_role_to_string(g->role)));
+	json_object_object_add(o, "families", families_json(x, g));
 	json_object_object_add(o, "profile", json_object_get(cl->profile));
 	json_object_object_add(o, "rounds", json_object_get(cl->rounds));
+	limited_by_json(cl->rounds, o);
 	return o;
 }
 
@@ -652,57 +1047,8 @@ static const char *jstring(struct json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
 }
 
-/* "mtu-jumbo (MTU 9000 only) helped most: +136% median receive throughput
- * over baseline", per sweep value. */
-static char *verdict_text(const struct run_ctx *x, struct json_object *groups)
-{
-	char *out = NULL;
-
-	for (size_t s = 0; s < sweeps(x->c); s++) {
-		struct json_object *best = NULL;
-		const char *before = NULL, *prev = NULL;
-		double best_change = 0;
-		size_t measured = 0;
-		char *line, *t;
-
-		for (size_t g = 0; g < x->c->n_groups; g++) {
-			struct json_object *o = json_object_array_get_idx(groups, g * sweeps(x->c) + s);
-			double ch = jdouble(o, "change_percent");
-			if (!isnan(ch) && ch > best_change) {
-				best_change = ch;
-				best = o;
-				before = prev;
-			}
-			if (!isnan(jdouble(o, "median_recv_mbps"))) {
-				prev = jstring(o, "group");
-				measured++;
-			}
-		}
-		if (measured == 0)
-			line = strprintf("no group was measured");
-		else if (measured == 1)
-			line = strprintf("only %s was measured: nothing to compare", prev);
-		else if (best)
-			line = strprintf("%s%s%s%s helped most: %+.0f%% median receive throughput over %s",
-					 jstring(best, "group"), jstring(best, "description") ? " (" : "",
-					 jstring(best, "description") ? jstring(best, "description") : "",
-					 jstring(best, "description") ? ")" : "", best_change, strna(before));
-		else
-			line = strprintf("no group improved on the one before it");
-		if (x->c->n_sweep && line) {
-			t = strprintf("%s = %s: %s", x->c->sweep_key, campaign_sweep_value(x->c, s), line);
-			free(line);
-			line = t;
-		}
-		t = strprintf("%s%s%s", out ? out : "", out ? "; " : "", line ? line : "");
-		free(out);
-		free(line);
-		out = t;
-	}
-	return out;
-}
-
-/* Index of the cell --keep names, or -1. */
+/* Index of the cell --keep names, or -1: best is the verdict's group
+ * (the highest median among the winners of each sweep value). */
 static int keep_cell(const struct run_ctx *x, enum keep k)
 {
 	int found = -1;
@@ -710,19 +1056,48 @@ static int keep_cell(const struct run_ctx *x, enum keep k)
 
 	for (size_t i = 0; i < x->n_cells; i++) {
 		const struct cell *cl = &x->cells[i];
-		double m = median(cl->recv, cl->n);
+		double m = stats_median(cl->recv, cl->n);
+		bool winner = false;
+
 		if (cl->skipped || cl->n == 0)
 			continue;
+		for (size_t s = 0; s < sweeps(x->c); s++)
+			winner |= x->v.best && x->v.best[s] == (int)i;
 		if (k == KEEP_FIRST && found < 0)
 			found = (int)i;
 		if (k == KEEP_LAST)
 			found = (int)i;
-		if (k == KEEP_BEST && m > best) {
+		if (k == KEEP_BEST && winner && m > best) {
 			best = m;
 			found = (int)i;
 		}
 	}
 	return found;
+}
+
+static struct json_object *statistics_json(const struct run_ctx *x)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "method", json_object_new_string("hodges-lehmann"));
+	json_object_object_add(o, "interval", json_object_new_string("mann-whitney"));
+	json_object_object_add(o, "correction", json_object_new_string("holm"));
+	json_object_object_add(o, "alpha", json_object_new_double(VERDICT_ALPHA));
+	json_object_object_add(o, "looks", json_object_new_int((int)x->looks));
+	json_object_object_add(o, "comparisons", json_object_new_int((int)x->v.n_cmp));
+	return o;
+}
+
+static struct json_object *ablation_json(const struct run_ctx *x)
+{
+	struct json_object *o;
+
+	if (!x->c->ablate)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "profile", json_object_new_string(x->c->ablate));
+	json_object_object_add(o, "families", verdict_families_json(&x->vin, &x->v));
+	return o;
 }
 
 static struct json_object *campaign_doc(const struct run_ctx *x, enum campaign_status status, int code,
@@ -737,13 +1112,13 @@ static struct json_object *campaign_doc(const struct run_ctx *x, enum campaign_s
 		for (size_t g = x->cells[i].group; g-- > 0;) {
 			const struct cell *pc = &x->cells[g * sweeps(x->c) + x->cells[i].sweep];
 			if (pc->n) {
-				prev = median(pc->recv, pc->n);
+				prev = stats_median(pc->recv, pc->n);
 				break;
 			}
 		}
 		json_object_array_add(groups, cell_json(x, &x->cells[i], prev));
 	}
-	verdict = verdict_text(x, groups);
+	verdict = verdict_line(&x->vin, &x->v);
 	if (x->c->n_sweep) {
 		struct json_object *vals = json_object_new_array();
 		sw = json_object_new_object();
@@ -758,9 +1133,21 @@ static struct json_object *campaign_doc(const struct run_ctx *x, enum campaign_s
 	json_object_object_add(o, "status", json_object_new_string(campaign_status_to_string(status)));
 	json_object_object_add(o, "exit_code", json_object_new_int(code));
 	json_object_object_add(o, "repeat", json_object_new_int((int)x->c->repeat));
+	json_object_object_add(o, "repeat_auto", json_object_new_boolean(x->c->repeat_auto));
+	json_object_object_add(o, "repetitions", json_object_new_int((int)x->repetitions));
+	json_object_object_add(o, "warmup", json_object_new_int((int)x->c->warmup));
+	json_object_object_add(o, "budget_s",
+			       x->c->budget_s ? json_object_new_int((int)x->c->budget_s) : NULL);
+	json_object_object_add(o, "stopped", json_object_new_string(stop_names[x->stopped]));
+	json_object_object_add(o, "estimated_s", json_object_new_int((int)x->estimate_s));
+	json_object_object_add(o, "elapsed_s", json_object_new_double(x->started_usec ? elapsed_s(x) : 0));
 	json_object_object_add(o, "sweep", sw);
 	json_object_object_add(o, "runs", json_object_new_int64((int64_t)x->runs));
 	json_object_object_add(o, "groups", groups);
+	json_object_object_add(o, "statistics", statistics_json(x));
+	json_object_object_add(o, "comparisons", verdict_comparisons_json(&x->vin, &x->v));
+	json_object_object_add(o, "best", verdict_best_json(&x->vin, &x->v));
+	json_object_object_add(o, "ablation", ablation_json(x));
 	json_object_object_add(o, "verdict", verdict ? json_object_new_string(verdict) : NULL);
 	json_object_object_add(o, "kept_group", kept_group ? json_object_new_string(kept_group) : NULL);
 	json_object_object_add(o, "kept_transaction", kept_txn ? json_object_new_int64(kept_txn) : NULL);
@@ -801,27 +1188,190 @@ static void render_peer_line(struct json_object *groups)
 		out_text("peer        %s\n", line);
 }
 
+/* The "limited by" cell: the group's verdict as people read it, with how
+ * many of its counted rounds said so when not all did ("receiver socket
+ * buffer (2 of 3)"); "-" without a ledger. */
+static void limited_by_cell(struct json_object *g, char *buf, size_t size)
+{
+	const char *v = jstring(g, "limited_by"), *label = ledger_stage_label(v);
+	struct json_object *rounds = json_object_object_get(g, "rounds");
+	int k = json_object_get_int(json_object_object_get(g, "limited_by_rounds"));
+	size_t n = 0;
+
+	for (size_t i = 0; rounds && i < json_object_array_length(rounds); i++)
+		n += round_limited_by(json_object_array_get_idx(rounds, i)) != NULL;
+	if (!v)
+		snprintf(buf, size, "-");
+	else if ((size_t)k < n)
+		snprintf(buf, size, "%s (%d of %zu)", label ? label : v, k, n);
+	else
+		snprintf(buf, size, "%s", label ? label : v);
+}
+
+/* "excluded    lab-full round 2: interrupted: SIGINT during the run": the
+ * rounds that ran and do not count, with the reason; rounds in a row of
+ * one group that failed the same way on one line ("rounds 1-2"). */
+static void render_excluded(struct json_object *groups)
+{
+	for (size_t i = 0; i < json_object_array_length(groups); i++) {
+		struct json_object *g = json_object_array_get_idx(groups, i);
+		struct json_object *rounds = json_object_object_get(g, "rounds");
+		size_t n = json_object_array_length(rounds);
+
+		for (size_t k = 0; k < n; k++) {
+			struct json_object *r = json_object_array_get_idx(rounds, k);
+			int first = json_object_get_int(json_object_object_get(r, "repetition")),
+			    last = first;
+			if (json_object_get_boolean(json_object_object_get(r, "counted")) ||
+			    json_object_get_boolean(json_object_object_get(r, "warmup")))
+				continue;
+			while (k + 1 < n) {
+				struct json_object *next = json_object_array_get_idx(rounds, k + 1);
+				if (json_object_get_boolean(json_object_object_get(next, "counted")) ||
+				    json_object_get_boolean(json_object_object_get(next, "warmup")) ||
+				    !streq_ptr(jstring(next, "result"), jstring(r, "result")) ||
+				    !streq_ptr(jstring(next, "error"), jstring(r, "error")))
+					break;
+				last = json_object_get_int(json_object_object_get(next, "repetition"));
+				k++;
+			}
+			char which[48];
+			if (last == first)
+				snprintf(which, sizeof(which), "round %d", first);
+			else
+				snprintf(which, sizeof(which), "rounds %d-%d", first, last);
+			out_text("excluded    %s%s%s %s: %s: %s\n", jstring(g, "group"),
+				 jstring(g, "sweep_value") ? " " : "", strempty(jstring(g, "sweep_value")),
+				 which, jstring(r, "result"), strna(jstring(r, "error")));
+		}
+	}
+}
+
+/* "+67% [41..112] better" from a comparison's measure. */
+static void measure_cell(struct json_object *m, char *buf, size_t size)
+{
+	bool points = streq(strempty(jstring(m, "unit")), "points");
+	const char *u = points ? " pp" : "%";
+	double ch = jdouble(m, "change"), lo = jdouble(m, "low"), hi = jdouble(m, "high");
+	int digits = points ? 2 : fabs(ch) < 10 ? 1 : 0;
+
+	if (isnan(lo) || isnan(hi))
+		snprintf(buf, size, "%+.*f%s [?] %s", digits, ch, u, strna(jstring(m, "verdict")));
+	else
+		snprintf(buf, size, "%+.*f%s [%.*f..%.*f] %s", digits, ch, u, digits, lo, digits, hi,
+			 strna(jstring(m, "verdict")));
+}
+
+/* Each comparison with its intervals and words. */
+static void render_comparisons(struct json_object *doc)
+{
+	struct json_object *cmps = json_object_object_get(doc, "comparisons");
+	size_t n = json_object_array_length(cmps);
+
+	if (n == 0)
+		return;
+	out_text("%-32s %-32s %-34s %s\n", "comparison", "receive throughput", "loss", "confidence");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *c = json_object_array_get_idx(cmps, i),
+				   *recv = json_object_object_get(c, "recv");
+		char name[128], rc[64], lc[64];
+
+		snprintf(name, sizeof(name), "%s vs %s%s%s%s", jstring(c, "group"), jstring(c, "against"),
+			 jstring(c, "sweep_value") ? " (" : "", strempty(jstring(c, "sweep_value")),
+			 jstring(c, "sweep_value") ? ")" : "");
+		measure_cell(recv, rc, sizeof(rc));
+		measure_cell(json_object_object_get(c, "loss"), lc, sizeof(lc));
+		out_text("%-32s %-32s %-34s %.1f%%\n", name, rc, lc, 100 * jdouble(recv, "confidence"));
+	}
+}
+
+/* The attribution of an ablation: each family alone and inside the full
+ * profile, and where the two disagree. */
+static void render_families(struct json_object *doc)
+{
+	struct json_object *ab = json_object_object_get(doc, "ablation"), *fams, *cmps;
+
+	if (!ab)
+		return;
+	fams = json_object_object_get(ab, "families");
+	cmps = json_object_object_get(doc, "comparisons");
+	out_text("%-24s %-32s %s\n", "family", "alone", "inside the full profile");
+	for (size_t i = 0; i < json_object_array_length(fams); i++) {
+		struct json_object *f = json_object_array_get_idx(fams, i), *a, *m;
+		char alone[64] = "not measured", inside[64] = "not measured";
+
+		if (json_object_object_get_ex(f, "alone_comparison", &a) && a)
+			measure_cell(
+			    json_object_object_get(
+				json_object_array_get_idx(cmps, (size_t)json_object_get_int(a)), "recv"),
+			    alone, sizeof(alone));
+		if (json_object_object_get_ex(f, "marginal_comparison", &m) && m)
+			measure_cell(
+			    json_object_object_get(
+				json_object_array_get_idx(cmps, (size_t)json_object_get_int(m)), "recv"),
+			    inside, sizeof(inside));
+		if (jstring(f, "skipped"))
+			out_text("%-24s not applied: %s\n", jstring(f, "label"), jstring(f, "skipped"));
+		else
+			out_text("%-24s %-32s %s\n", jstring(f, "label"), alone, inside);
+		if (jstring(f, "interaction"))
+			out_text("%-24s interaction: %s\n", "", jstring(f, "interaction"));
+	}
+}
+
+/* "time        41 s (estimate 60 s); stopped: every comparison decided". */
+static void render_time(struct json_object *doc)
+{
+	static const struct {
+		const char *stopped, *text;
+	} why[] = {
+	    {"decided", "every comparison decided"},
+	    {"max_rounds", "max_rounds reached"},
+	    {"budget", "the budget would have been exceeded"},
+	    {"interrupted", "interrupted"},
+	    {"failed", "an error"},
+	};
+	const char *stopped = strempty(jstring(doc, "stopped"));
+
+	out_text("time        %.0f s (estimate %d s)", jdouble(doc, "elapsed_s"),
+		 json_object_get_int(json_object_object_get(doc, "estimated_s")));
+	for (size_t i = 0; i < ARRAY_SIZE(why); i++)
+		if (streq(stopped, why[i].stopped))
+			out_text("; stopped after %d repetition%s: %s",
+				 json_object_get_int(json_object_object_get(doc, "repetitions")),
+				 json_object_get_int(json_object_object_get(doc, "repetitions")) == 1 ? ""
+												      : "s",
+				 why[i].text);
+	out_text("\n");
+}
+
 /* The table people read, from the document. */
 static void render_table(struct json_object *doc, const char *report_dir)
 {
 	struct json_object *groups, *sweep, *not_restored;
 	bool has_sweep = json_object_object_get_ex(doc, "sweep", &sweep) && sweep;
 	const char *kept = jstring(doc, "kept_group");
+	int reps = json_object_get_int(json_object_object_get(doc, "repetitions"));
+	char most[32] = "";
 
 	json_object_object_get_ex(doc, "groups", &groups);
-	out_text("campaign    %s (campaign %" PRId64 ", %s, %d repetition%s, %" PRId64 " run%s)\n",
+
+	if (json_object_get_boolean(json_object_object_get(doc, "repeat_auto")))
+		snprintf(most, sizeof(most), " of at most %d",
+			 json_object_get_int(json_object_object_get(doc, "repeat")));
+	out_text("campaign    %s (campaign %" PRId64 ", %s, %d repetition%s%s, %" PRId64 " run%s)\n",
 		 jstring(doc, "name"), json_object_get_int64(json_object_object_get(doc, "campaign")),
-		 jstring(doc, "status"), json_object_get_int(json_object_object_get(doc, "repeat")),
-		 json_object_get_int(json_object_object_get(doc, "repeat")) == 1 ? "" : "s",
+		 jstring(doc, "status"), reps, reps == 1 ? "" : "s", most,
 		 json_object_get_int64(json_object_object_get(doc, "runs")),
 		 json_object_get_int64(json_object_object_get(doc, "runs")) == 1 ? "" : "s");
-	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %s\n", "group", has_sweep ? "value    " : "",
-		 "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread", "drops", "vs previous");
+	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %-11s  %s\n", "group",
+		 has_sweep ? "value    " : "", "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread",
+		 "drops", "vs previous", "limited by");
 	for (size_t i = 0; i < json_object_array_length(groups); i++) {
 		struct json_object *g = json_object_array_get_idx(groups, i), *d;
 		double med = jdouble(g, "median_recv_mbps"), ch = jdouble(g, "change_percent");
 		char range[48] = "-", drops[32] = "n/a", change[16] = "", value[16] = "", mbps[24] = "-",
-		     loss[24] = "-", line[256];
+		     loss[24] = "-", line[320], limited[64];
 		size_t n = 0;
 
 		if (has_sweep)
@@ -832,10 +1382,7 @@ static void render_table(struct json_object *doc, const char *report_dir)
 				 jstring(g, "skipped"));
 			continue;
 		}
-		for (size_t k = 0; k < json_object_array_length(json_object_object_get(g, "rounds")); k++)
-			n += json_object_object_get(
-				 json_object_array_get_idx(json_object_object_get(g, "rounds"), k),
-				 "recv_mbps") != NULL;
+		n = (size_t)json_object_get_int(json_object_object_get(g, "rounds_counted"));
 		if (!isnan(med)) {
 			snprintf(mbps, sizeof(mbps), "%.1f", med);
 			snprintf(range, sizeof(range), "%.1f-%.1f", jdouble(g, "min_recv_mbps"),
@@ -853,15 +1400,20 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		}
 		if (!isnan(ch))
 			snprintf(change, sizeof(change), "%+.0f%%", ch);
-		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s %s",
+		limited_by_cell(g, limited, sizeof(limited));
+		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s %-11s  %s",
 			 jstring(g, "group"), value, n, mbps, range, loss, jstring(g, "irq_spread"), drops,
-			 change);
+			 change, limited);
 		for (size_t e = strlen(line); e > 0 && line[e - 1] == ' ';)
 			line[--e] = '\0';
 		out_text("%s\n", line);
 	}
+	render_excluded(groups);
 	render_peer_line(groups);
+	render_comparisons(doc);
+	render_families(doc);
 	out_text("verdict     %s\n", strna(jstring(doc, "verdict")));
+	render_time(doc);
 	not_restored = json_object_object_get(doc, "not_restored");
 	if (kept && json_object_array_length(not_restored) == 0)
 		out_text("kept        %s applied (transaction %" PRId64 "); every other group rolled back\n",
@@ -945,17 +1497,92 @@ static int report_write(const char *dir, struct history *h, struct json_object *
 	return write_file(dfd, "report.html", html);
 }
 
-/* --check: the rounds the campaign would run, nothing changed. */
-static int render_check(const struct run_ctx *x)
+/* "about 40 s", "about 12 min": a rough figure reads better rounded. */
+static void duration_text(unsigned seconds, char *buf, size_t size)
+{
+	if (seconds < 120)
+		snprintf(buf, size, "%u s", seconds);
+	else if (seconds < 2 * 3600)
+		snprintf(buf, size, "%u min", (seconds + 59) / 60);
+	else
+		snprintf(buf, size, "%.1f h", seconds / 3600.0);
+}
+
+/* "estimate    12 rounds: about 40 s": before the first round. */
+static void render_estimate(const struct run_ctx *x)
+{
+	char t[32], b[32];
+
+	duration_text(x->estimate_s, t, sizeof(t));
+	duration_text(x->c->budget_s, b, sizeof(b));
+	out_uint(OUT_JSON, "estimated_s", NULL, x->estimate_s);
+	if (x->c->repeat_auto)
+		out_text(
+		    "estimate    at most %zu rounds (repeat auto: at most %u per group, fewer once every "
+		    "comparison is decided): at most %s",
+		    x->rounds_planned, x->c->repeat, t);
+	else
+		out_text("estimate    %zu rounds: about %s", x->rounds_planned, t);
+	out_text(x->c->budget_s ? " (budget %s)\n" : "\n", b);
+}
+
+/* Plan a group's profile against this host now: *ret_why NULL when it
+ * would apply, else why not (and *ret_code). */
+static int check_group(const struct profile *p, char **ret_why, int *ret_code)
+{
+	_cleanup_plan_ struct plan *pl = NULL;
+	int code;
+
+	*ret_why = NULL;
+	*ret_code = EXIT_OK;
+	code = plan_round(p, &pl);
+	if (code != EXIT_OK)
+		return code;
+	if (pl->n_problems > 0) {
+		*ret_why = problems_text(pl);
+		*ret_code = plan_problems_exit_code(pl);
+		if (!*ret_why)
+			return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
+/* --check: the rounds the campaign would run and each group planned
+ * against this host (or --sysroot); nothing changed. Exit 5 when a group
+ * would be skipped. */
+static int render_check(struct run_ctx *x)
 {
 	const struct campaign *c = x->c;
+	size_t skipped = 0;
+	int code = EXIT_OK;
 
+	if (cells_init(x) < 0)
+		return log_error("out of memory"), EXIT_ERROR;
+	estimate(x);
 	out_open_object(NULL);
 	out_string(OUT_ANY, "name", "campaign    %s", c->name);
 	out_string(OUT_ANY, "file", " (%s): ok\n", c->file);
-	out_uint(OUT_ANY, "repeat", "repeat      %" PRIu64, c->repeat);
-	out_text(" (%zu group%s%s: %zu rounds)\n", c->n_groups, c->n_groups == 1 ? "" : "s",
-		 c->n_sweep ? " x sweep" : "", c->n_groups * sweeps(c) * c->repeat);
+	out_uint(OUT_ANY, "repeat",
+		 c->repeat_auto ? "repeat      auto, at most %" PRIu64 " per group" : "repeat      %" PRIu64,
+		 c->repeat);
+	out_bool(OUT_JSON, "repeat_auto", NULL, c->repeat_auto);
+	out_text(" (%zu group%s%s: %s%zu rounds)\n", c->n_groups, c->n_groups == 1 ? "" : "s",
+		 c->n_sweep ? " x sweep" : "", c->repeat_auto ? "at most " : "",
+		 c->n_groups * sweeps(c) * c->repeat);
+	out_uint(OUT_ANY, "warmup", c->warmup ? "warmup      %" PRIu64 " rounds, not counted\n" : NULL,
+		 c->warmup);
+	render_estimate(x);
+	out_string(OUT_ANY, "ablate", c->ablate ? "ablate      %s:" : NULL, c->ablate);
+	out_open_array("families");
+	for (size_t f = 0; f < c->ablation.n_families; f++) {
+		out_open_object(NULL);
+		out_string(OUT_ANY, "family", f ? ", %s" : " %s", ablation_family_name(&c->ablation, f));
+		out_string(OUT_ANY, "label", " (%s)", c->ablation.families[f].label);
+		out_close_object();
+	}
+	out_close_array();
+	if (c->ablate)
+		out_text("\n");
 	out_string(OUT_ANY, "sweep", c->sweep_key ? "sweep       %s:" : NULL, c->sweep_key);
 	out_open_array("sweep_values");
 	for (size_t s = 0; s < c->n_sweep; s++)
@@ -964,11 +1591,17 @@ static int render_check(const struct run_ctx *x)
 	if (c->n_sweep)
 		out_text("\n");
 	out_open_array("groups");
-	for (size_t g = 0; g < c->n_groups; g++) {
+	for (size_t g = 0; g < c->n_groups && code == EXIT_OK; g++) {
 		_cleanup_profile_ struct profile *p = NULL;
+		_cleanup_free_ char *why = NULL;
 		struct profile_error err = {0};
-		if (round_profile(x, g, 0, &p, &err) < 0)
-			return EXIT_INVALID; /* campaign_load() loaded every one */
+		int skip_code;
+
+		if (round_profile(x, g, 0, &p, &err) < 0) {
+			code = EXIT_INVALID; /* campaign_load() loaded every one */
+			break;
+		}
+		code = check_group(p, &why, &skip_code);
 		out_open_object(NULL);
 		out_string(OUT_ANY, "group", "group       %s", c->groups[g].name);
 		out_string(OUT_ANY, "file", " (%s)", c->groups[g].path);
@@ -978,12 +1611,28 @@ static int render_check(const struct run_ctx *x)
 		out_string(OUT_ANY, "peer", " to %s", p->verify.peer.set ? p->verify.peer.value : NULL);
 		out_string(OUT_ANY, "tune_peer", peerssh_wanted(p) ? ", tuning %s there too" : NULL,
 			   peerssh_wanted(p) ? p->peer.ssh.value : NULL);
+		out_string(OUT_JSON, "skipped", NULL, why);
+		if (why) {
+			out_int(OUT_ANY, "skipped_exit_code",
+				": would be skipped (exit %" PRId64 "): ", skip_code);
+			out_text("%s", why);
+			skipped++;
+		} else
+			out_string(OUT_JSON, "skipped_exit_code", NULL, NULL);
 		out_text("\n");
 		out_close_object();
 	}
 	out_close_array();
 	out_close_object();
-	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
+	cells_free(x);
+	if (code != EXIT_OK)
+		return code;
+	if (skipped)
+		log_error("campaign --check: %zu group%s would be skipped on this host", skipped,
+			  skipped == 1 ? "" : "s");
+	if (out_finish() < 0)
+		return EXIT_ERROR;
+	return skipped ? EXIT_PRECONDITION : EXIT_OK;
 }
 
 /* --keep: apply the chosen group again, as its own transaction, exactly
@@ -1001,6 +1650,12 @@ static int keep_group(struct run_ctx *x, enum keep k, int64_t *ret_txn, const ch
 
 	if (k == KEEP_NONE)
 		return EXIT_OK;
+	if (i < 0 && k == KEEP_BEST) {
+		log_warn(
+		    "campaign: --keep best: no group was clearly better than the baseline (see the verdict): "
+		    "nothing kept, every group rolled back");
+		return EXIT_OK;
+	}
 	if (i < 0) {
 		log_warn("campaign: --keep %s: no group was measured: every group rolled back",
 			 keep_names[k]);
@@ -1065,13 +1720,55 @@ static int campaign_exit_code(const struct run_ctx *x)
 	return code;
 }
 
+/* The campaign of the command line: FILE, --ablate PROFILE or both
+ * (the file's settings, the profile's groups), then --duration,
+ * --repeat and --budget over the file's. */
+static int campaign_from_args(char **args, const struct campaign_args *a, struct campaign **ret)
+{
+	_cleanup_campaign_ struct campaign *c = NULL;
+	struct profile_error err = {0};
+	int r;
+
+	if (strv_length(args) > 1 || (!args[0] && !a->ablate)) {
+		log_error("campaign: expected one campaign FILE (or --ablate PROFILE)");
+		return EXIT_USAGE;
+	}
+	if (args[0])
+		r = campaign_load(args[0], &c, &err);
+	else
+		r = campaign_new_ablation(a->ablate, &c, &err);
+	if (r >= 0 && args[0] && a->ablate)
+		r = campaign_set_ablate(c, a->ablate, &err);
+	if (r < 0) {
+		_cleanup_free_ char *msg = profile_error_format(&err);
+		log_error("%s", msg ? msg : err.message);
+		return profile_load_exit_code(r);
+	}
+	if (a->duration && c->sweep_key && streq(c->sweep_key, "verify.duration")) {
+		log_error("campaign: --duration: %s sweeps verify.duration", c->file);
+		return EXIT_USAGE;
+	}
+	if (a->duration)
+		c->duration = a->duration;
+	if (a->repeat > 0) {
+		c->repeat = (unsigned)a->repeat;
+		c->repeat_auto = false;
+	} else if (a->repeat < 0 && !c->repeat_auto) {
+		c->repeat = CAMPAIGN_MAX_ROUNDS;
+		c->repeat_auto = true;
+	}
+	if (a->budget_s)
+		c->budget_s = a->budget_s;
+	*ret = TAKE_PTR(c);
+	return EXIT_OK;
+}
+
 int verb_campaign(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_campaign_ struct campaign *c = NULL;
 	_cleanup_history_ struct history *h = NULL;
 	struct campaign_args a = {0};
-	struct profile_error err = {0};
 	struct run_ctx x = {.cli = cli};
 	struct json_object *doc;
 	enum campaign_status status;
@@ -1082,16 +1779,9 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	r = cli_parse(cli, cli_verb("campaign"), argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
-	if (strv_length(args) != 1) {
-		log_error("campaign: expected one campaign FILE");
-		return EXIT_USAGE;
-	}
-	r = campaign_load(args[0], &c, &err);
-	if (r < 0) {
-		_cleanup_free_ char *msg = profile_error_format(&err);
-		log_error("%s", msg ? msg : err.message);
-		return profile_load_exit_code(r);
-	}
+	code = campaign_from_args(args, &a, &c);
+	if (code != EXIT_OK)
+		return code;
 	x.c = c;
 	x.peer = a.peer;
 	if (a.check)
@@ -1137,22 +1827,37 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 		return EXIT_ERROR;
 	}
 
+	estimate(&x);
+	if (!out_is_json()) {
+		render_estimate(&x);
+		if (out_flush() == -EPIPE)
+			x.output_closed = true;
+	}
 	code = run_rounds(&x);
-	if ((code == EXIT_ROLLED_BACK || apply_interrupted()) && x.not_restored) {
-		log_error("campaign %" PRId64 " interrupted by SIG%s: the host is NOT as before the campaign "
+	r = stats_compute(&x, look_alpha(&x));
+	if (r < 0) {
+		log_error_errno(r, "campaign: statistics: %m");
+		if (code == EXIT_OK)
+			code = EXIT_ERROR;
+	}
+	if ((code == EXIT_ROLLED_BACK || apply_interrupted() || x.output_closed) && x.not_restored) {
+		log_error("campaign %" PRId64 " interrupted by %s: the host is NOT as before the campaign "
 			  "(see the host line)",
-			  x.id, sigabbrev_np(apply_interrupted()) ? sigabbrev_np(apply_interrupted()) : "?");
+			  x.id, interruption(&x));
 		code = EXIT_ROLLBACK_FAILED;
 		status = CAMPAIGN_INTERRUPTED;
+		x.stopped = STOP_INTERRUPTED;
 	} else if (code == EXIT_ROLLED_BACK) {
 		log_error("campaign %" PRId64
-			  " interrupted by SIG%s: the round in progress was rolled back; the "
+			  " interrupted by %s: the round in progress was rolled back; the "
 			  "host is as before the campaign",
-			  x.id, sigabbrev_np(apply_interrupted()) ? sigabbrev_np(apply_interrupted()) : "?");
+			  x.id, interruption(&x));
 		status = CAMPAIGN_INTERRUPTED;
-	} else if (code != EXIT_OK)
+		x.stopped = STOP_INTERRUPTED;
+	} else if (code != EXIT_OK) {
 		status = CAMPAIGN_FAILED;
-	else {
+		x.stopped = STOP_FAILED;
+	} else {
 		status = CAMPAIGN_DONE;
 		keep_code = keep_group(&x, a.keep, &kept_txn, &kept_group);
 		code = keep_code != EXIT_OK ? keep_code : campaign_exit_code(&x);
@@ -1180,7 +1885,7 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	}
 	if (doc && out_is_json())
 		out_json(NULL, json_object_get(doc));
-	else if (doc)
+	else if (doc && !x.output_closed)
 		render_table(doc, a.report);
 	json_object_put(doc);
 	cells_free(&x);
@@ -1188,6 +1893,220 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 		code = EXIT_ERROR;
 	if (h)
 		mirror_opportunistic(h, NULL);
+	return code;
+}
+
+/* ---- `cx5prof compare --campaign A B` ---- */
+
+/* One campaign's document and its groups' counted rounds. */
+struct loaded_campaign {
+	int64_t id;
+	struct json_object *doc;
+	struct json_object *groups;
+	size_t n;
+	double **recv, **loss;
+	size_t *rounds;
+};
+
+static void loaded_campaign_done(struct loaded_campaign *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->recv ? l->recv[i] : NULL);
+		free(l->loss ? l->loss[i] : NULL);
+	}
+	free(l->recv);
+	free(l->loss);
+	free(l->rounds);
+	json_object_put(l->doc);
+}
+
+static int campaign_load_doc(struct history *h, const char *arg, struct loaded_campaign *ret)
+{
+	_cleanup_free_ char *summary = NULL;
+	int r;
+
+	if (safe_atoi64(arg, &ret->id) < 0 || ret->id <= 0) {
+		log_error(
+		    "compare: '%s' is not a campaign id (a positive number, as listed by 'cx5prof history')",
+		    arg);
+		return EXIT_USAGE;
+	}
+	r = campaigns_get_summary(h, ret->id, &summary);
+	if (r == -ENOENT) {
+		log_error("compare: no campaign %" PRId64 " in %s", ret->id, history_path(h));
+		return EXIT_NOT_FOUND;
+	}
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
+		return EXIT_ERROR;
+	}
+	ret->doc = summary ? json_tokener_parse(summary) : NULL;
+	if (!ret->doc || !json_object_object_get_ex(ret->doc, "groups", &ret->groups) ||
+	    !json_object_is_type(ret->groups, json_type_array)) {
+		log_error("compare: campaign %" PRId64 " has no summary to compare (%s)", ret->id,
+			  summary ? "unreadable" : "still running");
+		return EXIT_INVALID;
+	}
+	ret->n = json_object_array_length(ret->groups);
+	ret->recv = calloc(ret->n ? ret->n : 1, sizeof(*ret->recv));
+	ret->loss = calloc(ret->n ? ret->n : 1, sizeof(*ret->loss));
+	ret->rounds = calloc(ret->n ? ret->n : 1, sizeof(*ret->rounds));
+	if (!ret->recv || !ret->loss || !ret->rounds)
+		return log_error("out of memory"), EXIT_ERROR;
+	for (size_t i = 0; i < ret->n; i++)
+		if (verdict_doc_rounds(json_object_array_get_idx(ret->groups, i), &ret->recv[i],
+				       &ret->loss[i], &ret->rounds[i]) < 0)
+			return log_error("out of memory"), EXIT_ERROR;
+	return EXIT_OK;
+}
+
+static struct verdict_group doc_group(const struct loaded_campaign *l, size_t i)
+{
+	struct json_object *g = json_object_array_get_idx(l->groups, i);
+
+	return (struct verdict_group){
+	    .name = jstring(g, "group"),
+	    .sweep_value = jstring(g, "sweep_value"),
+	    .recv = l->recv[i],
+	    .loss = l->loss[i],
+	    .n = l->rounds[i],
+	    .skipped = jstring(g, "skipped"),
+	};
+}
+
+/* "only in campaign 1: lab-full": the groups of `a` that `b` lacks. */
+static struct json_object *only_in(const struct loaded_campaign *a, const struct loaded_campaign *b)
+{
+	struct json_object *out = json_object_new_array();
+
+	for (size_t i = 0; i < a->n; i++) {
+		struct verdict_group x = doc_group(a, i);
+		bool found = false;
+		for (size_t j = 0; j < b->n && !found; j++) {
+			struct verdict_group y = doc_group(b, j);
+			found = streq_ptr(x.name, y.name) && streq_ptr(x.sweep_value, y.sweep_value);
+		}
+		if (!found)
+			json_object_array_add(out, json_object_new_string(strempty(x.name)));
+	}
+	return out;
+}
+
+static void render_campaign_compare(struct json_object *o, const struct loaded_campaign *l)
+{
+	struct json_object *cmps = json_object_object_get(o, "comparisons");
+
+	out_text("compare     campaign %" PRId64 " (%s) against campaign %" PRId64 " (%s)\n", l[1].id,
+		 strna(jstring(l[1].doc, "name")), l[0].id, strna(jstring(l[0].doc, "name")));
+	for (size_t i = 0; i < json_object_array_length(cmps); i++) {
+		struct json_object *c = json_object_array_get_idx(cmps, i),
+				   *recv = json_object_object_get(c, "recv");
+		char name[96], rc[64], lc[64], before[32], after[32];
+
+		if (i == 0)
+			out_text("%-24s %-14s %-14s %-32s %-34s %s\n", "group", "before Mbps", "after Mbps",
+				 "receive throughput", "loss", "confidence");
+		snprintf(name, sizeof(name), "%s%s%s", jstring(c, "group"),
+			 jstring(c, "sweep_value") ? " " : "", strempty(jstring(c, "sweep_value")));
+		for (size_t k = 0; k < 2; k++) {
+			char *buf = k ? after : before;
+			const char *key = k ? "rounds" : "rounds_against";
+			for (size_t g = 0; g < l[k].n; g++) {
+				struct verdict_group vg = doc_group(&l[k], g);
+				if (streq_ptr(vg.name, jstring(c, "group")) &&
+				    streq_ptr(vg.sweep_value, jstring(c, "sweep_value")))
+					snprintf(buf, 32, "%.1f (%d)", stats_median(vg.recv, vg.n),
+						 json_object_get_int(json_object_object_get(c, key)));
+			}
+		}
+		measure_cell(recv, rc, sizeof(rc));
+		measure_cell(json_object_object_get(c, "loss"), lc, sizeof(lc));
+		out_text("%-24s %-14s %-14s %-32s %-34s %.1f%%\n", name, before, after, rc, lc,
+			 100 * jdouble(recv, "confidence"));
+	}
+	for (size_t k = 0; k < 2; k++) {
+		struct json_object *only = json_object_object_get(o, k ? "only_after" : "only_before");
+		for (size_t i = 0; i < json_object_array_length(only); i++)
+			out_text("only in campaign %" PRId64 ": %s\n", l[k].id,
+				 json_object_get_string(json_object_array_get_idx(only, i)));
+	}
+	if (json_object_array_length(cmps) == 0)
+		out_text("nothing to compare: no group of campaign %" PRId64 " has counted rounds in both\n",
+			 l[1].id);
+}
+
+int compare_campaigns(struct cli *cli, char **args)
+{
+	_cleanup_history_ struct history *h = NULL;
+	_cleanup_free_ struct verdict_group *groups = NULL;
+	_cleanup_free_ struct verdict_pair *pairs = NULL;
+	struct loaded_campaign l[2] = {0};
+	struct verdict v = {0};
+	struct verdict_input in;
+	struct json_object *o = NULL, *ids;
+	size_t n_pairs = 0;
+	int r, code = EXIT_OK;
+
+	if (strv_length(args) != 2) {
+		log_error(
+		    "compare --campaign: give two campaign ids, the earlier first (see 'cx5prof history')");
+		return EXIT_USAGE;
+	}
+	r = history_open(cli->db_path, HISTORY_READ_ONLY, &h);
+	if (r < 0)
+		return txn_verb_history_failed(cli->db_path, r);
+	for (size_t k = 0; k < 2 && code == EXIT_OK; k++)
+		code = campaign_load_doc(h, args[k], &l[k]);
+	if (code == EXIT_OK) {
+		groups = calloc(l[0].n + l[1].n + 1, sizeof(*groups));
+		pairs = calloc(l[1].n + 1, sizeof(*pairs));
+		if (!groups || !pairs)
+			code = EXIT_ERROR;
+	}
+	for (size_t i = 0; code == EXIT_OK && i < l[0].n + l[1].n; i++)
+		groups[i] = i < l[0].n ? doc_group(&l[0], i) : doc_group(&l[1], i - l[0].n);
+	/* Each group of the second campaign against the same group (and
+	 * sweep value) of the first. */
+	for (size_t j = 0; code == EXIT_OK && j < l[1].n; j++)
+		for (size_t i = 0; i < l[0].n; i++)
+			if (streq_ptr(groups[i].name, groups[l[0].n + j].name) &&
+			    streq_ptr(groups[i].sweep_value, groups[l[0].n + j].sweep_value)) {
+				pairs[n_pairs++] = (struct verdict_pair){l[0].n + j, i, CMP_CAMPAIGN, -1};
+				break;
+			}
+	if (code == EXIT_OK) {
+		in = (struct verdict_input){.groups = groups,
+					    .n_groups = l[0].n + l[1].n,
+					    .n_sweeps = 1,
+					    .alpha = VERDICT_ALPHA,
+					    .pairs = pairs,
+					    .n_pairs = n_pairs};
+		r = verdict_compute(&in, &v);
+		if (r < 0) {
+			log_error_errno(r, "compare: %m");
+			code = EXIT_ERROR;
+		}
+	}
+	if (code == EXIT_OK) {
+		o = json_object_new_object();
+		ids = json_object_new_array();
+		json_object_array_add(ids, json_object_new_int64(l[0].id));
+		json_object_array_add(ids, json_object_new_int64(l[1].id));
+		json_object_object_add(o, "campaigns", ids);
+		json_object_object_add(o, "comparisons", verdict_comparisons_json(&in, &v));
+		json_object_object_add(o, "only_before", only_in(&l[0], &l[1]));
+		json_object_object_add(o, "only_after", only_in(&l[1], &l[0]));
+		if (out_is_json())
+			out_json(NULL, json_object_get(o));
+		else
+			render_campaign_compare(o, l);
+		json_object_put(o);
+		if (out_finish() < 0)
+			code = EXIT_ERROR;
+	}
+	verdict_done(&v);
+	loaded_campaign_done(&l[0]);
+	loaded_campaign_done(&l[1]);
 	return code;
 }
 
@@ -1247,8 +2166,11 @@ static int runs_doc(struct history *h, char **ids, struct json_object **ret)
 		json_object_object_add(rd, "run", json_object_new_int64(id));
 		json_object_object_add(rd, "recv_mbps", json_object_new_double(run.recv_mbps));
 		json_object_object_add(rd, "loss_percent", json_object_new_double(run.loss_pct));
+		json_object_object_add(rd, "limited_by",
+				       run.limited_by ? json_object_new_string(run.limited_by) : NULL);
 		json_object_array_add(rounds, rd);
 		json_object_object_add(g, "rounds", rounds);
+		limited_by_json(rounds, g);
 	}
 	*ret = o;
 	return EXIT_OK;
@@ -1265,6 +2187,8 @@ int verb_report(struct cli *cli, int argc, char **argv)
 	r = cli_parse(cli, cli_verb("report"), argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
+	if (a.hosts)
+		return report_hosts(args, a.dir);
 	if (!args[0] || !a.dir) {
 		log_error("report: expected run ids and --dir DIR");
 		return EXIT_USAGE;

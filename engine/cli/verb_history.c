@@ -19,6 +19,7 @@
 
 #include "base/log.h"
 #include "base/output.h"
+#include "ledger.h"
 #include "mirror.h"
 #include "os/procsys.h"
 #include "plan.h"
@@ -534,6 +535,18 @@ static void print_indented(const char *label, const char *text)
 	out_text("%s%s", line, line[0] && line[strlen(line) - 1] == '\n' ? "" : "\n");
 }
 
+/* "limited by   receiver socket buffer: ...": the bottleneck of the run's
+ * loss ledger (the whole ledger is its loss_ledger artifact). */
+static void print_limited_by(const struct run_record *run)
+{
+	struct json_object *doc = run->ledger ? json_tokener_parse(run->ledger) : NULL;
+	_cleanup_free_ char *line = printable(ledger_doc_bottleneck(doc));
+
+	if (line)
+		out_text("limited by   %s\n", line);
+	json_object_put(doc);
+}
+
 static int history_show(struct cli *cli, struct history *h, int64_t id)
 {
 	_cleanup_(run_record_done) struct run_record run = {0};
@@ -605,6 +618,7 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 		verdict = verdict[outcome_len] ? verdict + outcome_len + 2 : NULL;
 	out_text("             send %.1f Mbps  recv %.1f Mbps  %s%s%s\n", run.send_mbps, run.recv_mbps,
 		 run_record_outcome_label(&run), verdict ? ": " : "", verdict ? verdict : "");
+	print_limited_by(&run);
 	print_mirror_state(&o, found > 0);
 	for (size_t i = 0; i < run.n_artifacts; i++) {
 		_cleanup_free_ char *c = printable(run.artifacts[i].content);
@@ -777,8 +791,9 @@ int verb_history(struct cli *cli, int argc, char **argv)
 
 /* ---- compare ---- */
 
-/* F_TUNE: a line of the run's host_tuning artifact (name is its key). */
-enum field_type { F_STR, F_U64, F_DBL, F_BOOL, F_TUNE };
+/* F_TUNE: a line of the run's host_tuning artifact (name is its key);
+ * F_LEDGER: a line's count in the run's loss ledger (name "ledger.STAGE"). */
+enum field_type { F_STR, F_U64, F_DBL, F_BOOL, F_TUNE, F_LEDGER };
 
 struct field {
 	const char *name;
@@ -823,22 +838,49 @@ static const struct field compare_fields[] = {
     FS(recv_mbps, F_DBL, true),
     FS(loss_pct, F_DBL, true),
     {"pass", F_BOOL, true, offsetof(struct run_record, passed), false},
+    FS(limited_by, F_STR, true), /* then a row per stage of the ledger (compare_rows) */
 };
+
+#define LEDGER_ROW_PREFIX "ledger."
+
+/* A line's count in the run's ledger; NAN when the run has none or its
+ * host's counters were unknown. */
+static double ledger_count_of(const struct run_record *r, const char *row)
+{
+	struct json_object *doc = r->ledger ? json_tokener_parse(r->ledger) : NULL;
+	uint64_t v = 0;
+	bool known = doc && ledger_doc_count(doc, row + strlen(LEDGER_ROW_PREFIX), &v);
+
+	json_object_put(doc);
+	return known ? (double)v : NAN;
+}
 
 /* The table with a host_tuning row per sysctl of procsys.h after
  * bench_cpus, so a sysctl cx5prof learns is compared without an edit here. */
 static struct field *compare_rows(size_t *ret_n)
 {
-	size_t n = ARRAY_SIZE(compare_fields) + _SYSCTL_MAX, k = 0;
-	struct field *v = calloc(n, sizeof(*v));
+	static char *ledger_rows[32];
+	size_t n_stages, k = 0, n;
+	const char *const *stages = ledger_stages(&n_stages);
+	struct field *v;
 
+	n = ARRAY_SIZE(compare_fields) + _SYSCTL_MAX + n_stages + 1;
+	v = calloc(n, sizeof(*v));
 	if (!v)
 		return NULL;
+	/* "ledger.receiver-socket-buffer", ..., "ledger.unaccounted" */
+	for (size_t i = 0; i <= n_stages && i < ARRAY_SIZE(ledger_rows); i++)
+		if (!ledger_rows[i])
+			ledger_rows[i] =
+			    strprintf(LEDGER_ROW_PREFIX "%s", i < n_stages ? stages[i] : "unaccounted");
 	for (size_t i = 0; i < ARRAY_SIZE(compare_fields); i++) {
 		v[k++] = compare_fields[i];
 		if (streq(compare_fields[i].name, "bench_cpus"))
 			for (int s = 0; s < _SYSCTL_MAX; s++)
 				v[k++] = (struct field){sysctl_key_to_string(s), F_TUNE, false, 0, false};
+		if (streq(compare_fields[i].name, "limited_by"))
+			for (size_t s = 0; s <= n_stages && ledger_rows[s]; s++)
+				v[k++] = (struct field){ledger_rows[s], F_LEDGER, true, 0, false};
 	}
 	*ret_n = k;
 	return v;
@@ -852,6 +894,8 @@ static double field_num(const struct run_record *r, const struct field *f)
 		return *(const double *)p;
 	if (f->type == F_BOOL)
 		return *(const bool *)p;
+	if (f->type == F_LEDGER)
+		return ledger_count_of(r, f->name);
 	if (streq(f->name, "mtu") || streq(f->name, "streams"))
 		return *(const uint32_t *)p;
 	return (double)*(const uint64_t *)p;
@@ -895,6 +939,10 @@ static void field_text(const struct run_record *r, const struct field *f, char *
 			snprintf(buf, size, f->result || field_num(r, f) != 0 ? "%.2f" : "-",
 				 field_num(r, f));
 		return;
+	case F_LEDGER:
+		v = field_num(r, f);
+		snprintf(buf, size, isfinite(v) ? "%.0f" : "-", v);
+		return;
 	}
 }
 
@@ -927,7 +975,7 @@ static void compare_field_json(const struct run_record *runs, size_t n, const st
 
 	json_object_object_add(o, "name", json_object_new_string(f->name));
 	json_object_object_add(o, "differs", json_object_new_boolean(differs));
-	if (f->result && f->type != F_BOOL) {
+	if (f->result && f->type != F_BOOL && f->type != F_STR) {
 		deltas = json_object_new_array();
 		pcts = json_object_new_array();
 	}
@@ -952,6 +1000,9 @@ static void compare_field_json(const struct run_record *runs, size_t n, const st
 		case F_DBL:
 			json_object_array_add(
 			    vals, (v == 0 && !f->result) || !isfinite(v) ? NULL : json_object_new_double(v));
+			break;
+		case F_LEDGER:
+			json_object_array_add(vals, isfinite(v) ? json_object_new_int64((int64_t)v) : NULL);
 			break;
 		}
 		if (deltas) {
@@ -978,7 +1029,7 @@ static char *compare_cell(const struct run_record *runs, size_t i, const struct 
 	char buf[512];
 
 	field_text(&runs[i], f, buf, sizeof(buf));
-	if (i > 0 && f->result && f->type != F_BOOL && differs) {
+	if (i > 0 && f->result && f->type != F_BOOL && f->type != F_STR && differs) {
 		double v = field_num(&runs[i], f), base = field_num(&runs[0], f);
 
 		if (isfinite(v - base) && base != 0)
@@ -990,10 +1041,24 @@ static char *compare_cell(const struct run_record *runs, size_t i, const struct 
 }
 
 /* A host_tuning row no run recorded (runs older than it) is left out, and
- * the peer's rows when no run has its peer_state.json. */
+ * the peer's rows when no run has its peer_state.json; of the ledger,
+ * limited_by when a run has one, a stage when it counted drops in one. */
 static bool compare_row_shown(const struct run_record *runs, size_t n, const struct field *f)
 {
 	char t[64];
+
+	if (f->type == F_LEDGER) {
+		for (size_t i = 0; i < n; i++)
+			if (ledger_count_of(&runs[i], f->name) > 0)
+				return true;
+		return false;
+	}
+	if (streq(f->name, "limited_by")) {
+		for (size_t i = 0; i < n; i++)
+			if (runs[i].ledger)
+				return true;
+		return false;
+	}
 
 	if (f->peer) {
 		for (size_t i = 0; i < n; i++)
@@ -1120,6 +1185,21 @@ static void compare_human(const struct run_record *runs, size_t n, const struct 
 		free(cells[c]);
 }
 
+enum { OPT_COMPARE_CAMPAIGN = 1000 };
+
+const struct cli_option compare_options[] = {
+    {"campaign", CLI_ARG_NONE, OPT_COMPARE_CAMPAIGN, NULL,
+     "compare two campaigns group by group (A B: B's groups against A's), with the campaign statistics"},
+    {0},
+};
+
+static int compare_option(int id, const char *arg, void *userdata)
+{
+	(void)arg;
+	*(bool *)userdata = id == OPT_COMPARE_CAMPAIGN;
+	return 0;
+}
+
 int verb_compare(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_strv_free_ char **args = NULL;
@@ -1127,11 +1207,14 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 	struct run_record *runs = NULL;
 	_cleanup_free_ struct field *rows = NULL;
 	size_t n, nrows = 0, loaded = 0;
+	bool campaigns = false;
 	int r;
 
-	r = cli_parse(cli, cli_verb("compare"), argc, argv, NULL, NULL, &args);
+	r = cli_parse(cli, cli_verb("compare"), argc, argv, compare_option, &campaigns, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
+	if (campaigns)
+		return compare_campaigns(cli, args);
 	n = strv_length(args);
 	if (n < 2) {
 		log_error("compare: give at least two run ids (see 'cx5prof history')");
@@ -1169,8 +1252,9 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 		out_open_array(part ? "results" : "parameters");
 		for (size_t k = 0; k < nrows; k++) {
 			const struct field *f = &rows[k];
+			bool optional = f->peer || f->type == F_LEDGER || streq(f->name, "limited_by");
 
-			if (f->result == (part == 1) && (!f->peer || compare_row_shown(runs, n, f)))
+			if (f->result == (part == 1) && (!optional || compare_row_shown(runs, n, f)))
 				compare_field_json(runs, n, f, field_differs(runs, n, f));
 		}
 		out_close_array();
@@ -1240,6 +1324,7 @@ static const struct {
     {"profile", "the effective profile verified"},
     {"verify_summary", "the verification report"},
     {"peer_state.json", "the benchmark peer's state and its changes over the run (`cx5prof serve`)"},
+    {"loss_ledger", "where the lost datagrams went, stage by stage on both hosts, and the bottleneck"},
     {"host_tuning", "socket sysctls, irqbalance and the benchmark's CPUs during the run"},
     {"analysis.json", "the model's bottleneck analysis (`cx5prof analyze`)"},
 };
@@ -1604,7 +1689,7 @@ int verb_mirror(struct cli *cli, int argc, char **argv)
 
 static const char *const analyze_evidence[] = {
     "command",		 "runner_output",    "ethtool_i", "counters_before", "counters_after",
-    "interrupts_before", "interrupts_after", "softirq",	  "irq_map",
+    "interrupts_before", "interrupts_after", "softirq",	  "irq_map",	     "loss_ledger",
 };
 
 static char *analyze_question(const struct run_record *run)

@@ -139,7 +139,7 @@ int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd)
 	if (fd < 0) {
 		log_error_errno(fd, "cannot lock %s.lock or the host's lock: %m: %s", cli->db_path,
 				history_remedy(fd));
-		return EXIT_ERROR;
+		return fd == -EACCES || fd == -EPERM ? EXIT_PERMISSION : EXIT_ERROR;
 	}
 	*ret_fd = fd;
 	return EXIT_OK;

@@ -5,6 +5,8 @@
 #include "cli.h"
 
 int verb_show(struct cli *cli, int argc, char **argv);
+int verb_counters(struct cli *cli, int argc, char **argv);
+extern const struct cli_option counters_options[];
 int verb_validate(struct cli *cli, int argc, char **argv);
 int verb_serve(struct cli *cli, int argc, char **argv);
 int verb_bench(struct cli *cli, int argc, char **argv);
@@ -14,6 +16,9 @@ extern const struct cli_option bench_options[];
 
 int verb_history(struct cli *cli, int argc, char **argv);
 int verb_compare(struct cli *cli, int argc, char **argv);
+extern const struct cli_option compare_options[];
+/* `compare --campaign A B` (verb_campaign.c): B's groups against A's. */
+int compare_campaigns(struct cli *cli, char **args);
 int verb_export(struct cli *cli, int argc, char **argv);
 int verb_mirror(struct cli *cli, int argc, char **argv);
 int verb_analyze(struct cli *cli, int argc, char **argv);
@@ -45,9 +50,14 @@ int verb_doctor(struct cli *cli, int argc, char **argv);
 extern const struct cli_option verify_cli_options[];
 extern const struct cli_option doctor_cli_options[];
 
+int verb_snapshot(struct cli *cli, int argc, char **argv);
+extern const struct cli_option snapshot_options[];
+
 int verb_campaign(struct cli *cli, int argc, char **argv);
 int verb_report(struct cli *cli, int argc, char **argv);
 extern const struct cli_option campaign_options[];
+/* `report --hosts DIR... --dir OUT` (verb_report_hosts.c). */
+int report_hosts(char **dirs, const char *out);
 extern const struct cli_option report_options[];
 
 #endif

@@ -9,9 +9,10 @@
 
 #include <errno.h>
 
+#include "flowhash.h"
+
 #include "base/exitcode.h"
 #include "base/output.h"
-#include "os/ethflowhash.h"
 #include "os/probe.h"
 #include "plan.h"
 #include "profile.h"
@@ -74,6 +75,21 @@ static int probe_flowhash(const char *ifname, void *ret, char **kmsg)
 }
 
 static const struct probe_fact flowhash_fact = {sizeof(struct flowhash_fact), probe_flowhash};
+
+int flow_hash_probed(const struct iface_state *s, enum eth_flow f, uint64_t *ret)
+{
+	const struct iface_fact *fact = kind_fact(s, &kind_flow_hash);
+	const struct flowhash_fact *v = fact->value;
+
+	if ((unsigned)f >= _ETH_FLOW_MAX)
+		return -EINVAL;
+	if (fact->r < 0)
+		return fact->r;
+	if (v->r[f] < 0)
+		return v->r[f];
+	*ret = v->v[f];
+	return 0;
+}
 
 static int flow_of(const char *key, enum eth_flow *ret)
 {

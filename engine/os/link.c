@@ -279,6 +279,41 @@ int link_get(const char *name, struct link_info *ret)
 	return r;
 }
 
+int link_get_stats(const char *name, struct link_stats *ret)
+{
+	_cleanup_(nl_kernel_error_done) struct nl_kernel_error k = {0};
+	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
+	_cleanup_rtnl_link_ struct rtnl_link *l = NULL;
+	int r;
+
+	if (!name || !ifname_valid(name))
+		return -EINVAL;
+	r = link_socket(&k, &sk);
+	if (r < 0)
+		return r;
+	r = rtnl_link_get_kernel(sk, 0, name, &l);
+	if (r < 0)
+		return k.err < 0 ? k.err : link_errno_from_nle(r);
+	*ret = (struct link_stats){
+	    .rx_packets = rtnl_link_get_stat(l, RTNL_LINK_RX_PACKETS),
+	    .tx_packets = rtnl_link_get_stat(l, RTNL_LINK_TX_PACKETS),
+	    .rx_dropped = rtnl_link_get_stat(l, RTNL_LINK_RX_DROPPED),
+	    .tx_dropped = rtnl_link_get_stat(l, RTNL_LINK_TX_DROPPED),
+	    .rx_errors = rtnl_link_get_stat(l, RTNL_LINK_RX_ERRORS),
+	    .tx_errors = rtnl_link_get_stat(l, RTNL_LINK_TX_ERRORS),
+	    .rx_crc_errors = rtnl_link_get_stat(l, RTNL_LINK_RX_CRC_ERR),
+	    .rx_frame_errors = rtnl_link_get_stat(l, RTNL_LINK_RX_FRAME_ERR),
+	    .rx_length_errors = rtnl_link_get_stat(l, RTNL_LINK_RX_LEN_ERR),
+	    .rx_missed_errors = rtnl_link_get_stat(l, RTNL_LINK_RX_MISSED_ERR),
+	    .rx_fifo_errors = rtnl_link_get_stat(l, RTNL_LINK_RX_FIFO_ERR),
+	    .rx_over_errors = rtnl_link_get_stat(l, RTNL_LINK_RX_OVER_ERR),
+	    .tx_fifo_errors = rtnl_link_get_stat(l, RTNL_LINK_TX_FIFO_ERR),
+	    .tx_carrier_errors = rtnl_link_get_stat(l, RTNL_LINK_TX_CARRIER_ERR),
+	    .tx_aborted_errors = rtnl_link_get_stat(l, RTNL_LINK_TX_ABORT_ERR),
+	};
+	return 0;
+}
+
 /* One u32 attribute of a link: libnl's getter and setter, and where
  * link_info keeps it (for the read-back). */
 struct link_u32 {

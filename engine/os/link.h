@@ -2,8 +2,8 @@
  * through rtnetlink (libnl-route-3).
  *
  * Owns: reading links (name, ifindex, MTU and its range, transmit queue
- * length, operstate, flags, kind) and changing the MTU and the transmit
- * queue length, in the caller's network namespace. libnl's
+ * length, operstate, flags, kind, the device's counters) and changing the
+ * MTU and the transmit queue length, in the caller's network namespace. libnl's
  * NLE_* codes are converted to -errno here and nowhere else. Must never:
  * touch /proc or /sys (that is sysroot.h), log above debug, or change
  * anything but the attribute it was asked to change. */
@@ -58,6 +58,20 @@ int link_list(struct link_info **ret, size_t *ret_n);
 /* One link by name. -EINVAL for an invalid name (ifname_valid), -ENODEV
  * when no such link exists in this namespace. */
 int link_get(const char *name, struct link_info *ret);
+
+/* The device's own packet and error counters (IFLA_STATS64, as `ip -s
+ * link` prints them): 64-bit, kept by the driver or the core. */
+struct link_stats {
+	uint64_t rx_packets, tx_packets;
+	uint64_t rx_dropped, tx_dropped; /* the core's and the driver's drops */
+	uint64_t rx_errors, tx_errors;
+	uint64_t rx_crc_errors, rx_frame_errors, rx_length_errors; /* frames damaged on the wire */
+	uint64_t rx_missed_errors, rx_fifo_errors, rx_over_errors; /* the NIC had no room */
+	uint64_t tx_fifo_errors, tx_carrier_errors, tx_aborted_errors;
+};
+
+/* The counters of link `name`. -EINVAL invalid name, -ENODEV no such link. */
+int link_get_stats(const char *name, struct link_stats *ret);
 
 /* Set the MTU of link `name` with rtnl_link_change() (a change object
  * against the link as it is), then read it back.

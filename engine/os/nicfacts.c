@@ -4,11 +4,15 @@
 #define _GNU_SOURCE
 #include "nicfacts.h"
 
+#include "linkfacts.h"
 #include "sysroot.h"
 
+/* The sysroot describes the port while the kernel's links are another
+ * host's (a lab's veths); on the host itself, or in a snapshot of it, the
+ * port's own ethtool answers are the source. */
 static bool use_sysroot(const struct iface_state *s)
 {
-	return s->has_nic && !sysroot_is_live();
+	return s->has_nic && !linkfacts_of_this_host();
 }
 
 const char *nicfacts_driver(const struct iface_state *s)

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "probe.h"
 
+#include "linkfacts.h"
 #include "procscan.h"
 #include "sysroot.h"
 
@@ -89,8 +90,23 @@ struct probe_req {
 	size_t n_facts;
 };
 
-/* The caller's facts of port s; present: read them, else they are -ENODEV. */
-static int probe_facts(struct iface_state *s, const struct probe_req *q, bool present)
+/* Fact i as a snapshot recorded it (by position: one whose size is not
+ * the caller's was another cx5prof's, -EPROTO). */
+static int recorded_fact(struct link_facts *rec, size_t i, size_t size, struct iface_fact *f)
+{
+	struct recorded_fact *rf = i < rec->n_facts ? &rec->facts[i] : NULL;
+
+	if (!rf || rf->size != size)
+		return -EPROTO;
+	if (rf->value)
+		memcpy(f->value, rf->value, size);
+	f->kmsg = TAKE_PTR(rf->kmsg);
+	return rf->r;
+}
+
+/* The caller's facts of port s; present: read them (rec: from a snapshot's
+ * record), else they are -ENODEV. */
+static int probe_facts(struct iface_state *s, const struct probe_req *q, bool present, struct link_facts *rec)
 {
 	s->facts = calloc(q->n_facts ? q->n_facts : 1, sizeof(*s->facts));
 	if (!s->facts)
@@ -106,27 +122,32 @@ static int probe_facts(struct iface_state *s, const struct probe_req *q, bool pr
 		f->value = calloc(1, q->facts[i]->size);
 		if (!f->value)
 			return -ENOMEM;
-		f->r = present ? q->facts[i]->read(s->name, f->value, &f->kmsg) : -ENODEV;
+		if (rec)
+			f->r = recorded_fact(rec, i, q->facts[i]->size, f);
+		else
+			f->r = present ? q->facts[i]->read(s->name, f->value, &f->kmsg) : -ENODEV;
 		if (f->r == -ENOMEM)
 			return f->r;
 	}
 	return 0;
 }
 
-static int probe_kernel_iface(struct host_state *h, const struct link_info *l, const struct interrupts *table,
+static int probe_kernel_iface(struct host_state *h, struct link_facts *l, const struct interrupts *table,
 			      int table_r, const struct probe_req *q)
 {
 	struct iface_state *s;
 	int r;
 
-	r = push_iface(h, l->name, &s);
+	r = push_iface(h, l->link.name, &s);
 	if (r < 0)
 		return r;
 	s->present = true;
-	s->link = *l;
-	s->drvinfo_r = ethtool_get_drvinfo(s->name, &s->drvinfo);
-	s->ethlink_r = ethtool_get_link(s->name, &s->ethlink);
-	r = probe_facts(s, q, true);
+	s->link = l->link;
+	s->drvinfo_r = l->drvinfo_r;
+	s->drvinfo = l->drvinfo;
+	s->ethlink_r = l->ethlink_r;
+	s->ethlink = l->ethlink;
+	r = probe_facts(s, q, true, l->facts ? l : NULL);
 	if (r < 0)
 		return r;
 	return probe_nic(s, table, table_r, q->irq_flags);
@@ -135,26 +156,28 @@ static int probe_kernel_iface(struct host_state *h, const struct link_info *l, c
 static int probe_interfaces(struct host_state *h, const struct probe_req *q, unsigned flags)
 {
 	char *const *only = q->only;
-	_cleanup_free_ struct link_info *links = NULL;
+	struct link_facts *links = NULL;
 	_cleanup_strv_free_ char **sysfs = NULL;
 	_cleanup_interrupts_ struct interrupts *table = NULL;
 	size_t n = 0;
 	int r, table_r;
 
-	r = link_list(&links, &n);
+	/* The kernel's links, or a snapshot's record of them. */
+	r = linkfacts_list(only, &links, &n);
 	if (r < 0)
 		return r;
 	/* One snapshot of /proc/interrupts for every interface. */
 	table_r = interrupts_read(flags & PROBE_IRQ_DETAILS ? 0 : INTERRUPTS_NO_COUNTS, &table, NULL);
+	for (size_t i = 0; table_r != -ENOMEM && i < n; i++) {
+		r = probe_kernel_iface(h, &links[i], table, table_r, q);
+		if (r < 0) {
+			linkfacts_free(links, n);
+			return r;
+		}
+	}
+	linkfacts_free(links, n);
 	if (table_r == -ENOMEM)
 		return table_r;
-	for (size_t i = 0; i < n; i++) {
-		if (links[i].loopback || !wanted(only, links[i].name))
-			continue;
-		r = probe_kernel_iface(h, &links[i], table, table_r, q);
-		if (r < 0)
-			return r;
-	}
 	/* On the live host sysfs and the kernel agree; a sysroot may describe
 	 * ports this namespace does not have. */
 	if (sysroot_is_live() || nic_list(&sysfs) < 0)
@@ -168,7 +191,7 @@ static int probe_interfaces(struct host_state *h, const struct probe_req *q, uns
 		if (r < 0)
 			return r;
 		s->drvinfo_r = s->ethlink_r = -ENODEV;
-		r = probe_facts(s, q, false);
+		r = probe_facts(s, q, false, NULL);
 		if (r < 0)
 			return r;
 		r = probe_nic(s, table, table_r, q->irq_flags);

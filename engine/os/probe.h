@@ -1,7 +1,8 @@
 /* probe.h: the observed state of the host, assembled in one place.
  *
- * Owns: joining the kernel's links (link.h, ethtool.h; current network
- * namespace) and the per-port facts its caller adds (the change kinds'
+ * Owns: joining the kernel's links (linkfacts.h: link.h, ethtool.h in the
+ * current network namespace, or a snapshot's record) and the per-port
+ * facts its caller adds (the change kinds'
  * live state) with sysfs facts from the sysroot (nic.h), the managed
  * sysctls (procsys.h), irqbalance and the firewall. Read-only. Each fact
  * carries its own result code, so "unsupported" (-EOPNOTSUPP) is never

@@ -19,6 +19,26 @@
 
 static char *root;	/* NULL: live host */
 static char *real_root; /* realpath(root), resolved on first use */
+static bool read_only;
+static sysroot_observer_fn observer;
+static void *observer_data;
+
+void sysroot_observe(sysroot_observer_fn fn, void *userdata)
+{
+	observer = fn;
+	observer_data = userdata;
+}
+
+void sysroot_set_read_only(bool on)
+{
+	read_only = on;
+}
+
+static void observe(const char *path, enum sysroot_access access)
+{
+	if (observer)
+		observer(path, access, observer_data);
+}
 
 int sysroot_set(const char *dir)
 {
@@ -114,6 +134,7 @@ bool sysroot_exists(const char *path)
 
 	if (path_in(path, full) < 0)
 		return false;
+	observe(path, SYSROOT_NODE);
 	if (!root)
 		return access(full, F_OK) == 0;
 	/* A path that leads out of the sysroot is there, out of reach: the
@@ -135,6 +156,7 @@ int sysroot_stat(const char *path, bool follow, struct stat *ret)
 	r = path_in(path, full);
 	if (r < 0)
 		return r;
+	observe(path, SYSROOT_NODE);
 	if (!root)
 		return (follow ? stat(full, ret) : lstat(full, ret)) < 0 ? -errno : 0;
 	fd = open_beneath(path, full, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
@@ -151,24 +173,22 @@ int sysroot_open_read(const char *path)
 	r = path_in(path, full);
 	if (r < 0)
 		return r;
+	observe(path, SYSROOT_READ);
 	if (root)
 		return open_beneath(path, full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	return fd >= 0 ? fd : -errno;
 }
 
-/* The file's contents; with first_line, reading stops once a line is
- * complete (one read(2) for a sysfs or procfs attribute, not two). */
-static int read_file(const char *path, bool first_line, char **ret, size_t *ret_len)
+/* The contents of fd (closed here); with first_line, reading stops once a
+ * line is complete (one read(2) for a sysfs or procfs attribute, not two). */
+static int read_fd(int fd_in, bool first_line, char **ret, size_t *ret_len)
 {
 	_cleanup_free_ char *buf = NULL;
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int fd = fd_in;
 	size_t len = 0, cap = 4096;
 	struct stat st;
 
-	fd = sysroot_open_read(path);
-	if (fd < 0)
-		return fd;
 	/* A sysroot's copy of /proc/interrupts is 1.5 MB on a 256-CPU host:
 	 * one buffer of its size, not a dozen reallocations that copy it
 	 * (procfs says 0 and keeps the default). */
@@ -207,6 +227,33 @@ static int read_file(const char *path, bool first_line, char **ret, size_t *ret_
 		*ret_len = len;
 	*ret = TAKE_PTR(buf);
 	return 0;
+}
+
+static int read_file(const char *path, bool first_line, char **ret, size_t *ret_len)
+{
+	int fd = sysroot_open_read(path);
+
+	if (fd < 0)
+		return fd;
+	return read_fd(fd, first_line, ret, ret_len);
+}
+
+int sysroot_read_live_counters(const char *path, char **ret, size_t *ret_len)
+{
+	static const char *const live[] = {"/proc/net/snmp", "/proc/net/snmp6", "/proc/net/softnet_stat"};
+	int fd;
+
+	for (size_t i = 0; i < ARRAY_SIZE(live); i++)
+		if (streq(path, live[i])) {
+			/* The path as it is, not under the root: these files
+			 * describe the namespace the process runs in, not the
+			 * host a sysroot describes. */
+			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+			if (fd < 0)
+				return -errno;
+			return read_fd(fd, false, ret, ret_len);
+		}
+	return -EPERM;
 }
 
 int sysroot_read_all(const char *path, char **ret, size_t *ret_len)
@@ -257,17 +304,17 @@ int sysroot_read_u64(const char *path, uint64_t *ret)
 	return safe_atou64(s, ret);
 }
 
-int sysroot_readlink_base(const char *path, char **ret)
+int sysroot_readlink(const char *path, char **ret)
 {
 	_cleanup_free_ char *full = NULL;
 	char buf[4096];
 	ssize_t n;
-	char *slash, *s;
 	int r;
 
 	r = sysroot_path(path, &full);
 	if (r < 0)
 		return r;
+	observe(path, SYSROOT_LINK);
 	if (root) {
 		/* The link itself (O_PATH | O_NOFOLLOW), reached beneath the root. */
 		_cleanup_close_ int fd = open_beneath(path, full, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -279,10 +326,25 @@ int sysroot_readlink_base(const char *path, char **ret)
 	if (n < 0)
 		return -errno;
 	buf[n] = '\0';
-	while (n > 1 && buf[n - 1] == '/')
-		buf[--n] = '\0';
-	slash = strrchr(buf, '/');
-	s = strdup(slash ? slash + 1 : buf);
+	*ret = strdup(buf);
+	return *ret ? 0 : -ENOMEM;
+}
+
+int sysroot_readlink_base(const char *path, char **ret)
+{
+	_cleanup_free_ char *target = NULL;
+	char *slash, *s;
+	size_t n;
+	int r;
+
+	r = sysroot_readlink(path, &target);
+	if (r < 0)
+		return r;
+	n = strlen(target);
+	while (n > 1 && target[n - 1] == '/')
+		target[--n] = '\0';
+	slash = strrchr(target, '/');
+	s = strdup(slash ? slash + 1 : target);
 	if (!s)
 		return -ENOMEM;
 	*ret = s;
@@ -300,6 +362,7 @@ int sysroot_listdir(const char *path, char ***ret)
 	r = sysroot_path(path, &full);
 	if (r < 0)
 		return r;
+	observe(path, SYSROOT_LIST);
 	if (root) {
 		int fd = open_beneath(path, full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
@@ -448,6 +511,8 @@ int sysroot_write(const char *path, const char *value)
 	r = path_in(path, full);
 	if (r < 0)
 		return r;
+	if (read_only)
+		return -EROFS;
 	if (!root) {
 		/* One write(2), as the kernel expects for /proc/sys and /proc/irq;
 		 * O_TRUNC is ignored by procfs and sysfs, kept for any other file. */

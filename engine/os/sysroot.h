@@ -33,6 +33,8 @@ int sysroot_read_all(const char *path, char **ret, size_t *ret_len);
 /* First line, trailing whitespace stripped. */
 int sysroot_read_line(const char *path, char **ret);
 int sysroot_read_u64(const char *path, uint64_t *ret);
+/* A symlink's target as it is written ("../../devices/pci0000:00/..."). */
+int sysroot_readlink(const char *path, char **ret);
 /* Basename of a symlink's target ("mlx5_core" for .../drivers/mlx5_core). */
 int sysroot_readlink_base(const char *path, char **ret);
 /* Entries of a directory, sorted, without "." and "..". */
@@ -56,6 +58,24 @@ int sysroot_read_is(const char *path, const char *want);
  * the sysroot, -EXDEV when it escapes; always 0 on the live host. For
  * writers of files outside /proc and /sys that still live under the root. */
 int sysroot_confine(const char *full);
+
+/* The kernel's network counters of this process's network namespace
+ * (/proc/net/snmp, /proc/net/snmp6) and the host-wide /proc/net/softnet_stat
+ * are never a fixture: they are read from the live /proc even under a
+ * sysroot, so that a sysroot (hardware facts) combined with the lab's
+ * namespaces measures real counters. Only those files: -EPERM for any
+ * other path. Whole file, as sysroot_read_all. */
+int sysroot_read_live_counters(const char *path, char **ret, size_t *ret_len);
+
+/* Every read, as it happens: the path and what was asked of it (a file's
+ * contents, a directory's entries, a link's target, or only that the node
+ * is there). `snapshot` records a probe's reads this way to copy what it
+ * read; NULL stops it. Writes are never observed. */
+enum sysroot_access { SYSROOT_READ, SYSROOT_LIST, SYSROOT_LINK, SYSROOT_NODE };
+typedef void (*sysroot_observer_fn)(const char *path, enum sysroot_access access, void *userdata);
+void sysroot_observe(sysroot_observer_fn fn, void *userdata);
+/* A read-only sysroot (a snapshot): every write fails with -EROFS. */
+void sysroot_set_read_only(bool read_only);
 
 /* printf-style path helpers for the common case. */
 int sysroot_read_linef(char **ret, const char *fmt, ...) _printf_(2, 3);

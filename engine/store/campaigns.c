@@ -128,6 +128,28 @@ static int summary_verdict(const unsigned char *summary, char **ret)
 	return 0;
 }
 
+int campaigns_get_summary(struct history *h, int64_t id, char **ret_summary)
+{
+	sqlite3_stmt *s = NULL;
+	char *summary = NULL;
+	int rc, r;
+
+	rc = sqlite3_prepare_v2(history_db(h), "SELECT summary FROM campaigns WHERE id = ?", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return history_errno(rc);
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		r = col_dup(s, 0, &summary);
+	else
+		r = rc == SQLITE_DONE ? -ENOENT : history_errno(rc);
+	sqlite3_finalize(s);
+	if (r < 0)
+		return r;
+	*ret_summary = summary;
+	return 0;
+}
+
 int campaigns_list(struct history *h, size_t limit, struct campaign_record **ret, size_t *ret_n)
 {
 	sqlite3_stmt *s = NULL;

@@ -36,6 +36,10 @@ int campaigns_finish(struct history *h, int64_t id, enum campaign_status status,
  * and its outbox row, as campaigns_finish(). Returns how many. */
 int campaigns_interrupt_stale(struct history *h, int64_t started_before_usec);
 
+/* The summary document of campaign id (caller frees; NULL while it runs).
+ * -ENOENT when there is no such campaign. */
+int campaigns_get_summary(struct history *h, int64_t id, char **ret_summary);
+
 /* A campaign as `history` lists it. */
 struct campaign_record {
 	int64_t id;

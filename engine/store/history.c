@@ -406,6 +406,9 @@ static const char *const migrations[] = {
     /* 4 -> 5: the peer's rollback still to do (peer_txn not restored):
      * why the last attempt failed; NULL when none is pending */
     "ALTER TABLE transactions ADD COLUMN peer_undo_pending TEXT;",
+    /* 5 -> 6: each run's loss ledger (ledger.h): what limited it, and the
+     * document */
+    "ALTER TABLE runs ADD COLUMN limited_by TEXT; ALTER TABLE runs ADD COLUMN ledger TEXT;",
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration step per schema version");
@@ -416,12 +419,16 @@ _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration 
  * the temp schema first, so the views shadow the old tables. Entry N-1:
  * from version N to the current one. */
 #define COMPAT_V2                                                                                            \
-	"CREATE TEMP VIEW runs AS SELECT *, NULL AS campaign FROM main.runs;"                                \
+	"CREATE TEMP VIEW runs AS SELECT *, NULL AS campaign, NULL AS limited_by, NULL AS ledger FROM "      \
+	"main.runs;"                                                                                         \
 	"CREATE TEMP TABLE campaigns (id INTEGER PRIMARY KEY, name TEXT, file TEXT, status TEXT,"            \
 	" started_usec INTEGER, ended_usec INTEGER, summary TEXT);"
 #define COMPAT_V3                                                                                            \
 	"CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_txn, NULL AS peer_undo_pending FROM "       \
 	"main.transactions;"
+#define COMPAT_V4                                                                                            \
+	"CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_undo_pending FROM main.transactions;"
+#define COMPAT_V5 "CREATE TEMP VIEW runs AS SELECT *, NULL AS limited_by, NULL AS ledger FROM main.runs;"
 static const char *const readonly_compat[] = {
     /* 1 */
     "CREATE TEMP VIEW transactions AS SELECT *, NULL AS boot_id, NULL AS peer_txn,"
@@ -429,9 +436,11 @@ static const char *const readonly_compat[] = {
     /* 2 */
     COMPAT_V3 COMPAT_V2,
     /* 3 */
-    COMPAT_V3,
+    COMPAT_V3 COMPAT_V5,
     /* 4 */
-    "CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_undo_pending FROM main.transactions;",
+    COMPAT_V4 COMPAT_V5,
+    /* 5 */
+    COMPAT_V5,
 };
 
 _Static_assert(ARRAY_SIZE(readonly_compat) == HISTORY_SCHEMA_VERSION - 1, "one view set per older version");

@@ -37,6 +37,11 @@
  *   a run of its own); outbox.source_kind may be 'campaign'.
  * Schema v4: transactions.peer_txn (the peer's own transaction applied
  *   with this one through peer.ssh; NULL when none).
+ * Schema v5: transactions.peer_undo_pending (the peer's rollback still
+ *   to do: why the last attempt failed; NULL when none is pending).
+ * Schema v6: runs.limited_by and runs.ledger (the run's loss ledger,
+ *   ledger.h: what limited it and the JSON document; NULL when none or
+ *   written before).
  * Changing the schema: append a step to the migration table in history.c
  * (HISTORY_SCHEMA_VERSION grows by one); never edit a released step. */
 #ifndef CX5_HISTORY_H
@@ -46,7 +51,7 @@
 
 #include "base/util.h"
 
-#define HISTORY_SCHEMA_VERSION 5
+#define HISTORY_SCHEMA_VERSION 6
 
 struct history;
 

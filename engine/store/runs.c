@@ -59,6 +59,8 @@ void run_record_done(struct run_record *r)
 	free(r->driver_version);
 	free(r->firmware_version);
 	free(r->verdict);
+	free(r->limited_by);
+	free(r->ledger);
 	free(r->peer_driver);
 	free(r->peer_driver_version);
 	free(r->peer_firmware);
@@ -91,6 +93,8 @@ static void add_opt_uint(struct json_object *o, const char *key, uint64_t v)
 
 const char *run_record_outcome(const struct run_record *r)
 {
+	if (r->verdict && strncmp(r->verdict, "interrupted", 11) == 0)
+		return "interrupted";
 	if (r->sent == 0 || (r->verdict && strncmp(r->verdict, "error", 5) == 0))
 		return "error";
 	if (r->verdict && streq(r->verdict, "drift"))
@@ -169,6 +173,8 @@ struct json_object *run_record_to_json(const struct run_record *r, bool with_art
 	json_object_object_add(res, "outcome", json_object_new_string(run_record_outcome(r)));
 	add_str(res, "verdict", r->verdict);
 	json_object_object_add(o, "results", res);
+	add_str(o, "limited_by", r->limited_by);
+	json_object_object_add(o, "ledger", r->ledger ? json_tokener_parse(r->ledger) : NULL);
 
 	if (with_artifacts) {
 		struct json_object *a = json_object_new_array();
@@ -221,8 +227,8 @@ static int insert_run(sqlite3 *db, const struct run_record *r, int64_t started, 
 	    "INSERT INTO runs (txn, profile_name, profile_hash, interface, runner, peer, test, duration_s,"
 	    " mtu, message_size, send_buffer, recv_buffer, streams, irq_policy, driver, driver_version,"
 	    " firmware_version, sent, received, lost, send_mbps, recv_mbps, loss_pct, pass, verdict,"
-	    " started_usec, ended_usec, campaign) VALUES "
-	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	    " started_usec, ended_usec, campaign, limited_by, ledger) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	    &s);
 	if (q < 0)
 		return q;
@@ -266,6 +272,8 @@ static int insert_run(sqlite3 *db, const struct run_record *r, int64_t started, 
 		?: history_errno(r->campaign_id ? sqlite3_bind_int64(s, i, r->campaign_id)
 						: sqlite3_bind_null(s, i));
 	i++;
+	q = q ?: bind_text(s, i++, r->limited_by);
+	q = q ?: bind_text(s, i++, r->ledger);
 	q = q ?: step_done(db, s);
 	if (q < 0)
 		return q;
@@ -379,7 +387,9 @@ int runs_record(struct history *h, const struct run_record *r, int64_t *ret_id)
 #define RUN_COLUMNS                                                                                          \
 	"id, txn, profile_name, profile_hash, interface, runner, peer, test, duration_s, mtu, message_size," \
 	" send_buffer, recv_buffer, streams, irq_policy, driver, driver_version, firmware_version, sent,"    \
-	" received, lost, send_mbps, recv_mbps, loss_pct, pass, verdict, started_usec, ended_usec, campaign"
+	" received, lost, send_mbps, recv_mbps, loss_pct, pass, verdict, started_usec, ended_usec, "         \
+	"campaign,"                                                                                          \
+	" limited_by, ledger"
 
 static int col_str(sqlite3_stmt *s, int col, char **ret)
 {
@@ -427,6 +437,8 @@ static int run_from_row(sqlite3_stmt *s, struct run_record *ret)
 	r.started_usec = sqlite3_column_int64(s, c++);
 	r.ended_usec = sqlite3_column_int64(s, c++);
 	r.campaign_id = sqlite3_column_int64(s, c++);
+	q = q ?: col_str(s, c++, &r.limited_by);
+	q = q ?: col_str(s, c++, &r.ledger);
 	if (q < 0) {
 		run_record_done(&r);
 		return q;

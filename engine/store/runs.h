@@ -74,6 +74,12 @@ struct run_record {
 	bool passed;	 /* every threshold held */
 	char *verdict;	 /* one line: why it passed/failed, NULL if no thresholds */
 
+	/* The loss ledger (ledger.h): what limited the run ("receiver-socket-
+	 * buffer", "sender", "path", "unknown", ...) and the whole document as
+	 * JSON text; NULL: none (nothing measured, or a run from before). */
+	char *limited_by;
+	char *ledger;
+
 	struct run_artifact *artifacts;
 	size_t n_artifacts;
 
@@ -111,7 +117,9 @@ struct json_object *run_record_to_json(const struct run_record *r, bool with_art
 
 bool run_artifact_name_valid(const char *name);
 
-/* What became of the run, one rule for every runner: "error" when no
+/* What became of the run, one rule for every runner: "interrupted" when a
+ * signal cut it or it ran materially shorter than asked (verdict
+ * "interrupted: ..."), "error" when no
  * datagram was sent or the benchmark failed to run (verdict "error: ..."),
  * "drift" when the host differed from its profile, else "pass" or "fail"
  * (a threshold). JSON "outcome"; for people pass, FAIL, drift, error. */
@@ -122,7 +130,7 @@ const char *run_record_outcome(const struct run_record *r);
 #define ARTIFACT_TUNING "host_tuning"
 /* The value of key in that artifact, copied into buf; NULL when absent. */
 const char *run_record_tuning(const struct run_record *r, const char *key, char *buf, size_t size);
-/* The same for people: "pass", "FAIL", "drift", "error". */
+/* The same for people: "pass", "FAIL", "drift", "error", "interrupted". */
 const char *run_record_outcome_label(const struct run_record *r);
 
 #endif

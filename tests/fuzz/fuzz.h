@@ -37,6 +37,16 @@ static inline char *fuzz_strndup(const uint8_t *data, size_t size)
 	return s;
 }
 
+/* How many lines text has (a parser's error line must be one of them). */
+static inline unsigned fuzz_count_lines(const char *s)
+{
+	unsigned n = 1;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
 /* Is the errno one of the list (0-terminated)? */
 static inline int fuzz_errno_in(int r, const int *list)
 {

@@ -8,15 +8,6 @@
 #include "fuzz.h"
 #include "os/interrupts.h"
 
-static unsigned count_lines(const char *s)
-{
-	unsigned n = 1;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	_cleanup_interrupts_ struct interrupts *t = NULL;
@@ -29,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_check(r == -EINVAL || r == -ENOMEM);
 		fuzz_check(t == NULL);
 		if (r == -EINVAL)
-			fuzz_check(line >= 1 && line <= count_lines(text));
+			fuzz_check(line >= 1 && line <= fuzz_count_lines(text));
 		return 0;
 	}
 	fuzz_check(t && t->ncpus > 0);

@@ -74,7 +74,9 @@ static void decode_payload(const struct udpb_header *h, const uint8_t *data, siz
 			fuzz_check(fuzz_errno_in(r, state_errors));
 			return;
 		}
-		n = udpbench_encode_state_request(out, sizeof(out));
+		fuzz_check(r >= 1 && r <= UDPB_STATE_VERSION);
+		n = udpbench_encode_state_request((uint16_t)r, out, sizeof(out));
+		r = 0;
 		break;
 	case UDPB_STATE:
 		memset(&st, 0, sizeof(st));
@@ -84,6 +86,7 @@ static void decode_payload(const struct udpb_header *h, const uint8_t *data, siz
 			return;
 		}
 		fuzz_check(st.ncounters <= UDPB_MAX_COUNTERS && st.ncpus <= UDPB_MAX_CPUS);
+		fuzz_check(st.nnet <= UDPB_MAX_NET_COUNTERS && (st.version == 2 || st.nnet == 0));
 		fuzz_check(strlen(st.ifname) < 16 && strlen(st.firmware) <= UDPB_MAX_STATE_TEXT);
 		n = udpbench_encode_state(&st, out, sizeof(out));
 		break;

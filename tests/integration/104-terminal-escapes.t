@@ -19,18 +19,24 @@ timeout -k 1 120 ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>"
 V_PIDS="$V_PIDS $!"
 wait_listen 12866 || { echo "Bail out! serve did not start"; exit 1; }
 
-# base receives into a 4 KiB socket buffer: it loses most datagrams, so
-# esc helps (the verdict names a group only when the figures say so).
-printf 'version: 1\nname: base\nlink:\n  mtu: 1500\nverify:\n  socket_buffer:\n    receive: 4096\n' >"$WORK/base.yaml"
-printf 'version: 1\nname: esc\ndescription: "%s"\nlink:\n  mtu: 1500\n' '\e]0;PWNED\a\e[2J' >"$WORK/esc.yaml"
-printf 'version: 1\nname: esc-campaign\ngroups:\n  - base.yaml\n  - esc.yaml\nverify:\n  peer: 198.18.0.2\n  runner: builtin\n  duration: 1\nrepeat: 2\n' \
+# esc must clearly help, or the verdict names no group (it names one only
+# when the figures say so, and a busy machine's noise swamps a small
+# effect): the path is shaped to a packet rate (tbf mpu 9000, as in the
+# campaign tests, campaign-lib.sh), so esc's MTU 9000 carries several
+# times what base's 1500 does with 8000-byte datagrams; 5 rounds each.
+ip -n "$PEER_NS" link set peer0 mtu 9000
+ip netns exec "$HOST_NS" tc qdisc add dev ens1f0 root tbf rate 200mbit burst 64kb latency 20ms mpu 9000
+printf 'version: 1\nname: base\nlink:\n  mtu: 1500\n' >"$WORK/base.yaml"
+printf 'version: 1\nname: esc\ndescription: "%s"\nlink:\n  mtu: 9000\n' '\e]0;PWNED\a\e[2J' >"$WORK/esc.yaml"
+printf 'version: 1\nname: esc-campaign\ngroups:\n  - base.yaml\n  - esc.yaml\nverify:\n  peer: 198.18.0.2\n  runner: builtin\n  duration: 1\n  message_size: 8000\nrepeat: 5\n' \
 	>"$WORK/campaign.yaml"
 
 # ---- the campaign verdict
 cx campaign "$WORK/campaign.yaml" >"$WORK/out" 2>"$WORK/err"
 is "$?" 0 "the campaign ran"
-grep -qF "verdict     esc ($SHOWN) helped most" "$WORK/out"
-ok $? "the verdict names the group with its description, controls as ?" || diag "$(cat "$WORK/out")"
+grep -qF "verdict     esc ($SHOWN) +" "$WORK/out"
+ok $? "the verdict names the group with its description, controls as ?"
+diag "$(grep "^verdict" "$WORK/out")"
 has_controls "$WORK/out" "$WORK/err"
 ok $((!$?)) "no control character on stdout or stderr"
 

@@ -18,27 +18,36 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 cat > "$TMP/excluded" <<'LIST'
-bad/extends-missing.yaml	extends: the schema sees one file, not the chain
-bad/extends-self.yaml	extends: a cycle is a property of several files
-bad/extends-cycle-a.yaml	extends: a cycle is a property of several files
-bad/extends-cycle-b.yaml	extends: a cycle is a property of several files
-bad/extends-bad-parent.yaml	extends: the error is in the parent file
+malformed/extends-missing.yaml	extends: the schema sees one file, not the chain
+malformed/extends-absolute-missing.yaml	extends: the schema sees one file, not the chain
+malformed/extends-directory.yaml	extends: the schema sees one file, not the chain
+malformed/extends-self.yaml	extends: a cycle is a property of several files
+malformed/extends-cycle-a.yaml	extends: a cycle is a property of several files
+malformed/extends-cycle-3.yaml	extends: a cycle is a property of several files
+malformed/extends-too-long.yaml	extends: the length of a chain is a property of several files
+malformed/extends-bad-parent.yaml	extends: the error is in the parent file
 good/child.yaml	extends: inherits name and completes the mirror from its parent
 good/grandchild.yaml	extends: a chain of files
-bad/duplicate-key.yaml	PyYAML and JSON keep the last of duplicate keys; the schema never sees the first
-bad/duplicate-key-top.yaml	PyYAML and JSON keep the last of duplicate keys
-bad/sysctl-duplicate.yaml	PyYAML and JSON keep the last of duplicate keys
-bad/tag.yaml	PyYAML applies the !!int tag; cx5prof refuses tags
-bad/gso-yes.yaml	YAML 1.1 reads yes as true; cx5prof accepts only true/false (YAML 1.2 tools read yes as a string)
-bad/cpulist-reversed.yaml	a reversed range "15-8" matches the list pattern; ranges are not arithmetic in JSON Schema
-bad/socket-buffer-too-big.yaml	"4G" is a string: the schema cannot compute its value to compare with the maximum
-bad/sysctl-floor-too-big.yaml	">= 2147483648" is a string: the schema cannot compare its value
-bad/sysctl-udp-mem-order.yaml	the order of a list's values is arithmetic the schema cannot express
+malformed/duplicate-name.yaml	PyYAML and JSON keep the last of duplicate keys; the schema never sees the first
+malformed/duplicate-nested.yaml	PyYAML and JSON keep the last of duplicate keys
+malformed/duplicate-flow.yaml	PyYAML and JSON keep the last of duplicate keys
+malformed/duplicate-top.yaml	PyYAML and JSON keep the last of duplicate keys
+malformed/duplicate-sysctl.yaml	PyYAML and JSON keep the last of duplicate keys
+malformed/alias-simple.yaml	PyYAML expands an alias; cx5prof refuses anchors and aliases
+malformed/tag.yaml	PyYAML applies the !!int tag; cx5prof refuses tags
+malformed/type-gso-yes.yaml	YAML 1.1 reads yes as true; cx5prof accepts only true/false (YAML 1.2 tools read yes as a string)
+malformed/type-mtu-hex.yaml	YAML 1.1 reads 0x... as an integer; cx5prof accepts decimal integers only
+malformed/range-cpulist-reversed.yaml	a reversed range "7-3" matches the list pattern; ranges are not arithmetic in JSON Schema
+malformed/range-cpulist-cpu.yaml	a CPU number above 8191 matches the list pattern; its value is not arithmetic in JSON Schema
+malformed/range-socket-buffer.yaml	"3G" is a string: the schema cannot compute its value to compare with the maximum
+malformed/range-sysctl-small.yaml	"1K" is a string: the schema cannot compute its value to compare with the minimum
+malformed/sysctl-floor-too-big.yaml	">= 2147483648" is a string: the schema cannot compare its value
+malformed/sysctl-udp-mem-order.yaml	the order of a list's values is arithmetic the schema cannot express
 LIST
 
 # The C verdicts, in one run.
 files=()
-for f in "$TOP"/profiles/*.yaml "$CORPUS"/good/*.yaml "$CORPUS"/bad/*.yaml; do
+for f in "$TOP"/profiles/*.yaml "$CORPUS"/good/*.yaml "$TESTS_DIR"/malformed/*.yaml; do
 	case $f in "$TOP"/profiles/campaign-*.yaml) continue ;; esac # campaigns: 56-campaign.t
 	files+=("$f")
 done
@@ -86,8 +95,8 @@ for v in verdicts:
     valid, why = schema_verdict(path)
     ok(valid == v["valid"], "%s: C %s, schema %s%s" % (short, "valid" if v["valid"] else "invalid",
                                                          "valid" if valid else "invalid", "" if valid else " (" + why[:80] + ")"))
-    if short.startswith("bad/"):
-        ok(not v["valid"], "%s is in bad/ and invalid" % short)
+    if short.startswith("malformed/"):
+        ok(not v["valid"], "%s is in malformed/ and invalid" % short)
     if v["valid"]:
         errs = [e.message for e in validator.iter_errors(v["profile"])]
         ok(not errs, "%s: the effective profile (validate --json) satisfies the schema %s" % (short, errs[:1]))

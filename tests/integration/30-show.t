@@ -11,8 +11,9 @@
 # (veth 1.0), and everything else comes from the fixture, the link speed of
 # a port the fixture describes included (one source with plan and doctor).
 #
-# Regenerate the expected files after an intended output change (then read
-# the diff before committing):
+# The expected files are checked against the sysroots independently by
+# 92-show-facts.t. Regenerate them after an intended output change (then
+# read the diff before committing):
 #   CX5PROF_REGEN=1 CX5PROF=$PWD/cx5prof prove -v tests/integration/30-show.t
 . "$(dirname "$0")/lib.sh"
 need_root_netns

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # 44-concurrency.t: two applies never interleave. While one holds the lock
-# (paused mid-transaction by a failpoint), a second apply, a rollback and a
-# commit fail at once with "locked by pid N" (exit 8) and change nothing;
+# (paused mid-transaction by a failpoint), a second apply and a rollback
+# fail at once, a commit once its 5 s wait for the lock is over, with
+# "locked by pid N" (exit 8), and change nothing;
 # applies started together end with one transaction, never a mix.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
@@ -19,7 +20,7 @@ ok $? "first apply holds the lock, paused before step 2"
 pid=$(sed -n 's/.*(pid \([0-9]*\)).*/\1/p' "$WORK/err")
 rmem=$(cat "$SR/proc/sys/net/core/rmem_max")
 
-for verb in "apply $WORK/profiles/mtu-jumbo.yaml" rollback; do
+for verb in "apply $WORK/profiles/mtu-jumbo.yaml" rollback commit; do
 	# shellcheck disable=SC2086
 	run cx $verb
 	is "$rc" 8 "$verb while locked: exit 8"

@@ -128,7 +128,8 @@ is "$err" "cx5prof: error: history $DB: Bad message: check --db: the file is not
 host_as_before
 ok $? "corrupt database: host unchanged"
 run cx --db /proc/version apply "$W/mtu-jumbo.yaml"
-ok $((rc == 0)) "an unusable database path fails (exit $rc)"
+is "$rc:${err%%: No such file or directory*}" "1:cx5prof: error: cannot lock /proc/version.lock or the host's lock" \
+	"a database path where no lock can be made (/proc): exit 1, names the lock"
 host_as_before
 ok $? "unusable database: host unchanged"
 

@@ -29,6 +29,7 @@ WARN  ens1f0          xps         16 of 16 transmit queues send from other CPUs 
                                   fix: set link.xps: auto in the profile and apply it: the queues then follow their completion IRQs
 PASS  ens1f0          flow-hash   udp4 flows hashed on addresses and ports (sdfn)
 SKIP  ens1f0          counters    not in this network namespace
+SKIP  ens1f0          idle-drops  not in this network namespace
 PASS  ens1f1          model       ConnectX-5 (15b3:1017) at 0000:af:00.1
 PASS  ens1f1          link        25000 Mb/s full duplex
 PASS  ens1f1          driver      driver mlx5_core 6.12.12-amd64
@@ -43,6 +44,7 @@ WARN  ens1f1          xps         16 of 16 transmit queues send from other CPUs 
                                   fix: set link.xps: auto in the profile and apply it: the queues then follow their completion IRQs
 PASS  ens1f1          flow-hash   udp4 flows hashed on addresses and ports (sdfn)
 SKIP  ens1f1          counters    not in this network namespace
+SKIP  ens1f1          idle-drops  not in this network namespace
 PASS  host            firewall    no packet filter active
 WARN  host            irqbalance  irqbalance is running: it overwrites manual IRQ pins
                                   fix: set irq.irqbalance: stop (or ban) in the profile and apply it
@@ -51,7 +53,7 @@ PASS  host            cpufreq     the performance governor on the NIC-local CPUs
 SKIP  host            kernel-log  no kernel ring buffer (/dev/kmsg) and no kernel log file (/var/log/kern.log, /var/log/dmesg, /var/log/messages)
 SKIP  peer            peer-port   no profile and no --peer: the peer is not checked
 SKIP  peer            jumbo-path  no profile and no --peer: the peer is not checked
-16 pass, 5 warn, 2 fail, 6 skipped" "cx5-2port: the checklist"
+16 pass, 5 warn, 2 fail, 8 skipped" "cx5-2port: the checklist"
 
 # ---- degraded PCIe and old firmware (the 8-node fixture)
 run cxs "$FIX/cx5-8node" doctor
@@ -144,7 +146,7 @@ d = json.load(open(sys.argv[1]))
 jsonschema.validate(d, json.load(open(sys.argv[2])))
 print(d["summary"], d["exit_code"], [c["check"] for c in d["checks"] if c["status"] == "fail"])
 PYEOF
-is "$out" "{'pass': 6, 'warn': 5, 'fail': 3, 'skip': 5} 5 ['pcie', 'irq-placement', 'peer-state']" "--json: valid, summary and failures"
+is "$out" "{'pass': 6, 'warn': 5, 'fail': 3, 'skip': 6} 5 ['pcie', 'irq-placement', 'peer-state']" "--json: valid, summary and failures"
 
 run cxs "$FIX/cx5-2port" doctor a.yaml b.yaml
 is "$rc" 64 "two profiles: usage error"

@@ -5,7 +5,8 @@
 # (without migrating it), migrates it when it writes (mirror; v2 adds
 # transactions.boot_id, v3 campaigns, runs.campaign and campaign records in
 # a rebuilt outbox, v4 transactions.peer_txn, v5
-# transactions.peer_undo_pending), keeps every row, and drains its
+# transactions.peer_undo_pending, v6 runs.limited_by and runs.ledger), keeps
+# every row, and drains its
 # outbox. An empty (v0) file is no history for the verbs that only read or
 # work on one (mirror: exit 66, left empty); apply gives it the current
 # schema. A file from a newer
@@ -79,13 +80,28 @@ is "$rc $(sqlite3 "$V2" 'PRAGMA user_version') $(sqlite3 "$V2" "SELECT coalesce(
 # `history show txn` says no peer rollback is pending; migrated on write.
 V4=$TT/old-v4.db
 cp "$V2" "$V4"
-sqlite3 "$V4" 'ALTER TABLE transactions DROP COLUMN peer_undo_pending; PRAGMA user_version = 4'
+sqlite3 "$V4" 'ALTER TABLE transactions DROP COLUMN peer_undo_pending; ALTER TABLE runs DROP COLUMN limited_by;
+ALTER TABLE runs DROP COLUMN ledger; PRAGMA user_version = 4'
 run "$CX5PROF" --json --db "$V4" history show txn 1
 is "$rc $(sqlite3 "$V4" 'PRAGMA user_version') $(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["transaction"]["peer_undo_pending"])')" \
 	"0 4 None" "v4 file: read without migrating it; no peer rollback pending"
 run "$CX5PROF" --db "$V4" apply "$TT/bad-v2.yaml"
 is "$rc $(sqlite3 "$V4" 'PRAGMA user_version') $(sqlite3 "$V4" "SELECT coalesce(peer_undo_pending, 'none') FROM transactions")" \
 	"65 $CURRENT none" "v4 file: apply migrates it (v5 column peer_undo_pending, NULL)"
+
+# A v5 file (no loss ledger): its runs read read-only with no ledger,
+# migrated on write (v6 runs.limited_by and runs.ledger, NULL for the old
+# rows).
+V5=$TT/old-v5.db
+cp "$V2" "$V5"
+sqlite3 "$V5" 'ALTER TABLE runs DROP COLUMN limited_by; ALTER TABLE runs DROP COLUMN ledger; PRAGMA user_version = 5'
+run "$CX5PROF" --db "$V5" --json history show 1
+is "$rc $(sqlite3 "$V5" 'PRAGMA user_version')" "0 5" "v5 file: read without migrating it"
+is "$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin)["run"]; print(d.get("limited_by"), d.get("ledger"))')" \
+	"None None" "v5 file: its run has no loss ledger"
+run "$CX5PROF" --db "$V5" apply "$TT/bad-v2.yaml"
+is "$rc $(sqlite3 "$V5" 'PRAGMA user_version') $(sqlite3 "$V5" "SELECT coalesce(limited_by, 'none') || '/' || coalesce(ledger, 'none') FROM runs")" \
+	"65 $CURRENT none/none" "v5 file: apply migrates it; its run has no ledger (v6 columns, NULL)"
 
 run "$CX5PROF" --db "$OLD" mirror
 is "$rc/$out" "0/sent 2, pending 0" "v1 file: opened for writing (migrated) and its outbox drained"

@@ -46,7 +46,7 @@ msgs = {
     "type": frame(1, 3, struct.pack(">QHH", 0, 1, 0) + b"\0" * 8),
     "trailing": frame(1, 1, setup + b"x"),
     "slowloris": frame(1, 1, setup)[:3],
-    "state-version": frame(1, 6, struct.pack(">HH", 2, 0)),
+    "state-version": frame(1, 6, struct.pack(">HH", 3, 0)),  # 1 and 2 are known
     "state-trailing": frame(1, 6, struct.pack(">HHB", 1, 0, 0)),
     "state-reply": frame(1, 7, b"\0" * 44),
     "state": frame(1, 6, struct.pack(">HH", 1, 0)),

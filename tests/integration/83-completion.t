@@ -21,7 +21,7 @@ comp() {
 }
 
 verbs=$("$CX5PROF" --help | awk '/^Verbs:/ {v=1; next} /^$/ {v=0} v && NF {print $1}' | sort | paste -sd' ')
-is "$verbs" "analyze apply bench campaign commit compare doctor export help history mirror plan report rollback serve show validate verify" \
+is "$verbs" "analyze apply bench campaign commit compare counters doctor export help history mirror plan report rollback serve show snapshot validate verify" \
 	"the binary lists the verbs"
 is "$(comp "$CX5PROF" "")" "$verbs" "first word: every verb"
 is "$(comp "$CX5PROF" ap)" "apply" "'ap': apply"
@@ -42,7 +42,9 @@ is "$(comp "$CX5PROF" validate profiles/a)" "profiles/a.yaml" "validate: a profi
 is "$(comp "$CX5PROF" campaign profiles/a)" "profiles/a.yaml" "campaign: a campaign file"
 is "$(comp "$CX5PROF" campaign x.yaml --keep "")" "best first last none" "campaign --keep: its values"
 is "$(comp "$CX5PROF" campaign --k)" "--keep" "campaign --k: --keep"
-is "$(comp "$CX5PROF" campaign --)" "--allow-ssh-commands --check --db --help --json --keep --peer --report --sysroot --verbose" "campaign --: its options"
+is "$(comp "$CX5PROF" campaign --)" "--ablate --allow-ssh-commands --budget --check --db --duration --help --json --keep --peer --repeat --report --sysroot --verbose" "campaign --: its options"
+is "$(comp "$CX5PROF" campaign --repeat "")" "auto" "campaign --repeat: auto (or a number)"
+is "$(comp "$CX5PROF" campaign --ablate profiles/a)" "profiles/a.yaml" "campaign --ablate: a profile"
 is "$(comp "$CX5PROF" rollback --)" "--abandon --allow-ssh-commands --db --force --help --json --reason --sysroot --verbose" "rollback --: --abandon and --reason too"
 is "$(comp "$CX5PROF" verify --b)" "--bench-anyway" "verify --b: --bench-anyway"
 is "$(comp "$CX5PROF" validate --f)" "--flatten" "validate --f: --flatten"
@@ -53,6 +55,8 @@ is "$(comp "$CX5PROF" show "")" "$(ls /sys/class/net | sort | paste -sd' ')" "sh
 is "$(comp "$CX5PROF" --sysroot emp)" "empty" "--sysroot: directories"
 is "$(comp "$CX5PROF" apply --confirm "")" "" "--confirm: a number, nothing offered"
 is "$(comp "$CX5PROF" commit "")" "" "commit: no arguments"
+is "$(comp "$CX5PROF" snapshot "")" "empty profiles" "snapshot: a directory"
+is "$(comp "$CX5PROF" snapshot --tar pro)" "profiles" "snapshot --tar: a file name"
 is "$(comp /nonexistent/cx5prof "")" "" "no binary: no verbs, no error"
 
 # An option's value is not an argument (history --limit 5 offered nothing).
@@ -68,6 +72,7 @@ if runs=$(tt_test_runs); then
 	is "$(comp "$CX5PROF" --db "$T/h.db" history show txn "")" "1" "history show txn: the transaction ids"
 	is "$(comp "$CX5PROF" history --db "$T/h.db" show 2 "")" "" "history show RUN: one run only"
 	is "$(comp "$CX5PROF" --db "$T/h.db" compare 1 "")" "1 2 3" "compare: run ids, for each argument"
+	is "$(comp "$CX5PROF" --db "$T/h.db" compare --campaign "")" "" "compare --campaign: campaign ids (this history has none)"
 	is "$(comp "$CX5PROF" --db "$T/h.db" report 2 "")" "1 2 3" "report: run ids, for each argument"
 	is "$(comp "$CX5PROF" --db "$T/h.db" export "")" "1 2 3" "export: a run id"
 	is "$(comp "$CX5PROF" --db "$T/h.db" analyze --timeout 9 "")" "1 2 3" "analyze --timeout 9: a run id"

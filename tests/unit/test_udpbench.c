@@ -270,23 +270,30 @@ static void test_state_request(void **state)
 	int n;
 
 	(void)state;
-	n = udpbench_encode_state_request(buf, sizeof(buf));
+	n = udpbench_encode_state_request(1, buf, sizeof(buf));
 	assert_int_equal(n, UDPB_FRAME_HDR + 4);
 	assert_memory_equal(buf, "C5UB\x01\x06\x00\x00\x00\x00\x00\x04\x00\x01\x00\x00", 16);
 	pl = payload(n, UDPB_STATE_REQUEST, &len);
-	assert_int_equal(udpbench_decode_state_request(pl, len), 0);
+	assert_int_equal(udpbench_decode_state_request(pl, len), 1);
+	assert_int_equal(udpbench_encode_state_request(2, buf, sizeof(buf)), UDPB_FRAME_HDR + 4);
+	assert_memory_equal(buf + UDPB_FRAME_HDR, "\x00\x02\x00\x00", 4);
+	assert_int_equal(udpbench_decode_state_request(p, 4), 2);
 	assert_int_equal(udpbench_decode_state_request(p, 3), -ENODATA);
 	assert_int_equal(udpbench_decode_state_request(p, 5), -EBADMSG);
 	p[3] = 1; /* reserved */
 	assert_int_equal(udpbench_decode_state_request(p, 4), -EBADMSG);
-	p[3] = 0, p[1] = 2; /* a later state version */
+	p[3] = 0, p[1] = 3; /* a later state version */
 	assert_int_equal(udpbench_decode_state_request(p, 4), -EPROTONOSUPPORT);
-	assert_int_equal(udpbench_encode_state_request(buf, 15), -ENOBUFS);
+	p[1] = 0;
+	assert_int_equal(udpbench_decode_state_request(p, 4), -EPROTONOSUPPORT);
+	assert_int_equal(udpbench_encode_state_request(1, buf, 15), -ENOBUFS);
+	assert_int_equal(udpbench_encode_state_request(3, buf, sizeof(buf)), -ERANGE);
 }
 
 static void fill_state(struct udpb_state *m)
 {
 	memset(m, 0, sizeof(*m));
+	m->version = 1;
 	m->present = UDPB_STATE_MTU | UDPB_STATE_RMEM_MAX | UDPB_STATE_RINGS;
 	m->mtu = 9000;
 	m->rmem_max = 4194304;
@@ -350,7 +357,7 @@ static void test_state(void **state)
 	p[44 + texts + 2] = 16;
 	p[len - UDPB_MAX_CPUS * 28 - 2] = 0x02, p[len - UDPB_MAX_CPUS * 28 - 1] = 0x01; /* 513 CPUs */
 	assert_int_equal(udpbench_decode_state(p, len, &out), -ERANGE);
-	p[0] = 0, p[1] = 2;
+	p[0] = 0, p[1] = 3;
 	assert_int_equal(udpbench_decode_state(p, len, &out), -EPROTONOSUPPORT);
 
 	/* The encoder refuses what the decoder would. */
@@ -367,6 +374,66 @@ static void test_state(void **state)
 	assert_int_equal(udpbench_encode_state(&m, buf, sizeof(buf)), -ERANGE);
 	m.present &= 0xff;
 	assert_int_equal(udpbench_encode_state(&m, buf, 100), -ENOBUFS);
+}
+
+/* Version 2: the same facts, then the kernel counters of the ledger. */
+static void test_state_v2(void **state)
+{
+	static struct udpb_state m, out;
+	uint8_t *p = buf + UDPB_FRAME_HDR;
+	const uint8_t *pl;
+	size_t len, v1len, at;
+	int n;
+
+	(void)state;
+	fill_state(&m);
+	m.ncpus = 2;
+	memset(&m.cpu[2], 0, sizeof(m.cpu) - 2 * sizeof(m.cpu[0]));
+	n = udpbench_encode_state(&m, buf, sizeof(buf));
+	v1len = (size_t)n - UDPB_FRAME_HDR;
+	m.version = 2;
+	m.nnet = 2;
+	strcpy(m.net[0].name, "UdpRcvbufErrors");
+	m.net[0].value = 1182340;
+	strcpy(m.net[1].name, "softnet.dropped.cpu3");
+	m.net[1].value = UINT64_MAX;
+	n = udpbench_encode_state(&m, buf, sizeof(buf));
+	assert_int_equal(n, UDPB_FRAME_HDR + v1len + 4 + (1 + 15 + 8) + (1 + 20 + 8));
+	pl = payload(n, UDPB_STATE, &len);
+	assert_memory_equal(pl, "\x00\x02", 2);
+	assert_memory_equal(pl + v1len, "\x00\x01\x00\x02\x0fUdpRcvbufErrors", 20);
+	assert_int_equal(udpbench_decode_state(pl, len, &out), 0);
+	assert_memory_equal(&out, &m, sizeof(m));
+
+	at = v1len; /* counters_version */
+	p[at + 1] = 2;
+	assert_int_equal(udpbench_decode_state(p, len, &out), -EPROTONOSUPPORT);
+	p[at + 1] = 1;
+	p[at + 4 + 1 + 3] = '-'; /* "Udp-cvbufErrors": not a counter name */
+	assert_int_equal(udpbench_decode_state(p, len, &out), -EBADMSG);
+	p[at + 4 + 1 + 3] = 'R';
+	assert_int_equal(udpbench_decode_state(p, len - 1, &out), -ENODATA);
+	assert_int_equal(udpbench_decode_state(p, len + 1, &out), -EBADMSG);
+	assert_int_equal(udpbench_decode_state(p, at + 2, &out), -ENODATA); /* no nnet */
+	p[at + 2] = 0x01;						    /* 258 counters */
+	assert_int_equal(udpbench_decode_state(p, len, &out), -ERANGE);
+	p[at + 2] = 0;
+
+	/* The encoder keeps what fits the payload, in order. */
+	m.ncpus = UDPB_MAX_CPUS;
+	m.nnet = UDPB_MAX_NET_COUNTERS;
+	for (unsigned i = 0; i < m.nnet; i++)
+		snprintf(m.net[i].name, sizeof(m.net[i].name), "softnet.dropped.cpu%u", i);
+	n = udpbench_encode_state(&m, buf, sizeof(buf));
+	assert_true(n > 0 && n <= UDPB_FRAME_HDR + UDPB_MAX_PAYLOAD);
+	pl = payload(n, UDPB_STATE, &len);
+	assert_int_equal(udpbench_decode_state(pl, len, &out), 0);
+	assert_true(out.nnet > 0 && out.nnet < UDPB_MAX_NET_COUNTERS);
+	assert_string_equal(out.net[out.nnet - 1].name, m.net[out.nnet - 1].name);
+	strcpy(m.net[0].name, "a b");
+	assert_int_equal(udpbench_encode_state(&m, buf, sizeof(buf)), -ERANGE);
+	m.version = 0;
+	assert_int_equal(udpbench_encode_state(&m, buf, sizeof(buf)), -ERANGE);
 }
 
 static void test_error_msg(void **state)
@@ -438,41 +505,104 @@ static void test_type_names(void **state)
 	assert_null(udpb_type_to_string(_UDPB_TYPE_MAX));
 }
 
-/* Random bytes never crash a decoder and never decode as a valid setup
- * unless they happen to satisfy every check (deterministic seed). */
+/* Random bytes (deterministic seed) into every decoder: each returns 0 or
+ * a -errno, writes its output only on success, and what it accepts is
+ * within the protocol's limits; some inputs get past the magic and decode
+ * as a header, most do not. */
+static bool untouched(const void *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (((const uint8_t *)p)[i] != 0xa5)
+			return false;
+	return true;
+}
+
+#define DECODES(rc, out)                                                                                     \
+	do {                                                                                                 \
+		assert_true((rc) <= 0 && (rc) > -4096);                                                      \
+		if ((rc) < 0)                                                                                \
+			assert_true(untouched(&(out), sizeof(out)));                                         \
+	} while (0)
+
 static void test_random_bytes(void **state)
 {
 	static struct udpb_report rep;
 	uint8_t r[256];
 	uint32_t x = 12345;
+	unsigned headers = 0, refused = 0, setups = 0;
 
 	(void)state;
 	for (int it = 0; it < 200000; it++) {
 		size_t len = 0;
-		union {
-			struct udpb_header h;
-			struct udpb_setup s;
-			struct udpb_ready rd;
-			struct udpb_done d;
-			struct udpb_error_msg e;
-			struct udpb_dgram g;
-		} u;
+		int rc;
+		struct udpb_header h;
+		struct udpb_setup su;
+		struct udpb_ready rd;
+		struct udpb_done d;
+		struct udpb_error_msg e;
+		struct udpb_dgram g;
 
 		for (size_t i = 0; i < sizeof(r); i++) {
 			x = x * 1103515245u + 12345u;
 			r[i] = (uint8_t)(x >> 16);
 		}
 		len = r[0];
-		if (it % 3 == 0)
-			memcpy(r, "C5UB\x01", 5); /* get past the magic sometimes */
-		(void)udpbench_decode_header(r, len, &u.h);
-		(void)udpbench_decode_setup(r, len, &u.s);
-		(void)udpbench_decode_ready(r, len, &u.rd);
-		(void)udpbench_decode_done(r, len, &u.d);
-		(void)udpbench_decode_report(r, len, &rep);
-		(void)udpbench_decode_error(r, len, &u.e);
-		(void)udpbench_decode_dgram(r, len, &u.g);
+		if (it % 3 == 0) { /* get past the magic, the version and the reserved field sometimes */
+			memcpy(r, "C5UB\x01", 5);
+			r[6] = r[7] = r[8] = r[9] = 0;
+		}
+		memset(&h, 0xa5, sizeof(h));
+		rc = udpbench_decode_header(r, len, &h);
+		DECODES(rc, h);
+		if (rc == 0) {
+			headers++;
+			assert_int_equal(h.version, UDPB_VERSION);
+			assert_non_null(udpb_type_to_string(h.type));
+			assert_true(h.length <= UDPB_MAX_PAYLOAD);
+		} else {
+			refused++;
+		}
+		memset(&su, 0xa5, sizeof(su));
+		rc = udpbench_decode_setup(r, len, &su);
+		DECODES(rc, su);
+		if (rc == 0) {
+			setups++;
+			assert_true(su.duration_s >= 1 && su.duration_s <= UDPB_MAX_DURATION);
+			assert_true(su.message_size >= UDPB_MIN_MESSAGE &&
+				    su.message_size <= UDPB_MAX_MESSAGE);
+			assert_true(su.streams >= 1 && su.streams <= UDPB_MAX_STREAMS);
+			assert_true(su.recv_buffer <= UDPB_MAX_RECV_BUFFER);
+		}
+		memset(&rd, 0xa5, sizeof(rd));
+		rc = udpbench_decode_ready(r, len, &rd);
+		DECODES(rc, rd);
+		memset(&d, 0xa5, sizeof(d));
+		rc = udpbench_decode_done(r, len, &d);
+		DECODES(rc, d);
+		memset(&e, 0xa5, sizeof(e));
+		rc = udpbench_decode_error(r, len, &e);
+		DECODES(rc, e);
+		if (rc == 0)
+			assert_true(memchr(e.text, '\0', sizeof(e.text)) != NULL); /* always terminated */
+		memset(&g, 0xa5, sizeof(g));
+		rc = udpbench_decode_dgram(r, len, &g);
+		DECODES(rc, g);
+		if (it % 100 == 0) { /* the report is 30 KiB: its sentinel now and then */
+			memset(&rep, 0xa5, sizeof(rep));
+			rc = udpbench_decode_report(r, len, &rep);
+			DECODES(rc, rep);
+			if (rc == 0)
+				assert_true(rep.streams <= UDPB_MAX_STREAMS && rep.ncpus <= UDPB_MAX_CPUS);
+		} else {
+			rc = udpbench_decode_report(r, len, &rep);
+			assert_true(rc <= 0 && rc > -4096);
+		}
 	}
+	/* the loop covered both sides of the header check, and random bytes
+	 * almost never make a whole valid setup */
+	assert_true(headers > 100);
+	assert_true(refused > 100000);
+	assert_true(setups < 10);
 }
 
 static void test_recv_frame(void **state)
@@ -576,6 +706,7 @@ int main(void)
 	    cmocka_unit_test(test_report),
 	    cmocka_unit_test(test_state_request),
 	    cmocka_unit_test(test_state),
+	    cmocka_unit_test(test_state_v2),
 	    cmocka_unit_test(test_error_msg),
 	    cmocka_unit_test(test_dgram),
 	    cmocka_unit_test(test_type_names),

@@ -15,6 +15,7 @@ DOCUMENTATION = """
 """
 
 import json
+import time
 
 from ansible.plugins.callback import CallbackBase
 
@@ -32,12 +33,13 @@ class CallbackModule(CallbackBase):
         self.plays.append({"play": {"name": play.get_name()}, "tasks": []})
 
     def v2_playbook_on_task_start(self, task, is_conditional):
-        self.plays[-1]["tasks"].append({"task": {"name": task.get_name()}, "hosts": {}})
+        self.plays[-1]["tasks"].append({"task": {"name": task.get_name(), "started": time.time()}, "hosts": {}})
 
     def _record(self, result, **extra):
         r = dict(result._result)
         r.update(extra)
         r.pop("invocation", None)
+        r["_seconds"] = round(time.time() - self.plays[-1]["tasks"][-1]["task"]["started"], 2)
         self.plays[-1]["tasks"][-1]["hosts"][result._host.get_name()] = r
 
     def v2_runner_on_ok(self, result):

@@ -33,6 +33,11 @@ description:
     been rolled back already).
   - I(state=committed) runs C(cx5prof commit), which keeps a transaction applied
     with I(confirm_timeout).
+  - I(state=exported) runs C(cx5prof export RUN --dir) into a temporary
+    directory on the managed host and returns the bundle's top files
+    (C(run.json), C(profile.json), C(command.txt), C(README.md)) as
+    C(files), for the controller to keep (C(cx5prof report --hosts) reads
+    them); it changes nothing.
   - On a host with no history database yet, I(state=rolled_back) and
     I(state=committed) change nothing and succeed (C(cx5prof) itself exits 66
     there: only apply, verify, bench and campaign create the database).
@@ -42,7 +47,7 @@ options:
   state:
     description: What the host should be.
     type: str
-    choices: [applied, verified, rolled_back, committed]
+    choices: [applied, verified, rolled_back, committed, exported]
     default: applied
   profile:
     description:
@@ -75,8 +80,18 @@ options:
     description: With I(state=verified), check the state only (C(verify --no-bench)).
     type: bool
     default: false
+  bundle:
+    description:
+      - With I(state=verified), also export the verify run (as I(state=exported)
+        does) and return its files as C(files), whether the verify passed or
+        not: one task where two would cost a second round trip per host.
+    type: bool
+    default: false
   txn:
     description: With I(state=rolled_back), the transaction to roll back (default the last apply).
+    type: int
+  run:
+    description: With I(state=exported), the run to export (a verify's C(run_id)).
     type: int
   binary:
     description: The cx5prof binary (a name looked up in PATH, or a path).
@@ -181,10 +196,16 @@ verify:
   description: The whole C(verify --json) document (schemas/verify.schema.json).
   returned: state is verified
   type: dict
+files:
+  description: The exported bundle's top files by name (run.json, profile.json when the run's transaction has one, command.txt, README.md), as text.
+  returned: state is exported, or verified with bundle when a run was recorded
+  type: dict
 """
 
 import json
 import os
+import shutil
+import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -301,6 +322,14 @@ def do_verified(module, cx):
         args += ["--peer", p["peer"]]
     rc, doc, err, cmd = cx.run(*args)
     figures = verify_figures(doc)
+    if p["bundle"] and doc.get("run_id"):
+        # The bundle is a copy for the controller: failing to make it
+        # says so and does not turn the verify's own answer around.
+        files, failure = export_files(cx, doc["run_id"])
+        if failure:
+            module.warn("cannot export run %s: %s" % (doc["run_id"], failure[2].strip() or failure[0]))
+        else:
+            figures["files"] = files
     if rc != EXIT_OK:
         if rc == EXIT_BENCH_FAIL and not err.strip():
             failed = [t for t in doc.get("thresholds", []) if t.get("status") == "fail"]
@@ -372,11 +401,43 @@ def preview_from_history(cx, txn, statuses, verb):
     return dict(changed=False, exit_code=0, msg="nothing would be %s" % verb)
 
 
+BUNDLE_FILES = ("run.json", "profile.json", "command.txt", "README.md")
+
+
+def export_files(cx, run):
+    """export RUN into a temporary directory: (its top files by name, None),
+    or (None, (rc, doc, err, cmd)) of the failed export."""
+    tmp = tempfile.mkdtemp(prefix="cx5prof-export.")
+    try:
+        bundle = os.path.join(tmp, "bundle")
+        rc, doc, err, cmd = cx.run("export", str(run), "--dir", bundle)
+        if rc != EXIT_OK:
+            return None, (rc, doc, err, cmd)
+        files = {}
+        for name in BUNDLE_FILES:
+            path = os.path.join(bundle, name)
+            if os.path.exists(path):
+                with open(path) as f:
+                    files[name] = f.read()
+        return files, None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def do_exported(module, cx):
+    run = module.params["run"]
+    files, failure = export_files(cx, run)
+    if failure:
+        cx.fail(*failure)
+    return dict(changed=False, exit_code=EXIT_OK, msg="exported run %d" % run, files=files)
+
+
 STATES = {
     "applied": do_applied,
     "verified": do_verified,
     "rolled_back": do_rolled_back,
     "committed": do_committed,
+    "exported": do_exported,
 }
 
 
@@ -389,12 +450,14 @@ def main():
             runtime_only=dict(type="bool", default=False),
             peer=dict(type="str"),
             no_bench=dict(type="bool", default=False),
+            bundle=dict(type="bool", default=False),
             txn=dict(type="int"),
+            run=dict(type="int"),
             binary=dict(type="str", default="cx5prof"),
             sysroot=dict(type="path"),
             db=dict(type="path"),
         ),
-        required_if=[("state", "applied", ("profile",))],
+        required_if=[("state", "applied", ("profile",)), ("state", "exported", ("run",))],
         supports_check_mode=True,
     )
     p = module.params
@@ -404,6 +467,8 @@ def main():
         module.fail_json(msg="runtime_only goes with state=applied only")
     if p["peer"] is not None and p["state"] != "verified":
         module.fail_json(msg="peer goes with state=verified only")
+    if p["bundle"] and p["state"] != "verified":
+        module.fail_json(msg="bundle goes with state=verified only")
     cx = Cx5prof(module)
     module.exit_json(**STATES[p["state"]](module, cx))
 

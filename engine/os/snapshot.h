@@ -1,0 +1,50 @@
+/* snapshot.h: a host's facts copied into a directory that --sysroot
+ * accepts, for planning, showing and checking it somewhere else.
+ *
+ * Owns: which files a snapshot holds (every /proc and /sys file, and the
+ * irqbalance configuration under /etc, that a probe reads through the
+ * sysroot, recorded as it reads them, never a list kept by hand), the
+ * marker file SNAPSHOT_MARKER (what the snapshot is, the link facts read
+ * over netlink and ethtool, what could not be read and why), and loading
+ * a snapshot: its link facts replace the kernel's and the sysroot turns
+ * read-only. Must never: write on the host it reads (only into the new
+ * directory), copy a process's environment or command line, keys or
+ * anything outside /proc, /sys and that configuration, or write through a
+ * link out of the snapshot's directory. */
+#ifndef CX5_SNAPSHOT_H
+#define CX5_SNAPSHOT_H
+
+#include <json-c/json.h>
+
+#include "base/util.h"
+
+#define SNAPSHOT_MARKER	 "cx5prof-snapshot.json"
+#define SNAPSHOT_FORMAT	 "cx5prof-snapshot"
+#define SNAPSHOT_VERSION 1
+
+struct snapshot_summary {
+	size_t files; /* files copied with their contents */
+	size_t links; /* network links recorded */
+	/* [{"path", "error"}]: what could not be read (or was not copied)
+	 * and why; owned by the caller (json_object_put). */
+	struct json_object *unreadable;
+};
+
+struct probe_fact;
+
+/* Snapshot the host (the current sysroot and network namespace) into dir,
+ * which must not exist or be empty (-ENOTEMPTY), with the per-port facts
+ * the readers of the snapshot will ask for (probe.h: the change kinds',
+ * in their order). */
+int snapshot_take(const char *dir, const struct probe_fact *const *facts, size_t n_facts,
+		  struct snapshot_summary *ret);
+
+/* When the current sysroot is a snapshot: use its link facts from now on,
+ * make the sysroot read-only, and return 1; 0 when it is not one. -EINVAL
+ * for a marker that cannot be read back (*ret_why says what, caller
+ * frees). */
+int snapshot_load(char **ret_why);
+/* A snapshot was loaded. */
+bool snapshot_active(void);
+
+#endif

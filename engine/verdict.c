@@ -1,0 +1,624 @@
+/* verdict.c: a campaign's comparisons, Holm's correction, the best group
+ * and the verdict line (see verdict.h).
+ *
+ * Owns: the pairs compared, their statistics and words, and the text and
+ * JSON of them. Must never: name a winner whose interval against the
+ * baseline does not exclude 0. */
+#define _GNU_SOURCE
+#include "verdict.h"
+
+#include <math.h>
+
+static const char *const role_names[_ROLE_MAX] = {"group", "baseline", "alone", "full", "minus"};
+static const char *const kind_names[_CMP_MAX] = {"baseline", "previous", "alone", "marginal", "campaign"};
+
+const char *verdict_role_to_string(enum verdict_role r)
+{
+	return r >= 0 && r < _ROLE_MAX ? role_names[r] : NULL;
+}
+
+const char *comparison_kind_to_string(enum comparison_kind k)
+{
+	return k >= 0 && k < _CMP_MAX ? kind_names[k] : NULL;
+}
+
+/* ---- the pairs ---- */
+
+struct pairs {
+	struct verdict_pair *v;
+	size_t n;
+};
+
+static int pair_add(struct pairs *p, const struct verdict_input *in, size_t g, size_t against,
+		    enum comparison_kind kind, int family)
+{
+	struct verdict_pair *n;
+
+	if (g == against || in->groups[g].n == 0 || in->groups[against].n == 0)
+		return 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].group == g && p->v[i].against == against)
+			return 0; /* the same pair under another name (a small ablation) */
+	n = realloc(p->v, (p->n + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	p->v = n;
+	p->v[p->n++] = (struct verdict_pair){g, against, kind, family};
+	return 0;
+}
+
+/* The row of the group with exactly these families in sweep s, or -1. */
+static int ablation_row(const struct verdict_input *in, size_t s, unsigned families)
+{
+	for (size_t i = s; i < in->n_groups; i += in->n_sweeps)
+		if (in->groups[i].families == families && in->groups[i].role != ROLE_GROUP)
+			return (int)i;
+	return -1;
+}
+
+/* The row every other is compared with in sweep s: the first group, or
+ * the ablation's baseline. */
+static int baseline_row(const struct verdict_input *in, size_t s)
+{
+	return in->n_families ? ablation_row(in, s, 0) : (int)s;
+}
+
+static int derive_pairs(const struct verdict_input *in, struct pairs *p)
+{
+	int r = 0;
+
+	for (size_t s = 0; s < in->n_sweeps && r >= 0; s++) {
+		int base = baseline_row(in, s);
+
+		if (in->n_families) {
+			unsigned all = (1u << in->n_families) - 1;
+			int full = ablation_row(in, s, all);
+
+			if (base < 0 || full < 0)
+				continue;
+			r = pair_add(p, in, (size_t)full, (size_t)base, CMP_BASELINE, -1);
+			for (size_t f = 0; f < in->n_families && r >= 0; f++) {
+				int alone = ablation_row(in, s, 1u << f),
+				    minus = ablation_row(in, s, all & ~(1u << f));
+				if (alone >= 0)
+					r = pair_add(p, in, (size_t)alone, (size_t)base, CMP_ALONE, (int)f);
+				if (r >= 0 && minus >= 0)
+					r = pair_add(p, in, (size_t)full, (size_t)minus, CMP_MARGINAL,
+						     (int)f);
+			}
+			continue;
+		}
+		for (size_t g = s + in->n_sweeps; g < in->n_groups && r >= 0; g += in->n_sweeps) {
+			size_t prev = g - in->n_sweeps; /* the previous measured group */
+
+			r = pair_add(p, in, g, (size_t)base, CMP_BASELINE, -1);
+			while (prev > s && in->groups[prev].n == 0)
+				prev -= in->n_sweeps;
+			if (r >= 0 && prev != (size_t)base)
+				r = pair_add(p, in, g, prev, CMP_PREVIOUS, -1);
+		}
+	}
+	return r;
+}
+
+/* ---- the statistics ---- */
+
+struct family_walk {
+	const struct verdict_input *in;
+	struct verdict_comparison *cmp;
+	bool loss;
+	int r;
+};
+
+static int measure(const struct verdict_input *in, const struct verdict_pair *p, bool loss, double level,
+		   struct verdict_measure *ret)
+{
+	const struct verdict_group *g = &in->groups[p->group], *a = &in->groups[p->against];
+	struct verdict_measure m = {.level = level};
+	int r;
+
+	r = loss ? stats_shift(g->loss, g->n, a->loss, a->n, level, &m.s)
+		 : stats_ratio(g->recv, g->n, a->recv, a->n, level, &m.s);
+	if (r < 0)
+		return r;
+	m.sign = stats_shift_sign(&m.s);
+	if (isinf(m.s.low) && isinf(m.s.high))
+		m.min_rounds = stats_min_rounds(level);
+	*ret = m;
+	return 0;
+}
+
+static bool decide(size_t i, double level, void *userdata)
+{
+	struct family_walk *w = userdata;
+	struct verdict_measure *m = w->loss ? &w->cmp[i].loss : &w->cmp[i].recv;
+	int r = measure(w->in, &w->cmp[i].pair, w->loss, level, m);
+
+	if (r < 0)
+		w->r = r;
+	return r >= 0 && m->sign != 0;
+}
+
+/* Holm over one family (throughput or loss): every comparison first at
+ * the family's level for its p-value, then at the level of its step. */
+static int family_compute(const struct verdict_input *in, struct verdict *v, bool loss)
+{
+	_cleanup_free_ double *p = calloc(v->n_cmp ? v->n_cmp : 1, sizeof(*p));
+	_cleanup_free_ double *level = calloc(v->n_cmp ? v->n_cmp : 1, sizeof(*level));
+	struct family_walk w = {in, v->cmp, loss, 0};
+	int r;
+
+	if (!p || !level)
+		return -ENOMEM;
+	for (size_t i = 0; i < v->n_cmp; i++) {
+		struct verdict_measure m;
+		r = measure(in, &v->cmp[i].pair, loss, in->alpha, &m);
+		if (r < 0)
+			return r;
+		p[i] = m.s.p_value;
+	}
+	r = stats_holm(p, v->n_cmp, in->alpha, decide, &w, level);
+	return r < 0 ? r : w.r;
+}
+
+static int find_cmp(const struct verdict *v, size_t g, size_t against)
+{
+	for (size_t i = 0; i < v->n_cmp; i++)
+		if (v->cmp[i].pair.group == g && v->cmp[i].pair.against == against)
+			return (int)i;
+	return -1;
+}
+
+/* The best group of sweep s: the highest median among the groups clearly
+ * faster than the baseline (and measured, complete, within thresholds). */
+static void best_compute(const struct verdict_input *in, struct verdict *v, size_t s)
+{
+	int base = baseline_row(in, s);
+	double best = -1, top = -1;
+
+	v->best[s] = v->best_cmp[s] = -1;
+	if (base < 0)
+		return;
+	for (size_t g = s; g < in->n_groups; g += in->n_sweeps) {
+		const struct verdict_group *gr = &in->groups[g];
+		double med = stats_median(gr->recv, gr->n);
+		int c = find_cmp(v, g, (size_t)base);
+
+		if ((int)g == base || gr->n == 0 || gr->skipped || gr->thresholds_failed || c < 0)
+			continue;
+		if (v->cmp[c].recv.sign > 0 && med > best) {
+			best = med;
+			v->best[s] = (int)g;
+			v->best_cmp[s] = c;
+		}
+		if (v->best[s] < 0 && med > top) {
+			top = med;
+			v->best_cmp[s] = c;
+		}
+	}
+}
+
+int verdict_compute(const struct verdict_input *in, struct verdict *ret)
+{
+	struct pairs p = {0};
+	struct verdict v = {0};
+	int r = 0;
+
+	if (in->pairs) {
+		for (size_t i = 0; i < in->n_pairs; i++) {
+			r = pair_add(&p, in, in->pairs[i].group, in->pairs[i].against, in->pairs[i].kind,
+				     in->pairs[i].family);
+			if (r < 0)
+				break;
+		}
+	} else
+		r = derive_pairs(in, &p);
+	v.cmp = calloc(p.n ? p.n : 1, sizeof(*v.cmp));
+	v.best = calloc(in->n_sweeps, sizeof(*v.best));
+	v.best_cmp = calloc(in->n_sweeps, sizeof(*v.best_cmp));
+	if (r >= 0 && (!v.cmp || !v.best || !v.best_cmp))
+		r = -ENOMEM;
+	v.n_cmp = p.n;
+	for (size_t i = 0; r >= 0 && i < p.n; i++)
+		v.cmp[i].pair = p.v[i];
+	free(p.v);
+	if (r >= 0)
+		r = family_compute(in, &v, false);
+	if (r >= 0)
+		r = family_compute(in, &v, true);
+	if (r < 0) {
+		verdict_done(&v);
+		return r;
+	}
+	v.decided = v.n_cmp > 0;
+	for (size_t i = 0; i < v.n_cmp; i++)
+		v.decided &= v.cmp[i].recv.sign != 0;
+	for (size_t s = 0; s < in->n_sweeps; s++)
+		best_compute(in, &v, s);
+	*ret = v;
+	return 0;
+}
+
+void verdict_done(struct verdict *v)
+{
+	free(v->cmp);
+	free(v->best);
+	free(v->best_cmp);
+	*v = (struct verdict){0};
+}
+
+/* ---- words ---- */
+
+/* 73 -> "73", 7.25 -> "7.2", in the precision the size deserves. */
+static void figure(char *buf, size_t size, double x, bool sign, bool points)
+{
+	int digits = points ? 2 : fabs(x) < 10 ? 1 : 0;
+
+	snprintf(buf, size, sign ? "%+.*f" : "%.*f", digits, x);
+}
+
+char *verdict_measure_text(const struct verdict_measure *m, bool points)
+{
+	char est[32], lo[32], hi[32];
+
+	figure(est, sizeof(est), m->s.estimate, true, points);
+	if (isinf(m->s.low) || isinf(m->s.high))
+		return strprintf("%s%s [?]", est, points ? " pp" : "%");
+	figure(lo, sizeof(lo), m->s.low, false, points);
+	figure(hi, sizeof(hi), m->s.high, false, points);
+	return strprintf("%s%s [%s..%s]", est, points ? " pp" : "%", lo, hi);
+}
+
+const char *verdict_measure_word(const struct verdict_measure *m, bool loss)
+{
+	if (m->sign == 0)
+		return "no clear difference";
+	return (m->sign > 0) != loss ? "better" : "worse";
+}
+
+static const char *gname(const struct verdict_input *in, size_t g)
+{
+	return in->groups[g].name;
+}
+
+/* "loss -2.10 pp [-3.00..-1.20] (lower)" */
+static char *loss_text(const struct verdict_comparison *c)
+{
+	_cleanup_free_ char *t = verdict_measure_text(&c->loss, true);
+
+	return strprintf("loss %s (%s)", strna(t),
+			 c->loss.sign == 0  ? "no clear difference"
+			 : c->loss.sign > 0 ? "higher"
+					    : "lower");
+}
+
+/* Append ", "-joined pieces: *s grows; false on out of memory. */
+static bool append(char **s, const char *sep, const char *piece)
+{
+	char *t;
+
+	if (!piece)
+		return false;
+	t = strprintf("%s%s%s", *s ? *s : "", *s && **s ? sep : "", piece);
+	free(*s);
+	*s = t;
+	return t != NULL;
+}
+
+static char *family_effect(const struct verdict_input *in, const struct verdict *v, size_t f, size_t s)
+{
+	const struct verdict_family *fam = &in->families[f];
+	const struct verdict_comparison *alone = NULL, *inside = NULL;
+	_cleanup_free_ char *a = NULL;
+
+	if (fam->skipped)
+		return strprintf("%s: not applied (%s)", fam->label, fam->skipped);
+	for (size_t i = 0; i < v->n_cmp; i++) {
+		const struct verdict_comparison *c = &v->cmp[i];
+		if (c->pair.group % in->n_sweeps != s)
+			continue;
+		if (c->pair.kind == CMP_ALONE && c->pair.family == (int)f)
+			alone = c;
+		if (c->pair.kind == CMP_MARGINAL && c->pair.family == (int)f)
+			inside = c;
+	}
+	/* One family: alone is the whole profile against the baseline. */
+	if (!alone && in->n_families == 1) {
+		int base = baseline_row(in, s), full = ablation_row(in, s, 1);
+		int c = base >= 0 && full >= 0 ? find_cmp(v, (size_t)full, (size_t)base) : -1;
+		alone = c >= 0 ? &v->cmp[c] : NULL;
+	}
+	if (alone && alone->recv.sign != 0) {
+		a = verdict_measure_text(&alone->recv, false);
+		return strprintf("%s %s", fam->label, strna(a));
+	}
+	if (inside && inside->recv.sign != 0) {
+		a = verdict_measure_text(&inside->recv, false);
+		return strprintf("%s %s inside the full profile", fam->label, strna(a));
+	}
+	if (!alone && !inside)
+		return strprintf("%s: not measured", fam->label);
+	return strprintf("%s: no clear difference", fam->label);
+}
+
+static char *sweep_line(const struct verdict_input *in, const struct verdict *v, size_t s)
+{
+	_cleanup_free_ char *line = NULL, *skipped = NULL, *failed = NULL, *families = NULL;
+	int base = baseline_row(in, s), best = v->best[s], bc = v->best_cmp[s];
+	size_t measured = 0, last = 0;
+
+	for (size_t g = s; g < in->n_groups; g += in->n_sweeps) {
+		const struct verdict_group *gr = &in->groups[g];
+		_cleanup_free_ char *t = NULL;
+
+		if (gr->n) {
+			measured++;
+			last = g;
+		}
+		if (gr->skipped) {
+			t = strprintf("%s (exit %d)", gr->name, gr->skipped_code);
+			if (!append(&skipped, ", ", t))
+				return NULL;
+		} else if (gr->thresholds_failed && !append(&failed, ", ", gr->name))
+			return NULL;
+	}
+	if (measured == 0)
+		line = strdup("no group was measured");
+	else if (base < 0 || in->groups[base].n == 0)
+		line = strprintf("the baseline %s was not measured: nothing to compare against",
+				 base < 0 ? "group" : gname(in, (size_t)base));
+	else if (measured == 1)
+		line = strprintf("only %s was measured: nothing to compare", gname(in, last));
+	else if (best >= 0) {
+		const struct verdict_group *b = &in->groups[best];
+		_cleanup_free_ char *gain = verdict_measure_text(&v->cmp[bc].recv, false);
+		_cleanup_free_ char *loss = loss_text(&v->cmp[bc]);
+		line =
+		    strprintf("%s%s%s%s %s receive throughput over %s, %s", b->name,
+			      b->description ? " (" : "", b->description ? b->description : "",
+			      b->description ? ")" : "", strna(gain), gname(in, (size_t)base), strna(loss));
+	} else if (bc >= 0) {
+		const struct verdict_comparison *c = &v->cmp[bc];
+		_cleanup_free_ char *gain = verdict_measure_text(&c->recv, false);
+		_cleanup_free_ char *more =
+		    c->recv.min_rounds
+			? strprintf("; more rounds needed: at least %u per group", c->recv.min_rounds)
+			: strdup("");
+		line = strprintf(
+		    "no clear difference: no group was clearly faster than %s (highest median: %s %s%s)",
+		    gname(in, (size_t)base), gname(in, c->pair.group), strna(gain), strna(more));
+	} else
+		line = strprintf("no clear difference: no group was clearly faster than %s",
+				 gname(in, (size_t)base));
+	if (!line)
+		return NULL;
+	for (size_t f = 0; f < in->n_families; f++) {
+		_cleanup_free_ char *e = family_effect(in, v, f, s);
+		if (!append(&families, ", ", e))
+			return NULL;
+	}
+	if (families && (!append(&line, "; ", "families: ") || !append(&line, "", families)))
+		return NULL;
+	if (skipped && (!append(&line, "; ", "skipped: ") || !append(&line, "", skipped)))
+		return NULL;
+	if (failed && (!append(&line, "; ", "failed thresholds: ") || !append(&line, "", failed)))
+		return NULL;
+	return TAKE_PTR(line);
+}
+
+char *verdict_line(const struct verdict_input *in, const struct verdict *v)
+{
+	char *out = NULL;
+
+	for (size_t s = 0; s < in->n_sweeps; s++) {
+		_cleanup_free_ char *line = sweep_line(in, v, s), *t = NULL;
+		const char *value = in->groups[s].sweep_value;
+
+		if (value)
+			t = strprintf("%s: %s", value, strna(line));
+		if (!line || !append(&out, "; ", t ? t : line)) {
+			free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+/* ---- JSON ---- */
+
+static struct json_object *num_or_null(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static struct json_object *measure_json(const struct verdict_measure *m, bool loss)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "unit", json_object_new_string(loss ? "points" : "percent"));
+	json_object_object_add(o, "change", num_or_null(m->s.estimate));
+	json_object_object_add(o, "low", num_or_null(m->s.low));
+	json_object_object_add(o, "high", num_or_null(m->s.high));
+	json_object_object_add(o, "confidence", json_object_new_double(1 - m->level));
+	json_object_object_add(o, "p_value", json_object_new_double(m->s.p_value));
+	json_object_object_add(o, "exact", json_object_new_boolean(m->s.exact));
+	json_object_object_add(o, "verdict", json_object_new_string(verdict_measure_word(m, loss)));
+	json_object_object_add(o, "min_rounds",
+			       m->min_rounds ? json_object_new_int((int)m->min_rounds) : NULL);
+	return o;
+}
+
+static struct json_object *str_or_null(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+struct json_object *verdict_comparisons_json(const struct verdict_input *in, const struct verdict *v)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < v->n_cmp; i++) {
+		const struct verdict_comparison *c = &v->cmp[i];
+		const struct verdict_group *g = &in->groups[c->pair.group], *w = &in->groups[c->pair.against];
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "group", json_object_new_string(g->name));
+		json_object_object_add(o, "against", json_object_new_string(w->name));
+		json_object_object_add(o, "sweep_value", str_or_null(g->sweep_value));
+		json_object_object_add(o, "kind",
+				       json_object_new_string(comparison_kind_to_string(c->pair.kind)));
+		json_object_object_add(
+		    o, "family",
+		    c->pair.family >= 0 ? json_object_new_string(in->families[c->pair.family].name) : NULL);
+		json_object_object_add(o, "rounds", json_object_new_int((int)g->n));
+		json_object_object_add(o, "rounds_against", json_object_new_int((int)w->n));
+		json_object_object_add(o, "recv", measure_json(&c->recv, false));
+		json_object_object_add(o, "loss", measure_json(&c->loss, true));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+struct json_object *verdict_best_json(const struct verdict_input *in, const struct verdict *v)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t s = 0; s < in->n_sweeps; s++) {
+		struct json_object *o = json_object_new_object(), *skipped = json_object_new_array(),
+				   *failed = json_object_new_array(), *mattered = json_object_new_array();
+		int base = baseline_row(in, s);
+
+		for (size_t g = s; g < in->n_groups; g += in->n_sweeps) {
+			if (in->groups[g].skipped)
+				json_object_array_add(skipped, json_object_new_string(in->groups[g].name));
+			else if (in->groups[g].thresholds_failed)
+				json_object_array_add(failed, json_object_new_string(in->groups[g].name));
+		}
+		for (size_t i = 0; i < v->n_cmp; i++) {
+			const struct verdict_comparison *c = &v->cmp[i];
+			bool seen = false;
+			if (c->pair.family < 0 || c->pair.group % in->n_sweeps != s || c->recv.sign == 0)
+				continue;
+			for (size_t k = 0; k < json_object_array_length(mattered); k++)
+				seen |= streq(json_object_get_string(json_object_array_get_idx(mattered, k)),
+					      in->families[c->pair.family].name);
+			if (!seen)
+				json_object_array_add(
+				    mattered, json_object_new_string(in->families[c->pair.family].name));
+		}
+		json_object_object_add(o, "sweep_value", str_or_null(in->groups[s].sweep_value));
+		json_object_object_add(
+		    o, "group", v->best[s] >= 0 ? json_object_new_string(gname(in, v->best[s])) : NULL);
+		json_object_object_add(o, "against",
+				       base >= 0 ? json_object_new_string(gname(in, (size_t)base)) : NULL);
+		json_object_object_add(o, "comparison",
+				       v->best_cmp[s] >= 0 ? json_object_new_int(v->best_cmp[s]) : NULL);
+		json_object_object_add(o, "families",
+				       in->n_families ? mattered : (json_object_put(mattered), NULL));
+		json_object_object_add(o, "skipped", skipped);
+		json_object_object_add(o, "failed_thresholds", failed);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static int family_cmp(const struct verdict *v, size_t f, enum comparison_kind kind, size_t s, size_t n_sweeps)
+{
+	for (size_t i = 0; i < v->n_cmp; i++)
+		if (v->cmp[i].pair.kind == kind && v->cmp[i].pair.family == (int)f &&
+		    v->cmp[i].pair.group % n_sweeps == s)
+			return (int)i;
+	return -1;
+}
+
+char *verdict_interaction(const struct verdict_input *in, const struct verdict *v, size_t f)
+{
+	char *out = NULL;
+
+	for (size_t s = 0; s < in->n_sweeps; s++) {
+		int a = family_cmp(v, f, CMP_ALONE, s, in->n_sweeps),
+		    m = family_cmp(v, f, CMP_MARGINAL, s, in->n_sweeps);
+		_cleanup_free_ char *ta = NULL, *tm = NULL, *note = NULL;
+		const struct verdict_measure *ma, *mm;
+
+		if (a < 0 || m < 0)
+			continue;
+		ma = &v->cmp[a].recv;
+		mm = &v->cmp[m].recv;
+		ta = verdict_measure_text(ma, false);
+		tm = verdict_measure_text(mm, false);
+		if (ma->sign != mm->sign)
+			note = strprintf(
+			    "alone %s (%s), inside the full profile %s (%s): its effect depends on the "
+			    "other families",
+			    verdict_measure_word(ma, false), strna(ta), verdict_measure_word(mm, false),
+			    strna(tm));
+		else if (ma->sign != 0 && (ma->s.low > mm->s.high || mm->s.low > ma->s.high))
+			note =
+			    strprintf("alone %s and inside the full profile %s do not overlap: the families "
+				      "interact",
+				      strna(ta), strna(tm));
+		if (note && !append(&out, "; ", note))
+			return NULL;
+	}
+	return out;
+}
+
+struct json_object *verdict_families_json(const struct verdict_input *in, const struct verdict *v)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t f = 0; f < in->n_families; f++) {
+		struct json_object *o = json_object_new_object();
+		_cleanup_free_ char *note = verdict_interaction(in, v, f);
+		int alone = family_cmp(v, f, CMP_ALONE, 0, in->n_sweeps);
+		int inside = family_cmp(v, f, CMP_MARGINAL, 0, in->n_sweeps);
+		bool mattered = false;
+
+		for (size_t i = 0; i < v->n_cmp; i++)
+			mattered |= v->cmp[i].pair.family == (int)f && v->cmp[i].recv.sign != 0;
+		if (in->n_families == 1) {
+			int base = baseline_row(in, 0), full = ablation_row(in, 0, 1);
+			alone = inside =
+			    base >= 0 && full >= 0 ? find_cmp(v, (size_t)full, (size_t)base) : -1;
+			mattered = alone >= 0 && v->cmp[alone].recv.sign != 0;
+		}
+		json_object_object_add(o, "family", json_object_new_string(in->families[f].name));
+		json_object_object_add(o, "label", json_object_new_string(in->families[f].label));
+		json_object_object_add(o, "skipped", str_or_null(in->families[f].skipped));
+		json_object_object_add(o, "alone_comparison", alone >= 0 ? json_object_new_int(alone) : NULL);
+		json_object_object_add(o, "marginal_comparison",
+				       inside >= 0 ? json_object_new_int(inside) : NULL);
+		json_object_object_add(o, "mattered", json_object_new_boolean(mattered));
+		json_object_object_add(o, "interaction", str_or_null(note));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+int verdict_doc_rounds(struct json_object *group, double **ret_recv, double **ret_loss, size_t *ret_n)
+{
+	struct json_object *rounds = json_object_object_get(group, "rounds");
+	size_t len = json_object_array_length(rounds), n = 0;
+	_cleanup_free_ double *recv = calloc(len ? len : 1, sizeof(*recv));
+	_cleanup_free_ double *loss = calloc(len ? len : 1, sizeof(*loss));
+
+	if (!recv || !loss)
+		return -ENOMEM;
+	for (size_t i = 0; i < len; i++) {
+		struct json_object *r = json_object_array_get_idx(rounds, i), *counted, *mbps, *lp;
+		bool has_counted = json_object_object_get_ex(r, "counted", &counted);
+
+		if (!json_object_object_get_ex(r, "recv_mbps", &mbps) || !mbps ||
+		    !json_object_object_get_ex(r, "loss_percent", &lp) || !lp)
+			continue;
+		if (has_counted && !json_object_get_boolean(counted))
+			continue;
+		recv[n] = json_object_get_double(mbps);
+		loss[n++] = json_object_get_double(lp);
+	}
+	*ret_recv = TAKE_PTR(recv);
+	*ret_loss = TAKE_PTR(loss);
+	*ret_n = n;
+	return 0;
+}

@@ -1,0 +1,145 @@
+/* verdict.h: what a campaign's measurements support: the comparisons
+ * between its groups, each with an interval and a word, and the one-line
+ * verdict.
+ *
+ * Owns: which pairs of groups are compared (each group against the
+ * baseline and against the previous measured one; in an ablation each
+ * family alone against the baseline, the full profile against the
+ * baseline and against the full profile minus each family), their
+ * statistics (base/stats.h: receive throughput as a ratio in percent,
+ * loss as a shift in percentage points), Holm's correction over each
+ * family of comparisons (throughput, loss), the best group and the verdict
+ * line, and their JSON (schemas/campaign.schema.json: "comparisons",
+ * "best", "ablation".families). Must never: name a group better, worse or
+ * best when its interval does not exclude 0, count a round that was not
+ * counted (interrupted, warm-up, failed), or touch the host. */
+#ifndef CX5_VERDICT_H
+#define CX5_VERDICT_H
+
+#include <json-c/json.h>
+
+#include "base/stats.h"
+#include "base/util.h"
+
+/* The family-wise error rate of one campaign's throughput comparisons
+ * (and, separately, of its loss comparisons). */
+#define VERDICT_ALPHA 0.05
+
+enum verdict_role {
+	ROLE_GROUP,    /* a group of a campaign file (the first is the baseline) */
+	ROLE_BASELINE, /* ablation: the host as found */
+	ROLE_ALONE,    /* ablation: one family alone */
+	ROLE_FULL,     /* ablation: the whole profile */
+	ROLE_MINUS,    /* ablation: the whole profile minus one family */
+	_ROLE_MAX,
+};
+const char *verdict_role_to_string(enum verdict_role r);
+
+struct verdict_pair;
+
+struct verdict_group {
+	const char *name;
+	const char *description; /* or NULL */
+	size_t sweep;		 /* index of its sweep value (0 without a sweep) */
+	const char *sweep_value; /* as written, or NULL */
+	const double *recv;	 /* the counted rounds' receive Mbps */
+	const double *loss;	 /* and their loss percent */
+	size_t n;		 /* counted rounds */
+	const char *skipped;	 /* why it has no rounds (or no more), or NULL */
+	int skipped_code;
+	bool thresholds_failed; /* more than half of its counted rounds failed a threshold */
+	enum verdict_role role;
+	/* ablation: the families applied (bit f: family f) */
+	unsigned families;
+};
+
+struct verdict_family {
+	const char *name;    /* "mtu" */
+	const char *label;   /* "MTU 9000" */
+	const char *skipped; /* why it could not be applied alone, or NULL */
+};
+
+struct verdict_input {
+	const struct verdict_group *groups; /* g * n_sweeps + s */
+	size_t n_groups;		    /* rows: profiles * sweep values */
+	size_t n_sweeps;		    /* >= 1 */
+	const struct verdict_family *families;
+	size_t n_families; /* 0: not an ablation */
+	/* The family-wise level of this look: VERDICT_ALPHA, or its share
+	 * when `repeat: auto` looks several times (VERDICT_ALPHA / looks). */
+	double alpha;
+	/* The pairs to compare instead of the campaign's own (compare
+	 * --campaign: a group of one campaign against the same group of the
+	 * other, both in groups); NULL: derived from the roles. */
+	const struct verdict_pair *pairs;
+	size_t n_pairs;
+};
+
+enum comparison_kind {
+	CMP_BASELINE, /* against the baseline (ablation: the full profile against it) */
+	CMP_PREVIOUS, /* against the previous measured group */
+	CMP_ALONE,    /* ablation: a family alone against the baseline */
+	CMP_MARGINAL, /* ablation: the full profile against the full one minus a family */
+	CMP_CAMPAIGN, /* compare --campaign: the same group in the other campaign */
+	_CMP_MAX,
+};
+const char *comparison_kind_to_string(enum comparison_kind k);
+
+struct verdict_pair {
+	size_t group, against; /* indexes into groups */
+	enum comparison_kind kind;
+	int family; /* ablation: the family of an ALONE or MARGINAL pair; -1 */
+};
+
+struct verdict_measure {
+	struct stats_shift s; /* receive: percent; loss: percentage points */
+	double level;	      /* the level it was tested at (1 - confidence) */
+	int sign;	      /* 1: higher, -1: lower, 0: no clear difference */
+	unsigned min_rounds;  /* unbounded interval: rounds per group that could decide; 0 */
+};
+
+struct verdict_comparison {
+	struct verdict_pair pair;
+	struct verdict_measure recv, loss;
+};
+
+struct verdict {
+	struct verdict_comparison *cmp;
+	size_t n_cmp;
+	bool decided; /* every throughput comparison excludes 0 (and there is one) */
+	/* Per sweep value: the group the verdict names (-1: none) and its
+	 * comparison with the baseline (-1). */
+	int *best, *best_cmp;
+};
+
+/* The comparisons of in, their statistics and the best groups. 0, -ENOMEM. */
+int verdict_compute(const struct verdict_input *in, struct verdict *ret);
+void verdict_done(struct verdict *v);
+
+/* "+73% [61..85]", "-12.5% [-20.1..-4.2]", "+3% [?]": a figure with its
+ * interval (unit "%" or " pp"). Caller frees; NULL: out of memory. */
+char *verdict_measure_text(const struct verdict_measure *m, bool points);
+/* "better", "worse", "no clear difference"; for loss, lower is better. */
+const char *verdict_measure_word(const struct verdict_measure *m, bool loss);
+
+/* The one-line verdict (per sweep value, joined with "; "). Caller frees. */
+char *verdict_line(const struct verdict_input *in, const struct verdict *v);
+
+/* JSON (schemas/campaign.schema.json): the comparisons array, the best
+ * array (one entry per sweep value) and the ablation families array. */
+struct json_object *verdict_comparisons_json(const struct verdict_input *in, const struct verdict *v);
+struct json_object *verdict_best_json(const struct verdict_input *in, const struct verdict *v);
+struct json_object *verdict_families_json(const struct verdict_input *in, const struct verdict *v);
+
+/* The counted rounds of a group of a campaign document (a round counts
+ * when "counted" is true; in a document older than that key, when it
+ * measured): *ret_recv and *ret_loss (caller frees) hold *ret_n values.
+ * 0, -ENOMEM. */
+int verdict_doc_rounds(struct json_object *group, double **ret_recv, double **ret_loss, size_t *ret_n);
+
+/* The interaction note of family f ("alone better, inside the full
+ * profile no clear difference: ..."), or NULL when alone and inside agree.
+ * Caller frees. */
+char *verdict_interaction(const struct verdict_input *in, const struct verdict *v, size_t f);
+
+#endif

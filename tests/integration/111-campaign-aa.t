@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# 111-campaign-aa.t: A/A campaigns in the namespace lab: two groups with
+# the same settings (the shipped baseline and a copy) must end "no clear
+# difference", with a fixed repeat of 5 and with repeat: auto (whose
+# looks after every repetition must not find differences either). The
+# method keeps a false better/worse to at most 5% of campaigns: a test
+# that runs one campaign would fail that often, so a campaign that names a
+# difference is run once more, and the test fails only when both do (at
+# most 0.25%). docs/campaigns.md gives the rate of a long run. Then
+# `compare --campaign A B`: the two campaigns group by group, with the
+# same statistics.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/campaign-lib.sh"
+csetup c111
+
+# aa NAME ARGS...: run an A/A campaign (twice at most); $AA_ID is the
+# campaign kept, $AA the words of its comparison, its verdict and how it
+# stopped.
+aa() {
+	local name=$1 attempt
+	shift
+	for attempt in 1 2; do
+		run cx campaign "$@" --json
+		printf '%s' "$out" >"$WORK/$name.json"
+		AA_ID=$(q "SELECT max(id) FROM campaigns")
+		AA=$(cjson "$WORK/$name.json" '
+c = d["comparisons"]
+print(d["exit_code"], len(c), c[0]["recv"]["verdict"] if c else None, d["best"][0]["group"],
+      d["verdict"].startswith("no clear difference: no group was clearly faster than baseline"), d["stopped"])')
+		case $AA in "0 1 no clear difference None True "*) return ;; esac
+		diag "A/A $name, attempt $attempt: $AA (a false difference: at most 5% of campaigns); once more"
+	done
+}
+
+cfile aa-fixed "$TOP/profiles/baseline.yaml" "$WORK/aa.yaml" >"$WORK/aa-fixed.yaml"
+echo "repeat: 5" >>"$WORK/aa-fixed.yaml"
+cfile aa-auto "$TOP/profiles/baseline.yaml" "$WORK/aa.yaml" >"$WORK/aa-auto.yaml"
+printf 'repeat: auto\nmax_rounds: 6\n' >>"$WORK/aa-auto.yaml"
+# fixed: 5 rounds each; auto: looked after repetitions 5 and 6, found
+# nothing, stopped at max_rounds
+for mode in fixed:complete auto:max_rounds; do
+	aa "${mode%%:*}" "$WORK/aa-${mode%%:*}.yaml"
+	is "$AA" "0 1 no clear difference None True ${mode#*:}" \
+		"A/A, repeat ${mode%%:*}: no clear difference, no winner named (valid document), stopped ${mode#*:}"
+	case $mode in fixed:*) FIXED=$AA_ID ;; *) AUTO=$AA_ID ;; esac
+done
+run cjson "$WORK/auto.json" 'print(d["statistics"]["looks"], d["repetitions"], round(d["comparisons"][0]["recv"]["confidence"], 3))'
+is "$out" "2 6 0.975" "repeat auto: alpha split over its 2 looks (each interval at 97.5%)"
+same_sysroot && [ "$(mtus)" == "$MTUS_BEFORE" ]
+ok $? "afterwards: the host is as before"
+
+# ---- compare --campaign: the second against the first, group by group
+run cx compare --campaign "$FIXED" "$AUTO"
+is "$rc" 0 "compare --campaign: exit 0"
+is "$(printf '%s\n' "$out" | sed -n 1p)" "compare     campaign $AUTO (aa-auto) against campaign $FIXED (aa-fixed)" \
+	"compare --campaign: which against which"
+is "$(printf '%s\n' "$out" | sed -n '2,$p' | sed -E 's/ +[0-9]+\.[0-9] \([0-9]+\)/ M/g; s/ +[+-][0-9.]+(%| pp) (\[[0-9.-]+\.\.[0-9.-]+\]|\[\?\]) (better|worse|no clear difference)/ S/g; s/ +[0-9.]+%$/ C/')" \
+	"group                    before Mbps    after Mbps     receive throughput               loss                               confidence
+baseline M M S S C
+baseline-again M M S S C" "compare --campaign: each group's medians and rounds, its change with an interval and a word"
+run cx --json compare --campaign "$FIXED" "$AUTO"
+printf '%s' "$out" >"$WORK/compare.json"
+run "$PY" -c 'import json, sys, jsonschema
+d = json.load(open(sys.argv[1])); jsonschema.validate(d, json.load(open(sys.argv[2])))
+print(d["campaigns"], [(c["group"], c["kind"], c["rounds_against"]) for c in d["comparisons"]], d["only_before"], d["only_after"])' \
+	"$WORK/compare.json" "$TOP/schemas/campaign.schema.json"
+is "$out" "[$FIXED, $AUTO] [('baseline', 'campaign', 5), ('baseline-again', 'campaign', 5)] [] []" \
+	"compare --campaign --json: valid, one comparison per group"
+run cx compare --campaign "$FIXED" 99
+is "$rc/$err" "66/cx5prof: error: compare: no campaign 99 in $DB" "compare --campaign with a campaign that does not exist: exit 66"
+run cx compare --campaign "$FIXED"
+is "$rc" 64 "compare --campaign with one id: usage error"
+
+done_testing

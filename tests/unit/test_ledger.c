@@ -1,0 +1,346 @@
+/* test_ledger.c: ledger.h's arithmetic on snapshots built here: the idle
+ * rate subtracted, the views of one stage (the larger kept), the
+ * attribution from the receiver back (one drop seen by several counters
+ * counts once), the lines adding up, the bottleneck lines (a stage, the
+ * sender, the path, an unknown receiver) and the document read back. The
+ * kernel's own counters are exercised by the lab tests (130-139). */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "ledger.h"
+
+struct snap {
+	struct netcounters idle, before, after;
+};
+
+/* Set a counter in the three snapshots: idle value, before, after. */
+static void set3(struct snap *s, const char *name, uint64_t idle, uint64_t before, uint64_t after)
+{
+	assert_int_equal(netcounters_set(&s->idle, name, idle), 0);
+	assert_int_equal(netcounters_set(&s->before, name, before), 0);
+	assert_int_equal(netcounters_set(&s->after, name, after), 0);
+}
+
+static void snap_init(struct snap *s)
+{
+	*s = (struct snap){0};
+	s->idle.taken_usec = 1000000;
+	s->before.taken_usec = 2000000; /* 1 s of idle */
+	s->after.taken_usec = 12000000; /* a 10 s run */
+}
+
+static void snap_done(struct snap *s)
+{
+	netcounters_done(&s->idle);
+	netcounters_done(&s->before);
+	netcounters_done(&s->after);
+}
+
+static struct ledger_input input(struct snap *snd, struct snap *rcv, uint64_t sent, uint64_t received)
+{
+	return (struct ledger_input){
+	    .sent = sent,
+	    .received = received,
+	    .send_mbps = 9000,
+	    .sender_cpu_percent = 99,
+	    .message_size = 8000,
+	    .mtu = 1500,
+	    .recv_buffer = 16384,
+	    .recv_buffer_actual = 32768,
+	    .side = {[LEDGER_SENDER] = {&snd->idle, &snd->before, &snd->after, "this host", NULL},
+		     [LEDGER_RECEIVER] = {rcv ? &rcv->idle : NULL, rcv ? &rcv->before : NULL,
+					  rcv ? &rcv->after : NULL, "cx5prof serve on 198.18.0.2:12866",
+					  "no cx5prof serve answered on the peer"}},
+	};
+}
+
+static const struct ledger_line *line(const struct ledger *l, const char *stage)
+{
+	for (size_t i = 0; i < l->n_lines; i++)
+		if (streq(l->lines[i].stage, stage))
+			return &l->lines[i];
+	fail_msg("no line %s", stage);
+	return NULL;
+}
+
+static void assert_adds_up(const struct ledger *l)
+{
+	uint64_t sum = l->received + l->unaccounted;
+
+	for (size_t i = 0; i < l->n_lines; i++)
+		sum += l->lines[i].count;
+	assert_int_equal(sum, l->sent);
+}
+
+/* The small receive buffer: RcvbufErrors explain the loss; InErrors,
+ * which counts the same drops, adds nothing; the idle rate of another
+ * socket on the peer is taken off. */
+static void test_socket_buffer(void **state)
+{
+	_cleanup_ledger_ struct ledger *l = NULL;
+	struct snap snd, rcv;
+	struct ledger_input in;
+
+	(void)state;
+	snap_init(&snd);
+	snap_init(&rcv);
+	set3(&snd, "UdpSndbufErrors", 0, 0, 0);
+	set3(&rcv, "UdpRcvbufErrors", 100, 110, 1182340 + 110 + 100); /* 10/s while idle */
+	set3(&rcv, "UdpInErrors", 100, 110, 1182340 + 110 + 100);
+	set3(&rcv, "softnet.dropped", 5, 5, 5);
+	in = input(&snd, &rcv, 1219938, 1219938 - 1182340);
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_int_equal(l->lost, 1182340);
+	assert_int_equal(line(l, "receiver-socket-buffer")->raw, 1182340);
+	assert_int_equal(line(l, "receiver-socket-buffer")->count, 1182340);
+	assert_int_equal(line(l, "receiver-socket-buffer")->counters[0].idle, 100);
+	assert_int_equal(line(l, "receiver-socket-other")->count, 0);
+	assert_int_equal(line(l, "receiver-socket-other")->n_counters, 0);
+	assert_int_equal(l->unaccounted, 0);
+	assert_adds_up(l);
+	assert_true(l->idle_subtracted);
+	assert_string_equal(l->limited_by, "receiver-socket-buffer");
+	assert_string_equal(
+	    l->bottleneck,
+	    "receiver socket buffer: UdpRcvbufErrors +1,182,340 = 100% of the lost datagrams; raise "
+	    "net.core.rmem_max and verify.socket_buffer.receive (now 16384; the socket got 32768)");
+	snap_done(&snd);
+	snap_done(&rcv);
+}
+
+/* A veth's full backlog shows as softnet drops, the receiver's rx_dropped,
+ * the sender's tx_dropped and SndbufErrors: the backlog explains it once;
+ * two stages share the rest, by share, and what is left is unaccounted. */
+static void test_echoes_and_shares(void **state)
+{
+	_cleanup_ledger_ struct ledger *l = NULL;
+	struct snap snd, rcv;
+	struct ledger_input in;
+
+	(void)state;
+	snap_init(&snd);
+	snap_init(&rcv);
+	set3(&snd, "UdpSndbufErrors", 0, 0, 700);
+	set3(&snd, "link.tx_dropped", 0, 0, 700);
+	set3(&rcv, "link.rx_dropped", 0, 0, 700);
+	set3(&rcv, "softnet.dropped", 0, 0, 700);
+	set3(&rcv, "softnet.dropped.cpu1", 0, 0, 600);
+	assert_int_equal(netcounters_set(&rcv.after, "softnet.dropped.cpu0", 100), 0); /* absent before: 0 */
+	set3(&rcv, "UdpRcvbufErrors", 0, 0, 250);
+	set3(&rcv, "UdpInErrors", 0, 0, 250);
+	in = input(&snd, &rcv, 10000, 9000);
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_int_equal(line(l, "receiver-socket-buffer")->count, 250);
+	assert_int_equal(line(l, "receiver-backlog")->count, 700);
+	assert_string_equal(line(l, "receiver-backlog")->detail, "CPU 1 +600, CPU 0 +100");
+	assert_int_equal(line(l, "receiver-nic")->raw, 700);
+	assert_int_equal(line(l, "receiver-nic")->count, 50);
+	assert_int_equal(line(l, "sender-device")->count, 0);
+	assert_int_equal(line(l, "sender-socket")->count, 0);
+	assert_int_equal(l->unaccounted, 0);
+	assert_adds_up(l);
+	assert_string_equal(l->limited_by, "receiver-backlog");
+	assert_int_equal(l->n_shares, 3);
+	assert_string_equal(l->shares[1].stage, "receiver-socket-buffer");
+	assert_true(l->shares[0].percent > 69.9 && l->shares[0].percent < 70.1);
+	assert_string_equal(
+	    l->bottleneck,
+	    "receiver backlog: softnet.dropped +700 (CPU 1 +600, CPU 0 +100) = 70% of the lost "
+	    "datagrams; the receiving CPUs fell behind: spread the completion IRQs (irq.policy) or "
+	    "raise net.core.netdev_max_backlog");
+	snap_done(&snd);
+	snap_done(&rcv);
+}
+
+/* The driver's and the core's views of one NIC's drops: the larger. */
+static void test_views(void **state)
+{
+	_cleanup_ledger_ struct ledger *l = NULL;
+	struct snap snd, rcv;
+	struct ledger_input in;
+
+	(void)state;
+	snap_init(&snd);
+	snap_init(&rcv);
+	set3(&rcv, "nic.rx_out_of_buffer", 0, 0, 300);
+	set3(&rcv, "nic.rx_discards_phy", 0, 0, 100);
+	set3(&rcv, "link.rx_dropped", 0, 0, 300); /* mlx5: rx_out_of_buffer again */
+	set3(&rcv, "link.rx_missed_errors", 0, 0, 100);
+	in = input(&snd, &rcv, 10000, 9000);
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_int_equal(line(l, "receiver-nic")->raw, 400);
+	assert_int_equal(l->unaccounted, 600);
+	assert_adds_up(l);
+	assert_string_equal(l->limited_by, "path");
+	assert_string_equal(l->bottleneck,
+			    "path: 60% unaccounted that no counter on either host explains; check the "
+			    "switches and the path between the hosts (MTU, congestion, filters)");
+	snap_done(&snd);
+	snap_done(&rcv);
+}
+
+static void test_verdicts(void **state)
+{
+	_cleanup_ledger_ struct ledger *l = NULL;
+	struct snap snd, rcv;
+	struct ledger_input in;
+
+	(void)state;
+	snap_init(&snd);
+	snap_init(&rcv);
+	set3(&rcv, "UdpRcvbufErrors", 0, 0, 0);
+	/* no loss: the sender is the limit */
+	in = input(&snd, &rcv, 10000, 10000);
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_string_equal(l->limited_by, "sender");
+	assert_string_equal(l->bottleneck,
+			    "sender: the sender reached only 9000 Mbps with no loss: the sending host "
+			    "or the runner limits the rate; the sender used 99% of a CPU");
+	ledger_free(TAKE_PTR(l));
+	/* a loss too small to matter: still the sender */
+	in = input(&snd, &rcv, 100000, 99995);
+	in.sender_cpu_percent = -1;
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_string_equal(l->limited_by, "sender");
+	assert_string_equal(l->bottleneck,
+			    "sender: the sender reached only 9000 Mbps with no loss that matters "
+			    "(<0.1% lost): the sending host or the runner limits the rate");
+	assert_int_equal(l->unaccounted, 5);
+	ledger_free(TAKE_PTR(l));
+	/* the path, with nothing rising anywhere */
+	in = input(&snd, &rcv, 10000, 3800);
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_string_equal(l->bottleneck,
+			    "path: 100% unaccounted with no counter rising on either host; check the "
+			    "switches and the path between the hosts (MTU, congestion, filters)");
+	ledger_free(TAKE_PTR(l));
+	/* the receiver unknown: never the path */
+	in = input(&snd, NULL, 10000, 3800);
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_false(l->known[LEDGER_RECEIVER]);
+	assert_false(line(l, "receiver-socket-buffer")->known);
+	assert_string_equal(l->limited_by, "unknown");
+	assert_string_equal(l->bottleneck,
+			    "unknown: the receiver's counters were not read (no cx5prof serve "
+			    "answered on the peer), so 100% of the lost datagrams cannot be placed: run "
+			    "`cx5prof serve` on the peer");
+	assert_adds_up(l);
+	ledger_free(TAKE_PTR(l));
+	/* the receiver unknown: the sender's device counts may be the
+	 * receiver's drops seen from here (a veth), so still unknown; its
+	 * qdisc is its own */
+	set3(&snd, "link.tx_dropped", 0, 0, 6000);
+	in = input(&snd, NULL, 10000, 3800);
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_int_equal(line(l, "sender-device")->count, 6000);
+	assert_string_equal(l->limited_by, "unknown");
+	ledger_free(TAKE_PTR(l));
+	set3(&snd, "link.tx_dropped", 0, 0, 0);
+	set3(&snd, "qdisc.drops", 0, 0, 6100);
+	in = input(&snd, NULL, 10000, 3800);
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_string_equal(l->limited_by, "sender-qdisc");
+	ledger_free(TAKE_PTR(l));
+	/* nothing sent: no verdict */
+	in = input(&snd, &rcv, 0, 0);
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_null(l->limited_by);
+	assert_null(l->bottleneck);
+	snap_done(&snd);
+	snap_done(&rcv);
+}
+
+/* Failed sends are not in `sent`: SndbufErrors beyond them only; qdisc
+ * drops (which UDP also reports as SndbufErrors) explain themselves. */
+static void test_sender(void **state)
+{
+	_cleanup_ledger_ struct ledger *l = NULL;
+	struct snap snd, rcv;
+	struct ledger_input in;
+
+	(void)state;
+	snap_init(&snd);
+	snap_init(&rcv);
+	set3(&snd, "UdpSndbufErrors", 0, 0, 5000);
+	set3(&snd, "qdisc.drops", 0xfffffff0, 0xfffffff0, 3000 - 16); /* 32 bits: wrapped */
+	in = input(&snd, &rcv, 100000, 97000);
+	in.send_errors = 2000;
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_int_equal(line(l, "sender-qdisc")->count, 3000);
+	assert_int_equal(line(l, "sender-socket")->raw, 3000);
+	assert_int_equal(line(l, "sender-socket")->count, 0);
+	assert_string_equal(l->limited_by, "sender-qdisc");
+	assert_adds_up(l);
+	snap_done(&snd);
+	snap_done(&rcv);
+}
+
+/* The reassembly line counts fragments too: capped at the loss; the
+ * remedy names the size that fits the MTU. */
+static void test_reassembly(void **state)
+{
+	_cleanup_ledger_ struct ledger *l = NULL;
+	_cleanup_free_ char *text = NULL;
+	struct json_object *doc;
+	struct snap snd, rcv;
+	struct ledger_input in;
+	uint64_t v;
+
+	(void)state;
+	snap_init(&snd);
+	snap_init(&rcv);
+	set3(&rcv, "IpReasmFails", 0, 0, 30000);
+	set3(&rcv, "IpReasmReqds", 0, 0, 60000);
+	in = input(&snd, &rcv, 10000, 4000);
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_int_equal(line(l, "reassembly")->count, 6000);
+	assert_string_equal(l->bottleneck,
+			    "IP reassembly: IpReasmFails +30,000, IpReasmReqds +60,000 = 100% of the "
+			    "lost datagrams; 8000-byte datagrams are cut into fragments at MTU 1500: "
+			    "send datagrams that fit (verify.message_size <= 1472) or raise the MTU on "
+			    "both hosts (link.mtu)");
+
+	/* the document, and what is read back from it */
+	doc = ledger_to_json(l);
+	assert_non_null(doc);
+	assert_string_equal(ledger_doc_limited_by(doc), "reassembly");
+	assert_true(ledger_doc_count(doc, "reassembly", &v) && v == 6000);
+	assert_true(ledger_doc_count(doc, "unaccounted", &v) && v == 0);
+	assert_false(ledger_doc_count(doc, "no-such-stage", &v));
+	text = ledger_text(doc);
+	assert_non_null(
+	    strstr(text, "  IP reassembly                     6,000  IpReasmFails +30,000, IpReasmReqds "
+			 "+60,000 (+24,000 beyond what was left to explain)\n"));
+	assert_non_null(strstr(text, "limited by: IP reassembly: "));
+	json_object_put(doc);
+	snap_done(&snd);
+	snap_done(&rcv);
+}
+
+static void test_stage_names(void **state)
+{
+	size_t n;
+	const char *const *v = ledger_stages(&n);
+
+	(void)state;
+	assert_int_equal(n, 13);
+	assert_string_equal(v[0], "sender-socket");
+	assert_string_equal(v[n - 1], "no-socket");
+	assert_string_equal(ledger_stage_label("receiver-nic"), "receiver NIC");
+	assert_string_equal(ledger_stage_label("path"), "path");
+	assert_null(ledger_stage_label("nope"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_socket_buffer), cmocka_unit_test(test_echoes_and_shares),
+	    cmocka_unit_test(test_views),	  cmocka_unit_test(test_verdicts),
+	    cmocka_unit_test(test_sender),	  cmocka_unit_test(test_reassembly),
+	    cmocka_unit_test(test_stage_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

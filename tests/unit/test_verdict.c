@@ -1,0 +1,285 @@
+/* test_verdict.c: a campaign's comparisons, Holm's correction, the best
+ * group and the verdict line, on hand-made rounds whose answers follow
+ * from test_stats.c's known cases. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "verdict.h"
+
+/* Five rounds each, no ties: complete separation of 5 against 5 has
+ * p = 2/252 = 0.0079 (test_stats.c), below 0.05/3 = 0.0167 (Holm's first
+ * step over three comparisons) and below 0.05/2 and 0.05. */
+static const double base_recv[] = {100, 101, 102, 103, 104};
+static const double jumbo_recv[] = {200, 202, 204, 206, 208};
+static const double full_recv[] = {201, 203, 205, 207, 209};
+static const double loss_a[] = {1.0, 1.1, 1.2, 1.3, 1.4};
+static const double loss_b[] = {0.10, 0.11, 0.12, 0.13, 0.14};
+
+static struct verdict_group group(const char *name, const double *recv, const double *loss, size_t n)
+{
+	return (struct verdict_group){.name = name, .recv = recv, .loss = loss, .n = n, .role = ROLE_GROUP};
+}
+
+/* Three groups: jumbo and full each about +100% over baseline (decided),
+ * full against jumbo interleaved (full's rounds sit between jumbo's: the
+ * differences straddle 0, no clear difference). The best is full (the
+ * highest median among the groups clearly faster).
+ * Holm over the three throughput comparisons: jumbo/base and full/base
+ * both have p = 2/252 (complete separation); the tie goes by order, so
+ * jumbo is tested at 0.05/3 and full at 0.05/2 = 0.025. For 5 against 5,
+ * P(U <= 1) = 2/252 = 0.0079 <= 0.0125 < P(U <= 2) = 4/252: k = 2, the
+ * interval is [D(2), D(24)] of the 25 ratios full/base: the second
+ * smallest 201/103 = 1.9515 (+95%), the second largest 207/100 = 2.07
+ * (+107%); their median 205/102 = 2.0098 (+101%).
+ * Loss: the 25 differences 0.10..0.14 - 1.0..1.4 are all negative; full
+ * vs baseline comes first in the loss family (p = 0.0079; jumbo's loss
+ * equals the baseline's, p = 1) at 0.05/3: k = 2 again, [D(2), D(24)] =
+ * [0.11 - 1.4, 0.13 - 1.0] = [-1.29, -0.87], median 0.12 - 1.2 = -1.08. */
+static void test_three_groups(void **state)
+{
+	struct verdict_group g[] = {
+	    group("baseline", base_recv, loss_a, 5),
+	    group("jumbo", jumbo_recv, loss_a, 5),
+	    group("full", full_recv, loss_b, 5),
+	};
+	struct verdict_input in = {.groups = g, .n_groups = 3, .n_sweeps = 1, .alpha = VERDICT_ALPHA};
+	struct verdict v;
+	char *line;
+
+	(void)state;
+	g[2].description = "MTU 9000 and buffers";
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	assert_int_equal(v.n_cmp, 3);
+	/* jumbo vs baseline, full vs baseline, full vs jumbo (previous) */
+	assert_int_equal(v.cmp[0].pair.kind, CMP_BASELINE);
+	assert_int_equal(v.cmp[0].pair.group, 1);
+	assert_int_equal(v.cmp[1].pair.kind, CMP_BASELINE);
+	assert_int_equal(v.cmp[2].pair.kind, CMP_PREVIOUS);
+	assert_int_equal(v.cmp[2].pair.against, 1);
+	assert_int_equal(v.cmp[0].recv.sign, 1);
+	assert_int_equal(v.cmp[1].recv.sign, 1);
+	assert_int_equal(v.cmp[2].recv.sign, 0);
+	assert_string_equal(verdict_measure_word(&v.cmp[1].loss, true), "better");
+	assert_false(v.decided);
+	assert_int_equal(v.best[0], 2);
+	assert_int_equal(v.best_cmp[0], 1);
+	line = verdict_line(&in, &v);
+	assert_non_null(line);
+	assert_string_equal(line,
+			    "full (MTU 9000 and buffers) +101% [95..107] receive throughput over baseline, "
+			    "loss -1.08 pp [-1.29..-0.87] (lower)");
+	free(line);
+	verdict_done(&v);
+}
+
+/* Three rounds against three: no interval at 95% can exclude 0 (P(U=0) =
+ * 1/20 > 2.5%): no winner, and the line says how many rounds would do (4
+ * each: 2/70 = 0.029 <= 0.05). */
+static void test_too_few_rounds(void **state)
+{
+	struct verdict_group g[] = {group("baseline", base_recv, loss_a, 3),
+				    group("jumbo", jumbo_recv, loss_a, 3)};
+	struct verdict_input in = {.groups = g, .n_groups = 2, .n_sweeps = 1, .alpha = VERDICT_ALPHA};
+	struct verdict v;
+	char *line;
+
+	(void)state;
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	assert_int_equal(v.n_cmp, 1);
+	assert_int_equal(v.cmp[0].recv.sign, 0);
+	assert_int_equal(v.cmp[0].recv.min_rounds, 4);
+	assert_int_equal(v.best[0], -1);
+	line = verdict_line(&in, &v);
+	assert_string_equal(line,
+			    "no clear difference: no group was clearly faster than baseline (highest median: "
+			    "jumbo +100% [?]; more rounds needed: at least 4 per group)");
+	free(line);
+	verdict_done(&v);
+}
+
+/* A group that failed its thresholds is never the best, a skipped one is
+ * named; the best is the next: jumbo, tested first at 0.05/3 (k = 2 as
+ * above): [D(2), D(24)] of jumbo/base = [200/103, 206/100] = [+94%,
+ * +106%]. Its loss equals the baseline's (p = 1), tested last, at 0.05
+ * after the two others were decided: the normal approximation (ties)
+ * gives k = floor(13 - 1.96 * 4.714) = 3, the exact 5x5 rule allows 3
+ * too: [D(3), D(23)] of the differences of {1.0 .. 1.4} with itself =
+ * [-0.3, 0.3]. */
+static void test_thresholds_and_skipped(void **state)
+{
+	struct verdict_group g[] = {
+	    group("baseline", base_recv, loss_a, 5),
+	    group("jumbo", jumbo_recv, loss_a, 5),
+	    group("full", full_recv, loss_b, 5),
+	    group("driver", NULL, NULL, 0),
+	};
+	struct verdict_input in = {.groups = g, .n_groups = 4, .n_sweeps = 1, .alpha = VERDICT_ALPHA};
+	struct verdict v;
+	char *line;
+
+	(void)state;
+	g[2].thresholds_failed = true;
+	g[3].skipped = "ens1f0: driver 5.0 < 99.0";
+	g[3].skipped_code = 5;
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	assert_int_equal(v.best[0], 1);
+	line = verdict_line(&in, &v);
+	assert_string_equal(line, "jumbo +100% [94..106] receive throughput over baseline, loss +0.00 pp "
+				  "[-0.30..0.30] (no clear difference); skipped: driver (exit 5); failed "
+				  "thresholds: full");
+	free(line);
+	verdict_done(&v);
+}
+
+/* An ablation of two families: baseline (none), mtu-only, irq-only, full.
+ * With two families "full minus mtu" is irq-only and "full minus irq" is
+ * mtu-only: five distinct pairs. MTU doubles the throughput alone and
+ * inside the full profile; the IRQ map changes nothing (its rounds
+ * interleave with the baseline's): no clear difference either way.
+ * Holm over five: full/base first at 0.05/5 = 0.01: P(U <= 0) = 1/252 =
+ * 0.004 <= 0.005 < P(U <= 1): k = 1, [D(1), D(25)] = [201/104, 209/100]
+ * = [+93%, +109%]; mtu-only/base at 0.05/4: k = 1 again, [200/104,
+ * 208/100] = [+92%, +108%]. Every loss is the same: p = 1 everywhere,
+ * the walk stops at once and tests all at 0.01, where the normal
+ * approximation leaves the interval unbounded: [?]. */
+static void test_ablation(void **state)
+{
+	static const double irq_recv[] = {100.5, 101.5, 102.5, 103.5, 104.5};
+	struct verdict_group g[] = {
+	    group("baseline", base_recv, loss_a, 5),
+	    group("mtu-only", jumbo_recv, loss_a, 5),
+	    group("irq-only", irq_recv, loss_a, 5),
+	    group("full", full_recv, loss_a, 5),
+	};
+	struct verdict_family fam[] = {{"mtu", "MTU 9000", NULL}, {"irq", "IRQ map + irqbalance", NULL}};
+	struct verdict_input in = {.groups = g,
+				   .n_groups = 4,
+				   .n_sweeps = 1,
+				   .families = fam,
+				   .n_families = 2,
+				   .alpha = VERDICT_ALPHA};
+	struct verdict v;
+	struct json_object *j;
+	char *line;
+
+	(void)state;
+	g[0].role = ROLE_BASELINE;
+	g[1].role = g[2].role = ROLE_ALONE;
+	g[1].families = 1;
+	g[2].families = 2;
+	g[3].role = ROLE_FULL;
+	g[3].families = 3;
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	assert_int_equal(v.n_cmp, 5);
+	assert_int_equal(v.cmp[0].pair.kind, CMP_BASELINE); /* full vs baseline */
+	assert_int_equal(v.cmp[1].pair.kind, CMP_ALONE);    /* mtu-only vs baseline */
+	assert_int_equal(v.cmp[2].pair.kind, CMP_MARGINAL); /* full vs irq-only */
+	assert_int_equal(v.cmp[2].pair.against, 2);
+	assert_int_equal(v.cmp[3].pair.kind, CMP_ALONE); /* irq-only vs baseline */
+	assert_int_equal(v.cmp[4].pair.kind, CMP_MARGINAL);
+	assert_int_equal(v.cmp[4].pair.against, 1); /* full vs mtu-only */
+	assert_int_equal(v.cmp[1].recv.sign, 1);
+	assert_int_equal(v.cmp[2].recv.sign, 1);
+	assert_int_equal(v.cmp[3].recv.sign, 0);
+	assert_int_equal(v.cmp[4].recv.sign, 0);
+	line = verdict_line(&in, &v);
+	assert_string_equal(
+	    line, "full +101% [93..109] receive throughput over baseline, loss +0.00 pp [?] "
+		  "(no clear difference); families: MTU 9000 +100% [92..108], IRQ map + irqbalance: no "
+		  "clear difference");
+	free(line);
+	j = verdict_families_json(&in, &v);
+	assert_string_equal(
+	    json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+	    "[{\"family\":\"mtu\",\"label\":\"MTU 9000\",\"skipped\":null,\"alone_comparison\":1,"
+	    "\"marginal_comparison\":2,\"mattered\":true,\"interaction\":null},{\"family\":\"irq\","
+	    "\"label\":\"IRQ map + irqbalance\",\"skipped\":null,\"alone_comparison\":3,"
+	    "\"marginal_comparison\":4,\"mattered\":false,\"interaction\":null}]");
+	json_object_put(j);
+	verdict_done(&v);
+}
+
+/* Two families that do the same thing (each alone doubles the rate, both
+ * together too): alone each is better, inside the full profile neither
+ * adds anything (the full profile minus either is as fast): the note says
+ * the effect depends on the other families. The full/other-alone pairs
+ * interleave (the "full" rounds sit between those of each "-only" group),
+ * so their intervals straddle 0. */
+static void test_interaction(void **state)
+{
+	static const double a_recv[] = {200.5, 202.5, 204.5, 206.5, 208.5};
+	static const double b_recv[] = {199.5, 201.5, 203.5, 205.5, 207.5};
+	struct verdict_group g[] = {
+	    group("baseline", base_recv, loss_a, 5),
+	    group("a-only", a_recv, loss_a, 5),
+	    group("b-only", b_recv, loss_a, 5),
+	    group("full", jumbo_recv, loss_a, 5),
+	};
+	struct verdict_family fam[] = {{"a", "A", NULL}, {"b", "B", NULL}};
+	struct verdict_input in = {.groups = g,
+				   .n_groups = 4,
+				   .n_sweeps = 1,
+				   .families = fam,
+				   .n_families = 2,
+				   .alpha = VERDICT_ALPHA};
+	struct verdict v;
+	char *note;
+
+	(void)state;
+	g[0].role = ROLE_BASELINE;
+	g[1].role = g[2].role = ROLE_ALONE;
+	g[1].families = 1;
+	g[2].families = 2;
+	g[3].role = ROLE_FULL;
+	g[3].families = 3;
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	note = verdict_interaction(&in, &v, 0);
+	assert_non_null(note);
+	assert_non_null(strstr(note, "alone better ("));
+	assert_non_null(strstr(note, "), inside the full profile no clear difference ("));
+	assert_non_null(strstr(note, "): its effect depends on the other families"));
+	free(note);
+	verdict_done(&v);
+}
+
+/* The interval's text: precision by size, unbounded as [?]. */
+static void test_measure_text(void **state)
+{
+	struct verdict_measure m = {.s = {.estimate = 73.4, .low = 61.2, .high = 85.1}, .sign = 1};
+	char *t;
+
+	(void)state;
+	t = verdict_measure_text(&m, false);
+	assert_string_equal(t, "+73% [61..85]");
+	free(t);
+	m.s = (struct stats_shift){.estimate = -2.5, .low = -4.25, .high = -0.5};
+	t = verdict_measure_text(&m, false);
+	assert_string_equal(t, "-2.5% [-4.2..-0.5]");
+	free(t);
+	m.s = (struct stats_shift){.estimate = 0.125, .low = -INFINITY, .high = INFINITY};
+	t = verdict_measure_text(&m, true);
+	assert_string_equal(t, "+0.12 pp [?]");
+	free(t);
+	m.sign = -1;
+	assert_string_equal(verdict_measure_word(&m, false), "worse");
+	assert_string_equal(verdict_measure_word(&m, true), "better");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_three_groups),
+	    cmocka_unit_test(test_too_few_rounds),
+	    cmocka_unit_test(test_thresholds_and_skipped),
+	    cmocka_unit_test(test_ablation),
+	    cmocka_unit_test(test_interaction),
+	    cmocka_unit_test(test_measure_text),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
