@@ -35,7 +35,7 @@ static const char *check_letters(const char *s)
 #define FLOW(flow, f)                                                                                        \
 	{                                                                                                    \
 		.name = flow, .type = KT_TEXT, .offset = offsetof(struct flowhash_want, fields[f]),          \
-		.min = 1, .max = 8, .check = check_letters, .pattern = "^[mvtsdfnr]{1,8}$",                  \
+		.min = 1, .max = 8, .check = check_letters, .pattern = "^(?!.*(.).*\\1)[mvtsdfnr]{1,8}$",    \
 		.help =                                                                                      \
 		    "the fields " flow " flows are hashed on to pick their receive queue, as ethtool's "     \
 		    "letters (ethtool -N DEV rx-flow-hash " flow " sdfn): s d IP source and destination, "   \
