@@ -50,6 +50,18 @@ def key_schema(doc, keys, k):
         text["maxLength"] = k["max"]
         text["pattern"] = "^%s$" % CPULIST if k["min"] > 0 else "^(%s)?$" % CPULIST
         s = {"oneOf": [text, {"type": "integer", "minimum": 0}]}
+    elif t == "text":
+        text = {"type": "string", "minLength": k["min"], "maxLength": k["max"]}
+        if k.get("pattern"):
+            text["pattern"] = k["pattern"]
+        s = {"oneOf": [text, {"type": "integer", "minimum": 0}]} if k["int_ok"] else text
+    elif t == "uints":
+        s = {"type": "array", "minItems": 1,
+             "items": {"type": "integer", "minimum": k["min"], "maximum": k["max"]}}
+    elif t == "flags":
+        s = {"type": "object", "additionalProperties": {"enum": ["on", "off", True, False]}}
+        if k.get("pattern"):
+            s["propertyNames"] = {"pattern": k["pattern"]}
     elif t in ("section", "kinds"):
         s = {"type": "object", "additionalProperties": False,
              "properties": {c["path"].rsplit(".", 1)[1]: key_schema(doc, keys, c) for c in children(keys, k["path"])}}
@@ -119,6 +131,12 @@ def man_type(doc, k):
         return "string; " + ", ".join("\\fB%s\\fR" % roff(n) for n in k["names"])
     if t == "cpulist":
         return "string (or one integer); CPU list like \\fB\"8\\-15,24\\-31\"\\fR" + (", not empty" if k["min"] > 0 else "")
+    if t == "text":
+        return "string" + (" (or one integer)" if k["int_ok"] else "")
+    if t == "uints":
+        return "list of integers, each %d..%d" % (k["min"], k["max"])
+    if t == "flags":
+        return "mapping of \\fINAME\\fR: \\fBon\\fR or \\fBoff\\fR (\\fBtrue\\fR/\\fBfalse\\fR too)"
     if t == "section":
         return "mapping"
     if t == "features":

@@ -15,7 +15,8 @@
 static const char *const type_names[_KT_MAX] = {
     [KT_SECTION] = "section",	[KT_UINT] = "uint",   [KT_SIZE] = "size",	[KT_NUMBER] = "number",
     [KT_BOOL] = "bool",		[KT_ENUM] = "enum",   [KT_CPULIST] = "cpulist", [KT_SYSCTLS] = "sysctls",
-    [KT_FEATURES] = "features", [KT_KINDS] = "kinds", [KT_TEXT] = "text",
+    [KT_FEATURES] = "features", [KT_KINDS] = "kinds", [KT_TEXT] = "text",	[KT_UINTS] = "uints",
+    [KT_FLAGS] = "flags",
 };
 
 static int add_key(const char *path, const struct profile_key *k, const struct change_kind *kind,
@@ -33,7 +34,8 @@ static int add_key(const char *path, const struct profile_key *k, const struct c
 	json_object_object_add(o, "path", json_object_new_string(path));
 	json_object_object_add(o, "kind", kind ? json_object_new_string(kind->name) : NULL);
 	json_object_object_add(o, "type", json_object_new_string(type_names[k->type]));
-	if (k->type == KT_UINT || k->type == KT_SIZE || k->type == KT_CPULIST) {
+	if (k->type == KT_UINT || k->type == KT_SIZE || k->type == KT_CPULIST || k->type == KT_TEXT ||
+	    k->type == KT_UINTS) {
 		json_object_object_add(o, "min", json_object_new_int64(k->min));
 		json_object_object_add(o, "max", json_object_new_int64(k->max));
 	}
@@ -43,6 +45,10 @@ static int add_key(const char *path, const struct profile_key *k, const struct c
 			json_object_array_add(a, json_object_new_string(*n));
 		json_object_object_add(o, "names", a);
 	}
+	if (k->type == KT_TEXT)
+		json_object_object_add(o, "int_ok", json_object_new_boolean(k->int_ok));
+	if (k->pattern)
+		json_object_object_add(o, "pattern", json_object_new_string(k->pattern));
 	json_object_object_add(o, "help", k->help ? json_object_new_string(k->help) : NULL);
 	json_object_array_add(keys, o);
 	return 0;

@@ -11,20 +11,27 @@
 #include <json-c/json.h>
 #include <stdarg.h>
 
+#include "base/cpuset.h"
 #include "base/exitcode.h"
 #include "base/output.h"
 #include "base/version.h"
 #include "bench/runner.h"
 #include "os/counters.h"
+#include "os/governor.h"
+#include "os/ethflowhash.h"
+#include "os/ethsysroot.h"
 #include "os/kernlog.h"
 #include "os/netcounters.h"
 #include "os/netprobe.h"
 #include "os/nicfacts.h"
+#include "os/pcicfg.h"
+#include "kinds/flowhash.h"
 #include "kinds/kinds.h"
 #include "os/probe.h"
 #include "os/snapshot.h"
 #include "os/sysroot.h"
 #include "os/topology.h"
+#include "os/txqueues.h"
 #include "peercheck.h"
 #include "profile.h"
 #include "requires.h"
@@ -287,6 +294,210 @@ static int check_pcie(struct ctx *c, const struct iface_state *s)
 		   n->pcie_width);
 }
 
+/* Max Read Request Size below this makes each transmitted frame cost more
+ * PCIe read requests; ConnectX tuning guides set 4096. */
+#define MRRS_RECOMMENDED 4096
+
+static int check_pcie_mrrs(struct ctx *c, const struct iface_state *s)
+{
+	unsigned mrrs;
+	int r;
+
+	if (!s->has_nic || !s->nic.pci_bdf)
+		return add(c, s->name, "pcie-mrrs", DOCTOR_SKIP, NULL, "no PCI function");
+	r = pcicfg_read_max_read_request(s->nic.pci_bdf, &mrrs);
+	if (r == -ENOMEM)
+		return r;
+	if (r == -ENODATA)
+		return add(
+		    c, s->name, "pcie-mrrs", DOCTOR_SKIP, NULL,
+		    "only the first 64 bytes of the PCI config space are readable: run doctor as root");
+	if (r == -ENXIO)
+		return add(c, s->name, "pcie-mrrs", DOCTOR_SKIP, NULL, "no PCI Express capability");
+	if (r < 0)
+		return add(c, s->name, "pcie-mrrs", DOCTOR_SKIP, NULL, "PCI config space unreadable: %s",
+			   strerror(-r));
+	if (mrrs < MRRS_RECOMMENDED)
+		return add(
+		    c, s->name, "pcie-mrrs", DOCTOR_WARN,
+		    "raise it to 4096 in the BIOS PCIe settings, or with setpci (Device Control of the "
+		    "PCI Express capability, bits 14:12 = 5); mlnx_tune reports it too",
+		    "PCIe MaxReadReq %u bytes, below %u: each transmitted frame takes more read "
+		    "requests",
+		    mrrs, MRRS_RECOMMENDED);
+	return add(c, s->name, "pcie-mrrs", DOCTOR_PASS, NULL, "PCIe MaxReadReq %u bytes", mrrs);
+}
+
+/* The port's NUMA-local CPUs when it has a node; false without. */
+static bool local_cpus(const struct iface_state *s, struct cpuset *ret)
+{
+	return s->has_nic && s->nic.numa_node >= 0 && s->nic.local_cpulist &&
+	       cpuset_parse_list(s->nic.local_cpulist, ret) >= 0 && cpuset_count(ret) > 0;
+}
+
+static bool subset_of(const struct cpuset *a, const struct cpuset *b)
+{
+	CPUSET_FOREACH(cpu, a)
+	if (!cpuset_has(b, (unsigned)cpu))
+		return false;
+	return true;
+}
+
+/* Completion IRQs on CPU0 (which also takes the timer and most other
+ * interrupts) or off the NIC's node. */
+static int check_irq_placement(struct ctx *c, const struct iface_state *s)
+{
+	_cleanup_cpuset_ struct cpuset local = CPUSET_INIT;
+	_cleanup_free_ char *local_list = NULL;
+	bool has_local = local_cpus(s, &local);
+	bool one_cpu = c->topo && cpuset_count(&c->topo->online) < 2;
+	unsigned n = 0, known = 0, on_cpu0 = 0, off = 0, bad = 0;
+
+	if (!s->has_nic || s->irqs_r == -ENODEV || !s->irqs || (s->irqs_r >= 0 && !s->irqs->pci_bdf))
+		return add(c, s->name, "irq-placement", DOCTOR_SKIP, NULL, "no device IRQs");
+	if (s->irqs_r < 0)
+		return add(c, s->name, "irq-placement", DOCTOR_SKIP, NULL, "the IRQs cannot be read: %s",
+			   strerror(-s->irqs_r));
+	for (size_t i = 0; i < s->irqs->n; i++) {
+		const struct irq_vector *v = &s->irqs->v[i];
+		bool cpu0, away;
+
+		if (v->kind != IRQ_KIND_COMPLETION)
+			continue;
+		n++;
+		if (!v->has_affinity)
+			continue;
+		known++;
+		cpu0 = !one_cpu && cpuset_has(&v->affinity, 0);
+		away = has_local && !subset_of(&v->affinity, &local);
+		on_cpu0 += cpu0;
+		off += away;
+		bad += cpu0 || away;
+	}
+	if (n == 0 || known == 0)
+		return add(c, s->name, "irq-placement", DOCTOR_SKIP, NULL,
+			   n ? "the completion IRQs' affinity cannot be read" : "no completion IRQs");
+	if (has_local && cpuset_format_list(&local, &local_list) < 0)
+		return -ENOMEM;
+	if (bad)
+		return add(c, s->name, "irq-placement", DOCTOR_FAIL,
+			   "pin them with irq.policy: numa-local (and irq.irqbalance: stop) in the profile, "
+			   "then apply it",
+			   "%u of %u completion IRQs misplaced: %u may run on CPU0, %u off node %d%s%s%s",
+			   bad, known, on_cpu0, off, s->nic.numa_node, local_list ? " (" : "",
+			   local_list ? local_list : "", local_list ? ")" : "");
+	if (has_local)
+		return add(c, s->name, "irq-placement", DOCTOR_PASS, NULL,
+			   "%u completion IRQs on node %d (%s), none on CPU0", known, s->nic.numa_node,
+			   local_list);
+	return add(c, s->name, "irq-placement", DOCTOR_PASS, NULL,
+		   "%u completion IRQs, none on CPU0 (the port has no NUMA node)", known);
+}
+
+/* Transmit queues whose XPS mask is not where mlx5 would put it from the
+ * IRQ map as it is now (xps.h). */
+static int check_xps(struct ctx *c, const struct iface_state *s)
+{
+	_cleanup_(xps_state_done) struct xps_state x = {0};
+	_cleanup_free_ int *cpu = NULL;
+	_cleanup_free_ char *example = NULL;
+	struct cpuset *want = NULL;
+	unsigned nvec = 0, stale = 0;
+	int r;
+
+	if (!s->has_nic || !s->irqs || s->irqs_r < 0 || irq_list_count(s->irqs, IRQ_KIND_COMPLETION) == 0)
+		return add(c, s->name, "xps", DOCTOR_SKIP, NULL, "no completion IRQs to follow");
+	r = xps_read(s->name, &x);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || x.n_tx == 0)
+		return add(c, s->name, "xps", DOCTOR_SKIP, NULL, "no transmit queues in sysfs");
+	for (unsigned q = 0; q < x.n_tx; q++)
+		if (x.tx_r[q] < 0)
+			return add(c, s->name, "xps", DOCTOR_SKIP, NULL, "tx-%u/xps_cpus: %s", q,
+				   x.tx_r[q] == -ENOENT ? "absent (a kernel without XPS)"
+							: strerror(-x.tx_r[q]));
+	for (size_t i = 0; i < s->irqs->n; i++)
+		if (s->irqs->v[i].kind == IRQ_KIND_COMPLETION && (unsigned)s->irqs->v[i].queue + 1 > nvec)
+			nvec = (unsigned)s->irqs->v[i].queue + 1;
+	cpu = malloc(nvec * sizeof(*cpu));
+	want = calloc(x.n_tx, sizeof(*want));
+	if (!cpu || !want) {
+		free(want);
+		return -ENOMEM;
+	}
+	for (unsigned v = 0; v < nvec; v++)
+		cpu[v] = -1;
+	for (size_t i = 0; i < s->irqs->n; i++) {
+		const struct irq_vector *v = &s->irqs->v[i];
+		if (v->kind == IRQ_KIND_COMPLETION && v->has_affinity)
+			cpu[v->queue] = cpuset_next(&v->affinity, -1);
+	}
+	r = xps_follow_irqs(x.n_tx, x.n_rx ? x.n_rx : nvec, cpu, nvec, want);
+	for (unsigned q = 0; r >= 0 && q < x.n_tx; q++) {
+		_cleanup_free_ char *have = NULL, *should = NULL;
+
+		if (cpuset_equal(&x.tx[q], &want[q]))
+			continue;
+		if (stale++ == 0 &&
+		    (cpuset_format_list(&x.tx[q], &have) < 0 || cpuset_format_list(&want[q], &should) < 0 ||
+		     !(example =
+			   strprintf("tx-%u on CPU %s, its IRQ on %s", q, *have ? have : "none", should))))
+			r = -ENOMEM;
+	}
+	for (unsigned q = 0; q < x.n_tx; q++)
+		cpuset_done(&want[q]);
+	free(want);
+	if (r < 0)
+		return r;
+	if (stale)
+		return add(c, s->name, "xps", DOCTOR_WARN,
+			   "set link.xps: auto in the profile and apply it: the queues then follow their "
+			   "completion IRQs",
+			   "%u of %u transmit queues send from other CPUs than their completion IRQ's "
+			   "(stale XPS: %s)",
+			   stale, x.n_tx, example);
+	return add(c, s->name, "xps", DOCTOR_PASS, NULL,
+		   "each of %u transmit queues sends from its completion IRQ's CPU", x.n_tx);
+}
+
+/* UDP over IPv4 hashed without the ports: every flow between two hosts
+ * lands on one receive queue. */
+static int check_flow_hash(struct ctx *c, const struct iface_state *s)
+{
+	_cleanup_free_ char *letters = NULL, *file = NULL;
+	uint64_t v;
+	int r;
+
+	/* A port in the kernel (or a snapshot's record of it): what the probe
+	 * read; one only the sysroot describes: its ethtool text, if any. */
+	if (s->present)
+		r = flow_hash_probed(s, ETH_FLOW_UDP4, &v);
+	else {
+		r = ethsysroot_file(s->name, "rx-flow-hash-udp4", &file);
+		r = r < 0 ? r : r == 0 ? -ENODEV : ethtool_get_flow_hash(s->name, ETH_FLOW_UDP4, &v, NULL);
+	}
+	if (r == -EOPNOTSUPP || r == -ENODEV)
+		return add(c, s->name, "flow-hash", DOCTOR_SKIP, NULL,
+			   r == -ENODEV ? "not in this network namespace"
+					: "the driver does not report its UDP flow hash");
+	if (r < 0)
+		return add(c, s->name, "flow-hash", DOCTOR_SKIP, NULL, "the UDP flow hash cannot be read: %s",
+			   strerror(-r));
+	letters = eth_flow_hash_format(v);
+	if (!letters)
+		return -ENOMEM;
+	if (!eth_flow_hash_has_ports(v))
+		return add(c, s->name, "flow-hash", DOCTOR_WARN,
+			   "set link.flow_hash.udp4: sdfn in the profile and apply it (ethtool -N DEV "
+			   "rx-flow-hash udp4 sdfn)",
+			   "udp4 flows are hashed without the UDP ports (%s): every flow between two hosts "
+			   "lands on one receive queue",
+			   *letters ? letters : "none");
+	return add(c, s->name, "flow-hash", DOCTOR_PASS, NULL,
+		   "udp4 flows hashed on addresses and ports (%s)", letters);
+}
+
 static int check_counters(struct ctx *c, const struct iface_state *s)
 {
 	struct counter_snapshot a = {0}, b = {0};
@@ -410,10 +621,18 @@ static const struct port_check {
 	const char *name;
 	int (*run)(struct ctx *c, const struct iface_state *s);
 } port_checks[] = {
-    {"model", check_model},	  {"link", check_link},
-    {"driver", check_driver},	  {"firmware", check_firmware},
-    {"numa", check_numa},	  {"pcie", check_pcie},
-    {"counters", check_counters}, {"idle-drops", check_idle_drops},
+    {"model", check_model},
+    {"link", check_link},
+    {"driver", check_driver},
+    {"firmware", check_firmware},
+    {"numa", check_numa},
+    {"pcie", check_pcie},
+    {"pcie-mrrs", check_pcie_mrrs},
+    {"irq-placement", check_irq_placement},
+    {"xps", check_xps},
+    {"flow-hash", check_flow_hash},
+    {"counters", check_counters},
+    {"idle-drops", check_idle_drops},
 };
 
 /* ---- host ---- */
@@ -442,6 +661,111 @@ static int check_irqbalance(struct ctx *c)
 	return add(c, "host", "irqbalance", DOCTOR_WARN,
 		   "set irq.irqbalance: stop (or ban) in the profile and apply it",
 		   "irqbalance is running: it overwrites manual IRQ pins");
+}
+
+/* The socket buffer limits against the profile's verify.socket_buffer:
+ * a request above net.core.rmem_max (wmem_max) is clamped silently, so
+ * `netperf -S 4M` would measure with 208 KiB. */
+static int check_buffers(struct ctx *c)
+{
+	static const struct {
+		enum sysctl_key key;
+		const char *name, *side;
+		size_t want; /* offset of the struct profile_uint in struct profile */
+	} limits[] = {
+	    {SYSCTL_RMEM_MAX, "rmem_max", "receive", offsetof(struct profile, verify.socket_receive)},
+	    {SYSCTL_WMEM_MAX, "wmem_max", "send", offsetof(struct profile, verify.socket_send)},
+	};
+	_cleanup_free_ char *low = NULL, *met = NULL;
+	bool any = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
+		const struct profile_uint *w =
+		    c->p ? (const struct profile_uint *)((const char *)c->p + limits[i].want) : NULL;
+		const struct sysctl_state *st = &c->host->sysctl[limits[i].key];
+		char **into;
+		char *n;
+
+		if (!w || !w->set)
+			continue;
+		any = true;
+		if (st->r < 0)
+			return add(c, "host", "buffers", DOCTOR_SKIP, NULL, "net.core.%s cannot be read: %s",
+				   limits[i].name, strerror(-st->r));
+		into = st->value.v[0] < w->value ? &low : &met;
+		n = strprintf("%s%snet.core.%s %" PRIu64 " %s verify.socket_buffer.%s %" PRIu64,
+			      *into ? *into : "", *into ? ", " : "", limits[i].name, st->value.v[0],
+			      into == &low ? "<" : ">=", limits[i].side, w->value);
+		if (!n)
+			return -ENOMEM;
+		free(*into);
+		*into = n;
+	}
+	if (!any)
+		return add(c, "host", "buffers", DOCTOR_SKIP, NULL,
+			   "no verify.socket_buffer in the profile to compare net.core.rmem_max and wmem_max "
+			   "with");
+	if (low)
+		return add(c, "host", "buffers", DOCTOR_WARN,
+			   "raise them with sysctl floors (net.core.rmem_max: \">= 4M\") in the profile and "
+			   "apply it",
+			   "%s: the benchmark's socket buffers would be clamped silently (netperf -s/-S)",
+			   low);
+	return add(c, "host", "buffers", DOCTOR_PASS, NULL, "%s", met);
+}
+
+/* The governor of the CPUs that take the ports' interrupts: the matched
+ * ports' NUMA-local CPUs (every online CPU without NUMA). */
+static int check_cpufreq(struct ctx *c)
+{
+	_cleanup_cpuset_ struct cpuset cpus = CPUSET_INIT, slow = CPUSET_INIT, fast = CPUSET_INIT;
+	_cleanup_free_ char *slow_list = NULL, *fast_list = NULL, *governor = NULL;
+	unsigned none = 0;
+	int r;
+
+	for (char **n = c->ports; n && *n; n++) {
+		_cleanup_cpuset_ struct cpuset local = CPUSET_INIT;
+
+		if (local_cpus(host_state_iface(c->host, *n), &local) && (r = cpuset_or(&cpus, &local)) < 0)
+			return r;
+	}
+	if (cpuset_count(&cpus) == 0 && c->topo && (r = cpuset_copy(&c->topo->online, &cpus)) < 0)
+		return r;
+	CPUSET_FOREACH(cpu, &cpus)
+	{
+		_cleanup_free_ char *g = NULL;
+		bool performance;
+
+		r = governor_read((unsigned)cpu, &g);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) {
+			none++;
+			continue;
+		}
+		performance = streq(g, "performance");
+		if (!performance && !governor)
+			governor = TAKE_PTR(g); /* the first other one, to name */
+		r = cpuset_add(performance ? &fast : &slow, (unsigned)cpu);
+		if (r < 0)
+			return r;
+	}
+	if (cpuset_count(&fast) + cpuset_count(&slow) == 0)
+		return add(c, "host", "cpufreq", DOCTOR_SKIP, NULL,
+			   "no cpufreq driver (a virtual machine, or the firmware sets the frequency)");
+	if (cpuset_format_list(&slow, &slow_list) < 0 || cpuset_format_list(&fast, &fast_list) < 0)
+		return -ENOMEM;
+	if (cpuset_count(&slow))
+		return add(
+		    c, "host", "cpufreq", DOCTOR_WARN,
+		    "set host.cpufreq.governor: performance in the profile and apply it (mlnx_tune and "
+		    "tuned set it too)",
+		    "the NIC-local CPUs %s run the %s governor%s: a core at a low frequency caps a "
+		    "single UDP stream",
+		    slow_list, governor, cpuset_count(&fast) ? " (others: performance)" : "");
+	return add(c, "host", "cpufreq", DOCTOR_PASS, NULL,
+		   "the performance governor on the NIC-local CPUs %s%s", fast_list,
+		   none ? " (some CPUs have no cpufreq)" : "");
 }
 
 int doctor_scan_kernel_log(const char *text, unsigned *ret_count, char **ret_first)
@@ -529,9 +853,8 @@ static const struct host_check {
 	const char *name;
 	int (*run)(struct ctx *c);
 } host_checks[] = {
-    {"firewall", check_firewall},
-    {"irqbalance", check_irqbalance},
-    {"kernel-log", check_kernel_log},
+    {"firewall", check_firewall}, {"irqbalance", check_irqbalance}, {"buffers", check_buffers},
+    {"cpufreq", check_cpufreq},	  {"kernel-log", check_kernel_log},
 };
 
 /* ---- peer ---- */

@@ -267,6 +267,7 @@ int plan_build(const struct profile *prof, const struct host_state *host, struct
 		    (r = kind_blocked(&ctx, change_kinds[i])) == 0)
 			r = change_kinds[i]->diff(&ctx, NULL);
 	free(ctx.pinned_irqs);
+	free(ctx.irq_cpus);
 	if (r < 0) {
 		plan_free(ctx.plan);
 		return r;

@@ -278,6 +278,7 @@ static const struct profile_key profile_keys[] = {
     {.name = "link", .type = KT_KINDS, .names = link_order, .help = "the ports' link settings"},
     {.name = "irq", .type = KT_KINDS, .names = irq_order, .help = "the ports' interrupts and irqbalance"},
     {.name = "sysctl", .type = KT_KINDS, .help = "kernel settings"},
+    {.name = "host", .type = KT_KINDS, .help = "the host's own settings (CPU frequency)"},
     SECTION("verify", 0, verify_keys),
     SECTION("peer", 0, peer_keys),
     SECTION("mirror", 0, mirror_keys),
@@ -704,7 +705,7 @@ static int parse_string(struct profile_loader *l, const struct profile_key *k,
 	size_t n;
 	int r;
 
-	r = scalar_string(l, v, path, t->int_ok);
+	r = scalar_string(l, v, path, t->int_ok || k->int_ok);
 	if (r < 0)
 		return r;
 	n = utf8_length(v->value);
@@ -712,7 +713,7 @@ static int parse_string(struct profile_loader *l, const struct profile_key *k,
 		return fail(l, v, "%s: must not be empty", path);
 	if (n > (size_t)k->max)
 		return fail(l, v, "%s: longer than %" PRId64 " characters", path, k->max);
-	why = t->check(v->value);
+	why = k->check ? k->check(v->value) : t->check(v->value);
 	if (why)
 		return fail(l, v, "%s: %s is not %s", path, ynode_quote(v, buf, sizeof(buf)), why);
 	if (k->type == KT_CPULIST) {
@@ -969,7 +970,7 @@ static const size_t field_sizes[_KT_MAX] = {
     [KT_ABSPATH] = sizeof(struct profile_string),      [KT_ENVNAME] = sizeof(struct profile_string),
     [KT_IFNAMES] = sizeof(struct profile_strv),	       [KT_RUNNERS] = sizeof(struct profile_strv),
     [KT_PCI] = sizeof(struct profile_pci_list),	       [KT_SSH_TARGET] = sizeof(struct profile_string),
-    [KT_COMMAND] = sizeof(struct profile_string),
+    [KT_COMMAND] = sizeof(struct profile_string),      [KT_UINTS] = sizeof(struct profile_uints),
 };
 
 /* Where each field type keeps its mark (every one starts with `bool set`). */
@@ -995,6 +996,7 @@ static const size_t mark_offsets[_KT_MAX] = {
     [KT_PCI] = offsetof(struct profile_pci_list, at),
     [KT_SSH_TARGET] = offsetof(struct profile_string, at),
     [KT_COMMAND] = offsetof(struct profile_string, at),
+    [KT_UINTS] = offsetof(struct profile_uints, at),
 };
 
 static void field_free(const struct profile_key *table, void *base);
@@ -1101,6 +1103,8 @@ static bool field_is_set(const struct profile_key *k, const void *f)
 		return kinds_is_set(k, f);
 	if (k->type == KT_SYSCTLS)
 		return ((const struct profile_sysctls *)f)->n > 0;
+	if (k->type == KT_FLAGS)
+		return ((const struct profile_flags *)f)->n > 0;
 	if (k->type == KT_FEATURES) {
 		for (size_t i = 0; i < _ETH_FEATURE_MAX; i++)
 			if (((const struct profile_bool *)f)[i].set)
@@ -1133,6 +1137,11 @@ static void field_unset(const struct profile_key *k, void *f)
 	}
 	if (k->type == KT_FEATURES) {
 		memset(f, 0, _ETH_FEATURE_MAX * sizeof(struct profile_bool));
+		return;
+	}
+	if (k->type == KT_FLAGS) {
+		field_free(one, (char *)f - k->offset);
+		*(struct profile_flags *)f = (struct profile_flags){0};
 		return;
 	}
 	field_free(one, (char *)f - k->offset);
@@ -1311,6 +1320,106 @@ static int parse_features(struct profile_loader *l, const struct profile_key *k 
 	return 0;
 }
 
+/* A list of integers, each in the row's range: "weights: [1, 1, 2]". */
+static int parse_uints(struct profile_loader *l, const struct profile_key *k,
+		       const struct ynode *key _unused_, const struct ynode *v, void *field, const char *path)
+{
+	struct profile_uints *f = field;
+	_cleanup_free_ uint64_t *vals = NULL;
+	char epath[PATH_BUF];
+
+	if (v->kind != YNODE_SEQUENCE)
+		return expect(l, v, path, "a list of integers");
+	if (v->n_items == 0)
+		return fail(l, v, "%s: the list is empty", path);
+	vals = calloc(v->n_items, sizeof(*vals));
+	if (!vals)
+		return fail_oom(l, l->file);
+	for (size_t i = 0; i < v->n_items; i++) {
+		const struct ynode *e = v->items[i];
+		int64_t x = 0;
+		int r = scalar_integer(e, &x);
+
+		snprintf(epath, sizeof(epath), "%s[%zu]", path, i);
+		if (r == -EINVAL)
+			return expect(l, e, epath, "an integer");
+		if (r < 0 || x < k->min || x > k->max)
+			return fail(l, e, "%s: %s is out of range %" PRId64 "..%" PRId64, epath, e->value,
+				    k->min, k->max);
+		vals[i] = (uint64_t)x;
+	}
+	free(f->value);
+	f->value = TAKE_PTR(vals);
+	f->n = v->n_items;
+	f->set = true;
+	f->at = mark_of(l, v);
+	return 0;
+}
+
+/* NAME: on | off (true | false too), NAME what the row's check accepts;
+ * a child's entry replaces its parent's of the same name, `NAME: ~`
+ * removes it. */
+static int parse_flags(struct profile_loader *l, const struct profile_key *k,
+		       const struct ynode *key _unused_, const struct ynode *map, void *field,
+		       const char *path)
+{
+	static const struct {
+		const char *text;
+		bool value;
+	} words[] = {{"on", true}, {"off", false}, {"true", true}, {"false", false}};
+	struct profile_flags *p = field;
+	char buf[64];
+	int r;
+
+	if (map->kind != YNODE_MAPPING)
+		return expect(l, map, path, "a mapping");
+	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
+		const struct ynode *name = map->items[i], *v = map->items[i + 1];
+		const char *why = NULL;
+		size_t j, w;
+
+		r = check_key(l, map, i);
+		if (r < 0)
+			return r;
+		if (k->check)
+			why = k->check(name->value);
+		if (why)
+			return fail(l, name, "%s: %s is not %s", path, ynode_quote(name, buf, sizeof(buf)),
+				    why);
+		for (j = 0; j < p->n; j++)
+			if (streq(p->v[j].name, name->value))
+				break;
+		if (is_null(v) && j < p->n) {
+			free(p->v[j].name);
+			memmove(&p->v[j], &p->v[j + 1], (p->n - j - 1) * sizeof(p->v[0]));
+			p->n--;
+			continue;
+		}
+		for (w = 0; w < ARRAY_SIZE(words); w++)
+			if (v->kind == YNODE_SCALAR && v->plain && streq(v->value, words[w].text))
+				break;
+		if (w == ARRAY_SIZE(words))
+			return fail(l, v, "%s.%s: expected on or off, got %s", path, name->value,
+				    ynode_describe(v, buf, sizeof(buf)));
+		if (j == p->n) {
+			struct profile_flag *a = reallocarray(p->v, p->n + 1, sizeof(*a));
+			char *n = strdup(name->value);
+
+			if (!a || !n) {
+				free(n);
+				if (a)
+					p->v = a;
+				return fail_oom(l, l->file);
+			}
+			p->v = a;
+			p->v[p->n++] = (struct profile_flag){.name = n};
+		}
+		p->v[j].value = words[w].value;
+		p->v[j].at = mark_of(l, v);
+	}
+	return 0;
+}
+
 static const parse_fn parsers[_KT_MAX] = {
     [KT_SECTION] = parse_section,   [KT_FORMAT_VERSION] = parse_format_version,
     [KT_UINT] = parse_uint,	    [KT_SIZE] = parse_size_value,
@@ -1324,7 +1433,8 @@ static const parse_fn parsers[_KT_MAX] = {
     [KT_SSH_TARGET] = parse_string, [KT_COMMAND] = parse_string,
     [KT_PCI] = parse_pci,	    [KT_RUNNERS] = parse_runners,
     [KT_SYSCTLS] = parse_sysctls,   [KT_FORBIDDEN] = parse_forbidden,
-    [KT_FEATURES] = parse_features,
+    [KT_FEATURES] = parse_features, [KT_UINTS] = parse_uints,
+    [KT_FLAGS] = parse_flags,
 };
 
 static int apply_kinds(struct profile_loader *l, const struct profile_key *ph, void *field,
@@ -1950,7 +2060,7 @@ int profile_overlay_key(struct profile *p, const char *path, const struct ynode 
 	if (!l.file)
 		return fail_oom(&l, file);
 	r = key_at(p, path, &k, &field);
-	if (r == -EISDIR || (r >= 0 && k->type == KT_SYSCTLS))
+	if (r == -EISDIR || (r >= 0 && (k->type == KT_SYSCTLS || k->type == KT_FLAGS)))
 		return fail(&l, key, "%s: a section, not one value", path);
 	if (r < 0)
 		return fail(&l, key, "%s: no such profile key", path);
@@ -2067,6 +2177,20 @@ static void free_sysctls(void *f)
 	free(((struct profile_sysctls *)f)->v);
 }
 
+static void free_uints(void *f)
+{
+	free(((struct profile_uints *)f)->value);
+}
+
+static void free_flags(void *f)
+{
+	struct profile_flags *p = f;
+
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i].name);
+	free(p->v);
+}
+
 /* What a field of each type owns (sections: their children's). */
 static void (*const field_frees[_KT_MAX])(void *f) = {
     [KT_TEXT] = free_string,	   [KT_NAME] = free_string,    [KT_VERSION] = free_string,
@@ -2074,7 +2198,7 @@ static void (*const field_frees[_KT_MAX])(void *f) = {
     [KT_URL] = free_string,	   [KT_ABSPATH] = free_string, [KT_ENVNAME] = free_string,
     [KT_SSH_TARGET] = free_string, [KT_COMMAND] = free_string, [KT_EXTENDS] = free_strv,
     [KT_IFNAMES] = free_strv,	   [KT_RUNNERS] = free_strv,   [KT_PCI] = free_pci,
-    [KT_SYSCTLS] = free_sysctls,
+    [KT_SYSCTLS] = free_sysctls,   [KT_UINTS] = free_uints,    [KT_FLAGS] = free_flags,
 };
 
 static void field_free(const struct profile_key *table, void *base)
@@ -2206,6 +2330,33 @@ static struct json_object *features_json(const struct profile_key *k _unused_, c
 	return o;
 }
 
+static struct json_object *uints_json(const struct profile_key *k _unused_, const void *f)
+{
+	const struct profile_uints *u = f;
+	struct json_object *a;
+
+	if (!u->set)
+		return NULL;
+	a = json_object_new_array();
+	for (size_t i = 0; a && i < u->n; i++)
+		json_object_array_add(a, json_object_new_uint64(u->value[i]));
+	return a;
+}
+
+/* true/false, as features_json says why. */
+static struct json_object *flags_json(const struct profile_key *k _unused_, const void *f)
+{
+	const struct profile_flags *p = f;
+	struct json_object *o;
+
+	if (p->n == 0)
+		return NULL;
+	o = json_object_new_object();
+	for (size_t i = 0; o && i < p->n; i++)
+		json_object_object_add(o, p->v[i].name, json_object_new_boolean(p->v[i].value));
+	return o;
+}
+
 static struct json_object *section_field_json(const struct profile_key *k, const void *f)
 {
 	return section_json(k->children, f);
@@ -2313,6 +2464,8 @@ static struct json_object *(*const field_jsons[_KT_MAX])(const struct profile_ke
     [KT_SYSCTLS] = sysctls_json,
     [KT_FEATURES] = features_json,
     [KT_KINDS] = kinds_json,
+    [KT_UINTS] = uints_json,
+    [KT_FLAGS] = flags_json,
 };
 
 static struct json_object *field_json(const struct profile_key *k, const void *f)

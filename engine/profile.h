@@ -80,6 +80,28 @@ struct profile_strv {
 	struct profile_mark at;
 };
 
+/* A list of integers (KT_UINTS). */
+struct profile_uints {
+	bool set;
+	uint64_t *value;
+	size_t n; /* >= 1 when set */
+	struct profile_mark at;
+};
+
+/* NAME: on | off with names the host knows, not the format (KT_FLAGS: a
+ * driver's private flags): in the order written (parents' entries first,
+ * overridden in place). */
+struct profile_flag {
+	char *name;
+	bool value;
+	struct profile_mark at;
+};
+
+struct profile_flags {
+	struct profile_flag *v;
+	size_t n;
+};
+
 struct profile_pci_id {
 	uint16_t vendor;
 	uint16_t device;
@@ -231,7 +253,8 @@ enum profile_key_type {
 	KT_NUMBER,	   /* integer or decimal fraction, dmin..dmax: struct profile_double */
 	KT_BOOL,	   /* true | false: struct profile_bool */
 	KT_ENUM,	   /* one of names[]: struct profile_enum */
-	KT_TEXT,	   /* any string, min..max characters: struct profile_string (so are the next ones) */
+	KT_TEXT,	   /* a string of min..max characters that the row's check accepts (any without one):
+			    * struct profile_string (so are the next ones) */
 	KT_NAME,	   /* profile name */
 	KT_EXTENDS,	   /* path of a parent profile, or a list of them: struct profile_strv */
 	KT_VERSION,	   /* version.h syntax */
@@ -248,6 +271,8 @@ enum profile_key_type {
 	KT_RUNNERS,	   /* runner name or list of them: struct profile_strv */
 	KT_SYSCTLS,	   /* NAME: VALUE of procsys.h's sysctls: struct profile_sysctls */
 	KT_FEATURES,  /* NAME: on | off of ethfeatures.h's features: struct profile_bool[_ETH_FEATURE_MAX] */
+	KT_UINTS,     /* a list of integers, each min..max: struct profile_uints */
+	KT_FLAGS,     /* NAME: on | off, NAME what the row's check accepts: struct profile_flags */
 	KT_FORBIDDEN, /* a key that is always an error (why says why) */
 	KT_KINDS,     /* where the change kinds' keys of this name go (profile.c's own tables) */
 	_KT_MAX,
@@ -269,6 +294,12 @@ struct profile_key {
 	void (*enter)(struct profile_loader *l, void *field, const struct ynode *key);
 	const char *why;  /* KT_FORBIDDEN */
 	const char *help; /* one line for the man page and the JSON Schema */
+	/* KT_TEXT: NULL when value is acceptable, else the end of the message
+	 * "PATH: "VALUE" is not ..."; KT_FLAGS: the same of each NAME. NULL:
+	 * any. */
+	const char *(*check)(const char *value);
+	bool int_ok;	     /* KT_TEXT: a plain integer is its text too ("equal: 8") */
+	const char *pattern; /* KT_TEXT, KT_FLAGS' names: what check accepts, as a JSON Schema pattern */
 };
 
 #define PROFILE_KEY_UINT(n, o, lo, hi, h)                                                                    \

@@ -367,11 +367,16 @@ static int irq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 		return plan_add_problem(p, EXIT_INVALID, "irq", "check the irq section",
 					"cannot plan IRQ affinity: %s", strerror(-r));
 	ctx->pinned_irqs = calloc(ipl->n ? ipl->n : 1, sizeof(*ctx->pinned_irqs));
-	if (!ctx->pinned_irqs)
+	ctx->irq_cpus = calloc(ipl->n ? ipl->n : 1, sizeof(*ctx->irq_cpus));
+	if (!ctx->pinned_irqs || !ctx->irq_cpus)
 		return -ENOMEM;
 	for (size_t i = 0; i < ipl->n; i++) {
-		ctx->pinned_irqs[ctx->n_pinned_irqs++] = ipl->e[i].irq;
-		if ((r = irq_add_entry(p, &ipl->e[i], &ip)) < 0)
+		const struct irqplan_entry *e = &ipl->e[i];
+
+		ctx->pinned_irqs[ctx->n_pinned_irqs++] = e->irq;
+		ctx->irq_cpus[ctx->n_irq_cpus++] =
+		    (struct plan_irq_cpu){ip.ports[e->port].ifname, e->queue, e->irq, e->cpu};
+		if ((r = irq_add_entry(p, e, &ip)) < 0)
 			return r;
 	}
 	ctx->n_pinned_irqs = irq_numbers_normalize(ctx->pinned_irqs, ctx->n_pinned_irqs);

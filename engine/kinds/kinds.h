@@ -37,6 +37,14 @@ struct iface_state;
 struct iface_fact;
 struct probe_fact;
 
+/* Where the irq kind's plan puts one completion IRQ. */
+struct plan_irq_cpu {
+	const char *ifname; /* the port (points into the probed host state) */
+	unsigned queue;	    /* completion vector N (mlx5_comp<N>) */
+	unsigned irq;
+	int cpu;
+};
+
 /* What planning shares with the kinds' diff. */
 struct plan_ctx {
 	struct plan *plan; /* add changes, problems and warnings here (plan.h) */
@@ -47,6 +55,11 @@ struct plan_ctx {
 	 * Set by the irq kind's diff, which runs before irqbalance-ban's. */
 	unsigned *pinned_irqs;
 	size_t n_pinned_irqs;
+	/* Where the irq kind's plan puts every completion IRQ it pins,
+	 * changed or already in place: link.xps follows them. Set by the irq
+	 * kind's diff, which runs before xps's. */
+	struct plan_irq_cpu *irq_cpus;
+	size_t n_irq_cpus;
 };
 
 enum kind_scope {

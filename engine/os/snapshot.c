@@ -10,11 +10,14 @@
 #include <time.h>
 
 #include "base/version.h"
+#include "governor.h"
 #include "linkfacts.h"
 #include "nicfacts.h"
+#include "pcicfg.h"
 #include "probe.h"
 #include "sysroot.h"
 #include "topology.h"
+#include "txqueues.h"
 
 /* A chain of links longer than this is a loop (the kernel's own limit). */
 #define SNAPSHOT_MAX_LINKS 40
@@ -124,10 +127,24 @@ oom:
 	return -ENOMEM;
 }
 
+/* Each online CPU's frequency governor and those it offers. */
+static void read_governors(const struct topology *t)
+{
+	CPUSET_FOREACH(cpu, &t->online)
+	{
+		_cleanup_free_ char *g = NULL;
+		_cleanup_strv_free_ char **avail = NULL;
+
+		(void)governor_read((unsigned)cpu, &g);
+		(void)governor_available((unsigned)cpu, &avail);
+	}
+}
+
 /* Everything show, plan and doctor read of the host through the sysroot:
- * the probe (with the IRQs' details and the callers' per-port facts), the
- * CPU topology and each port's driver and link facts; and the record of
- * the links. */
+ * the probe (with the IRQs' details and the callers' per-port facts, and
+ * the ethtool texts of a sysroot that has them, ethsysroot.h), the CPU
+ * topology and governors, each port's driver and link facts, transmit
+ * queues and PCI config space; and the record of the links. */
 static int probe_everything(struct recording *rec, const struct probe_fact *const *facts, size_t n_facts,
 			    struct link_facts **ret_links, size_t *ret_n)
 {
@@ -144,10 +161,18 @@ static int probe_everything(struct recording *rec, const struct probe_fact *cons
 		uint64_t speed;
 		bool ofed;
 
+		_cleanup_(xps_state_done) struct xps_state x = {0};
+		unsigned mrrs;
+
 		(void)nicfacts_driver_version(&h->ifaces[i], &version);
 		(void)nicfacts_driver_release(&h->ifaces[i], &ofed, &release);
 		(void)nicfacts_link(&h->ifaces[i], &speed, &duplex);
+		(void)xps_read(h->ifaces[i].name, &x);
+		if (h->ifaces[i].has_nic && h->ifaces[i].nic.pci_bdf)
+			(void)pcicfg_read_max_read_request(h->ifaces[i].nic.pci_bdf, &mrrs);
 	}
+	if (t)
+		read_governors(t);
 	sysroot_observe(NULL, NULL);
 	if (r >= 0)
 		r = rec->r;
@@ -159,8 +184,8 @@ static int probe_everything(struct recording *rec, const struct probe_fact *cons
 
 /* ---- what a snapshot may hold ---- */
 
-static const char *const copied_trees[] = {"/proc/", "/sys/", "/etc/default/", "/etc/sysconfig/",
-					   "/etc/systemd/system/"};
+static const char *const copied_trees[] = {
+    "/proc/", "/sys/", "/etc/default/", "/etc/sysconfig/", "/etc/systemd/system/", "/ethtool/"};
 
 /* Names that may hold a secret wherever they are: a process's environment,
  * command line and memory, the kernel's keyrings and memory. */

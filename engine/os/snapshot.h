@@ -1,15 +1,16 @@
 /* snapshot.h: a host's facts copied into a directory that --sysroot
  * accepts, for planning, showing and checking it somewhere else.
  *
- * Owns: which files a snapshot holds (every /proc and /sys file, and the
- * irqbalance configuration under /etc, that a probe reads through the
- * sysroot, recorded as it reads them, never a list kept by hand), the
+ * Owns: which files a snapshot holds (every /proc and /sys file, the
+ * irqbalance configuration under /etc and a sysroot's ethtool/ texts
+ * (ethsysroot.h), that a probe reads through the sysroot, recorded as it
+ * reads them, never a list kept by hand), the
  * marker file SNAPSHOT_MARKER (what the snapshot is, the link facts read
  * over netlink and ethtool, what could not be read and why), and loading
  * a snapshot: its link facts replace the kernel's and the sysroot turns
  * read-only. Must never: write on the host it reads (only into the new
  * directory), copy a process's environment or command line, keys or
- * anything outside /proc, /sys and that configuration, or write through a
+ * anything outside /proc, /sys, that configuration and ethtool/, or write through a
  * link out of the snapshot's directory. */
 #ifndef CX5_SNAPSHOT_H
 #define CX5_SNAPSHOT_H

@@ -36,6 +36,7 @@ malformed/duplicate-sysctl.yaml	PyYAML and JSON keep the last of duplicate keys
 malformed/alias-simple.yaml	PyYAML expands an alias; cx5prof refuses anchors and aliases
 malformed/tag.yaml	PyYAML applies the !!int tag; cx5prof refuses tags
 malformed/type-gso-yes.yaml	YAML 1.1 reads yes as true; cx5prof accepts only true/false (YAML 1.2 tools read yes as a string)
+malformed/private-flags-value.yaml	YAML 1.1 reads yes as true; cx5prof accepts only on/off and true/false (YAML 1.2 tools read yes as a string)
 malformed/type-mtu-hex.yaml	YAML 1.1 reads 0x... as an integer; cx5prof accepts decimal integers only
 malformed/range-cpulist-reversed.yaml	a reversed range "7-3" matches the list pattern; ranges are not arithmetic in JSON Schema
 malformed/range-cpulist-cpu.yaml	a CPU number above 8191 matches the list pattern; its value is not arithmetic in JSON Schema

@@ -30,7 +30,7 @@ is "$(printf '%s\n' "$out" | tail -n 1)" "cannot apply: 2 problems" "plan: the s
 
 run cx --json plan "$P"
 is "$(printf '%s' "$out" | jq -c '[.changed, (.changes|length), ([.changes[]|select(.kind=="irq")]|length), (.problems|length)]')" \
-	'[false,36,32,2]' "plan --json: 36 changes (32 IRQ pins), 2 problems, changed false"
+	'[false,66,32,2]' "plan --json: 66 changes (32 IRQ pins, 30 XPS masks that follow them), 2 problems, changed false"
 
 run cx apply "$P"
 is "$rc" 5 "apply: refused with exit 5"

@@ -18,15 +18,16 @@ sysctl  net.core.wmem_max  212992 -> 4194304
 ens1f0  mtu  1500 -> 9000
 ens1f1  mtu  1500 -> 9000
 irq ens1f0 q0  smp_affinity_list 99  0 -> 8" "plan: one line per change, in apply order"
-is "$(printf '%s\n' "$out" | tail -n 1)" "36 changes pending" "plan: every difference (2 sysctls, 2 MTUs, 32 IRQs)"
+is "$(printf '%s\n' "$out" | tail -n 1)" "66 changes pending" \
+	"plan: every difference (2 sysctls, 2 MTUs, 32 IRQs, 30 XPS masks that follow them)"
 is "$(printf '%s\n' "$err" | head -n 1)" \
 	"cx5prof: warning: irqbalance is running and left alone: it may overwrite the IRQ pins" \
 	"plan: warns that irqbalance may overwrite the pins"
 
 run cx --json plan "$P"
 is "$rc" 2 "plan --json: exit 2"
-is "$(printf '%s' "$out" | jq -c '[.changed, (.changes|length), .diff.before.ens1f0, .diff.after.ens1f0, .msg]')" \
-	'[true,36,{"mtu":"1500"},{"mtu":"9000"},"36 changes pending"]' "plan --json: changed, changes, diff before/after, msg"
+is "$(printf '%s' "$out" | jq -c '[.changed, (.changes|length), (.diff.before.ens1f0|{mtu}), (.diff.after.ens1f0|{mtu}), .msg]')" \
+	'[true,66,{"mtu":"1500"},{"mtu":"9000"},"66 changes pending"]' "plan --json: changed, changes, diff before/after, msg"
 is "$(printf '%s' "$out" | jq -c '.changes[2]')" \
 	'{"object":"ens1f0","kind":"mtu","key":"mtu","before":"1500","after":"9000","resets_link":false,"note":null}' \
 	"plan --json: a change object"
@@ -51,15 +52,15 @@ ok $? "apply --check: host unchanged"
 # ---- apply
 run cx apply "$P"
 is "$rc" 0 "apply: exit 0"
-is "$(printf '%s\n' "$out" | tail -n 1)" "applied 36 changes (transaction 1)" "apply: summary line"
+is "$(printf '%s\n' "$out" | tail -n 1)" "applied 66 changes (transaction 1)" "apply: summary line"
 is "$(mtu_of ens1f0) $(mtu_of ens1f1)" "9000 9000" "apply: both MTUs are 9000 in the kernel"
 is "$(cat "$SR/proc/irq/99/smp_affinity_list") $(cat "$SR/proc/irq/146/smp_affinity_list")" "8 31" \
 	"apply: IRQ affinity written under the sysroot"
 is "$(cat "$SR/proc/sys/net/core/rmem_max" "$SR/proc/sys/net/core/wmem_max" | tr '\n' ' ')" "4194304 4194304 " \
 	"apply: sysctl floors raised"
 is "$(txn_status 1)" committed "history: transaction 1 committed"
-is "$(sqlite3 "$DB" "SELECT count(*), min(state), max(state) FROM changes WHERE txn = 1")" "36|applied|applied" \
-	"history: 36 changes recorded applied, with their old values"
+is "$(sqlite3 "$DB" "SELECT count(*), min(state), max(state) FROM changes WHERE txn = 1")" "66|applied|applied" \
+	"history: 66 changes recorded applied, with their old values"
 is "$(sqlite3 "$DB" "SELECT old_value || ' ' || new_value FROM changes WHERE txn = 1 AND key = 'mtu' LIMIT 1")" \
 	"1500 9000" "history: the undo log holds the old MTU"
 
@@ -77,7 +78,7 @@ is "$(txn_count)" 1 "no transaction recorded for a no-op apply"
 # ---- rollback
 run cx rollback
 is "$rc" 0 "rollback: exit 0"
-is "$(printf '%s\n' "$out" | head -n 1)" "irq ens1f1 q15  smp_affinity_list 146  31 -> 0  applied" \
+is "$(printf '%s\n' "$out" | head -n 1)" "ens1f1  xps tx-14  29 -> 30  applied" \
 	"rollback: undoes in reverse order"
 is "$(printf '%s\n' "$out" | tail -n 1)" "rolled back transaction 1 (recorded as transaction 2)" "rollback: summary"
 host_as_before

@@ -10,15 +10,24 @@ WORK=$(mktemp -d /tmp/cx5t-doctor.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 cxs() { local sr=$1; shift; "$CX5PROF" --sysroot "$sr" "$@"; }
 
-# ---- a healthy two-port host; irqbalance runs in this fixture
+# ---- the stock two-port host: every completion IRQ on CPU0, off the
+# NIC's node (irq-placement fails), XPS left where the driver put it at
+# open, irqbalance running, PCIe MaxReadReq 512
 run cxs "$FIX/cx5-2port" doctor
-is "$rc" 0 "cx5-2port: exit 0 (warnings only)"
+is "$rc" 5 "cx5-2port: exit 5 (irq-placement fails)"
 is "$out" "PASS  ens1f0          model       ConnectX-5 (15b3:1017) at 0000:af:00.0
 PASS  ens1f0          link        25000 Mb/s full duplex
 PASS  ens1f0          driver      driver mlx5_core 6.12.12-amd64
 PASS  ens1f0          firmware    firmware 16.29.1030 (>= 16.26.1040)
 PASS  ens1f0          numa        NUMA node 1, local CPUs 8-15,24-31
 PASS  ens1f0          pcie        PCIe 8.0 GT/s x8 (its maximum)
+WARN  ens1f0          pcie-mrrs   PCIe MaxReadReq 512 bytes, below 4096: each transmitted frame takes more read requests
+                                  fix: raise it to 4096 in the BIOS PCIe settings, or with setpci (Device Control of the PCI Express capability, bits 14:12 = 5); mlnx_tune reports it too
+FAIL  ens1f0          irq-placement 16 of 16 completion IRQs misplaced: 16 may run on CPU0, 16 off node 1 (8-15,24-31)
+                                  fix: pin them with irq.policy: numa-local (and irq.irqbalance: stop) in the profile, then apply it
+WARN  ens1f0          xps         16 of 16 transmit queues send from other CPUs than their completion IRQ's (stale XPS: tx-0 on CPU 8, its IRQ on 0)
+                                  fix: set link.xps: auto in the profile and apply it: the queues then follow their completion IRQs
+PASS  ens1f0          flow-hash   udp4 flows hashed on addresses and ports (sdfn)
 SKIP  ens1f0          counters    not in this network namespace
 SKIP  ens1f0          idle-drops  not in this network namespace
 PASS  ens1f1          model       ConnectX-5 (15b3:1017) at 0000:af:00.1
@@ -27,15 +36,24 @@ PASS  ens1f1          driver      driver mlx5_core 6.12.12-amd64
 PASS  ens1f1          firmware    firmware 16.29.1030 (>= 16.26.1040)
 PASS  ens1f1          numa        NUMA node 1, local CPUs 8-15,24-31
 PASS  ens1f1          pcie        PCIe 8.0 GT/s x8 (its maximum)
+WARN  ens1f1          pcie-mrrs   PCIe MaxReadReq 512 bytes, below 4096: each transmitted frame takes more read requests
+                                  fix: raise it to 4096 in the BIOS PCIe settings, or with setpci (Device Control of the PCI Express capability, bits 14:12 = 5); mlnx_tune reports it too
+FAIL  ens1f1          irq-placement 16 of 16 completion IRQs misplaced: 16 may run on CPU0, 16 off node 1 (8-15,24-31)
+                                  fix: pin them with irq.policy: numa-local (and irq.irqbalance: stop) in the profile, then apply it
+WARN  ens1f1          xps         16 of 16 transmit queues send from other CPUs than their completion IRQ's (stale XPS: tx-0 on CPU 8, its IRQ on 0)
+                                  fix: set link.xps: auto in the profile and apply it: the queues then follow their completion IRQs
+PASS  ens1f1          flow-hash   udp4 flows hashed on addresses and ports (sdfn)
 SKIP  ens1f1          counters    not in this network namespace
 SKIP  ens1f1          idle-drops  not in this network namespace
 PASS  host            firewall    no packet filter active
 WARN  host            irqbalance  irqbalance is running: it overwrites manual IRQ pins
                                   fix: set irq.irqbalance: stop (or ban) in the profile and apply it
+SKIP  host            buffers     no verify.socket_buffer in the profile to compare net.core.rmem_max and wmem_max with
+PASS  host            cpufreq     the performance governor on the NIC-local CPUs 8-15,24-31
 SKIP  host            kernel-log  no kernel ring buffer (/dev/kmsg) and no kernel log file (/var/log/kern.log, /var/log/dmesg, /var/log/messages)
 SKIP  peer            peer-port   no profile and no --peer: the peer is not checked
 SKIP  peer            jumbo-path  no profile and no --peer: the peer is not checked
-13 pass, 1 warn, 0 fail, 7 skipped" "cx5-2port: the checklist"
+16 pass, 5 warn, 2 fail, 8 skipped" "cx5-2port: the checklist"
 
 # ---- degraded PCIe and old firmware (the 8-node fixture)
 run cxs "$FIX/cx5-8node" doctor
@@ -44,9 +62,17 @@ is "$(printf '%s\n' "$out" | grep --no-group-separator -A1 -E '^(FAIL|WARN) ')" 
                                   fix: update the NIC firmware (mlxup or mstflint)
 FAIL  enp216s0f0np0   pcie        PCIe link degraded: 16.0 GT/s x8, capable of 16.0 GT/s x16
                                   fix: seat the card in a slot wired for its full width and speed; check BIOS bifurcation and ASPM
+FAIL  enp216s0f0np0   irq-placement 63 of 63 completion IRQs misplaced: 63 may run on CPU0, 63 off node 5 (30-35,78-83)
+                                  fix: pin them with irq.policy: numa-local (and irq.irqbalance: stop) in the profile, then apply it
+WARN  enp216s0f0np0   xps         62 of 63 transmit queues send from other CPUs than their completion IRQ's (stale XPS: tx-0 on CPU 30, its IRQ on 0)
+                                  fix: set link.xps: auto in the profile and apply it: the queues then follow their completion IRQs
+WARN  enp216s0f0np0   flow-hash   udp4 flows are hashed without the UDP ports (sd): every flow between two hosts lands on one receive queue
+                                  fix: set link.flow_hash.udp4: sdfn in the profile and apply it (ethtool -N DEV rx-flow-hash udp4 sdfn)
 WARN  host            firewall    a packet filter is active (ip_tables: filter): the benchmark's ports may be blocked
-                                  fix: allow the benchmark's ports from the peer (netperf: TCP 12865 and the data port; iperf3: 5201)" \
-	"cx5-8node: firmware, PCIe and firewall findings with fixes"
+                                  fix: allow the benchmark's ports from the peer (netperf: TCP 12865 and the data port; iperf3: 5201)
+WARN  host            cpufreq     the NIC-local CPUs 30-35,78-83 run the schedutil governor: a core at a low frequency caps a single UDP stream
+                                  fix: set host.cpufreq.governor: performance in the profile and apply it (mlnx_tune and tuned set it too)" \
+	"cx5-8node: firmware, PCIe, IRQ placement, XPS, flow hash, firewall and governor findings with fixes"
 
 # A profile's firmware minimum turns the warning into a failure.
 cat >"$WORK/fw.yaml" <<YAML
@@ -76,7 +102,7 @@ Dec  2 10:00:06 host kernel: [ 4715.000001] e1000e 0000:00:1f.6: wait_func timeo
 LOG
 run cxs "$WORK/klog" doctor
 is "$rc" 5 "kernel log: exit 5"
-is "$(printf '%s\n' "$out" | grep -A1 '^FAIL ')" "FAIL  host            kernel-log  4 mlx5 firmware command timeouts in /var/log/kern.log, first: Dec  2 10:00:02 host kernel: [ 4711.123456] mlx5_core 0000:af:00.0: wait_func:1133:(pid 97972): ENABLE_HCA(0x104) timeout. Will cause a leak of a command resource
+is "$(printf '%s\n' "$out" | grep -A1 '^FAIL  host ')" "FAIL  host            kernel-log  4 mlx5 firmware command timeouts in /var/log/kern.log, first: Dec  2 10:00:02 host kernel: [ 4711.123456] mlx5_core 0000:af:00.0: wait_func:1133:(pid 97972): ENABLE_HCA(0x104) timeout. Will cause a leak of a command resource
                                   fix: the firmware command interface is stuck: update the NIC firmware and the driver; a reboot or \`mlxfwreset\` recovers it" \
 	"kernel log: timeouts counted by function name, first one shown"
 printf 'Dec  2 10:00:01 host kernel: mlx5_core 0000:af:00.0: Port module event: module 0, Cable plugged\n' >"$WORK/klog/var/log/kern.log"
@@ -120,7 +146,7 @@ d = json.load(open(sys.argv[1]))
 jsonschema.validate(d, json.load(open(sys.argv[2])))
 print(d["summary"], d["exit_code"], [c["check"] for c in d["checks"] if c["status"] == "fail"])
 PYEOF
-is "$out" "{'pass': 5, 'warn': 2, 'fail': 2, 'skip': 5} 5 ['pcie', 'peer-state']" "--json: valid, summary and failures"
+is "$out" "{'pass': 6, 'warn': 5, 'fail': 3, 'skip': 6} 5 ['pcie', 'irq-placement', 'peer-state']" "--json: valid, summary and failures"
 
 run cxs "$FIX/cx5-2port" doctor a.yaml b.yaml
 is "$rc" 64 "two profiles: usage error"

@@ -51,7 +51,7 @@ is "$(printf '%s\n' "$out" | grep '^irqbalance')" \
 	"irqbalance  service  active=1,enabled=1 -> stopped  (before IRQ affinity: irqbalance would move the pins again)" \
 	"lab systemctl: the irqbalance stop is planned"
 run cx apply "$TOP/profiles/udp-jumbo.yaml"
-is "$rc|$(printf '%s\n' "$out" | tail -n 1)" "0|applied 37 changes (transaction 3)" "lab systemctl: apply exit 0"
+is "$rc|$(printf '%s\n' "$out" | tail -n 1)" "0|applied 67 changes (transaction 3)" "lab systemctl: apply exit 0"
 [ ! -e "$SR/proc/812" ] && [ -d "$SR.systemctl/stash/812" ]
 ok $? "lab systemctl: the irqbalance process is gone from the sysroot (kept aside)"
 is "$(cat "$SR.systemctl/irqbalance.service.active" "$SR.systemctl/irqbalance.service.enabled")" "inactive

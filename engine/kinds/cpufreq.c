@@ -1,0 +1,335 @@
+/* kinds/cpufreq.c: the "cpufreq" kind, host.cpufreq.governor|cpus:
+ * object "cpu8", key "scaling_governor", values governor names
+ * ("powersave" -> "performance"). A NIC's local cores at a low frequency
+ * cap a single UDP stream; mlnx_tune and tuned both set `performance`.
+ * cpus: nic-local (the default: the NUMA-local CPUs of the ports the
+ * profile matches), all (every online CPU) or a CPU list. Each CPU is a
+ * change of its own, recorded and rolled back like a sysctl. Read and
+ * written through cpufreq.h (the sysroot), which reads back. */
+#define _GNU_SOURCE
+#include "kinds.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "base/cpuset.h"
+#include "base/exitcode.h"
+#include "base/output.h"
+#include "os/governor.h"
+#include "os/probe.h"
+#include "os/topology.h"
+#include "plan.h"
+#include "profile.h"
+
+struct cpufreq_want {
+	struct profile_string governor;
+	struct profile_string cpus; /* "nic-local" (unset), "all" or a CPU list */
+};
+
+static const char *check_governor(const char *s)
+{
+	return governor_name_valid(s) ? NULL
+				      : "a governor name (lower-case letters, digits, '_'; like performance)";
+}
+
+static const char *check_cpus(const char *s)
+{
+	_cleanup_cpuset_ struct cpuset c = CPUSET_INIT;
+
+	if (streq(s, "nic-local") || streq(s, "all") || (*s && cpuset_parse_list(s, &c) >= 0))
+		return NULL;
+	return "nic-local, all or a CPU list (like \"8-15,24-31\")";
+}
+
+#define W(member) offsetof(struct cpufreq_want, member)
+
+static const struct profile_key cpufreq_children[] = {
+    {.name = "governor",
+     .type = KT_TEXT,
+     .offset = W(governor),
+     .min = 1,
+     .max = 15,
+     .check = check_governor,
+     .pattern = "^[a-z0-9_]{1,15}$",
+     .help = "the CPU frequency governor (cpuN/cpufreq/scaling_governor), one the CPUs offer "
+	     "(scaling_available_governors): performance keeps the cores at their top frequency"},
+    {.name = "cpus",
+     .type = KT_TEXT,
+     .offset = W(cpus),
+     .min = 1,
+     .max = 4096,
+     .check = check_cpus,
+     .int_ok = true,
+     .pattern = "^(nic-local|all|[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*)$",
+     .help = "which CPUs: nic-local (the default: the NUMA-local CPUs of the matched ports), all (every "
+	     "online CPU) or a CPU list"},
+    {0},
+};
+
+static const struct profile_key cpufreq_keys[] = {
+    PROFILE_KEY_SECTION("cpufreq", cpufreq_children,
+			"the CPU frequency governor of the CPUs that carry the traffic, recorded and rolled "
+			"back per CPU"),
+    {0},
+};
+
+extern const struct change_kind kind_cpufreq;
+
+static const struct cpufreq_want *want_of(const struct profile *p)
+{
+	return profile_kind_want(p, &kind_cpufreq);
+}
+
+static int cpufreq_profile_check(void *want, const char *file, struct profile_error *err)
+{
+	const struct cpufreq_want *w = want;
+
+	if (!file && w->cpus.set && !w->governor.set)
+		return profile_fail_at(err, &w->cpus.at,
+				       "host.cpufreq: cpus needs governor (the governor to set on them)");
+	return 0;
+}
+
+static int cpu_of(const char *object, unsigned *ret)
+{
+	uint32_t c;
+
+	if (strncmp(object, "cpu", 3) != 0 || safe_atou32(object + 3, &c) < 0)
+		return -EINVAL;
+	*ret = c;
+	return 0;
+}
+
+static int cpufreq_read(const char *object, const char *key, char **ret)
+{
+	unsigned cpu;
+	int r = cpu_of(object, &cpu);
+
+	if (r >= 0 && !streq(key, "scaling_governor"))
+		r = -EINVAL;
+	return r < 0 ? r : governor_read(cpu, ret);
+}
+
+static int cpufreq_write(const char *object, const char *key, const char *value, char **kmsg)
+{
+	unsigned cpu;
+	int r = cpu_of(object, &cpu);
+
+	(void)kmsg;
+	if (r >= 0 && !streq(key, "scaling_governor"))
+		r = -EINVAL;
+	return r < 0 ? r : governor_write(cpu, value);
+}
+
+/* ---- planning ---- */
+
+/* The CPUs of cpus: the matched ports' local CPUs, every online CPU, or
+ * the list (each online). 1 with a problem added when there are none. */
+static int wanted_cpus(struct plan_ctx *ctx, const struct topology *topo, struct cpuset *ret)
+{
+	const struct cpufreq_want *w = want_of(ctx->profile);
+	const char *cpus = w->cpus.set ? w->cpus.value : "nic-local";
+	int r;
+
+	if (streq(cpus, "all"))
+		return cpuset_copy(&topo->online, ret);
+	if (!streq(cpus, "nic-local")) {
+		_cleanup_cpuset_ struct cpuset off = CPUSET_INIT;
+		_cleanup_free_ char *l = NULL;
+
+		if (cpuset_parse_list(cpus, ret) < 0 || cpuset_copy(ret, &off) < 0)
+			return -ENOMEM;
+		cpuset_andnot(&off, &topo->online);
+		if (cpuset_count(&off) == 0)
+			return 0;
+		if (cpuset_format_list(&off, &l) < 0)
+			return -ENOMEM;
+		r = plan_add_problem(ctx->plan, EXIT_PRECONDITION, "cpufreq", "list online CPUs only",
+				     "host.cpufreq.cpus: CPUs %s are not online", l);
+		return r < 0 ? r : 1;
+	}
+	for (char **n = ctx->plan->interfaces; n && *n; n++) {
+		const struct iface_state *s = host_state_iface(ctx->host, *n);
+		_cleanup_cpuset_ struct cpuset local = CPUSET_INIT;
+
+		if (!s || !s->has_nic || !s->nic.local_cpulist ||
+		    cpuset_parse_list(s->nic.local_cpulist, &local) < 0)
+			continue;
+		if ((r = cpuset_or(ret, &local)) < 0)
+			return r;
+	}
+	cpuset_and(ret, &topo->online);
+	if (cpuset_count(ret) > 0)
+		return 0;
+	r = plan_add_problem(
+	    ctx->plan, EXIT_UNSUPPORTED, "cpufreq", "set host.cpufreq.cpus to all or a CPU list",
+	    "host.cpufreq.cpus: nic-local, and no matched port has NUMA-local CPUs in sysfs");
+	return r < 0 ? r : 1;
+}
+
+/* "powersave performance" */
+static char *join(char *const *v)
+{
+	_cleanup_free_ char *s = strdup("");
+
+	for (size_t i = 0; s && v && v[i]; i++) {
+		char *n = strprintf("%s%s%s", s, i ? " " : "", v[i]);
+		free(s);
+		s = n;
+	}
+	return TAKE_PTR(s);
+}
+
+/* A problem for the CPUs of set that fail one way, listed together. */
+static int problem_cpus(struct plan *p, const struct cpuset *set, int code, const char *remedy,
+			const char *what)
+{
+	_cleanup_free_ char *l = NULL;
+
+	if (cpuset_count(set) == 0)
+		return 0;
+	if (cpuset_format_list(set, &l) < 0)
+		return -ENOMEM;
+	return plan_add_problem(p, code, "cpufreq", remedy, "host.cpufreq: CPUs %s: %s", l, what);
+}
+
+static int cpufreq_diff(struct plan_ctx *ctx, const struct iface_state *port)
+{
+	const struct cpufreq_want *w = want_of(ctx->profile);
+	_cleanup_cpuset_ struct cpuset cpus = CPUSET_INIT, none = CPUSET_INIT, not_offered = CPUSET_INIT;
+	_cleanup_topology_ struct topology *topo = NULL;
+	_cleanup_free_ char *offered = NULL;
+	int r;
+
+	(void)port;
+	if (!w->governor.set)
+		return 0;
+	r = topology_read(&topo);
+	if (r < 0)
+		return plan_add_problem(ctx->plan, EXIT_ERROR, "cpufreq", "check /sys/devices/system/cpu",
+					"cannot read the CPU topology: %s", strerror(-r));
+	r = wanted_cpus(ctx, topo, &cpus);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	CPUSET_FOREACH(cpu, &cpus)
+	{
+		_cleanup_strv_free_ char **avail = NULL;
+		_cleanup_free_ char *cur = NULL;
+		char object[32];
+
+		r = governor_read((unsigned)cpu, &cur);
+		if (r == -ENOENT) {
+			if ((r = cpuset_add(&none, (unsigned)cpu)) < 0)
+				return r;
+			continue;
+		}
+		if (r >= 0)
+			r = governor_available((unsigned)cpu, &avail);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			return plan_add_problem(ctx->plan, EXIT_ERROR, "cpufreq", "check the cpufreq driver",
+						"host.cpufreq: CPU %d: cannot read its governors: %s", cpu,
+						strerror(-r));
+		if (!strv_contains(avail, w->governor.value)) {
+			if (!offered && !(offered = join(avail)))
+				return -ENOMEM;
+			if ((r = cpuset_add(&not_offered, (unsigned)cpu)) < 0)
+				return r;
+			continue;
+		}
+		if (streq(cur, w->governor.value))
+			continue;
+		snprintf(object, sizeof(object), "cpu%d", cpu);
+		r = plan_add_change(ctx->plan, "cpufreq", object, "scaling_governor", cur, w->governor.value);
+		if (r < 0)
+			return r;
+	}
+	r = problem_cpus(ctx->plan, &none, EXIT_UNSUPPORTED,
+			 "remove host.cpufreq (no cpufreq driver: most virtual machines have none)",
+			 "no cpufreq (cpuN/cpufreq absent)");
+	if (r >= 0 && offered) {
+		_cleanup_free_ char *what =
+		    strprintf("the governor %s is not offered (they offer: %s)", w->governor.value, offered);
+		r = what ? problem_cpus(ctx->plan, &not_offered, EXIT_UNSUPPORTED,
+					"choose one of the offered governors (scaling_available_governors)",
+					what)
+			 : -ENOMEM;
+	}
+	return r;
+}
+
+/* ---- show ---- */
+
+/* Online CPUs grouped by governor: "cpufreq  performance 0-7  powersave
+ * 8-31"; JSON {"status", "governors": {NAME: "CPU list"}}. */
+static void cpufreq_show(const struct host_state *h)
+{
+	_cleanup_topology_ struct topology *topo = NULL;
+	char *names[64];
+	struct cpuset sets[64];
+	size_t n = 0;
+	int r;
+
+	(void)h;
+	r = topology_read(&topo);
+	out_open_object("cpufreq");
+	out_text("cpufreq     ");
+	if (r >= 0)
+		CPUSET_FOREACH(cpu, &topo->online)
+		{
+			char *g = NULL;
+			size_t i;
+
+			if (governor_read((unsigned)cpu, &g) < 0)
+				continue;
+			for (i = 0; i < n && !streq(names[i], g); i++)
+				;
+			if (i == n && n == ARRAY_SIZE(names)) {
+				free(g);
+				continue;
+			}
+			if (i == n) {
+				names[n] = g;
+				sets[n++] = (struct cpuset)CPUSET_INIT;
+			} else
+				free(g);
+			(void)cpuset_add(&sets[i], (unsigned)cpu);
+		}
+	if (r >= 0 && n == 0)
+		r = -EOPNOTSUPP;
+	kind_show_status(r);
+	if (r == -EOPNOTSUPP)
+		out_text(" (no cpufreq driver)");
+	out_open_object("governors");
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *l = NULL;
+
+		if (cpuset_format_list(&sets[i], &l) >= 0) {
+			out_string(OUT_JSON, names[i], NULL, l);
+			out_text("%s%s %s", i ? "  " : "", names[i], l);
+		}
+		free(names[i]);
+		cpuset_done(&sets[i]);
+	}
+	out_close_object();
+	out_text("\n");
+	out_close_object();
+}
+
+const struct change_kind kind_cpufreq = {
+    .name = "cpufreq",
+    .rank = 12,
+    .scope = KIND_SCOPE_HOST,
+    .profile_section = "host",
+    .keys = cpufreq_keys,
+    .want_size = sizeof(struct cpufreq_want),
+    .profile_check = cpufreq_profile_check,
+    .read = cpufreq_read,
+    .write = cpufreq_write,
+    .undo = kind_undo_by_write,
+    .verify = kind_verify_by_read,
+    .write_reads_back = true,
+    .diff = cpufreq_diff,
+    .show_host = cpufreq_show,
+};

@@ -1,0 +1,214 @@
+/* kinds/privflags.c: the "private_flags" kind, link.private_flags.NAME:
+ * object "ens1f0", key "private_flags.rx_cqe_compress", values "on" and
+ * "off". The names are the device's (`ethtool --show-priv-flags`: mlx5's
+ * rx_cqe_moder, tx_cqe_moder, rx_cqe_compress, rx_striding_rq, ... as its
+ * kernel or OFED lists them), so the loader checks only their spelling:
+ * a name the device does not have is a profile error once the device
+ * answers (exit 65, at the key), a device that cannot answer a plan
+ * problem (exit 69, with the kernel's text). Read and written through
+ * ethprivflags.h (netlink, the ioctl, or the sysroot's text), which reads
+ * back. */
+#include "kinds.h"
+
+#include <ctype.h>
+#include <errno.h>
+
+#include "base/exitcode.h"
+#include "base/output.h"
+#include "os/ethprivflags.h"
+#include "os/probe.h"
+#include "plan.h"
+#include "profile.h"
+
+#define KEY_PREFIX "private_flags."
+
+struct privflags_want {
+	struct profile_flags flags;
+};
+
+/* The kernel's strings: ETH_GSTRING_LEN bytes with the NUL. */
+static const char *check_flag_name(const char *s)
+{
+	static const char *const why = "a private flag name (letters, digits, '_', '-', '.', at most 31)";
+
+	if (!*s || strlen(s) >= ETH_PRIV_FLAG_NAMES)
+		return why;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_-.", *s))
+			return why;
+	return NULL;
+}
+
+static const struct profile_key privflags_keys[] = {
+    {.name = "private_flags",
+     .type = KT_FLAGS,
+     .offset = offsetof(struct privflags_want, flags),
+     .check = check_flag_name,
+     .pattern = "^[A-Za-z0-9_.-]{1,31}$",
+     .help = "the driver's private flags, NAME: on | off with the names the device lists (ethtool "
+	     "--show-priv-flags; mlx5: rx_cqe_compress, rx_striding_rq, rx_cqe_moder, tx_cqe_moder, "
+	     "...); rx_cqe_compress and rx_striding_rq reopen the channels (a short traffic gap)"},
+    {0},
+};
+
+extern const struct change_kind kind_private_flags;
+
+static const struct profile_flags *want_of(const struct profile *p)
+{
+	return &((const struct privflags_want *)profile_kind_want(p, &kind_private_flags))->flags;
+}
+
+static int probe_flags(const char *ifname, void *ret, char **kmsg)
+{
+	return ethtool_get_priv_flags(ifname, ret, kmsg);
+}
+
+static const struct probe_fact privflags_fact = {sizeof(struct eth_priv_flags), probe_flags};
+
+static const char *flag_of(const char *key)
+{
+	return strncmp(key, KEY_PREFIX, strlen(KEY_PREFIX)) == 0 ? key + strlen(KEY_PREFIX) : NULL;
+}
+
+static int privflags_read(const char *object, const char *key, char **ret)
+{
+	struct eth_priv_flags f;
+	const char *name = flag_of(key);
+	int i, r;
+
+	if (!name)
+		return -EINVAL;
+	r = ethtool_get_priv_flags(object, &f, NULL);
+	if (r < 0)
+		return r;
+	i = eth_priv_flags_find(&f, name);
+	if (i < 0)
+		return i;
+	*ret = strdup(f.on[i] ? "on" : "off");
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int privflags_write(const char *object, const char *key, const char *value, char **kmsg)
+{
+	const char *name = flag_of(key);
+
+	if (!name || (!streq(value, "on") && !streq(value, "off")))
+		return -EINVAL;
+	return ethtool_set_priv_flag(object, name, streq(value, "on"), kmsg);
+}
+
+/* "rx_cqe_moder, tx_cqe_moder, ..." */
+static char *flag_names(const struct eth_priv_flags *f)
+{
+	_cleanup_free_ char *s = strdup("");
+
+	for (unsigned i = 0; s && i < f->n; i++) {
+		char *n = strprintf("%s%s%s", s, i ? ", " : "", f->name[i]);
+		free(s);
+		s = n;
+	}
+	return TAKE_PTR(s);
+}
+
+static int privflags_diff(struct plan_ctx *ctx, const struct iface_state *s)
+{
+	const struct profile_flags *want = want_of(ctx->profile);
+	const struct iface_fact *fact = kind_fact(s, &kind_private_flags);
+	const struct eth_priv_flags *cur = fact->value;
+	int r;
+
+	if (want->n == 0)
+		return 0;
+	if (fact->r < 0)
+		return plan_add_problem(
+		    ctx->plan, fact->r == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_ERROR, s->name,
+		    fact->r == -EOPNOTSUPP ? "remove link.private_flags from the profile for this port"
+					   : "check the interface",
+		    "link.private_flags: %s: %s%s%s%s",
+		    fact->r == -EOPNOTSUPP ? "the driver has no private flags" : "cannot be read",
+		    strerror(-fact->r), fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
+		    fact->kmsg ? ")" : "");
+	for (size_t k = 0; k < want->n; k++) {
+		const struct profile_flag *w = &want->v[k];
+		_cleanup_free_ char *key = NULL;
+		int i = eth_priv_flags_find(cur, w->name);
+
+		if (i < 0) {
+			_cleanup_free_ char *names = flag_names(cur);
+
+			if (!names)
+				return -ENOMEM;
+			r = plan_add_problem(
+			    ctx->plan, EXIT_INVALID, s->name,
+			    "use one of the device's names (ethtool --show-priv-flags)",
+			    "%s:%u:%u: link.private_flags: %s has no private flag \"%s\" (it has %s)",
+			    w->at.file, w->at.line, w->at.column, s->name, w->name, names);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (cur->on[i] == w->value)
+			continue;
+		key = strprintf(KEY_PREFIX "%s", w->name);
+		if (!key)
+			return -ENOMEM;
+		r = plan_add_change(ctx->plan, "private_flags", s->name, key, cur->on[i] ? "on" : "off",
+				    w->value ? "on" : "off");
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static bool privflags_manages(const struct profile *p)
+{
+	return want_of(p)->n > 0;
+}
+
+/* `ethtool --show-priv-flags` as one line: "private_flags rx_cqe_moder on
+ * ..."; JSON {"status", "kernel_message", "flags": {NAME: bool}}. */
+static void privflags_show(const struct iface_state *s)
+{
+	const struct iface_fact *fact = kind_fact(s, &kind_private_flags);
+	const struct eth_priv_flags *f = fact->value;
+
+	if (!s->present) {
+		out_json("private_flags", NULL);
+		return;
+	}
+	out_open_object("private_flags");
+	out_text("  %-8s", "privflags");
+	if (fact->r < 0)
+		out_text("  ");
+	kind_show_status(fact->r);
+	out_string(OUT_JSON, "kernel_message", NULL, fact->kmsg);
+	if (fact->r < 0 && fact->kmsg)
+		out_text(" (kernel: %s)", fact->kmsg);
+	out_open_object("flags");
+	for (unsigned i = 0; fact->r >= 0 && i < f->n; i++) {
+		out_bool(OUT_JSON, f->name[i], NULL, f->on[i]);
+		out_text("  %s %s", f->name[i], f->on[i] ? "on" : "off");
+	}
+	out_close_object();
+	out_text("\n");
+	out_close_object();
+}
+
+const struct change_kind kind_private_flags = {
+    .name = "private_flags",
+    .rank = 22,
+    .order_note = "after channels; rx_cqe_compress and rx_striding_rq reopen the channels (a short gap)",
+    .scope = KIND_SCOPE_PORT,
+    .profile_section = "link",
+    .keys = privflags_keys,
+    .want_size = sizeof(struct privflags_want),
+    .probe = &privflags_fact,
+    .read = privflags_read,
+    .write = privflags_write,
+    .undo = kind_undo_by_write,
+    .verify = kind_verify_by_read,
+    .write_reads_back = true,
+    .diff = privflags_diff,
+    .manages = privflags_manages,
+    .show_port = privflags_show,
+};

@@ -1,0 +1,334 @@
+/* test_mlx5.c: the mlx5 settings' OS side read from the sysroot fixtures
+ * and in memory: private flags (the ethtool text, the netlink bitset), the
+ * RSS table's `ethtool -x` text (parsed, rewritten byte for byte), the
+ * UDP flow hash letters and text, the XPS rule of
+ * mlx5e_set_default_xps_cpumasks and the queues' masks, the PCI Express
+ * Max Read Request Size, the CPU governors. Writes go to a copy of a
+ * fixture. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <linux/ethtool.h>
+#include <linux/ethtool_netlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "os/ethflowhash.h"
+#include "os/ethprivflags.h"
+#include "os/ethrss.h"
+#include "os/governor.h"
+#include "os/pcicfg.h"
+#include "os/sysroot.h"
+#include "os/txqueues.h"
+#include "unit.h"
+
+#define FIXTURES "tests/fixtures/sysroot/"
+
+static void use(const char *fixture)
+{
+	assert_int_equal(sysroot_set(fixture), 0);
+}
+
+static char *slurp(const char *path)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_true(getdelim(&s, &n, '\0', f) > 0);
+	fclose(f);
+	return s;
+}
+
+/* ---- private flags ---- */
+
+static void test_priv_flags_text(void **state)
+{
+	_cleanup_free_ char *text = slurp(FIXTURES "cx5-2port/ethtool/ens1f0/show-priv-flags"), *again = NULL;
+	struct eth_priv_flags f;
+
+	(void)state;
+	assert_int_equal(eth_priv_flags_parse(text, &f), 0);
+	assert_int_equal(f.n, 8);
+	assert_string_equal(f.name[0], "rx_cqe_moder");
+	assert_true(f.on[0]);
+	assert_int_equal(eth_priv_flags_find(&f, "rx_cqe_compress"), 2);
+	assert_false(f.on[2]);
+	assert_int_equal(eth_priv_flags_find(&f, "rx_no_csum_complete"), 4);
+	assert_int_equal(eth_priv_flags_find(&f, "dropless_rq"), -ENOENT);
+	/* printed back as ethtool prints it: byte for byte */
+	again = eth_priv_flags_format("ens1f0", &f);
+	assert_string_equal(again, text);
+	assert_int_equal(eth_priv_flags_parse("Private flags for x:\nrx_cqe_moder: maybe\n", &f), -EBADMSG);
+	assert_int_equal(eth_priv_flags_parse("Features for x:\n", &f), -EBADMSG);
+	assert_int_equal(eth_priv_flags_parse("Private flags for x:\n", &f), 0);
+	assert_int_equal(f.n, 0);
+}
+
+static void test_priv_flags_netlink(void **state)
+{
+	struct nlattr *tb[ETHTOOL_A_PRIVFLAGS_MAX + 1], *bs[ETHTOOL_A_BITSET_MAX + 1], *outer, *bits, *bit,
+	    *b[8];
+	struct nl_msg *m = nlmsg_alloc_simple(0, 0);
+	struct eth_priv_flags f;
+	static const char *const names[] = {"rx_cqe_moder", "tx_cqe_moder", "rx_cqe_compress"};
+
+	(void)state;
+	/* SET: one bit, by name, no NOMASK (the others stay) */
+	assert_int_equal(ethnl_priv_flags_encode(m, "rx_cqe_compress", true), 0);
+	assert_int_equal(nlmsg_parse(nlmsg_hdr(m), 0, tb, ETHTOOL_A_PRIVFLAGS_MAX, NULL), 0);
+	assert_int_equal(nla_parse_nested(bs, ETHTOOL_A_BITSET_MAX, tb[ETHTOOL_A_PRIVFLAGS_FLAGS], NULL), 0);
+	assert_null(bs[ETHTOOL_A_BITSET_NOMASK]);
+	bit = nla_data(bs[ETHTOOL_A_BITSET_BITS]);
+	assert_int_equal(nla_parse_nested(b, ETHTOOL_A_BITSET_BIT_MAX, bit, NULL), 0);
+	assert_string_equal(nla_get_string(b[ETHTOOL_A_BITSET_BIT_NAME]), "rx_cqe_compress");
+	assert_non_null(b[ETHTOOL_A_BITSET_BIT_VALUE]);
+	nlmsg_free(m);
+
+	/* GET reply: every flag listed with its index, VALUE on those on */
+	m = nlmsg_alloc_simple(0, 0);
+	outer = nla_nest_start(m, ETHTOOL_A_PRIVFLAGS_FLAGS);
+	nla_put_u32(m, ETHTOOL_A_BITSET_SIZE, 3);
+	bits = nla_nest_start(m, ETHTOOL_A_BITSET_BITS);
+	for (uint32_t i = 0; i < 3; i++) {
+		bit = nla_nest_start(m, ETHTOOL_A_BITSET_BITS_BIT);
+		nla_put_u32(m, ETHTOOL_A_BITSET_BIT_INDEX, i);
+		nla_put_string(m, ETHTOOL_A_BITSET_BIT_NAME, names[i]);
+		if (i != 1)
+			nla_put_flag(m, ETHTOOL_A_BITSET_BIT_VALUE);
+		nla_nest_end(m, bit);
+	}
+	nla_nest_end(m, bits);
+	nla_nest_end(m, outer);
+	assert_int_equal(nlmsg_parse(nlmsg_hdr(m), 0, tb, ETHTOOL_A_PRIVFLAGS_MAX, NULL), 0);
+	assert_int_equal(ethnl_priv_flags_decode(tb, &f), 0);
+	assert_int_equal(f.n, 3);
+	assert_string_equal(f.name[1], "tx_cqe_moder");
+	assert_true(f.on[0]);
+	assert_false(f.on[1]);
+	assert_true(f.on[2]);
+	nlmsg_free(m);
+}
+
+/* The sysroot answers for the port and takes the write back in the same
+ * text; the undo gives the original bytes. */
+static void test_priv_flags_sysroot(void **state)
+{
+	char *dir = unit_tmpdir_new("mlx5");
+	_cleanup_free_ char *cmd = NULL, *before = NULL, *after = NULL, *path = NULL;
+	struct eth_priv_flags f;
+
+	(void)state;
+	assert_non_null(dir);
+	cmd = strprintf("cp -a " FIXTURES "cx5-2port/. %s/", dir);
+	assert_int_equal(system(cmd), 0);
+	path = strprintf("%s/ethtool/ens1f0/show-priv-flags", dir);
+	before = slurp(path);
+	use(dir);
+	assert_int_equal(ethtool_get_priv_flags("ens1f0", &f, NULL), 0);
+	assert_int_equal(f.n, 8);
+	assert_int_equal(ethtool_set_priv_flag("ens1f0", "rx_cqe_compress", true, NULL), 1);
+	assert_int_equal(ethtool_set_priv_flag("ens1f0", "rx_cqe_compress", true, NULL), 0);
+	assert_int_equal(ethtool_set_priv_flag("ens1f0", "no_such_flag", true, NULL), -ENOENT);
+	assert_int_equal(ethtool_get_priv_flags("ens1f0", &f, NULL), 0);
+	assert_true(f.on[2]);
+	assert_int_equal(ethtool_set_priv_flag("ens1f0", "rx_cqe_compress", false, NULL), 1);
+	after = slurp(path);
+	assert_string_equal(after, before);
+	use("/");
+	assert_int_equal(unit_tmpdir_free(dir), 0);
+}
+
+/* ---- RSS ---- */
+
+static void test_rss_text(void **state)
+{
+	_cleanup_free_ char *text = slurp(FIXTURES "cx5-2port/ethtool/ens1f0/show-rxfh"), *same = NULL,
+			    *changed = NULL;
+	_cleanup_(eth_rss_done) struct eth_rss r = {0}, back = {0};
+
+	(void)state;
+	assert_int_equal(eth_rss_parse(text, &r), 0);
+	assert_int_equal(r.rings, 16);
+	assert_int_equal(r.indir_size, 256);
+	assert_int_equal(r.key_size, 40);
+	assert_int_equal(r.indir[17], 1);
+	assert_true(eth_rss_is_default(&r));
+	same = eth_rss_rewrite(text, &r);
+	assert_string_equal(same, text);
+	for (uint32_t i = 0; i < r.indir_size; i++)
+		r.indir[i] = i % 8;
+	assert_false(eth_rss_is_default(&r));
+	changed = eth_rss_rewrite(text, &r);
+	assert_non_null(strstr(changed, "    8:      0     1     2     3     4     5     6     7\n"));
+	assert_non_null(strstr(changed, "RSS hash function:\n    toeplitz: on\n"));
+	assert_int_equal(eth_rss_parse(changed, &back), 0);
+	assert_int_equal(back.indir[9], 1);
+	assert_memory_equal(back.key, r.key, 40);
+	assert_int_equal(eth_rss_parse("RX flow hash indirection table for x with 2 RX ring(s):\n"
+				       "    0:      0     1\nRSS hash key:\nzz\n",
+				       &back),
+			 -EBADMSG);
+	/* 4.18's 128-entry table of cx5-8node */
+	free(text);
+	text = slurp(FIXTURES "cx5-8node/ethtool/enp216s0f0np0/show-rxfh");
+	eth_rss_done(&r);
+	assert_int_equal(eth_rss_parse(text, &r), 0);
+	assert_int_equal(r.indir_size, 128);
+	assert_int_equal(r.rings, 63);
+}
+
+/* ---- flow hash ---- */
+
+static void test_flow_hash(void **state)
+{
+	_cleanup_free_ char *text = slurp(FIXTURES "cx5-8node/ethtool/enp216s0f0np0/rx-flow-hash-udp4");
+	_cleanup_free_ char *letters = NULL, *again = NULL, *full = NULL;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(eth_flow_hash_parse("sdfn", &v), 0);
+	assert_int_equal(v, RXH_IP_SRC | RXH_IP_DST | RXH_L4_B_0_1 | RXH_L4_B_2_3);
+	assert_true(eth_flow_hash_has_ports(v));
+	letters = eth_flow_hash_format(RXH_L4_B_2_3 | RXH_IP_SRC);
+	assert_string_equal(letters, "sn");
+	assert_int_equal(eth_flow_hash_parse("ssd", &v), -EINVAL);
+	assert_int_equal(eth_flow_hash_parse("sdx", &v), -EINVAL);
+	assert_int_equal(eth_flow_hash_parse("", &v), -EINVAL);
+	/* cx5-8node: set by hand to sd */
+	assert_int_equal(eth_flow_hash_text_parse(text, &v), 0);
+	assert_int_equal(v, RXH_IP_SRC | RXH_IP_DST);
+	assert_false(eth_flow_hash_has_ports(v));
+	again = eth_flow_hash_text_rewrite(text, v);
+	assert_string_equal(again, text);
+	full = eth_flow_hash_text_rewrite(text, v | RXH_L4_B_0_1 | RXH_L4_B_2_3);
+	assert_string_equal(
+	    full, "UDP over IPV4 flows use these fields for computing Hash flow key:\n"
+		  "IP SA\nIP DA\nL4 bytes 0 & 1 [TCP/UDP src port]\nL4 bytes 2 & 3 [TCP/UDP dst port]\n\n");
+	free(again);
+	again = eth_flow_hash_text_rewrite(text, 0);
+	assert_string_equal(again,
+			    "UDP over IPV4 flows use these fields for computing Hash flow key:\nNone\n");
+	assert_int_equal(eth_flow_hash_text_parse(again, &v), 0);
+	assert_int_equal(v, 0);
+}
+
+/* ---- XPS ---- */
+
+static void test_xps_follow(void **state)
+{
+	struct cpuset m[6] = {CPUSET_INIT, CPUSET_INIT, CPUSET_INIT, CPUSET_INIT, CPUSET_INIT, CPUSET_INIT};
+	const int cpu[4] = {8, 9, -1, 11};
+	_cleanup_free_ char *l = NULL;
+
+	(void)state;
+	/* 4 channels, 4 vectors: queue q on vector q's CPU; unknown: empty */
+	assert_int_equal(xps_follow_irqs(4, 4, cpu, 4, m), 0);
+	assert_true(cpuset_has(&m[0], 8) && cpuset_count(&m[0]) == 1);
+	assert_int_equal(cpuset_count(&m[2]), 0);
+	/* 2 channels over 4 vectors: channel c uses vectors c and c + 2 */
+	assert_int_equal(xps_follow_irqs(2, 2, cpu, 4, m), 0);
+	assert_int_equal(cpuset_format_list(&m[1], &l), 0);
+	assert_string_equal(l, "9,11");
+	/* 6 queues of 3 channels (two traffic classes): tx-3 is channel 0's */
+	assert_int_equal(xps_follow_irqs(6, 3, cpu, 4, m), 0);
+	assert_true(cpuset_equal(&m[3], &m[0]));
+	assert_int_equal(xps_follow_irqs(1, 0, cpu, 4, m), -EINVAL);
+	for (int i = 0; i < 6; i++)
+		cpuset_done(&m[i]);
+}
+
+static void test_xps_fixture(void **state)
+{
+	_cleanup_(xps_state_done) struct xps_state x = {0};
+	_cleanup_free_ char *l = NULL;
+
+	(void)state;
+	use(FIXTURES "cx5-2port");
+	assert_int_equal(xps_read("ens1f0", &x), 0);
+	assert_int_equal(x.n_tx, 16);
+	assert_int_equal(x.n_rx, 16);
+	/* where the driver put them when the device opened: the node's CPUs */
+	assert_int_equal(cpuset_format_list(&x.tx[3], &l), 0);
+	assert_string_equal(l, "11");
+	free(l);
+	assert_int_equal(cpuset_format_list(&x.tx[8], &l), 0);
+	assert_string_equal(l, "24");
+	assert_int_equal(xps_read("nosuch0", &x), -ENOENT);
+	use("/");
+}
+
+/* ---- PCI config space ---- */
+
+static void test_pcicfg(void **state)
+{
+	uint8_t c[256] = {0};
+	unsigned v;
+
+	(void)state;
+	use(FIXTURES "cx5-2port");
+	assert_int_equal(pcicfg_read_max_read_request("0000:af:00.0", &v), 0);
+	assert_int_equal(v, 512);
+	use(FIXTURES "cx5-8node");
+	assert_int_equal(pcicfg_read_max_read_request("0000:d8:00.0", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(pcicfg_read_max_read_request("0000:02:00.0", &v), 0); /* igb: cap at 0xa0 */
+	assert_int_equal(v, 512);
+	assert_int_equal(pcicfg_read_max_read_request("../x", &v), -EINVAL);
+	use("/");
+	/* in memory: no capability list, a loop, too short */
+	assert_int_equal(pcicfg_max_read_request(c, sizeof(c), &v), -ENXIO);
+	c[0x06] = 0x10;
+	c[0x34] = 0x40;
+	c[0x40] = 0x01;
+	c[0x41] = 0x40; /* points at itself */
+	assert_int_equal(pcicfg_find_capability(c, sizeof(c), 0x10), -EBADMSG);
+	c[0x41] = 0x50;
+	c[0x50] = 0x10;
+	c[0x58] = 0x3f;
+	c[0x59] = 0x39; /* MRRS 3: 1024 */
+	assert_int_equal(pcicfg_max_read_request(c, sizeof(c), &v), 0);
+	assert_int_equal(v, 1024);
+	assert_int_equal(pcicfg_max_read_request(c, 64, &v), -ENODATA);
+}
+
+/* ---- CPU governors ---- */
+
+static void test_governor(void **state)
+{
+	_cleanup_strv_free_ char **avail = NULL;
+	_cleanup_free_ char *g = NULL;
+
+	(void)state;
+	use(FIXTURES "cx5-8node");
+	assert_int_equal(governor_read(30, &g), 0);
+	assert_string_equal(g, "schedutil");
+	assert_int_equal(governor_available(30, &avail), 0);
+	assert_true(strv_contains(avail, "performance"));
+	assert_int_equal(strv_length(avail), 6);
+	assert_int_equal(governor_read(47, &g), -ENOENT); /* offline: no policy */
+	use(FIXTURES "cx5-nonuma");
+	assert_int_equal(governor_read(0, &g), -ENOENT); /* no cpufreq driver */
+	use("/");
+	assert_true(governor_name_valid("performance"));
+	assert_false(governor_name_valid("Performance"));
+	assert_false(governor_name_valid("../x"));
+	assert_false(governor_name_valid(""));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_priv_flags_text),    cmocka_unit_test(test_priv_flags_netlink),
+	    cmocka_unit_test(test_priv_flags_sysroot), cmocka_unit_test(test_rss_text),
+	    cmocka_unit_test(test_flow_hash),	       cmocka_unit_test(test_xps_follow),
+	    cmocka_unit_test(test_xps_fixture),	       cmocka_unit_test(test_pcicfg),
+	    cmocka_unit_test(test_governor),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
