@@ -52,7 +52,7 @@ CX5PROF_FAILPOINT=apply-pause:2 ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$
 	>"$WORK/out" 2>"$WORK/err" &
 bg=$!
 TXN_PIDS="$TXN_PIDS $bg"
-for _ in $(seq 100); do grep -q "paused before step 2" "$WORK/err" && break; sleep 0.1; done
+wait_until 10 grep -q "paused before step 2" "$WORK/err"
 kill -9 "$bg"
 wait "$bg" 2>/dev/null
 [ -e "$HOST_LOCK" ]
@@ -62,7 +62,7 @@ ok $? "a holder killed with kill -9 leaves its host lock file"
 : >"$STALE"
 flock "$HELD" sleep 60 &
 FLOCK_PID=$!
-for _ in $(seq 50); do [ -e "$HELD" ] && break; sleep 0.1; done
+wait_until 10 test -e "$HELD"
 run cx rollback
 is "$rc" 0 "rollback resolves the killed apply"
 host_as_before
