@@ -51,7 +51,7 @@ msgs = {
     "state-reply": frame(1, 7, b"\0" * 44),
     "state": frame(1, 6, struct.pack(">HH", 1, 0)),
 }
-s = socket.create_connection(("127.0.0.1", port), timeout=10)
+s = socket.create_connection(("127.0.0.1", port), timeout=60)
 s.sendall(msgs[kind])
 if kind == "truncated":
     s.shutdown(socket.SHUT_WR)
@@ -213,7 +213,7 @@ def told_busy(s):
     return len(data) >= 16 and data[5] == 5 and struct.unpack(">H", data[12:14])[0] == 3 and \
         data[16:].decode() == "busy: too many waiting connections, retry later"
 def connect():
-    return socket.create_connection(("127.0.0.1", port), timeout=5)
+    return socket.create_connection(("127.0.0.1", port), timeout=60)
 if mode == "hold":
     conns = [connect() for _ in range(20)]
     print("ready", flush=True)

@@ -146,7 +146,7 @@ pause_wait() { timeout "${2:-60}" cat "$1"; }
 pause_release() { timeout 60 sh -c ': >"$1"' sh "$1"; }
 pause_signal() {
 	kill "-$2" "$3"
-	timeout 30 sh -c ': >"$1"' sh "$1" >/dev/null 2>&1 &
+	timeout 120 sh -c ': >"$1"' sh "$1" >/dev/null 2>&1 &
 }
 
 done_testing() {
