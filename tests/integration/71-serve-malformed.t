@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 "$CX5PROF" serve --bind 127.0.0.1 --port "$PORT" 2>"$TMP/serve.log" &
 SERVE_PID=$!
 wait_until 60 grep -q listening "$TMP/serve.log"
@@ -167,7 +167,7 @@ is "$(grep -c 'connection closed' "$TMP/serve.log")" 13 "13 hostile connections 
 
 # A hostile STATE reply (513 CPUs, more than the protocol allows): the
 # client refuses it with a clear reason and goes on (doctor's peer-serve).
-HPORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+HPORT=$(free_port)
 timeout -k 1 900 /usr/bin/python3 -c '
 import socket, struct, sys
 s = socket.socket()
