@@ -85,12 +85,15 @@ $(BUILDDIR)/tests/unit/%: tests/unit/%.c $(UNIT_LIB) $(BUILDDIR)/libcx5.a
 deps:
 	@./contrib/install-deps.sh
 
-# The README's test command: installs what it needs, builds, runs every test.
+# The README's test command: installs what it needs, builds (one compiler
+# per CPU), runs every test.
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
 	@$(MAKE) --no-print-directory format-check layering lint-tests
-	@$(MAKE) --no-print-directory all units
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) all units
 	@$(MAKE) --no-print-directory docs-check
 	@$(MAKE) --no-print-directory run-tests
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) fuzz-build
 	@$(MAKE) --no-print-directory fuzz-short
 	@tests/skips.sh $(SKIP_LOG)
 
@@ -140,7 +143,7 @@ asan: deps
 # then FUZZ_SHORT_SECONDS per harness.
 FUZZ_CC      ?= clang
 FUZZ_JOBS    ?= 2
-FUZZ_SHORT_SECONDS ?= 10
+FUZZ_SHORT_SECONDS ?= 5
 FUZZ_DIR     := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) $(filter -W% -std=% -D% -fno-strict-aliasing,$(CFLAGS)) \
