@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 85-kill-fault-loop.t: kill -9 at the entry of a system call of apply,
 # then of rollback, and an I/O error injected into one (strace), for every
-# CX5PROF_TORTURE_STRIDE-th call (default 7; `make torture`: 1, every one).
+# CX5PROF_TORTURE_STRIDE-th call (default 12; `make torture`: 1, every one).
 # Each case ends restored: after the fault, `cx5prof rollback` (run as an
 # operator would) leaves the host exactly as before, with no transaction
 # unfinished; an apply that says it undid everything (exit 6) or changed
@@ -17,7 +17,7 @@ why=$(strace -f -qq -o /dev/null true 2>&1) || skip_all "strace cannot trace her
 txn_setup 85
 txn_short_profile 2
 P=$WORK/profiles/one-port.yaml
-STRIDE=${CX5PROF_TORTURE_STRIDE:-7}
+STRIDE=${CX5PROF_TORTURE_STRIDE:-12}
 
 restored() {
 	diff -r --no-dereference "$PRISTINE" "$SR" >/dev/null &&
