@@ -36,7 +36,7 @@ end = time.time() + 120
 def connect(src):
     s = socket.socket()
     s.bind((src, 0))
-    s.settimeout(5)
+    s.settimeout(60)
     s.connect(("127.0.0.1", port))
     s.setblocking(False)
     return s

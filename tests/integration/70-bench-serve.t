@@ -175,7 +175,7 @@ s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("198.18.0.2", 12997))
 s.listen(1)
 print("listening", flush=True)
-s.settimeout(15)
+s.settimeout(120)
 for _ in range(8):
     c, _ = s.accept()
     if recv_frame(c) != 6:                      # SETUP

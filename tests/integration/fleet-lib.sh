@@ -51,7 +51,7 @@ Host 198.19.*
   GlobalKnownHostsFile /dev/null
   StrictHostKeyChecking yes
   ControlMaster no
-  ConnectTimeout 10
+  ConnectTimeout 60
 EOF
 }
 
