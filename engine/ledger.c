@@ -338,14 +338,26 @@ struct rise {
 	uint64_t rise, idle, net;
 };
 
+/* A snapshot holds every CPU that dropped: fewer per-CPU entries than
+ * netcounters keeps (it keeps the CPUs with the most drops since boot). */
+static bool cpus_complete(const struct netcounters *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		n += strncmp(s->v[i].name, CPU_COUNTER_PREFIX, strlen(CPU_COUNTER_PREFIX)) == 0;
+	return n < NETCOUNTERS_MAX_CPUS;
+}
+
 /* A counter of a snapshot; a per-CPU entry is absent while its CPU has
- * not dropped: 0. */
+ * not dropped: 0, unless the snapshot left CPUs out (then unknown, never 0:
+ * a CPU that left or entered the kept ones would show a false rise). */
 static bool value_of(const struct netcounters *s, const char *name, uint64_t *ret)
 {
 	if (netcounters_get(s, name, ret))
 		return true;
 	*ret = 0;
-	return strncmp(name, CPU_COUNTER_PREFIX, strlen(CPU_COUNTER_PREFIX)) == 0;
+	return strncmp(name, CPU_COUNTER_PREFIX, strlen(CPU_COUNTER_PREFIX)) == 0 && cpus_complete(s);
 }
 
 static struct rise rise_of(const struct ledger_side *s, const char *name)
@@ -397,7 +409,8 @@ static int add_counter(struct ledger_line *line, const char *name, const struct 
 	return 0;
 }
 
-/* "CPU 0 +1,234, CPU 3 +5": the CPUs whose backlog dropped, most first. */
+/* "CPU 0 +1,234, CPU 3 +5": the CPUs whose backlog dropped, most first;
+ * only CPUs whose count both snapshots know (value_of). */
 static int cpu_detail(const struct ctx *c, struct ledger_line *line)
 {
 	const struct netcounters *after = c->in->side[line->host].after;
@@ -441,6 +454,9 @@ static int cpu_detail(const struct ctx *c, struct ledger_line *line)
 		char b[32];
 		fprintf(f, "%sCPU %u +%s", i ? ", " : "", top[i].cpu, fmt_count(top[i].net, b));
 	}
+	if (!cpus_complete(after) || !cpus_complete(c->in->side[line->host].before))
+		fprintf(f, "; maybe not every CPU: only the %d with the most drops since boot are read",
+			NETCOUNTERS_MAX_CPUS);
 	if (fclose(f) != 0) {
 		free(buf);
 		return -ENOMEM;
@@ -455,7 +471,8 @@ static int fill_line(const struct ctx *c, const struct stage_def *d, struct ledg
 	uint64_t best = 0;
 	int r;
 
-	*line = (struct ledger_line){.stage = d->stage, .label = d->label, .host = d->host};
+	*line = (struct ledger_line){
+	    .stage = d->stage, .label = d->label, .scope = netcounter_scope(d->views[0][0]), .host = d->host};
 	line->known = s->before && s->after;
 	line->remedy = d->remedy(c);
 	if (!line->remedy)
@@ -721,6 +738,7 @@ static struct json_object *line_json(const struct ledger_line *line)
 	json_object_object_add(o, "stage", json_object_new_string(line->stage));
 	json_object_object_add(o, "label", json_object_new_string(line->label));
 	json_object_object_add(o, "host", json_object_new_string(host_names[line->host]));
+	json_object_object_add(o, "scope", json_object_new_string(line->scope));
 	json_object_object_add(o, "known", json_object_new_boolean(line->known));
 	json_object_object_add(o, "count", line->known ? u64(line->count) : NULL);
 	json_object_object_add(o, "raw", line->known ? u64(line->raw) : NULL);
@@ -885,6 +903,8 @@ static void print_doc(FILE *f, struct json_object *doc, const char *indent)
 			get_u64(c, "net", &net);
 			fprintf(f, "%s%s +%s", k ? ", " : "  ", strna(get_str(c, "name")), fmt_count(net, b));
 		}
+		if (cs && json_object_array_length(cs) && streq_ptr(get_str(line, "scope"), "host"))
+			fputs(" host-wide", f);
 		if (detail)
 			fprintf(f, " (%s)", detail);
 		if (raw > count)
@@ -905,9 +925,10 @@ static void print_doc(FILE *f, struct json_object *doc, const char *indent)
 			fprintf(f, "  %s counters: unknown (%s)\n", host_names[h],
 				strna(get_str(s, "why_unknown")));
 	}
-	if (get(doc, "idle_subtracted") && json_object_get_boolean(get(doc, "idle_subtracted")))
-		fprintf(f, "  every counter is shared with other traffic: the rate measured while idle is "
-			   "subtracted\n");
+	fprintf(f, "  every counter is shared with other traffic: %s\n",
+		get(doc, "idle_subtracted") && json_object_get_boolean(get(doc, "idle_subtracted"))
+		    ? "the rate measured while idle is subtracted"
+		    : "no idle rate was measured, nothing is subtracted");
 	for (size_t i = 0; lost && shares && i < json_object_array_length(shares); i++) {
 		struct json_object *s = json_object_array_get_idx(shares, i), *p = get(s, "percent");
 		char pct[16];
