@@ -400,3 +400,174 @@ int txn_run(struct history **hp, const struct txn_request *q, struct txn_outcome
 	change_records_free(c, n);
 	return 0;
 }
+
+/* ---- after the transaction: rollback --force, an earlier boot, commit ---- */
+
+int txn_undo_record(struct history *h, const struct txn_record *t, const char *reason,
+		    void (*say_fn)(enum log_level level, const char *text), struct txn_undo_outcome *o)
+{
+	_cleanup_profile_ struct profile *p = t->peer_txn > 0 ? txn_peer_profile(t) : NULL;
+
+	apply_signals_install();
+	return txn_undo(h, t->id, p, t->peer_txn, reason, say_fn, o);
+}
+
+void txn_unstack_outcome_done(struct txn_unstack_outcome *o)
+{
+	txn_undo_outcome_done(&o->undo);
+	*o = (struct txn_unstack_outcome){0};
+}
+
+int txn_undo_later(struct history *h, int64_t target, void (*say_fn)(enum log_level level, const char *text),
+		   struct txn_unstack_outcome *o)
+{
+	for (;;) {
+		_cleanup_(txn_record_done) struct txn_record t = {0};
+		int64_t later = 0;
+		int r;
+
+		r = history_txn_find_later_overlap_newest(h, target, &later);
+		if (r <= 0)
+			return r;
+		r = history_txn_get(h, later, &t);
+		if (r < 0)
+			return r;
+		say(say_fn, LOG_NOTICE,
+		    "rollback --force %" PRId64 ": rolling back transaction %" PRId64
+		    " first: it changed the same settings later",
+		    target, later);
+		txn_undo_outcome_done(&o->undo);
+		r = txn_undo_record(h, &t, "rolled back by `cx5prof rollback`", say_fn, &o->undo);
+		if (r < 0 && r != -ENOTRECOVERABLE) {
+			o->failed_txn = later;
+			return r;
+		}
+		if (o->undo.here < 0 || o->undo.peer_left) {
+			o->failed_txn = later;
+			return -ENOTRECOVERABLE;
+		}
+		say(say_fn, LOG_NOTICE,
+		    "rolled back transaction %" PRId64 " (recorded as transaction %" PRId64 ")", later,
+		    o->undo.apply.rollback_txn);
+	}
+}
+
+void txn_earlier_boot_done(struct txn_earlier_boot *eb)
+{
+	txn_record_done(&eb->failed);
+	apply_outcome_done(&eb->apply);
+	*eb = (struct txn_earlier_boot){0};
+}
+
+int txn_close_earlier_boot(struct history *h, bool check,
+			   void (*say_fn)(enum log_level level, const char *text),
+			   struct txn_earlier_boot *eb)
+{
+	while (h && eb->n < TXN_EARLIER_BOOT_MAX) {
+		_cleanup_(txn_record_done) struct txn_record t = {0};
+		struct apply_outcome o = {0};
+		int64_t target;
+		int r = history_txn_find_unfinished(h, &t);
+
+		if (r <= 0 || !txn_from_earlier_boot(&t))
+			return r < 0 ? r : 0;
+		target = t.kind == TXN_ROLLBACK ? t.rolls_back_txn : t.id;
+		if (check) {
+			say(say_fn, LOG_WARN,
+			    "transaction %" PRId64 " was left %s in an earlier boot: apply closes it first "
+			    "(the reboot reset its runtime changes)",
+			    t.id, txn_status_to_string(t.status));
+			eb->pending = true;
+			return 0;
+		}
+		apply_signals_install();
+		r = rollback_txn(h, target, "left unfinished in an earlier boot: closed by the next apply",
+				 &o);
+		if (r < 0) {
+			eb->failed = t;
+			t = (struct txn_record){0};
+			eb->failed_target = target;
+			eb->recording = r != -ENOTRECOVERABLE;
+			eb->apply = o;
+			return r;
+		}
+		say(say_fn, LOG_WARN,
+		    "transaction %" PRId64 " was left %s in an earlier boot: closed it (rollback "
+		    "transaction %" PRId64 ": %zu restored, %zu reset by the reboot)",
+		    t.id, txn_status_to_string(t.status), o.rollback_txn, o.done, o.reset_by_reboot);
+		eb->closed[eb->n++] = target;
+		apply_outcome_done(&o);
+	}
+	return 0;
+}
+
+void txn_commit_outcome_done(struct txn_commit_outcome *o)
+{
+	free(o->peer_error);
+	*o = (struct txn_commit_outcome){0};
+}
+
+/* Nothing waits for a commit: whether the watchdog was faster. */
+static int nothing_pending(struct history *h, struct txn_commit_outcome *o)
+{
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	int r = history_txn_find_last(h, TXN_APPLY, &t);
+
+	o->end = TXN_COMMIT_NONE;
+	if (r > 0 && t.status == TXN_ROLLED_BACK && t.confirm_deadline_usec) {
+		o->end = TXN_COMMIT_TOO_LATE;
+		o->txn = t.id;
+	}
+	return 0;
+}
+
+/* The peer's transaction recorded with t is committed there too. */
+static void commit_peer(const struct txn_record *t, void (*say_fn)(enum log_level level, const char *text),
+			struct txn_commit_outcome *o)
+{
+	_cleanup_profile_ struct profile *p = txn_peer_profile(t);
+	_cleanup_free_ char *err = NULL;
+
+	o->peer_txn = t->peer_txn;
+	if (!p) {
+		o->peer_unreachable = true;
+		return;
+	}
+	if (peerssh_commit(p, &err) >= 0) {
+		say(say_fn, LOG_NOTICE, "peer %s: committed its transaction %" PRId64, p->peer.ssh.value,
+		    t->peer_txn);
+		return;
+	}
+	o->peer_error = err ? TAKE_PTR(err) : strdup("the peer's commit failed");
+}
+
+int txn_commit(struct history *h, void (*say_fn)(enum log_level level, const char *text),
+	       struct txn_commit_outcome *o)
+{
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	int r = history_txn_find_unfinished(h, &t);
+
+	*o = (struct txn_commit_outcome){0};
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return nothing_pending(h, o);
+	o->txn = t.id;
+	/* Only a --confirm apply waits for commit; anything else unfinished
+	 * (interrupted, or not fully undone) needs a rollback, never a commit. */
+	if (t.status != TXN_PENDING_CONFIRM) {
+		o->end = TXN_COMMIT_UNFINISHED;
+		return 0;
+	}
+	if (history_now_usec() > t.confirm_deadline_usec) {
+		o->end = TXN_COMMIT_EXPIRED;
+		return 0;
+	}
+	r = history_txn_set_status(h, t.id, TXN_COMMITTED, NULL);
+	if (r < 0)
+		return r;
+	o->end = TXN_COMMIT_DONE;
+	if (t.peer_txn > 0)
+		commit_peer(&t, say_fn, o);
+	return 0;
+}

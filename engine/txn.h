@@ -1,6 +1,8 @@
 /* txn.h: one transaction from start to end, on this host and its peer:
  * record -> apply -> peer -> commit (or --confirm, or left open for a
- * campaign round) -> undo on any failure; and its undo, peer first.
+ * campaign round) -> undo on any failure; and its undo, peer first; the
+ * later `commit` of a --confirm apply, the close of what an earlier boot
+ * left unfinished, and the stack that `rollback --force` undoes first.
  *
  * Owns: the order of those steps and what each failure undoes, for
  * `apply`, a campaign's rounds, `campaign --keep` and `rollback` alike;
@@ -97,5 +99,74 @@ int txn_undo(struct history *h, int64_t txn, const struct profile *peer, int64_t
 /* The peer to reach for transaction t's peer_txn: its stored profile when
  * that names one (peer.ssh), else NULL. Caller frees (profile_free). */
 struct profile *txn_peer_profile(const struct txn_record *t);
+
+/* txn_undo of recorded transaction t and its peer's transaction (reached
+ * through t's stored profile), with SIGINT, SIGTERM and SIGHUP caught. */
+int txn_undo_record(struct history *h, const struct txn_record *t, const char *reason,
+		    void (*say)(enum log_level level, const char *text), struct txn_undo_outcome *o);
+
+/* What `rollback --force TARGET` does first: a stack, so every later
+ * transaction that changed the same settings is undone before it, newest
+ * first, each on both ends (txn_undo_record), each said through say().
+ * 0; -ENOTRECOVERABLE when one is not fully undone (o->failed_txn, and
+ * o->undo says what is left), stopping there; -errno when the history
+ * cannot be read (o->failed_txn 0) or that rollback cannot be recorded. */
+struct txn_unstack_outcome {
+	int64_t failed_txn;
+	struct txn_undo_outcome undo;
+};
+void txn_unstack_outcome_done(struct txn_unstack_outcome *o);
+int txn_undo_later(struct history *h, int64_t target, void (*say)(enum log_level level, const char *text),
+		   struct txn_unstack_outcome *o);
+
+/* Transactions left unfinished in an earlier boot, closed before an apply
+ * (at most this many: each pass closes one). */
+#define TXN_EARLIER_BOOT_MAX 8
+
+struct txn_earlier_boot {
+	int64_t closed[TXN_EARLIER_BOOT_MAX]; /* the transactions closed */
+	size_t n;
+	bool pending;		    /* check: one is left for the apply to close */
+	struct txn_record failed;   /* the one that could not be closed */
+	int64_t failed_target;	    /* ... and the transaction its rollback restores */
+	bool recording;		    /* the -errno came from recording its rollback */
+	struct apply_outcome apply; /* its rollback: left */
+};
+void txn_earlier_boot_done(struct txn_earlier_boot *eb);
+
+/* A transaction left unfinished in an earlier boot (a crash or power loss
+ * mid-apply, a --confirm whose watchdog died with the reboot) no longer
+ * describes the host: the reboot reset its runtime changes. Roll back what
+ * survives a reboot (irqbalance, the boot-time unit) and close it, so the
+ * boot-time unit applies instead of stopping at exit 9; each said through
+ * say(). check: only say so (eb->pending). 0 when none is left;
+ * -ENOTRECOVERABLE when one cannot be fully rolled back (eb->failed,
+ * eb->apply.left); -errno when the history cannot be read, or (recording)
+ * the rollback cannot be recorded. h NULL: no history, nothing to close. */
+int txn_close_earlier_boot(struct history *h, bool check, void (*say)(enum log_level level, const char *text),
+			   struct txn_earlier_boot *eb);
+
+enum txn_commit_end {
+	TXN_COMMIT_NONE,       /* nothing waits for a commit */
+	TXN_COMMIT_TOO_LATE,   /* the last --confirm apply (txn) was rolled back by its watchdog */
+	TXN_COMMIT_UNFINISHED, /* an unfinished transaction that needs a rollback, never a commit */
+	TXN_COMMIT_EXPIRED,    /* txn waits, but its confirm deadline has passed */
+	TXN_COMMIT_DONE,       /* txn committed; and its peer's, unless peer_error or peer_unreachable */
+};
+
+struct txn_commit_outcome {
+	enum txn_commit_end end;
+	int64_t txn;
+	int64_t peer_txn;      /* the peer's transaction recorded with txn, 0 none */
+	bool peer_unreachable; /* the stored profile does not say how to reach the peer */
+	char *peer_error;      /* the peer's commit failed (its watchdog rolls it back) */
+};
+void txn_commit_outcome_done(struct txn_commit_outcome *o);
+
+/* `commit`: the transaction waiting under --confirm is kept, here and then
+ * on the peer (peerssh_commit, said through say()). 0 with o->end; -errno
+ * when the history cannot be read or written. */
+int txn_commit(struct history *h, void (*say)(enum log_level level, const char *text),
+	       struct txn_commit_outcome *o);
 
 #endif

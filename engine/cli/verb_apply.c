@@ -307,68 +307,24 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	return code;
 }
 
-/* Transactions left unfinished in an earlier boot, closed before this
- * apply (at most this many: each pass closes one). */
-#define EARLIER_BOOT_MAX 8
-
-struct earlier_boot {
-	int64_t closed[EARLIER_BOOT_MAX];
-	size_t n;
-	bool pending; /* --check: one is left for the apply to close */
-};
-
-/* A transaction left unfinished in an earlier boot (a crash or power loss
- * mid-apply, a --confirm whose watchdog died with the reboot) no longer
- * describes the host: the reboot reset its runtime changes. Roll back what
- * survives a reboot (irqbalance, the boot-time unit) and close it, so the
- * boot-time unit applies instead of stopping at exit 9. With --check, only
- * say so. EXIT_OK when none is left (or, --check, when it is noted). */
-static int close_earlier_boot(struct history *h, bool check, struct earlier_boot *eb)
+/* Close what an earlier boot left unfinished (txn_close_earlier_boot),
+ * with the one report of a failure. EXIT_OK when none is left (or,
+ * --check, when it is noted). */
+static int close_earlier_boot(struct history *h, bool check, struct txn_earlier_boot *eb)
 {
-	while (eb->n < EARLIER_BOOT_MAX) {
-		_cleanup_(txn_record_done) struct txn_record t = {0};
-		struct apply_outcome o = {0};
-		int64_t target;
-		int r = h ? history_txn_find_unfinished(h, &t) : 0;
+	int r = txn_close_earlier_boot(h, check, txn_verb_say, eb);
 
-		if (r < 0) {
-			log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
-			return EXIT_ERROR;
-		}
-		if (r == 0 || !txn_from_earlier_boot(&t))
-			return EXIT_OK;
-		target = t.kind == TXN_ROLLBACK ? t.rolls_back_txn : t.id;
-		if (check) {
-			log_warn("transaction %" PRId64
-				 " was left %s in an earlier boot: apply closes it first "
-				 "(the reboot reset its runtime changes)",
-				 t.id, txn_status_to_string(t.status));
-			eb->pending = true;
-			return EXIT_OK;
-		}
-		apply_signals_install();
-		r = rollback_txn(h, target, "left unfinished in an earlier boot: closed by the next apply",
-				 &o);
-		if (r < 0 && r != -ENOTRECOVERABLE) {
-			log_error_errno(r, "history %s: cannot record the rollback: %m: %s", history_path(h),
-					history_remedy(r));
-			apply_outcome_done(&o);
-			return EXIT_ERROR;
-		}
-		if (r < 0) {
-			report_left(o.left);
-			log_error("transaction %" PRId64
-				  " was left %s in an earlier boot and cannot be closed: "
-				  "fix the above, then run `cx5prof rollback %" PRId64 "`",
-				  t.id, txn_status_to_string(t.status), target);
-			apply_outcome_done(&o);
-			return EXIT_ROLLBACK_FAILED;
-		}
-		log_warn("transaction %" PRId64 " was left %s in an earlier boot: closed it (rollback "
-			 "transaction %" PRId64 ": %zu restored, %zu reset by the reboot)",
-			 t.id, txn_status_to_string(t.status), o.rollback_txn, o.done, o.reset_by_reboot);
-		eb->closed[eb->n++] = target;
-		apply_outcome_done(&o);
+	if (r == -ENOTRECOVERABLE) {
+		report_left(eb->apply.left);
+		log_error("transaction %" PRId64 " was left %s in an earlier boot and cannot be closed: "
+			  "fix the above, then run `cx5prof rollback %" PRId64 "`",
+			  eb->failed.id, txn_status_to_string(eb->failed.status), eb->failed_target);
+		return EXIT_ROLLBACK_FAILED;
+	}
+	if (r < 0) {
+		log_error_errno(r, "history %s: %s%m: %s", history_path(h),
+				eb->recording ? "cannot record the rollback: " : "", history_remedy(r));
+		return EXIT_ERROR;
 	}
 	return EXIT_OK;
 }
@@ -379,7 +335,7 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 	_cleanup_profile_ struct profile *prof = NULL;
 	_cleanup_plan_ struct plan *p = NULL;
 	_cleanup_history_ struct history *h = NULL;
-	struct earlier_boot eb = {0};
+	_cleanup_(txn_earlier_boot_done) struct txn_earlier_boot eb = {0};
 	struct txn_args a = {0};
 	int lock_fd = -1, r;
 
@@ -609,31 +565,6 @@ static int report_rollback(struct history *h, const struct txn_record *t, int r,
 	return r < 0 ? EXIT_ROLLBACK_FAILED : EXIT_OK;
 }
 
-/* `commit` of a transaction that tuned a peer commits there too, the
- * peer's transaction recorded with it (none when the peer had nothing to
- * change). EXIT_OK, or code when the peer failed (said on stderr). */
-static int commit_on_peer(const struct txn_record *t, int code)
-{
-	_cleanup_profile_ struct profile *p = t->peer_txn > 0 ? txn_peer_profile(t) : NULL;
-	_cleanup_free_ char *err = NULL;
-
-	if (t->peer_txn <= 0)
-		return EXIT_OK;
-	if (!p) {
-		log_error("transaction %" PRId64 " tuned a peer (its transaction %" PRId64
-			  "), but the stored profile does not say how to reach it: run `cx5prof "
-			  "commit` on the peer",
-			  t->id, t->peer_txn);
-		return code;
-	}
-	if (peerssh_commit(p, &err) >= 0) {
-		log_notice("peer %s: committed its transaction %" PRId64, p->peer.ssh.value, t->peer_txn);
-		return EXIT_OK;
-	}
-	log_error("%s: the peer's --confirm watchdog rolls it back; apply again to tune both ends", err);
-	return code;
-}
-
 /* With the apply lock held no campaign runs (a live one holds the lock
  * from its start to its end): one still `running` was left by a cx5prof
  * that died, in a round (whose open transaction this rollback resolves)
@@ -654,7 +585,6 @@ static void mark_dead_campaigns(struct history *h)
  * (the peer could not be reached then): try it again. */
 static int retry_peer_undo(struct history *h, const struct txn_record *t)
 {
-	_cleanup_profile_ struct profile *p = txn_peer_profile(t);
 	struct txn_undo_outcome u = {0};
 	char msg[320];
 	int r;
@@ -662,8 +592,7 @@ static int retry_peer_undo(struct history *h, const struct txn_record *t)
 	log_notice("transaction %" PRId64 " is rolled back here, its peer's transaction %" PRId64
 		   " not yet (%s): trying again",
 		   t->id, t->peer_txn, t->peer_undo_pending);
-	apply_signals_install();
-	r = txn_undo(h, t->id, p, t->peer_txn, NULL, txn_verb_say, &u);
+	r = txn_undo_record(h, t, NULL, txn_verb_say, &u);
 	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t->id);
 	out_uint(OUT_JSON, "peer_txn", NULL, (uint64_t)t->peer_txn);
 	out_bool(OUT_JSON, "changed", NULL, u.peer_done);
@@ -682,65 +611,34 @@ static int retry_peer_undo(struct history *h, const struct txn_record *t)
 	return r == 0 ? EXIT_OK : EXIT_ROLLBACK_FAILED;
 }
 
-/* Roll back t on both ends (the peer first). *ret_result: rollback_txn()'s
- * result here, for the report; EXIT_OK, or the exit code. */
-static int undo_both(struct history *h, const struct txn_record *t, struct txn_undo_outcome *u)
+static int undo_failed(struct history *h, int r)
 {
-	_cleanup_profile_ struct profile *p = t->peer_txn > 0 ? txn_peer_profile(t) : NULL;
-	int r;
+	log_error_errno(r, "history %s: cannot record the rollback: %m: %s", history_path(h),
+			history_remedy(r));
+	return EXIT_ERROR;
+}
 
-	apply_signals_install();
-	r = txn_undo(h, t->id, p, t->peer_txn, "rolled back by `cx5prof rollback`", txn_verb_say, u);
-	if (r < 0 && r != -ENOTRECOVERABLE) {
-		log_error_errno(r, "history %s: cannot record the rollback: %m: %s", history_path(h),
-				history_remedy(r));
+/* --force on a transaction that later ones overlap: those are rolled back
+ * first (txn_undo_later), with the one report of a failure. */
+static int unstack_later(struct history *h, int64_t target)
+{
+	_cleanup_(txn_unstack_outcome_done) struct txn_unstack_outcome o = {0};
+	int r = txn_undo_later(h, target, txn_verb_say, &o);
+
+	if (r == -ENOTRECOVERABLE) {
+		report_left(o.undo.apply.left);
+		log_error("rollback --force %" PRId64 ": transaction %" PRId64
+			  " could not be rolled back fully: stopped before transaction %" PRId64,
+			  target, o.failed_txn, target);
+		return EXIT_ROLLBACK_FAILED;
+	}
+	if (r < 0 && o.failed_txn)
+		return undo_failed(h, r);
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m", history_path(h));
 		return EXIT_ERROR;
 	}
 	return EXIT_OK;
-}
-
-/* --force on a transaction that later ones overlap: a stack, so those are
- * rolled back first, newest first (each said on stderr), and the target's
- * old values are written over what it had itself set. */
-static int unstack_later(struct history *h, int64_t target)
-{
-	for (;;) {
-		_cleanup_(txn_record_done) struct txn_record t = {0};
-		struct txn_undo_outcome u = {0};
-		int64_t later = 0;
-		int r, code;
-
-		r = history_txn_find_later_overlap_newest(h, target, &later);
-		if (r < 0) {
-			log_error_errno(r, "history %s: %m", history_path(h));
-			return EXIT_ERROR;
-		}
-		if (r == 0)
-			return EXIT_OK;
-		r = history_txn_get(h, later, &t);
-		if (r < 0) {
-			log_error_errno(r, "history %s: %m", history_path(h));
-			return EXIT_ERROR;
-		}
-		log_notice("rollback --force %" PRId64 ": rolling back transaction %" PRId64
-			   " first: it changed the same settings later",
-			   target, later);
-		code = undo_both(h, &t, &u);
-		if (code == EXIT_OK && (u.here < 0 || u.peer_left)) {
-			for (char **l = u.apply.left; l && *l; l++)
-				log_error("NOT restored: %s", *l);
-			log_error("rollback --force %" PRId64 ": transaction %" PRId64
-				  " could not be rolled back fully: stopped before transaction %" PRId64,
-				  target, later, target);
-			code = EXIT_ROLLBACK_FAILED;
-		} else if (code == EXIT_OK)
-			log_notice("rolled back transaction %" PRId64 " (recorded as transaction %" PRId64
-				   ")",
-				   later, u.apply.rollback_txn);
-		txn_undo_outcome_done(&u);
-		if (code != EXIT_OK)
-			return code;
-	}
 }
 
 static int rollback_locked(struct history *h, int64_t id, bool force)
@@ -763,11 +661,12 @@ static int rollback_locked(struct history *h, int64_t id, bool force)
 	}
 	if (r == EXIT_OK && force)
 		r = unstack_later(h, t.id);
-	if (r == EXIT_OK)
-		r = undo_both(h, &t, &u);
-	if (r != EXIT_OK) {
-		txn_undo_outcome_done(&u);
+	if (r != EXIT_OK)
 		return r;
+	r = txn_undo_record(h, &t, "rolled back by `cx5prof rollback`", txn_verb_say, &u);
+	if (r < 0 && r != -ENOTRECOVERABLE) {
+		txn_undo_outcome_done(&u);
+		return undo_failed(h, r);
 	}
 	r = report_rollback(h, &t, u.here, &u.apply);
 	if (u.peer_left)
@@ -913,55 +812,54 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 
 /* ---- commit ---- */
 
-/* No pending transaction: say whether the watchdog was faster. */
-static int commit_nothing_pending(struct history *h)
-{
-	_cleanup_(txn_record_done) struct txn_record t = {0};
-	int r = history_txn_find_last(h, TXN_APPLY, &t);
-
-	if (r > 0 && t.status == TXN_ROLLED_BACK && t.confirm_deadline_usec) {
-		log_error("transaction %" PRId64
-			  " was not confirmed in time and has been rolled back: apply it again",
-			  t.id);
-		return EXIT_ERROR;
-	}
-	out_bool(OUT_JSON, "changed", NULL, false);
-	out_string(OUT_ANY, "msg", "%s\n", "nothing to commit");
-	return EXIT_OK;
-}
-
+/* The outcome of txn_commit, as the operator reads it. */
 static int commit_locked(struct history *h)
 {
-	_cleanup_(txn_record_done) struct txn_record t = {0};
-	int r = history_txn_find_unfinished(h, &t);
+	_cleanup_(txn_commit_outcome_done) struct txn_commit_outcome o = {0};
+	int r = txn_commit(h, txn_verb_say, &o);
 
 	if (r < 0) {
 		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
 		return EXIT_ERROR;
 	}
-	if (r == 0)
-		return commit_nothing_pending(h);
-	/* Only a --confirm apply waits for commit; anything else unfinished
-	 * (interrupted, or not fully undone) needs a rollback, never a commit. */
-	if (t.status != TXN_PENDING_CONFIRM)
+	switch (o.end) {
+	case TXN_COMMIT_NONE:
+		out_bool(OUT_JSON, "changed", NULL, false);
+		out_string(OUT_ANY, "msg", "%s\n", "nothing to commit");
+		return EXIT_OK;
+	case TXN_COMMIT_TOO_LATE:
+		log_error("transaction %" PRId64
+			  " was not confirmed in time and has been rolled back: apply it again",
+			  o.txn);
+		return EXIT_ERROR;
+	case TXN_COMMIT_UNFINISHED:
 		return txn_verb_refuse_unfinished(h);
-	if (history_now_usec() > t.confirm_deadline_usec) {
+	case TXN_COMMIT_EXPIRED:
 		log_error("transaction %" PRId64
 			  ": the confirm deadline has passed, it is not kept: the watchdog "
 			  "rolls it back (if the watchdog was stopped, run `cx5prof rollback`)",
-			  t.id);
+			  o.txn);
 		return EXIT_ERROR;
+	case TXN_COMMIT_DONE:
+		break;
 	}
-	r = history_txn_set_status(h, t.id, TXN_COMMITTED, NULL);
-	if (r < 0) {
-		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
-		return EXIT_ERROR;
-	}
-	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t.id);
+	out_uint(OUT_JSON, "txn", NULL, (uint64_t)o.txn);
 	out_bool(OUT_JSON, "changed", NULL, true);
-	out_text("committed transaction %" PRId64 "\n", t.id);
+	out_text("committed transaction %" PRId64 "\n", o.txn);
 	out_string(OUT_JSON, "msg", NULL, "committed");
-	return commit_on_peer(&t, EXIT_ERROR);
+	if (o.peer_unreachable) {
+		log_error("transaction %" PRId64 " tuned a peer (its transaction %" PRId64
+			  "), but the stored profile does not say how to reach it: run `cx5prof "
+			  "commit` on the peer",
+			  o.txn, o.peer_txn);
+		return EXIT_ERROR;
+	}
+	if (o.peer_error) {
+		log_error("%s: the peer's --confirm watchdog rolls it back; apply again to tune both ends",
+			  o.peer_error);
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
 }
 
 /* How long commit waits for the lock: COMMIT_LOCK_WAIT_MS, or (tests only)
