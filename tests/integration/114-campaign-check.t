@@ -60,9 +60,9 @@ YAML
 printf 'version: 1\nname: lab-ablate-stop\nablate: %s\nverify: {duration: 1}\n' "$WORK/jumbo-stop.yaml" >"$WORK/ablate-stop.yaml"
 run cx campaign "$WORK/ablate-stop.yaml"
 is "$rc" 0 "an ablation with a family that cannot apply: exit 0 (the others were measured)"
-printf '%s\n' "$out" | grep -qx 'IRQ map + irqbalance     not applied: irqbalance: irq.irqbalance: stop: no service manager to stop it with'
+printf '%s\n' "$out" | grep -qx 'IRQ map/irqbalance/XPS   not applied: irqbalance: irq.irqbalance: stop: no service manager to stop it with'
 ok $? "the attribution names the family that could not apply, with the reason"
-printf '%s\n' "$out" | grep -qE '^verdict     .*; families: MTU 9000: no clear difference, IRQ map \+ irqbalance: not applied \(irqbalance: irq.irqbalance: stop: no service manager to stop it with\); skipped: irq-only \(exit 69\), full \(exit 69\)$'
+printf '%s\n' "$out" | grep -qE '^verdict     .*; families: MTU 9000: no clear difference, IRQ map/irqbalance/XPS: not applied \(irqbalance: irq.irqbalance: stop: no service manager to stop it with\); skipped: irq-only \(exit 69\), full \(exit 69\)$'
 ok $? "the verdict names it too, and the skipped groups (one round each: no clear difference)"
 
 # ---- the same failure twice: the rest of the group is not run
