@@ -9,6 +9,7 @@
 
 #include "base/html.h"
 #include "os/interrupts.h"
+#include "os/irqaffinity.h"
 
 #define PER_ROW	 32 /* CPUs a row */
 #define CELL	 18
@@ -42,7 +43,24 @@ static int grow(struct irqheat *hm, unsigned ncpus)
 	return 0;
 }
 
-int irqheat_add(struct irqheat *hm, const char *before, const char *after)
+/* A completion vector of one of the ports; of any device when they are
+ * unknown. */
+static bool counted(const char *name, const struct irqheat_port *ports, size_t n_ports)
+{
+	enum irq_kind kind;
+	int queue;
+
+	if (n_ports == 0)
+		return irq_classify(name, NULL, NULL, &kind, &queue) && kind == IRQ_KIND_COMPLETION;
+	for (size_t i = 0; i < n_ports; i++)
+		if (irq_name_is_device(name, ports[i].ifname, ports[i].pci, &kind, &queue) &&
+		    kind == IRQ_KIND_COMPLETION)
+			return true;
+	return false;
+}
+
+int irqheat_add(struct irqheat *hm, const char *before, const char *after, const struct irqheat_port *ports,
+		size_t n_ports)
 {
 	_cleanup_interrupts_ struct interrupts *b = NULL, *a = NULL;
 	int r;
@@ -59,7 +77,7 @@ int irqheat_add(struct irqheat *hm, const char *before, const char *after)
 	for (size_t k = 0; k < a->nrows; k++) {
 		const struct interrupts_row *ra = &a->rows[k], *rb;
 
-		if (!ra->name || !strstr(ra->name, IRQHEAT_NIC_IRQ))
+		if (!counted(ra->name, ports, n_ports))
 			continue;
 		rb = interrupts_find(b, ra->irq);
 		for (unsigned c = 0; c < a->ncpus && c < ra->ncounts; c++) {
@@ -151,8 +169,8 @@ void irqheat_legend(FILE *f, const char *local_note)
 	int x = 4;
 
 	html_svg_open(f, 760, 66, "legend of the interrupt maps", false);
-	fputs("<text x=\"4\" y=\"13\" class=\"note\">Each CPU is coloured by its share of all the NIC's "
-	      "completion interrupts (" IRQHEAT_NIC_IRQ "*) during the runs:</text>\n",
+	fputs("<text x=\"4\" y=\"13\" class=\"note\">Each CPU is coloured by its share of all the "
+	      "completion interrupts of the ports during the runs:</text>\n",
 	      f);
 	for (size_t i = 0; i < irqheat_n_classes; i++) {
 		fprintf(f,

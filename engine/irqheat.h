@@ -1,11 +1,11 @@
 /* irqheat.h: the per-CPU heat map of a NIC's completion interrupts.
  *
  * Owns: summing, over some runs, the rise of the NIC's completion
- * interrupts (the mlx5_comp* rows of /proc/interrupts, after - before) on
- * each CPU, and drawing it as SVG: each CPU coloured by its share of the
- * total on one absolute scale (a legend names each colour's range, so a
- * CPU that took everything never looks like one that took an eighth),
- * rows of 32 CPUs (a host with hundreds folds, never shrinks), the NIC's
+ * interrupts (the rows of /proc/interrupts that irq_classify() calls the
+ * completion vectors of the run's ports: mlx5_comp<N>@pci:<its address>,
+ * OFED's <ifname>-<N>; after - before) on each CPU, and drawing it as SVG: each CPU coloured by its share of
+ * the total on one absolute scale (a legend names each colour's range, so a CPU that took everything never
+ * looks like one that took an eighth), rows of 32 CPUs (a host with hundreds folds, never shrinks), the NIC's
  * NUMA-local CPUs underlined and CPU0 outlined. Must never: read anything
  * but the texts it is given, or colour a CPU relative to another one. */
 #ifndef CX5_IRQHEAT_H
@@ -14,8 +14,6 @@
 #include <stdio.h>
 
 #include "base/cpuset.h"
-
-#define IRQHEAT_NIC_IRQ "mlx5_comp" /* the handler names summed */
 
 /* Zero-initialised before the first irqheat_add(). */
 struct irqheat {
@@ -27,9 +25,19 @@ struct irqheat {
 	bool has_local;
 };
 
-/* Add one run: its /proc/interrupts texts before and after. -EINVAL when
- * either does not parse; -ENOMEM. */
-int irqheat_add(struct irqheat *hm, const char *before, const char *after);
+/* A port of a run: its interface name, its PCI address (NULL: a virtual
+ * port, whose only vectors are OFED's <ifname>-<N>). */
+struct irqheat_port {
+	const char *ifname;
+	const char *pci;
+};
+
+/* Add one run: its /proc/interrupts texts before and after, and the ports
+ * whose completion vectors count (n_ports 0: the ports are unknown, every
+ * device's mlx5 completion vectors count). -EINVAL when either text does
+ * not parse; -ENOMEM. */
+int irqheat_add(struct irqheat *hm, const char *before, const char *after, const struct irqheat_port *ports,
+		size_t n_ports);
 /* The NIC's NUMA-local CPUs ("8-15,24-31"). */
 int irqheat_set_local(struct irqheat *hm, const char *cpulist);
 void irqheat_done(struct irqheat *hm);

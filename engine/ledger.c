@@ -338,14 +338,26 @@ struct rise {
 	uint64_t rise, idle, net;
 };
 
+/* A snapshot holds every CPU that dropped: fewer per-CPU entries than
+ * netcounters keeps (it keeps the CPUs with the most drops since boot). */
+static bool cpus_complete(const struct netcounters *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		n += strncmp(s->v[i].name, CPU_COUNTER_PREFIX, strlen(CPU_COUNTER_PREFIX)) == 0;
+	return n < NETCOUNTERS_MAX_CPUS;
+}
+
 /* A counter of a snapshot; a per-CPU entry is absent while its CPU has
- * not dropped: 0. */
+ * not dropped: 0, unless the snapshot left CPUs out (then unknown, never 0:
+ * a CPU that left or entered the kept ones would show a false rise). */
 static bool value_of(const struct netcounters *s, const char *name, uint64_t *ret)
 {
 	if (netcounters_get(s, name, ret))
 		return true;
 	*ret = 0;
-	return strncmp(name, CPU_COUNTER_PREFIX, strlen(CPU_COUNTER_PREFIX)) == 0;
+	return strncmp(name, CPU_COUNTER_PREFIX, strlen(CPU_COUNTER_PREFIX)) == 0 && cpus_complete(s);
 }
 
 static struct rise rise_of(const struct ledger_side *s, const char *name)
@@ -397,7 +409,8 @@ static int add_counter(struct ledger_line *line, const char *name, const struct 
 	return 0;
 }
 
-/* "CPU 0 +1,234, CPU 3 +5": the CPUs whose backlog dropped, most first. */
+/* "CPU 0 +1,234, CPU 3 +5": the CPUs whose backlog dropped, most first;
+ * only CPUs whose count both snapshots know (value_of). */
 static int cpu_detail(const struct ctx *c, struct ledger_line *line)
 {
 	const struct netcounters *after = c->in->side[line->host].after;
@@ -441,6 +454,9 @@ static int cpu_detail(const struct ctx *c, struct ledger_line *line)
 		char b[32];
 		fprintf(f, "%sCPU %u +%s", i ? ", " : "", top[i].cpu, fmt_count(top[i].net, b));
 	}
+	if (!cpus_complete(after) || !cpus_complete(c->in->side[line->host].before))
+		fprintf(f, "; maybe not every CPU: only the %d with the most drops since boot are read",
+			NETCOUNTERS_MAX_CPUS);
 	if (fclose(f) != 0) {
 		free(buf);
 		return -ENOMEM;

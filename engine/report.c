@@ -873,6 +873,22 @@ static void numa_local(const struct run_record *run, char **ret_note, char **ret
 	json_object_put(host);
 }
 
+/* The ports of a run from its host facts (names and PCI addresses point
+ * into host); 0 when it has none recorded. */
+static size_t run_ports(struct json_object *host, struct irqheat_port *ports, size_t max)
+{
+	struct json_object *list = get(host, "interfaces");
+	size_t n = 0;
+
+	for (size_t i = 0; list && i < json_object_array_length(list) && n < max; i++) {
+		struct json_object *p = json_object_array_get_idx(list, i);
+
+		if (str(p, "name"))
+			ports[n++] = (struct irqheat_port){str(p, "name"), str(p, "pci")};
+	}
+	return n;
+}
+
 static int group_heat(struct report *rp, struct json_object *g, struct irqheat *hm, char **ret_note)
 {
 	struct json_object *rounds = rounds_of(g);
@@ -880,15 +896,22 @@ static int group_heat(struct report *rp, struct json_object *g, struct irqheat *
 	for (size_t k = 0; rounds && k < json_object_array_length(rounds); k++) {
 		struct json_object *rd = json_object_array_get_idx(rounds, k);
 		const struct run_record *run = run_of(rp, rd);
-		const struct run_artifact *b, *a;
+		const struct run_artifact *b, *a, *facts;
 		_cleanup_free_ char *list = NULL;
+		struct json_object *host;
+		struct irqheat_port ports[16];
+		size_t n_ports;
 		int r;
 
 		if (!run || (!rp->single && !round_counted(rd)))
 			continue;
 		b = run_record_artifact(run, "interrupts_before");
 		a = run_record_artifact(run, "interrupts_after");
-		r = irqheat_add(hm, b ? b->content : NULL, a ? a->content : NULL);
+		facts = run_record_artifact(run, ARTIFACT_HOST_FACTS);
+		host = facts && facts->content ? json_tokener_parse(facts->content) : NULL;
+		n_ports = run_ports(host, ports, ARRAY_SIZE(ports));
+		r = irqheat_add(hm, b ? b->content : NULL, a ? a->content : NULL, ports, n_ports);
+		json_object_put(host);
 		if (r == -ENOMEM)
 			return r;
 		if (!hm->has_local) {
@@ -930,8 +953,7 @@ static int section_heat(struct report *rp)
 		}
 		fprintf(b, "<p class=\"note\">%" PRIu64 " completion interrupts over %u run%s%s</p>\n",
 			hm.total, hm.runs, hm.runs == 1 ? "" : "s",
-			hm.total ? ""
-				 : ": none (a virtual device: the NIC's rows of the snapshots did not move)");
+			hm.total ? "" : ": none (no completion interrupt of the ports moved)");
 		irqheat_draw(b, &hm, label);
 	}
 	if (fclose(b) != 0)

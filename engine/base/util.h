@@ -136,9 +136,10 @@ bool failpoint(const char *name, int k);
  * it), then reads FIFO to its end (the open waits for the test to open it
  * for writing: the release). A caught signal ends the wait. Inert when
  * the variable is unset or names another point. The points: `watchdog`
- * (the --confirm watchdog, before it first looks at its deadline) and
- * `bench-done` (verify, after the benchmark, before the counters are read
- * again). */
+ * (the --confirm watchdog, before it first looks at its deadline),
+ * `bench-running` (the netperf and iperf3 runners, once their benchmark
+ * processes are started, before they are waited for) and `bench-done`
+ * (verify, after the benchmark, before the counters are read again). */
 void pause_point(const char *point);
 
 /* Monotonic clock in microseconds. */

@@ -18,6 +18,7 @@
 #include "irqspread.h"
 #include "os/counters.h"
 #include "os/ethnl.h"
+#include "os/nic.h"
 #include "os/nicfacts.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
@@ -568,18 +569,36 @@ static char *doc_number(struct json_object *doc, const char *key)
 	return strprintf("%" PRId64, json_object_get_int64(v));
 }
 
+/* "ConnectX-5, " from the document's pci_id "15b3:1017"; "PCI 15b3:1234, "
+ * for a device not in the table; "" without one (a virtual port). */
+static char *model_text(struct json_object *doc)
+{
+	const char *id = doc_string(doc, "pci_id");
+	unsigned vendor, device;
+	const char *model;
+	int end = 0;
+
+	if (!id)
+		return strdup("");
+	if (sscanf(id, "%4x:%4x%n", &vendor, &device, &end) == 2 && id[end] == '\0' &&
+	    (model = nic_model_name((uint16_t)vendor, (uint16_t)device)))
+		return strprintf("%s, ", model);
+	return strprintf("PCI %s, ", id);
+}
+
 char *peerstate_summary(struct json_object *doc)
 {
-	_cleanup_free_ char *mtu = NULL, *rmem = NULL;
+	_cleanup_free_ char *mtu = NULL, *rmem = NULL, *model = NULL;
 
 	if (!doc || !json_object_is_type(doc, json_type_object) || !doc_string(doc, "interface"))
 		return NULL;
 	mtu = doc_number(doc, "mtu");
 	rmem = doc_number(doc, "rmem_max");
-	if (!mtu || !rmem)
+	model = model_text(doc);
+	if (!mtu || !rmem || !model)
 		return NULL;
-	return strprintf("%s: driver %s %s, firmware %s, mtu %s, rmem_max %s", doc_string(doc, "interface"),
-			 strna(doc_string(doc, "driver")), strna(doc_string(doc, "driver_version")),
+	return strprintf("%s: %sdriver %s %s, firmware %s, mtu %s, rmem_max %s", doc_string(doc, "interface"),
+			 model, strna(doc_string(doc, "driver")), strna(doc_string(doc, "driver_version")),
 			 strna(doc_string(doc, "firmware")), mtu, rmem);
 }
 

@@ -98,8 +98,10 @@ int peerstate_answer(struct peerstate_cache *c, int fd, uint64_t now, uint16_t v
 struct json_object *peerstate_to_json(const struct udpb_state *before, const struct udpb_state *after);
 
 /* One line for reports: "peer0: driver veth 1.0, firmware n/a, mtu 9000,
- * rmem_max 212992" (caller frees); from a peer_state.json document.
- * NULL when doc is not one. */
+ * rmem_max 212992", with the NIC's model after the interface when its
+ * pci_id is one cx5prof knows ("ens1f0: ConnectX-5, driver ...", else
+ * "ens1f0: PCI 15b3:1234, driver ..."); caller frees; from a
+ * peer_state.json document. NULL when doc is not one. */
 char *peerstate_summary(struct json_object *doc);
 
 /* Print a peer_state.json document (NULL: the peer gave none) through

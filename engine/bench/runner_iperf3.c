@@ -166,6 +166,7 @@ static int iperf3_run(const struct runner_params *p, struct runner_result *res)
 	r = child_spawn(path, argv, NULL, &kid);
 	if (r < 0)
 		return runner_fail(res, r, "cannot start iperf3: %s", strerror(-r));
+	pause_point("bench-running");
 	r = child_wait_until(&kid, 1, t0 + ((uint64_t)p->duration_sec + IPERF3_GRACE_SEC) * 1000000, p->stop);
 	res->raw_output = kid.output ? strdup(kid.output) : strdup("");
 	if (r < 0 || !res->raw_output) {

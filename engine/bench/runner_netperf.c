@@ -213,6 +213,7 @@ static int netperf_run(const struct runner_params *p, struct runner_result *res)
 	fclose(cf);
 	res->command = TAKE_PTR(cmds);
 
+	pause_point("bench-running");
 	r = child_wait_until(kids, n, t0 + ((uint64_t)p->duration_sec + NETPERF_GRACE_SEC) * 1000000,
 			     p->stop);
 

@@ -12,11 +12,13 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "ratelimit.h"
 #include "udpsink.h"
 
@@ -210,14 +212,14 @@ static bool state_refused(struct loop *l, struct conn *c, uint64_t now)
 		 r == -EAGAIN ? "its address" : "all addresses");
 	if (r == -EAGAIN)
 		snprintf(text, sizeof(text),
-			 "too many state requests from this address (%d at once, then one every %d ms): "
-			 "retry later",
-			 SERVE_STATE_BURST, SERVE_STATE_INTERVAL_MS);
+			 "too many state requests from this address (%u at once, then one every %" PRIu64
+			 " ms): retry later",
+			 l->state_limit.per_source.burst, l->state_limit.per_source.interval_usec / 1000);
 	else
 		snprintf(text, sizeof(text),
-			 "too many state requests from all addresses (%d at once, then one every %d ms): "
-			 "retry later",
-			 SERVE_STATE_GLOBAL_BURST, SERVE_STATE_GLOBAL_INTERVAL_MS);
+			 "too many state requests from all addresses (%u at once, then one every %" PRIu64
+			 " ms): retry later",
+			 l->state_limit.global.burst, l->state_limit.global.interval_usec / 1000);
 	conn_refuse(c, UDPB_ERR_LIMIT, text, now);
 	return true;
 }
@@ -575,17 +577,33 @@ static void loop_round(struct loop *l)
 	compact(l);
 }
 
+/* Tests only: CX5PROF_TEST_SLOW_REFILL=N (1 to 1000) makes the STATE
+ * rate limits refill N times slower, so a test's burst exhausts them
+ * whatever the load of the machine running it. */
+static uint32_t state_refill_slowdown(void)
+{
+	const char *env = getenv("CX5PROF_TEST_SLOW_REFILL");
+	uint32_t v;
+
+	if (!env || safe_atou32(env, &v) < 0 || v == 0 || v > 1000)
+		return 1;
+	return v;
+}
+
 int serveloop_run(const struct serveloop_config *cfg, int *ret_test_r)
 {
 	struct loop *l = calloc(1, sizeof(*l));
+	uint32_t slow;
 	int r;
 
 	if (!l)
 		return -ENOMEM;
 	l->cfg = cfg;
-	ratelimit_init(
-	    &l->state_limit, (struct ratelimit_rate){SERVE_STATE_BURST, SERVE_STATE_INTERVAL_MS * 1000ull},
-	    (struct ratelimit_rate){SERVE_STATE_GLOBAL_BURST, SERVE_STATE_GLOBAL_INTERVAL_MS * 1000ull});
+	slow = state_refill_slowdown();
+	ratelimit_init(&l->state_limit,
+		       (struct ratelimit_rate){SERVE_STATE_BURST, SERVE_STATE_INTERVAL_MS * 1000ull * slow},
+		       (struct ratelimit_rate){SERVE_STATE_GLOBAL_BURST,
+					       SERVE_STATE_GLOBAL_INTERVAL_MS * 1000ull * slow});
 	r = cfg->state == PEERSTATE_OFF ? 0
 					: peerstate_cache_new(cfg->state, cfg->state_refresh_ms, &l->state);
 	if (r >= 0 && pipe2(l->wake, O_CLOEXEC | O_NONBLOCK) < 0)

@@ -21,8 +21,9 @@
 #include "verb_txn.h"
 #include "verbs.h"
 
-#define COMMIT_LOCK_WAIT_MS 5000
-#define CONFIRM_MAX_SECONDS 86400
+#define COMMIT_LOCK_WAIT_MS	5000
+#define COMMIT_LOCK_WAIT_MS_MAX 600000
+#define CONFIRM_MAX_SECONDS	86400
 
 enum {
 	OPT_CHECK = 1000,
@@ -958,6 +959,19 @@ static int commit_locked(struct history *h)
 	return commit_on_peer(&t, EXIT_ERROR);
 }
 
+/* How long commit waits for the lock: COMMIT_LOCK_WAIT_MS, or (tests only)
+ * $CX5PROF_COMMIT_LOCK_WAIT_MS, so a test that makes commit wait for a
+ * holder it stops does not race a fixed 5 s on a busy machine. */
+static unsigned commit_lock_wait_ms(void)
+{
+	const char *env = getenv("CX5PROF_COMMIT_LOCK_WAIT_MS");
+	uint32_t v;
+
+	if (!env || safe_atou32(env, &v) < 0 || v > COMMIT_LOCK_WAIT_MS_MAX)
+		return COMMIT_LOCK_WAIT_MS;
+	return v;
+}
+
 int verb_commit(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_strv_free_ char **args = NULL;
@@ -974,7 +988,7 @@ int verb_commit(struct cli *cli, int argc, char **argv)
 	}
 	r = txn_verb_open_history(cli, HISTORY_EXISTING, &h);
 	if (r == EXIT_OK)
-		r = txn_verb_lock(cli, COMMIT_LOCK_WAIT_MS, &lock_fd);
+		r = txn_verb_lock(cli, commit_lock_wait_ms(), &lock_fd);
 	if (r != EXIT_OK)
 		return r;
 	out_open_object(NULL);

@@ -98,6 +98,19 @@ bool irq_classify(const char *name, const char *ifname, const char *pci_bdf, enu
 	return false;
 }
 
+bool irq_name_is_device(const char *name, const char *ifname, const char *pci_bdf, enum irq_kind *ret_kind,
+			int *ret_queue)
+{
+	size_t ilen = ifname ? strlen(ifname) : 0;
+
+	if (!name)
+		return false;
+	if (strchr(name, '@'))
+		return pci_bdf && irq_classify(name, NULL, pci_bdf, ret_kind, ret_queue);
+	return ifname && strncmp(name, ifname, ilen) == 0 && name[ilen] == '-' &&
+	       irq_classify(name, ifname, NULL, ret_kind, ret_queue);
+}
+
 static void vector_done(struct irq_vector *v)
 {
 	free(v->name);
@@ -421,22 +434,6 @@ static int fill_vector(struct irq_vector *v, const struct interrupts *table, uns
 	return 0;
 }
 
-/* A handler name that names this device: "...@pci:<its BDF>", or OFED's
- * "<ifname>-<n>". A bare "mlx5_comp0" could be any device's. */
-static bool name_is_ours(const char *name, const char *ifname, const char *bdf)
-{
-	enum irq_kind kind;
-	size_t ilen = strlen(ifname);
-	int queue;
-
-	if (!name)
-		return false;
-	if (strchr(name, '@'))
-		return irq_classify(name, NULL, bdf, &kind, &queue);
-	return strncmp(name, ifname, ilen) == 0 && name[ilen] == '-' &&
-	       irq_classify(name, ifname, NULL, &kind, &queue);
-}
-
 int irq_discover(const char *ifname, const struct interrupts *table, unsigned flags, struct irq_list **ret)
 {
 	_cleanup_interrupts_ struct interrupts *own = NULL;
@@ -498,10 +495,13 @@ int irq_discover(const char *ifname, const struct interrupts *table, unsigned fl
 	for (size_t i = 0; i < table->nrows; i++) {
 		const struct interrupts_row *row = &table->rows[i];
 		struct irq_vector *v;
+		enum irq_kind kind;
+		int queue;
 
 		/* The name first: it rejects the other ports' rows at once,
 		 * where the list search would scan this port's 64 vectors. */
-		if (!name_is_ours(row->name, ifname, bdf) || irq_list_by_irq(l, row->irq))
+		if (!irq_name_is_device(row->name, ifname, bdf, &kind, &queue) ||
+		    irq_list_by_irq(l, row->irq))
 			continue;
 		r = list_append(l, row->irq, row->name, &v);
 		if (r < 0)

@@ -55,6 +55,11 @@ struct irq_list {
  * BDF (either may be NULL = do not check). */
 bool irq_classify(const char *name, const char *ifname, const char *pci_bdf, enum irq_kind *ret_kind,
 		  int *ret_queue);
+/* The same, for a name that names this device: "...@pci:<pci_bdf>", or
+ * OFED's "<ifname>-<n>". A bare "mlx5_comp0" could be any device's and is
+ * not; with pci_bdf NULL (a virtual port) only the OFED names are. */
+bool irq_name_is_device(const char *name, const char *ifname, const char *pci_bdf, enum irq_kind *ret_kind,
+			int *ret_queue);
 
 /* What irq_discover reads besides each vector's number, name and kind:
  * two files per IRQ for the affinities, so only what the caller uses. */

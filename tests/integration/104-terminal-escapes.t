@@ -15,7 +15,7 @@ ESC=$(printf '\033]0;PWNED\a\033[2J')
 SHOWN='?]0;PWNED??[2J'
 has_controls() { LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$@"; }
 
-timeout -k 1 120 ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>"$WORK/serve.log" &
+timeout -k 1 900 ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>"$WORK/serve.log" &
 V_PIDS="$V_PIDS $!"
 wait_listen 12866 || { echo "Bail out! serve did not start"; exit 1; }
 

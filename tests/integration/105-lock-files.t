@@ -19,7 +19,7 @@ HOST_LOCK=/run/lock/cx5prof-host-$(stat -c '%d-%i' "$SR").lock
 STALE=/run/lock/cx5prof-host-0-$$1.lock
 HELD=/run/lock/cx5prof-host-0-$$2.lock
 FLOCK_PID=
-trap 'kill "$FLOCK_PID" 2>/dev/null; wait "$FLOCK_PID" 2>/dev/null; rm -f "$STALE" "$HELD"; txn_cleanup' EXIT
+trap 'stop_pid "$FLOCK_PID" sleep; rm -f "$STALE" "$HELD"; txn_cleanup' EXIT
 
 losers=0 named=0
 for round in $(seq 10); do
@@ -52,23 +52,31 @@ CX5PROF_FAILPOINT=apply-pause:2 ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$
 	>"$WORK/out" 2>"$WORK/err" &
 bg=$!
 TXN_PIDS="$TXN_PIDS $bg"
-wait_until 10 grep -q "paused before step 2" "$WORK/err"
+wait_until 120 grep -q "paused before step 2" "$WORK/err"
+ok $? "an apply holds the host lock, paused before its step 2"
 kill -9 "$bg"
 wait "$bg" 2>/dev/null
 [ -e "$HOST_LOCK" ]
 ok $? "a holder killed with kill -9 leaves its host lock file"
 
-# Stand-ins: one nobody holds (as a deleted sysroot's), one held by flock(1).
+# Stand-ins: one nobody holds (as a deleted sysroot's), one held by a
+# process of the test's own (a shell that takes the lock with flock(1) on
+# its fd 9, then sleeps 600 s: the PID the test stops at its end).
 : >"$STALE"
-flock "$HELD" sleep 60 &
+(
+	exec 9>"$HELD" && flock 9 && exec sleep 600
+) </dev/null >/dev/null 2>&1 &
 FLOCK_PID=$!
-wait_until 10 test -e "$HELD"
+held() { ! flock -n "$HELD" true; }
+wait_until 60 held
+ok $? "the stand-in holder holds $HELD"
 run cx rollback
 is "$rc" 0 "rollback resolves the killed apply"
 host_as_before
 ok $? "the host is as before"
 [ ! -e "$HOST_LOCK" ] && [ ! -e "$STALE" ]
 ok $? "the killed holder's host lock file and one nobody holds are removed"
-[ -e "$HELD" ] && kill -0 "$FLOCK_PID"
+[ -e "$HELD" ] && held
 ok $? "a host lock file another process holds is left alone"
+stop_pid "$FLOCK_PID" sleep
 done_testing

@@ -10,8 +10,8 @@
 # - `cx5prof campaign FILE | head -c 1`: the reader goes away; the campaign
 #   finishes the round's undo and stops as at a signal (exit 6, recorded
 #   as interrupted, no transaction left open, the host as before).
-# A round is "in progress" when a netperf of the campaign's process group
-# exists: no sleeps decide it.
+# A round is "in progress" when the campaign is held at its bench-running
+# test pause (netperf started, not yet waited for): no sleeps decide it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/campaign-lib.sh"
 csetup c113
@@ -20,12 +20,13 @@ cfile lab-int "$TOP/profiles/baseline.yaml" "$TOP/profiles/mtu-jumbo.yaml" >"$WO
 echo "repeat: 3" >>"$WORK/int.yaml"
 
 # ---- SIGINT to the process group, in the third round (baseline, 2nd time)
-setsid ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/int.yaml" --duration 3 \
-	>"$WORK/int.out" 2>"$WORK/int.err" &
+mkfifo "$WORK/int.fifo" "$WORK/term.fifo"
+CX5PROF_TEST_PAUSE=bench-running:$WORK/int.fifo setsid ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
+	campaign "$WORK/int.yaml" --duration 3 >"$WORK/int.out" 2>"$WORK/int.err" &
 pid=$!
-wait_until 120 round_running "$pid" 2
+at_run "$WORK/int.fifo" 3
 ok $? "the third round's netperf runs (process group $pid)"
-kill -INT -- "-$pid"
+pause_signal "$WORK/int.fifo" INT "-$pid"
 wait "$pid"
 is "$?" 6 "SIGINT to the process group: exit 6"
 grep -q '^cx5prof: error: campaign 1 interrupted by SIGINT: the round in progress was rolled back; the host is as before the campaign$' "$WORK/int.err"
@@ -50,12 +51,12 @@ same_sysroot && [ "$(mtus)" == "$MTUS_BEFORE" ]
 ok $? "SIGINT: the host is as before"
 
 # ---- SIGTERM to the process alone: netperf is stopped, not waited for
-setsid ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/int.yaml" --duration 3 \
-	>"$WORK/term.out" 2>"$WORK/term.err" &
+CX5PROF_TEST_PAUSE=bench-running:$WORK/term.fifo setsid ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
+	campaign "$WORK/int.yaml" --duration 3 >"$WORK/term.out" 2>"$WORK/term.err" &
 pid=$!
-wait_until 120 round_running "$pid" 3
+at_run "$WORK/term.fifo" 1
 ok $? "the first round's netperf runs"
-kill -TERM "$pid"
+pause_signal "$WORK/term.fifo" TERM "$pid"
 wait "$pid"
 is "$?" 6 "SIGTERM to the process: exit 6"
 q "SELECT summary FROM campaigns WHERE id = 2" >"$WORK/term.json"

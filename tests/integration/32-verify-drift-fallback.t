@@ -29,7 +29,7 @@ YAML
 }
 runs() { "$PY" -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from runs").fetchone()[0])' "$DB"; }
 serve_once() {
-	timeout -k 1 300 ip netns exec "$PEER_NS" "$CX5PROF" serve --once --bind 198.18.0.2 2>>"$WORK/serve.log" &
+	timeout -k 1 900 ip netns exec "$PEER_NS" "$CX5PROF" serve --once --bind 198.18.0.2 2>>"$WORK/serve.log" &
 	V_PIDS="$V_PIDS $!"
 	wait_listen 12866
 }

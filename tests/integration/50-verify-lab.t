@@ -156,7 +156,7 @@ sed -i 's/peer: 198.19.255.254/peer: 198.18.0.2/' "$WORK/low.yaml"
 # ---- a busy server: another client's test runs (its control connection
 # is established) for far longer than verify needs
 iperf3_server
-timeout -k 1 120 ip netns exec "$HOST_NS" iperf3 -c 198.18.0.2 -u -b 10M -t 100 >/dev/null 2>&1 &
+timeout -k 1 900 ip netns exec "$HOST_NS" iperf3 -c 198.18.0.2 -u -b 10M -t 800 >/dev/null 2>&1 &
 V_PIDS="$V_PIDS $!"
 in_test() { ip netns exec "$PEER_NS" ss -Htn state established "sport = :5201" | grep -q .; }
 wait_until 60 in_test

@@ -8,6 +8,16 @@
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/helpers/taotoken.sh"
 tt_setup
+# Run 1's loss ledger, as verify stores it (the artifact loss_ledger,
+# ledger_render's text): analyze sends it with the other evidence.
+LEDGER_LIMITED='limited by  receiver NIC: nic.rx_discards_phy +921,234 = 99% of the lost datagrams; spread the completion IRQs (irq.policy) or raise the rings (link.rings.rx)'
+sqlite3 "$DB" "INSERT INTO artifacts VALUES (1, 'loss_ledger', 'ledger      where the lost datagrams went
+  sent                          1,434,567  by the sending application
+  receiver NIC                    921,234  nic.rx_discards_phy +921,234
+  received                        512,345  by the receiving application
+  unaccounted                         988  no counter explains them
+$LEDGER_LIMITED
+')"
 
 run "$CX5PROF" --db "$DB" analyze 1
 is "$rc" 0 "analyze 1: exit 0"
@@ -22,6 +32,10 @@ for ev in 'mtu\":1500' 'rx_discards_phy: 921234' '98:     981234' 'netperf -H 19
 done
 echo "$req" | grep -q 'SENDER or the RECEIVER'
 ok $? "analyze: the question asks sender or receiver"
+echo "$req" | grep -qF -- '--- loss_ledger ---'
+ok $? "analyze: the question carries the loss ledger"
+echo "$req" | grep -qF -- "$LEDGER_LIMITED"
+ok $? "analyze: the question carries the ledger's limited by line"
 is "$(sqlite3 "$DB" "SELECT content FROM artifacts WHERE run = 1 AND name = 'analysis.json'" | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["bottleneck"], d["reply_id"], d["model"], d["usage"]["total_tokens"])')" \
 	"receiver chatcmpl-1 test-model 51" "analyze: the answer is stored with the run"
 is "$(outbox_count pending)/$(requests_total)" "0/5" "analyze: pending records drained opportunistically afterwards"

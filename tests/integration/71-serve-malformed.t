@@ -168,7 +168,7 @@ is "$(grep -c 'connection closed' "$TMP/serve.log")" 13 "13 hostile connections 
 # A hostile STATE reply (513 CPUs, more than the protocol allows): the
 # client refuses it with a clear reason and goes on (doctor's peer-serve).
 HPORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-timeout -k 1 20 /usr/bin/python3 -c '
+timeout -k 1 900 /usr/bin/python3 -c '
 import socket, struct, sys
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -179,7 +179,7 @@ text = lambda t: bytes([len(t)]) + t
 bad = struct.pack(">HHIIQQIIII", 1, 0, 0, 0, 0, 0, 0, 0, 0, 0) + text(b"lo") + b"\0" * 4 + struct.pack(">HH", 0, 513)
 while True:
     c, _ = s.accept()
-    c.settimeout(2)
+    c.settimeout(60)
     try:
         if len(c.recv(16)) == 16:
             c.sendall(struct.pack(">IBBHI", 0x43355542, 1, 7, 0, len(bad)) + bad)
@@ -198,10 +198,11 @@ kill "$HOSTILE_PID" 2>/dev/null; wait "$HOSTILE_PID" 2>/dev/null
 # Starvation: idle connections that never send their setup must not keep
 # a real client waiting. idle.py MODE PORT: "hold" opens 20 connections,
 # says "ready", and after a line on stdin reports how many were told busy;
-# "churn" keeps 8 idle connections open for 3 s, reopening each one the
-# server closes (at most 200 connects).
+# "churn" keeps 8 idle connections open until a line on stdin (at most
+# 600 s), reopening each one the server closes (at most 200 connects), then
+# reports how many it opened.
 cat >"$TMP/idle.py" <<'EOF2'
-import socket, struct, sys, time
+import select, socket, struct, sys, time
 mode, port = sys.argv[1], int(sys.argv[2])
 def told_busy(s):
     s.setblocking(False)
@@ -219,13 +220,14 @@ if mode == "hold":
     sys.stdin.readline()
     print(sum(told_busy(s) for s in conns), flush=True)
 else:
-    conns, opened, end = [], 0, time.time() + 3
+    conns, opened, end = [], 0, time.time() + 600
     print("ready", flush=True)
     while time.time() < end and opened < 200:
         conns = [s for s in conns if not told_busy(s)]
         while len(conns) < 8 and opened < 200:
             conns.append(connect()); opened += 1
-        time.sleep(0.01)
+        if select.select([sys.stdin], [], [], 0.01)[0]:
+            break
     print(opened, flush=True)
 EOF2
 coproc IDLE { /usr/bin/python3 "$TMP/idle.py" hold "$PORT"; }
@@ -237,13 +239,15 @@ read -r line <&"${IDLE[0]}"
 is "$line" 13 "the 12 idle connections beyond the 8 per address, then the oldest one, were told busy"
 wait "$IDLE_PID" 2>/dev/null
 
-/usr/bin/python3 "$TMP/idle.py" churn "$PORT" >"$TMP/churn.out" &
-churn=$!
-wait_until 60 test -s "$TMP/churn.out"
+coproc CHURN { /usr/bin/python3 "$TMP/idle.py" churn "$PORT"; }
+read -r line <&"${CHURN[0]}"
+is "$line" ready "a client churns 8 idle connections"
 bench_ok "with a client reopening 8 idle connections"
-wait "$churn"
-[ "$(tail -n1 "$TMP/churn.out")" -gt 8 ]
-ok $? "the churning client reopened connections the server closed ($(tail -n1 "$TMP/churn.out") connects)"
+echo >&"${CHURN[1]}"
+read -r opened <&"${CHURN[0]}"
+wait "$CHURN_PID" 2>/dev/null
+[ "$opened" -gt 8 ]
+ok $? "the churning client reopened connections the server closed ($opened connects)"
 kill -0 "$SERVE_PID"
 ok $? "serve survived the idle and churning clients"
 done_testing

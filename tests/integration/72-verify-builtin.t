@@ -35,7 +35,7 @@ profile "$WORK/gso.yaml" true
 set_mtu 9000 9000
 
 serve_once() {
-	timeout -k 1 300 ip netns exec "$PEER_NS" "$CX5PROF" serve --once --bind 198.18.0.2 2>>"$WORK/serve.log" &
+	timeout -k 1 900 ip netns exec "$PEER_NS" "$CX5PROF" serve --once --bind 198.18.0.2 2>>"$WORK/serve.log" &
 	V_PIDS="$V_PIDS $!"
 	wait_listen 12866
 }

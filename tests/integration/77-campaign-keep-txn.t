@@ -15,7 +15,7 @@ need_root_netns
 need_tool sqlite3
 vsetup v77
 ip -n "$HOST_NS" link set ens1f0 mtu 1500
-timeout -k 1 120 ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>"$WORK/serve.log" &
+timeout -k 1 900 ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>"$WORK/serve.log" &
 V_PIDS="$V_PIDS $!"
 wait_listen 12866 || { echo "Bail out! serve did not start: $(cat "$WORK/serve.log")"; exit 1; }
 

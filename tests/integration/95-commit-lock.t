@@ -5,7 +5,9 @@
 # first step by the rollback-pause failpoint), commit waits (up to 5 s),
 # then fails with exit 8 naming the holder, and the transaction still
 # waits; a commit waiting when the rollback goes on finds the transaction
-# rolled back (exit 1), never commits it.
+# rolled back (exit 1), never commits it (that commit waits up to 600 s,
+# CX5PROF_COMMIT_LOCK_WAIT_MS: the rollback it waits for ends when the test
+# lets it, whatever the load of the machine).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
 need_root_netns
@@ -28,7 +30,8 @@ is "$rc:$err" "8:cx5prof: error: another apply or rollback is running: locked by
 is "$(txn_status 1) $(mtu_of ens1f0)" "pending_confirm 9000" "the transaction still waits, the host still applied"
 
 # A commit waiting for the lock when the rollback goes on.
-ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" commit >"$WORK/c.out" 2>"$WORK/c.err" &
+CX5PROF_COMMIT_LOCK_WAIT_MS=600000 ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" commit \
+	>"$WORK/c.out" 2>"$WORK/c.err" &
 c=$!
 TXN_PIDS="$TXN_PIDS $c"
 has_history_open() { ls -l "/proc/$c/fd" 2>/dev/null | grep -q -- "-> $DB\$"; }

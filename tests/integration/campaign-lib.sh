@@ -8,8 +8,10 @@
 #   cjson FILE PYTHON   run PYTHON on the document FILE (as d), after
 #                 checking it against schemas/campaign.schema.json
 #   mtus, same_sysroot     the host's MTUs; the sysroot copy unchanged
-#   round_running PGID RUNS   RUNS runs are recorded and a netperf of the
-#                 process group PGID runs (a campaign is mid-round)
+#   at_run FIFO N   a campaign run with CX5PROF_TEST_PAUSE=bench-running:FIFO
+#                 is held in its Nth benchmark, the benchmark's processes
+#                 started (the earlier ones were let go on): a signal sent
+#                 now (pause_signal) lands during that run
 #
 # The shaped path: a token bucket on ens1f0 whose every packet costs at
 # least 9000 bytes (tbf mpu 9000), as a NIC or a switch limited by its
@@ -32,8 +34,8 @@ csetup() {
 		echo "Bail out! tc tbf on ens1f0 failed"
 		exit 1
 	fi
-	# verify-lib's netserver_start lives 60 s; a campaign may take longer.
-	timeout -k 1 600 ip netns exec "$PEER_NS" netserver -L 198.18.0.2 -p 12865 -D >/dev/null 2>&1 &
+	# lives as long as the test: stopped at its end (verify-lib.sh v_cleanup)
+	timeout -k 1 900 ip netns exec "$PEER_NS" netserver -L 198.18.0.2 -p 12865 -D >/dev/null 2>&1 &
 	V_PIDS="$V_PIDS $!"
 	wait_listen 12865 || {
 		echo "Bail out! netserver did not start"
@@ -69,7 +71,10 @@ jsonschema.Draft202012Validator(c, resolver=jsonschema.RefResolver.from_schema(c
 '
 cjson() { "$PY" -c "$CJSON_PRELUDE$2" "$1" "$TOP/schemas"; }
 
-round_running() {
-	[ "$(q "SELECT COUNT(*) FROM runs" 2>/dev/null || echo 0)" -ge "$2" ] &&
-		ps -e -o pgid=,comm= | awk -v g="$1" '$1 == g && $2 == "netperf" { f = 1 } END { exit !f }'
+at_run() {
+	local i
+	for ((i = 1; i < $2; i++)); do
+		pause_wait "$1" 600 >/dev/null && pause_release "$1" || return 1
+	done
+	pause_wait "$1" 600 >/dev/null
 }

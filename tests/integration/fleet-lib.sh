@@ -24,20 +24,10 @@ LAB=$TOP/contrib/lab/lab.sh
 FLEET_PIDS=
 FLEET_HOSTS=
 
-# Stop a process this test started: by PID, after checking it is still
-# the program we started (a PID may have been reused).
-fleet_stop() { # fleet_stop PID WHAT
-	local cmd
-	cmd=$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null) || return 0
-	case $cmd in
-	*"$2"*) kill "$1" 2>/dev/null && wait "$1" 2>/dev/null ;;
-	esac
-	return 0
-}
 
 fleet_down() {
 	local entry n
-	for entry in $FLEET_PIDS; do fleet_stop "${entry%%:*}" "${entry#*:}"; done
+	for entry in $FLEET_PIDS; do stop_pid "${entry%%:*}" "${entry#*:}"; done
 	FLEET_PIDS=
 	for n in $FLEET_HOSTS; do CX5LAB_PREFIX=$FLEET-h$n "$LAB" down >/dev/null 2>&1; done
 	ip netns del "$CTL" 2>/dev/null

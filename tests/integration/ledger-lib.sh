@@ -13,7 +13,7 @@
 #   exit0 NAME            the last run exited 0 (else its stderr as a diagnostic)
 
 serve_start() {
-	timeout -k 1 300 ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>>"$WORK/serve.log" &
+	timeout -k 1 900 ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>>"$WORK/serve.log" &
 	V_PIDS="$V_PIDS $!"
 	wait_listen 12866
 }

@@ -119,6 +119,20 @@ wait_until() {
 	done
 }
 
+# stop_pid PID WHAT: stop a process this test started in the background
+# (a server, a lock holder), by PID, after checking that /proc/PID/cmdline
+# still holds WHAT (a PID may have been reused); waits for it. Background
+# helpers live as long as the test and are stopped this way at its end,
+# never by a fixed lifetime the test must stay under.
+stop_pid() {
+	local cmd
+	cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline") || return 0
+	case $cmd in
+	*"$2"*) kill "$1" 2>/dev/null && wait "$1" 2>/dev/null ;;
+	esac
+	return 0
+}
+
 # Test pauses (CX5PROF_TEST_PAUSE=POINT:FIFO, engine/base/util.h): the
 # program stops at POINT until the test releases it.
 #   pause_wait FIFO [SECONDS]  until the program is at its point (at most

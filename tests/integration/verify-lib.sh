@@ -64,7 +64,7 @@ wait_listen() { wait_until 60 listening "$1"; }
 wait_closed() { wait_until 60 eval "! listening $1"; }
 
 iperf3_server() {
-	timeout -k 1 300 ip netns exec "$PEER_NS" iperf3 -s -1 -B 198.18.0.2 >/dev/null 2>&1 &
+	timeout -k 1 900 ip netns exec "$PEER_NS" iperf3 -s -1 -B 198.18.0.2 >/dev/null 2>&1 &
 	V_PIDS="$V_PIDS $!"
 	wait_listen 5201
 }
@@ -76,7 +76,7 @@ netserver_start() {
 }
 
 tcp_listener() {
-	timeout -k 1 300 ip netns exec "$PEER_NS" "$PY" -c '
+	timeout -k 1 900 ip netns exec "$PEER_NS" "$PY" -c '
 import socket, sys
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

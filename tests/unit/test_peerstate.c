@@ -75,6 +75,34 @@ static void test_before_and_after(void **state)
 	json_object_put(doc);
 }
 
+/* The NIC's model from its pci_id: the name when cx5prof knows the device,
+ * else the id itself. */
+static void test_summary_model(void **state)
+{
+	static struct udpb_state b;
+	struct json_object *doc;
+	char *line;
+
+	(void)state;
+	fill(&b, 1, 2, 3, 4, 5);
+	strcpy(b.pci_id, "15b3:1017");
+	doc = peerstate_to_json(&b, NULL);
+	line = peerstate_summary(doc);
+	assert_string_equal(line, "ens1f0: ConnectX-5, driver mlx5_core 5.8-1.0.1, firmware n/a, mtu 9000, "
+				  "rmem_max 4194304");
+	free(line);
+	json_object_put(doc);
+
+	strcpy(b.pci_id, "15b3:abcd");
+	doc = peerstate_to_json(&b, NULL);
+	line = peerstate_summary(doc);
+	assert_string_equal(line,
+			    "ens1f0: PCI 15b3:abcd, driver mlx5_core 5.8-1.0.1, firmware n/a, mtu 9000, "
+			    "rmem_max 4194304");
+	free(line);
+	json_object_put(doc);
+}
+
 static void test_before_only(void **state)
 {
 	static struct udpb_state b;
@@ -110,6 +138,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_before_and_after),
+	    cmocka_unit_test(test_summary_model),
 	    cmocka_unit_test(test_before_only),
 	    cmocka_unit_test(test_counter_reset),
 	};

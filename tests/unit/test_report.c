@@ -2,8 +2,8 @@
  * runs recorded in a real SQLite history.
  *
  * The heat map colours each CPU by its share of ALL the NIC's completion
- * interrupts (mlx5_comp* rows only, after - before, over the group's runs)
- * on one absolute scale: a run where one CPU took 100% and one where
+ * interrupts (the completion vectors of the run's ports only, after -
+ * before, over the group's runs) on one absolute scale: a run where one CPU took 100% and one where
  * eight CPUs took 12.5% each colour them differently, and the legend names
  * both colours' ranges. The charts start at 0 (loss on a fixed 0-100%
  * scale) with every round as a dot; each round shows its thresholds with
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "base/html.h"
+#include "bench/peerstate.h"
 #include "irqheat.h"
 #include "report.h"
 #include "store/history.h"
@@ -98,6 +99,13 @@ static const char host_facts[] =
     " \"local_cpus\": \"0-5\", \"driver\": \"mlx5_core\", \"driver_version\": \"6.12.12-amd64\","
     " \"firmware\": \"16.35.2000 (MT_0000000080)\"}]}";
 
+/* What serve's STATE told of the peer (peer_state.json, the keys of
+ * schemas/peer-state.schema.json that the header uses). */
+static const char peer_state[] =
+    "{\"version\": 2, \"interface\": \"ens1f0\", \"driver\": \"mlx5_core\", \"driver_version\": "
+    "\"5.8-1.0.1\", \"firmware\": \"16.35.2000 (MT_0000000080)\", \"pci_id\": \"15b3:1017\", \"mtu\": "
+    "9000, \"rmem_max\": 4194304, \"drop_counters\": null, \"cpus\": null}";
+
 static const char summary[] = "threshold throughput_mbps >= 5000: 4331.91 fail\n"
 			      "threshold loss_percent <= 1: 0.40 pass\n";
 
@@ -106,14 +114,15 @@ static int64_t record(struct history *h, double mbps, const char *before, const 
 	struct run_artifact a[] = {{(char *)"interrupts_before", (char *)before},
 				   {(char *)"interrupts_after", (char *)after},
 				   {(char *)ARTIFACT_HOST_FACTS, (char *)host_facts},
-				   {(char *)"verify_summary", (char *)summary}};
+				   {(char *)"verify_summary", (char *)summary},
+				   {(char *)PEERSTATE_ARTIFACT, (char *)peer_state}};
 	struct run_record r = {.runner = (char *)"netperf",
 			       .command_line = (char *)cmd,
 			       .ifname = (char *)"ens1f0",
 			       .peer = (char *)"198.18.0.2",
 			       .recv_mbps = mbps,
 			       .artifacts = a,
-			       .n_artifacts = 4};
+			       .n_artifacts = ARRAY_SIZE(a)};
 	int64_t id = 0;
 
 	assert_int_equal(runs_record(h, &r, &id), 0);
@@ -133,6 +142,8 @@ static char *cell_fill(const char *html, const char *title)
 	return strndup(rect + 6, 7);
 }
 
+static const struct irqheat_port port = {"ens1f0", "0000:01:00.0"};
+
 static void test_heat_absolute(void **state)
 {
 	struct irqheat one = {0}, spread = {0};
@@ -141,8 +152,8 @@ static void test_heat_absolute(void **state)
 	FILE *f;
 	(void)state;
 
-	assert_int_equal(irqheat_add(&one, one_before, one_after), 0);
-	assert_int_equal(irqheat_add(&spread, spread_before, spread_after), 0);
+	assert_int_equal(irqheat_add(&one, one_before, one_after, &port, 1), 0);
+	assert_int_equal(irqheat_add(&spread, spread_before, spread_after, &port, 1), 0);
 	/* only the completion vectors count: 8000 on cpu3; 500 each on cpu0-7 */
 	assert_int_equal(one.total, 8000);
 	assert_int_equal(one.counts[3], 8000);
@@ -184,6 +195,54 @@ static void test_heat_absolute(void **state)
 	irqheat_done(&spread);
 }
 
+/* Which rows count: the completion vectors of the run's ports, by
+ * irq_classify()'s names. OFED's ens1f0-0 and ens1f0-1 count; the
+ * completion vector of another device (0000:5e:00.0), the other port's
+ * OFED vector (ens1f1-0) and an async vector do not. Without the ports
+ * (no host facts), every device's mlx5 completion vectors count. */
+static const char ofed_before[] =
+    "           CPU0       CPU1       CPU2       CPU3\n"
+    "  98:          0          0          0          0  IR-PCI-MSIX-0000:01:00.0  0-edge      "
+    "mlx5_async0@pci:0000:01:00.0\n"
+    " 140:         10          0          0          0  IR-PCI-MSIX-0000:01:00.0  1-edge      ens1f0-0\n"
+    " 141:          0         10          0          0  IR-PCI-MSIX-0000:01:00.0  2-edge      ens1f0-1\n"
+    " 150:          0          0         10          0  IR-PCI-MSIX-0000:01:00.1  1-edge      ens1f1-0\n"
+    " 160:          0          0          0         10  IR-PCI-MSIX-0000:5e:00.0  1-edge      "
+    "mlx5_comp0@pci:0000:5e:00.0\n";
+static const char ofed_after[] =
+    "           CPU0       CPU1       CPU2       CPU3\n"
+    "  98:          0          0          0        900  IR-PCI-MSIX-0000:01:00.0  0-edge      "
+    "mlx5_async0@pci:0000:01:00.0\n"
+    " 140:        310          0          0          0  IR-PCI-MSIX-0000:01:00.0  1-edge      ens1f0-0\n"
+    " 141:          0        110          0          0  IR-PCI-MSIX-0000:01:00.0  2-edge      ens1f0-1\n"
+    " 150:          0          0       5010          0  IR-PCI-MSIX-0000:01:00.1  1-edge      ens1f1-0\n"
+    " 160:          0          0          0       7010  IR-PCI-MSIX-0000:5e:00.0  1-edge      "
+    "mlx5_comp0@pci:0000:5e:00.0\n";
+
+static void test_heat_ports(void **state)
+{
+	struct irqheat ofed = {0}, other = {0}, unknown = {0};
+	const struct irqheat_port other_nic = {"ens2f0", "0000:5e:00.0"};
+	(void)state;
+
+	assert_int_equal(irqheat_add(&ofed, ofed_before, ofed_after, &port, 1), 0);
+	assert_int_equal(ofed.total, 400);
+	assert_int_equal(ofed.counts[0], 300);
+	assert_int_equal(ofed.counts[1], 100);
+	assert_int_equal(ofed.counts[2], 0);
+	assert_int_equal(ofed.counts[3], 0);
+
+	assert_int_equal(irqheat_add(&other, ofed_before, ofed_after, &other_nic, 1), 0);
+	assert_int_equal(other.total, 7000);
+	assert_int_equal(other.counts[3], 7000);
+
+	assert_int_equal(irqheat_add(&unknown, ofed_before, ofed_after, NULL, 0), 0);
+	assert_int_equal(unknown.total, 7000);
+	irqheat_done(&ofed);
+	irqheat_done(&other);
+	irqheat_done(&unknown);
+}
+
 /* A host with 96 CPUs (the cx5-8node fixture's real table) folds into
  * rows of 32, each labelled, and never shrinks its cells. */
 static void test_heat_rows(void **state)
@@ -197,7 +256,7 @@ static void test_heat_rows(void **state)
 	assert_non_null(f);
 	assert_true(getdelim(&text, &len, '\0', f) > 0);
 	fclose(f);
-	assert_int_equal(irqheat_add(&hm, text, text), 0);
+	assert_int_equal(irqheat_add(&hm, text, text, NULL, 0), 0);
 	assert_int_equal(hm.ncpus, 96);
 	len = 0;
 	f = open_memstream(&svg, &len);
@@ -281,6 +340,9 @@ static const char *const page_has[] = {
     "ens1f0: ConnectX-5 0000:01:00.0, NUMA node 0; driver mlx5_core 6.12.12-amd64, "
     "firmware 16.35.2000 (MT_0000000080)",
     "<th>kernel</th><td class=\"long\">6.12.12-amd64</td>",
+    /* the peer and its NIC, from serve's STATE */
+    "<th>peer</th><td class=\"long\">198.18.0.2; ens1f0: ConnectX-5, driver mlx5_core 5.8-1.0.1, firmware "
+    "16.35.2000 (MT_0000000080), mtu 9000, rmem_max 4194304</td>",
     "<th>time</th><td class=\"long\">2023-11-14 22:13:20 +0000 to 2023-11-14 22:14:55 +0000 (95 s)</td>",
     /* stored text escaped, control characters shown as '?' */
     "g &quot;x&quot; helped?]0;PWNED?",
@@ -432,9 +494,9 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_heat_absolute), cmocka_unit_test(test_heat_rows),
-	    cmocka_unit_test(test_page),	  cmocka_unit_test(test_single_runs),
-	    cmocka_unit_test(test_escape),
+	    cmocka_unit_test(test_heat_absolute), cmocka_unit_test(test_heat_ports),
+	    cmocka_unit_test(test_heat_rows),	  cmocka_unit_test(test_page),
+	    cmocka_unit_test(test_single_runs),	  cmocka_unit_test(test_escape),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
