@@ -17,7 +17,7 @@ libyaml-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libcurl4-openssl-dev 
 libjson-c-dev libcmocka-dev
 iproute2 iputils-ping ethtool iperf3 netperf sqlite3 perl python3 python3-yaml python3-jsonschema
 procps time jq strace util-linux openssh-client openssh-server openssl
-ansible-core python3-prometheus-client systemd groff-base man-db chromium"
+ansible-core python3-prometheus-client systemd groff-base man-db chromium stress-ng"
 
 missing=""
 for p in $PKGS; do

@@ -26,7 +26,7 @@ def main():
 
     def handle(conn):
         data = b""
-        conn.settimeout(2.0)
+        conn.settimeout(60)
         try:
             while b"\r\n\r\n" not in data and len(data) < 65536:
                 chunk = conn.recv(4096)

@@ -53,7 +53,7 @@ def recv(s, k):
 for source, i in [(src, i) for src in sources for i in range(n)]:
     s = socket.socket()
     s.bind((source, 0))
-    s.settimeout(10)
+    s.settimeout(60)
     s.connect(("127.0.0.1", port))
     s.sendall(struct.pack(">IBBHIHH", 0x43355542, 1, 6, 0, 4, 1, 0))
     h = recv(s, 12)

@@ -65,7 +65,7 @@ mkfifo "$W/fifo"
 printf 'version: 1\nname: s\nsysctl:\n  net.core.rmem_max: 212992\n' >"$W/s.yaml"
 for nb in --no-bench ""; do
 	# shellcheck disable=SC2086
-	run timeout 10 "$CX5PROF" --sysroot "$SR" --db "$W/fifo" verify $nb "$W/s.yaml"
+	run timeout 120 "$CX5PROF" --sysroot "$SR" --db "$W/fifo" verify $nb "$W/s.yaml"
 	is "$rc:$err" "65:cx5prof: error: history $W/fifo: No such device or address: it is a FIFO, a socket or a device: --db must name a regular file (or one to create)" \
 		"verify PROFILE ${nb:-(with the benchmark)}: a FIFO as --db exits 65 with the reason"
 done

@@ -19,10 +19,7 @@
 . "$(dirname "$0")/fleet-lib.sh"
 need_root_netns
 for tool in ansible-playbook /usr/sbin/sshd iperf3 jq sqlite3; do
-	if ! command -v "$tool" >/dev/null; then
-		[ "${CX5PROF_REQUIRE_PRIVILEGED:-0}" = 1 ] && { echo "1..1"; echo "not ok 1 - $tool missing (contrib/install-deps.sh installs it)"; exit 1; }
-		skip_all "$tool not installed (contrib/install-deps.sh)"
-	fi
+	need_tool "$tool" # refused in CI, and listed at the end of make check
 done
 cleanup() {
 	fleet_down

@@ -13,7 +13,7 @@ tt_setup
 tt_start_recorder
 
 # a port nobody listens on: bind, read the number, close
-CLOSED=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+CLOSED=$(free_port)
 PROXY="http://127.0.0.1:$RECPORT"
 
 # loopback: no proxy, whatever the environment says

@@ -12,7 +12,7 @@ mkdir "$CAP"
 n=0
 cap() { n=$((n + 1)); "$@" >"$CAP/$n.out" 2>"$CAP/$n.err"; }
 
-CLOSED=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+CLOSED=$(free_port)
 scenario 401
 cap "$CX5PROF" -v -v --db "$DB" mirror
 scenario 401-echo

@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 "$CX5PROF" serve --bind 127.0.0.1 --port "$PORT" 2>"$TMP/serve.log" &
 SERVE_PID=$!
 wait_until 60 grep -q listening "$TMP/serve.log"
@@ -51,7 +51,7 @@ msgs = {
     "state-reply": frame(1, 7, b"\0" * 44),
     "state": frame(1, 6, struct.pack(">HH", 1, 0)),
 }
-s = socket.create_connection(("127.0.0.1", port), timeout=10)
+s = socket.create_connection(("127.0.0.1", port), timeout=60)
 s.sendall(msgs[kind])
 if kind == "truncated":
     s.shutdown(socket.SHUT_WR)
@@ -167,7 +167,7 @@ is "$(grep -c 'connection closed' "$TMP/serve.log")" 13 "13 hostile connections 
 
 # A hostile STATE reply (513 CPUs, more than the protocol allows): the
 # client refuses it with a clear reason and goes on (doctor's peer-serve).
-HPORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+HPORT=$(free_port)
 timeout -k 1 900 /usr/bin/python3 -c '
 import socket, struct, sys
 s = socket.socket()
@@ -213,7 +213,7 @@ def told_busy(s):
     return len(data) >= 16 and data[5] == 5 and struct.unpack(">H", data[12:14])[0] == 3 and \
         data[16:].decode() == "busy: too many waiting connections, retry later"
 def connect():
-    return socket.create_connection(("127.0.0.1", port), timeout=5)
+    return socket.create_connection(("127.0.0.1", port), timeout=60)
 if mode == "hold":
     conns = [connect() for _ in range(20)]
     print("ready", flush=True)
@@ -230,22 +230,30 @@ else:
             break
     print(opened, flush=True)
 EOF2
+# (bash unsets a coproc's fds once it exits: the test reads and writes
+# through copies of its own, closed at the end)
 coproc IDLE { /usr/bin/python3 "$TMP/idle.py" hold "$PORT"; }
-read -r line <&"${IDLE[0]}"
+exec {idle_out}<&"${IDLE[0]}" {idle_in}>&"${IDLE[1]}"
+idle_pid=$IDLE_PID
+read -r line <&"$idle_out"
 is "$line" ready "20 idle connections are open"
 bench_ok "with 20 idle connections"
-echo >&"${IDLE[1]}"
-read -r line <&"${IDLE[0]}"
+echo >&"$idle_in"
+read -r line <&"$idle_out"
 is "$line" 13 "the 12 idle connections beyond the 8 per address, then the oldest one, were told busy"
-wait "$IDLE_PID" 2>/dev/null
+wait "$idle_pid" 2>/dev/null
+exec {idle_out}<&- {idle_in}>&-
 
 coproc CHURN { /usr/bin/python3 "$TMP/idle.py" churn "$PORT"; }
-read -r line <&"${CHURN[0]}"
+exec {churn_out}<&"${CHURN[0]}" {churn_in}>&"${CHURN[1]}"
+churn_pid=$CHURN_PID
+read -r line <&"$churn_out"
 is "$line" ready "a client churns 8 idle connections"
 bench_ok "with a client reopening 8 idle connections"
-echo >&"${CHURN[1]}"
-read -r opened <&"${CHURN[0]}"
-wait "$CHURN_PID" 2>/dev/null
+echo >&"$churn_in"
+read -r opened <&"$churn_out"
+wait "$churn_pid" 2>/dev/null
+exec {churn_out}<&- {churn_in}>&-
 [ "$opened" -gt 8 ]
 ok $? "the churning client reopened connections the server closed ($opened connects)"
 kill -0 "$SERVE_PID"

@@ -68,9 +68,30 @@ fail_case() {
 	[ "$bad" -le 5 ] && diag "$1"
 }
 
+# What exit 0 of a campaign (no --keep) promises: the campaign is done, and
+# every round's apply was rolled back, here and on the peer. (An I/O error
+# while the campaign's summary is written leaves it "running" with exit 0
+# and a warning that says so: accepted here, and reported as a question
+# for the campaign's owners; the hosts must be restored all the same.)
+applied_left() { sqlite3 "$1" "SELECT count(*) FROM transactions WHERE kind = 'apply' AND status != 'rolled_back'" 2>/dev/null || echo 0; }
+campaign_done() { # [ERRFILE]
+	local st
+	st=$(sqlite3 "$DB" "SELECT status FROM campaigns ORDER BY id DESC LIMIT 1")
+	if [ "$st" = running ] && [ -n "${1:-}" ] && grep -q "the campaign's summary was not recorded" "$1"; then
+		diag "exit 0, campaign left running: $(grep "summary was not recorded" "$1")"
+		st=done
+	fi
+	[ "$st" = done ] && [ "$(applied_left "$DB")" = 0 ] && [ "$(applied_left "$PDB")" = 0 ]
+}
+
 for c in local peer; do
 	HOME=$WORK ip netns exec "$HOST_NS" $STRACE -f -qq -o "$WORK/trace.$c" -e trace="$SET" \
-		"$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/$c.yaml" >/dev/null 2>&1
+		"$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/$c.yaml" >/dev/null 2>"$WORK/err"
+	rc=$?
+	is "$rc" 0 "the traced $c campaign exits 0"
+	[ "$rc" = 0 ] || diag "$(cat "$WORK/err")"
+	campaign_done
+	ok $? "the traced $c campaign is done, every round rolled back"
 	settle
 	diag "$c campaign: $(points "$WORK/trace.$c" | wc -l) points in its trace ($SET)"
 	points "$WORK/trace.$c" | pick >"$WORK/points.$c"
@@ -90,8 +111,8 @@ for c in local peer; do
 		settle
 		restored || fail_case "$c campaign killed at $sc #$n: not restored after rollback: $(cat "$WORK/rb.err")"
 	done <"$WORK/points.$c"
-	[ "$cases" -gt 0 ]
-	ok $? "kill -9 in a $c campaign: $cases cases"
+	[ "$cases" -ge "$CASES" ]
+	ok $? "kill -9 in a $c campaign: $cases cases (at least $CASES)"
 	is "$bad" 0 "kill -9 in a $c campaign at $cases points: each restored by rollback"
 
 	# ---- EIO at each fdatasync and pwrite64 point: the exit code tells
@@ -105,6 +126,9 @@ for c in local peer; do
 			"$CX5PROF" --sysroot "$SR" --db "$DB" campaign "$WORK/$c.yaml" >/dev/null 2>"$WORK/err"
 		rc=$?
 		case $rc in
+		0) peer_settled # (a peer round cut between its apply and its record here: its watchdog)
+		   campaign_done "$WORK/err" || fail_case "$c campaign, EIO at $sc #$n: exit 0 but the campaign is not done with every round rolled back: $(sqlite3 "$DB" "SELECT status FROM campaigns ORDER BY id DESC LIMIT 1"), applies not rolled back: $(applied_left "$DB") here, $(applied_left "$PDB") on the peer; $(grep -i 'error\|warning' "$WORK/err" | head -3)"
+		   settle ;;
 		7) settle ;;
 		*) peer_settled
 		   grep -q 'stays open\|run `cx5prof rollback' "$WORK/err" && settle ;;
@@ -112,8 +136,8 @@ for c in local peer; do
 		restored || fail_case "$c campaign, EIO at $sc #$n: exit $rc, not restored: $(grep error: "$WORK/err" | head -3)"
 		restored || settle
 	done <"$WORK/eio-points.$c"
-	[ "$cases" -gt 0 ]
-	ok $? "EIO in a $c campaign: $cases cases"
+	[ "$cases" -ge "$CASES" ]
+	ok $? "EIO in a $c campaign: $cases cases (at least $CASES)"
 	is "$bad" 0 "EIO in a $c campaign at $cases points: each exit code as the hosts are"
 done
 done_testing

@@ -77,7 +77,7 @@ if [ "$ns" = 1 ]; then
 		for c in $1; do
 			for v in plan apply; do
 				a=; [ $v = apply ] && a=--check
-				timeout 20 "$2" --sysroot "$3" --db "$4" $v $a "$c" >"$5/$v-$c.out" 2>"$5/$v-$c.err"
+				timeout 120 "$2" --sysroot "$3" --db "$4" $v $a "$c" >"$5/$v-$c.out" 2>"$5/$v-$c.err"
 				echo $? >"$5/$v-$c.rc"
 			done
 		done' cx5 "$cases" "$CX5PROF" "$SR" "$DB" "$WORK/ns"
@@ -94,7 +94,7 @@ while IFS=$'\t' read -r case code line todo; do
 	case $case in '' | '#'*) continue ;; esac
 	ncases=$((ncases + 1))
 	expect_error "validate $case: exit $code, exact error" "$code" "$line" "$todo" \
-		timeout 20 "$CX5PROF" validate "$case"
+		timeout 120 "$CX5PROF" validate "$case"
 	if [ "$ns" = 1 ]; then
 		expect_error "plan $case: same error" "$code" "$line" "$todo" ns_result plan "$case"
 		expect_error "apply --check $case: same error" "$code" "$line" "$todo" ns_result apply "$case"
@@ -114,14 +114,14 @@ is "$(find . -maxdepth 1 -name '*.yaml' | wc -l)" "$ncases" "every tests/malform
 		# shellcheck disable=SC2016
 		ip netns exec "$HOST_NS" bash -c '
 			for c in $1; do
-				timeout 20 "$2" --sysroot "$3" --db "$4" campaign "$c" >"$5/campaign-$c.out" 2>"$5/campaign-$c.err"
+				timeout 120 "$2" --sysroot "$3" --db "$4" campaign "$c" >"$5/campaign-$c.out" 2>"$5/campaign-$c.err"
 				echo $? >"$5/campaign-$c.rc"
 			done' cx5 "$ccases" "$CX5PROF" "$SR" "$DB" "$WORK/ns"
 	fi
 	while IFS=$'\t' read -r case code line; do
 		case $case in '' | '#'*) continue ;; esac
 		expect_error "campaign --check $case: exit $code, exact error" "$code" "$line" "" \
-			timeout 20 "$CX5PROF" campaign --check "$case"
+			timeout 120 "$CX5PROF" campaign --check "$case"
 		[ "$ns" = 1 ] && expect_error "campaign $case: same error, nothing run" "$code" "$line" "" \
 			ns_result campaign "$case"
 	done <EXPECTED
@@ -167,9 +167,9 @@ mkfifo fifo-parent.inc fifo.yaml
 printf '%sextends: fifo-parent.inc\n' "$H" >extends-fifo.yaml
 expect_error "validate a profile extending a FIFO: rejected, no hang" 65 \
 	'extends-fifo.yaml:3:10: extends: cannot read "fifo-parent.inc": not a regular file' "" \
-	timeout 30 "$CX5PROF" validate extends-fifo.yaml
+	timeout 120 "$CX5PROF" validate extends-fifo.yaml
 expect_error "validate a FIFO: rejected, no hang" 65 "fifo.yaml: cannot read: not a regular file" "" \
-	timeout 30 "$CX5PROF" validate fifo.yaml
+	timeout 120 "$CX5PROF" validate fifo.yaml
 
 # ---- nothing on the host changed
 if [ "$ns" = 1 ]; then

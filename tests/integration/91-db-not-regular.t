@@ -15,7 +15,7 @@ FIFO_MSG="cx5prof: error: history $W/fifo: No such device or address: it is a FI
 
 while read -r label; do
 	# shellcheck disable=SC2086
-	run timeout 30 "$CX5PROF" --sysroot "$SR" --db "$W/fifo" $label
+	run timeout 120 "$CX5PROF" --sysroot "$SR" --db "$W/fifo" $label
 	is "$rc:$(printf '%s\n' "$err" | grep error:)" "65:$FIFO_MSG" "a FIFO as --db: '$label' exits 65 at once, with the reason"
 done <<EOF2
 history

@@ -146,7 +146,7 @@ pause_wait() { timeout "${2:-60}" cat "$1"; }
 pause_release() { timeout 60 sh -c ': >"$1"' sh "$1"; }
 pause_signal() {
 	kill "-$2" "$3"
-	timeout 30 sh -c ': >"$1"' sh "$1" >/dev/null 2>&1 &
+	timeout 120 sh -c ': >"$1"' sh "$1" >/dev/null 2>&1 &
 }
 
 done_testing() {
@@ -177,9 +177,27 @@ copy_sysroot() { # copy_sysroot NAME DEST
 	cp -a "$FIXTURES/sysroot/$1/." "$2/"
 }
 
-# A free TCP port on 127.0.0.1 (for a server the test starts).
+# A free TCP port (for a server the test starts, on 127.0.0.1 or every
+# address). Picked at random below the kernel's ephemeral range, so the
+# client ports of other tests running at the same time (prove -j) never
+# take it between the test's servers; free on every address when picked.
 free_port() {
-	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	/usr/bin/python3 -c '
+import random, socket
+lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for _ in range(1000):
+    p = random.randrange(20000, max(lo, 20001))
+    s = socket.socket()
+    try:
+        s.bind(("0.0.0.0", p))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(p)
+    break
+else:
+    raise SystemExit("no free port below the ephemeral range")'
 }
 
 # serve_start LOG ARG...: `cx5prof serve ARG...` in the background with its

@@ -49,7 +49,7 @@ Host 198.18.0.2
   IdentitiesOnly yes
   UserKnownHostsFile $3
   GlobalKnownHostsFile /dev/null
-  ConnectTimeout 5
+  ConnectTimeout 60
 EOF
 }
 

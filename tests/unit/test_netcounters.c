@@ -23,6 +23,7 @@
 #include "os/snmp.h"
 #include "os/softnet.h"
 #include "os/sysroot.h"
+#include "unit.h"
 
 #define FIXTURES "tests/fixtures/ledger"
 
@@ -45,14 +46,13 @@ static char *slurp(const char *path, size_t *ret_len)
 
 static bool have_netns;
 
+/* The tests that need it skip through unit_skip (a failure in CI). */
 static int setup_netns(void **state)
 {
-	const char *req = getenv("CX5PROF_REQUIRE_PRIVILEGED");
-
 	(void)state;
 	if (unshare(CLONE_NEWNET) < 0) {
 		fprintf(stderr, "# cannot unshare a network namespace: %s\n", strerror(errno));
-		return req && streq(req, "1") ? -1 : 0;
+		return 0;
 	}
 	if (system("ip link set lo up && ip link add ens1f0 type veth peer name peer0 && "
 		   "ip addr add 198.18.0.1/30 dev ens1f0 && ip link set ens1f0 up && ip link set peer0 up") !=
@@ -65,7 +65,7 @@ static int setup_netns(void **state)
 #define NEED_NETNS()                                                                                         \
 	do {                                                                                                 \
 		if (!have_netns)                                                                             \
-			skip();                                                                              \
+			unit_skip("cannot unshare a network namespace (needs root)");                        \
 	} while (0)
 
 /* ---- snmp ---- */
