@@ -462,6 +462,28 @@ static void test_xps_vector_out_of_range(void **state)
 	assert_int_equal(sysroot_set(NULL), 0);
 }
 
+/* A sysroot's `ethtool -x` text whose entries the rings do not have
+ * (the probe's -ERANGE): the problem names the file. */
+static void test_rss_bad_text_named(void **state)
+{
+	struct host_state *h;
+	struct plan *p;
+	(void)state;
+
+	assert_int_equal(sysroot_set("tests/fixtures/sysroot/cx5-2port"), 0);
+	h = host_new(0);
+	fact_set(&h->ifaces[0], "rss", -ERANGE, 64);
+	p = plan_of("version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\nlink:\n  rss:\n    equal: 2\n", h);
+	assert_int_equal(p->n_problems, 1);
+	assert_string_equal(
+	    p->problems[0].message,
+	    "link.rss: tests/fixtures/sysroot/cx5-2port/ethtool/ens1f0/show-rxfh: an entry names a "
+	    "receive queue beyond the table's RX rings");
+	plan_free(p);
+	host_state_free(h);
+	assert_int_equal(sysroot_set(NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +497,7 @@ int main(void)
 	    cmocka_unit_test(test_channels_and_irq_policy),
 	    cmocka_unit_test(test_driver_minimums),
 	    cmocka_unit_test(test_xps_vector_out_of_range),
+	    cmocka_unit_test(test_rss_bad_text_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
