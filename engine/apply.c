@@ -440,7 +440,7 @@ int rollback_txn(struct history *h, int64_t target, const char *reason, struct a
 	r = history_changes_load(h, target, &c, &n);
 	if (r < 0)
 		return r;
-	r = rollback_record(h, target, c, n, !earlier_boot, &id);
+	r = failpoint("rollback-record", 1) ? -EIO : rollback_record(h, target, c, n, !earlier_boot, &id);
 	if (r < 0) {
 		change_records_free(c, n);
 		return r;

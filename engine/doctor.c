@@ -569,27 +569,18 @@ static const struct {
 
 /* The same idle window for the kernel's counters: the port's device and
  * qdisc, this namespace's UDP and IP, the host's receive backlogs. */
-static int check_idle_drops(struct ctx *c, const struct iface_state *s)
+int doctor_idle_drops(const struct netcounters *a, const struct netcounters *b, unsigned interval_ms,
+		      char **ret_detail)
 {
-	_cleanup_(netcounters_done) struct netcounters a = {0}, b = {0};
 	_cleanup_free_ char *list = NULL;
-	int r;
+	char *detail;
 
-	if (!s->present)
-		return add(c, s->name, "idle-drops", DOCTOR_SKIP, NULL, "not in this network namespace");
-	r = netcounters_take(s->name, &a);
-	if (r >= 0) {
-		usleep(c->o->counter_interval_ms * 1000);
-		r = netcounters_take(s->name, &b);
-	}
-	if (r < 0)
-		return r;
 	for (size_t i = 0; i < ARRAY_SIZE(idle_drop_counters); i++) {
 		const char *name = idle_drop_counters[i].name;
 		uint64_t va, vb, d;
 		char *l;
 
-		if (!netcounters_get(&a, name, &va) || !netcounters_get(&b, name, &vb))
+		if (!netcounters_get(a, name, &va) || !netcounters_get(b, name, &vb))
 			continue;
 		d = netcounter_rise(name, va, vb);
 		if (d == 0)
@@ -602,19 +593,44 @@ static int check_idle_drops(struct ctx *c, const struct iface_state *s)
 		list = l;
 	}
 	if (list)
-		return add(
-		    c, s->name, "idle-drops", DOCTOR_WARN,
-		    "something else on this host drops packets: find it (ss -uanp, tc -s qdisc, "
-		    "/proc/net/softnet_stat); the loss ledger subtracts the idle rate, but a busy host "
-		    "measures less",
-		    "kernel drop counters rising while idle: %s", list);
-	if (b.unavailable)
-		return add(c, s->name, "idle-drops", DOCTOR_PASS, NULL,
-			   "no kernel drop counter rose in %u ms (unread: %s)", c->o->counter_interval_ms,
-			   b.unavailable[0]);
-	return add(c, s->name, "idle-drops", DOCTOR_PASS, NULL,
-		   "no kernel drop counter rose in %u ms (UDP, IP, receive backlog, qdisc, device)",
-		   c->o->counter_interval_ms);
+		detail = strprintf("kernel drop counters rising while idle: %s", list);
+	else if (b->unavailable)
+		detail = strprintf("no kernel drop counter rose in %u ms (unread: %s)", interval_ms,
+				   b->unavailable[0]);
+	else
+		detail = strprintf(
+		    "no kernel drop counter rose in %u ms (UDP, IP, receive backlog, qdisc, device)",
+		    interval_ms);
+	if (!detail)
+		return -ENOMEM;
+	*ret_detail = detail;
+	return list ? DOCTOR_WARN : DOCTOR_PASS;
+}
+
+static int check_idle_drops(struct ctx *c, const struct iface_state *s)
+{
+	_cleanup_(netcounters_done) struct netcounters a = {0}, b = {0};
+	_cleanup_free_ char *detail = NULL;
+	int r;
+
+	if (!s->present)
+		return add(c, s->name, "idle-drops", DOCTOR_SKIP, NULL, "not in this network namespace");
+	r = netcounters_take(s->name, &a);
+	if (r >= 0) {
+		usleep(c->o->counter_interval_ms * 1000);
+		r = netcounters_take(s->name, &b);
+	}
+	if (r >= 0)
+		r = doctor_idle_drops(&a, &b, c->o->counter_interval_ms, &detail);
+	if (r < 0)
+		return r;
+	return add(c, s->name, "idle-drops", r,
+		   r == DOCTOR_WARN
+		       ? "something else on this host drops packets: find it (ss -uanp, tc -s qdisc, "
+			 "/proc/net/softnet_stat); the loss ledger subtracts the idle rate, but a "
+			 "busy host measures less"
+		       : NULL,
+		   "%s", detail);
 }
 
 static const struct port_check {

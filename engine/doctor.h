@@ -73,6 +73,14 @@ void doctor_render(const struct doctor_report *r);
  * first such line. */
 int doctor_scan_kernel_log(const char *text, unsigned *ret_count, char **ret_first);
 
+/* The idle-drops check (exposed for tests) over two snapshots of the loss
+ * ledger's kernel counters taken interval_ms apart: DOCTOR_WARN when a
+ * watched counter rose (*ret_detail lists each with its rise and meaning),
+ * else DOCTOR_PASS; caller frees *ret_detail; -ENOMEM. */
+struct netcounters;
+int doctor_idle_drops(const struct netcounters *a, const struct netcounters *b, unsigned interval_ms,
+		      char **ret_detail);
+
 /* PCIe link speed "8.0 GT/s PCIe" -> 8.0; -EINVAL when unparsable. */
 int doctor_parse_pcie_speed(const char *s, double *ret);
 

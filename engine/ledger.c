@@ -471,7 +471,8 @@ static int fill_line(const struct ctx *c, const struct stage_def *d, struct ledg
 	uint64_t best = 0;
 	int r;
 
-	*line = (struct ledger_line){.stage = d->stage, .label = d->label, .host = d->host};
+	*line = (struct ledger_line){
+	    .stage = d->stage, .label = d->label, .scope = netcounter_scope(d->views[0][0]), .host = d->host};
 	line->known = s->before && s->after;
 	line->remedy = d->remedy(c);
 	if (!line->remedy)
@@ -737,6 +738,7 @@ static struct json_object *line_json(const struct ledger_line *line)
 	json_object_object_add(o, "stage", json_object_new_string(line->stage));
 	json_object_object_add(o, "label", json_object_new_string(line->label));
 	json_object_object_add(o, "host", json_object_new_string(host_names[line->host]));
+	json_object_object_add(o, "scope", json_object_new_string(line->scope));
 	json_object_object_add(o, "known", json_object_new_boolean(line->known));
 	json_object_object_add(o, "count", line->known ? u64(line->count) : NULL);
 	json_object_object_add(o, "raw", line->known ? u64(line->raw) : NULL);
@@ -901,6 +903,8 @@ static void print_doc(FILE *f, struct json_object *doc, const char *indent)
 			get_u64(c, "net", &net);
 			fprintf(f, "%s%s +%s", k ? ", " : "  ", strna(get_str(c, "name")), fmt_count(net, b));
 		}
+		if (cs && json_object_array_length(cs) && streq_ptr(get_str(line, "scope"), "host"))
+			fputs(" host-wide", f);
 		if (detail)
 			fprintf(f, " (%s)", detail);
 		if (raw > count)
@@ -921,9 +925,10 @@ static void print_doc(FILE *f, struct json_object *doc, const char *indent)
 			fprintf(f, "  %s counters: unknown (%s)\n", host_names[h],
 				strna(get_str(s, "why_unknown")));
 	}
-	if (get(doc, "idle_subtracted") && json_object_get_boolean(get(doc, "idle_subtracted")))
-		fprintf(f, "  every counter is shared with other traffic: the rate measured while idle is "
-			   "subtracted\n");
+	fprintf(f, "  every counter is shared with other traffic: %s\n",
+		get(doc, "idle_subtracted") && json_object_get_boolean(get(doc, "idle_subtracted"))
+		    ? "the rate measured while idle is subtracted"
+		    : "no idle rate was measured, nothing is subtracted");
 	for (size_t i = 0; lost && shares && i < json_object_array_length(shares); i++) {
 		struct json_object *s = json_object_array_get_idx(shares, i), *p = get(s, "percent");
 		char pct[16];

@@ -91,6 +91,7 @@ struct ledger_counter {
 struct ledger_line {
 	const char *stage; /* "receiver-socket-buffer" */
 	const char *label; /* "receiver socket buffer" */
+	const char *scope; /* whose counters: "host", "namespace", "device" (netcounter_scope) */
 	enum ledger_host host;
 	bool known;			 /* its host's counters were read */
 	uint64_t raw;			 /* what its counters say, idle rate subtracted */

@@ -216,8 +216,11 @@ int txn_undo(struct history *h, int64_t txn, const struct profile *peer, int64_t
  * fails or a signal ends it, both ends are undone: the peer's transaction
  * when it is known (also from an unreadable answer), else by the peer's
  * watchdog. 0, or -1 with o->end set. */
-static int peer_step(struct history *h, const struct txn_request *q, struct txn_outcome *o)
+static int peer_step(struct history *h, const struct txn_request *q, const struct change_record *c, size_t n,
+		     struct txn_outcome *o)
 {
+	static const char reason[] =
+	    "the peer's apply failed or was interrupted: rolled back on this host too";
 	_cleanup_free_ char *err = NULL;
 	struct txn_undo_outcome u = {0};
 	unsigned confirm = q->commit == TXN_COMMIT_CONFIRM ? q->confirm : q->peer_confirm;
@@ -258,15 +261,29 @@ static int peer_step(struct history *h, const struct txn_request *q, struct txn_
 		o->end = TXN_END_PEER_FAILED;
 		return -1;
 	}
-	r = txn_undo(h, o->txn, q->profile, o->peer_txn,
-		     "the peer's apply failed or was interrupted: rolled back on this host too", q->say, &u);
+	r = txn_undo(h, o->txn, q->profile, o->peer_txn, reason, q->say, &u);
 	o->peer_left = u.peer_left;
 	o->apply.rollback_txn = u.apply.rollback_txn;
 	o->apply.done = u.apply.done;
 	o->apply.left = TAKE_PTR(u.apply.left);
-	if (u.here < 0 && u.here != -ENOTRECOVERABLE)
+	if (u.here < 0 && u.here != -ENOTRECOVERABLE) {
 		say(q->say, LOG_ERR, "history %s: cannot record the rollback of transaction %" PRId64 ": %s",
 		    q->db_path, o->txn, strerror(-u.here));
+		if (u.apply.rollback_txn == 0) {
+			/* The rollback never started (its record could not be
+			 * read or written): undo from the undo log read before
+			 * the first change, as after a failed commit. */
+			say(q->say, LOG_ERR,
+			    "undoing transaction %" PRId64 " from the undo log read before it began", o->txn);
+			r = apply_undo_all(h, o->txn, c, n, reason, &o->apply) == -ECANCELED
+				? 0
+				: -ENOTRECOVERABLE;
+		} else
+			/* Every change was undone; only its record failed. */
+			r = strv_length(o->apply.left) > 0 ? -ENOTRECOVERABLE : 0;
+		if (r == 0 && o->peer_left)
+			r = -ENOTRECOVERABLE;
+	}
 	o->end = o->n == 0 && r == 0 && !o->peer_left ? TXN_END_PEER_FAILED
 		 : r == 0			      ? TXN_END_UNDONE
 						      : TXN_END_NOT_RESTORED;
@@ -370,7 +387,7 @@ int txn_run(struct history **hp, const struct txn_request *q, struct txn_outcome
 	if (r < 0) {
 		o->interrupted = o->apply.failed_seq ? 0 : apply_interrupted();
 		o->end = r == -ECANCELED ? TXN_END_UNDONE : TXN_END_NOT_RESTORED;
-	} else if (!q->peer || peer_step(*hp, q, o) == 0) {
+	} else if (!q->peer || peer_step(*hp, q, c, n, o) == 0) {
 		if (n == 0 && o->peer_txn == 0 && history_txn_discard(*hp, o->txn) >= 0) {
 			/* The peer had nothing to change either. */
 			o->txn = 0;

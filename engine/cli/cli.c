@@ -6,6 +6,7 @@
 
 #include "base/log.h"
 #include "base/output.h"
+#include "kinds/kinds.h"
 #include "os/snapshot.h"
 #include "os/sysroot.h"
 
@@ -161,7 +162,9 @@ int cli_setup(struct cli *cli)
 		log_error_errno(r, "cannot use sysroot '%s': %m", cli->sysroot);
 		return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_USAGE;
 	}
-	r = snapshot_load(&why);
+	const struct probe_fact *facts[n_change_kinds + 1];
+	kinds_probe_facts(facts);
+	r = snapshot_load(facts, n_change_kinds, &why);
 	if (r < 0) {
 		log_error("--sysroot %s: %s", cli->sysroot, why ? why : strerror(-r));
 		return r == -ENOMEM ? EXIT_ERROR : EXIT_INVALID;

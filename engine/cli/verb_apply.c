@@ -170,11 +170,16 @@ static int render_peer_failure(const struct txn_outcome *o, char *msg, size_t ms
 				 "%s and this host is NOT fully restored (transaction %" PRId64 "): fix the "
 				 "above, then run `cx5prof rollback %" PRId64 "`",
 				 why, o->txn, o->txn);
-		else
+		else if (o->peer_left)
 			snprintf(msg, msg_size,
 				 "%s: every change was undone here (transaction %" PRId64
 				 " rolled back), but NOT the peer's transaction %" PRId64 " (see above)",
 				 why, o->txn, o->peer_left);
+		else
+			snprintf(msg, msg_size,
+				 "%s and the rollback of transaction %" PRId64 " could not be recorded (see "
+				 "above): run `cx5prof rollback %" PRId64 "`",
+				 why, o->txn, o->txn);
 		log_error("%s", msg);
 		return EXIT_ROLLBACK_FAILED;
 	}

@@ -13,6 +13,7 @@
 #include "base/output.h"
 #include "bench/peerstate.h"
 #include "os/link.h"
+#include "os/snapshot.h"
 #include "verbs.h"
 
 enum { OPT_ADDRESS = 1000 };
@@ -43,6 +44,14 @@ int verb_counters(struct cli *cli, int argc, char **argv)
 	r = cli_parse(cli, cli_verb("counters"), argc, argv, handle, &address, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
+	if (snapshot_active()) {
+		/* doctor's reason for skipping them on a snapshot */
+		log_error(
+		    "counters: %s is a snapshot of a host (%s): the counters move on the host itself: run "
+		    "counters on the host itself",
+		    cli->sysroot, SNAPSHOT_MARKER);
+		return EXIT_USAGE;
+	}
 	if (strv_length(args) > 1 || (args[0] && address)) {
 		log_error("counters: one IFACE or --address ADDR");
 		return EXIT_USAGE;

@@ -959,6 +959,14 @@ static bool field_differs(const struct run_record *runs, size_t n, const struct 
 	return false;
 }
 
+/* A result read in percent of something (loss_pct): its change is in
+ * percentage points, never a percentage of a percentage. */
+static bool field_is_percent(const struct field *f)
+{
+	size_t n = strlen(f->name);
+	return n > 4 && streq(f->name + n - 4, "_pct");
+}
+
 static void compare_field_json(const struct run_record *runs, size_t n, const struct field *f, bool differs)
 {
 	struct json_object *o = json_object_new_object(), *vals = json_object_new_array(), *deltas = NULL,
@@ -1007,17 +1015,11 @@ static void compare_field_json(const struct run_record *runs, size_t n, const st
 	json_object_object_add(o, "values", vals);
 	if (deltas) {
 		json_object_object_add(o, "deltas", deltas);
+		json_object_object_add(o, "delta_unit",
+				       json_object_new_string(field_is_percent(f) ? "pp" : "value"));
 		json_object_object_add(o, "delta_pct", pcts);
 	}
 	out_json(NULL, o);
-}
-
-/* A result read in percent of something (loss_pct): its change is in
- * percentage points, never a percentage of a percentage. */
-static bool field_is_percent(const struct field *f)
-{
-	size_t n = strlen(f->name);
-	return n > 4 && streq(f->name + n - 4, "_pct");
 }
 
 /* One cell for people: the value, and for results its change against

@@ -114,8 +114,7 @@ int verb_snapshot(struct cli *cli, int argc, char **argv)
 	}
 	/* The change kinds' per-port facts, as kinds_probe_host asks for them. */
 	const struct probe_fact *facts[n_change_kinds + 1];
-	for (size_t i = 0; i < n_change_kinds; i++)
-		facts[i] = change_kinds[i]->probe;
+	kinds_probe_facts(facts);
 	r = snapshot_take(dir, facts, n_change_kinds, &sum);
 	if (r == 0 && tar) {
 		r = write_tar(dir, tar, &tar_output);

@@ -46,7 +46,7 @@ static int features_probe(const char *ifname, void *ret, char **kmsg)
 	return ethtool_get_features(ifname, ret, kmsg);
 }
 
-static const struct probe_fact features_fact = {sizeof(struct eth_features), features_probe};
+static const struct probe_fact features_fact = {"features", 1, sizeof(struct eth_features), features_probe};
 
 static const char *on_off(bool on)
 {

@@ -74,7 +74,7 @@ static int probe_flowhash(const char *ifname, void *ret, char **kmsg)
 	return 0;
 }
 
-static const struct probe_fact flowhash_fact = {sizeof(struct flowhash_fact), probe_flowhash};
+static const struct probe_fact flowhash_fact = {"flow_hash", 1, sizeof(struct flowhash_fact), probe_flowhash};
 
 int flow_hash_probed(const struct iface_state *s, enum eth_flow f, uint64_t *ret)
 {

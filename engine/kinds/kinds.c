@@ -53,12 +53,20 @@ bool kinds_manage_ports(const struct profile *p)
 	return false;
 }
 
+void kinds_probe_facts(const struct probe_fact **ret)
+{
+	for (size_t i = 0; i < n_change_kinds; i++) {
+		ret[i] = change_kinds[i]->probe;
+		/* a snapshot finds it by the kind's name */
+		assert(!ret[i] || streq(ret[i]->name, change_kinds[i]->name));
+	}
+}
+
 int kinds_probe_host(char *const *only, unsigned flags, struct host_state **ret)
 {
 	const struct probe_fact *facts[ARRAY_SIZE(change_kinds)];
 
-	for (size_t i = 0; i < n_change_kinds; i++)
-		facts[i] = change_kinds[i]->probe;
+	kinds_probe_facts(facts);
 	return probe_host(only, flags, facts, n_change_kinds, ret);
 }
 

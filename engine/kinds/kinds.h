@@ -101,7 +101,10 @@ struct change_kind {
 
 	/* ---- the host ---- */
 	/* The per-port fact the probe reads for it (probe.h), found with
-	 * kind_fact(); NULL: it reads what the probe has anyway. */
+	 * kind_fact(); NULL: it reads what the probe has anyway. Its name is
+	 * the kind's; bump its layout when the fact's struct (or the meaning
+	 * of its slots) changes, so a snapshot taken before is refused rather
+	 * than misread. */
 	const struct probe_fact *probe;
 	/* Current value as the plan would write it. */
 	int (*read)(const char *object, const char *key, char **ret_value);
@@ -166,6 +169,9 @@ bool kinds_manage_ports(const struct profile *p);
 
 /* probe_host() with every kind's per-port fact. */
 int kinds_probe_host(char *const *only, unsigned flags, struct host_state **ret);
+/* Every kind's per-port fact (NULL for those without), in the table's
+ * order: ret has n_change_kinds entries; what kinds_probe_host asks for. */
+void kinds_probe_facts(const struct probe_fact **ret);
 /* The fact the probe read for kind k on port s (r, value, kmsg). */
 const struct iface_fact *kind_fact(const struct iface_state *s, const struct change_kind *k);
 

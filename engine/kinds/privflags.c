@@ -63,7 +63,8 @@ static int probe_flags(const char *ifname, void *ret, char **kmsg)
 	return ethtool_get_priv_flags(ifname, ret, kmsg);
 }
 
-static const struct probe_fact privflags_fact = {sizeof(struct eth_priv_flags), probe_flags};
+static const struct probe_fact privflags_fact = {"private_flags", 1, sizeof(struct eth_priv_flags),
+						 probe_flags};
 
 static const char *flag_of(const char *key)
 {

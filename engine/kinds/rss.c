@@ -168,7 +168,7 @@ static int probe_rss(const char *ifname, void *ret, char **kmsg)
 	return 0;
 }
 
-static const struct probe_fact rss_fact = {sizeof(struct rss_fact), probe_rss};
+static const struct probe_fact rss_fact = {"rss", 1, sizeof(struct rss_fact), probe_rss};
 
 static bool is_default(const uint32_t *indir, uint32_t n, uint32_t rings)
 {

@@ -16,6 +16,7 @@ static bool record_of_live_host;
 static void facts_free(struct recorded_fact *f, size_t n)
 {
 	for (size_t i = 0; f && i < n; i++) {
+		free(f[i].kind);
 		free(f[i].value);
 		free(f[i].kmsg);
 	}
@@ -58,7 +59,9 @@ static int copy_facts(const struct link_facts *from, struct link_facts *to)
 		const struct recorded_fact *f = &from->facts[i];
 		struct recorded_fact *t = &to->facts[i];
 
-		*t = (struct recorded_fact){.r = f->r, .size = f->size};
+		*t = (struct recorded_fact){.layout = f->layout, .r = f->r, .size = f->size};
+		if (f->kind && !(t->kind = strdup(f->kind)))
+			return -ENOMEM;
 		if (f->value) {
 			t->value = malloc(f->size);
 			if (!t->value)
@@ -138,21 +141,29 @@ static void add_str(struct json_object *o, const char *key, const char *v)
 	json_object_object_add(o, key, v ? json_object_new_string(v) : NULL);
 }
 
-/* {"result": R, "error": "Operation not supported"}: the result of one read. */
+/* "result": R, "error": "Operation not supported": the result of one read. */
+static void add_result(struct json_object *o, int r)
+{
+	add_int(o, "result", r);
+	add_str(o, "error", r < 0 ? strerror(-r) : NULL);
+}
+
 static struct json_object *read_object(int r)
 {
 	struct json_object *o = json_object_new_object();
 
-	add_int(o, "result", r);
-	add_str(o, "error", r < 0 ? strerror(-r) : NULL);
+	add_result(o, r);
 	return o;
 }
 
 static struct json_object *fact_json(const struct recorded_fact *f)
 {
-	struct json_object *o = read_object(f->r);
+	struct json_object *o = json_object_new_object();
 	_cleanup_free_ char *hex = NULL;
 
+	add_str(o, "kind", f->kind);
+	add_int(o, "layout", f->layout);
+	add_result(o, f->r);
 	add_int(o, "size", (int64_t)f->size);
 	if (f->value && (hex = malloc(f->size * 2 + 1))) {
 		for (size_t i = 0; i < f->size; i++)
@@ -374,14 +385,18 @@ static int hex_digit(char c)
 static int get_fact(struct reader *rd, struct json_object *o, struct recorded_fact *f)
 {
 	struct json_object *value;
-	int64_t size, r;
+	int64_t layout, size, r;
 	const char *hex;
 
 	if (!json_object_is_type(o, json_type_object))
 		return bad(rd, "facts");
 	rd->group = "facts";
-	if (get_i64(rd, o, "result", -4095, 0, &r) < 0 || get_i64(rd, o, "size", 0, 1 << 16, &size) < 0)
+	if (get_opt_str(rd, o, "kind", &f->kind) < 0 || !f->kind || !f->kind[0])
+		return bad(rd, "kind");
+	if (get_i64(rd, o, "layout", 0, UINT32_MAX, &layout) < 0 ||
+	    get_i64(rd, o, "result", -4095, 0, &r) < 0 || get_i64(rd, o, "size", 0, 1 << 16, &size) < 0)
 		return -EINVAL;
+	f->layout = (unsigned)layout;
 	f->r = (int)r;
 	f->size = (size_t)size;
 	value = member(o, "value");

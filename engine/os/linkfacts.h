@@ -6,10 +6,11 @@
  *
  * Owns: the list of links a probe joins with the sysroot's, the switch to
  * a snapshot's record, and that record's JSON form. A recorded per-port
- * fact is the caller's plain-data buffer as it was, kept by position and
- * size: read by the cx5prof that wrote it (another one with other facts
- * gets -EPROTO for those that do not fit). Must never: change a link, log
- * above debug, read the kernel while a snapshot's record is in use. */
+ * fact is the caller's plain-data buffer as it was, under the name of the
+ * kind that read it, with that kind's layout tag and the buffer's size
+ * (probe.h): snapshot_load refuses a record whose kind, layout or size is
+ * not the reader's. Must never: change a link, log above debug, read the
+ * kernel while a snapshot's record is in use. */
 #ifndef CX5_LINKFACTS_H
 #define CX5_LINKFACTS_H
 
@@ -18,9 +19,12 @@
 #include "ethtool.h"
 #include "link.h"
 
-/* One recorded per-port fact: r, the buffer (size bytes; NULL unless
+/* One recorded per-port fact: the kind that read it and its layout tag
+ * (probe.h's struct probe_fact), r, the buffer (size bytes; NULL unless
  * r == 0) and the kernel's text. */
 struct recorded_fact {
+	char *kind;
+	unsigned layout;
 	int r;
 	size_t size;
 	void *value;

@@ -263,6 +263,16 @@ int netcounters_take(const char *ifname, struct netcounters *ret)
 	return 0;
 }
 
+const char *netcounter_scope(const char *name)
+{
+	if (strncmp(name, "softnet.", 8) == 0)
+		return "host";
+	if (strncmp(name, "qdisc.", 6) == 0 || strncmp(name, "link.", 5) == 0 ||
+	    strncmp(name, "nic.", 4) == 0)
+		return "device";
+	return "namespace";
+}
+
 bool netcounter_name_known(const char *name)
 {
 	if (!name)

@@ -57,6 +57,11 @@ void netcounters_done(struct netcounters *s);
  * the peer's answers: a name cx5prof does not know is ignored. */
 bool netcounter_name_known(const char *name);
 
+/* Whose counter it is: "host" (softnet_stat: every namespace of the
+ * kernel shares it), "namespace" (snmp: this network namespace's) or
+ * "device" (qdisc, link, nic: the interface's). */
+const char *netcounter_scope(const char *name);
+
 /* How much the counter rose from before to after, with its width: the
  * softnet and qdisc queue counters are 32-bit and wrap, the others are
  * 64-bit and never go back (a fall is a reset: 0). */

@@ -90,18 +90,24 @@ struct probe_req {
 	size_t n_facts;
 };
 
-/* Fact i as a snapshot recorded it (by position: one whose size is not
- * the caller's was another cx5prof's, -EPROTO). */
-static int recorded_fact(struct link_facts *rec, size_t i, size_t size, struct iface_fact *f)
+/* Fact q as a snapshot recorded it, found by its name (snapshot_load
+ * refused a record of another layout or size); -ENODATA when the snapshot
+ * holds none (taken before this kind read one). */
+static int recorded_fact(struct link_facts *rec, const struct probe_fact *q, struct iface_fact *f)
 {
-	struct recorded_fact *rf = i < rec->n_facts ? &rec->facts[i] : NULL;
+	for (size_t i = 0; i < rec->n_facts; i++) {
+		struct recorded_fact *rf = &rec->facts[i];
 
-	if (!rf || rf->size != size)
-		return -EPROTO;
-	if (rf->value)
-		memcpy(f->value, rf->value, size);
-	f->kmsg = TAKE_PTR(rf->kmsg);
-	return rf->r;
+		if (!rf->kind || !streq(rf->kind, q->name))
+			continue;
+		if (rf->layout != q->layout || rf->size != q->size)
+			return -EPROTO;
+		if (rf->value)
+			memcpy(f->value, rf->value, q->size);
+		f->kmsg = TAKE_PTR(rf->kmsg);
+		return rf->r;
+	}
+	return -ENODATA;
 }
 
 /* The caller's facts of port s; present: read them (rec: from a snapshot's
@@ -123,7 +129,7 @@ static int probe_facts(struct iface_state *s, const struct probe_req *q, bool pr
 		if (!f->value)
 			return -ENOMEM;
 		if (rec)
-			f->r = recorded_fact(rec, i, q->facts[i]->size, f);
+			f->r = recorded_fact(rec, q->facts[i], f);
 		else
 			f->r = present ? q->facts[i]->read(s->name, f->value, &f->kmsg) : -ENODEV;
 		if (f->r == -ENOMEM)

@@ -19,10 +19,15 @@
 #include "procsys.h"
 
 /* A per-port fact a caller adds to the probe (a change kind's live state,
- * kinds.h): read fills a zeroed buffer of size bytes (plain data, freed
- * with free()) and may set *ret_kmsg to the kernel's extack text when it
- * fails. */
+ * kinds.h): read fills a zeroed buffer of size bytes (plain data without
+ * padding, freed with free()) and may set *ret_kmsg to the kernel's
+ * extack text when it fails. A snapshot records the buffer under name
+ * (the kind's) with layout and size, and a reader takes it back only when
+ * all three are its own (snapshot.h): layout is bumped whenever the
+ * buffer's struct or the meaning of its slots changes. */
 struct probe_fact {
+	const char *name;
+	unsigned layout;
 	size_t size;
 	int (*read)(const char *ifname, void *ret, char **ret_kmsg);
 };

@@ -103,12 +103,17 @@ static int record_links(const struct host_state *h, const struct probe_fact *con
 		l->facts = calloc(n_facts + 1, sizeof(*l->facts));
 		if (!l->facts)
 			goto oom;
-		l->n_facts = n_facts;
 		for (size_t k = 0; k < n_facts && k < s->n_facts; k++) {
 			const struct iface_fact *f = &s->facts[k];
-			struct recorded_fact *rf = &l->facts[k];
+			struct recorded_fact *rf;
 
-			*rf = (struct recorded_fact){.r = f->r, .size = facts[k] ? facts[k]->size : 0};
+			if (!facts[k])
+				continue; /* a kind that reads no per-port fact */
+			rf = &l->facts[l->n_facts++];
+			*rf = (struct recorded_fact){
+			    .layout = facts[k]->layout, .r = f->r, .size = facts[k]->size};
+			if (!(rf->kind = strdup(facts[k]->name)))
+				goto oom;
 			if (f->r == 0 && f->value) {
 				rf->value = malloc(rf->size);
 				if (!rf->value)
@@ -546,7 +551,60 @@ int snapshot_take(const char *dir, const struct probe_fact *const *facts, size_t
 
 /* ---- reading one back ---- */
 
-int snapshot_load(char **ret_why)
+static const struct probe_fact *find_fact(const struct probe_fact *const *facts, size_t n, const char *name)
+{
+	for (size_t k = 0; k < n; k++)
+		if (facts[k] && streq(facts[k]->name, name))
+			return facts[k];
+	return NULL;
+}
+
+/* Recorded fact j of link i is one the reader knows, of its layout and
+ * size, and recorded once: 0; else -EINVAL and *ret_why says what and what
+ * to do (a record by another cx5prof is never read as this one's). */
+static int check_fact(const struct link_facts *links, size_t i, size_t j,
+		      const struct probe_fact *const *facts, size_t n_facts, char **ret_why)
+{
+	const struct recorded_fact *rf = &links[i].facts[j];
+	const struct probe_fact *q = find_fact(facts, n_facts, rf->kind);
+
+	if (!q)
+		*ret_why = strprintf("%s: links[%zu].facts[%zu]: kind %s is not one this cx5prof (%s) reads: "
+				     "take the snapshot again with this cx5prof",
+				     SNAPSHOT_MARKER, i, j, rf->kind, CX5PROF_VERSION);
+	else if (q->layout != rf->layout || q->size != rf->size)
+		*ret_why =
+		    strprintf("%s: links[%zu].facts[%zu]: kind %s was recorded in layout %u of %zu bytes, "
+			      "this cx5prof (%s) reads layout %u of %zu bytes: take the snapshot again "
+			      "with this cx5prof",
+			      SNAPSHOT_MARKER, i, j, rf->kind, rf->layout, rf->size, CX5PROF_VERSION,
+			      q->layout, q->size);
+	else {
+		for (size_t k = 0; k < j; k++)
+			if (streq(links[i].facts[k].kind, rf->kind)) {
+				*ret_why = strprintf("%s: links[%zu].facts[%zu]: kind %s is recorded twice",
+						     SNAPSHOT_MARKER, i, j, rf->kind);
+				return *ret_why ? -EINVAL : -ENOMEM;
+			}
+		return 0;
+	}
+	return *ret_why ? -EINVAL : -ENOMEM;
+}
+
+static int check_facts(const struct link_facts *links, size_t n, const struct probe_fact *const *facts,
+		       size_t n_facts, char **ret_why)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < links[i].n_facts; j++) {
+			int r = check_fact(links, i, j, facts, n_facts, ret_why);
+
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
+
+int snapshot_load(const struct probe_fact *const *facts, size_t n_facts, char **ret_why)
 {
 	_cleanup_free_ char *text = NULL;
 	struct json_object *o, *v;
@@ -576,8 +634,9 @@ int snapshot_load(char **ret_why)
 	if (!json_object_object_get_ex(o, "version", &v) || !json_object_is_type(v, json_type_int) ||
 	    json_object_get_int(v) != SNAPSHOT_VERSION) {
 		json_object_put(o);
-		*ret_why = strprintf("%s: version: this cx5prof reads snapshots of version %d",
-				     SNAPSHOT_MARKER, SNAPSHOT_VERSION);
+		*ret_why = strprintf("%s: version: this cx5prof (%s) reads snapshots of version %d: take "
+				     "the snapshot again with this cx5prof",
+				     SNAPSHOT_MARKER, CX5PROF_VERSION, SNAPSHOT_VERSION);
 		return -EINVAL;
 	}
 	of_live_host = json_object_object_get_ex(o, "of_live_host", &v) &&
@@ -589,6 +648,11 @@ int snapshot_load(char **ret_why)
 		*ret_why =
 		    strprintf("%s: %s: missing or not valid", SNAPSHOT_MARKER, field ? field : "links");
 		free(field);
+		return r;
+	}
+	r = check_facts(links, n, facts, n_facts, ret_why);
+	if (r < 0) {
+		linkfacts_free(links, n);
 		return r;
 	}
 	linkfacts_use(links, n, of_live_host);

@@ -21,7 +21,7 @@
 
 #define SNAPSHOT_MARKER	 "cx5prof-snapshot.json"
 #define SNAPSHOT_FORMAT	 "cx5prof-snapshot"
-#define SNAPSHOT_VERSION 1
+#define SNAPSHOT_VERSION 2 /* 2: each per-port fact names its kind and layout */
 
 struct snapshot_summary {
 	size_t files; /* files copied with their contents */
@@ -41,10 +41,13 @@ int snapshot_take(const char *dir, const struct probe_fact *const *facts, size_t
 		  struct snapshot_summary *ret);
 
 /* When the current sysroot is a snapshot: use its link facts from now on,
- * make the sysroot read-only, and return 1; 0 when it is not one. -EINVAL
- * for a marker that cannot be read back (*ret_why says what, caller
- * frees). */
-int snapshot_load(char **ret_why);
+ * make the sysroot read-only, and return 1; 0 when it is not one. facts:
+ * the per-port facts the reader will ask for (as to snapshot_take). -EINVAL
+ * for a marker that cannot be read back, or whose per-port facts are not
+ * the reader's (a kind it does not know, another layout or size: the
+ * snapshot was taken by another cx5prof; *ret_why says what and what to
+ * do, caller frees). */
+int snapshot_load(const struct probe_fact *const *facts, size_t n_facts, char **ret_why);
 /* A snapshot was loaded. */
 bool snapshot_active(void);
 

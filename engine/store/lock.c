@@ -4,8 +4,11 @@
  * goes with which database lock fd, and removing host lock files safely:
  * a file is removed only by a process that holds its flock, and a process
  * that locked a file checks that its name still leads to it (else the
- * file was removed meanwhile: it opens the name again). Must never:
- * remove a file it does not hold locked, or block forever. */
+ * file was removed meanwhile: it opens the name again). The host lock
+ * files live in /run/lock, which every user may write: run as root, a
+ * file there that root does not own is never trusted (another user could
+ * hold it forever): it is removed and made afresh. Must never: remove a
+ * file of its own it does not hold locked, or block forever. */
 #define _GNU_SOURCE
 #include "lock.h"
 
@@ -17,6 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/log.h"
 #include "os/sysroot.h"
 
 #define HOST_LOCK_DIR	 "/run/lock"
@@ -115,6 +119,20 @@ static bool still_named(int fd, const char *path)
 	       a.st_ino == b.st_ino;
 }
 
+/* Run as root, is the host lock file at path another user's? (Such a
+ * file in the world-writable HOST_LOCK_DIR cannot be root's lock: someone
+ * planted it.) */
+static bool foreign(int fd, const char *path)
+{
+	struct stat st;
+
+	if (geteuid() != 0 || strncmp(path, HOST_LOCK_DIR "/", strlen(HOST_LOCK_DIR "/")) != 0)
+		return false;
+	if (fd >= 0 ? fstat(fd, &st) < 0 : lstat(path, &st) < 0)
+		return false;
+	return st.st_uid != 0;
+}
+
 static int lock_file(const char *path, pid_t *ret_holder)
 {
 	for (unsigned i = 0; i < LOCK_OPEN_TRIES; i++) {
@@ -122,10 +140,22 @@ static int lock_file(const char *path, pid_t *ret_holder)
 		int r;
 
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd < 0)
+		/* fs.protected_regular refuses root's O_CREAT of another
+		 * user's file in a sticky directory (EACCES). */
+		if (fd < 0 && !(errno == EACCES && foreign(-1, path)))
 			return -errno;
+		if (fd < 0 || foreign(fd, path)) {
+			log_debug("%s: not root's: removed, made again", path);
+			if (unlink(path) < 0 && errno != ENOENT)
+				return -errno;
+			continue;
+		}
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 			r = errno == EWOULDBLOCK ? -EBUSY : -errno;
+			/* Its holder removed it between our open and our
+			 * flock (a release, or a sweep): open the name again. */
+			if (r == -EBUSY && !still_named(fd, path))
+				continue;
 			if (r == -EBUSY) {
 				snprintf(busy_path, sizeof(busy_path), "%s", path);
 				if (ret_holder)
@@ -154,7 +184,7 @@ static void unlock_file(int fd, const char *path, bool remove)
 {
 	if (fd < 0)
 		return;
-	if (remove && path)
+	if (remove && path && still_named(fd, path))
 		(void)unlink(path);
 	else
 		(void)!ftruncate(fd, 0);

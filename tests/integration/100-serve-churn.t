@@ -23,7 +23,7 @@ PORT=$(free_port)
 serve_start "$TMP/serve.log" --bind 127.0.0.1 --port "$PORT"
 
 # churn.py PORT: keep 8 idle connections open from each of 127.0.0.2-11,
-# reopening each one serve closes, until a line on stdin (at most 120 s,
+# reopening each one serve closes, until a line on stdin (at most 600 s,
 # 100000 connects); says "ready" once all 80 are open the first time; then
 # prints the connects and how many were told busy.
 cat >"$TMP/churn.py" <<'EOF2'
@@ -32,7 +32,7 @@ port = int(sys.argv[1])
 sources = ["127.0.0.%d" % i for i in range(2, 12)]
 conns = {src: [] for src in sources}
 opened = busy = 0
-end = time.time() + 120
+end = time.time() + 600
 def connect(src):
     s = socket.socket()
     s.bind((src, 0))

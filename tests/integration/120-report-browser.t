@@ -6,7 +6,9 @@
 # writes its report; headless Chromium, without network, loads a copy of
 # report.html with a probe script appended (the report has none) at 800
 # and 1400 px: the page never scrolls sideways, no text overflows its box,
-# no SVG element is clipped. Also at 800 px: the report of a campaign
+# no SVG element is clipped, and the probe checked a whole page (its
+# counts of text elements and pictures); the page has the loss ledger's
+# tables. Also at 800 px: the report of a campaign
 # with the widest rows (a group skipped with its reason, thresholds failed
 # in every round, a long group name) and the page of `report RUN`. The
 # HTML parses strictly (every element closed in order), its SVG and
@@ -32,6 +34,18 @@ is "$rc" 0 "the lab campaign: exit 0"
 diag "$err"
 ls "$WORK/report" | tr '\n' ' ' | grep -qx 'campaign.json report.html report.svg runs '
 ok $? "the report directory: campaign.json, report.html, report.svg, runs/"
+grep -qF '<h2>Where the lost datagrams went</h2>' "$WORK/report/report.html"
+ok $? "the report has the loss ledger's tables (the probe checks them too)"
+
+# The probe checked a whole page, not an empty or cut one: at least 50
+# text elements and 5 pictures (the two charts, the heat map's legend and
+# a map per group). probe_whole VERDICT NAME
+probe_whole() {
+	local texts pics
+	read -r texts pics < <(sed -n 's/^PROBE checked \([0-9]*\) text elements, \([0-9]*\) pictures, .*/\1 \2/p' "$1")
+	[ "${texts:-0}" -ge 50 ] && [ "${pics:-0}" -ge 5 ]
+	ok $? "$2: the probe checked ${texts:-no} text elements and ${pics:-no} pictures (at least 50 and 5)"
+}
 
 for width in 800 1400; do
 	browser_probe "$WORK/report/report.html" "$width" "$WORK/verdict-$width"
@@ -39,6 +53,7 @@ for width in 800 1400; do
 	head -n 1 "$WORK/verdict-$width" | grep -qx 'PROBE PASS'
 	ok $? "at $width px: no sideways scroll, no text past its box, no clipped SVG"
 	diag "$(cat "$WORK/verdict-$width")"
+	probe_whole "$WORK/verdict-$width" "at $width px"
 	browser_screenshot "$WORK/report/report.html" "$width" 2600 "$ARTIFACTS/120-report-$width.png"
 	[ -s "$ARTIFACTS/120-report-$width.png" ]
 	ok $? "a screenshot at $width px: $ARTIFACTS/120-report-$width.png"
@@ -56,6 +71,7 @@ browser_probe "$WORK/wide/report.html" 800 "$WORK/verdict-wide"
 head -n 1 "$WORK/verdict-wide" | grep -qx 'PROBE PASS'
 ok $? "its report at 800 px: no sideways scroll, no overflow, no clipped SVG"
 diag "$(cat "$WORK/verdict-wide")"
+probe_whole "$WORK/verdict-wide" "the wide report"
 
 run cx report 1 2 3 --dir "$WORK/runs-report"
 is "$rc" 0 "report RUN RUN RUN: exit 0"
@@ -63,6 +79,7 @@ browser_probe "$WORK/runs-report/report.html" 800 "$WORK/verdict-runs"
 head -n 1 "$WORK/verdict-runs" | grep -qx 'PROBE PASS'
 ok $? "the page of report RUN... at 800 px: no sideways scroll, no overflow, no clipped SVG"
 diag "$(cat "$WORK/verdict-runs")"
+probe_whole "$WORK/verdict-runs" "the page of report RUN..."
 
 run "$PY" - "$WORK/report" "$WORK/runs-report" "$WORK/wide" <<'PYEOF'
 import html.parser, os, re, sys, xml.etree.ElementTree as ET

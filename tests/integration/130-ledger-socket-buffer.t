@@ -97,7 +97,7 @@ ok $? "human report: the bottleneck with its evidence and the setting that addre
 printf '%s\n' "$out" | grep -qx '  receiver counters: cx5prof serve on 198.18.0.2:12866'
 ok $? "human report: where the receiver's counters come from"
 
-# Kept with every run (history schema v5), mirrored, compared.
+# Kept with every run (history schema v6), mirrored, compared.
 run "$PY" - "$DB" <<'PYEOF'
 import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])

@@ -6,7 +6,9 @@
 # snapshot's record, not from the reader's netlink); the host is left
 # byte for byte as it was; nothing secret is copied, not even through a
 # link that leads to it; what could not be read is recorded with why;
-# every verb that changes or benchmarks the host refuses a snapshot;
+# every verb that changes or benchmarks the host refuses a snapshot, and
+# counters too; doctor answers as on the host; a snapshot of the live host
+# (no --sysroot) reads back as the live host;
 # --tar FILE; a damaged marker names its field.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
@@ -60,7 +62,7 @@ for s, f in ((schema, sys.argv[2]), (marker, sys.argv[3])):
 is "$rc|$out" "0|" "the report and the marker follow schemas/snapshot.schema.json"
 is "$(jq -c '{format, version, source: (.source == $s), of_live_host, links: [.links[] | {name, mtu, kind, max_mtu}]}' \
 	--arg s "$SR" "$SNAP/cx5prof-snapshot.json")" \
-	'{"format":"cx5prof-snapshot","version":1,"source":true,"of_live_host":false,"links":[{"name":"ens1f0","mtu":1500,"kind":"veth","max_mtu":65535},{"name":"ens1f1","mtu":1500,"kind":"veth","max_mtu":65535}]}' \
+	'{"format":"cx5prof-snapshot","version":2,"source":true,"of_live_host":false,"links":[{"name":"ens1f0","mtu":1500,"kind":"veth","max_mtu":65535},{"name":"ens1f1","mtu":1500,"kind":"veth","max_mtu":65535}]}' \
 	"the marker: what it is, and the link facts read over netlink"
 is "$(jq -c '.links[0] | {drvinfo: .drvinfo.driver, ethlink: .ethlink.result, facts: (.facts | map(select(.size > 0)) | length > 0)}' "$SNAP/cx5prof-snapshot.json")" \
 	'{"drvinfo":"veth","ethlink":0,"facts":true}' "the marker: and those read over ethtool, with the change kinds' per-port facts"
@@ -104,17 +106,45 @@ is "$(printf '%s\n' "$out" | grep -E ' (counters|peer-port|jumbo-path) ' | sed '
 SKIP peer peer-port a snapshot: the path to the peer is checked on the host itself
 SKIP peer jumbo-path a snapshot: the path to the peer is checked on the host itself" \
 	"doctor: what only the host can answer is skipped, saying so"
+# the other checks, as on the host: all but the counters and the peer's
+# (which only the host can answer)
+host_checks() { jq -S '[.checks[] | select(.check | test("^(counters|peer-.*|jumbo-path)$") | not)]'; }
+ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --json doctor "$WORK/profiles/lab-udp.yaml" | host_checks >"$WORK/doctor.host"
+other --json doctor "$WORK/profiles/lab-udp.yaml" | host_checks >"$WORK/doctor.snap"
+[ "$(jq length "$WORK/doctor.host")" -ge 10 ] && cmp -s "$WORK/doctor.host" "$WORK/doctor.snap"
+ok $? "doctor --json: every other check answers as on the host ($(jq length "$WORK/doctor.host") checks)"
 
 # ---- what changes or benchmarks the host refuses a snapshot
 (cd "$SNAP" && find . -type f -exec sha256sum {} + | sort) >"$WORK/snap.before"
-for v in "apply $WORK/profiles/lab-udp.yaml" rollback commit "verify $WORK/profiles/lab-udp.yaml" bench serve; do
+cp "$TOP/profiles/campaign-udp.yaml" "$WORK/profiles/"
+for v in "apply $WORK/profiles/lab-udp.yaml" rollback commit "verify $WORK/profiles/lab-udp.yaml" bench serve \
+	"campaign $WORK/profiles/campaign-udp.yaml"; do
 	run other --db "$WORK/snap.db" $v
 	is "$rc|$err" "64|cx5prof: error: ${v%% *}: $SNAP is a snapshot of a host (cx5prof-snapshot.json): it can be shown, planned and checked (show, plan, doctor), never changed or benchmarked: run ${v%% *} on the host itself" \
 		"${v%% *} refuses a snapshot (exit 64)"
 done
+run other counters ens1f0
+is "$rc|$out|$err" "64||cx5prof: error: counters: $SNAP is a snapshot of a host (cx5prof-snapshot.json): the counters move on the host itself: run counters on the host itself" \
+	"counters refuses a snapshot (exit 64), with doctor's reason"
 (cd "$SNAP" && find . -type f -exec sha256sum {} + | sort) >"$WORK/snap.after"
 cmp -s "$WORK/snap.before" "$WORK/snap.after" && [ ! -e "$WORK/snap.db" ]
 ok $? "the snapshot is unchanged and no history was created"
+
+# ---- a snapshot of the live host (no --sysroot): its real /proc and /sys,
+# read in the host's namespace, where ens1f0 is the lab's veth
+LIVE=$WORK/live
+run ip netns exec "$HOST_NS" "$CX5PROF" --json snapshot "$LIVE"
+is "$rc|$(jq -c '{source, links, unreadable}' <<<"$out")" '0|{"source":"/","links":2,"unreadable":[]}' \
+	"snapshot of the live host: exit 0, its two links, nothing unreadable"
+is "$(jq -c '{of_live_host, source}' "$LIVE/cx5prof-snapshot.json")" '{"of_live_host":true,"source":"/"}' \
+	"the marker says the links are the live host's own"
+port() { jq -S '.interfaces[] | select(.name == "ens1f0")'; }
+ip netns exec "$HOST_NS" "$CX5PROF" --json show | port >"$WORK/port.live"
+ip netns exec "$OTHER_NS" "$CX5PROF" --sysroot "$LIVE" --json show | port >"$WORK/port.snap"
+[ -s "$WORK/port.live" ] && cmp -s "$WORK/port.live" "$WORK/port.snap"
+ok $? "show --json: ens1f0 read back from the live snapshot elsewhere equals the live host's"
+is "$(jq -c '{mtu: .link.mtu, present}' "$WORK/port.snap")" '{"mtu":1500,"present":true}' \
+	"show: the veth as the host has it (MTU 1500, not the reader's 1400)"
 
 # ---- what could not be read, and a link to a secret
 truncate -s 9M "$SR/proc/sys/net/core/busy_poll"

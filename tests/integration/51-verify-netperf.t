@@ -131,10 +131,12 @@ is "$rc" 0 "two streams: exit 0"
 printf '%s\n' "$out" >"$WORK/two.json"
 is "$(jq -r '.benchmark.command' "$WORK/two.json")" "netperf -H 198.18.0.2 -t UDP_STREAM -l 1 -T 0, -- -m 8000 -s 4M -S 4M
 netperf -H 198.18.0.2 -t UDP_STREAM -l 1 -T 1, -- -m 8000 -s 4M -S 4M" "two streams: pinned with -T 0, and -T 1,"
-run "$PY" - "$WORK/two.json" "$TOP/schemas/verify.schema.json" <<'PYEOF'
-import json, sys, jsonschema
+run "$PY" - "$WORK/two.json" "$TOP/schemas/verify.schema.json" "$TESTS_DIR/helpers" <<'PYEOF'
+import json, sys
+sys.path.insert(0, sys.argv[3])
+from validate_json import validator
 d = json.load(open(sys.argv[1]))
-jsonschema.validate(d, json.load(open(sys.argv[2])))
+validator(sys.argv[2]).validate(d)
 b = d["benchmark"]
 s = b["per_stream"]
 print(len(s), [x["cpu"] for x in s], b["sent"] == sum(x["sent"] for x in s),

@@ -120,9 +120,12 @@ import json, sys
 d = json.load(sys.stdin)
 print(",".join(r["name"] for r in d["parameters"] if r["differs"]))
 r = [r for r in d["results"] if r["name"] == "recv_mbps"][0]
-print(r["values"], r["deltas"], round(r["delta_pct"][1], 1))')" \
+print(r["values"], r["deltas"], r["delta_unit"], round(r["delta_pct"][1], 1))
+r = [r for r in d["results"] if r["name"] == "loss_pct"][0]
+print(r["values"], [None if x is None else round(x, 2) for x in r["deltas"]], r["delta_unit"])')" \
 	"profile,send_buffer,recv_buffer,irq_policy,irq_map,driver_version,firmware_version
-[7742.8, 23802.2] [None, 16059.400000000001] 207.4" "compare --json: what differed, and the deltas"
+[7742.8, 23802.2] [None, 16059.400000000001] value 207.4
+[15.66, 0.02] [None, -15.64] pp" "compare --json: what differed, and the deltas (the loss in percentage points)"
 
 run "$CX5PROF" --db "$DB" compare 1
 is "$rc" 64 "compare with one run: usage"

@@ -52,11 +52,11 @@ balanced; ok $? "sent = received + lost, exactly ($(j '"\(.sent) = \(.received) 
 j '.recv_mbps > 0 and .send_mbps > 0 and .sender_cpu_percent > 0' | grep -qx true
 ok $? "throughput on both sides and the sender's CPU use are reported"
 is "$(j '.receiver_softirq | length > 0')" true "the receiver reports its per-CPU softirq load"
+# The whole document against bench.schema.json, its ledger against
+# ledger.schema.json (bench.schema.json refers to it).
 schema_ok() {
 	printf '%s' "$out" >"$TMP/bench.json"
-	/usr/bin/python3 -c 'import json, sys, jsonschema
-jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))' \
-		"$TOP/schemas/bench.schema.json" "$TMP/bench.json"
+	/usr/bin/python3 "$TESTS_DIR/helpers/validate_json.py" "$TOP/schemas/bench.schema.json" "$TMP/bench.json" >/dev/null
 }
 schema_ok; ok $? "the JSON follows schemas/bench.schema.json"
 is "$(j '.peer_state | "\(.interface) \(.driver) \(.mtu) \(.rmem_max)"')" \
@@ -79,6 +79,13 @@ is "$rc" 0 "bench with a 1 KiB receive buffer exits 0"
 j '.lost > 0' | grep -qx true
 ok $? "loss appears with a tiny receive buffer (lost $(j .lost) of $(j .sent))"
 balanced; ok $? "with loss: sent = received + lost, exactly"
+# The loss ledger names the receiver's socket buffer, and its lines add up
+# (the kernel's real counters on both ends of the lab's veth pair).
+is "$(j '.ledger.limited_by')" receiver-socket-buffer "1 KiB receive buffer: the ledger names the receiver's socket buffer"
+j '.ledger | .sent == .received + ([.lines[].count] | add) + .unaccounted' | grep -qx true
+ok $? "the ledger adds up: sent = received + every stage + unaccounted"
+is "$(j '.ledger.sent == .sent and .ledger.received == .received')" true "the ledger counts what the benchmark counted"
+schema_ok; ok $? "with loss: the JSON and its ledger follow the schemas"
 
 # 3. GSO: super-datagrams cut into 8000-byte datagrams by the kernel.
 bench --json --gso

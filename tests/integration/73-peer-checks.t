@@ -68,9 +68,7 @@ is "$(printf '%s' "$out" | jq -r '.peer_checks[] | select(.check == "peer-mtu") 
 	"fail: MTU 1500 on the peer's peer0, 9000 on ens1f0 (1500 vs 9000): 8028-byte datagrams cannot arrive" \
 	"--json: the peer-mtu check"
 printf '%s' "$out" >"$WORK/verify.json"
-"$PY" -c 'import json, sys, jsonschema
-jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))' \
-	"$TOP/schemas/verify.schema.json" "$WORK/verify.json"
+"$PY" "$TESTS_DIR/helpers/validate_json.py" "$TOP/schemas/verify.schema.json" "$WORK/verify.json" >/dev/null
 ok $? "--json follows schemas/verify.schema.json"
 
 # Any runner: netperf is never started (installed or not), the path says why.

@@ -180,6 +180,18 @@ is "$(mtus) $(wc -c <"$WORK/no_known_hosts")" "mtu 1500 mtu 1500 0" \
 run hcx apply "$WORK/closed.yaml"
 is "$rc" 6 "unreachable peer: exit 6"
 is "$(mtus)" "mtu 1500 mtu 1500" "unreachable peer: both ends as they were"
+# ... and when the history cannot record the rollback either, this host is
+# still undone (from the undo log read before the first change), and says so
+export CX5PROF_FAILPOINT=rollback-record:1
+run hcx apply "$WORK/closed.yaml"
+unset CX5PROF_FAILPOINT
+is "$rc $(mtus)" "6 mtu 1500 mtu 1500" \
+	"unreachable peer, the rollback's record fails: exit 6, this host undone all the same"
+printf '%s\n' "$err" | grep -q "cannot record the rollback of transaction [0-9]*: Input/output error" &&
+	printf '%s\n' "$err" | grep -q "undoing transaction [0-9]* from the undo log read before it began"
+ok $? "unreachable peer, the rollback's record fails: says what failed and how this host was undone"
+is "$(sqlite3 "$DB" "SELECT status FROM transactions WHERE kind = 'apply' ORDER BY id DESC LIMIT 1")" rolled_back \
+	"unreachable peer, the rollback's record fails: the transaction is recorded as rolled back"
 
 # ---- nothing to change here: the peer is still tuned (and committed)
 ip -n "$HOST_NS" link set ens1f0 mtu 9000

@@ -69,7 +69,7 @@ fleet_host() { # fleet_host N [PORT...]
 		ip -n "$CTL" addr add "198.19.$n.1/30" dev "m$n" && ip -n "$CTL" link set "m$n" up &&
 		ip -n "$ns" addr add "198.19.$n.2/30" dev mgmt0 && ip -n "$ns" link set mgmt0 up ||
 		{ echo "Bail out! cannot link h$n to the controller"; exit 1; }
-	timeout -k 1 300 ip netns exec "$peer" iperf3 -s -B 198.18.0.2 >/dev/null 2>&1 &
+	timeout -k 1 900 ip netns exec "$peer" iperf3 -s -B 198.18.0.2 >/dev/null 2>&1 &
 	FLEET_PIDS="$FLEET_PIDS $!:iperf3"
 	ssh-keygen -q -t ed25519 -N '' -C "cx5t-fleet-h$n" -f "$d/hostkey"
 	echo "198.19.$n.2 $(cut -d' ' -f1,2 "$d/hostkey.pub")" >>"$W/known_hosts"
@@ -87,7 +87,7 @@ PermitRootLogin prohibit-password
 EOF
 	# A private /run (sshd's privilege separation directory, cx5prof's
 	# host lock under /run/lock), as a host has its own.
-	timeout -k 1 300 ip netns exec "$ns" unshare -m sh -c \
+	timeout -k 1 900 ip netns exec "$ns" unshare -m sh -c \
 		'mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd /run/lock && exec /usr/sbin/sshd -D -e -f "$1"' \
 		sh "$d/sshd_config" 2>"$d/sshd.log" &
 	FLEET_PIDS="$FLEET_PIDS $!:$d/sshd_config"

@@ -1,6 +1,6 @@
 /* test_doctor.c: the kernel-log scan for mlx5 firmware command timeouts
- * (matched by function name, reference section 5) and the PCIe speed
- * parser. The checks themselves run in tests/integration/52-doctor.t. */
+ * (matched by function name, reference section 5), the PCIe speed parser
+ * and the idle-drops verdict. The checks themselves run in tests/integration/52-doctor.t. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +8,7 @@
 
 #include "doctor.h"
 #include "os/kernlog.h"
+#include "os/netcounters.h"
 
 /* /dev/kmsg records become dmesg's message lines: the "prio,seq,usec,flags;"
  * header and the " KEY=value" continuation lines go. */
@@ -89,12 +90,44 @@ static void test_pcie_speed(void **state)
 	assert_null(doctor_status_to_string(_DOCTOR_STATUS_MAX));
 }
 
+/* idle-drops: a watched kernel counter that rose while idle warns with its
+ * rise and what it means; counters that stayed (or are not watched) pass. */
+static void test_idle_drops(void **state)
+{
+	struct netcounters a = {0}, b = {0};
+	char *detail = NULL;
+
+	(void)state;
+	assert_int_equal(netcounters_set(&a, "UdpRcvbufErrors", 100), 0);
+	assert_int_equal(netcounters_set(&a, "softnet.dropped", 7), 0);
+	assert_int_equal(netcounters_set(&a, "UdpInDatagrams", 1000), 0);
+	assert_int_equal(netcounters_set(&b, "UdpRcvbufErrors", 100), 0);
+	assert_int_equal(netcounters_set(&b, "softnet.dropped", 7), 0);
+	assert_int_equal(netcounters_set(&b, "UdpInDatagrams", 5000), 0); /* not a drop */
+	assert_int_equal(doctor_idle_drops(&a, &b, 1000, &detail), DOCTOR_PASS);
+	assert_string_equal(
+	    detail, "no kernel drop counter rose in 1000 ms (UDP, IP, receive backlog, qdisc, device)");
+	free(detail);
+
+	assert_int_equal(netcounters_set(&b, "UdpRcvbufErrors", 112), 0);
+	assert_int_equal(netcounters_set(&b, "softnet.dropped", 9), 0);
+	assert_int_equal(doctor_idle_drops(&a, &b, 1000, &detail), DOCTOR_WARN);
+	assert_string_equal(detail,
+			    "kernel drop counters rising while idle: UdpRcvbufErrors +12 (a UDP socket's "
+			    "receive buffer overflowed); softnet.dropped +2 (a CPU's receive backlog was "
+			    "full (host-wide))");
+	free(detail);
+	netcounters_done(&a);
+	netcounters_done(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_kmsg_records),
 	    cmocka_unit_test(test_kernel_log),
 	    cmocka_unit_test(test_pcie_speed),
+	    cmocka_unit_test(test_idle_drops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -155,6 +155,68 @@ static void test_echoes_and_shares(void **state)
 	snap_done(&rcv);
 }
 
+/* Whose counters each line reads: the backlog's are host-wide (every
+ * namespace shares softnet_stat), said in the JSON and the text; the
+ * sharing with other traffic is said whether an idle rate was subtracted
+ * or not. */
+static void test_scopes(void **state)
+{
+	_cleanup_ledger_ struct ledger *l = NULL, *no_idle = NULL;
+	_cleanup_free_ char *text = NULL, *text_no_idle = NULL;
+	struct json_object *doc, *lines;
+	struct snap snd, rcv;
+	struct ledger_input in;
+
+	(void)state;
+	snap_init(&snd);
+	snap_init(&rcv);
+	set3(&rcv, "softnet.dropped", 0, 0, 700);
+	set3(&rcv, "softnet.dropped.cpu1", 0, 0, 700);
+	set3(&rcv, "UdpRcvbufErrors", 0, 0, 250);
+	in = input(&snd, &rcv, 10000, 9050);
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_string_equal(line(l, "receiver-backlog")->scope, "host");
+	assert_string_equal(line(l, "receiver-socket-buffer")->scope, "namespace");
+	assert_string_equal(line(l, "receiver-nic")->scope, "device");
+	assert_string_equal(line(l, "sender-qdisc")->scope, "device");
+	doc = ledger_to_json(l);
+	assert_true(json_object_object_get_ex(doc, "lines", &lines));
+	for (size_t i = 0; i < json_object_array_length(lines); i++) {
+		struct json_object *o = json_object_array_get_idx(lines, i), *stage, *scope;
+
+		assert_true(json_object_object_get_ex(o, "stage", &stage));
+		assert_true(json_object_object_get_ex(o, "scope", &scope));
+		assert_string_equal(json_object_get_string(scope),
+				    streq(json_object_get_string(stage), "receiver-backlog") ? "host"
+				    : strstr(json_object_get_string(stage), "nic") ||
+					    strstr(json_object_get_string(stage), "device") ||
+					    strstr(json_object_get_string(stage), "qdisc") ||
+					    streq(json_object_get_string(stage), "wire")
+					? "device"
+					: "namespace");
+	}
+	text = ledger_text(doc);
+	assert_non_null(strstr(text,
+			       "  receiver backlog                    700  softnet.dropped +700 host-wide "
+			       "(CPU 1 +700)\n"));
+	assert_non_null(strstr(text, "  receiver socket buffer              250  UdpRcvbufErrors +250\n"));
+	assert_non_null(strstr(
+	    text,
+	    "  every counter is shared with other traffic: the rate measured while idle is subtracted\n"));
+	json_object_put(doc);
+
+	in.side[LEDGER_SENDER].idle = in.side[LEDGER_RECEIVER].idle = NULL;
+	assert_int_equal(ledger_compute(&in, &no_idle), 0);
+	doc = ledger_to_json(no_idle);
+	text_no_idle = ledger_text(doc);
+	assert_non_null(strstr(text_no_idle,
+			       "  every counter is shared with other traffic: no idle rate was measured, "
+			       "nothing is subtracted\n"));
+	json_object_put(doc);
+	snap_done(&snd);
+	snap_done(&rcv);
+}
+
 /* A host with more CPUs that dropped than a snapshot keeps (the 64 with
  * the most drops since boot): CPU 5 leaves the kept ones during the run
  * and CPU 70 enters them; neither count is known on both sides, so
@@ -374,9 +436,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_socket_buffer), cmocka_unit_test(test_echoes_and_shares),
-	    cmocka_unit_test(test_cpus_left_out), cmocka_unit_test(test_views),
-	    cmocka_unit_test(test_verdicts),	  cmocka_unit_test(test_sender),
-	    cmocka_unit_test(test_reassembly),	  cmocka_unit_test(test_stage_names),
+	    cmocka_unit_test(test_cpus_left_out), cmocka_unit_test(test_scopes),
+	    cmocka_unit_test(test_views),	  cmocka_unit_test(test_verdicts),
+	    cmocka_unit_test(test_sender),	  cmocka_unit_test(test_reassembly),
+	    cmocka_unit_test(test_stage_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,14 +34,21 @@ static void fill(struct link_facts *f, const char *name, int ifindex, unsigned f
 	snprintf(f->drvinfo.bus_info, sizeof(f->drvinfo.bus_info), "0000:af:00.0");
 	f->ethlink = (struct eth_link){
 	    .speed_known = true, .speed = 25000, .duplex = ETH_DUPLEX_FULL, .autoneg = true};
-	/* a fact read, one the driver does not support, one no kind reads */
+	/* a fact read, one the driver does not support, one that failed */
 	f->n_facts = 3;
 	f->facts = calloc(3, sizeof(*f->facts));
-	f->facts[0] = (struct recorded_fact){.r = 0, .size = sizeof(value), .value = malloc(sizeof(value))};
+	f->facts[0] = (struct recorded_fact){.kind = strdup("channels"),
+					     .layout = 1,
+					     .r = 0,
+					     .size = sizeof(value),
+					     .value = malloc(sizeof(value))};
 	memcpy(f->facts[0].value, value, sizeof(value));
-	f->facts[1] =
-	    (struct recorded_fact){.r = -EOPNOTSUPP, .size = 8, .kmsg = strdup("pause not supported")};
-	f->facts[2] = (struct recorded_fact){.r = -ENOENT};
+	f->facts[1] = (struct recorded_fact){.kind = strdup("pause"),
+					     .layout = 3,
+					     .r = -EOPNOTSUPP,
+					     .size = 8,
+					     .kmsg = strdup("pause not supported")};
+	f->facts[2] = (struct recorded_fact){.kind = strdup("rss"), .layout = 1, .r = -ENODEV, .size = 4};
 }
 
 static void same(const struct link_facts *a, const struct link_facts *b)
@@ -52,6 +59,8 @@ static void same(const struct link_facts *a, const struct link_facts *b)
 	assert_memory_equal(&a->ethlink, &b->ethlink, sizeof(a->ethlink));
 	assert_int_equal(a->n_facts, b->n_facts);
 	for (size_t i = 0; i < a->n_facts; i++) {
+		assert_string_equal(a->facts[i].kind, b->facts[i].kind);
+		assert_int_equal(a->facts[i].layout, b->facts[i].layout);
 		assert_int_equal(a->facts[i].r, b->facts[i].r);
 		assert_int_equal(a->facts[i].size, b->facts[i].size);
 		if (a->facts[i].value)
@@ -101,6 +110,7 @@ static void test_round_trip(void **state)
 	json_object_put(back);
 	for (int i = 0; i < 2; i++) {
 		for (size_t k = 0; k < in[i].n_facts; k++) {
+			free(in[i].facts[k].kind);
 			free(in[i].facts[k].value);
 			free(in[i].facts[k].kmsg);
 		}
@@ -126,6 +136,18 @@ static void test_damaged(void **state)
 	     " \"flags\": 1, \"kind\": \"\", \"drvinfo\": {\"result\": 0}, \"ethlink\": {\"result\": 0,"
 	     " \"duplex\": \"full\", \"autoneg\": true}, \"facts\": [{\"result\": 0, \"size\": 2, \"value\": "
 	     "\"0g00\"}]}]",
+	     "links[0].facts.kind"},
+	    {"[{\"name\": \"ens1f0\", \"ifindex\": 2, \"mtu\": 1500, \"txqueuelen\": 1000, \"operstate\": "
+	     "\"up\","
+	     " \"flags\": 1, \"kind\": \"\", \"drvinfo\": {\"result\": 0}, \"ethlink\": {\"result\": 0,"
+	     " \"duplex\": \"full\", \"autoneg\": true}, \"facts\": [{\"kind\": \"rings\", \"result\": 0, "
+	     "\"size\": 2, \"value\": \"0000\"}]}]",
+	     "links[0].facts.layout"},
+	    {"[{\"name\": \"ens1f0\", \"ifindex\": 2, \"mtu\": 1500, \"txqueuelen\": 1000, \"operstate\": "
+	     "\"up\","
+	     " \"flags\": 1, \"kind\": \"\", \"drvinfo\": {\"result\": 0}, \"ethlink\": {\"result\": 0,"
+	     " \"duplex\": \"full\", \"autoneg\": true}, \"facts\": [{\"kind\": \"rings\", \"layout\": 1, "
+	     "\"result\": 0, \"size\": 2, \"value\": \"0g00\"}]}]",
 	     "links[0].facts.value"},
 	};
 
