@@ -17,10 +17,12 @@
 static const struct family_def {
 	const char *name;
 	const char *label;
-	const char *const kinds[4];
+	const char *const kinds[5]; /* NULL-terminated */
 } family_defs[] = {
     {"mtu", "MTU", {"mtu"}},
-    {"irq", "IRQ map + irqbalance", {"irq", "irqbalance", "irqbalance-ban"}},
+    /* XPS follows the IRQ map (link.xps: auto): apart, each would be
+     * measured against the other's stale half */
+    {"irq", "IRQ map/irqbalance/XPS", {"irq", "irqbalance", "irqbalance-ban", "xps"}},
     {"sysctl", "sysctls", {"sysctl"}},
     {"queues", "channels/rings", {"channels", "rings"}},
     {"offloads", "offloads", {"features"}},

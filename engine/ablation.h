@@ -2,8 +2,8 @@
  * its gain to its change families.
  *
  * Owns: the change families, each the keys of one or more change kinds
- * (engine/kinds/: a kind owns its profile keys): link MTU; IRQ map +
- * irqbalance; sysctls; channels/rings; offloads; coalescing/pause; and
+ * (engine/kinds/: a kind owns its profile keys): link MTU; IRQ map,
+ * irqbalance and XPS (which follows the map); sysctls; channels/rings; offloads; coalescing/pause; and
  * every other kind on its own; which families a profile manages; the
  * groups of an ablation (the host as found, each family alone, the full
  * profile, the full profile minus each family, the same set of families

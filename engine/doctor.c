@@ -430,8 +430,23 @@ static int check_xps(struct ctx *c, const struct iface_state *s)
 		cpu[v] = -1;
 	for (size_t i = 0; i < s->irqs->n; i++) {
 		const struct irq_vector *v = &s->irqs->v[i];
-		if (v->kind == IRQ_KIND_COMPLETION && v->has_affinity)
-			cpu[v->queue] = cpuset_next(&v->affinity, -1);
+
+		if (v->kind != IRQ_KIND_COMPLETION)
+			continue;
+		r = irq_vector_cpu(v);
+		if (r == -ENOMEM) {
+			free(want);
+			return r;
+		}
+		if (r == -EDOM) {
+			free(want);
+			return add(
+			    c, s->name, "xps", DOCTOR_SKIP, NULL,
+			    "the completion IRQ of queue %d may run on several CPUs and the kernel shows "
+			    "no one CPU it runs on: no CPU for XPS to follow (pin the IRQs: irq.policy)",
+			    v->queue);
+		}
+		cpu[v->queue] = r < 0 ? -1 : r;
 	}
 	r = xps_follow_irqs(x.n_tx, x.n_rx ? x.n_rx : nvec, cpu, nvec, want);
 	for (unsigned q = 0; r >= 0 && q < x.n_tx; q++) {

@@ -37,11 +37,22 @@ void peerssh_allow_commands(bool allow)
 	allow_commands = allow;
 }
 
-/* Keywords of an ssh_config that run a command on this host, as root here:
- * refused unless --allow-ssh-commands. Include brings in files this check
- * does not read. */
-static const char *const command_keywords[] = {
-    "ProxyCommand", "LocalCommand", "PermitLocalCommand", "KnownHostsCommand", "Include", NULL,
+/* Keywords of an ssh_config that run code on this host, as root here:
+ * refused unless --allow-ssh-commands, with why. Include brings in files
+ * this check does not read; XAuthLocation runs its program when X11 is
+ * forwarded. */
+static const struct {
+	const char *keyword;
+	const char *why;
+} command_keywords[] = {
+    {"ProxyCommand", "runs a command on this host"},
+    {"LocalCommand", "runs a command on this host"},
+    {"PermitLocalCommand", "runs a command on this host"},
+    {"KnownHostsCommand", "runs a command on this host"},
+    {"XAuthLocation", "runs a program on this host"},
+    {"PKCS11Provider", "loads a library into ssh on this host"},
+    {"SecurityKeyProvider", "loads a library into ssh on this host"},
+    {"Include", "reads files not checked here"},
 };
 
 /* "Match ... exec ..." runs its command too. */
@@ -118,13 +129,13 @@ int peerssh_check_config(const struct profile *p, char **ret_error)
 		no++;
 		if (*k == '#' || n == 0)
 			continue;
-		for (const char *const *c = command_keywords; *c; c++)
-			if (strlen(*c) == n && strncasecmp(k, *c, n) == 0) {
-				*ret_error = strprintf("peer.ssh_config %s:%u: %s %s: refused (pass "
-						       "--allow-ssh-commands to allow it)",
-						       path, no, *c,
-						       streq(*c, "Include") ? "reads files not checked here"
-									    : "runs a command on this host");
+		for (size_t c = 0; c < ARRAY_SIZE(command_keywords); c++)
+			if (strlen(command_keywords[c].keyword) == n &&
+			    strncasecmp(k, command_keywords[c].keyword, n) == 0) {
+				*ret_error =
+				    strprintf("peer.ssh_config %s:%u: %s %s: refused (pass "
+					      "--allow-ssh-commands to allow it)",
+					      path, no, command_keywords[c].keyword, command_keywords[c].why);
 				return -EINVAL;
 			}
 		if (n == 5 && strncasecmp(k, "Match", 5) == 0 && match_exec(k + 5)) {

@@ -230,6 +230,32 @@ static bool rival(const struct verdict_input *in, const struct verdict *v, size_
 	return true;
 }
 
+int verdict_rounds_needed(const struct verdict_input *in, size_t *ret_n, unsigned *ret_rounds)
+{
+	struct verdict_group *groups = calloc(in->n_groups ? in->n_groups : 1, sizeof(*groups));
+	struct verdict_input planned = *in;
+	struct pairs p = {0};
+	int r;
+
+	if (!groups)
+		return -ENOMEM;
+	for (size_t g = 0; g < in->n_groups; g++) {
+		groups[g] = in->groups[g];
+		groups[g].n = groups[g].skipped ? 0 : 1;
+	}
+	planned.groups = groups;
+	r = derive_pairs(&planned, &p);
+	free(groups);
+	free(p.v);
+	if (r < 0)
+		return r;
+	/* Every comparison decided: the first of Holm's walk too, tested at
+	 * alpha / m; with an even separation all share one p value. */
+	*ret_n = p.n;
+	*ret_rounds = p.n ? stats_min_rounds(VERDICT_ALPHA / (double)p.n) : 0;
+	return 0;
+}
+
 int verdict_compute(const struct verdict_input *in, struct verdict *ret)
 {
 	struct pairs p = {0};

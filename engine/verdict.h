@@ -119,6 +119,14 @@ struct verdict {
  * False without counted rounds (nothing to judge). */
 bool verdict_thresholds_failed(size_t failures, size_t counted);
 
+/* Before any round: how many throughput comparisons in's groups will make
+ * once each group not skipped has rounds (*ret_n), and the fewest rounds
+ * per group with which every one of them can be decided under Holm's
+ * correction at VERDICT_ALPHA (*ret_rounds; 0: more than
+ * STATS_EXACT_MAX_N). A fixed repeat below it can never decide. 0,
+ * -ENOMEM. */
+int verdict_rounds_needed(const struct verdict_input *in, size_t *ret_n, unsigned *ret_rounds);
+
 /* The comparisons of in, their statistics and the best groups. 0, -ENOMEM. */
 int verdict_compute(const struct verdict_input *in, struct verdict *ret);
 void verdict_done(struct verdict *v);

@@ -1457,6 +1457,29 @@ static void duration_text(unsigned seconds, char *buf, size_t size)
 		snprintf(buf, size, "%.1f h", seconds / 3600.0);
 }
 
+/* A fixed repeat below the rounds Holm's correction needs for its
+ * comparisons can never reach a verdict: say so before the first round
+ * (the rounds would only end in "more rounds needed"). */
+static void warn_undecidable(struct run_ctx *x)
+{
+	const struct campaign *c = x->c;
+	unsigned need;
+	size_t n;
+
+	if (c->repeat_auto || stats_compute(x, VERDICT_ALPHA) < 0 ||
+	    verdict_rounds_needed(&x->vin, &n, &need) < 0 || n == 0)
+		return;
+	if (need == 0)
+		log_warn("repeat %u can never decide: %zu throughput comparisons under Holm's "
+			 "correction need more than %d rounds per group: use fewer groups",
+			 c->repeat, n, STATS_EXACT_MAX_N);
+	else if (c->repeat < need)
+		log_warn("repeat %u can never decide: %zu throughput comparison%s under Holm's "
+			 "correction need%s at least %u rounds per group: use repeat: auto (with max_rounds) "
+			 "or repeat: %u",
+			 c->repeat, n, n == 1 ? "" : "s", n == 1 ? "s" : "", need, need);
+}
+
 /* "estimate    12 rounds: about 40 s": before the first round. */
 static void render_estimate(const struct run_ctx *x)
 {
@@ -1496,21 +1519,20 @@ static int check_group(const struct profile *p, char **ret_why, int *ret_code)
 	return EXIT_OK;
 }
 
-/* --check: the rounds the campaign would run and each group planned
- * against this host (or --sysroot); nothing changed. Exit 5 when a group
- * would be skipped. */
-static int render_check(struct run_ctx *x)
+/* One group of --check: its round profile and, when it would be skipped,
+ * why (and the exit code). */
+struct group_check {
+	struct profile *p;
+	char *why;
+	int code;
+};
+
+/* The body of --check's document: the rounds, the estimate, the
+ * families and sweep, and each group with why it would be skipped. */
+static void render_check_plan(const struct run_ctx *x, const struct group_check *gc)
 {
 	const struct campaign *c = x->c;
-	size_t skipped = 0;
-	int code = EXIT_OK;
 
-	if (cells_init(x) < 0)
-		return log_error("out of memory"), EXIT_ERROR;
-	estimate(x);
-	out_open_object(NULL);
-	out_string(OUT_ANY, "name", "campaign    %s", c->name);
-	out_string(OUT_ANY, "file", " (%s): ok\n", c->file);
 	out_uint(OUT_ANY, "repeat",
 		 c->repeat_auto ? "repeat      auto, at most %" PRIu64 " per group" : "repeat      %" PRIu64,
 		 c->repeat);
@@ -1540,17 +1562,9 @@ static int render_check(struct run_ctx *x)
 	if (c->n_sweep)
 		out_text("\n");
 	out_open_array("groups");
-	for (size_t g = 0; g < c->n_groups && code == EXIT_OK; g++) {
-		_cleanup_profile_ struct profile *p = NULL;
-		_cleanup_free_ char *why = NULL;
-		struct profile_error err = {0};
-		int skip_code;
+	for (size_t g = 0; g < c->n_groups; g++) {
+		const struct profile *p = gc[g].p;
 
-		if (round_profile(x, g, 0, &p, &err) < 0) {
-			code = EXIT_INVALID; /* campaign_load() loaded every one */
-			break;
-		}
-		code = check_group(p, &why, &skip_code);
 		out_open_object(NULL);
 		out_string(OUT_ANY, "group", "group       %s", c->groups[g].name);
 		out_string(OUT_ANY, "file", " (%s)", c->groups[g].path);
@@ -1560,19 +1574,60 @@ static int render_check(struct run_ctx *x)
 		out_string(OUT_ANY, "peer", " to %s", p->verify.peer.set ? p->verify.peer.value : NULL);
 		out_string(OUT_ANY, "tune_peer", peerssh_wanted(p) ? ", tuning %s there too" : NULL,
 			   peerssh_wanted(p) ? p->peer.ssh.value : NULL);
-		out_string(OUT_JSON, "skipped", NULL, why);
-		if (why) {
+		out_string(OUT_JSON, "skipped", NULL, gc[g].why);
+		if (gc[g].why) {
 			out_int(OUT_ANY, "skipped_exit_code",
-				": would be skipped (exit %" PRId64 "): ", skip_code);
-			out_text("%s", why);
-			skipped++;
+				": would be skipped (exit %" PRId64 "): ", gc[g].code);
+			out_text("%s", gc[g].why);
 		} else
 			out_string(OUT_JSON, "skipped_exit_code", NULL, NULL);
 		out_text("\n");
 		out_close_object();
 	}
 	out_close_array();
-	out_close_object();
+}
+
+/* --check: the rounds the campaign would run and each group planned
+ * against this host (or --sysroot); nothing changed. The first line says
+ * ok only when no group would be skipped. Exit 5 when one would be. */
+static int render_check(struct run_ctx *x)
+{
+	const struct campaign *c = x->c;
+	struct group_check *gc = calloc(c->n_groups ? c->n_groups : 1, sizeof(*gc));
+	size_t skipped = 0;
+	int code = EXIT_OK;
+
+	if (!gc || cells_init(x) < 0) {
+		free(gc);
+		return log_error("out of memory"), EXIT_ERROR;
+	}
+	estimate(x);
+	warn_undecidable(x);
+	for (size_t g = 0; g < c->n_groups && code == EXIT_OK; g++) {
+		struct profile_error err = {0};
+
+		if (round_profile(x, g, 0, &gc[g].p, &err) < 0)
+			code = EXIT_INVALID; /* campaign_load() loaded every one */
+		else
+			code = check_group(gc[g].p, &gc[g].why, &gc[g].code);
+		skipped += gc[g].why != NULL;
+	}
+	if (code == EXIT_OK) {
+		out_open_object(NULL);
+		out_string(OUT_ANY, "name", "campaign    %s", c->name);
+		out_string(OUT_ANY, "file", " (%s)", c->file);
+		if (skipped)
+			out_text(": %zu of %zu groups would be skipped\n", skipped, c->n_groups);
+		else
+			out_text(": ok\n");
+		render_check_plan(x, gc);
+		out_close_object();
+	}
+	for (size_t g = 0; g < c->n_groups; g++) {
+		profile_free(gc[g].p);
+		free(gc[g].why);
+	}
+	free(gc);
 	cells_free(x);
 	if (code != EXIT_OK)
 		return code;
@@ -1778,6 +1833,7 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	}
 
 	estimate(&x);
+	warn_undecidable(&x);
 	if (!out_is_json()) {
 		render_estimate(&x);
 		if (out_flush() == -EPIPE)

@@ -5,7 +5,10 @@
  * cpus: nic-local (the default: the NUMA-local CPUs of the ports the
  * profile matches), all (every online CPU) or a CPU list. Each CPU is a
  * change of its own, recorded and rolled back like a sysctl. Read and
- * written through cpufreq.h (the sysroot), which reads back. */
+ * written through governor.h (the sysroot), which reads back. A host with
+ * no cpufreq driver at all (no policyN directory: the firmware or the
+ * hypervisor sets the frequency) gets a plan warning and no change; CPUs
+ * without cpufreq on a host that has a driver are a problem. */
 #define _GNU_SOURCE
 #include "kinds.h"
 
@@ -69,7 +72,8 @@ static const struct profile_key cpufreq_children[] = {
 static const struct profile_key cpufreq_keys[] = {
     PROFILE_KEY_SECTION("cpufreq", cpufreq_children,
 			"the CPU frequency governor of the CPUs that carry the traffic, recorded and rolled "
-			"back per CPU"),
+			"back per CPU; on a host with no cpufreq driver at all (the firmware or the "
+			"hypervisor sets the frequency) a plan warning, nothing changed"),
     {0},
 };
 
@@ -246,9 +250,27 @@ static int cpufreq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 		if (r < 0)
 			return r;
 	}
-	r = problem_cpus(ctx->plan, &none, EXIT_UNSUPPORTED,
-			 "remove host.cpufreq (no cpufreq driver: most virtual machines have none)",
-			 "no cpufreq (cpuN/cpufreq absent)");
+	if (cpuset_count(&none) == cpuset_count(&cpus) && (r = governor_driver_present()) <= 0) {
+		/* No driver at all: the firmware sets the frequency (or a VM's
+		 * host does); there is nothing to set, so nothing to refuse. */
+		_cleanup_free_ char *l = NULL;
+
+		if (r < 0 && r != -ENOMEM)
+			return plan_add_problem(
+			    ctx->plan, EXIT_ERROR, "cpufreq", "check /sys/devices/system/cpu/cpufreq",
+			    "host.cpufreq: cannot list the cpufreq policies: %s", strerror(-r));
+		if (r < 0 || cpuset_format_list(&none, &l) < 0)
+			return -ENOMEM;
+		return strv_pushf(&ctx->plan->warnings,
+				  "host.cpufreq not applied: CPUs %s: no cpufreq driver (no "
+				  "/sys/devices/system/cpu/cpufreq/policyN): the firmware or the hypervisor "
+				  "sets the frequency",
+				  l);
+	}
+	r = problem_cpus(
+	    ctx->plan, &none, EXIT_UNSUPPORTED,
+	    "load the CPU's cpufreq driver, or list only the CPUs that have one in host.cpufreq.cpus",
+	    "no cpufreq (cpuN/cpufreq absent, though the host has a cpufreq driver)");
 	if (r >= 0 && offered) {
 		_cleanup_free_ char *what =
 		    strprintf("the governor %s is not offered (they offer: %s)", w->governor.value, offered);

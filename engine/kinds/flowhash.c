@@ -13,6 +13,7 @@
 
 #include "base/exitcode.h"
 #include "base/output.h"
+#include "os/ethsysroot.h"
 #include "os/probe.h"
 #include "plan.h"
 #include "profile.h"
@@ -23,23 +24,31 @@ struct flowhash_want {
 	struct profile_string fields[_ETH_FLOW_MAX];
 };
 
+/* ethtool's letters that mlx5 takes for UDP (mlx5e_set_rss_hash_opt
+ * refuses any other field with EOPNOTSUPP, at apply time, after the earlier
+ * steps ran): s d the IP addresses, f n the UDP ports. r is RXH_DISCARD,
+ * which a driver that honours it reads as "drop every flow of the type". */
 static const char *check_letters(const char *s)
 {
 	uint64_t v;
 
-	return eth_flow_hash_parse(s, &v) < 0
-		   ? "ethtool's letters for the fields, each once (m v t s d f n r; with the UDP ports: sdfn)"
-		   : NULL;
+	if (strchr(s, 'r'))
+		return "a list of fields: r discards every flow of the type instead of hashing it (use s d f "
+		       "n)";
+	if (strspn(s, "sdfn") != strlen(s) || eth_flow_hash_parse(s, &v) < 0)
+		return "the fields mlx5 hashes UDP on, each once: s d (IP source and destination), f n (UDP "
+		       "source and destination ports); with the ports: sdfn";
+	return NULL;
 }
 
 #define FLOW(flow, f)                                                                                        \
 	{                                                                                                    \
 		.name = flow, .type = KT_TEXT, .offset = offsetof(struct flowhash_want, fields[f]),          \
-		.min = 1, .max = 8, .check = check_letters, .pattern = "^(?!.*(.).*\\1)[mvtsdfnr]{1,8}$",    \
+		.min = 1, .max = 8, .check = check_letters, .pattern = "^(?!.*(.).*\\1)[sdfn]{1,4}$",        \
 		.help =                                                                                      \
 		    "the fields " flow " flows are hashed on to pick their receive queue, as ethtool's "     \
 		    "letters (ethtool -N DEV rx-flow-hash " flow " sdfn): s d IP source and destination, "   \
-		    "f n the UDP source and destination ports"                                               \
+		    "f n the UDP source and destination ports (mlx5 takes no others)"                        \
 	}
 
 static const struct profile_key flow_keys[] = {FLOW("udp4", ETH_FLOW_UDP4), FLOW("udp6", ETH_FLOW_UDP6), {0}};
@@ -170,14 +179,20 @@ static int flowhash_diff(struct plan_ctx *ctx, const struct iface_state *s)
 			 s->name, flow, w->fields[i].value)) < 0)
 			return r;
 		if (read_r < 0) {
+			_cleanup_free_ char *note =
+			    ethsysroot_absent_note(s->name, i == ETH_FLOW_UDP4 ? ETHSYSROOT_FLOW_HASH_UDP4
+									       : ETHSYSROOT_FLOW_HASH_UDP6);
+
+			if (!note)
+				return -ENOMEM;
 			r = plan_add_problem(
 			    ctx->plan, read_r == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_ERROR, s->name,
 			    read_r == -EOPNOTSUPP ? "remove link.flow_hash from the profile for this port"
 						  : "check the interface",
-			    "link.flow_hash.%s: %s: %s", flow,
+			    "link.flow_hash.%s: %s: %s%s", flow,
 			    read_r == -EOPNOTSUPP ? "the driver does not report its flow hash"
 						  : "cannot be read",
-			    strerror(-read_r));
+			    strerror(-read_r), note);
 			if (r < 0)
 				return r;
 			continue;

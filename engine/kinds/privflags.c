@@ -16,6 +16,7 @@
 #include "base/exitcode.h"
 #include "base/output.h"
 #include "os/ethprivflags.h"
+#include "os/ethsysroot.h"
 #include "os/probe.h"
 #include "plan.h"
 #include "profile.h"
@@ -120,15 +121,20 @@ static int privflags_diff(struct plan_ctx *ctx, const struct iface_state *s)
 
 	if (want->n == 0)
 		return 0;
-	if (fact->r < 0)
+	if (fact->r < 0) {
+		_cleanup_free_ char *note = ethsysroot_absent_note(s->name, ETHSYSROOT_PRIV_FLAGS);
+
+		if (!note)
+			return -ENOMEM;
 		return plan_add_problem(
 		    ctx->plan, fact->r == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_ERROR, s->name,
 		    fact->r == -EOPNOTSUPP ? "remove link.private_flags from the profile for this port"
 					   : "check the interface",
-		    "link.private_flags: %s: %s%s%s%s",
+		    "link.private_flags: %s: %s%s%s%s%s",
 		    fact->r == -EOPNOTSUPP ? "the driver has no private flags" : "cannot be read",
 		    strerror(-fact->r), fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
-		    fact->kmsg ? ")" : "");
+		    fact->kmsg ? ")" : "", note);
+	}
 	for (size_t k = 0; k < want->n; k++) {
 		const struct profile_flag *w = &want->v[k];
 		_cleanup_free_ char *key = NULL;

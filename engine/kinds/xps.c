@@ -6,7 +6,8 @@
  * the masks on the old CPUs, so a sender may transmit on a queue whose
  * completions land elsewhere. `auto` does what the driver does, after the
  * IRQ map: the CPUs the irq kind plans in this run (plan_ctx), else the
- * IRQs' current ones; a CPU list gives tx queue N the list's N-th CPU
+ * CPU each IRQ runs on now (its affinity, or its effective affinity when
+ * the affinity spans several CPUs; with neither, a problem); a CPU list gives tx queue N the list's N-th CPU
  * (round-robin, as irq.policy cpulist). Host-wide in planning (after irq,
  * whose map it follows); a channel change in the same run blocks it (the
  * queues and IRQs are re-created). Read and written through xps.h (the
@@ -101,13 +102,17 @@ static int xps_kind_write(const char *object, const char *key, const char *value
 /* ---- planning ---- */
 
 /* The CPU each completion vector of port s lands on when this kind's
- * steps run: the irq kind's plan, else the first CPU of its affinity (as
- * the driver takes it), -1 when unknown. *ret_n: vectors (queues 0..n-1).
- * -ERANGE: a vector's queue number no port has. */
-static int vector_cpus(const struct plan_ctx *ctx, const struct iface_state *s, int **ret, unsigned *ret_n)
+ * steps run: the irq kind's plan, else the one CPU its interrupts land on
+ * now (irq_vector_cpu: its affinity, or its effective affinity when that
+ * spans several CPUs), -1 when unknown. *ret_n: vectors (queues 0..n-1);
+ * ret_spread: the queues of vectors that may run on several CPUs, with no
+ * one CPU to follow. -ERANGE: a vector's queue number no port has. */
+static int vector_cpus(const struct plan_ctx *ctx, const struct iface_state *s, int **ret, unsigned *ret_n,
+		       struct cpuset *ret_spread)
 {
+	_cleanup_free_ int *cpu = NULL;
 	unsigned n = 0;
-	int *cpu;
+	int r;
 
 	for (size_t i = 0; i < s->irqs->n; i++) {
 		const struct irq_vector *v = &s->irqs->v[i];
@@ -127,8 +132,8 @@ static int vector_cpus(const struct plan_ctx *ctx, const struct iface_state *s, 
 	for (size_t i = 0; i < s->irqs->n; i++) {
 		const struct irq_vector *v = &s->irqs->v[i];
 
-		if (v->kind == IRQ_KIND_COMPLETION && v->has_affinity)
-			cpu[v->queue] = cpuset_next(&v->affinity, -1);
+		if (v->kind == IRQ_KIND_COMPLETION)
+			cpu[v->queue] = irq_vector_cpu(v);
 	}
 	for (size_t i = 0; i < ctx->n_irq_cpus; i++) {
 		const struct plan_irq_cpu *p = &ctx->irq_cpus[i];
@@ -136,7 +141,15 @@ static int vector_cpus(const struct plan_ctx *ctx, const struct iface_state *s, 
 		if (streq(p->ifname, s->name) && p->queue < n)
 			cpu[p->queue] = p->cpu;
 	}
-	*ret = cpu;
+	for (unsigned v = 0; v < n; v++) {
+		if (cpu[v] == -ENOMEM)
+			return -ENOMEM;
+		if (cpu[v] == -EDOM && (r = cpuset_add(ret_spread, v)) < 0)
+			return r;
+		if (cpu[v] < 0)
+			cpu[v] = -1;
+	}
+	*ret = TAKE_PTR(cpu);
 	*ret_n = n;
 	return 0;
 }
@@ -152,6 +165,7 @@ static int wanted_masks(struct plan_ctx *ctx, const struct iface_state *s, const
 			struct cpuset *want, bool *ret_problem)
 {
 	const char *value = want_of(ctx->profile)->xps.value;
+	_cleanup_cpuset_ struct cpuset spread = CPUSET_INIT;
 	_cleanup_free_ int *cpu = NULL;
 	unsigned n_vec = 0;
 	int r = 0;
@@ -207,13 +221,25 @@ static int wanted_masks(struct plan_ctx *ctx, const struct iface_state *s, const
 				    "give link.xps a CPU list for this port, or match only ports with a PCI "
 				    "function (on a test host: a --sysroot that has it)",
 				    "auto follows the completion IRQs, and the port has none");
-	r = vector_cpus(ctx, s, &cpu, &n_vec);
+	r = vector_cpus(ctx, s, &cpu, &n_vec, &spread);
 	if (r == -ERANGE)
 		return port_problem(
 		    ctx->plan, s, EXIT_ERROR, "check /proc/interrupts (of the sysroot)",
 		    "auto follows the completion IRQs, and one names a queue number out of range");
 	if (r < 0)
 		return r;
+	if (cpuset_count(&spread) > 0) {
+		_cleanup_free_ char *l = NULL;
+
+		if (cpuset_format_list(&spread, &l) < 0)
+			return -ENOMEM;
+		return plan_add_problem(
+		    ctx->plan, EXIT_PRECONDITION, s->name,
+		    "pin the IRQs in the same profile (irq.policy), or give link.xps a CPU list",
+		    "link.xps: auto: the completion IRQs of queues %s may run on several CPUs and the "
+		    "kernel shows no one CPU they run on (no effective_affinity): no CPU to follow",
+		    l);
+	}
 	r = xps_follow_irqs(cur->n_tx, cur->n_rx ? cur->n_rx : n_vec, cpu, n_vec, want);
 	if (r < 0)
 		return r;

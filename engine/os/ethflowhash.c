@@ -148,7 +148,7 @@ char *eth_flow_hash_text_rewrite(const char *text, uint64_t v)
 
 static const char *sysroot_file(enum eth_flow f)
 {
-	return f == ETH_FLOW_UDP4 ? "rx-flow-hash-udp4" : "rx-flow-hash-udp6";
+	return f == ETH_FLOW_UDP4 ? ETHSYSROOT_FLOW_HASH_UDP4 : ETHSYSROOT_FLOW_HASH_UDP6;
 }
 
 int ethtool_get_flow_hash(const char *ifname, enum eth_flow f, uint64_t *ret, char **ret_kmsg)

@@ -16,7 +16,7 @@
 #include "ethsysroot.h"
 #include "ethtool.h"
 
-#define SYSROOT_FILE "show-priv-flags"
+#define SYSROOT_FILE ETHSYSROOT_PRIV_FLAGS
 
 int eth_priv_flags_find(const struct eth_priv_flags *f, const char *name)
 {

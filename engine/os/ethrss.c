@@ -15,7 +15,7 @@
 #include "ethsysroot.h"
 #include "ethtool.h"
 
-#define SYSROOT_FILE "show-rxfh"
+#define SYSROOT_FILE ETHSYSROOT_RSS
 #define KEY_HEADER   "RSS hash key:\n"
 #define UNSUPPORTED  "Operation not supported\n"
 

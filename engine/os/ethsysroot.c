@@ -52,3 +52,19 @@ int ethsysroot_write(const char *ifname, const char *what, const char *text)
 	r = sysroot_read_is(path, text);
 	return r < 0 ? r : r ? 0 : -EIO;
 }
+
+char *ethsysroot_absent_note(const char *ifname, const char *what)
+{
+	_cleanup_free_ char *path = NULL;
+	int r;
+
+	if (sysroot_is_live())
+		return strdup("");
+	r = ethsysroot_file(ifname, what, &path);
+	if (r == -ENOMEM)
+		return NULL;
+	if (r > 0)
+		return strdup("");
+	return strprintf(" (the sysroot has no %s/ethtool/%s/%s: the kernel's %s answered)", sysroot_get(),
+			 ifname, what, ifname);
+}

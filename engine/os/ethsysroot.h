@@ -17,6 +17,12 @@
 
 #include "base/util.h"
 
+/* The <what> of each setting. */
+#define ETHSYSROOT_PRIV_FLAGS	  "show-priv-flags"
+#define ETHSYSROOT_RSS		  "show-rxfh"
+#define ETHSYSROOT_FLOW_HASH_UDP4 "rx-flow-hash-udp4"
+#define ETHSYSROOT_FLOW_HASH_UDP6 "rx-flow-hash-udp6"
+
 /* 1 and *ret_path (the path to give sysroot.h's functions; caller frees)
  * when the sysroot holds setting `what` of ifname; 0 when the kernel
  * answers; -errno (-ENOMEM). */
@@ -29,5 +35,11 @@ int ethsysroot_read(const char *ifname, const char *what, char **ret);
 /* Replace the file's text with text (a file ethsysroot_read gave), in one
  * write, read back whole: 0, -EIO when it reads back otherwise, -errno. */
 int ethsysroot_write(const char *ifname, const char *what, const char *text);
+
+/* For a message about a setting the kernel answered for under a sysroot,
+ * the file that would have answered: " (the sysroot has no
+ * DIR/ethtool/IF/WHAT: the kernel's IF answered)"; "" on the live host or
+ * when the file is there. Caller frees; NULL only for memory. */
+char *ethsysroot_absent_note(const char *ifname, const char *what);
 
 #endif

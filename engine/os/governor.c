@@ -19,6 +19,21 @@ bool governor_name_valid(const char *s)
 	return true;
 }
 
+int governor_driver_present(void)
+{
+	_cleanup_strv_free_ char **entries = NULL;
+	int r = sysroot_listdir("/sys/devices/system/cpu/cpufreq", &entries);
+
+	if (r == -ENOENT || r == -ENOTDIR)
+		return 0;
+	if (r < 0)
+		return r;
+	for (char **e = entries; *e; e++)
+		if (strncmp(*e, "policy", 6) == 0)
+			return 1;
+	return 0;
+}
+
 int governor_read(unsigned cpu, char **ret)
 {
 	return sysroot_read_linef(ret, CPUFREQ_DIR "scaling_governor", cpu);

@@ -2,7 +2,8 @@
  * governors it offers.
  *
  * Owns: /sys/devices/system/cpu/cpuN/cpufreq/scaling_governor and
- * scaling_available_governors, through the sysroot; a CPU without that
+ * scaling_available_governors, and the policy directories of
+ * /sys/devices/system/cpu/cpufreq, through the sysroot; a CPU without that
  * directory has no cpufreq driver (most VMs): -ENOENT.
  * Must never: write anything but scaling_governor, log above debug. */
 #ifndef CX5_GOVERNOR_H
@@ -10,6 +11,10 @@
 
 #include "base/util.h"
 
+/* 1 when the host has a cpufreq driver (a policyN directory under
+ * /sys/devices/system/cpu/cpufreq), 0 when it has none: a virtual machine,
+ * or firmware that sets the frequency itself. */
+int governor_driver_present(void);
 /* "performance". -ENOENT: no cpufreq for this CPU. */
 int governor_read(unsigned cpu, char **ret);
 /* The governors it offers, in the kernel's order. */

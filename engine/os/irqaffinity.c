@@ -321,6 +321,26 @@ int irq_read_affinity(unsigned irq, struct cpuset *ret)
 	return read_irq_cpuset(irq, "smp_affinity", ret);
 }
 
+int irq_vector_cpu(const struct irq_vector *v)
+{
+	_cleanup_cpuset_ struct cpuset eff = CPUSET_INIT;
+	int r;
+
+	if (!v->has_affinity || cpuset_count(&v->affinity) == 0)
+		return -ENODATA;
+	if (cpuset_count(&v->affinity) == 1)
+		return cpuset_last(&v->affinity);
+	if (v->has_effective)
+		r = cpuset_copy(&v->effective, &eff);
+	else
+		r = read_irq_cpuset(v->irq, "effective_affinity", &eff);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || cpuset_count(&eff) != 1)
+		return -EDOM;
+	return cpuset_last(&eff);
+}
+
 /* The whole file as one CPU list: exactly one line, as the kernel prints
  * it; anything after it (a torn write in a sysroot copy) is -EBADMSG. */
 static int read_list_whole(const char *path, struct cpuset *ret)

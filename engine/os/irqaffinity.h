@@ -5,8 +5,9 @@
  * mlx5_async0@pci:<BDF>, mlx5_async@pci:.., mlx5_pages_eq, mlx5_cmd_eq,
  * mlx5_async_eq, mlx5_combined0, mlx5_sf_*, OFED <ifname>-<n>), classifying
  * them (completion queue N, async, control), and /proc/irq/<n>/
- * smp_affinity_list reads and writes, through the sysroot only. Settings are
- * keyed by queue index, never by IRQ number (numbers change across reboots).
+ * smp_affinity_list reads and writes (effective_affinity: reads only),
+ * through the sysroot only. Settings are keyed by queue index, never by
+ * IRQ number (numbers change across reboots).
  * Must never: write anything but /proc/irq/<n>/smp_affinity_list. */
 #ifndef CX5_IRQAFFINITY_H
 #define CX5_IRQAFFINITY_H
@@ -96,6 +97,12 @@ size_t irq_list_count(const struct irq_list *l, enum irq_kind kind);
 
 /* Current affinity of IRQ n (smp_affinity_list, else smp_affinity). */
 int irq_read_affinity(unsigned irq, struct cpuset *ret);
+/* The one CPU vector v's interrupts land on: its affinity when that is
+ * one CPU, else its effective affinity when the kernel shows one CPU
+ * (effective_affinity, read now for a vector discovered without details).
+ * -ENODATA: no affinity known; -EDOM: the affinity spans several CPUs and
+ * no single effective CPU is known (no effective_affinity file). */
+int irq_vector_cpu(const struct irq_vector *v);
 /* Write smp_affinity_list and read it back. Returns 1 when changed, 0 when it
  * already was so (nothing written), IRQ_AFFINITY_FIXED when the kernel
  * refuses (EIO), IRQ_AFFINITY_MISMATCH when the read-back differs, -ENOENT

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "txqueues.h"
 
+#include <ctype.h>
 #include <stdio.h>
 
 #include "sysroot.h"
@@ -19,12 +20,12 @@ void xps_state_done(struct xps_state *s)
 	*s = (struct xps_state){0};
 }
 
-/* The possible CPUs (nr_cpu_ids): the width of the kernel's masks. */
-static int possible_cpus(unsigned *ret)
+/* The last CPU + 1 of a sysfs CPU list file (possible, online). */
+static int cpu_list_width(const char *path, unsigned *ret)
 {
 	_cleanup_cpuset_ struct cpuset s = CPUSET_INIT;
 	_cleanup_free_ char *line = NULL;
-	int r = sysroot_read_line("/sys/devices/system/cpu/possible", &line);
+	int r = sysroot_read_line(path, &line);
 
 	if (r < 0)
 		return r;
@@ -37,22 +38,48 @@ static int possible_cpus(unsigned *ret)
 	return 0;
 }
 
+/* How many CPUs wide the kernel prints this queue's mask (nr_cpu_ids):
+ * 4 per hex digit of its current text, which cpuset_format_mask then
+ * reproduces digit for digit; without a text, the possible CPUs; without
+ * those (a sysroot that has no cpu/possible), the last online CPU + 1. */
+static int mask_width(const char *text, unsigned *ret)
+{
+	unsigned digits = 0;
+
+	for (const char *c = text; c && *c; c++)
+		if (isxdigit((unsigned char)*c))
+			digits++;
+	if (digits > 0) {
+		*ret = digits * 4;
+		return 0;
+	}
+	if (cpu_list_width("/sys/devices/system/cpu/possible", ret) >= 0)
+		return 0;
+	return cpu_list_width("/sys/devices/system/cpu/online", ret);
+}
+
 static char *queue_path(const char *ifname, unsigned q)
 {
 	return strprintf("/sys/class/net/%s/queues/tx-%u/xps_cpus", ifname, q);
 }
 
-int xps_read_queue(const char *ifname, unsigned q, struct cpuset *ret)
+static int read_queue_text(const char *ifname, unsigned q, char **ret)
 {
-	_cleanup_free_ char *path = NULL, *text = NULL;
-	int r;
+	_cleanup_free_ char *path = NULL;
 
 	if (!ifname_valid(ifname))
 		return -EINVAL;
 	path = queue_path(ifname, q);
 	if (!path)
 		return -ENOMEM;
-	r = sysroot_read_all(path, &text, NULL);
+	return sysroot_read_all(path, ret, NULL);
+}
+
+int xps_read_queue(const char *ifname, unsigned q, struct cpuset *ret)
+{
+	_cleanup_free_ char *text = NULL;
+	int r = read_queue_text(ifname, q, &text);
+
 	if (r < 0)
 		return r;
 	return cpuset_parse_mask(text, ret) < 0 ? -EBADMSG : 0;
@@ -61,16 +88,18 @@ int xps_read_queue(const char *ifname, unsigned q, struct cpuset *ret)
 int xps_write_queue(const char *ifname, unsigned q, const struct cpuset *cpus)
 {
 	_cleanup_cpuset_ struct cpuset cur = CPUSET_INIT;
-	_cleanup_free_ char *path = NULL, *mask = NULL, *line = NULL;
+	_cleanup_free_ char *text = NULL, *path = NULL, *mask = NULL, *line = NULL;
+	bool parsed;
 	unsigned ncpus;
 	int r;
 
-	r = xps_read_queue(ifname, q, &cur);
+	r = read_queue_text(ifname, q, &text);
 	if (r == -ENOENT || r == -ENOMEM || r == -EINVAL)
 		return r;
-	if (r >= 0 && cpuset_equal(&cur, cpus))
+	parsed = r >= 0 && cpuset_parse_mask(text, &cur) >= 0;
+	if (parsed && cpuset_equal(&cur, cpus))
 		return 0;
-	r = possible_cpus(&ncpus);
+	r = mask_width(parsed ? text : NULL, &ncpus);
 	if (r < 0)
 		return r;
 	r = cpuset_format_mask(cpus, ncpus, &mask);

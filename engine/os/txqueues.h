@@ -30,7 +30,8 @@ int xps_read(const char *ifname, struct xps_state *ret);
 
 /* One queue's mask. */
 int xps_read_queue(const char *ifname, unsigned q, struct cpuset *ret);
-/* Write it (the host's possible CPUs wide, with a newline, as `echo`),
+/* Write it (as wide as the kernel prints it: the current text's width,
+ * else the possible CPUs, else the online ones; with a newline, as `echo`),
  * read back: 1 changed, 0 already so, -EIO it reads back otherwise,
  * -ENOENT no such queue. */
 int xps_write_queue(const char *ifname, unsigned q, const struct cpuset *cpus);

@@ -37,7 +37,7 @@ is "$rc" 0 "--check --ablate: exit 0 (every group applies here)"
 is "$(printf '%s\n' "$out" | sed -n '1,4p;5,$s/ (.*//p')" "campaign    lab-ablate ($WORK/ablate.yaml): ok
 repeat      6 (8 groups: 48 rounds)
 estimate    48 rounds: about 3 min
-ablate      $FULL: mtu (MTU 9000), irq (IRQ map + irqbalance), sysctl (sysctls)
+ablate      $FULL: mtu (MTU 9000), irq (IRQ map/irqbalance/XPS), sysctl (sysctls)
 group       baseline
 group       mtu-only
 group       irq-only
@@ -54,9 +54,9 @@ diag "$(printf '%s\n' "$out" | grep -v '^round ')"
 M='[+-][0-9.]+% (\[[0-9.-]+\.\.[0-9.-]+\]|\[\?\])'
 printf '%s\n' "$out" | grep -qE "^MTU 9000 +$M better +$M better\$"
 ok $? "the attribution: MTU 9000 better alone and inside the full profile"
-printf '%s\n' "$out" | grep -qE "^IRQ map \+ irqbalance +$M no clear difference +$M no clear difference\$"
+printf '%s\n' "$out" | grep -qE "^IRQ map/irqbalance/XPS +$M no clear difference +$M no clear difference\$"
 ok $? "the attribution: the IRQ map no clear difference alone and inside the full profile"
-printf '%s\n' "$out" | grep -qE '^verdict     .*; families: MTU 9000 \+[0-9]+% \[[0-9]+\.\.[0-9]+\], IRQ map \+ irqbalance: no clear difference, sysctls: [^;]+$'
+printf '%s\n' "$out" | grep -qE '^verdict     .*; families: MTU 9000 \+[0-9]+% \[[0-9]+\.\.[0-9]+\], IRQ map/irqbalance/XPS: no clear difference, sysctls: [^;]+$'
 ok $? "the verdict credits MTU 9000 with its gain and interval, and says the IRQ map made no clear difference"
 q "SELECT summary FROM campaigns WHERE id = 1" >"$WORK/ablate.json"
 run cjson "$WORK/ablate.json" '

@@ -3,8 +3,10 @@
 # the namespace lab (campaign-lib.sh).
 # - `campaign --check` plans every group against the lab's host: a group
 #   for an interface the host does not have and one that stops irqbalance
-#   without a service manager are named with the reason, exit 5; --json
-#   says the same (valid); nothing is recorded or changed.
+#   without a service manager are named with the reason, exit 5, and the
+#   first line does not say ok; a fixed repeat too small for a verdict
+#   under the correction is warned about; --json says the same (valid);
+#   nothing is recorded or changed.
 # - An ablation whose family cannot apply here names it with the reason.
 # - The same blocking failure in two rounds of a group in a row (the
 #   peer's path MTU below the group's) stops that group's rounds with that
@@ -40,7 +42,11 @@ is "$(printf '%s\n' "$out" | grep '^group' | sed 's/ (.*): netperf 1 s to 198.18
 group       no-port: would be skipped (exit 66): ens9f9: no such interface
 group       stop-irqbalance: would be skipped (exit 69): irqbalance: irq.irqbalance: stop: no service manager to stop it with" \
 	"--check: each group that would be skipped is named with the reason"
-is "$err" "cx5prof: error: campaign --check: 2 groups would be skipped on this host" "--check: the count on stderr"
+is "$(printf '%s\n' "$out" | head -n 1)" "campaign    lab-check ($WORK/check.yaml): 2 of 3 groups would be skipped" \
+	"--check: the first line says ok only when nothing would be skipped"
+is "$err" "cx5prof: warning: repeat 1 can never decide: 3 throughput comparisons under Holm's correction need at least 5 rounds per group: use repeat: auto (with max_rounds) or repeat: 5
+cx5prof: error: campaign --check: 2 groups would be skipped on this host" \
+	"--check: a fixed repeat that can never decide, and the count, on stderr"
 run cx --json campaign --check "$WORK/check.yaml"
 printf '%s' "$out" >"$WORK/check.json"
 run cjson "$WORK/check.json" 'print([(g["group"], g["skipped_exit_code"]) for g in d["groups"]], d["estimated_s"])'
@@ -60,9 +66,9 @@ YAML
 printf 'version: 1\nname: lab-ablate-stop\nablate: %s\nverify: {duration: 1}\n' "$WORK/jumbo-stop.yaml" >"$WORK/ablate-stop.yaml"
 run cx campaign "$WORK/ablate-stop.yaml"
 is "$rc" 0 "an ablation with a family that cannot apply: exit 0 (the others were measured)"
-printf '%s\n' "$out" | grep -qx 'IRQ map + irqbalance     not applied: irqbalance: irq.irqbalance: stop: no service manager to stop it with'
+printf '%s\n' "$out" | grep -qx 'IRQ map/irqbalance/XPS   not applied: irqbalance: irq.irqbalance: stop: no service manager to stop it with'
 ok $? "the attribution names the family that could not apply, with the reason"
-printf '%s\n' "$out" | grep -qE '^verdict     .*; families: MTU 9000: no clear difference, IRQ map \+ irqbalance: not applied \(irqbalance: irq.irqbalance: stop: no service manager to stop it with\); skipped: irq-only \(exit 69\), full \(exit 69\)$'
+printf '%s\n' "$out" | grep -qE '^verdict     .*; families: MTU 9000: no clear difference, IRQ map/irqbalance/XPS: not applied \(irqbalance: irq.irqbalance: stop: no service manager to stop it with\); skipped: irq-only \(exit 69\), full \(exit 69\)$'
 ok $? "the verdict names it too, and the skipped groups (one round each: no clear difference)"
 
 # ---- the same failure twice: the rest of the group is not run

@@ -7,7 +7,9 @@
 # seen by verify, rollback byte for byte; and what plan refuses: a private
 # flag the device does not have (exit 65, at the key), more RSS queues than
 # rings (5), an RSS table set by hand with a channel change (69), a
-# governor the CPUs do not offer and a host without cpufreq (69).
+# governor the CPUs do not offer (69), a host without any cpufreq driver
+# (a warning, nothing changed) and a CPU without cpufreq on a host that
+# has a driver (69).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
 need_root_netns
@@ -127,10 +129,27 @@ is "$rc" 0 "rollback of the weights: exit 0"
 host_as_before
 ok $? "after the refused profiles and the weights' rollback: host as before"
 
-# A host without a cpufreq driver (cx5-nonuma, as a VM): exit 69.
+# A host without a cpufreq driver (cx5-nonuma, as a VM, or firmware that
+# sets the frequency): a warning, nothing to change, exit 0.
 printf 'version: 1\nname: v\nhost:\n  cpufreq: {governor: performance, cpus: all}\n' >"$WORK/v.yaml"
 run ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$FIXTURES/sysroot/cx5-nonuma" --db "$DB" plan "$WORK/v.yaml"
-is "$rc:$err" "69:cx5prof: error: cpufreq: host.cpufreq: CPUs 0-3: no cpufreq (cpuN/cpufreq absent): remove host.cpufreq (no cpufreq driver: most virtual machines have none)" \
-	"no cpufreq driver: exit 69"
+is "$rc:$out:$err" "0:nothing to change:cx5prof: warning: host.cpufreq not applied: CPUs 0-3: no cpufreq driver (no /sys/devices/system/cpu/cpufreq/policyN): the firmware or the hypervisor sets the frequency" \
+	"no cpufreq driver: a warning, no change, exit 0"
+# A host with a driver where a listed CPU has no cpufreq: exit 69.
+mv "$SR/sys/devices/system/cpu/cpu31/cpufreq" "$WORK/cpu31-cpufreq"
+printf 'version: 1\nname: v\nhost:\n  cpufreq: {governor: performance, cpus: "30-31"}\n' >"$WORK/v.yaml"
+run cx plan "$WORK/v.yaml"
+is "$rc:$err" "69:cx5prof: error: cpufreq: host.cpufreq: CPUs 31: no cpufreq (cpuN/cpufreq absent, though the host has a cpufreq driver): load the CPU's cpufreq driver, or list only the CPUs that have one in host.cpufreq.cpus" \
+	"a driver, and a CPU without cpufreq: exit 69"
+mv "$WORK/cpu31-cpufreq" "$SR/sys/devices/system/cpu/cpu31/cpufreq"
+
+# A sysroot without the ethtool texts: the veth answers, and the problem
+# names the file that would have answered.
+mv "$SR/ethtool" "$WORK/ethtool"
+printf 'version: 1\nname: s\nmatch:\n  interfaces: [ens1f0]\nlink:\n  rss: {equal: 4}\n' >"$WORK/s.yaml"
+run cx plan --runtime-only "$WORK/s.yaml"
+is "$rc:$err" "69:cx5prof: error: ens1f0: link.rss: the driver has no RSS table: Operation not supported (the sysroot has no $SR/ethtool/ens1f0/show-rxfh: the kernel's ens1f0 answered): remove link.rss from the profile for this port" \
+	"a sysroot without ethtool/ens1f0/show-rxfh: the problem names it"
+mv "$WORK/ethtool" "$SR/ethtool"
 
 done_testing

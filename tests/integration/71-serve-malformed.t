@@ -230,22 +230,30 @@ else:
             break
     print(opened, flush=True)
 EOF2
+# (bash unsets a coproc's fds once it exits: the test reads and writes
+# through copies of its own, closed at the end)
 coproc IDLE { /usr/bin/python3 "$TMP/idle.py" hold "$PORT"; }
-read -r line <&"${IDLE[0]}"
+exec {idle_out}<&"${IDLE[0]}" {idle_in}>&"${IDLE[1]}"
+idle_pid=$IDLE_PID
+read -r line <&"$idle_out"
 is "$line" ready "20 idle connections are open"
 bench_ok "with 20 idle connections"
-echo >&"${IDLE[1]}"
-read -r line <&"${IDLE[0]}"
+echo >&"$idle_in"
+read -r line <&"$idle_out"
 is "$line" 13 "the 12 idle connections beyond the 8 per address, then the oldest one, were told busy"
-wait "$IDLE_PID" 2>/dev/null
+wait "$idle_pid" 2>/dev/null
+exec {idle_out}<&- {idle_in}>&-
 
 coproc CHURN { /usr/bin/python3 "$TMP/idle.py" churn "$PORT"; }
-read -r line <&"${CHURN[0]}"
+exec {churn_out}<&"${CHURN[0]}" {churn_in}>&"${CHURN[1]}"
+churn_pid=$CHURN_PID
+read -r line <&"$churn_out"
 is "$line" ready "a client churns 8 idle connections"
 bench_ok "with a client reopening 8 idle connections"
-echo >&"${CHURN[1]}"
-read -r opened <&"${CHURN[0]}"
-wait "$CHURN_PID" 2>/dev/null
+echo >&"$churn_in"
+read -r opened <&"$churn_out"
+wait "$churn_pid" 2>/dev/null
+exec {churn_out}<&- {churn_in}>&-
 [ "$opened" -gt 8 ]
 ok $? "the churning client reopened connections the server closed ($opened connects)"
 kill -0 "$SERVE_PID"

@@ -224,6 +224,12 @@ is "$rc/$err" "65/cx5prof: error: peer.ssh_config $WORK/cfg-cmd:9: PermitLocalCo
 	"ssh_config with a LocalCommand: exit 65, refused with its line"
 is "$(sqlite3 "$DB" "SELECT count(*) FROM transactions")/$(mtus)/$([ -e "$WORK/local-ran" ] && echo ran)" \
 	"$n/mtu 1500 mtu 1500/" "refused: nothing recorded, nothing changed, no command ran"
+{ cat "$WORK/ssh_config"; printf '  PKCS11Provider %s/p11.so\n' "$WORK"; } >"$WORK/cfg-p11"
+chmod 600 "$WORK/cfg-p11"
+both "$WORK/p11.yaml" "$WORK/cfg-p11"
+run hcx apply "$WORK/p11.yaml"
+is "$rc/$err" "65/cx5prof: error: peer.ssh_config $WORK/cfg-p11:9: PKCS11Provider loads a library into ssh on this host: refused (pass --allow-ssh-commands to allow it); nothing was changed" \
+	"ssh_config with a PKCS11Provider: exit 65, refused with its line"
 printf '  Match exec "true"\n' >"$WORK/cfg-match" && chmod 600 "$WORK/cfg-match"
 both "$WORK/match.yaml" "$WORK/cfg-match"
 run hcx apply "$WORK/match.yaml"

@@ -212,7 +212,7 @@ static void test_ablation(void **state)
 	(void)state;
 
 	write_str("tuned.yaml",
-		  "version: 1\nname: tuned\nmatch:\n  interfaces: [ens1f0]\nlink:\n  mtu: 9000\n"
+		  "version: 1\nname: tuned\nmatch:\n  interfaces: [ens1f0]\nlink:\n  mtu: 9000\n  xps: auto\n"
 		  "irq:\n  policy: numa-local\n  irqbalance: leave\nsysctl:\n"
 		  "  net.core.rmem_max: \">= 4M\"\nverify:\n  peer: 192.0.2.1\n");
 	write_str("cab.yaml", "version: 1\nname: cab\nablate: tuned.yaml\nverify:\n  peer: 198.18.0.2\n"
@@ -221,7 +221,7 @@ static void test_ablation(void **state)
 	assert_string_equal(c->ablate, "tuned.yaml");
 	assert_int_equal(c->ablation.n_families, 3);
 	assert_string_equal(c->ablation.families[0].label, "MTU 9000");
-	assert_string_equal(c->ablation.families[1].label, "IRQ map + irqbalance");
+	assert_string_equal(c->ablation.families[1].label, "IRQ map/irqbalance/XPS");
 	assert_string_equal(c->ablation.families[2].label, "sysctls");
 	assert_int_equal(c->n_groups, 8);
 	for (size_t g = 0; g < 8; g++)
@@ -244,13 +244,13 @@ static void test_ablation(void **state)
 	/* irq-only */
 	assert_int_equal(campaign_group_profile(c, 2, 0, &p, &err), 0);
 	assert_false(set(p, "mtu") || set(p, "sysctl"));
-	assert_true(set(p, "irq") && set(p, "irqbalance"));
+	assert_true(set(p, "irq") && set(p, "irqbalance") && set(p, "xps")); /* XPS follows the map */
 	assert_non_null(profile_key_enum_name(p, "irq.policy"));
 	profile_free(p);
 	/* full-no-irq */
 	assert_int_equal(campaign_group_profile(c, 6, 0, &p, &err), 0);
 	assert_int_equal(profile_key_uint(p, "link.mtu")->value, 9000);
-	assert_false(set(p, "irq") || set(p, "irqbalance"));
+	assert_false(set(p, "irq") || set(p, "irqbalance") || set(p, "xps"));
 	assert_true(set(p, "sysctl"));
 	profile_free(p);
 	campaign_free(c);

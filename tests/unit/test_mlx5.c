@@ -395,6 +395,49 @@ static void test_xps_fixture(void **state)
 	use("/");
 }
 
+/* Without cpu/possible (a sysroot from /proc and /sys that lacks it) the
+ * mask keeps the width of the queue's own text, and the undo gives the
+ * original bytes back. */
+static void test_xps_write_width(void **state)
+{
+	char *dir = unit_tmpdir_new("mlx5");
+	_cleanup_cpuset_ struct cpuset c = CPUSET_INIT;
+	_cleanup_free_ char *cmd = NULL, *q3 = NULL, *q4 = NULL, *before = NULL, *text = NULL;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(dir);
+	cmd =
+	    strprintf("cp -a " FIXTURES "cx5-2port/. %s/ && rm %s/sys/devices/system/cpu/possible", dir, dir);
+	assert_int_equal(system(cmd), 0);
+	q3 = strprintf("%s/sys/class/net/ens1f0/queues/tx-3/xps_cpus", dir);
+	q4 = strprintf("%s/sys/class/net/ens1f0/queues/tx-4/xps_cpus", dir);
+	before = slurp(q3);
+	use(dir);
+	assert_int_equal(cpuset_add(&c, 12), 0);
+	assert_int_equal(xps_write_queue("ens1f0", 3, &c), 1);
+	text = slurp(q3);
+	assert_string_equal(text, "00001000\n");
+	free(text);
+	cpuset_clear(&c);
+	assert_int_equal(cpuset_add(&c, 11), 0);
+	assert_int_equal(xps_write_queue("ens1f0", 3, &c), 1);
+	text = slurp(q3);
+	assert_string_equal(text, before);
+	free(text);
+	/* a kernel whose masks are 40 CPUs wide: the top group two digits */
+	assert_non_null(f = fopen(q4, "w"));
+	fputs("00,00001000\n", f);
+	fclose(f);
+	cpuset_clear(&c);
+	assert_int_equal(cpuset_add(&c, 33), 0);
+	assert_int_equal(xps_write_queue("ens1f0", 4, &c), 1);
+	text = slurp(q4);
+	assert_string_equal(text, "02,00000000\n");
+	use("/");
+	assert_int_equal(unit_tmpdir_free(dir), 0);
+}
+
 /* ---- PCI config space ---- */
 
 static void test_pcicfg(void **state)
@@ -444,8 +487,10 @@ static void test_governor(void **state)
 	assert_true(strv_contains(avail, "performance"));
 	assert_int_equal(strv_length(avail), 6);
 	assert_int_equal(governor_read(47, &g), -ENOENT); /* offline: no policy */
+	assert_int_equal(governor_driver_present(), 1);
 	use(FIXTURES "cx5-nonuma");
 	assert_int_equal(governor_read(0, &g), -ENOENT); /* no cpufreq driver */
+	assert_int_equal(governor_driver_present(), 0);
 	use("/");
 	assert_true(governor_name_valid("performance"));
 	assert_false(governor_name_valid("Performance"));
@@ -474,13 +519,21 @@ static void test_governor_torn(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_priv_flags_text),    cmocka_unit_test(test_priv_flags_netlink),
-	    cmocka_unit_test(test_priv_flags_sysroot), cmocka_unit_test(test_rss_text),
-	    cmocka_unit_test(test_flow_hash),	       cmocka_unit_test(test_xps_follow),
-	    cmocka_unit_test(test_xps_fixture),	       cmocka_unit_test(test_pcicfg),
-	    cmocka_unit_test(test_governor),	       cmocka_unit_test(test_priv_flags_torn),
-	    cmocka_unit_test(test_rss_request),	       cmocka_unit_test(test_rss_bad_entries),
-	    cmocka_unit_test(test_flow_hash_torn),     cmocka_unit_test(test_governor_torn),
+	    cmocka_unit_test(test_priv_flags_text),
+	    cmocka_unit_test(test_priv_flags_netlink),
+	    cmocka_unit_test(test_priv_flags_sysroot),
+	    cmocka_unit_test(test_rss_text),
+	    cmocka_unit_test(test_flow_hash),
+	    cmocka_unit_test(test_xps_follow),
+	    cmocka_unit_test(test_xps_fixture),
+	    cmocka_unit_test(test_xps_write_width),
+	    cmocka_unit_test(test_pcicfg),
+	    cmocka_unit_test(test_governor),
+	    cmocka_unit_test(test_priv_flags_torn),
+	    cmocka_unit_test(test_rss_request),
+	    cmocka_unit_test(test_rss_bad_entries),
+	    cmocka_unit_test(test_flow_hash_torn),
+	    cmocka_unit_test(test_governor_torn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -370,6 +370,59 @@ static void test_channels_and_irq_policy(void **state)
 	host_state_free(h);
 }
 
+/* link.xps: auto without irq.policy follows the one CPU each completion
+ * IRQ runs on: its affinity, else its effective affinity (the fixture's
+ * IRQs 110 and 111: CPU 0); an IRQ allowed on several CPUs with no
+ * effective CPU known (no such IRQ in the fixture) is a problem, never
+ * the first CPU of its affinity. */
+static void test_xps_auto_unpinned_irqs(void **state)
+{
+	static const struct {
+		unsigned irq0, irq1;
+		const char *problem; /* NULL: tx-3 goes to CPU 0 */
+	} cases[] = {
+	    {110, 111, NULL},
+	    {900, 901,
+	     "link.xps: auto: the completion IRQs of queues 0-1 may run on several CPUs and the kernel shows "
+	     "no one CPU they run on (no effective_affinity): no CPU to follow"},
+	};
+	(void)state;
+
+	assert_int_equal(sysroot_set("tests/fixtures/sysroot/cx5-2port"), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct host_state *h = host_new(0);
+		struct iface_state *s = &h->ifaces[0];
+		struct plan *p;
+
+		s->has_nic = true;
+		s->irqs_r = 0;
+		assert_int_equal(irq_list_new("ens1f0", "0000:af:00.0", &s->irqs), 0);
+		assert_int_equal(irq_list_add(s->irqs, cases[i].irq0, "mlx5_comp0@pci:0000:af:00.0", "0-31"),
+				 0);
+		assert_int_equal(irq_list_add(s->irqs, cases[i].irq1, "mlx5_comp1@pci:0000:af:00.0", "0-31"),
+				 0);
+		p = plan_of("version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\nlink:\n  xps: auto\n", h);
+		if (cases[i].problem) {
+			assert_int_equal(p->n_problems, 1);
+			assert_string_equal(p->problems[0].object, "ens1f0");
+			assert_string_equal(p->problems[0].message, cases[i].problem);
+			assert_string_equal(p->problems[0].remedy,
+					    "pin the IRQs in the same profile (irq.policy), "
+					    "or give link.xps a CPU list");
+			assert_int_equal(plan_problems_exit_code(p), EXIT_PRECONDITION);
+		} else {
+			assert_int_equal(p->n_problems, 0);
+			assert_int_equal(p->n_changes, 16);
+			assert_string_equal(p->changes[3].key, "xps tx-3");
+			assert_string_equal(p->changes[3].old_value, "11");
+			assert_string_equal(p->changes[3].new_value, "0");
+		}
+		plan_free(p);
+		host_state_free(h);
+	}
+	assert_int_equal(sysroot_set(NULL), 0);
+}
+
 /* requires.driver.min_version is compared with MLNX_OFED's version only,
  * requires.driver.min_kernel with the kernel release of an inbox driver
  * only (the fixture's 6.12.12-amd64); a minimum for the other kind of
@@ -498,6 +551,7 @@ int main(void)
 	    cmocka_unit_test(test_driver_minimums),
 	    cmocka_unit_test(test_xps_vector_out_of_range),
 	    cmocka_unit_test(test_rss_bad_text_named),
+	    cmocka_unit_test(test_xps_auto_unpinned_irqs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

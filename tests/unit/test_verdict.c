@@ -441,6 +441,34 @@ static void test_measure_text_near_zero(void **state)
 	verdict_done(&v);
 }
 
+/* Before any round: the comparisons the groups will make and the rounds
+ * per group Holm needs to decide them all. Three groups: 3 comparisons,
+ * the first tested at 0.05/3, which 4 against 4 (2/70 = 0.029) misses
+ * and 5 against 5 (0.0079) passes; two: 1 at 0.05, 4 rounds (3 against 3
+ * is 0.1 at best); a skipped group is not compared. */
+static void test_rounds_needed(void **state)
+{
+	struct verdict_group g[] = {group("baseline", NULL, NULL, 0), group("jumbo", NULL, NULL, 0),
+				    group("full", NULL, NULL, 0)};
+	struct verdict_input in = {.groups = g, .n_groups = 3, .n_sweeps = 1, .alpha = VERDICT_ALPHA};
+	unsigned rounds;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(verdict_rounds_needed(&in, &n, &rounds), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(rounds, 5);
+	in.n_groups = 2;
+	assert_int_equal(verdict_rounds_needed(&in, &n, &rounds), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rounds, 4);
+	in.n_groups = 3;
+	g[1].skipped = "no such interface";
+	assert_int_equal(verdict_rounds_needed(&in, &n, &rounds), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rounds, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +483,7 @@ int main(void)
 	    cmocka_unit_test(test_interaction_not_shown),
 	    cmocka_unit_test(test_measure_text),
 	    cmocka_unit_test(test_measure_text_near_zero),
+	    cmocka_unit_test(test_rounds_needed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
