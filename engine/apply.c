@@ -346,7 +346,7 @@ static int rollback_record(struct history *h, int64_t target, const struct chang
 	return r;
 }
 
-int abandon_txn(struct history *h, int64_t target, const char *why, int64_t *ret_id)
+static int abandon_record(struct history *h, int64_t target, const char *why, int64_t *ret_id)
 {
 	_cleanup_free_ struct change_record *left = NULL;
 	_cleanup_free_ char *target_why = NULL;
@@ -391,6 +391,25 @@ int abandon_peer_undo(struct history *h, int64_t target, int64_t peer_txn, const
 					      peer_txn, current_user(), why);
 
 	return note ? history_txn_abandon_peer_undo(h, target, note) : -ENOMEM;
+}
+
+int abandon_txn(struct history *h, int64_t target, bool peer_pending, int64_t peer_txn, const char *why,
+		int64_t *ret_id)
+{
+	int64_t id = 0;
+	int r = history_begin(h);
+
+	if (r < 0)
+		return r;
+	/* one SQLite transaction: an abandon recorded without its peer's
+	 * would leave the next rollback retrying the peer */
+	r = abandon_record(h, target, why, &id);
+	if (r >= 0 && peer_pending)
+		r = abandon_peer_undo(h, target, peer_txn, why);
+	r = history_end(h, r);
+	if (r >= 0)
+		*ret_id = id;
+	return r;
 }
 
 /* A change a reboot has reset: a runtime kind, in a transaction of an

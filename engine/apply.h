@@ -73,7 +73,11 @@ int rollback_txn(struct history *h, int64_t target, const char *reason, struct a
  * is who abandoned it) listing the target's changes not undone, each
  * 'failed' "abandoned: left as it is on the host"; target and record end
  * 'failed' with why (history_abandon_finish). */
-int abandon_txn(struct history *h, int64_t target, const char *why, int64_t *ret_id);
+/* peer_pending: the rollback of the peer's transaction peer_txn is
+ * pending, and given up with it (abandon_peer_undo), in the same SQLite
+ * transaction. */
+int abandon_txn(struct history *h, int64_t target, bool peer_pending, int64_t peer_txn, const char *why,
+		int64_t *ret_id);
 
 /* `rollback --abandon` of transaction target whose peer rollback is
  * pending (its peer_txn): no longer pending, recorded with who and why in

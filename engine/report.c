@@ -866,6 +866,7 @@ static void numa_local(const struct run_record *run, char **ret_note, char **ret
 		    !*str(p, "local_cpus"))
 			continue;
 		*ret_list = strdup(str(p, "local_cpus"));
+		free(*ret_note); /* an earlier round's, whose list did not parse */
 		*ret_note = strprintf("%s, NUMA node %d: %s", str(p, "name"),
 				      json_object_get_int(get(p, "numa_node")), str(p, "local_cpus"));
 		break;

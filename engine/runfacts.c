@@ -163,8 +163,10 @@ static char **dump_ports(const char *dump)
 
 	for (const char *p = dump; v && *p; p += strcspn(p, "\n"), p += *p == '\n')
 		if (strncmp(p, "== ", 3) == 0 && strcspn(p, "\n") > 6 &&
-		    strv_push(&v, strndup(p + 3, strcspn(p, "\n") - 6)) < 0)
+		    strv_push(&v, strndup(p + 3, strcspn(p, "\n") - 6)) < 0) {
+			strv_free(v); /* strv_push freed the name, or had none */
 			return NULL;
+		}
 	return v;
 }
 

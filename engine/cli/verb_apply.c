@@ -728,9 +728,7 @@ static int abandon_locked(struct history *h, int64_t target, const char *reason)
 			  t.id, txn_status_to_string(t.status));
 		return EXIT_ERROR;
 	}
-	r = abandon_txn(h, t.id, reason, &id);
-	if (r >= 0 && t.peer_undo_pending) /* given up with it */
-		r = abandon_peer_undo(h, t.id, t.peer_txn, reason);
+	r = abandon_txn(h, t.id, t.peer_undo_pending != NULL, t.peer_txn, reason, &id);
 	if (r < 0) {
 		log_error_errno(r, "history %s: cannot record the abandon: %m: %s", history_path(h),
 				history_remedy(r));

@@ -1877,9 +1877,14 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 				     json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
 									     JSON_C_TO_STRING_NOSLASHESCAPE))
 		  : -ENOMEM;
-	if (r < 0)
-		log_warn("history %s: the campaign's summary was not recorded: %s", cli->db_path,
-			 strerror(-r));
+	if (r < 0) {
+		/* Its rounds are recorded, its outcome is not: never exit 0. */
+		log_error("history %s: the campaign's summary was not recorded: %s (its rounds are; "
+			  "the history still says it is running)",
+			  cli->db_path, strerror(-r));
+		if (code == EXIT_OK)
+			code = EXIT_ERROR;
+	}
 	lock_release(lock_fd);
 	if (doc && a.report && h) {
 		r = report_dir_write(a.report, h, doc, "campaign.json");

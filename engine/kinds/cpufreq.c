@@ -210,8 +210,9 @@ static int cpufreq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 		return 0;
 	r = topology_read(&topo);
 	if (r < 0)
-		return plan_add_problem(ctx->plan, EXIT_ERROR, "cpufreq", "check /sys/devices/system/cpu",
-					"cannot read the CPU topology: %s", strerror(-r));
+		return plan_add_problem(
+		    ctx->plan, EXIT_ERROR, "cpufreq", "check /sys/devices/system/cpu",
+		    "host.cpufreq: cannot read the CPU topology (/sys/devices/system/cpu): %s", strerror(-r));
 	r = wanted_cpus(ctx, topo, &cpus);
 	if (r != 0)
 		return r < 0 ? r : 0;

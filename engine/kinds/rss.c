@@ -23,6 +23,7 @@
 #include "os/ethrss.h"
 #include "os/ethsysroot.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -198,15 +199,17 @@ static void fill_weights(uint32_t *indir, uint32_t n, const uint64_t *w, size_t 
  * as `ethtool -X equal N`), 0 when it is not one. */
 static uint32_t equal_of(const uint32_t *indir, uint32_t n)
 {
-	uint32_t max = 0;
+	uint64_t max = 0; /* an entry of UINT32_MAX must not wrap it to 0 */
 
 	for (uint32_t i = 0; i < n; i++)
-		if (indir[i] + 1 > max)
-			max = indir[i] + 1;
+		if ((uint64_t)indir[i] + 1 > max)
+			max = (uint64_t)indir[i] + 1;
+	if (max == 0 || max > ETH_RSS_INDIR_MAX)
+		return 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (indir[i] != i % max)
 			return 0;
-	return max;
+	return (uint32_t)max;
 }
 
 /* A table as the undo log keeps it: "default" (the driver's spread over
@@ -444,6 +447,10 @@ static int diff_table(struct plan_ctx *ctx, const struct iface_state *s, const s
 						", more than the %u entries of the table",
 						sum, n);
 	}
+	if (queues == 0)
+		return plan_add_problem(ctx->plan, EXIT_PRECONDITION, s->name,
+					"check the port's receive queues (ethtool -l)",
+					"link.rss: %s has no receive queue to spread over", s->name);
 	if (queues > rings)
 		return plan_add_problem(ctx->plan, EXIT_PRECONDITION, s->name,
 					"spread over at most as many queues as the port has, or raise "
@@ -497,6 +504,21 @@ static bool rss_manages(const struct profile *p)
 	return w->equal.set || w->weights.set || w->key.set;
 }
 
+/* A sysroot's `ethtool -x` text that does not parse, by its file. */
+static int bad_text(struct plan_ctx *ctx, const struct iface_state *s, int r)
+{
+	_cleanup_free_ char *path = NULL;
+	int e = ethsysroot_file(s->name, "show-rxfh", &path);
+
+	if (e < 0)
+		return e;
+	return plan_add_problem(ctx->plan, EXIT_ERROR, s->name, "fix the file: it is `ethtool -x` text",
+				"link.rss: %s%s: %s", e > 0 ? sysroot_get() : "the RSS table of ",
+				e > 0 ? path : s->name,
+				r == -ERANGE ? "an entry names a receive queue beyond the table's RX rings"
+					     : "not `ethtool -x` text");
+}
+
 static int rss_diff(struct plan_ctx *ctx, const struct iface_state *s)
 {
 	const struct iface_fact *fact = kind_fact(s, &kind_rss);
@@ -504,6 +526,8 @@ static int rss_diff(struct plan_ctx *ctx, const struct iface_state *s)
 
 	if (!rss_manages(ctx->profile))
 		return 0;
+	if (fact->r == -EBADMSG || fact->r == -ERANGE)
+		return bad_text(ctx, s, fact->r);
 	if (fact->r < 0) {
 		_cleanup_free_ char *note = ethsysroot_absent_note(s->name, ETHSYSROOT_RSS);
 
@@ -532,7 +556,8 @@ static char *rss_human(const char *value, const char *counterpart)
 	_cleanup_free_ uint64_t *num = NULL;
 	_cleanup_free_ uint32_t *per = NULL;
 	_cleanup_free_ char *s = NULL;
-	uint32_t n = 0, max = 0;
+	uint32_t n = 0;
+	uint64_t max = 0; /* an entry of UINT32_MAX must not wrap it to 0 */
 	size_t len = 0;
 
 	(void)counterpart;
@@ -544,8 +569,8 @@ static char *rss_human(const char *value, const char *counterpart)
 		return strdup(value);
 	for (uint32_t i = 0; i < n; i++)
 		if (num[i] + 1 > max)
-			max = (uint32_t)num[i] + 1;
-	if (max > ETH_RSS_INDIR_MAX)
+			max = num[i] + 1;
+	if (max == 0 || max > ETH_RSS_INDIR_MAX)
 		return strdup(value);
 	per = calloc(max, sizeof(*per));
 	s = malloc((size_t)max * 11 + 32);

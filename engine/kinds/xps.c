@@ -106,7 +106,7 @@ static int xps_kind_write(const char *object, const char *key, const char *value
  * now (irq_vector_cpu: its affinity, or its effective affinity when that
  * spans several CPUs), -1 when unknown. *ret_n: vectors (queues 0..n-1);
  * ret_spread: the queues of vectors that may run on several CPUs, with no
- * one CPU to follow. */
+ * one CPU to follow. -ERANGE: a vector's queue number no port has. */
 static int vector_cpus(const struct plan_ctx *ctx, const struct iface_state *s, int **ret, unsigned *ret_n,
 		       struct cpuset *ret_spread)
 {
@@ -114,9 +114,16 @@ static int vector_cpus(const struct plan_ctx *ctx, const struct iface_state *s, 
 	unsigned n = 0;
 	int r;
 
-	for (size_t i = 0; i < s->irqs->n; i++)
-		if (s->irqs->v[i].kind == IRQ_KIND_COMPLETION && (unsigned)s->irqs->v[i].queue + 1 > n)
-			n = (unsigned)s->irqs->v[i].queue + 1;
+	for (size_t i = 0; i < s->irqs->n; i++) {
+		const struct irq_vector *v = &s->irqs->v[i];
+
+		if (v->kind != IRQ_KIND_COMPLETION)
+			continue;
+		if (v->queue < 0 || v->queue >= XPS_QUEUES_MAX)
+			return -ERANGE; /* "mlx5_comp4294967295@pci:...": no queue of a port */
+		if ((unsigned)v->queue + 1 > n)
+			n = (unsigned)v->queue + 1;
+	}
 	cpu = malloc((n ? n : 1) * sizeof(*cpu));
 	if (!cpu)
 		return -ENOMEM;
@@ -215,6 +222,10 @@ static int wanted_masks(struct plan_ctx *ctx, const struct iface_state *s, const
 				    "function (on a test host: a --sysroot that has it)",
 				    "auto follows the completion IRQs, and the port has none");
 	r = vector_cpus(ctx, s, &cpu, &n_vec, &spread);
+	if (r == -ERANGE)
+		return port_problem(
+		    ctx->plan, s, EXIT_ERROR, "check /proc/interrupts (of the sysroot)",
+		    "auto follows the completion IRQs, and one names a queue number out of range");
 	if (r < 0)
 		return r;
 	if (cpuset_count(&spread) > 0) {

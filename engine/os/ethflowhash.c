@@ -123,7 +123,8 @@ char *eth_flow_hash_text_rewrite(const char *text, uint64_t v)
 	const char *nl = strchr(text, '\n');
 	_cleanup_free_ char *out = NULL;
 
-	if (!nl)
+	if (!nl || (size_t)(nl + 1 - text) < strlen(TEXT_HEAD) ||
+	    strncmp(nl + 1 - strlen(TEXT_HEAD), TEXT_HEAD, strlen(TEXT_HEAD)) != 0)
 		return NULL;
 	out = strndup(text, (size_t)(nl + 1 - text));
 	for (size_t i = 0; out && i < ARRAY_SIZE(fields); i++) {
@@ -180,22 +181,32 @@ int ethtool_set_flow_hash(const char *ifname, enum eth_flow f, uint64_t v, char 
 	uint64_t cur;
 	int r;
 
+	if (ret_kmsg)
+		*ret_kmsg = NULL;
+	if ((unsigned)f >= _ETH_FLOW_MAX)
+		return -EINVAL;
+	r = ethsysroot_read(ifname, sysroot_file(f), &text);
+	if (r < 0)
+		return r;
+	if (text) {
+		/* the whole text decides, never its parse: a torn write's tail
+		 * makes it differ, and it is written again whole */
+		next = eth_flow_hash_text_rewrite(text, v);
+		if (!next)
+			return -EBADMSG;
+		if (streq(next, text))
+			return 0;
+		r = ethsysroot_write(ifname, sysroot_file(f), next);
+		return r < 0 ? r : 1;
+	}
 	r = ethtool_get_flow_hash(ifname, f, &cur, ret_kmsg);
 	if (r < 0)
 		return r;
 	if (cur == v)
 		return 0;
-	r = ethsysroot_read(ifname, sysroot_file(f), &text);
-	if (r < 0)
-		return r;
-	if (text) {
-		next = eth_flow_hash_text_rewrite(text, v);
-		r = next ? ethsysroot_write(ifname, sysroot_file(f), next) : -ENOMEM;
-	} else {
-		q.flow_type = flow_types[f];
-		q.data = v;
-		r = ethtool_request(ifname, &q);
-	}
+	q.flow_type = flow_types[f];
+	q.data = v;
+	r = ethtool_request(ifname, &q);
 	if (r < 0)
 		return r;
 	r = ethtool_get_flow_hash(ifname, f, &cur, ret_kmsg);

@@ -45,7 +45,8 @@ const char *eth_flow_hash_letters(void);
 bool eth_flow_hash_has_ports(uint64_t fields);
 
 /* `ethtool -n IF rx-flow-hash udp4` text, both ways (-EBADMSG: not that
- * text; rewrite keeps its first line). */
+ * text; rewrite keeps its first line, whatever follows it, and is NULL
+ * when that line is not the text's). */
 int eth_flow_hash_text_parse(const char *text, uint64_t *ret);
 char *eth_flow_hash_text_rewrite(const char *text, uint64_t fields);
 

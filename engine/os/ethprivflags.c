@@ -28,7 +28,9 @@ int eth_priv_flags_find(const struct eth_priv_flags *f, const char *name)
 
 /* ---- the text ---- */
 
-int eth_priv_flags_parse(const char *text, struct eth_priv_flags *ret)
+/* The flags of the text; with prefix, those of the lines up to the first
+ * that is not a flag's, or names one again (a torn write's tail). */
+static int parse_flags(const char *text, bool prefix, struct eth_priv_flags *ret)
 {
 	struct eth_priv_flags f = {0};
 	const char *line = text, *nl;
@@ -39,28 +41,33 @@ int eth_priv_flags_parse(const char *text, struct eth_priv_flags *ret)
 	for (line = nl + 1; *line; line = nl + 1) {
 		const char *colon, *end;
 		size_t len;
+		bool on;
 
 		nl = strchr(line, '\n');
-		if (!nl)
-			return -EBADMSG;
-		colon = memrchr(line, ':', (size_t)(nl - line));
-		if (!colon || f.n == ETH_PRIV_FLAGS_MAX)
-			return -EBADMSG;
-		for (end = colon; end > line && end[-1] == ' '; end--)
+		colon = nl ? memrchr(line, ':', (size_t)(nl - line)) : NULL;
+		for (end = colon; end && end > line && end[-1] == ' '; end--)
 			;
-		len = (size_t)(end - line);
-		if (len == 0 || len >= ETH_PRIV_FLAG_NAMES)
+		len = end ? (size_t)(end - line) : 0;
+		on = colon && (size_t)(nl - colon) == 4 && strncmp(colon, ": on", 4) == 0;
+		if (!colon || f.n == ETH_PRIV_FLAGS_MAX || len == 0 || len >= ETH_PRIV_FLAG_NAMES ||
+		    (!on && !((size_t)(nl - colon) == 5 && strncmp(colon, ": off", 5) == 0))) {
+			if (prefix)
+				break;
 			return -EBADMSG;
+		}
 		memcpy(f.name[f.n], line, len);
 		f.name[f.n][len] = '\0';
-		if ((size_t)(nl - colon) == 4 && strncmp(colon, ": on", 4) == 0)
-			f.on[f.n] = true;
-		else if (!((size_t)(nl - colon) == 5 && strncmp(colon, ": off", 5) == 0))
-			return -EBADMSG;
-		f.n++;
+		if (prefix && eth_priv_flags_find(&f, f.name[f.n]) >= 0)
+			break;
+		f.on[f.n++] = on;
 	}
 	*ret = f;
 	return 0;
+}
+
+int eth_priv_flags_parse(const char *text, struct eth_priv_flags *ret)
+{
+	return parse_flags(text, false, ret);
 }
 
 char *eth_priv_flags_format(const char *ifname, const struct eth_priv_flags *f)
@@ -261,6 +268,9 @@ int ethtool_get_priv_flags(const char *ifname, struct eth_priv_flags *ret, char 
 	return 0;
 }
 
+/* The sysroot's text with the flag set: 1 written, 0 already so (the
+ * whole file), read back whole. A torn write's tail is dropped, so the
+ * file is written again whole. */
 static int sysroot_set(const char *ifname, const char *name, bool on)
 {
 	_cleanup_free_ char *text = NULL, *next = NULL;
@@ -270,15 +280,24 @@ static int sysroot_set(const char *ifname, const char *name, bool on)
 	r = ethsysroot_read(ifname, SYSROOT_FILE, &text);
 	if (r < 0)
 		return r;
-	r = sysroot_get(text, &f);
+	if (!text)
+		return -ENOENT;
+	r = parse_flags(text, true, &f);
 	if (r < 0)
 		return r;
+	if (f.n == 0)
+		return -EOPNOTSUPP;
 	i = eth_priv_flags_find(&f, name);
 	if (i < 0)
 		return i;
 	f.on[i] = on;
 	next = eth_priv_flags_format(ifname, &f);
-	return next ? ethsysroot_write(ifname, SYSROOT_FILE, next) : -ENOMEM;
+	if (!next)
+		return -ENOMEM;
+	if (streq(next, text))
+		return 0;
+	r = ethsysroot_write(ifname, SYSROOT_FILE, next);
+	return r < 0 ? r : 1;
 }
 
 int ethtool_set_priv_flag(const char *ifname, const char *name, bool on, char **ret_kmsg)
@@ -295,6 +314,13 @@ int ethtool_set_priv_flag(const char *ifname, const char *name, bool on, char **
 	struct eth_priv_flags cur;
 	int i, r;
 
+	if (ret_kmsg)
+		*ret_kmsg = NULL;
+	r = ethsysroot_file(ifname, SYSROOT_FILE, &path);
+	if (r > 0)
+		return sysroot_set(ifname, name, on);
+	if (r < 0)
+		return r;
 	r = ethtool_get_priv_flags(ifname, &cur, ret_kmsg);
 	if (r < 0)
 		return r;
@@ -303,14 +329,9 @@ int ethtool_set_priv_flag(const char *ifname, const char *name, bool on, char **
 		return i;
 	if (cur.on[i] == on)
 		return 0;
-	r = ethsysroot_file(ifname, SYSROOT_FILE, &path);
-	if (r > 0)
-		r = sysroot_set(ifname, name, on);
-	else if (r == 0) {
-		r = ethnl_call(&q, ret_kmsg);
-		if (r == -EOPNOTSUPP)
-			r = ethnl_fallback(ioctl_set(ifname, name, on), ret_kmsg);
-	}
+	r = ethnl_call(&q, ret_kmsg);
+	if (r == -EOPNOTSUPP)
+		r = ethnl_fallback(ioctl_set(ifname, name, on), ret_kmsg);
 	if (r < 0)
 		return r;
 	r = ethtool_get_priv_flags(ifname, &cur, ret_kmsg);

@@ -4,10 +4,12 @@
  * Owns: the GRSSH/SRSSH buffers (the table, then the key, after the
  * header) and the text's table and key lines. Must never: send an SRSSH
  * that would change what the caller did not ask for (the hash function is
- * ETH_RSS_HASH_NO_CHANGE, the key size 0 when the key stays). */
+ * ETH_RSS_HASH_NO_CHANGE, the key size 0 when the key stays, the input
+ * transformation the one GRSSH gave). */
 #define _GNU_SOURCE
 #include "ethrss.h"
 
+#include <ctype.h>
 #include <linux/ethtool.h>
 
 #include "ethsysroot.h"
@@ -36,7 +38,8 @@ bool eth_rss_is_default(const struct eth_rss *r)
 
 /* ---- the text ---- */
 
-/* The table's rows: "%5u: " every 8 entries, " %5u" each. */
+/* The table's rows: "%5u: " every 8 entries, " %5u" each, each below
+ * the header's ring count (-ERANGE: not; so none with 0 rings). */
 static int parse_rows(const char **pos, struct eth_rss *r)
 {
 	const char *p = *pos;
@@ -56,11 +59,21 @@ static int parse_rows(const char **pos, struct eth_rss *r)
 		if (end == p || *end != ':' || row != r->indir_size)
 			return -EBADMSG;
 		for (p = end + 1; p < nl;) {
-			unsigned long q = strtoul(p, &end, 10);
+			unsigned long q;
 			uint32_t *v;
 
+			while (p < nl && *p == ' ')
+				p++;
+			if (p == nl)
+				break;
+			if (!isdigit((unsigned char)*p))
+				return -EBADMSG;
+			errno = 0;
+			q = strtoul(p, &end, 10);
 			if (end == p || end > nl || r->indir_size == ETH_RSS_INDIR_MAX)
 				return -EBADMSG;
+			if (errno || q >= r->rings)
+				return -ERANGE; /* a queue the header's rings do not have */
 			v = reallocarray(r->indir, r->indir_size + 1, sizeof(*v));
 			if (!v)
 				return -ENOMEM;
@@ -113,7 +126,7 @@ static int parse_text(const char *text, struct eth_rss *ret, size_t *ret_head, s
 	_cleanup_(eth_rss_done) struct eth_rss r = {0};
 	const char *p = strchr(text, '\n'), *with;
 	unsigned rings;
-	int n = 0;
+	int n = 0, e;
 
 	if (!p || strncmp(text, "RX flow hash indirection table for ", 35) != 0)
 		return -EBADMSG;
@@ -123,7 +136,10 @@ static int parse_text(const char *text, struct eth_rss *ret, size_t *ret_head, s
 	r.rings = rings;
 	*ret_head = (size_t)(p + 1 - text);
 	p++;
-	if (parse_rows(&p, &r) < 0 || strncmp(p, KEY_HEADER, strlen(KEY_HEADER)) != 0)
+	e = parse_rows(&p, &r);
+	if (e == -ERANGE || e == -ENOMEM)
+		return e;
+	if (e < 0 || strncmp(p, KEY_HEADER, strlen(KEY_HEADER)) != 0)
 		return -EBADMSG;
 	p += strlen(KEY_HEADER);
 	if (parse_key(&p, &r) < 0)
@@ -231,6 +247,7 @@ static int ioctl_get(const char *ifname, struct eth_rss *ret)
 	if (full->indir_size != head.indir_size || full->key_size != head.key_size)
 		return -EAGAIN; /* changed between the two calls */
 	r.rings = (uint32_t)rings.data;
+	r.input_xfrm = full->rsvd8[0];
 	r.indir_size = head.indir_size;
 	memcpy(r.indir, full->rss_config, r.indir_size * sizeof(uint32_t));
 	r.key_size = head.key_size;
@@ -240,22 +257,32 @@ static int ioctl_get(const char *ifname, struct eth_rss *ret)
 	return 0;
 }
 
-static int ioctl_set(const char *ifname, const struct eth_rss_change *c)
+struct ethtool_rxfh *eth_rss_set_request(const struct eth_rss_change *c, uint8_t input_xfrm)
 {
 	uint32_t n = c->set_indir && c->indir ? c->indir_size : 0;
 	uint32_t k = c->key ? c->key_size : 0;
-	_cleanup_free_ struct ethtool_rxfh *q = calloc(1, sizeof(*q) + n * sizeof(uint32_t) + k);
+	struct ethtool_rxfh *q = calloc(1, sizeof(*q) + n * sizeof(uint32_t) + k);
 
 	if (!q)
-		return -ENOMEM;
+		return NULL;
 	q->cmd = ETHTOOL_SRSSH;
 	q->indir_size = c->set_indir ? n : ETH_RXFH_INDIR_NO_CHANGE;
 	q->key_size = k;
+	/* input_xfrm since Linux 6.8 (rsvd8[0] before, which GRSSH gave as 0):
+	 * 0 would turn a symmetric hash off */
+	q->rsvd8[0] = input_xfrm;
 	if (n)
 		memcpy(q->rss_config, c->indir, n * sizeof(uint32_t));
 	if (k)
 		memcpy((char *)q->rss_config + n * sizeof(uint32_t), c->key, k);
-	return ethtool_request(ifname, q);
+	return q;
+}
+
+static int ioctl_set(const char *ifname, const struct eth_rss_change *c, uint8_t input_xfrm)
+{
+	_cleanup_free_ struct ethtool_rxfh *q = eth_rss_set_request(c, input_xfrm);
+
+	return q ? ethtool_request(ifname, q) : -ENOMEM;
 }
 
 /* ---- both, and the sysroot ---- */
@@ -352,7 +379,7 @@ int ethtool_set_rss(const char *ifname, const struct eth_rss_change *c, char **r
 		if (r > 0)
 			r = sysroot_set(ifname, &want);
 		else if (r == 0)
-			r = ioctl_set(ifname, c);
+			r = ioctl_set(ifname, c, cur.input_xfrm);
 	}
 	if (r >= 0 && !same)
 		r = ethtool_get_rss(ifname, &back, ret_kmsg);

@@ -9,8 +9,8 @@
  * (Linux 6.2) and netlink has no RSS set before Linux 6.16. A sysroot that
  * describes the port's RSS (ethsysroot.h: `ethtool -x` text) answers
  * instead of the kernel. Works in the caller's network namespace. Must
- * never: change the hash function, an RSS context other than the main
- * one, or the key when not asked; log above debug. */
+ * never: change the hash function or its input transformation, an RSS
+ * context other than the main one, or the key when not asked; log above debug. */
 #ifndef CX5_ETHRSS_H
 #define CX5_ETHRSS_H
 
@@ -25,6 +25,7 @@ struct eth_rss {
 	uint32_t *indir;
 	uint32_t key_size; /* bytes; 0: no key */
 	uint8_t *key;
+	uint8_t input_xfrm; /* GRSSH's input transformation (symmetric hash); 0 from a sysroot */
 };
 
 void eth_rss_done(struct eth_rss *r);
@@ -49,11 +50,17 @@ struct eth_rss_change {
  * read-back differs. */
 int ethtool_set_rss(const char *ifname, const struct eth_rss_change *c, char **ret_kmsg);
 
+/* The SRSSH request of c (caller frees; NULL: no memory), with the
+ * input transformation GRSSH gave, sent back as it was. */
+struct ethtool_rxfh;
+struct ethtool_rxfh *eth_rss_set_request(const struct eth_rss_change *c, uint8_t input_xfrm);
+
 /* The driver's default table: entry i on ring i % rings (the kernel's
  * ethtool_rxfh_indir_default). */
 bool eth_rss_is_default(const struct eth_rss *r);
 
-/* `ethtool -x` text: parse (-EBADMSG: not that text), and that text with
+/* `ethtool -x` text: parse (-EBADMSG: not that text, -ERANGE: an entry
+ * names a queue the header's RX rings do not have), and that text with
  * r's table and key written into it (the rest kept as it was). */
 int eth_rss_parse(const char *text, struct eth_rss *ret);
 char *eth_rss_rewrite(const char *text, const struct eth_rss *r);

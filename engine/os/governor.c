@@ -58,29 +58,39 @@ int governor_available(unsigned cpu, char ***ret)
 	return 0;
 }
 
+/* The governor is the file's: its first line on the live host; under a
+ * sysroot the whole file, so that a torn write ("powersave\ne\n") is
+ * never taken for the value and is written again. */
+static int holds(const char *path, const char *governor, const char *line)
+{
+	_cleanup_free_ char *cur = NULL;
+	int r;
+
+	if (!sysroot_is_live())
+		return sysroot_read_is(path, line);
+	r = sysroot_read_line(path, &cur);
+	return r < 0 ? r : streq(cur, governor);
+}
+
 int governor_write(unsigned cpu, const char *governor)
 {
-	_cleanup_free_ char *cur = NULL, *path = NULL, *line = NULL;
+	_cleanup_free_ char *path = NULL, *line = NULL;
 	int r;
 
 	if (!governor_name_valid(governor))
 		return -EINVAL;
-	r = governor_read(cpu, &cur);
-	if (r < 0)
-		return r;
-	if (streq(cur, governor))
-		return 0;
 	path = strprintf(CPUFREQ_DIR "scaling_governor", cpu);
 	line = strprintf("%s\n", governor);
 	if (!path || !line)
 		return -ENOMEM;
+	r = holds(path, governor, line);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = sysroot_write(path, line);
 	if (r < 0)
 		return r;
-	free(cur);
-	cur = NULL;
-	r = governor_read(cpu, &cur);
+	r = holds(path, governor, line);
 	if (r < 0)
 		return r;
-	return streq(cur, governor) ? 1 : -EIO;
+	return r ? 1 : -EIO;
 }

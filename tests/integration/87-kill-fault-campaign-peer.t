@@ -70,18 +70,11 @@ fail_case() {
 
 # What exit 0 of a campaign (no --keep) promises: the campaign is done, and
 # every round's apply was rolled back, here and on the peer. (An I/O error
-# while the campaign's summary is written leaves it "running" with exit 0
-# and a warning that says so: accepted here, and reported as a question
-# for the campaign's owners; the hosts must be restored all the same.)
+# while the campaign's summary is written is exit 1, never 0.)
 applied_left() { sqlite3 "$1" "SELECT count(*) FROM transactions WHERE kind = 'apply' AND status != 'rolled_back'" 2>/dev/null || echo 0; }
-campaign_done() { # [ERRFILE]
-	local st
-	st=$(sqlite3 "$DB" "SELECT status FROM campaigns ORDER BY id DESC LIMIT 1")
-	if [ "$st" = running ] && [ -n "${1:-}" ] && grep -q "the campaign's summary was not recorded" "$1"; then
-		diag "exit 0, campaign left running: $(grep "summary was not recorded" "$1")"
-		st=done
-	fi
-	[ "$st" = done ] && [ "$(applied_left "$DB")" = 0 ] && [ "$(applied_left "$PDB")" = 0 ]
+campaign_done() {
+	[ "$(sqlite3 "$DB" "SELECT status FROM campaigns ORDER BY id DESC LIMIT 1")" = done ] &&
+		[ "$(applied_left "$DB")" = 0 ] && [ "$(applied_left "$PDB")" = 0 ]
 }
 
 for c in local peer; do
@@ -127,7 +120,7 @@ for c in local peer; do
 		rc=$?
 		case $rc in
 		0) peer_settled # (a peer round cut between its apply and its record here: its watchdog)
-		   campaign_done "$WORK/err" || fail_case "$c campaign, EIO at $sc #$n: exit 0 but the campaign is not done with every round rolled back: $(sqlite3 "$DB" "SELECT status FROM campaigns ORDER BY id DESC LIMIT 1"), applies not rolled back: $(applied_left "$DB") here, $(applied_left "$PDB") on the peer; $(grep -i 'error\|warning' "$WORK/err" | head -3)"
+		   campaign_done || fail_case "$c campaign, EIO at $sc #$n: exit 0 but the campaign is not done with every round rolled back: $(sqlite3 "$DB" "SELECT status FROM campaigns ORDER BY id DESC LIMIT 1"), applies not rolled back: $(applied_left "$DB") here, $(applied_left "$PDB") on the peer; $(grep -i 'error\|warning' "$WORK/err" | head -3)"
 		   settle ;;
 		7) settle ;;
 		*) peer_settled

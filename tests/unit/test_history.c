@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "apply.h"
 #include "base/exitcode.h"
 #include "store/history.h"
 #include "store/lock.h"
@@ -498,6 +499,40 @@ static void test_rollback_finish(void **state)
 	assert_int_equal(t.id, other);
 }
 
+/* rollback --abandon with the peer's rollback pending records both in one
+ * SQLite transaction: when the second write fails, neither is there. */
+static void test_abandon_atomic(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_history_ struct history *h = NULL;
+	int64_t a, id = 0;
+
+	assert_int_equal(history_open(f->path, 0, &h), 0);
+	a = create_sample(h, TXN_ROLLBACK_FAILED);
+	assert_int_equal(
+	    history_exec(h,
+			 "UPDATE transactions SET peer_txn = 7, peer_undo_pending = 'ssh: exit 255'"
+			 " WHERE id = ?",
+			 "i", a),
+	    0);
+	assert_int_equal(
+	    sqlite3_exec(history_db(h),
+			 "CREATE TEMP TRIGGER peer_full BEFORE UPDATE OF peer_undo_pending ON transactions"
+			 " WHEN NEW.peer_undo_pending IS NULL BEGIN SELECT RAISE(ABORT, 'full'); END",
+			 NULL, NULL, NULL),
+	    SQLITE_OK);
+	assert_true(abandon_txn(h, a, true, 7, "by test", &id) < 0);
+	assert_int_equal(id, 0);
+	assert_int_equal(status_of(h, a, NULL), TXN_ROLLBACK_FAILED);
+	assert_int_equal(count_rows(h, "SELECT count(*) FROM transactions WHERE kind = 'rollback'"), 0);
+	assert_int_equal(sqlite3_exec(history_db(h), "DROP TRIGGER peer_full", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(abandon_txn(h, a, true, 7, "by test", &id), 0);
+	assert_true(id > a);
+	assert_int_equal(status_of(h, a, NULL), TXN_FAILED);
+	assert_int_equal(
+	    count_rows(h, "SELECT count(*) FROM transactions WHERE peer_undo_pending IS NOT NULL"), 0);
+}
+
 /* --db naming an existing file that is no history: refused, and the file
  * keeps its mode and content. A new file is created 0600. A missing
  * directory above the file's: -ENOENT. */
@@ -582,6 +617,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_read_only_open, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_marks_batched, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rollback_finish, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_abandon_atomic, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_foreign_file_untouched, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
 	};

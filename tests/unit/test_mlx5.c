@@ -23,6 +23,7 @@
 #include "os/governor.h"
 #include "os/pcicfg.h"
 #include "os/sysroot.h"
+#include "kinds/kinds.h"
 #include "os/txqueues.h"
 #include "unit.h"
 
@@ -43,6 +44,25 @@ static char *slurp(const char *path)
 	assert_true(getdelim(&s, &n, '\0', f) > 0);
 	fclose(f);
 	return s;
+}
+
+/* A copy of fixture in a new temporary directory, made the sysroot. */
+static char *copy_fixture(const char *fixture)
+{
+	char *dir = unit_tmpdir_new("mlx5");
+	_cleanup_free_ char *cmd = NULL;
+
+	assert_non_null(dir);
+	cmd = strprintf("cp -a " FIXTURES "%s/. %s/", fixture, dir);
+	assert_int_equal(system(cmd), 0);
+	use(dir);
+	return dir;
+}
+
+static char *slurp_in(const char *dir, const char *rel)
+{
+	_cleanup_free_ char *path = strprintf("%s/%s", dir, rel);
+	return slurp(path);
 }
 
 /* ---- private flags ---- */
@@ -144,7 +164,95 @@ static void test_priv_flags_sysroot(void **state)
 	assert_int_equal(unit_tmpdir_free(dir), 0);
 }
 
+/* A write torn by a kill before the cut (off -> on is a byte shorter:
+ * the old text's last newline stays): the next write rewrites the whole
+ * file instead of failing on it, and the undo gives the original bytes. */
+static void test_priv_flags_torn(void **state)
+{
+	char *dir = copy_fixture("cx5-2port");
+	const char *rel = "ethtool/ens1f0/show-priv-flags";
+	_cleanup_free_ char *before = slurp_in(dir, rel), *on = NULL, *torn = NULL, *after = NULL;
+	struct eth_priv_flags f;
+
+	(void)state;
+	assert_int_equal(ethtool_set_priv_flag("ens1f0", "rx_cqe_compress", true, NULL), 1);
+	on = slurp_in(dir, rel);
+	torn = strprintf("%s\n", on);
+	assert_int_equal(unit_write(dir, rel, torn), 0);
+	assert_int_equal(ethtool_get_priv_flags("ens1f0", &f, NULL),
+			 -EBADMSG); /* never taken for the value */
+	assert_int_equal(ethtool_set_priv_flag("ens1f0", "rx_cqe_compress", true, NULL), 1);
+	after = slurp_in(dir, rel);
+	assert_string_equal(after, on);
+	assert_int_equal(ethtool_set_priv_flag("ens1f0", "rx_cqe_compress", true, NULL), 0);
+	assert_int_equal(unit_write(dir, rel, torn), 0);
+	assert_int_equal(ethtool_set_priv_flag("ens1f0", "rx_cqe_compress", false, NULL), 1);
+	free(after);
+	after = slurp_in(dir, rel);
+	assert_string_equal(after, before);
+	use("/");
+	assert_int_equal(unit_tmpdir_free(dir), 0);
+}
+
 /* ---- RSS ---- */
+
+/* SRSSH sends back the input transformation GRSSH gave (byte 17, rsvd8[0]
+ * before Linux 6.8): a zero there turns a symmetric hash off. */
+static void test_rss_request(void **state)
+{
+	const uint32_t indir[4] = {0, 1, 0, 1};
+	const struct eth_rss_change c = {.set_indir = true, .indir = indir, .indir_size = 4};
+	_cleanup_free_ struct ethtool_rxfh *q = eth_rss_set_request(&c, 0x02 /* RXH_XFRM_SYM_OR_XOR */);
+
+	(void)state;
+	assert_non_null(q);
+	assert_int_equal(q->cmd, ETHTOOL_SRSSH);
+	assert_int_equal(((const uint8_t *)q)[offsetof(struct ethtool_rxfh, hfunc)], 0); /* no change */
+	assert_int_equal(((const uint8_t *)q)[offsetof(struct ethtool_rxfh, hfunc) + 1], 0x02);
+	assert_int_equal(q->indir_size, 4);
+	assert_int_equal(q->rss_config[1], 1);
+	free(q);
+	q = eth_rss_set_request(&(struct eth_rss_change){.set_indir = false}, 0);
+	assert_int_equal(q->indir_size, ETH_RXFH_INDIR_NO_CHANGE);
+	assert_int_equal(q->rsvd8[0], 0); /* a kernel before 6.8 gave 0, and takes nothing else */
+}
+
+/* Entries a table's rings do not have are refused when read, and a
+ * stored table naming queue 4294967295 reads as it is written. */
+static void test_rss_bad_entries(void **state)
+{
+	static const char *const bad[] = {
+	    "RX flow hash indirection table for x with 2 RX ring(s):\n    0:      0 4294967295\n"
+	    "RSS hash key:\nOperation not supported\n",
+	    "RX flow hash indirection table for x with 2 RX ring(s):\n    0:      0     2\n"
+	    "RSS hash key:\nOperation not supported\n",
+	    "RX flow hash indirection table for x with 0 RX ring(s):\n    0:      0     0\n"
+	    "RSS hash key:\nOperation not supported\n",
+	    "RX flow hash indirection table for x with 2 RX ring(s):\n    0:      0 99999999999999999999\n"
+	    "RSS hash key:\nOperation not supported\n",
+	};
+	const struct change_kind *k = change_kind_find("rss");
+	_cleanup_(eth_rss_done) struct eth_rss r = {0};
+	_cleanup_free_ char *h = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(eth_rss_parse(bad[i], &r), -ERANGE);
+	assert_int_equal(eth_rss_parse("RX flow hash indirection table for x with 2 RX ring(s):\n"
+				       "    0:      0    -1\nRSS hash key:\nOperation not supported\n",
+				       &r),
+			 -EBADMSG);
+	assert_int_equal(eth_rss_parse("RX flow hash indirection table for x with 2 RX ring(s):\n"
+				       "    0:      0     1\nRSS hash key:\nOperation not supported\n",
+				       &r),
+			 0);
+	assert_non_null(k);
+	h = k->human("0 4294967295", NULL);
+	assert_string_equal(h, "0 4294967295");
+	free(h);
+	h = k->human("0 1 1 1", NULL);
+	assert_string_equal(h, "entries per queue 1 3");
+}
 
 static void test_rss_text(void **state)
 {
@@ -216,6 +324,30 @@ static void test_flow_hash(void **state)
 			    "UDP over IPV4 flows use these fields for computing Hash flow key:\nNone\n");
 	assert_int_equal(eth_flow_hash_text_parse(again, &v), 0);
 	assert_int_equal(v, 0);
+}
+
+/* A torn write (fewer field lines over more) is rewritten whole. */
+static void test_flow_hash_torn(void **state)
+{
+	char *dir = copy_fixture("cx5-8node");
+	const char *rel = "ethtool/enp216s0f0np0/rx-flow-hash-udp4";
+	_cleanup_free_ char *before = slurp_in(dir, rel), *torn = NULL, *after = NULL;
+	uint64_t v;
+
+	(void)state;
+	torn = strprintf("%s 0 & 1 [TCP/UDP src port]\nL4 bytes 2 & 3 [TCP/UDP dst port]\n\n", before);
+	assert_int_equal(unit_write(dir, rel, torn), 0);
+	assert_int_equal(ethtool_get_flow_hash("enp216s0f0np0", ETH_FLOW_UDP4, &v, NULL), -EBADMSG);
+	assert_int_equal(ethtool_set_flow_hash("enp216s0f0np0", ETH_FLOW_UDP4, RXH_IP_SRC | RXH_IP_DST, NULL),
+			 1);
+	after = slurp_in(dir, rel);
+	assert_string_equal(after, before);
+	assert_int_equal(ethtool_set_flow_hash("enp216s0f0np0", ETH_FLOW_UDP4, RXH_IP_SRC | RXH_IP_DST, NULL),
+			 0);
+	assert_int_equal(unit_write(dir, rel, "garbage\n"), 0);
+	assert_int_equal(ethtool_set_flow_hash("enp216s0f0np0", ETH_FLOW_UDP4, RXH_IP_SRC, NULL), -EBADMSG);
+	use("/");
+	assert_int_equal(unit_tmpdir_free(dir), 0);
 }
 
 /* ---- XPS ---- */
@@ -366,6 +498,24 @@ static void test_governor(void **state)
 	assert_false(governor_name_valid(""));
 }
 
+/* "powersave\ne\n" (a write cut short) is not powersave: written again. */
+static void test_governor_torn(void **state)
+{
+	char *dir = copy_fixture("cx5-8node");
+	const char *rel = "sys/devices/system/cpu/cpu30/cpufreq/scaling_governor";
+	_cleanup_free_ char *after = NULL;
+
+	(void)state;
+	assert_int_equal(unit_write(dir, rel, "powersave\ne\n"), 0);
+	assert_int_equal(governor_write(30, "powersave"), 1);
+	after = slurp_in(dir, rel);
+	assert_string_equal(after, "powersave\n");
+	assert_int_equal(governor_write(30, "powersave"), 0);
+	assert_int_equal(governor_write(30, "performance"), 1);
+	use("/");
+	assert_int_equal(unit_tmpdir_free(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +529,11 @@ int main(void)
 	    cmocka_unit_test(test_xps_write_width),
 	    cmocka_unit_test(test_pcicfg),
 	    cmocka_unit_test(test_governor),
+	    cmocka_unit_test(test_priv_flags_torn),
+	    cmocka_unit_test(test_rss_request),
+	    cmocka_unit_test(test_rss_bad_entries),
+	    cmocka_unit_test(test_flow_hash_torn),
+	    cmocka_unit_test(test_governor_torn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

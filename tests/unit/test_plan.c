@@ -10,6 +10,7 @@
 #include "kinds/kinds.h"
 #include "os/ethfeatures.h"
 #include "os/ethnl.h"
+#include "os/irqaffinity.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
 #include "plan.h"
@@ -477,6 +478,65 @@ static void test_driver_minimums(void **state)
 	assert_int_equal(sysroot_set(NULL), 0);
 }
 
+/* xps auto over a /proc/interrupts whose completion vector has queue
+ * number -1 ("mlx5_comp4294967295@pci:..."): refused, never indexed. */
+static void test_xps_vector_out_of_range(void **state)
+{
+	static const int queues[] = {-1, 4096};
+	(void)state;
+
+	assert_int_equal(sysroot_set("tests/fixtures/sysroot/cx5-2port"), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(queues); i++) {
+		struct host_state *h = host_new(0);
+		struct iface_state *s = &h->ifaces[0];
+		struct plan *p;
+
+		s->irqs = calloc(1, sizeof(*s->irqs));
+		assert_non_null(s->irqs);
+		s->irqs->v = calloc(1, sizeof(*s->irqs->v));
+		assert_non_null(s->irqs->v);
+		s->irqs->n = 1;
+		s->irqs->v[0] = (struct irq_vector){.irq = 98,
+						    .name = strdup("mlx5_comp4294967295@pci:0000:af:00.0"),
+						    .kind = IRQ_KIND_COMPLETION,
+						    .queue = queues[i],
+						    .affinity = CPUSET_INIT,
+						    .effective = CPUSET_INIT};
+		s->irqs_r = 0;
+		p = plan_of("version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\nlink:\n  xps: auto\n", h);
+		assert_int_equal(p->n_problems, 1);
+		assert_string_equal(
+		    p->problems[0].message,
+		    "link.xps: auto follows the completion IRQs, and one names a queue number out "
+		    "of range");
+		plan_free(p);
+		host_state_free(h);
+	}
+	assert_int_equal(sysroot_set(NULL), 0);
+}
+
+/* A sysroot's `ethtool -x` text whose entries the rings do not have
+ * (the probe's -ERANGE): the problem names the file. */
+static void test_rss_bad_text_named(void **state)
+{
+	struct host_state *h;
+	struct plan *p;
+	(void)state;
+
+	assert_int_equal(sysroot_set("tests/fixtures/sysroot/cx5-2port"), 0);
+	h = host_new(0);
+	fact_set(&h->ifaces[0], "rss", -ERANGE, 64);
+	p = plan_of("version: 1\nname: t\nmatch:\n  interfaces: [ens1f0]\nlink:\n  rss:\n    equal: 2\n", h);
+	assert_int_equal(p->n_problems, 1);
+	assert_string_equal(
+	    p->problems[0].message,
+	    "link.rss: tests/fixtures/sysroot/cx5-2port/ethtool/ens1f0/show-rxfh: an entry names a "
+	    "receive queue beyond the table's RX rings");
+	plan_free(p);
+	host_state_free(h);
+	assert_int_equal(sysroot_set(NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +549,8 @@ int main(void)
 	    cmocka_unit_test(test_irq_policy_without_device_irqs),
 	    cmocka_unit_test(test_channels_and_irq_policy),
 	    cmocka_unit_test(test_driver_minimums),
+	    cmocka_unit_test(test_xps_vector_out_of_range),
+	    cmocka_unit_test(test_rss_bad_text_named),
 	    cmocka_unit_test(test_xps_auto_unpinned_irqs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
