@@ -4,7 +4,8 @@
 # ethtool/ens1f0/ files answer for the port as `ethtool` prints them):
 # plan (order, notes, the ports warning), apply read back from those files
 # and the cpufreq sysfs, idempotent, show --json against the schema, drift
-# seen by verify, rollback byte for byte; and what plan refuses: a private
+# seen by verify, rollback byte for byte (the udp6 hash and the RSS table's
+# drift on their own profiles too); and what plan refuses: a private
 # flag the device does not have (exit 65, at the key), more RSS queues than
 # rings (5), an RSS table set by hand with a channel change (69), a
 # governor the CPUs do not offer (69), a host without any cpufreq driver
@@ -87,6 +88,24 @@ is "$rc:$(printf '%s\n' "$out" | head -n 1)" "0:ens1f0  flow_hash.udp4  sdfn -> 
 host_as_before
 ok $? "rollback: every ethtool text, governor and sysroot file as before"
 
+# ---- udp6: written, read back, rolled back byte for byte
+printf 'version: 1\nname: u6\nmatch:\n  interfaces: [ens1f0]\nlink:\n  flow_hash: {udp6: sd}\n' >"$WORK/u6.yaml"
+run cx plan --runtime-only "$WORK/u6.yaml"
+is "$rc:$out" "2:ens1f0  flow_hash.udp6  sdfn -> sd
+1 change pending" "udp6: plan"
+run cx apply --runtime-only "$WORK/u6.yaml"
+is "$rc:$(cat "$E/rx-flow-hash-udp6")" "0:UDP over IPV6 flows use these fields for computing Hash flow key:
+IP SA
+IP DA" "udp6: applied, hashed on the addresses only"
+cp "$PRISTINE/ethtool/ens1f0/rx-flow-hash-udp6" "$E/"
+run cx verify --no-bench "$WORK/u6.yaml"
+is "$rc:$(printf '%s\n' "$out" | grep ': current ')" "3:  ens1f0 flow_hash.udp6: current sdfn, expected sd" \
+	"udp6: put back by hand is drift"
+run cx rollback
+is "$rc" 0 "udp6: rollback exit 0"
+cmp -s "$E/rx-flow-hash-udp6" "$PRISTINE/ethtool/ens1f0/rx-flow-hash-udp6"
+ok $? "udp6: rolled back byte for byte"
+
 # ---- what plan refuses
 refused() { # refused NAME YAML CODE STDERR-LINE
 	printf 'version: 1\nname: r\nmatch:\n  interfaces: [ens1f0]\n%s\n' "$2" >"$WORK/r.yaml"
@@ -110,6 +129,13 @@ run cx apply --runtime-only "$WORK/w.yaml"
 is "$rc:$(grep -E '^ +(56|64|192):' "$E/show-rxfh")" "0:   56:      0     0     0     0     0     0     0     0
    64:      1     1     1     1     1     1     1     1
   192:      2     2     2     2     2     2     2     2" "weights 1 1 2: a quarter, a quarter, a half of the table"
+# drift of the table: the driver's default spread put back by hand
+cp "$E/show-rxfh" "$WORK/show-rxfh.weights"
+cp "$PRISTINE/ethtool/ens1f0/show-rxfh" "$E/show-rxfh"
+run cx verify --no-bench "$WORK/w.yaml"
+is "$rc:$(printf '%s\n' "$out" | grep ': current ')" "3:  ens1f0 rss.indir: current default, expected weights 1 1 2" \
+	"verify: an RSS table put back by hand is drift"
+cp "$WORK/show-rxfh.weights" "$E/show-rxfh"
 printf 'version: 1\nname: c\nmatch:\n  interfaces: [ens1f0]\nlink:\n  channels: {combined: 8}\n  rss: {equal: 4}\n' >"$WORK/c.yaml"
 run cx plan --runtime-only "$WORK/c.yaml"
 printf '%s\n' "$err" | grep -qF "cx5prof: error: ens1f0: link.rss with link.channels in one run: the RSS table was set by hand, and its undo could name receive queues the channel change removes: apply link.channels first, then link.rss: two profiles or two runs"
