@@ -1270,16 +1270,32 @@ static int parse_sysctls(struct profile_loader *l, const struct profile_key *k _
 	return 0;
 }
 
+/* A switch's value: on | off (true | false too), plain scalars only;
+ * path.name in the error. */
+static int parse_on_off(struct profile_loader *l, const struct ynode *v, const char *path, const char *name,
+			bool *ret)
+{
+	static const struct {
+		const char *text;
+		bool value;
+	} words[] = {{"on", true}, {"off", false}, {"true", true}, {"false", false}};
+	char buf[64];
+
+	for (size_t w = 0; w < ARRAY_SIZE(words); w++)
+		if (v->kind == YNODE_SCALAR && v->plain && streq(v->value, words[w].text)) {
+			*ret = words[w].value;
+			return 0;
+		}
+	return fail(l, v, "%s.%s: expected on or off, got %s", path, name,
+		    ynode_describe(v, buf, sizeof(buf)));
+}
+
 /* link.features: NAME: on | off (true | false too), NAME a profile or
  * kernel name from ethfeatures.h's table. */
 static int parse_features(struct profile_loader *l, const struct profile_key *k _unused_,
 			  const struct ynode *key _unused_, const struct ynode *map, void *field,
 			  const char *path)
 {
-	static const struct {
-		const char *text;
-		bool value;
-	} words[] = {{"on", true}, {"off", false}, {"true", true}, {"false", false}};
 	struct profile_bool *features = field;
 	char buf[64];
 	int r;
@@ -1289,7 +1305,7 @@ static int parse_features(struct profile_loader *l, const struct profile_key *k 
 	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
 		const struct ynode *name = map->items[i], *v = map->items[i + 1];
 		enum eth_feature f;
-		size_t w;
+		bool on;
 
 		r = check_key(l, map, i);
 		if (r < 0)
@@ -1308,14 +1324,10 @@ static int parse_features(struct profile_loader *l, const struct profile_key *k 
 			features[f] = (struct profile_bool){0};
 			continue;
 		}
-		for (w = 0; w < ARRAY_SIZE(words); w++)
-			if (v->kind == YNODE_SCALAR && v->plain && streq(v->value, words[w].text))
-				break;
-		if (w == ARRAY_SIZE(words))
-			return fail(l, v, "%s.%s: expected on or off, got %s", path, eth_feature_def(f)->name,
-				    ynode_describe(v, buf, sizeof(buf)));
-		features[f] =
-		    (struct profile_bool){.set = true, .value = words[w].value, .at = mark_of(l, v)};
+		r = parse_on_off(l, v, path, eth_feature_def(f)->name, &on);
+		if (r < 0)
+			return r;
+		features[f] = (struct profile_bool){.set = true, .value = on, .at = mark_of(l, v)};
 	}
 	return 0;
 }
@@ -1363,10 +1375,6 @@ static int parse_flags(struct profile_loader *l, const struct profile_key *k,
 		       const struct ynode *key _unused_, const struct ynode *map, void *field,
 		       const char *path)
 {
-	static const struct {
-		const char *text;
-		bool value;
-	} words[] = {{"on", true}, {"off", false}, {"true", true}, {"false", false}};
 	struct profile_flags *p = field;
 	char buf[64];
 	int r;
@@ -1376,7 +1384,8 @@ static int parse_flags(struct profile_loader *l, const struct profile_key *k,
 	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
 		const struct ynode *name = map->items[i], *v = map->items[i + 1];
 		const char *why = NULL;
-		size_t j, w;
+		bool on;
+		size_t j;
 
 		r = check_key(l, map, i);
 		if (r < 0)
@@ -1395,12 +1404,9 @@ static int parse_flags(struct profile_loader *l, const struct profile_key *k,
 			p->n--;
 			continue;
 		}
-		for (w = 0; w < ARRAY_SIZE(words); w++)
-			if (v->kind == YNODE_SCALAR && v->plain && streq(v->value, words[w].text))
-				break;
-		if (w == ARRAY_SIZE(words))
-			return fail(l, v, "%s.%s: expected on or off, got %s", path, name->value,
-				    ynode_describe(v, buf, sizeof(buf)));
+		r = parse_on_off(l, v, path, name->value, &on);
+		if (r < 0)
+			return r;
 		if (j == p->n) {
 			struct profile_flag *a = reallocarray(p->v, p->n + 1, sizeof(*a));
 			char *n = strdup(name->value);
@@ -1414,7 +1420,7 @@ static int parse_flags(struct profile_loader *l, const struct profile_key *k,
 			p->v = a;
 			p->v[p->n++] = (struct profile_flag){.name = n};
 		}
-		p->v[j].value = words[w].value;
+		p->v[j].value = on;
 		p->v[j].at = mark_of(l, v);
 	}
 	return 0;
