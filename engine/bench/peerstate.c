@@ -408,11 +408,12 @@ static void add_u64(struct json_object *o, const char *key, bool present, uint64
 	json_object_object_add(o, key, present ? json_object_new_int64((int64_t)v) : NULL);
 }
 
-static const struct udpb_state_counter *find_counter(const struct udpb_state *s, const char *name)
+static const struct udpb_state_counter *find_named(const struct udpb_state_counter *v, unsigned n,
+						   const char *name)
 {
-	for (unsigned i = 0; i < s->ncounters; i++)
-		if (streq(s->counter[i].name, name))
-			return &s->counter[i];
+	for (unsigned i = 0; i < n; i++)
+		if (streq(v[i].name, name))
+			return &v[i];
 	return NULL;
 }
 
@@ -429,13 +430,22 @@ static uint64_t rise(uint64_t before, uint64_t after)
 	return after >= before ? after - before : 0;
 }
 
-/* "drop_counters": the rise of each counter both answers carry. */
-static struct json_object *counters_json(const struct udpb_state *b, const struct udpb_state *a)
+/* serve's drop counters: the rise, 0 when a counter went down. */
+static uint64_t drop_rise(const char *name _unused_, uint64_t before, uint64_t after)
+{
+	return rise(before, after);
+}
+
+/* The counters both answers carry (av, bv: after, before), with their
+ * rise as rise_of says. */
+static struct json_object *rises_json(const struct udpb_state_counter *bv, unsigned bn,
+				      const struct udpb_state_counter *av, unsigned an,
+				      uint64_t (*rise_of)(const char *name, uint64_t before, uint64_t after))
 {
 	struct json_object *arr = json_object_new_array();
 
-	for (unsigned i = 0; arr && i < a->ncounters; i++) {
-		const struct udpb_state_counter *c = find_counter(b, a->counter[i].name);
+	for (unsigned i = 0; arr && i < an; i++) {
+		const struct udpb_state_counter *c = find_named(bv, bn, av[i].name);
 		struct json_object *o;
 
 		if (!c)
@@ -443,41 +453,9 @@ static struct json_object *counters_json(const struct udpb_state *b, const struc
 		o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(c->name));
 		json_object_object_add(o, "before", json_object_new_int64((int64_t)c->value));
-		json_object_object_add(o, "after", json_object_new_int64((int64_t)a->counter[i].value));
-		json_object_object_add(o, "delta",
-				       json_object_new_int64((int64_t)rise(c->value, a->counter[i].value)));
-		json_object_array_add(arr, o);
-	}
-	return arr;
-}
-
-static const struct udpb_state_counter *find_net(const struct udpb_state *s, const char *name)
-{
-	for (unsigned i = 0; i < s->nnet; i++)
-		if (streq(s->net[i].name, name))
-			return &s->net[i];
-	return NULL;
-}
-
-/* "net_counters": the kernel counters both version 2 answers carry, with
- * their rise (netcounters.h's widths). */
-static struct json_object *net_json(const struct udpb_state *b, const struct udpb_state *a)
-{
-	struct json_object *arr = json_object_new_array();
-
-	for (unsigned i = 0; arr && i < a->nnet; i++) {
-		const struct udpb_state_counter *c = find_net(b, a->net[i].name);
-		struct json_object *o;
-
-		if (!c)
-			continue;
-		o = json_object_new_object();
-		json_object_object_add(o, "name", json_object_new_string(c->name));
-		json_object_object_add(o, "before", json_object_new_int64((int64_t)c->value));
-		json_object_object_add(o, "after", json_object_new_int64((int64_t)a->net[i].value));
+		json_object_object_add(o, "after", json_object_new_int64((int64_t)av[i].value));
 		json_object_object_add(
-		    o, "delta",
-		    json_object_new_int64((int64_t)netcounter_rise(c->name, c->value, a->net[i].value)));
+		    o, "delta", json_object_new_int64((int64_t)rise_of(c->name, c->value, av[i].value)));
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -544,10 +522,15 @@ struct json_object *peerstate_to_json(const struct udpb_state *b, const struct u
 		json_object_object_add(rings, "tx_max", json_object_new_int64(b->tx_ring_max));
 	}
 	json_object_object_add(o, "rings", rings);
-	json_object_object_add(o, "drop_counters", a ? counters_json(b, a) : NULL);
+	/* "drop_counters": serve's; "net_counters": the kernel's, of version 2
+	 * answers (netcounters.h's widths) */
+	json_object_object_add(o, "drop_counters",
+			       a ? rises_json(b->counter, b->ncounters, a->counter, a->ncounters, drop_rise)
+				 : NULL);
 	json_object_object_add(o, "cpus", a ? cpus_json(b, a) : NULL);
 	if (b->version >= 2 && a && a->version >= 2)
-		json_object_object_add(o, "net_counters", net_json(b, a));
+		json_object_object_add(o, "net_counters",
+				       rises_json(b->net, b->nnet, a->net, a->nnet, netcounter_rise));
 	return o;
 }
 
