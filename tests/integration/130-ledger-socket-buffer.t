@@ -19,24 +19,7 @@ command -v netperf >/dev/null && command -v netserver >/dev/null && command -v i
 vsetup v130 cx5-nonuma
 set_mtu 9000 9000
 
-profile() { # profile FILE RUNNER RECEIVE
-	cat >"$1" <<YAML
-version: 1
-name: lab-ledger
-match:
-  interfaces: [ens1f0]
-verify:
-  peer: 198.18.0.2
-  runner: $2
-  duration: 2
-  message_size: 8000
-  socket_buffer:
-    send: 4M
-    receive: $3
-  thresholds:
-    loss_percent: 100
-YAML
-}
+profile() { ledger_profile "$1" lab-ledger "$2" 2 "$3"; } # profile FILE RUNNER RECEIVE
 
 serve_start
 ok $? "cx5prof serve listens in the peer"

@@ -14,22 +14,7 @@ need_root_netns
 vsetup v131 cx5-nonuma
 set_mtu 1500 1500
 
-cat >"$WORK/frag.yaml" <<YAML
-version: 1
-name: lab-fragments
-match:
-  interfaces: [ens1f0]
-verify:
-  peer: 198.18.0.2
-  runner: builtin
-  duration: 1
-  message_size: 8000
-  socket_buffer:
-    send: 4M
-    receive: 4M
-  thresholds:
-    loss_percent: 100
-YAML
+ledger_profile "$WORK/frag.yaml" lab-fragments builtin 1 4M
 
 serve_start
 ok $? "cx5prof serve listens in the peer"

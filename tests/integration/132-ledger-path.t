@@ -47,22 +47,7 @@ setup_path() {
 setup_path
 ok $? "host - switch (port to the peer at MTU 1500) - peer, both hosts at MTU 9000"
 
-cat >"$WORK/path.yaml" <<YAML
-version: 1
-name: lab-path
-match:
-  interfaces: [ens1f0]
-verify:
-  peer: 198.18.0.2
-  runner: builtin
-  duration: 1
-  message_size: 8000
-  socket_buffer:
-    send: 4M
-    receive: 4M
-  thresholds:
-    loss_percent: 100
-YAML
+ledger_profile "$WORK/path.yaml" lab-path builtin 1 4M
 
 serve_start
 ok $? "cx5prof serve listens in the peer"

@@ -2,6 +2,10 @@
 # verify-lib.sh. The ledgers they check are the kernel's real counters in
 # the lab's namespaces: nothing here is a fixture.
 #
+#   ledger_profile FILE NAME RUNNER DURATION RECEIVE
+#                         a profile that runs RUNNER against the peer for
+#                         DURATION seconds, 8000-byte datagrams, send buffer
+#                         4M, receive buffer RECEIVE, any loss allowed
 #   serve_start           `cx5prof serve` in the peer for several runs
 #                         (killed by stop_servers)
 #   ledger_facts FILE     one line from the "ledger" of a verify or bench
@@ -11,6 +15,25 @@
 #                         whether the receiver's counters were read, and
 #                         whether it validates against the schema
 #   exit0 NAME            the last run exited 0 (else its stderr as a diagnostic)
+
+ledger_profile() {
+	cat >"$1" <<YAML
+version: 1
+name: $2
+match:
+  interfaces: [ens1f0]
+verify:
+  peer: 198.18.0.2
+  runner: $3
+  duration: $4
+  message_size: 8000
+  socket_buffer:
+    send: 4M
+    receive: $5
+  thresholds:
+    loss_percent: 100
+YAML
+}
 
 serve_start() {
 	timeout -k 1 900 ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>>"$WORK/serve.log" &
