@@ -13,6 +13,9 @@ schemas/profile.schema.json: the "properties" of each section the kinds
 own (link, irq, and the sysctl mapping) are replaced; what the section
 says beside them by hand (a rule across keys, like irq's allOf) stays.
 schemas/plan.schema.json: the enum of a change's kind, in apply order.
+schemas/state.schema.json: the keys each kind's show writes (its
+show_schema) in the port's link, the port or the host object, marked with a
+"$comment" naming the kind; the keys without one are written by hand.
 contrib/man/cx5prof.8: the lines between the KEYS BEGIN and KEYS END
 comment markers are replaced."""
 import difflib
@@ -100,6 +103,95 @@ def schema_text(doc, text):
         # hand-written rules beside the generated properties stay
         for field, value in gen.items():
             section[field] = value
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+SHOW_MARK = "from the change kind %s (make docs)"
+SHOW_TABLE = "x-cx5prof-table"
+SHOW_STATUS = "x-cx5prof-status"
+SHOW_KMSG = "x-cx5prof-kmsg"
+SHOW_SAME = "x-cx5prof-same-as"
+
+
+def show_status(why, kmsg):
+    """The keys kind_show_status writes (engine/kinds/kinds.c), and the
+    kernel's message beside them."""
+    keys = {"status": {"enum": ["ok", "unsupported", "failed"],
+                       "description": "ok: read; unsupported: %s; failed: see error" % why},
+            "error": {"type": ["string", "null"],
+                      "description": "why the read failed (strerror text); null unless status is failed"}}
+    if kmsg:
+        keys["kernel_message"] = {
+            "type": ["string", "null"],
+            "description": "the kernel's extended-ack text when the read failed and it sent one, verbatim; else null"}
+    return keys
+
+
+def show_expand(doc, node):
+    """A kind's show schema with its shorthands filled in (kinds.h,
+    show_schema)."""
+    if isinstance(node, list):
+        return [show_expand(doc, n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: show_expand(doc, v) for k, v in node.items()}
+    why = node.pop(SHOW_STATUS, None)
+    kmsg = node.pop(SHOW_KMSG, False)
+    if why is not None:
+        node["properties"] = dict(show_status(why, kmsg), **node.get("properties", {}))
+    elif kmsg:
+        sys.exit("gen-docs: %s without %s in a show schema" % (SHOW_KMSG, SHOW_STATUS))
+    for name, sub in node.get("properties", {}).items():
+        if isinstance(sub, dict) and SHOW_SAME in sub:
+            if len(sub) != 1 or sub[SHOW_SAME] not in node["properties"]:
+                sys.exit("gen-docs: %s of %s names no sibling" % (SHOW_SAME, name))
+            node["properties"][name] = node["properties"][sub[SHOW_SAME]]
+    table = node.pop(SHOW_TABLE, None)
+    if table == "sysctls":
+        props = {}
+        for d in doc["sysctls"]:
+            if d["values"] == 1:
+                e = {"type": ["integer", "null"], "minimum": 0, "description": "the live value (%s)" % d["unit"]}
+            else:
+                e = {"type": ["array", "null"], "minItems": d["values"], "maxItems": d["values"],
+                     "items": {"type": "integer", "minimum": 0},
+                     "description": "the live values (%s)" % d["unit"]}
+            props[d["name"]] = e
+        node["required"] = list(props)
+        node["properties"] = props
+    elif table == "features":
+        node["required"] = [f["name"] for f in doc["features"]]
+        node["properties"] = {f["name"]: {"enum": ["on", "off"]} for f in doc["features"]}
+    elif table == "feature-names":
+        node["enum"] = [f["name"] for f in doc["features"]]
+    elif table is not None:
+        sys.exit("gen-docs: unknown %s %r in a show schema" % (SHOW_TABLE, table))
+    return node
+
+
+def state_schema_text(doc, text):
+    """Each kind's show keys in the object its show writes into: the
+    port's link, the port, the host. What the file says by hand beside
+    them (what verb_show writes itself) stays."""
+    schema = json.loads(text)
+    iface = schema["$defs"]["interface"]
+    targets = {"link": iface["properties"]["link"], "port": iface, "host": schema}
+    shown = {n for k in doc["kinds"] if "show_in" in k for n in k["show_schema"]}
+    for obj in targets.values():
+        gone = [n for n, p in obj["properties"].items()
+                if str(p.get("$comment", "")).startswith(SHOW_MARK.split("%s")[0])]
+        for n in gone:
+            del obj["properties"][n]
+        obj["required"] = [n for n in obj.get("required", []) if n not in gone and n not in shown]
+    for k in doc["kinds"]:
+        if "show_in" not in k:
+            continue
+        obj = targets[k["show_in"]]
+        for name, sub in k["show_schema"].items():
+            if name in obj["properties"]:
+                sys.exit("gen-docs: kind %s: show key %s is also in state.schema.json by hand" % (k["name"], name))
+            obj["properties"][name] = dict({"$comment": SHOW_MARK % k["name"]}, **show_expand(doc, sub))
+            obj["required"].append(name)
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -193,8 +285,10 @@ def main():
     stale = 0
     schema = os.path.join(top, "schemas", "profile.schema.json")
     plan = os.path.join(top, "schemas", "plan.schema.json")
+    state = os.path.join(top, "schemas", "state.schema.json")
     man = os.path.join(top, "contrib", "man", "cx5prof.8")
-    for path, gen in ((schema, schema_text), (plan, plan_schema_text), (man, man_text)):
+    for path, gen in ((schema, schema_text), (plan, plan_schema_text), (state, state_schema_text),
+                      (man, man_text)):
         old = open(path).read()
         new = gen(doc, old)
         if old == new:

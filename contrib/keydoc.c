@@ -1,7 +1,8 @@
-/* keydoc.c: print the change kinds (names and apply ranks), their profile
- * keys (kinds.h, profile.h) and the vocabularies of their map types (procsys.h's sysctls, ethfeatures.h's
+/* keydoc.c: print the change kinds (names, apply ranks, the schema of what
+ * show prints of each), their profile keys (kinds.h, profile.h) and the
+ * vocabularies of their map types (procsys.h's sysctls, ethfeatures.h's
  * features) as JSON, for contrib/gen-docs.py (`make docs`), which writes
- * the key tables of the man page and the JSON Schema from it.
+ * the key tables of the man page and the JSON Schemas from it.
  *
  * Owns: nothing but this dump. Must never: touch the host. */
 #include <json-c/json.h>
@@ -54,6 +55,30 @@ static int add_key(const char *path, const struct profile_key *k, const struct c
 	return 0;
 }
 
+/* Where the kind's show writes ("link", "port", "host") and its schema. */
+static int add_show(struct json_object *o, const struct change_kind *k)
+{
+	const char *in = k->show_link ? "link" : k->show_port ? "port" : k->show_host ? "host" : NULL;
+	struct json_object *schema;
+
+	if (!in != !k->show_schema) {
+		fprintf(stderr, "keydoc: kind %s: %s\n", k->name,
+			in ? "shows its state but has no show_schema" : "has a show_schema but no show op");
+		return -1;
+	}
+	if (!in)
+		return 0;
+	schema = json_tokener_parse(k->show_schema);
+	if (!schema || !json_object_is_type(schema, json_type_object)) {
+		fprintf(stderr, "keydoc: kind %s: show_schema is not a JSON object\n", k->name);
+		json_object_put(schema);
+		return -1;
+	}
+	json_object_object_add(o, "show_in", json_object_new_string(in));
+	json_object_object_add(o, "show_schema", schema);
+	return 0;
+}
+
 int main(void)
 {
 	struct json_object *doc = json_object_new_object(), *keys = json_object_new_array(),
@@ -67,6 +92,8 @@ int main(void)
 
 		json_object_object_add(o, "name", json_object_new_string(change_kinds[i]->name));
 		json_object_object_add(o, "rank", json_object_new_int(change_kinds[i]->rank));
+		if (add_show(o, change_kinds[i]) < 0)
+			return 1;
 		json_object_array_add(kinds, o);
 	}
 	for (unsigned i = 0; i < _SYSCTL_MAX; i++) {

@@ -86,6 +86,67 @@ static void channels_show(const struct iface_state *s)
 	ethtool_u32_show(&channels, s);
 }
 
+/* What show writes of it (kinds.h: show_schema; `make docs` puts it into
+ * schemas/state.schema.json). */
+static const char channels_show_schema[] =
+    "{"
+    " \"channels\": {"
+    "  \"type\": [\"object\", \"null\"],"
+    "  \"description\": \"Channels (ETHTOOL_GCHANNELS) with their maximums, as `ethtool -l` prints them. "
+    "null when the interface is not in this network namespace (present false).\","
+    "  \"required\": [\"status\", \"error\"],"
+    "  \"additionalProperties\": false,"
+    "  \"x-cx5prof-status\": \"the driver does not implement this ethtool request (EOPNOTSUPP; veth has no "
+    "rings)\","
+    "  \"properties\": {"
+    "   \"rx\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"minimum\": 0,"
+    "    \"description\": \"current number of rx channels; null when the device has no rx channels (its "
+    "maximum is 0)\""
+    "   },"
+    "   \"max_rx\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"minimum\": 0,"
+    "    \"description\": \"maximum number of rx channels the device supports; null when 0\""
+    "   },"
+    "   \"tx\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"minimum\": 0,"
+    "    \"description\": \"current number of tx channels; null when the device has no tx channels (its "
+    "maximum is 0)\""
+    "   },"
+    "   \"max_tx\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"minimum\": 0,"
+    "    \"description\": \"maximum number of tx channels the device supports; null when 0\""
+    "   },"
+    "   \"other\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"minimum\": 0,"
+    "    \"description\": \"current number of other channels; null when the device has no other channels "
+    "(its maximum is 0)\""
+    "   },"
+    "   \"max_other\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"minimum\": 0,"
+    "    \"description\": \"maximum number of other channels the device supports; null when 0\""
+    "   },"
+    "   \"combined\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"minimum\": 0,"
+    "    \"description\": \"current number of combined channels; null when the device has no combined "
+    "channels (its maximum is 0)\""
+    "   },"
+    "   \"max_combined\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"minimum\": 0,"
+    "    \"description\": \"maximum number of combined channels the device supports; null when 0\""
+    "   }"
+    "  }"
+    " }"
+    "}";
+
 const struct change_kind kind_channels = {
     .name = "channels",
     .rank = 20,
@@ -103,4 +164,5 @@ const struct change_kind kind_channels = {
     .diff = channels_diff,
     .manages = channels_manages,
     .show_port = channels_show,
+    .show_schema = channels_show_schema,
 };

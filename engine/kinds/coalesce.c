@@ -76,6 +76,52 @@ static void coalesce_show(const struct iface_state *s)
 	ethparam_show(&coalesce_kind, s);
 }
 
+/* What show writes of it (kinds.h: show_schema; `make docs` puts it into
+ * schemas/state.schema.json). */
+static const char coalesce_show_schema[] =
+    "{"
+    " \"coalesce\": {"
+    "  \"type\": [\"object\", \"null\"],"
+    "  \"description\": \"Interrupt coalescing (ethtool netlink COALESCE_GET, else ETHTOOL_GCOALESCE), the "
+    "parameters link.coalesce manages, as `ethtool -c` shows them. null when the interface is not in this "
+    "network namespace (present false).\","
+    "  \"required\": [\"status\", \"error\", \"kernel_message\"],"
+    "  \"additionalProperties\": false,"
+    "  \"x-cx5prof-status\": \"the driver implements no coalescing settings (EOPNOTSUPP; veth has none)\","
+    "  \"x-cx5prof-kmsg\": true,"
+    "  \"properties\": {"
+    "   \"adaptive_rx\": {"
+    "    \"type\": [\"boolean\", \"null\"],"
+    "    \"description\": \"adaptive rx coalescing; null when the driver does not report it\""
+    "   },"
+    "   \"adaptive_tx\": {"
+    "    \"type\": [\"boolean\", \"null\"],"
+    "    \"description\": \"adaptive tx coalescing; null when the driver does not report it\""
+    "   },"
+    "   \"rx_usecs\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"description\": \"rx-usecs; null when the driver does not report it\","
+    "    \"minimum\": 0"
+    "   },"
+    "   \"rx_frames\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"description\": \"rx-frames; null when the driver does not report it\","
+    "    \"minimum\": 0"
+    "   },"
+    "   \"tx_usecs\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"description\": \"tx-usecs; null when the driver does not report it\","
+    "    \"minimum\": 0"
+    "   },"
+    "   \"tx_frames\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"description\": \"tx-frames; null when the driver does not report it\","
+    "    \"minimum\": 0"
+    "   }"
+    "  }"
+    " }"
+    "}";
+
 const struct change_kind kind_coalesce = {
     .name = "coalesce",
     .rank = 34,
@@ -92,4 +138,5 @@ const struct change_kind kind_coalesce = {
     .diff = coalesce_diff,
     .manages = coalesce_manages,
     .show_port = coalesce_show,
+    .show_schema = coalesce_show_schema,
 };

@@ -340,6 +340,28 @@ static void cpufreq_show(const struct host_state *h)
 	out_close_object();
 }
 
+/* What show writes of it (kinds.h: show_schema; `make docs` puts it into
+ * schemas/state.schema.json). */
+static const char cpufreq_show_schema[] =
+    "{"
+    " \"cpufreq\": {"
+    "  \"type\": \"object\","
+    "  \"required\": [\"status\", \"error\", \"governors\"],"
+    "  \"additionalProperties\": false,"
+    "  \"description\": \"The CPU frequency governor of each online CPU "
+    "(/sys/devices/system/cpu/cpuN/cpufreq/scaling_governor under the sysroot), grouped.\","
+    "  \"x-cx5prof-status\": \"no cpufreq driver (most virtual machines)\","
+    "  \"properties\": {"
+    "   \"governors\": {"
+    "    \"type\": \"object\","
+    "    \"additionalProperties\": {\"type\": \"string\"},"
+    "    \"description\": \"each governor in use and the CPU list running it (\\\"performance\\\": "
+    "\\\"0-31\\\")\""
+    "   }"
+    "  }"
+    " }"
+    "}";
+
 const struct change_kind kind_cpufreq = {
     .name = "cpufreq",
     .rank = 12,
@@ -355,4 +377,5 @@ const struct change_kind kind_cpufreq = {
     .write_reads_back = true,
     .diff = cpufreq_diff,
     .show_host = cpufreq_show,
+    .show_schema = cpufreq_show_schema,
 };

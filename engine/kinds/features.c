@@ -178,6 +178,37 @@ static void features_show(const struct iface_state *s)
 	out_close_object();
 }
 
+/* What show writes of it (kinds.h: show_schema; `make docs` puts it into
+ * schemas/state.schema.json). */
+static const char features_show_schema[] =
+    "{"
+    " \"features\": {"
+    "  \"type\": [\"object\", \"null\"],"
+    "  \"description\": \"Offload features (ethtool netlink FEATURES_GET, else ETHTOOL_GFEATURES), the ones "
+    "link.features manages, as `ethtool -k` shows them. null when the interface is not in this network "
+    "namespace (present false).\","
+    "  \"required\": [\"status\", \"error\"],"
+    "  \"additionalProperties\": false,"
+    "  \"x-cx5prof-status\": \"neither ethtool netlink nor the ioctl answers\","
+    "  \"properties\": {"
+    "   \"active\": {"
+    "    \"type\": \"object\","
+    "    \"description\": \"each managed feature (profile names, e.g. gro for the kernel's rx-gro): on or "
+    "off now\","
+    "    \"additionalProperties\": false,"
+    "    \"x-cx5prof-table\": \"features\""
+    "   },"
+    "   \"fixed\": {"
+    "    \"type\": \"array\","
+    "    \"items\": {\"x-cx5prof-table\": \"feature-names\"},"
+    "    \"uniqueItems\": true,"
+    "    \"description\": \"the features the device does not let change (ethtool -k: [fixed]); a profile "
+    "asking to change one is unsupported (exit 69)\""
+    "   }"
+    "  }"
+    " }"
+    "}";
+
 const struct change_kind kind_features = {
     .name = "features",
     .rank = 32,
@@ -194,4 +225,5 @@ const struct change_kind kind_features = {
     .diff = features_diff,
     .manages = features_manages,
     .show_port = features_show,
+    .show_schema = features_show_schema,
 };

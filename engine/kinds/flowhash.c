@@ -261,6 +261,41 @@ static void flowhash_show(const struct iface_state *s)
 	out_close_object();
 }
 
+/* What show writes of it (kinds.h: show_schema; `make docs` puts it into
+ * schemas/state.schema.json). */
+static const char flowhash_show_schema[] =
+    "{"
+    " \"flow_hash\": {"
+    "  \"type\": [\"object\", \"null\"],"
+    "  \"description\": \"The fields the NIC hashes UDP flows on to pick their receive queue (ETHTOOL_GRXFH, "
+    "as `ethtool -n IFACE rx-flow-hash udp4` shows them; a sysroot's ethtool/IFACE/rx-flow-hash-udp4 when it "
+    "describes the port). null when the interface is not in this network namespace.\","
+    "  \"required\": [\"udp4\", \"udp6\"],"
+    "  \"additionalProperties\": false,"
+    "  \"properties\": {"
+    "   \"udp4\": {"
+    "    \"type\": \"object\","
+    "    \"required\": [\"status\", \"error\", \"fields\", \"ports\"],"
+    "    \"additionalProperties\": false,"
+    "    \"x-cx5prof-status\": \"the driver does not report it (veth)\","
+    "    \"properties\": {"
+    "     \"fields\": {"
+    "      \"type\": [\"string\", \"null\"],"
+    "      \"description\": \"the fields hashed, as ethtool's letters (m v t s d f n r; \\\"sdfn\\\": "
+    "addresses and UDP ports; \\\"\\\" none); null unless status is ok\""
+    "     },"
+    "     \"ports\": {"
+    "      \"type\": [\"boolean\", \"null\"],"
+    "      \"description\": \"both UDP ports are in the hash (f and n): without them every flow between two "
+    "hosts lands on one receive queue\""
+    "     }"
+    "    }"
+    "   },"
+    "   \"udp6\": {\"x-cx5prof-same-as\": \"udp4\"}"
+    "  }"
+    " }"
+    "}";
+
 const struct change_kind kind_flow_hash = {
     .name = "flow_hash",
     .rank = 26,
@@ -278,4 +313,5 @@ const struct change_kind kind_flow_hash = {
     .manages = flowhash_manages,
     .human = flowhash_human,
     .show_port = flowhash_show,
+    .show_schema = flowhash_show_schema,
 };

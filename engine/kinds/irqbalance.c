@@ -351,6 +351,39 @@ static char *irqban_human(const char *value, const char *counterpart)
 	return s;
 }
 
+/* What show writes of it (kinds.h: show_schema; `make docs` puts it into
+ * schemas/state.schema.json). */
+static const char irqbalance_show_schema[] =
+    "{"
+    " \"irqbalance\": {"
+    "  \"type\": \"object\","
+    "  \"required\": [\"running\", \"pid\", \"service_enabled\", \"service_active\"],"
+    "  \"additionalProperties\": false,"
+    "  \"description\": \"The irqbalance daemon, which may overwrite manual IRQ pins "
+    "(engine/os/irqbalanced.h).\","
+    "  \"properties\": {"
+    "   \"running\": {"
+    "    \"type\": \"boolean\","
+    "    \"description\": \"a process named irqbalance is in /proc/<pid>/comm\""
+    "   },"
+    "   \"pid\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"minimum\": 1,"
+    "    \"description\": \"its pid (the smallest when several); null when not running\""
+    "   },"
+    "   \"service_enabled\": {"
+    "    \"type\": [\"boolean\", \"null\"],"
+    "    \"description\": \"irqbalance.service enabled at boot; null when no service manager can be asked "
+    "(always with --sysroot unless CX5PROF_SYSTEMCTL is set)\""
+    "   },"
+    "   \"service_active\": {"
+    "    \"type\": [\"boolean\", \"null\"],"
+    "    \"description\": \"irqbalance.service active now; null when unknown\""
+    "   }"
+    "  }"
+    " }"
+    "}";
+
 const struct change_kind kind_irqbalance = {
     .name = "irqbalance",
     .rank = 15,
@@ -367,6 +400,7 @@ const struct change_kind kind_irqbalance = {
     .diff = irqbalance_diff,
     .manages = irqbalance_manages,
     .show_host = irqbalance_show,
+    .show_schema = irqbalance_show_schema,
 };
 
 const struct change_kind kind_irqbalance_ban = {

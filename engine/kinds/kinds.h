@@ -19,8 +19,9 @@
  * change_kind kind_NAME` with its key rows, and one row in kinds.c; its OS
  * helper in engine/os/ if one is missing. profile.c, probe.c, plan.c,
  * verify.c and `show` iterate over this table and are not edited; `make
- * docs` regenerates the key tables of the man page and the JSON Schema
- * from the rows (docs/ARCHITECTURE.md, "Adding a setting"). */
+ * docs` regenerates the key tables of the man page and the JSON Schemas
+ * (the profile's from the rows, show's from show_schema; docs/ARCHITECTURE.md,
+ * "Adding a setting"). */
 #ifndef CX5_KINDS_H
 #define CX5_KINDS_H
 
@@ -145,6 +146,16 @@ struct change_kind {
 	void (*show_port)(const struct iface_state *s);
 	/* Host-wide, after the ports (sysctl). */
 	void (*show_host)(const struct host_state *h);
+	/* The JSON Schema of the keys its show writes into that object (link,
+	 * port or host): a JSON object of key -> schema, each key required.
+	 * `make docs` writes them into schemas/state.schema.json, filling in
+	 * an object's "x-cx5prof-status": "WHY" (the status and error keys
+	 * kind_show_status writes; WHY: when it is "unsupported"),
+	 * "x-cx5prof-kmsg": true (kernel_message), "x-cx5prof-table":
+	 * "sysctls" or "features" (a property per row of that table),
+	 * "feature-names" (their enum) and "x-cx5prof-same-as": "KEY" (the
+	 * schema of the sibling KEY). Required with a show op. */
+	const char *show_schema;
 
 	/* ---- events ---- */
 	/* A write re-created the ports' IRQs (kinds_irqs_recreated): drop

@@ -86,6 +86,23 @@ static void mtu_show_link(const struct iface_state *s)
 	}
 }
 
+/* What show writes of it (kinds.h: show_schema; `make docs` puts it into
+ * schemas/state.schema.json). */
+static const char mtu_show_schema[] =
+    "{"
+    " \"mtu\": {\"type\": \"integer\", \"minimum\": 0, \"description\": \"MTU in bytes\"},"
+    " \"min_mtu\": {"
+    "  \"type\": [\"integer\", \"null\"],"
+    "  \"minimum\": 0,"
+    "  \"description\": \"smallest MTU the device accepts (IFLA_MIN_MTU); null when not reported\""
+    " },"
+    " \"max_mtu\": {"
+    "  \"type\": [\"integer\", \"null\"],"
+    "  \"minimum\": 0,"
+    "  \"description\": \"largest MTU the device accepts (IFLA_MAX_MTU); null when not reported\""
+    " }"
+    "}";
+
 const struct change_kind kind_mtu = {
     .name = "mtu",
     .rank = 40,
@@ -100,6 +117,7 @@ const struct change_kind kind_mtu = {
     .diff = mtu_diff,
     .manages = mtu_manages,
     .show_link = mtu_show_link,
+    .show_schema = mtu_show_schema,
 };
 
 static const struct mtu_want *want_of(const struct profile *p)

@@ -69,6 +69,35 @@ static void pause_show(const struct iface_state *s)
 	ethparam_show(&pause_kind, s);
 }
 
+/* What show writes of it (kinds.h: show_schema; `make docs` puts it into
+ * schemas/state.schema.json). */
+static const char pause_show_schema[] =
+    "{"
+    " \"pause\": {"
+    "  \"type\": [\"object\", \"null\"],"
+    "  \"description\": \"Pause frames (ethtool netlink PAUSE_GET, else ETHTOOL_GPAUSEPARAM), as `ethtool "
+    "-a` shows them. null when the interface is not in this network namespace (present false).\","
+    "  \"required\": [\"status\", \"error\", \"kernel_message\"],"
+    "  \"additionalProperties\": false,"
+    "  \"x-cx5prof-status\": \"the driver implements no pause settings (EOPNOTSUPP; veth has none)\","
+    "  \"x-cx5prof-kmsg\": true,"
+    "  \"properties\": {"
+    "   \"autoneg\": {"
+    "    \"type\": [\"boolean\", \"null\"],"
+    "    \"description\": \"pause autonegotiation; null when the driver does not report it\""
+    "   },"
+    "   \"rx\": {"
+    "    \"type\": [\"boolean\", \"null\"],"
+    "    \"description\": \"rx pause; null when the driver does not report it\""
+    "   },"
+    "   \"tx\": {"
+    "    \"type\": [\"boolean\", \"null\"],"
+    "    \"description\": \"tx pause; null when the driver does not report it\""
+    "   }"
+    "  }"
+    " }"
+    "}";
+
 const struct change_kind kind_pause = {
     .name = "pause",
     .rank = 36,
@@ -85,4 +114,5 @@ const struct change_kind kind_pause = {
     .diff = pause_diff,
     .manages = pause_manages,
     .show_port = pause_show,
+    .show_schema = pause_show_schema,
 };

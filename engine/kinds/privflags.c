@@ -201,6 +201,30 @@ static void privflags_show(const struct iface_state *s)
 	out_close_object();
 }
 
+/* What show writes of it (kinds.h: show_schema; `make docs` puts it into
+ * schemas/state.schema.json). */
+static const char privflags_show_schema[] =
+    "{"
+    " \"private_flags\": {"
+    "  \"type\": [\"object\", \"null\"],"
+    "  \"description\": \"The driver's private flags (ethtool netlink PRIVFLAGS_GET, else ETHTOOL_GPFLAGS; a "
+    "sysroot's ethtool/IFACE/show-priv-flags when it describes the port), as `ethtool --show-priv-flags` "
+    "shows them. null when the interface is not in this network namespace.\","
+    "  \"required\": [\"status\", \"error\", \"kernel_message\", \"flags\"],"
+    "  \"additionalProperties\": false,"
+    "  \"x-cx5prof-status\": \"the driver has no private flags (veth)\","
+    "  \"x-cx5prof-kmsg\": true,"
+    "  \"properties\": {"
+    "   \"flags\": {"
+    "    \"type\": \"object\","
+    "    \"additionalProperties\": {\"type\": \"boolean\"},"
+    "    \"description\": \"each flag by the device's name (rx_cqe_compress, rx_striding_rq, ...): on true; "
+    "empty unless status is ok\""
+    "   }"
+    "  }"
+    " }"
+    "}";
+
 const struct change_kind kind_private_flags = {
     .name = "private_flags",
     .rank = 22,
@@ -218,4 +242,5 @@ const struct change_kind kind_private_flags = {
     .diff = privflags_diff,
     .manages = privflags_manages,
     .show_port = privflags_show,
+    .show_schema = privflags_show_schema,
 };

@@ -79,6 +79,43 @@ static void rings_show(const struct iface_state *s)
 	ethtool_u32_show(&rings, s);
 }
 
+/* What show writes of it (kinds.h: show_schema; `make docs` puts it into
+ * schemas/state.schema.json). */
+static const char rings_show_schema[] =
+    "{"
+    " \"rings\": {"
+    "  \"type\": [\"object\", \"null\"],"
+    "  \"description\": \"Rings (ETHTOOL_GRINGPARAM) with their maximums, as `ethtool -g` prints them. null "
+    "when the interface is not in this network namespace (present false).\","
+    "  \"required\": [\"status\", \"error\"],"
+    "  \"additionalProperties\": false,"
+    "  \"x-cx5prof-status\": \"the driver does not implement this ethtool request (EOPNOTSUPP; veth has no "
+    "rings)\","
+    "  \"properties\": {"
+    "   \"rx\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"minimum\": 0,"
+    "    \"description\": \"current rx ring size (descriptors)\""
+    "   },"
+    "   \"max_rx\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"minimum\": 0,"
+    "    \"description\": \"maximum rx ring size\""
+    "   },"
+    "   \"tx\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"minimum\": 0,"
+    "    \"description\": \"current tx ring size (descriptors)\""
+    "   },"
+    "   \"max_tx\": {"
+    "    \"type\": [\"integer\", \"null\"],"
+    "    \"minimum\": 0,"
+    "    \"description\": \"maximum tx ring size\""
+    "   }"
+    "  }"
+    " }"
+    "}";
+
 const struct change_kind kind_rings = {
     .name = "rings",
     .rank = 30,
@@ -96,4 +133,5 @@ const struct change_kind kind_rings = {
     .diff = rings_diff,
     .manages = rings_manages,
     .show_port = rings_show,
+    .show_schema = rings_show_schema,
 };

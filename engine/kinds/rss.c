@@ -626,6 +626,45 @@ static void rss_show(const struct iface_state *s)
 	out_close_object();
 }
 
+/* What show writes of it (kinds.h: show_schema; `make docs` puts it into
+ * schemas/state.schema.json). */
+static const char rss_show_schema[] =
+    "{"
+    " \"rss\": {"
+    "  \"type\": [\"object\", \"null\"],"
+    "  \"description\": \"The RSS indirection table and hash key (ETHTOOL_GRSSH, as `ethtool -x` shows them; "
+    "a sysroot's ethtool/IFACE/show-rxfh when it describes the port): which receive queues the flows land "
+    "on. null when the interface is not in this network namespace (present false).\","
+    "  \"required\": [\"status\", \"error\", \"kernel_message\"],"
+    "  \"additionalProperties\": false,"
+    "  \"x-cx5prof-status\": \"the driver has no RSS table (EOPNOTSUPP; veth has none)\","
+    "  \"x-cx5prof-kmsg\": true,"
+    "  \"properties\": {"
+    "   \"rings\": {"
+    "    \"type\": \"integer\","
+    "    \"minimum\": 0,"
+    "    \"description\": \"receive queues the table may name (ETHTOOL_GRXRINGS)\""
+    "   },"
+    "   \"default\": {"
+    "    \"type\": \"boolean\","
+    "    \"description\": \"the driver's default table: entry i on queue i % rings (as no one set it; mlx5 "
+    "rebuilds such a table when the channel count changes)\""
+    "   },"
+    "   \"table\": {"
+    "    \"type\": \"array\","
+    "    \"items\": {\"type\": \"integer\", \"minimum\": 0},"
+    "    \"description\": \"the indirection table: the receive queue of each entry\""
+    "   },"
+    "   \"key\": {"
+    "    \"type\": [\"string\", \"null\"],"
+    "    \"pattern\": \"^[0-9a-f]{2}(:[0-9a-f]{2})*$\","
+    "    \"description\": \"the hash key, hex bytes separated by ':' as ethtool prints it; null when the "
+    "device has none\""
+    "   }"
+    "  }"
+    " }"
+    "}";
+
 const struct change_kind kind_rss = {
     .name = "rss",
     .rank = 24,
@@ -645,4 +684,5 @@ const struct change_kind kind_rss = {
     .manages = rss_manages,
     .human = rss_human,
     .show_port = rss_show,
+    .show_schema = rss_show_schema,
 };

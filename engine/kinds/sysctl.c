@@ -133,6 +133,19 @@ static void sysctl_show(const struct host_state *h)
 	out_close_object();
 }
 
+/* What show writes of it (kinds.h: show_schema; `make docs` puts it into
+ * schemas/state.schema.json). */
+static const char sysctl_show_schema[] =
+    "{"
+    " \"sysctl\": {"
+    "  \"type\": \"object\","
+    "  \"description\": \"The managed sysctls (/proc/sys/<name with / for .> under the sysroot); null when "
+    "the file is absent (e.g. netdev_max_backlog outside the initial network namespace) or unreadable.\","
+    "  \"additionalProperties\": false,"
+    "  \"x-cx5prof-table\": \"sysctls\""
+    " }"
+    "}";
+
 const struct change_kind kind_sysctl = {
     .name = "sysctl",
     .rank = 10,
@@ -145,4 +158,5 @@ const struct change_kind kind_sysctl = {
     .verify = kind_verify_by_read,
     .diff = sysctl_diff,
     .show_host = sysctl_show,
+    .show_schema = sysctl_show_schema,
 };

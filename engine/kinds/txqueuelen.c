@@ -74,6 +74,17 @@ static void txqueuelen_show_link(const struct iface_state *s)
 	out_uint(OUT_ANY, "txqueuelen", "  txqueuelen %" PRIu64, s->link.txqlen);
 }
 
+/* What show writes of it (kinds.h: show_schema; `make docs` puts it into
+ * schemas/state.schema.json). */
+static const char txqueuelen_show_schema[] =
+    "{"
+    " \"txqueuelen\": {"
+    "  \"type\": \"integer\","
+    "  \"minimum\": 0,"
+    "  \"description\": \"transmit queue length in packets (IFLA_TXQLEN, ip link's qlen)\""
+    " }"
+    "}";
+
 const struct change_kind kind_txqueuelen = {
     .name = "txqueuelen",
     .rank = 42,
@@ -89,4 +100,5 @@ const struct change_kind kind_txqueuelen = {
     .diff = txqueuelen_diff,
     .manages = txqueuelen_manages,
     .show_link = txqueuelen_show_link,
+    .show_schema = txqueuelen_show_schema,
 };

@@ -368,6 +368,38 @@ static void xps_show(const struct iface_state *s)
 	out_close_object();
 }
 
+/* What show writes of it (kinds.h: show_schema; `make docs` puts it into
+ * schemas/state.schema.json). */
+static const char xps_show_schema[] =
+    "{"
+    " \"xps\": {"
+    "  \"type\": [\"object\", \"null\"],"
+    "  \"description\": \"The CPUs that send on each transmit queue "
+    "(/sys/class/net/IFACE/queues/tx-N/xps_cpus under the sysroot). null when neither the kernel nor the "
+    "sysroot has the interface.\","
+    "  \"required\": [\"status\", \"error\"],"
+    "  \"additionalProperties\": false,"
+    "  \"x-cx5prof-status\": \"no transmit queues or no xps_cpus in sysfs (a kernel without XPS, or a port "
+    "the sysroot does not describe)\","
+    "  \"properties\": {"
+    "   \"rx_queues\": {"
+    "    \"type\": \"integer\","
+    "    \"minimum\": 0,"
+    "    \"description\": \"receive queues (queues/rx-N): one per channel on mlx5\""
+    "   },"
+    "   \"tx\": {"
+    "    \"type\": \"array\","
+    "    \"items\": {"
+    "     \"type\": \"string\","
+    "     \"pattern\": \"^([0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*)?$\""
+    "    },"
+    "    \"description\": \"each transmit queue's CPUs from tx-0 on, as a CPU list (\\\"\\\": none, no XPS "
+    "for that queue)\""
+    "   }"
+    "  }"
+    " }"
+    "}";
+
 const struct change_kind kind_xps = {
     .name = "xps",
     .rank = 55,
@@ -385,4 +417,5 @@ const struct change_kind kind_xps = {
     .conflicts = xps_conflicts,
     .human = xps_human,
     .show_port = xps_show,
+    .show_schema = xps_show_schema,
 };
