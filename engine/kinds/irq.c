@@ -59,7 +59,8 @@ static const struct profile_key irq_keys[] = {
      .offset = W(exclude_cpus),
      .min = 0,
      .max = 4096,
-     .help = "CPUs never given a NIC IRQ; \"\" excludes none; unset: CPU0 when there is a choice"},
+     .help = "CPUs irq.policy never gives a NIC IRQ (without a policy nothing is pinned: a plan warning); "
+	     "\"\" excludes none; unset: CPU0 when there is a choice"},
     {0},
 };
 
@@ -343,6 +344,10 @@ static int irq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	int r;
 
 	(void)port;
+	if (!w->policy.set && w->exclude_cpus.set)
+		return strv_pushf(&p->warnings,
+				  "irq.exclude_cpus has no effect without irq.policy: no completion "
+				  "IRQ is pinned");
 	if (!w->policy.set || !p->interfaces)
 		return 0;
 	r = irq_options(w, &o);

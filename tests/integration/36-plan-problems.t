@@ -39,4 +39,12 @@ host_as_before
 ok $? "apply: host unchanged"
 is "$(txn_count)" 0 "apply: no transaction recorded"
 
+# irq.exclude_cpus without irq.policy pins nothing: the plan says so
+# rather than ignore the key in silence.
+printf '%s\n' 'version: 1' 'name: exclude-only' 'irq:' '  exclude_cpus: "0-3"' >"$WORK/profiles/exclude-only.yaml"
+run cx plan "$WORK/profiles/exclude-only.yaml"
+is "$rc:$out" "0:nothing to change" "exclude_cpus alone: nothing to change"
+is "$err" "cx5prof: warning: irq.exclude_cpus has no effect without irq.policy: no completion IRQ is pinned" \
+	"exclude_cpus alone: the plan warns that it does nothing"
+
 done_testing
