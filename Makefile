@@ -27,12 +27,13 @@ CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-no
 CPPFLAGS  += -Iengine $(PKG_CFLAGS)
 LDLIBS    += $(PKG_LIBS) -lm -lpthread
 FUZZ_SECONDS ?= 20
-# Where `make install` puts the boot-time unit, the udev rule and the
+# Where `make install` puts the boot-time unit, the udev rule, the
 # completion (searched by systemd, udev and bash-completion under /usr/local
-# too; PREFIX=/usr for a package).
+# too; PREFIX=/usr for a package) and the docs (README, CHANGELOG, docs/).
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR   ?= $(PREFIX)/lib/udev/rules.d
 BASHCOMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+DOCDIR         ?= $(PREFIX)/share/doc/cx5prof
 
 # engine/ and its layers (docs/ARCHITECTURE.md; `make layering` checks them).
 ENGINE_DIRS := engine engine/base engine/os engine/store engine/kinds engine/bench engine/cli
@@ -187,10 +188,13 @@ install: $(BIN)
 	install -m 0644 contrib/systemd/cx5prof-reapply.service $(DESTDIR)$(SYSTEMDUNITDIR)/
 	install -m 0644 contrib/udev/90-cx5prof.rules $(DESTDIR)$(UDEVRULESDIR)/
 	install -m 0644 contrib/completion/cx5prof.bash $(DESTDIR)$(BASHCOMPDIR)/cx5prof
+	install -d $(DESTDIR)$(DOCDIR)/docs
+	install -m 0644 README.md CHANGELOG.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 docs/*.md docs/*.png $(DESTDIR)$(DOCDIR)/docs/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/sbin/cx5prof $(DESTDIR)$(PREFIX)/share/man/man8/cx5prof.8
-	rm -rf $(DESTDIR)$(PREFIX)/share/cx5prof
+	rm -rf $(DESTDIR)$(PREFIX)/share/cx5prof $(DESTDIR)$(DOCDIR)
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/cx5prof-apply@.service $(DESTDIR)$(SYSTEMDUNITDIR)/cx5prof-reapply.service \
 		$(DESTDIR)$(UDEVRULESDIR)/90-cx5prof.rules $(DESTDIR)$(BASHCOMPDIR)/cx5prof
 
