@@ -44,6 +44,12 @@ ens1f0  flow_hash.udp4  sdfn -> sd
 6 changes pending" "plan: governors, private flags, the RSS table, the udp4 hash, in apply order"
 printf '%s\n' "$err" | grep -qx 'cx5prof: warning: ens1f0: link.flow_hash.udp4 ds leaves out the UDP ports: every flow between two hosts lands on one receive queue'
 ok $? "plan: warns that udp4 without the ports puts every flow between two hosts on one queue"
+run cx --json plan --runtime-only "$P"
+printf '%s' "$out" >"$WORK/plan.json"
+is "$(jq -c '[.changes[].kind] | unique' "$WORK/plan.json")" '["cpufreq","flow_hash","private_flags","rss"]' \
+	"plan --json: the governors, private flags, RSS table and flow hash as changes of their kinds"
+run /usr/bin/python3 "$TESTS_DIR/helpers/validate_json.py" "$TOP/schemas/plan.schema.json" "$WORK/plan.json"
+is "$rc:$out" "0:1 documents valid" "plan --json with those changes validates against schemas/plan.schema.json"
 
 # ---- apply: read back from the sysroot's ethtool texts and cpufreq files
 run cx apply --runtime-only "$P"
