@@ -10,7 +10,8 @@
 # rings (5), an RSS table set by hand with a channel change (69), a
 # governor the CPUs do not offer (69), a host without any cpufreq driver
 # (a warning, nothing changed) and a CPU without cpufreq on a host that
-# has a driver (69).
+# has a driver (69); rss equal: numa-local on a node with fewer CPUs than
+# the driver's default spread.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
 need_root_netns
@@ -160,6 +161,23 @@ run cx rollback
 is "$rc" 0 "rollback of the weights: exit 0"
 host_as_before
 ok $? "after the refused profiles and the weights' rollback: host as before"
+
+# equal: numa-local where the port's node has fewer CPUs than the driver's
+# default spreads over (16 rings): 4 local CPUs, the table over queues 0-3.
+LOCAL=$(readlink -f "$SR/sys/class/net/ens1f0/device")/local_cpulist
+cp "$LOCAL" "$WORK/local_cpulist"
+echo 8-11 >"$LOCAL"
+printf 'version: 1\nname: nl\nmatch:\n  interfaces: [ens1f0]\nlink:\n  rss: {equal: numa-local}\n' >"$WORK/nl.yaml"
+run cx plan --runtime-only "$WORK/nl.yaml"
+is "$rc:$out" "2:ens1f0  rss.indir  default -> equal 4  (after channels: the driver rebuilds a table nobody set when the channel count changes)
+1 change pending" "numa-local with 4 local CPUs: equal 4, not the driver's 16"
+run cx apply --runtime-only "$WORK/nl.yaml"
+is "$rc:$(sed -n '2,3p' "$E/show-rxfh")" "0:    0:      0     1     2     3     0     1     2     3
+    8:      0     1     2     3     0     1     2     3" "numa-local: the table over queues 0-3"
+run cx rollback
+cp "$WORK/local_cpulist" "$LOCAL"
+host_as_before
+ok $? "numa-local: rolled back, host as before"
 
 # A host without a cpufreq driver (cx5-nonuma, as a VM, or firmware that
 # sets the frequency): a warning, nothing to change, exit 0.
