@@ -73,25 +73,8 @@ fleet_host() { # fleet_host N [PORT...]
 	FLEET_PIDS="$FLEET_PIDS $!:iperf3"
 	ssh-keygen -q -t ed25519 -N '' -C "cx5t-fleet-h$n" -f "$d/hostkey"
 	echo "198.19.$n.2 $(cut -d' ' -f1,2 "$d/hostkey.pub")" >>"$W/known_hosts"
-	cat >"$d/sshd_config" <<EOF
-Port 22
-ListenAddress 198.19.$n.2
-HostKey $d/hostkey
-AuthorizedKeysFile $W/authorized_keys
-PidFile $d/sshd.pid
-StrictModes no
-UsePAM no
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-EOF
-	# A private /run (sshd's privilege separation directory, cx5prof's
-	# host lock under /run/lock), as a host has its own.
-	timeout -k 1 900 ip netns exec "$ns" unshare -m sh -c \
-		'mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd /run/lock && exec /usr/sbin/sshd -D -e -f "$1"' \
-		sh "$d/sshd_config" 2>"$d/sshd.log" &
-	FLEET_PIDS="$FLEET_PIDS $!:$d/sshd_config"
-	PEER_NS=$ns wait_listen 22 || { echo "Bail out! sshd of h$n did not start: $(cat "$d/sshd.log")"; exit 1; }
+	sshd_start "$ns" "198.19.$n.2" 22 "$d" "$W/authorized_keys" 900 "/run/sshd /run/lock"
+	FLEET_PIDS="$FLEET_PIDS $SSHD_PID:$d/sshd_config"
 }
 
 fleet_inventory() { # fleet_inventory N...

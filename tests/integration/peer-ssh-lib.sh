@@ -94,23 +94,8 @@ exec "$CX5PROF" --sysroot "$PSR" --db "$PDB" "\$@"
 EOF
 	chmod 755 "$WORK/peer-cx5prof"
 	echo "command=\"$WORK/peer-cx5prof\",no-pty,no-port-forwarding,no-agent-forwarding $(cat "$WORK/id.pub")" >"$WORK/authorized_keys"
-	cat >"$WORK/sshd_config" <<EOF
-Port 2222
-ListenAddress 198.18.0.2
-HostKey $WORK/hostkey
-AuthorizedKeysFile $WORK/authorized_keys
-PidFile $WORK/sshd.pid
-StrictModes no
-UsePAM no
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-EOF
 	echo "[198.18.0.2]:2222 $(cut -d' ' -f1,2 "$WORK/hostkey.pub")" >"$WORK/known_hosts"
 	client_config "$WORK/ssh_config" 2222 "$WORK/known_hosts"
-	timeout -k 1 "${PEER_SSHD_SECONDS:-900}" ip netns exec "$PEER_NS" unshare -m sh -c \
-		'mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd && exec /usr/sbin/sshd -D -e -f "$1"' \
-		sh "$WORK/sshd_config" 2>"$WORK/sshd.log" &
-	V_PIDS="$V_PIDS $!"
-	wait_listen 2222 || { echo "Bail out! sshd did not start: $(cat "$WORK/sshd.log")"; exit 1; }
+	sshd_start "$PEER_NS" 198.18.0.2 2222 "$WORK" "$WORK/authorized_keys" "${PEER_SSHD_SECONDS:-900}" /run/sshd
+	V_PIDS="$V_PIDS $SSHD_PID"
 }
