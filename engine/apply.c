@@ -104,9 +104,13 @@ static int change_write(const struct change_record *c, const char *value, bool u
 	if (!k)
 		return -EPROTO; /* an undo log from a newer cx5prof */
 	r = undo ? k->undo(k, c->object, c->key, value, kmsg) : k->write(c->object, c->key, value, kmsg);
-	if (r < 0)
-		return r;
-	return k->write_reads_back ? 0 : k->verify(k, c->object, c->key, value);
+	if (r < 0 || k->write_reads_back)
+		return r < 0 ? r : 0;
+	if (kmsg) { /* a message of the write, which succeeded, no longer applies */
+		free(*kmsg);
+		*kmsg = NULL;
+	}
+	return k->verify(k, c->object, c->key, value, kmsg);
 }
 
 /* Undo steps n-1..0 (reverse); each restore is idempotent. A failed step
@@ -150,7 +154,7 @@ static int verify_earlier(const struct change_record *c, size_t i, char **ret_wh
 
 		if (!streq(c[j].kind, c[i].kind) || !streq(c[j].object, c[i].object))
 			continue;
-		r = k->verify(k, c[j].object, c[j].key, c[j].new_value);
+		r = k->verify(k, c[j].object, c[j].key, c[j].new_value, NULL);
 		if (r == -EIO) {
 			_cleanup_free_ char *f =
 			    change_value_human(c[j].kind, c[j].old_value, c[j].new_value);
@@ -329,7 +333,7 @@ static int rollback_record(struct history *h, int64_t target, const struct chang
 		const struct change_record *src = &c[n - 1 - i];
 		const struct change_kind *k = change_kind_find(src->kind);
 
-		if (read_live && k && k->read && k->read(src->object, src->key, &live[i]) < 0)
+		if (read_live && k && k->read && k->read(src->object, src->key, &live[i], NULL) < 0)
 			live[i] = NULL;
 		rc[i] = (struct change_record){.seq = (int)i + 1,
 					       .object = src->object,

@@ -9,7 +9,7 @@
 #include "os/service.h"
 #include "plan.h"
 
-static int boot_read(const char *object, const char *key, char **ret)
+static int boot_read(const char *object, const char *key, char **ret, char **kmsg _unused_)
 {
 	(void)key;
 	return bootunit_read(object, ret, NULL);

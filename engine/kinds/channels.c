@@ -57,9 +57,9 @@ static int probe_channels(const char *ifname, void *ret, char **kmsg)
 
 static const struct probe_fact channels_fact = {"channels", 1, sizeof(struct ethnl_values), probe_channels};
 
-static int channels_read(const char *object, const char *key, char **ret)
+static int channels_read(const char *object, const char *key, char **ret, char **kmsg)
 {
-	return ethtool_u32_read(&channels, object, key, ret);
+	return ethtool_u32_read(&channels, object, key, ret, kmsg);
 }
 
 static int channels_write(const char *object, const char *key, const char *value, char **kmsg)

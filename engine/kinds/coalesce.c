@@ -51,9 +51,9 @@ static int coalesce_probe(const char *ifname, void *ret, char **kmsg)
 
 static const struct probe_fact coalesce_fact = {"coalesce", 1, sizeof(struct ethnl_values), coalesce_probe};
 
-static int coalesce_read(const char *object, const char *key, char **ret)
+static int coalesce_read(const char *object, const char *key, char **ret, char **kmsg)
 {
-	return ethparam_read(&coalesce_kind, object, key, ret);
+	return ethparam_read(&coalesce_kind, object, key, ret, kmsg);
 }
 
 static int coalesce_write(const char *object, const char *key, const char *value, char **kmsg)

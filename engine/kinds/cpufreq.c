@@ -104,7 +104,7 @@ static int cpu_of(const char *object, unsigned *ret)
 	return 0;
 }
 
-static int cpufreq_read(const char *object, const char *key, char **ret)
+static int cpufreq_read(const char *object, const char *key, char **ret, char **kmsg _unused_)
 {
 	unsigned cpu;
 	int r = cpu_of(object, &cpu);

@@ -43,14 +43,15 @@ static int parse_value(const struct ethnl_param *p, const char *s, uint32_t *ret
 	return 0;
 }
 
-int ethparam_read(const struct ethparam_kind *pk, const char *object, const char *key, char **ret)
+int ethparam_read(const struct ethparam_kind *pk, const char *object, const char *key, char **ret,
+		  char **ret_kmsg)
 {
 	struct ethnl_values cur;
 	int i = param_from_key(pk, key), r;
 
 	if (i < 0)
 		return i;
-	r = ethnl_group_get(pk->group, object, &cur, NULL);
+	r = ethnl_group_get(pk->group, object, &cur, ret_kmsg);
 	if (r < 0)
 		return r;
 	if (!cur.present[i])

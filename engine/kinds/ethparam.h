@@ -24,7 +24,8 @@ struct ethparam_kind {
 	size_t want_offset[ETHNL_PARAMS_MAX];
 };
 
-int ethparam_read(const struct ethparam_kind *pk, const char *object, const char *key, char **ret);
+int ethparam_read(const struct ethparam_kind *pk, const char *object, const char *key, char **ret,
+		  char **ret_kmsg);
 int ethparam_write(const struct ethparam_kind *pk, const char *object, const char *key, const char *value,
 		   char **ret_kmsg);
 /* Against the probe's fact (kind_fact: result, values, kernel message). */

@@ -43,14 +43,15 @@ static uint32_t value_of(const struct ethnl_values *v, size_t i)
 	return v->present[i] ? v->v[i] : 0;
 }
 
-int ethtool_u32_read(const struct ethtool_u32_group *g, const char *ifname, const char *key, char **ret)
+int ethtool_u32_read(const struct ethtool_u32_group *g, const char *ifname, const char *key, char **ret,
+		     char **ret_kmsg)
 {
 	struct ethnl_values cur;
 	int i = param_of(g, key), r;
 
 	if (i < 0)
 		return i;
-	r = ethnl_group_get(g->group, ifname, &cur, NULL);
+	r = ethnl_group_get(g->group, ifname, &cur, ret_kmsg);
 	return r < 0 ? r : kind_format_u64(value_of(&cur, (size_t)i), ret);
 }
 

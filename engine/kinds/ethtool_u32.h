@@ -36,7 +36,8 @@ struct ethtool_u32_group {
 	size_t n_fields;
 };
 
-int ethtool_u32_read(const struct ethtool_u32_group *g, const char *ifname, const char *key, char **ret);
+int ethtool_u32_read(const struct ethtool_u32_group *g, const char *ifname, const char *key, char **ret,
+		     char **ret_kmsg);
 int ethtool_u32_write(const struct ethtool_u32_group *g, const char *ifname, const char *key,
 		      const char *value, char **ret_kmsg);
 /* The probe's read of the group (probe.h's probe_fact.read). */

@@ -61,7 +61,7 @@ static int feature_from_key(const char *key, enum eth_feature *ret)
 	return eth_feature_from_string(key + strlen(FEATURES_KEY_PREFIX), ret);
 }
 
-static int features_read(const char *object, const char *key, char **ret)
+static int features_read(const char *object, const char *key, char **ret, char **kmsg)
 {
 	struct eth_features cur;
 	enum eth_feature f;
@@ -70,7 +70,7 @@ static int features_read(const char *object, const char *key, char **ret)
 	r = feature_from_key(key, &f);
 	if (r < 0)
 		return r;
-	r = ethtool_get_features(object, &cur, NULL);
+	r = ethtool_get_features(object, &cur, kmsg);
 	if (r < 0)
 		return r;
 	*ret = strdup(on_off(cur.f[f].active));

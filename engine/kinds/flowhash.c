@@ -112,14 +112,14 @@ static int flow_of(const char *key, enum eth_flow *ret)
 	return -EINVAL;
 }
 
-static int flowhash_read(const char *object, const char *key, char **ret)
+static int flowhash_read(const char *object, const char *key, char **ret, char **kmsg)
 {
 	enum eth_flow f;
 	uint64_t v;
 	int r = flow_of(key, &f);
 
 	if (r >= 0)
-		r = ethtool_get_flow_hash(object, f, &v, NULL);
+		r = ethtool_get_flow_hash(object, f, &v, kmsg);
 	if (r < 0)
 		return r;
 	*ret = eth_flow_hash_format(v);

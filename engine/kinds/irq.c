@@ -203,7 +203,7 @@ static int irq_of_change(const char *object, const char *key, unsigned *ret, cha
 	return r < 0 ? r : irq_still_owned(object, *ret, ret_why);
 }
 
-static int irq_kind_read(const char *object, const char *key, char **ret)
+static int irq_kind_read(const char *object, const char *key, char **ret, char **kmsg _unused_)
 {
 	_cleanup_cpuset_ struct cpuset s = CPUSET_INIT;
 	unsigned irq;

@@ -54,7 +54,7 @@ static const struct profile_enum *mode_of(const struct profile *p)
 
 #define IRQBALANCE_STOPPED "stopped"
 
-static int irqbalance_kind_read(const char *object, const char *key, char **ret)
+static int irqbalance_kind_read(const char *object, const char *key, char **ret, char **kmsg _unused_)
 {
 	struct irqbalance_state st;
 	int r;
@@ -128,7 +128,7 @@ static int ban_intersection(const char *undo, const unsigned *want, size_t nwant
 	return irq_numbers_format(both, nboth, ret);
 }
 
-static int irqban_read(const char *object, const char *key, char **ret)
+static int irqban_read(const char *object, const char *key, char **ret, char **kmsg _unused_)
 {
 	(void)object;
 	(void)key;
@@ -171,7 +171,8 @@ static int irqban_undo(const struct change_kind *k, const char *object, const ch
 	return r < 0 ? r : 0;
 }
 
-static int irqban_verify(const struct change_kind *k, const char *object, const char *key, const char *value)
+static int irqban_verify(const struct change_kind *k, const char *object, const char *key, const char *value,
+			 char **kmsg _unused_)
 {
 	_cleanup_free_ unsigned *want = NULL;
 	_cleanup_free_ char *banned = NULL, *all = NULL;
@@ -196,7 +197,7 @@ static int irqban_verify(const struct change_kind *k, const char *object, const 
 static int plan_irqbalance_stop(struct plan *p)
 {
 	_cleanup_free_ char *cur = NULL;
-	int r = irqbalance_kind_read("irqbalance", "service", &cur);
+	int r = irqbalance_kind_read("irqbalance", "service", &cur, NULL);
 
 	if (r == -EOPNOTSUPP)
 		return plan_add_problem(p, EXIT_UNSUPPORTED, "irqbalance",

@@ -92,10 +92,11 @@ int kind_undo_by_write(const struct change_kind *k, const char *object, const ch
 	return r < 0 ? r : 0;
 }
 
-int kind_verify_by_read(const struct change_kind *k, const char *object, const char *key, const char *value)
+int kind_verify_by_read(const struct change_kind *k, const char *object, const char *key, const char *value,
+			char **kmsg)
 {
 	_cleanup_free_ char *cur = NULL;
-	int r = k->read(object, key, &cur);
+	int r = k->read(object, key, &cur, kmsg);
 
 	if (r < 0)
 		return r;

@@ -107,16 +107,20 @@ struct change_kind {
 	 * of its slots) changes, so a snapshot taken before is refused rather
 	 * than misread. */
 	const struct probe_fact *probe;
-	/* Current value as the plan would write it. */
-	int (*read)(const char *object, const char *key, char **ret_value);
+	/* Current value as the plan would write it. *ret_kernel_msg (may be
+	 * NULL): the kernel's extack text when the read failed and it sent
+	 * one, else left as it is. */
+	int (*read)(const char *object, const char *key, char **ret_value, char **ret_kernel_msg);
 	/* Write value, reading it back: 1 changed, 0 already so, -errno.
 	 * *ret_kernel_msg: the kernel's extack text, when it sent one. */
 	int (*write)(const char *object, const char *key, const char *value, char **ret_kernel_msg);
 	/* Restore old_value (idempotent: 0 when it already is). */
 	int (*undo)(const struct change_kind *k, const char *object, const char *key, const char *old_value,
 		    char **ret_kernel_msg);
-	/* 0 when the live value equals value, -EIO when it differs, -errno. */
-	int (*verify)(const struct change_kind *k, const char *object, const char *key, const char *value);
+	/* 0 when the live value equals value, -EIO when it differs, -errno;
+	 * *ret_kernel_msg as for read. */
+	int (*verify)(const struct change_kind *k, const char *object, const char *key, const char *value,
+		      char **ret_kernel_msg);
 	/* write (and so undo) already reads the value back and fails with
 	 * -EIO when it differs: apply needs no verify after it. */
 	bool write_reads_back;
@@ -192,7 +196,8 @@ void kinds_irqs_recreated(void);
 /* Generic ops: undo by writing the old value; verify by reading back. */
 int kind_undo_by_write(const struct change_kind *k, const char *object, const char *key,
 		       const char *old_value, char **ret_kernel_msg);
-int kind_verify_by_read(const struct change_kind *k, const char *object, const char *key, const char *value);
+int kind_verify_by_read(const struct change_kind *k, const char *object, const char *key, const char *value,
+			char **ret_kernel_msg);
 
 /* "%" PRIu64 into a new string: 0 or -ENOMEM. */
 int kind_format_u64(uint64_t v, char **ret);

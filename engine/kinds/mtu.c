@@ -25,7 +25,7 @@ static const struct profile_key mtu_keys[] = {
 
 static const struct mtu_want *want_of(const struct profile *p);
 
-static int mtu_read(const char *object, const char *key, char **ret)
+static int mtu_read(const char *object, const char *key, char **ret, char **kmsg _unused_)
 {
 	struct link_info l;
 	int r;

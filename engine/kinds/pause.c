@@ -44,9 +44,9 @@ static int pause_probe(const char *ifname, void *ret, char **kmsg)
 
 static const struct probe_fact pause_fact = {"pause", 1, sizeof(struct ethnl_values), pause_probe};
 
-static int pause_read(const char *object, const char *key, char **ret)
+static int pause_read(const char *object, const char *key, char **ret, char **kmsg)
 {
-	return ethparam_read(&pause_kind, object, key, ret);
+	return ethparam_read(&pause_kind, object, key, ret, kmsg);
 }
 
 static int pause_write(const char *object, const char *key, const char *value, char **kmsg)

@@ -72,7 +72,7 @@ static const char *flag_of(const char *key)
 	return strncmp(key, KEY_PREFIX, strlen(KEY_PREFIX)) == 0 ? key + strlen(KEY_PREFIX) : NULL;
 }
 
-static int privflags_read(const char *object, const char *key, char **ret)
+static int privflags_read(const char *object, const char *key, char **ret, char **kmsg)
 {
 	struct eth_priv_flags f;
 	const char *name = flag_of(key);
@@ -80,7 +80,7 @@ static int privflags_read(const char *object, const char *key, char **ret)
 
 	if (!name)
 		return -EINVAL;
-	r = ethtool_get_priv_flags(object, &f, NULL);
+	r = ethtool_get_priv_flags(object, &f, kmsg);
 	if (r < 0)
 		return r;
 	i = eth_priv_flags_find(&f, name);

@@ -54,9 +54,9 @@ static int probe_rings(const char *ifname, void *ret, char **kmsg)
 
 static const struct probe_fact rings_fact = {"rings", 1, sizeof(struct ethnl_values), probe_rings};
 
-static int rings_read(const char *object, const char *key, char **ret)
+static int rings_read(const char *object, const char *key, char **ret, char **kmsg)
 {
-	return ethtool_u32_read(&rings, object, key, ret);
+	return ethtool_u32_read(&rings, object, key, ret, kmsg);
 }
 
 static int rings_write(const char *object, const char *key, const char *value, char **kmsg)

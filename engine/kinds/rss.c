@@ -313,10 +313,10 @@ static int parse_table(const char *s, uint32_t n, uint32_t **ret)
 	return 0;
 }
 
-static int rss_read(const char *object, const char *key, char **ret)
+static int rss_read(const char *object, const char *key, char **ret, char **kmsg)
 {
 	_cleanup_(eth_rss_done) struct eth_rss r = {0};
-	int e = ethtool_get_rss(object, &r, NULL);
+	int e = ethtool_get_rss(object, &r, kmsg);
 
 	if (e < 0)
 		return e;
@@ -351,15 +351,16 @@ static int rss_write(const char *object, const char *key, const char *value, cha
 }
 
 /* The table as the device's size and rings make the value. */
-static int rss_verify(const struct change_kind *k, const char *object, const char *key, const char *value)
+static int rss_verify(const struct change_kind *k, const char *object, const char *key, const char *value,
+		      char **kmsg)
 {
 	_cleanup_(eth_rss_done) struct eth_rss r = {0};
 	_cleanup_free_ uint32_t *want = NULL;
 	int e;
 
 	if (!streq(key, "rss.indir"))
-		return kind_verify_by_read(k, object, key, value);
-	e = ethtool_get_rss(object, &r, NULL);
+		return kind_verify_by_read(k, object, key, value, kmsg);
+	e = ethtool_get_rss(object, &r, kmsg);
 	if (e >= 0)
 		e = parse_table(value, r.indir_size, &want);
 	if (e < 0)

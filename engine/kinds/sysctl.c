@@ -33,7 +33,7 @@ static const struct profile_key sysctl_keys[] = {
 
 extern const struct change_kind kind_sysctl;
 
-static int sysctl_kind_read(const char *object, const char *key, char **ret)
+static int sysctl_kind_read(const char *object, const char *key, char **ret, char **kmsg _unused_)
 {
 	struct sysctl_value v;
 	enum sysctl_key k;

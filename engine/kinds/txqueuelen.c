@@ -32,7 +32,7 @@ static const struct profile_uint *want_of(const struct profile *p)
 	return &((const struct txqueuelen_want *)profile_kind_want(p, &kind_txqueuelen))->len;
 }
 
-static int txqueuelen_read(const char *object, const char *key, char **ret)
+static int txqueuelen_read(const char *object, const char *key, char **ret, char **kmsg _unused_)
 {
 	struct link_info l;
 	int r;

@@ -76,7 +76,7 @@ static int queue_of(const char *key, unsigned *ret)
 	return 0;
 }
 
-static int xps_kind_read(const char *object, const char *key, char **ret)
+static int xps_kind_read(const char *object, const char *key, char **ret, char **kmsg _unused_)
 {
 	_cleanup_cpuset_ struct cpuset c = CPUSET_INIT;
 	unsigned q;

@@ -17,6 +17,7 @@
 #include "os/ethfeatures.h"
 #include "os/ethnl.h"
 #include "os/ethtool.h"
+#include "kinds/kinds.h"
 #include "os/link.h"
 #include "unit.h"
 
@@ -388,6 +389,32 @@ static void test_ethnl_extack(void **state)
 	free(kmsg);
 }
 
+/* A change kind's read and verify hand the kernel's words over too
+ * (kinds.h): apply's check after a write says why a read failed. */
+static void test_kind_read_extack(void **state)
+{
+	const char *names[] = {"rings", "channels", "coalesce", "features"};
+	const char *keys[] = {"rings.rx", "channels.rx", "coalesce.rx_usecs", "features.gro"};
+
+	(void)state;
+	NEED_NETNS();
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		const struct change_kind *k = change_kind_find(names[i]);
+		char *v = NULL, *kmsg = NULL;
+
+		assert_non_null(k);
+		assert_int_equal(k->read("ens9f9", keys[i], &v, &kmsg), -ENODEV);
+		assert_null(v);
+		assert_string_equal(kmsg, "no device matches name");
+		free(TAKE_PTR(kmsg));
+		assert_int_equal(k->verify(k, "ens9f9", keys[i], "1", &kmsg), -ENODEV);
+		assert_string_equal(kmsg, "no device matches name");
+		free(TAKE_PTR(kmsg));
+		/* a caller that does not want the message */
+		assert_int_equal(k->read("ens9f9", keys[i], &v, NULL), -ENODEV);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,6 +427,7 @@ int main(void)
 	    cmocka_unit_test(test_ethtool_stats_channels_change),
 	    cmocka_unit_test(test_features_veth),
 	    cmocka_unit_test(test_ethnl_extack),
+	    cmocka_unit_test(test_kind_read_extack),
 	};
 	return cmocka_run_group_tests(tests, setup_netns, NULL);
 }
