@@ -125,9 +125,10 @@ stress: deps
 	@$(MAKE) --no-print-directory all units
 	tests/stress.sh $(STRESS_RUNS)
 
+# Verbose: each loop's line names its number of cases (docs/reliability.md).
 torture: deps
 	@$(MAKE) --no-print-directory all units
-	CX5PROF=$(abspath $(BIN)) CX5PROF_TORTURE_STRIDE=1 prove --merge --timer \
+	CX5PROF=$(abspath $(BIN)) CX5PROF_TORTURE_STRIDE=1 prove -v --merge --timer \
 		tests/integration/85-kill-fault-loop.t tests/integration/84-txn-commit-faults.t \
 		tests/integration/87-kill-fault-campaign-peer.t
 
