@@ -208,10 +208,11 @@ demo: deps all
 bench: all
 	@for s in $(sort $(wildcard tests/bench/*.sh tests/bench/*.py)); do echo "== $$s"; CX5PROF=$(abspath $(BIN)) $$s || exit 1; done
 
-# The key tables of the man page and of the profile's JSON Schema, and the
-# kinds plan.schema.json lists, come from the change kinds' table and key
-# rows (engine/kinds/): `docs` writes them, `docs-check` (run by `check`)
-# fails when the committed files differ.
+# The key tables of the man page and of the profile's JSON Schema, the
+# kinds plan.schema.json lists and the show keys of state.schema.json come
+# from the change kinds' table, key rows and show schemas (engine/kinds/):
+# `docs` writes them, `docs-check` (run by `check`) fails when the committed
+# files differ.
 $(BUILDDIR)/keydoc: contrib/keydoc.c $(BUILDDIR)/libcx5.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(BUILDDIR)/libcx5.a $(LDLIBS)
 

@@ -138,7 +138,9 @@ def show_expand(doc, node):
     why = node.pop(SHOW_STATUS, None)
     kmsg = node.pop(SHOW_KMSG, False)
     if why is not None:
-        node["properties"] = dict(show_status(why, kmsg), **node.get("properties", {}))
+        status = show_status(why, kmsg)
+        node["properties"] = dict(status, **node.get("properties", {}))
+        node["required"] = list(status) + [n for n in node.get("required", []) if n not in status]
     elif kmsg:
         sys.exit("gen-docs: %s without %s in a show schema" % (SHOW_KMSG, SHOW_STATUS))
     for name, sub in node.get("properties", {}).items():
@@ -176,8 +178,8 @@ def state_schema_text(doc, text):
     schema = json.loads(text)
     iface = schema["$defs"]["interface"]
     targets = {"link": iface["properties"]["link"], "port": iface, "host": schema}
-    shown = {n for k in doc["kinds"] if "show_in" in k for n in k["show_schema"]}
-    for obj in targets.values():
+    for where, obj in targets.items():
+        shown = {n for k in doc["kinds"] if k.get("show_in") == where for n in k["show_schema"]}
         gone = [n for n, p in obj["properties"].items()
                 if str(p.get("$comment", "")).startswith(SHOW_MARK.split("%s")[0])]
         for n in gone:

@@ -107,9 +107,9 @@ struct change_kind {
 	 * of its slots) changes, so a snapshot taken before is refused rather
 	 * than misread. */
 	const struct probe_fact *probe;
-	/* Current value as the plan would write it. *ret_kernel_msg (may be
-	 * NULL): the kernel's extack text when the read failed and it sent
-	 * one, else left as it is. */
+	/* Current value as the plan would write it. ret_kernel_msg may be
+	 * NULL; else *ret_kernel_msg is NULL on entry and set to the kernel's
+	 * extack text when the read failed and it sent one. */
 	int (*read)(const char *object, const char *key, char **ret_value, char **ret_kernel_msg);
 	/* Write value, reading it back: 1 changed, 0 already so, -errno.
 	 * *ret_kernel_msg: the kernel's extack text, when it sent one. */

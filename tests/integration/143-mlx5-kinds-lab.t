@@ -47,7 +47,7 @@ printf '%s\n' "$err" | grep -qx 'cx5prof: warning: ens1f0: link.flow_hash.udp4 d
 ok $? "plan: warns that udp4 without the ports puts every flow between two hosts on one queue"
 run cx --json plan --runtime-only "$P"
 printf '%s' "$out" >"$WORK/plan.json"
-is "$(jq -c '[.changes[].kind] | unique' "$WORK/plan.json")" '["cpufreq","flow_hash","private_flags","rss"]' \
+is "$rc:$(jq -c '[.changes[].kind] | unique' "$WORK/plan.json")" '2:["cpufreq","flow_hash","private_flags","rss"]' \
 	"plan --json: the governors, private flags, RSS table and flow hash as changes of their kinds"
 run /usr/bin/python3 "$TESTS_DIR/helpers/validate_json.py" "$TOP/schemas/plan.schema.json" "$WORK/plan.json"
 is "$rc:$out" "0:1 documents valid" "plan --json with those changes validates against schemas/plan.schema.json"
@@ -175,6 +175,7 @@ run cx apply --runtime-only "$WORK/nl.yaml"
 is "$rc:$(sed -n '2,3p' "$E/show-rxfh")" "0:    0:      0     1     2     3     0     1     2     3
     8:      0     1     2     3     0     1     2     3" "numa-local: the table over queues 0-3"
 run cx rollback
+is "$rc" 0 "numa-local: rollback exit 0"
 cp "$WORK/local_cpulist" "$LOCAL"
 host_as_before
 ok $? "numa-local: rolled back, host as before"

@@ -25,7 +25,7 @@ is "$(grep -c . "$P/share/bash-completion/completions/cx5prof")" "$(grep -c . "$
 	"the completion is installed whole, under the command's name"
 is "$(cd "$P/share/doc/cx5prof" && find . -type f | sort)" \
 	"$(cd "$TOP" && { printf './%s\n' README.md CHANGELOG.md; find ./docs -type f; } | sort)" \
-	"the docs are installed, README and docs/ side by side as in the tree (their links hold)"
+	"the docs are installed, README and docs/ side by side as in the tree (the links between them hold)"
 
 # An enabled instance is a link to the template, as `systemctl enable` makes.
 ln -s cx5prof-apply@.service "$UNITS/cx5prof-apply@udp-jumbo.service"

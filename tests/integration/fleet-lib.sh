@@ -1,6 +1,6 @@
 # fleet-lib.sh: a fleet of lab hosts reached over SSH, for the multi-host
 # Ansible tests (151-fleet-ansible.t); sourced after lib.sh and
-# verify-lib.sh (wait_listen).
+# verify-lib.sh (wait_listen, sshd_start).
 #
 # Each host hN is a lab of its own (contrib/lab/lab.sh with the prefix
 # cx5t-fl<PID>-hN: a host namespace with ens1f0/ens1f1 and a peer
@@ -73,8 +73,9 @@ fleet_host() { # fleet_host N [PORT...]
 	FLEET_PIDS="$FLEET_PIDS $!:iperf3"
 	ssh-keygen -q -t ed25519 -N '' -C "cx5t-fleet-h$n" -f "$d/hostkey"
 	echo "198.19.$n.2 $(cut -d' ' -f1,2 "$d/hostkey.pub")" >>"$W/known_hosts"
-	sshd_start "$ns" "198.19.$n.2" 22 "$d" "$W/authorized_keys" 900 "/run/sshd /run/lock"
+	sshd_start "$ns" "198.19.$n.2" 22 "$d" "$W/authorized_keys" 900 /run/sshd /run/lock
 	FLEET_PIDS="$FLEET_PIDS $SSHD_PID:$d/sshd_config"
+	sshd_wait "$ns" 22 "$d"
 }
 
 fleet_inventory() { # fleet_inventory N...

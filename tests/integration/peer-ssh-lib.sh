@@ -98,4 +98,5 @@ EOF
 	client_config "$WORK/ssh_config" 2222 "$WORK/known_hosts"
 	sshd_start "$PEER_NS" 198.18.0.2 2222 "$WORK" "$WORK/authorized_keys" "${PEER_SSHD_SECONDS:-900}" /run/sshd
 	V_PIDS="$V_PIDS $SSHD_PID"
+	sshd_wait "$PEER_NS" 2222 "$WORK"
 }

@@ -15,7 +15,8 @@
 #                           (accepts and closes; a stand-in netserver)
 #   stop_servers            stop them (and wait)
 #   numbers_out TEXT        TEXT with every measured figure replaced by N
-#   sshd_start NS ADDR PORT DIR KEYS SECONDS RUNDIRS   a real sshd in NS
+#   sshd_start NS ADDR PORT DIR KEYS SECONDS RUNDIR...  a real sshd in NS
+#   sshd_wait NS PORT DIR   until it listens (bails out if it never does)
 
 LAB=$TOP/contrib/lab/lab.sh
 PY=/usr/bin/python3
@@ -64,19 +65,22 @@ listening() { ip netns exec "$PEER_NS" ss -Hltn "sport = :$1" | grep -q .; }
 wait_listen() { wait_until 60 listening "$1"; }
 wait_closed() { wait_until 60 eval "! listening $1"; }
 
-# sshd_start NS ADDR PORT DIR AUTHORIZED_KEYS SECONDS RUNDIRS: a real sshd in
-# namespace NS on ADDR:PORT for at most SECONDS, key-only root logins, host
-# key DIR/hostkey, config DIR/sshd_config, log DIR/sshd.log, with a private
-# tmpfs /run holding RUNDIRS ("/run/sshd": its privilege separation
-# directory; "/run/lock" too for cx5prof's host lock), as a host has its
-# own. SSHD_PID: the `timeout` to stop. Bails out when it does not listen.
+# sshd_start NS ADDR PORT DIR AUTHORIZED_KEYS SECONDS RUNDIR...: a real
+# sshd in namespace NS on ADDR:PORT for at most SECONDS, key-only root
+# logins, host key DIR/hostkey, config DIR/sshd_config, log DIR/sshd.log,
+# with a private tmpfs /run holding the RUNDIRs (/run/sshd: its privilege
+# separation directory; /run/lock too for cx5prof's host lock), as a host
+# has its own. SSHD_PID: the `timeout` to stop; the caller records it for
+# its cleanup, then calls sshd_wait NS PORT DIR, which bails out when
+# nothing listens.
 sshd_start() {
-	local ns=$1 addr=$2 port=$3 d=$4
+	local ns=$1 addr=$2 port=$3 d=$4 keys=$5 seconds=$6
+	shift 6
 	cat >"$d/sshd_config" <<EOF
 Port $port
 ListenAddress $addr
 HostKey $d/hostkey
-AuthorizedKeysFile $5
+AuthorizedKeysFile $keys
 PidFile $d/sshd.pid
 StrictModes no
 UsePAM no
@@ -84,11 +88,13 @@ PasswordAuthentication no
 KbdInteractiveAuthentication no
 PermitRootLogin prohibit-password
 EOF
-	timeout -k 1 "$6" ip netns exec "$ns" unshare -m sh -c \
-		'mount -t tmpfs tmpfs /run && mkdir -m 755 $2 && exec /usr/sbin/sshd -D -e -f "$1"' \
-		sh "$d/sshd_config" "$7" 2>"$d/sshd.log" &
+	timeout -k 1 "$seconds" ip netns exec "$ns" unshare -m sh -c \
+		'c=$1; shift; mount -t tmpfs tmpfs /run && mkdir -m 755 "$@" && exec /usr/sbin/sshd -D -e -f "$c"' \
+		sh "$d/sshd_config" "$@" 2>"$d/sshd.log" &
 	SSHD_PID=$!
-	PEER_NS=$ns wait_listen "$port" || { echo "Bail out! sshd in $ns did not start: $(cat "$d/sshd.log")"; exit 1; }
+}
+sshd_wait() {
+	PEER_NS=$1 wait_listen "$2" || { echo "Bail out! sshd in $1 did not start: $(cat "$3/sshd.log")"; exit 1; }
 }
 
 iperf3_server() {

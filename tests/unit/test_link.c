@@ -14,10 +14,10 @@
 #include <linux/ethtool_netlink.h>
 #include <netlink/attr.h>
 
+#include "kinds/kinds.h"
 #include "os/ethfeatures.h"
 #include "os/ethnl.h"
 #include "os/ethtool.h"
-#include "kinds/kinds.h"
 #include "os/link.h"
 #include "unit.h"
 
