@@ -16,11 +16,19 @@
  * least one packet per poll, busy_read/busy_poll and netdev_budget_usecs
  * accept 0, udp_mem is three longs in pages, udp_rmem_min at least 1. */
 static const struct sysctl_def sysctl_defs[_SYSCTL_MAX] = {
-    [SYSCTL_RMEM_MAX] = {"net.core.rmem_max", 1, false, 4096, INT_MAX, "bytes", NULL},
-    [SYSCTL_WMEM_MAX] = {"net.core.wmem_max", 1, false, 4096, INT_MAX, "bytes", NULL},
-    [SYSCTL_RMEM_DEFAULT] = {"net.core.rmem_default", 1, false, 4096, INT_MAX, "bytes", NULL},
-    [SYSCTL_WMEM_DEFAULT] = {"net.core.wmem_default", 1, false, 4096, INT_MAX, "bytes", NULL},
-    [SYSCTL_NETDEV_MAX_BACKLOG] = {"net.core.netdev_max_backlog", 1, false, 1, INT_MAX, "packets", NULL},
+    [SYSCTL_RMEM_MAX] = {"net.core.rmem_max", 1, false, 4096, INT_MAX, "bytes",
+			 "bytes: the largest receive buffer a program may ask for; SO_RCVBUF above it "
+			 "(netperf -S 4M) is cut to it without an error"},
+    [SYSCTL_WMEM_MAX] = {"net.core.wmem_max", 1, false, 4096, INT_MAX, "bytes",
+			 "bytes: the largest send buffer a program may ask for; SO_SNDBUF above it (netperf "
+			 "-s 4M) is cut to it without an error"},
+    [SYSCTL_RMEM_DEFAULT] = {"net.core.rmem_default", 1, false, 4096, INT_MAX, "bytes",
+			     "bytes: the receive buffer of a socket that does not ask for one"},
+    [SYSCTL_WMEM_DEFAULT] = {"net.core.wmem_default", 1, false, 4096, INT_MAX, "bytes",
+			     "bytes: the send buffer of a socket that does not ask for one"},
+    [SYSCTL_NETDEV_MAX_BACKLOG] = {"net.core.netdev_max_backlog", 1, false, 1, INT_MAX, "packets",
+				   "packets queued per CPU between the driver and the stack; beyond it they "
+				   "are dropped (softnet_stat's dropped column)"},
     [SYSCTL_NETDEV_BUDGET] = {"net.core.netdev_budget", 1, false, 1, INT_MAX, "packets",
 			      "packets per NAPI poll round"},
     [SYSCTL_NETDEV_BUDGET_USECS] = {"net.core.netdev_budget_usecs", 1, false, 0, INT_MAX, "microseconds",
