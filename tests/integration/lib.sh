@@ -83,6 +83,12 @@ ok() { # ok COND-EXIT-STATUS NAME
 	fi
 }
 
+# sqlite3 ...: the CLI with a busy timeout. A test reads the history while
+# cx5prof (a watchdog, a campaign) may still write or close it; the last
+# connection's close checkpoints the WAL, and a reader opening in that
+# instant gets "database is locked" (an empty answer) without one.
+sqlite3() { command sqlite3 -cmd '.timeout 10000' "$@"; }
+
 # is GOT EXPECTED NAME: exact string comparison with a diff on failure.
 is() {
 	if [ "$1" == "$2" ]; then
