@@ -8,7 +8,7 @@ CC        ?= cc
 # A missing library stops the build here, with pkg-config's own message
 # (`make deps` installs them). Goals that build nothing themselves (or
 # install the libraries first and build in a sub-make) skip the check.
-NO_PKG_GOALS := deps clean format format-check layering lint-tests check torture asan demo
+NO_PKG_GOALS := deps clean format format-check layering lint-tests check torture asan demo stress
 ifeq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_CFLAGS :=
 PKG_LIBS   :=
@@ -200,7 +200,8 @@ uninstall:
 		$(DESTDIR)$(UDEVRULESDIR)/90-cx5prof.rules $(DESTDIR)$(BASHCOMPDIR)/cx5prof
 
 # The main job, end to end, on the built-in lab (two namespaces, veth).
-demo: deps all
+demo: deps
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) all
 	@./contrib/lab/demo.sh
 
 # Performance benchmarks: every tests/bench/*.sh and *.py, each printing its
