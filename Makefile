@@ -15,7 +15,7 @@ PKG_LIBS   :=
 else
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) || echo PKG-CONFIG-FAILED)
 # libcurl is loaded with dlopen() when the mirror first needs it
-# (engine/curl_dl.h): its headers are used, it is not linked.
+# (engine/mirror/curl_dl.h): its headers are used, it is not linked.
 PKG_LIBS   := $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)) || echo PKG-CONFIG-FAILED)
 ifneq ($(findstring PKG-CONFIG-FAILED,$(PKG_CFLAGS) $(PKG_LIBS)),)
 $(error pkg-config cannot find every library of $(PKGS): run `make deps` (as root) or install them)
@@ -36,7 +36,7 @@ BASHCOMPDIR    ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR         ?= $(PREFIX)/share/doc/cx5prof
 
 # engine/ and its layers (docs/ARCHITECTURE.md; `make layering` checks them).
-ENGINE_DIRS := engine engine/base engine/os engine/store engine/kinds engine/bench engine/cli
+ENGINE_DIRS := engine engine/base engine/os engine/store engine/kinds engine/bench engine/campaign engine/ledger engine/peer engine/mirror engine/cli
 ENGINE_HDR := $(wildcard $(addsuffix /*.h,$(ENGINE_DIRS)))
 ENGINE_SRC := $(filter-out engine/cli/main.c,$(wildcard $(addsuffix /*.c,$(ENGINE_DIRS))))
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILDDIR)/%.o)

@@ -32,7 +32,7 @@
 #include "os/sysroot.h"
 #include "os/topology.h"
 #include "os/txqueues.h"
-#include "peercheck.h"
+#include "peer/peercheck.h"
 #include "profile.h"
 #include "requires.h"
 #include "verify.h"

@@ -15,7 +15,7 @@
 #include <json-c/json.h>
 #include <stdarg.h>
 
-#include "peerssh.h"
+#include "peer/peerssh.h"
 #include "plan.h"
 #include "profile.h"
 

@@ -24,9 +24,9 @@
 
 #include "bench/irqspread.h"
 #include "bench/runner.h"
-#include "ledger.h"
+#include "ledger/ledger.h"
 #include "os/counters.h"
-#include "peercheck.h"
+#include "peer/peercheck.h"
 
 struct profile;
 struct history;

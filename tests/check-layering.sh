@@ -25,7 +25,7 @@
 # ("os/probe.h"); "../" never appears.
 set -u
 cd "$(dirname "$0")/.."
-KINDS_MAY=" plan.h profile.h irqplan.h requires.h "
+KINDS_MAY=" plan.h profile.h requires.h "
 bad=0
 complain() {
 	printf '%s:%s: %s\n' "$1" "$2" "$3" >&2
@@ -74,7 +74,11 @@ for f in $files; do
 		case $layer:$dir in
 		test:* | cli:* | base:base | os:base | os:os | store:base | store:os | store:store) ;;
 		bench:base | bench:os | bench:bench | kinds:base | kinds:os | kinds:kinds) ;;
-		core:base | core:os | core:store | core:bench | core:kinds | core:core) ;;
+		core:base | core:os | core:store | core:bench | core:kinds | core:core | core:ledger | core:peer) ;;
+		campaign:base | campaign:os | campaign:store | campaign:bench | campaign:kinds | campaign:core | campaign:ledger | campaign:campaign) ;;
+		ledger:base | ledger:os | ledger:bench | ledger:peer | ledger:ledger) ;;
+		peer:base | peer:os | peer:store | peer:bench | peer:core | peer:peer) ;;
+		mirror:base | mirror:os | mirror:store | mirror:core | mirror:mirror) ;;
 		kinds:core)
 			case $KINDS_MAY in
 			*" ${inc##*/} "*) ;;

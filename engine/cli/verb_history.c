@@ -19,8 +19,8 @@
 
 #include "base/log.h"
 #include "base/output.h"
-#include "ledger.h"
-#include "mirror.h"
+#include "ledger/ledger.h"
+#include "mirror/mirror.h"
 #include "os/procsys.h"
 #include "plan.h"
 #include "profile.h"

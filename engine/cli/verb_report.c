@@ -20,8 +20,8 @@
 
 #include "base/log.h"
 #include "base/output.h"
-#include "report.h"
-#include "runfacts.h"
+#include "campaign/report.h"
+#include "campaign/runfacts.h"
 #include "store/history.h"
 #include "store/runs.h"
 #include "verb_txn.h"

@@ -13,8 +13,8 @@
 
 #include "base/log.h"
 #include "base/output.h"
-#include "fleet.h"
-#include "report_hosts.h"
+#include "campaign/fleet.h"
+#include "campaign/report_hosts.h"
 #include "verbs.h"
 
 static int write_report(const char *dir, struct json_object *doc)

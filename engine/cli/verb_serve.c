@@ -15,7 +15,7 @@
 #include "base/output.h"
 #include "bench/serveloop.h"
 #include "bench/udpsink.h"
-#include "peercheck.h"
+#include "peer/peercheck.h"
 #include "profile.h"
 #include "verbs.h"
 

@@ -8,7 +8,7 @@
 
 #include "base/log.h"
 #include "base/output.h"
-#include "mirror.h"
+#include "mirror/mirror.h"
 #include "profile.h"
 #include "store/history.h"
 #include "verb_txn.h"

@@ -1,4 +1,4 @@
-/* fuzz_taotoken.c: the TaoToken reply parser (engine/taotoken.h).
+/* fuzz_taotoken.c: the TaoToken reply parser (engine/mirror/taotoken.h).
  *
  * Input: 2 bytes pick the HTTP status (one of the statuses the parser
  * treats specially, or any value), 1 byte the Retry-After, the rest is the
@@ -10,7 +10,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "taotoken.h"
+#include "mirror/taotoken.h"
 
 static const long statuses[] = {200, 201, 204, 299, 301, 400, 401, 403,
 				404, 408, 429, 500, 502, 503, 599, 600};

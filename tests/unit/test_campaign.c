@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "campaignfile.h"
+#include "campaign/campaignfile.h"
 #include "kinds/kinds.h"
 #include "unit.h"
-#include "verdict.h"
+#include "campaign/verdict.h"
 
 static void write_str(const char *path, const char *s)
 {

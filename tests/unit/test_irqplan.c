@@ -16,7 +16,7 @@
 #include <fcntl.h>
 
 #include "base/output.h"
-#include "irqplan.h"
+#include "kinds/irqplan.h"
 #include "os/sysroot.h"
 
 #define FIXTURES  "tests/fixtures/sysroot"

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "ledger.h"
+#include "ledger/ledger.h"
 
 struct snap {
 	struct netcounters idle, before, after;

@@ -22,8 +22,8 @@
 
 #include "base/html.h"
 #include "bench/peerstate.h"
-#include "irqheat.h"
-#include "report.h"
+#include "campaign/irqheat.h"
+#include "campaign/report.h"
 #include "store/history.h"
 #include "store/runs.h"
 #include "unit.h"

@@ -10,8 +10,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "mirror.h"
-#include "taotoken.h"
+#include "mirror/mirror.h"
+#include "mirror/taotoken.h"
 
 static const struct taotoken_config cfg = {
     .source = "mirror.yaml",

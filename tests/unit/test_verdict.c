@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "verdict.h"
+#include "campaign/verdict.h"
 
 /* Five rounds each, no ties: complete separation of 5 against 5 has
  * p = 2/252 = 0.0079 (test_stats.c), below 0.05/3 = 0.0167 (Holm's first

@@ -9,7 +9,7 @@
 
 #include "bench/peerstate.h"
 #include "bench/udpsend.h"
-#include "peerssh.h"
+#include "peer/peerssh.h"
 
 #define STATE_TIMEOUT_MS 2000
 

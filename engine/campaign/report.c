@@ -20,7 +20,7 @@
 #include "bench/peerstate.h"
 #include "bench/runner.h"
 #include "irqheat.h"
-#include "ledger.h"
+#include "ledger/ledger.h"
 #include "os/procsys.h"
 #include "store/runs.h"
 #include "verdict.h"
