@@ -12,6 +12,8 @@
 #    ssh is ended, the peer's state is unknown: exit 7, the last line says
 #    so, the record here says so (`history show txn`), and `cx5prof
 #    rollback` here finds the peer's transaction and rolls it back;
+#  - kill -9 of the group while the peer applies: the intent recorded
+#    before ssh started lets `cx5prof rollback` here undo both ends;
 #  - `apply` the same: interrupted while the peer applies, never
 #    committed, both ends as before.
 . "$(dirname "$0")/lib.sh"
@@ -139,6 +141,23 @@ run hcx rollback
 is "$rc/$(mtus)" "0/mtu 1500 mtu 1500" "rollback here: exit 0"
 is "$out" "the peer's apply with transaction $(last_apply) was cut short and left nothing there: both ends are as before" \
 	"rollback here: says the peer was left as before"
+
+# ---- kill -9 of the group while the peer applies: the intent recorded
+# before ssh started is what `rollback` here acts on
+start campaign "$WORK/c.yaml"
+kill -KILL -- "-$pid"
+wait "$pid"
+txn=$(last_apply)
+is "$(sqlite3 "$DB" "SELECT peer_txn || ' ' || status FROM transactions WHERE id = $txn")" "-1 open" \
+	"kill -9 while the peer applies: the round's transaction open here, the peer's recorded as unknown"
+finish
+ptxn=$(peer_last_apply)
+is "$(mtus)/$(peer_status "$ptxn")" "mtu 9000 mtu 9000/pending_confirm" "(both ends changed)"
+run hcx rollback
+is "$rc/$(mtus)/$(peer_status "$ptxn")" "0/mtu 1500 mtu 1500/rolled_back" \
+	"kill -9: rollback here finds the peer's transaction and rolls back both ends"
+is "$(sqlite3 "$DB" "SELECT peer_txn || ' ' || status FROM transactions WHERE id = $txn")" "$ptxn rolled_back" \
+	"kill -9: the peer's transaction now recorded with the round's"
 
 # ---- apply: a signal held while the peer applies, never committed
 start apply "$WORK/both.yaml"
