@@ -2,7 +2,9 @@
  * peerssh.h).
  *
  * Owns: building the ssh argv, feeding the flattened profile through a
- * memfd as stdin, and reading the peer's exit code and JSON answer. The
+ * memfd as stdin, and reading the peer's exit code and JSON answer; the
+ * intent recorded before the peer's apply starts, and finding the
+ * unfinished transaction an apply cut short left there. The
  * peer's diagnostics reach the operator's stderr as they are. Must never:
  * add options that weaken ssh (StrictHostKeyChecking, password prompts),
  * or wait without a deadline. */

@@ -4,8 +4,11 @@
  * Owns: recording the plan as a transaction, applying it, tuning the peer
  * after it, committing (or handing over to the --confirm watchdog, or
  * leaving it open for a campaign round), and undoing both ends when any of
- * that fails; the undo of a transaction, peer first, with the peer's
- * pending rollback recorded when it cannot be done. Must never: change the
+ * that fails; a signal caught while the peer applies, held until its
+ * answer is recorded (or the hold ends: the peer's state is then unknown,
+ * its rollback pending); the undo of a transaction, peer first, with the
+ * peer's pending rollback recorded when it cannot be done, and an unknown
+ * peer transaction resolved by asking the peer. Must never: change the
  * host before the undo log is on disk, or forget a peer transaction that
  * is still applied. */
 #define _GNU_SOURCE
@@ -308,22 +311,17 @@ static int peer_step(struct history *h, const struct txn_request *q, const struc
 		if (r >= 0 && apply_interrupted()) {
 			/* The signal was held until the peer's answer was
 			 * recorded: now both ends are undone. */
+			const char *sn = sigabbrev_np(apply_interrupted());
+
 			r = -EINTR;
 			free(err);
-			err =
-			    o->peer_txn > 0
-				? strprintf("interrupted by SIG%s while the peer %s applied (its transaction "
-					    "%" PRId64 ", recorded here)",
-					    sigabbrev_np(apply_interrupted())
-						? sigabbrev_np(apply_interrupted())
-						: "?",
-					    q->profile->peer.ssh.value, o->peer_txn)
-				: strprintf("interrupted by SIG%s while the peer %s applied (it had nothing "
-					    "to change)",
-					    sigabbrev_np(apply_interrupted())
-						? sigabbrev_np(apply_interrupted())
-						: "?",
-					    q->profile->peer.ssh.value);
+			err = o->peer_txn > 0
+				  ? strprintf("interrupted by SIG%s while the peer %s applied (its "
+					      "transaction %" PRId64 ", recorded here)",
+					      sn ? sn : "?", q->profile->peer.ssh.value, o->peer_txn)
+				  : strprintf("interrupted by SIG%s while the peer %s applied (it had "
+					      "nothing to change)",
+					      sn ? sn : "?", q->profile->peer.ssh.value);
 		}
 	}
 	if (r >= 0 && q->commit == TXN_COMMIT_NOW && o->peer_txn > 0)
