@@ -425,10 +425,11 @@ int peerssh_apply_recorded(struct history *h, int64_t txn, const struct profile 
 		r = peerssh_apply(p, confirm_s, stop, &peer_txn, ret_error);
 	}
 	pause_point("peer-apply-answer");
-	/* Cut short here with no answer: the peer may have applied (its
-	 * apply goes on without ssh), so the intent stays. Otherwise the
-	 * answer says which transaction, or that there is none. */
-	if (peer_txn == 0 && r == -EINTR && started)
+	/* Cut short here with no answer (a signal, or its deadline): the
+	 * peer may have applied (its apply goes on without ssh), so the
+	 * intent stays. Otherwise the answer says which transaction, or
+	 * that there is none. */
+	if (peer_txn == 0 && (r == -EINTR || r == -ETIMEDOUT) && started)
 		peer_txn = HISTORY_PEER_TXN_UNKNOWN;
 	*ret_txn = peer_txn;
 	if (txn > 0) {

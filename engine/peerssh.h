@@ -62,10 +62,10 @@ int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void)
  * Before ssh starts, HISTORY_PEER_TXN_UNKNOWN is recorded durably with
  * txn (the intent: a failure to record it is a failure, nothing changed
  * there); the answer then replaces it. interrupted() (may be NULL) says a
-signal was caught before ssh starts: then it is not started (-EINTR, the
-intent cleared). The apply's ssh ignores SIGINT,
- * SIGTERM, SIGHUP and SIGQUIT (a signal to the process group does not
- * cut the answer short): only stop() ends it. Ended by stop() with no
+ * signal was caught before ssh starts: then it is not started (-EINTR,
+ * the intent cleared). The apply's ssh ignores SIGINT, SIGTERM, SIGHUP
+ * and SIGQUIT (a signal to the process group does not cut the answer
+ * short): only stop() ends it. Ended by stop() or by its deadline with no
  * answer, the intent stays and *ret_txn is HISTORY_PEER_TXN_UNKNOWN: the
  * peer's apply may have gone on without ssh. Pause points (tests):
  * peer-apply-start (intent recorded, ssh not started), peer-apply-answer

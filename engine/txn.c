@@ -341,10 +341,10 @@ static int peer_step(struct history *h, const struct txn_request *q, const struc
 		    strna(err), o->peer_txn, o->txn);
 	else if (o->peer_txn == HISTORY_PEER_TXN_UNKNOWN)
 		say(q->say, LOG_ERR,
-		    "%s before its answer; rolling back this host's transaction %" PRId64
+		    "%s%s; rolling back this host's transaction %" PRId64
 		    "; whether the peer applied is unknown: `cx5prof rollback` here finds out and undoes it "
 		    "(else the peer's own --confirm watchdog does)",
-		    strna(err), o->txn);
+		    strna(err), r == -EINTR ? " before its answer" : "", o->txn);
 	else
 		say(q->say, LOG_ERR,
 		    "%s; rolling back this host's transaction %" PRId64 " (the peer's own --confirm watchdog "
