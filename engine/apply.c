@@ -390,9 +390,14 @@ static int abandon_record(struct history *h, int64_t target, const char *why, in
 
 int abandon_peer_undo(struct history *h, int64_t target, int64_t peer_txn, const char *why)
 {
-	_cleanup_free_ char *note = strprintf("the rollback of the peer's transaction %" PRId64
-					      " abandoned by %s (`cx5prof rollback --abandon`): %s",
-					      peer_txn, current_user(), why);
+	_cleanup_free_ char *note =
+	    peer_txn == HISTORY_PEER_TXN_UNKNOWN
+		? strprintf("the rollback of the peer's apply that was cut short (its transaction unknown) "
+			    "abandoned by %s (`cx5prof rollback --abandon`): %s",
+			    current_user(), why)
+		: strprintf("the rollback of the peer's transaction %" PRId64
+			    " abandoned by %s (`cx5prof rollback --abandon`): %s",
+			    peer_txn, current_user(), why);
 
 	return note ? history_txn_abandon_peer_undo(h, target, note) : -ENOMEM;
 }

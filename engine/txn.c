@@ -4,8 +4,11 @@
  * Owns: recording the plan as a transaction, applying it, tuning the peer
  * after it, committing (or handing over to the --confirm watchdog, or
  * leaving it open for a campaign round), and undoing both ends when any of
- * that fails; the undo of a transaction, peer first, with the peer's
- * pending rollback recorded when it cannot be done. Must never: change the
+ * that fails; a signal caught while the peer applies, held until its
+ * answer is recorded (or the hold ends: the peer's state is then unknown,
+ * its rollback pending); the undo of a transaction, peer first, with the
+ * peer's pending rollback recorded when it cannot be done, and an unknown
+ * peer transaction resolved by asking the peer. Must never: change the
  * host before the undo log is on disk, or forget a peer transaction that
  * is still applied. */
 #define _GNU_SOURCE
@@ -153,6 +156,40 @@ static int new_signal(void)
 	return apply_signals_caught() > signals_before ? apply_interrupted() : 0;
 }
 
+/* How long a signal caught while the peer applies is held: the peer's
+ * answer, and the transaction it names, is waited for this long before
+ * ssh is ended (a second signal ends it at once). */
+#define PEER_APPLY_HOLD_USEC (10 * 1000000ull)
+
+static struct {
+	unsigned before; /* signals caught when the peer's apply began */
+	unsigned first;	 /* the count at the first one caught since, 0 none */
+	uint64_t until;	 /* held until then */
+	const struct txn_request *q;
+} held;
+
+/* stop() of the peer's apply: a signal is held (PEER_APPLY_HOLD_USEC),
+ * said once; then, or at a second one, the signal that ends ssh. */
+static int peer_apply_stop(void)
+{
+	unsigned n = apply_signals_caught();
+	int sig = apply_interrupted();
+
+	if (n <= held.before)
+		return 0;
+	if (!held.first) {
+		held.first = n;
+		held.until = now_usec() + PEER_APPLY_HOLD_USEC;
+		say(held.q->say, LOG_WARN,
+		    "SIG%s while the peer %s applies: waiting up to %llu s for its answer, to record its "
+		    "transaction here before undoing both ends (a second signal stops now)",
+		    sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", held.q->profile->peer.ssh.value,
+		    PEER_APPLY_HOLD_USEC / 1000000);
+		return 0;
+	}
+	return n > held.first || now_usec() >= held.until ? sig : 0;
+}
+
 /* Roll back the peer's transaction peer_txn (recorded with txn, 0: none
  * here). When it cannot be, that is recorded with txn as pending, and
  * o->peer_left says so; done, a pending one is cleared. */
@@ -161,14 +198,44 @@ static void peer_rollback(struct history *h, int64_t txn, const struct profile *
 {
 	_cleanup_free_ char *err = NULL;
 	bool changed = true;
-	int r;
+	int64_t found = 0;
+	int r = -ENOENT;
 
 	if (!peer) {
-		err = strprintf("transaction %" PRId64 " tuned a peer (its transaction %" PRId64
-				"), but the stored profile does not say how to reach it",
-				txn, peer_txn);
+		err = peer_txn > 0
+			  ? strprintf("transaction %" PRId64 " tuned a peer (its transaction %" PRId64
+				      "), but the stored profile does not say how to reach it",
+				      txn, peer_txn)
+			  : strprintf("transaction %" PRId64 " tuned a peer, but the stored profile "
+				      "does not say how to reach it",
+				      txn);
 		r = -ENOENT;
-	} else {
+	} else if (peer_txn == HISTORY_PEER_TXN_UNKNOWN) {
+		/* An apply cut short with no answer: which transaction, if
+		 * any, it left there is asked first. */
+		r = peerssh_find_unfinished(peer, &found, &err);
+		if (r >= 0 && found == 0) {
+			say(fn, LOG_WARN,
+			    "peer %s: no unfinished transaction of profile %s there: the apply that was cut "
+			    "short changed nothing there, or was rolled back already",
+			    peer->peer.ssh.value, strna(peer->name.value));
+			o->peer_done = o->peer_was_undone = true;
+			o->peer_txn = 0;
+			if (txn > 0 && history_txn_set_peer_txn(h, txn, 0) >= 0)
+				(void)history_txn_set_peer_undo(h, txn, NULL);
+			return;
+		}
+		if (r >= 0) {
+			say(fn, LOG_NOTICE,
+			    "peer %s: the apply that was cut short is its transaction %" PRId64,
+			    peer->peer.ssh.value, found);
+			if (txn > 0)
+				(void)history_txn_set_peer_txn(h, txn, found);
+			peer_txn = found;
+		}
+	}
+	o->peer_txn = peer_txn;
+	if (peer && peer_txn > 0) {
 		signals_before = apply_signals_caught();
 		r = peerssh_rollback(peer, peer_txn, new_signal, &changed, &err);
 	}
@@ -188,7 +255,11 @@ static void peer_rollback(struct history *h, int64_t txn, const struct profile *
 	o->peer_left = peer_txn;
 	o->peer_error = TAKE_PTR(err);
 	r = txn > 0 ? history_txn_set_peer_undo(h, txn, strna(o->peer_error)) : -ENOENT;
-	if (r >= 0)
+	if (peer_txn == HISTORY_PEER_TXN_UNKNOWN)
+		say(fn, LOG_ERR, "%s: the peer's state is unknown (an apply there was cut short)%s",
+		    strna(o->peer_error),
+		    r >= 0 ? " (recorded: the next `cx5prof rollback` here tries again)" : "");
+	else if (r >= 0)
 		say(fn, LOG_ERR,
 		    "%s: run `cx5prof rollback %" PRId64 "` on the peer (recorded: the next `cx5prof "
 		    "rollback` here tries again)",
@@ -201,7 +272,7 @@ static void peer_rollback(struct history *h, int64_t txn, const struct profile *
 int txn_undo(struct history *h, int64_t txn, const struct profile *peer, int64_t peer_txn, const char *reason,
 	     void (*fn)(enum log_level, const char *), struct txn_undo_outcome *o)
 {
-	if (peer_txn > 0)
+	if (peer_txn != 0)
 		peer_rollback(h, txn, peer, peer_txn, fn, o);
 	if (txn > 0 && reason)
 		o->here = rollback_txn(h, txn, reason, &o->apply);
@@ -231,9 +302,28 @@ static int peer_step(struct history *h, const struct txn_request *q, const struc
 		err = strprintf("interrupted by SIG%s before the peer %s was tuned",
 				sigabbrev_np(apply_interrupted()) ? sigabbrev_np(apply_interrupted()) : "?",
 				q->profile->peer.ssh.value);
-	} else
-		r = peerssh_apply_recorded(h, o->txn, q->profile, confirm, apply_interrupted, &o->peer_txn,
-					   &err);
+	} else {
+		held.before = apply_signals_caught();
+		held.first = 0;
+		held.q = q;
+		r = peerssh_apply_recorded(h, o->txn, q->profile, confirm, apply_interrupted, peer_apply_stop,
+					   &o->peer_txn, &err);
+		if (r >= 0 && apply_interrupted()) {
+			/* The signal was held until the peer's answer was
+			 * recorded: now both ends are undone. */
+			const char *sn = sigabbrev_np(apply_interrupted());
+
+			r = -EINTR;
+			free(err);
+			err = o->peer_txn > 0
+				  ? strprintf("interrupted by SIG%s while the peer %s applied (its "
+					      "transaction %" PRId64 ", recorded here)",
+					      sn ? sn : "?", q->profile->peer.ssh.value, o->peer_txn)
+				  : strprintf("interrupted by SIG%s while the peer %s applied (it had "
+					      "nothing to change)",
+					      sn ? sn : "?", q->profile->peer.ssh.value);
+		}
+	}
 	if (r >= 0 && q->commit == TXN_COMMIT_NOW && o->peer_txn > 0)
 		r = peerssh_commit(q->profile, &err);
 	if (r >= 0) {
@@ -249,6 +339,12 @@ static int peer_step(struct history *h, const struct txn_request *q, const struc
 		    "%s; rolling back the peer's transaction %" PRId64
 		    " and this host's transaction %" PRId64,
 		    strna(err), o->peer_txn, o->txn);
+	else if (o->peer_txn == HISTORY_PEER_TXN_UNKNOWN)
+		say(q->say, LOG_ERR,
+		    "%s%s; rolling back this host's transaction %" PRId64
+		    "; whether the peer applied is unknown: `cx5prof rollback` here finds out and undoes it "
+		    "(else the peer's own --confirm watchdog does)",
+		    strna(err), r == -EINTR ? " before its answer" : "", o->txn);
 	else
 		say(q->say, LOG_ERR,
 		    "%s; rolling back this host's transaction %" PRId64 " (the peer's own --confirm watchdog "
@@ -261,7 +357,17 @@ static int peer_step(struct history *h, const struct txn_request *q, const struc
 		o->end = TXN_END_PEER_FAILED;
 		return -1;
 	}
-	r = txn_undo(h, o->txn, q->profile, o->peer_txn, reason, q->say, &u);
+	/* The peer's apply cut short with no answer: it may still be
+	 * running there, so the peer is not asked now; its rollback is
+	 * recorded as pending (the next `cx5prof rollback` resolves it). */
+	r = txn_undo(h, o->txn, q->profile, o->peer_txn == HISTORY_PEER_TXN_UNKNOWN ? 0 : o->peer_txn, reason,
+		     q->say, &u);
+	if (o->peer_txn == HISTORY_PEER_TXN_UNKNOWN) {
+		u.peer_left = HISTORY_PEER_TXN_UNKNOWN;
+		(void)history_txn_set_peer_undo(h, o->txn, strna(o->peer_error));
+		if (r == 0)
+			r = -ENOTRECOVERABLE;
+	}
 	o->peer_left = u.peer_left;
 	o->apply.rollback_txn = u.apply.rollback_txn;
 	o->apply.done = u.apply.done;
@@ -406,7 +512,7 @@ int txn_run(struct history **hp, const struct txn_request *q, struct txn_outcome
 int txn_undo_record(struct history *h, const struct txn_record *t, const char *reason,
 		    void (*say_fn)(enum log_level level, const char *text), struct txn_undo_outcome *o)
 {
-	_cleanup_profile_ struct profile *p = t->peer_txn > 0 ? txn_peer_profile(t) : NULL;
+	_cleanup_profile_ struct profile *p = t->peer_txn != 0 ? txn_peer_profile(t) : NULL;
 
 	apply_signals_install();
 	return txn_undo(h, t->id, p, t->peer_txn, reason, say_fn, o);

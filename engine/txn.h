@@ -79,20 +79,23 @@ struct txn_undo_outcome {
 	int here;		    /* rollback_txn()'s result: 0, -ENOTRECOVERABLE, -errno */
 	bool peer_done;		    /* the peer's transaction was rolled back now */
 	bool peer_was_undone;	    /* ... but had nothing left to roll back (its watchdog was first) */
+	int64_t peer_txn;	    /* the peer's transaction acted on: HISTORY_PEER_TXN_UNKNOWN
+				     * resolved (0: none was left there), else as given */
 	int64_t peer_left;	    /* the peer's transaction NOT rolled back: pending undo recorded */
 	char *peer_error;
 };
 void txn_undo_outcome_done(struct txn_undo_outcome *o);
 
 /* Undo transaction txn (0: none here) and its peer's transaction peer_txn
- * (0: none): the peer first (it was applied last), through peer (NULL: the
- * stored profile cannot reach it, which is a failure), then this host
- * (rollback_txn, recorded with reason). A signal caught while the peer's
- * rollback runs ends its ssh at once. A peer rollback that fails or is cut
- * short is recorded as pending with txn (history_txn_set_peer_undo), for
- * the next `rollback`; done, a pending one is cleared. Returns 0 when both
- * ends are restored, -ENOTRECOVERABLE when one is not (o says which), or
- * -errno when this host's rollback could not be recorded. */
+ * (0: none; HISTORY_PEER_TXN_UNKNOWN: an apply there was cut short with
+ * no answer, so the peer is asked for its unfinished transaction of this
+ * profile first, peerssh_find_unfinished, and that one is recorded with
+ * txn and rolled back; none there: nothing to undo): the peer first (it was applied last), through peer
+ * (NULL: the stored profile cannot reach it, which is a failure), then this host (rollback_txn, recorded with
+ * reason). A signal caught while the peer's rollback runs ends its ssh at once. A peer rollback that fails or
+ * is cut short is recorded as pending with txn (history_txn_set_peer_undo), for the next `rollback`; done, a
+ * pending one is cleared. Returns 0 when both ends are restored, -ENOTRECOVERABLE when one is not (o says
+ * which), or -errno when this host's rollback could not be recorded. */
 int txn_undo(struct history *h, int64_t txn, const struct profile *peer, int64_t peer_txn, const char *reason,
 	     void (*say)(enum log_level level, const char *text), struct txn_undo_outcome *o);
 

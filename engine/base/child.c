@@ -45,6 +45,14 @@ int child_spawn(const char *path, char *const *argv, const struct child_options 
 		 * it handles); an ignored signal survives exec, the tools
 		 * expect the default. */
 		signal(SIGPIPE, SIG_DFL);
+		/* Ignored signals stay ignored across exec (OpenSSH keeps
+		 * them so); the caller still ends the child by SIGKILL. */
+		if (o && o->ignore_stop_signals) {
+			signal(SIGINT, SIG_IGN);
+			signal(SIGTERM, SIG_IGN);
+			signal(SIGHUP, SIG_IGN);
+			signal(SIGQUIT, SIG_IGN);
+		}
 		/* The tools' output is parsed: keep it in the C locale. */
 		setenv("LC_ALL", "C", 1);
 		for (char *const *e = o ? o->env : NULL; e && *e; e++)

@@ -24,10 +24,13 @@ struct child {
 };
 
 struct child_options {
-	bool stderr_discard; /* stderr to /dev/null instead of the output */
-	bool stderr_keep;    /* stderr stays this process's (the operator sees it) */
-	int stdin_fd;	     /* > 0: the child's stdin; 0: /dev/null */
-	char *const *env;    /* "NAME=value" set in the child, NULL-terminated, or NULL */
+	bool stderr_discard;	  /* stderr to /dev/null instead of the output */
+	bool stderr_keep;	  /* stderr stays this process's (the operator sees it) */
+	int stdin_fd;		  /* > 0: the child's stdin; 0: /dev/null */
+	char *const *env;	  /* "NAME=value" set in the child, NULL-terminated, or NULL */
+	bool ignore_stop_signals; /* SIGINT, SIGTERM, SIGHUP, SIGQUIT ignored in the child: a
+				   * signal to the process group (Ctrl-C) reaches only the
+				   * caller, which decides when the child ends */
 };
 
 /* Start `path` with argv (argv[0] as the operator types it, "netperf");

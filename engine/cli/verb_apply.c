@@ -170,6 +170,13 @@ static int render_peer_failure(const struct txn_outcome *o, char *msg, size_t ms
 				 "%s and this host is NOT fully restored (transaction %" PRId64 "): fix the "
 				 "above, then run `cx5prof rollback %" PRId64 "`",
 				 why, o->txn, o->txn);
+		else if (o->peer_left == HISTORY_PEER_TXN_UNKNOWN)
+			snprintf(
+			    msg, msg_size,
+			    "%s: every change was undone here (transaction %" PRId64
+			    " rolled back), but the peer's state is unknown (its apply was cut short): run "
+			    "`cx5prof rollback`",
+			    why, o->txn);
 		else if (o->peer_left)
 			snprintf(msg, msg_size,
 				 "%s: every change was undone here (transaction %" PRId64
@@ -589,14 +596,38 @@ static int retry_peer_undo(struct history *h, const struct txn_record *t)
 	char msg[320];
 	int r;
 
-	log_notice("transaction %" PRId64 " is rolled back here, its peer's transaction %" PRId64
-		   " not yet (%s): trying again",
-		   t->id, t->peer_txn, t->peer_undo_pending);
+	if (t->peer_txn == HISTORY_PEER_TXN_UNKNOWN)
+		log_notice("transaction %" PRId64 " is rolled back here; the peer's apply with it was cut "
+			   "short (%s): finding out what it left there",
+			   t->id, t->peer_undo_pending);
+	else
+		log_notice("transaction %" PRId64 " is rolled back here, its peer's transaction %" PRId64
+			   " not yet (%s): trying again",
+			   t->id, t->peer_txn, t->peer_undo_pending);
 	r = txn_undo_record(h, t, NULL, txn_verb_say, &u);
 	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t->id);
-	out_uint(OUT_JSON, "peer_txn", NULL, (uint64_t)t->peer_txn);
-	out_bool(OUT_JSON, "changed", NULL, u.peer_done);
-	if (r == 0)
+	if (u.peer_txn > 0)
+		out_uint(OUT_JSON, "peer_txn", NULL, (uint64_t)u.peer_txn);
+	else
+		out_string(OUT_JSON, "peer_txn", NULL, NULL);
+	out_bool(OUT_JSON, "changed", NULL,
+		 t->peer_txn == HISTORY_PEER_TXN_UNKNOWN ? u.peer_done && u.peer_txn > 0 : u.peer_done);
+	if (r == 0 && t->peer_txn == HISTORY_PEER_TXN_UNKNOWN && u.peer_txn == 0)
+		snprintf(msg, sizeof(msg),
+			 "the peer's apply with transaction %" PRId64
+			 " was cut short and left nothing there: both ends are as before",
+			 t->id);
+	else if (r == 0 && t->peer_txn == HISTORY_PEER_TXN_UNKNOWN)
+		snprintf(msg, sizeof(msg),
+			 "rolled back the peer's transaction %" PRId64 " of transaction %" PRId64
+			 " (its apply had been cut short)",
+			 u.peer_txn, t->id);
+	else if (t->peer_txn == HISTORY_PEER_TXN_UNKNOWN)
+		snprintf(msg, sizeof(msg),
+			 "the peer's state after the apply of transaction %" PRId64
+			 " that was cut short is still unknown: its rollback stays pending",
+			 t->id);
+	else if (r == 0)
 		snprintf(msg, sizeof(msg),
 			 "rolled back the peer's transaction %" PRId64 " of transaction %" PRId64
 			 " (its rollback was pending)",
@@ -689,15 +720,25 @@ static int abandon_peer_locked(struct history *h, const struct txn_record *t, co
 		return EXIT_ERROR;
 	}
 	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t->id);
-	out_uint(OUT_JSON, "peer_txn", NULL, (uint64_t)t->peer_txn);
+	if (t->peer_txn > 0)
+		out_uint(OUT_JSON, "peer_txn", NULL, (uint64_t)t->peer_txn);
+	else
+		out_string(OUT_JSON, "peer_txn", NULL, NULL);
 	out_open_array("changes");
 	out_close_array();
 	out_bool(OUT_JSON, "changed", NULL, false);
 	out_bool(OUT_JSON, "abandoned", NULL, true);
-	snprintf(msg, sizeof(msg),
-		 "abandoned the pending rollback of the peer's transaction %" PRId64
-		 " of transaction %" PRId64 ": nothing was written; the peer is left as it is",
-		 t->peer_txn, t->id);
+	if (t->peer_txn == HISTORY_PEER_TXN_UNKNOWN)
+		snprintf(
+		    msg, sizeof(msg),
+		    "abandoned the pending rollback of the peer's apply (cut short) of transaction %" PRId64
+		    ": nothing was written; the peer is left as it is",
+		    t->id);
+	else
+		snprintf(msg, sizeof(msg),
+			 "abandoned the pending rollback of the peer's transaction %" PRId64
+			 " of transaction %" PRId64 ": nothing was written; the peer is left as it is",
+			 t->peer_txn, t->id);
 	out_string(OUT_ANY, "msg", "%s\n", msg);
 	return EXIT_OK;
 }

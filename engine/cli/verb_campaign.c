@@ -457,7 +457,10 @@ static void note_left(struct run_ctx *x, int64_t txn, char **left, int64_t peer_
 {
 	for (char **l = left; l && *l; l++)
 		note_not_restored(x, "this host, transaction %" PRId64 ": %s", txn, *l);
-	if (peer_txn > 0)
+	if (peer_txn == HISTORY_PEER_TXN_UNKNOWN)
+		note_not_restored(x, "the peer: its state is unknown, its apply was cut short (`cx5prof "
+				     "rollback` here finds out and undoes it)");
+	else if (peer_txn > 0)
 		note_not_restored(
 		    x, "the peer: its transaction %" PRId64 " (`cx5prof rollback` here tries again)",
 		    peer_txn);
@@ -570,9 +573,16 @@ static int apply_round(struct run_ctx *x, struct cell *cl, const struct profile 
 	case TXN_END_NOT_RESTORED:
 		for (char **l = o.apply.left; l && *l; l++)
 			log_error("NOT restored: %s", *l);
-		log_error("transaction %" PRId64
-			  " could not be undone: fix the above, then run `cx5prof rollback %" PRId64 "`",
-			  o.txn, o.txn);
+		if (strv_length(o.apply.left) == 0 && o.peer_left == HISTORY_PEER_TXN_UNKNOWN)
+			log_error("transaction %" PRId64
+				  " is rolled back here, but the peer's state is unknown "
+				  "(its apply was cut short): run `cx5prof rollback`",
+				  o.txn);
+		else
+			log_error("transaction %" PRId64
+				  " could not be undone: fix the above, then run `cx5prof rollback %" PRId64
+				  "`",
+				  o.txn, o.txn);
 		code = EXIT_ROLLBACK_FAILED;
 		break;
 	}

@@ -696,7 +696,10 @@ static int history_show_txn(struct cli *cli, struct history *h, int64_t id)
 	out_string(OUT_JSON, "error", NULL, t.error);
 	if (t.error)
 		out_text("error        %s\n", t.error);
-	if (t.peer_txn)
+	if (t.peer_txn == HISTORY_PEER_TXN_UNKNOWN) {
+		out_string(OUT_JSON, "peer_txn", NULL, NULL);
+		out_text("peer         txn unknown (the peer's apply with it was cut short)");
+	} else if (t.peer_txn)
 		out_int(OUT_ANY, "peer_txn", "peer         txn %" PRId64 " (the peer's, applied with it)",
 			t.peer_txn);
 	else

@@ -2,7 +2,9 @@
  * peerssh.h).
  *
  * Owns: building the ssh argv, feeding the flattened profile through a
- * memfd as stdin, and reading the peer's exit code and JSON answer. The
+ * memfd as stdin, and reading the peer's exit code and JSON answer; the
+ * intent recorded before the peer's apply starts, and finding the
+ * unfinished transaction an apply cut short left there. The
  * peer's diagnostics reach the operator's stderr as they are. Must never:
  * add options that weaken ssh (StrictHostKeyChecking, password prompts),
  * or wait without a deadline. */
@@ -295,7 +297,12 @@ static int run_peer(const struct profile *p, char *const *args, int stdin_fd, ui
 		    int (*stop)(void), struct json_object **ret_doc, char **ret_out, char **ret_error)
 {
 	_cleanup_strv_free_ char **argv = NULL;
-	struct child_options o = {.stderr_keep = true, .stdin_fd = stdin_fd};
+	/* The apply's ssh ignores a signal sent to the whole process group
+	 * (Ctrl-C, `kill -- -PGID`): only stop() ends it, so that the
+	 * peer's answer, and the transaction it names, is not lost to a
+	 * signal this host is still handling. */
+	struct child_options o = {
+	    .stderr_keep = true, .stdin_fd = stdin_fd, .ignore_stop_signals = streq(args[0], "apply")};
 	struct child c = {.pid = 0, .out_fd = -1};
 	int r;
 
@@ -387,13 +394,45 @@ int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void)
 }
 
 int peerssh_apply_recorded(struct history *h, int64_t txn, const struct profile *p, unsigned confirm_s,
-			   int (*stop)(void), int64_t *ret_txn, char **ret_error)
+			   int (*interrupted)(void), int (*stop)(void), int64_t *ret_txn, char **ret_error)
 {
 	int64_t peer_txn = 0;
-	int r = peerssh_apply(p, confirm_s, stop, &peer_txn, ret_error), q;
+	bool started = false;
+	int r, q;
 
+	*ret_txn = 0;
+	*ret_error = NULL;
+	/* The intent first, durably: whatever ends this process from here
+	 * on, the record of txn says the peer may have been changed. */
+	if (txn > 0) {
+		q = history_txn_set_peer_txn(h, txn, HISTORY_PEER_TXN_UNKNOWN);
+		if (q < 0) {
+			*ret_error =
+			    strprintf("history %s: cannot record with transaction %" PRId64
+				      " that the peer %s is being tuned: %s; nothing was changed there",
+				      history_path(h), txn, p->peer.ssh.value, strerror(-q));
+			return *ret_error ? q : -ENOMEM;
+		}
+	}
+	pause_point("peer-apply-start");
+	if (interrupted && interrupted()) {
+		r = -EINTR;
+		*ret_error = strprintf("interrupted by SIG%s before the peer %s was tuned",
+				       sigabbrev_np(interrupted()) ? sigabbrev_np(interrupted()) : "?",
+				       p->peer.ssh.value);
+	} else {
+		started = true;
+		r = peerssh_apply(p, confirm_s, stop, &peer_txn, ret_error);
+	}
+	pause_point("peer-apply-answer");
+	/* Cut short here with no answer (a signal, or its deadline): the
+	 * peer may have applied (its apply goes on without ssh), so the
+	 * intent stays. Otherwise the answer says which transaction, or
+	 * that there is none. */
+	if (peer_txn == 0 && (r == -EINTR || r == -ETIMEDOUT) && started)
+		peer_txn = HISTORY_PEER_TXN_UNKNOWN;
 	*ret_txn = peer_txn;
-	if (txn > 0 && peer_txn > 0) {
+	if (txn > 0) {
 		/* Before anything commits it, and also when the answer was
 		 * unreadable: the rollback of txn must know it. */
 		q = history_txn_set_peer_txn(h, txn, peer_txn);
@@ -405,6 +444,51 @@ int peerssh_apply_recorded(struct history *h, int64_t txn, const struct profile 
 		}
 	}
 	return r;
+}
+
+/* Statuses of a transaction the peer has not finished. */
+static bool unfinished_status(const char *s)
+{
+	return s && (streq(s, "open") || streq(s, "pending_confirm") || streq(s, "rollback_failed"));
+}
+
+/* How many of the peer's newest history entries are searched. */
+#define PEERSSH_HISTORY_ENTRIES "50"
+
+int peerssh_find_unfinished(const struct profile *p, int64_t *ret_txn, char **ret_error)
+{
+	struct json_object *doc = NULL, *list, *v;
+	int64_t found = 0;
+	int r;
+
+	r = run_peer(p, (char *[]){"history", "--limit", PEERSSH_HISTORY_ENTRIES, "--json", NULL}, 0,
+		     PEERSSH_SLACK_USEC, NULL, &doc, NULL, ret_error);
+	if (r >= 0 && (!doc || !json_object_object_get_ex(doc, "history", &list) ||
+		       !json_object_is_type(list, json_type_array))) {
+		r = -EBADMSG;
+		*ret_error = strprintf("peer %s: `cx5prof history` gave no history", p->peer.ssh.value);
+	}
+	/* The peer refuses an apply while one is unfinished there: an
+	 * unfinished apply of this profile is the one that was cut short. */
+	for (size_t i = 0; r >= 0 && found == 0 && i < json_object_array_length(list); i++) {
+		struct json_object *e = json_object_array_get_idx(list, i), *id, *name;
+
+		if (json_object_object_get_ex(e, "type", &v) &&
+		    streq(strempty(json_object_get_string(v)), "transaction") &&
+		    json_object_object_get_ex(e, "kind", &v) &&
+		    streq(strempty(json_object_get_string(v)), "apply") &&
+		    json_object_object_get_ex(e, "status", &v) &&
+		    unfinished_status(json_object_get_string(v)) &&
+		    json_object_object_get_ex(e, "profile", &name) &&
+		    streq(strempty(json_object_get_string(name)), strempty(p->name.value)) &&
+		    json_object_object_get_ex(e, "id", &id) && json_object_is_type(id, json_type_int))
+			found = json_object_get_int64(id);
+	}
+	json_object_put(doc);
+	if (r < 0)
+		return r;
+	*ret_txn = found > 0 ? found : 0;
+	return 0;
 }
 
 int peerssh_commit(const struct profile *p, char **ret_error)

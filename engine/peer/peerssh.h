@@ -59,11 +59,29 @@ int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void)
  * transaction txn (transactions.peer_txn) before anything commits it, so
  * that the rollback of txn, also after a kill -9, undoes exactly that one
  * on the peer (recorded also when the answer was unreadable but named it).
- * txn 0: nothing to record it with. A recording failure is a failure
- * (-errno, *ret_error says so, *ret_txn set): the peer's apply is left
- * uncommitted, to its --confirm watchdog. */
+ * Before ssh starts, HISTORY_PEER_TXN_UNKNOWN is recorded durably with
+ * txn (the intent: a failure to record it is a failure, nothing changed
+ * there); the answer then replaces it. interrupted() (may be NULL) says a
+ * signal was caught before ssh starts: then it is not started (-EINTR,
+ * the intent cleared). The apply's ssh ignores SIGINT, SIGTERM, SIGHUP
+ * and SIGQUIT (a signal to the process group does not cut the answer
+ * short): only stop() ends it. Ended by stop() or by its deadline with no
+ * answer, the intent stays and *ret_txn is HISTORY_PEER_TXN_UNKNOWN: the
+ * peer's apply may have gone on without ssh. Pause points (tests):
+ * peer-apply-start (intent recorded, ssh not started), peer-apply-answer
+ * (ssh ended, its answer not recorded yet). txn 0: nothing to record it
+ * with. A recording failure is a failure (-errno, *ret_error says so,
+ * *ret_txn set): the peer's apply is left uncommitted, to its --confirm
+ * watchdog. */
 int peerssh_apply_recorded(struct history *h, int64_t txn, const struct profile *p, unsigned confirm_s,
-			   int (*stop)(void), int64_t *ret_txn, char **ret_error);
+			   int (*interrupted)(void), int (*stop)(void), int64_t *ret_txn, char **ret_error);
+
+/* The peer's unfinished apply transaction (open, pending_confirm or
+ * rollback_failed there) of profile p's name, among its newest history
+ * entries (`cx5prof history --json` there): the one an apply cut short
+ * here left, if any (the peer refuses a second apply while one is
+ * unfinished). 0 with *ret_txn (0: none there); -errno with *ret_error. */
+int peerssh_find_unfinished(const struct profile *p, int64_t *ret_txn, char **ret_error);
 
 /* The peer's kernel counters of the loss ledger (`cx5prof counters
  * --address ADDR --json` there: the interface that owns address, the

@@ -1166,7 +1166,7 @@ int history_txn_find_peer_undo(struct history *h, struct txn_record *ret)
 {
 	return txn_query_one(h,
 			     "SELECT " TXN_COLUMNS " FROM transactions WHERE peer_undo_pending IS NOT NULL"
-			     " AND peer_txn > 0 ORDER BY id DESC LIMIT 1",
+			     " AND peer_txn <> 0 ORDER BY id DESC LIMIT 1",
 			     0, ret);
 }
 

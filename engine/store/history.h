@@ -223,7 +223,14 @@ int history_rollback_finish(struct history *h, int64_t rollback, int64_t target,
 int history_abandon_finish(struct history *h, int64_t abandon, int64_t target, const char *why);
 /* Mark a transaction pending_confirm with a deadline. */
 int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t deadline_usec);
-/* Record the peer's transaction (> 0) that was applied with txn. */
+/* transactions.peer_txn while the peer's apply runs, and after it when
+ * that apply was cut short with no answer: the peer may or may not have
+ * applied a transaction that this host does not know. The next `rollback`
+ * resolves it (asks the peer for its unfinished transaction). */
+#define HISTORY_PEER_TXN_UNKNOWN (-1)
+
+/* Record the peer's transaction (> 0) that was applied with txn, 0 none,
+ * or HISTORY_PEER_TXN_UNKNOWN (recorded before the peer's apply starts). */
 int history_txn_set_peer_txn(struct history *h, int64_t txn, int64_t peer_txn);
 
 /* Forget transaction txn, recorded for a peer that then had nothing to
@@ -240,7 +247,8 @@ int history_txn_set_peer_undo(struct history *h, int64_t txn, const char *pendin
  * why (note) added to the transaction's error, in ONE durable SQLite
  * transaction. -ENOENT when txn has none pending. */
 int history_txn_abandon_peer_undo(struct history *h, int64_t txn, const char *note);
-/* The newest transaction whose peer rollback is pending. 1 found, 0 none. */
+/* The newest transaction whose peer rollback is pending (its peer_txn
+ * known, or HISTORY_PEER_TXN_UNKNOWN). 1 found, 0 none. */
 int history_txn_find_peer_undo(struct history *h, struct txn_record *ret);
 
 /* Load one transaction. -ENOENT when there is none with that id. */

@@ -140,8 +140,10 @@ is "$(mtus)" "mtu 1500 mtu 1500" "ssh killed mid-way: the peer's watchdog restor
 is "$(peer_txns | awk '{print $(NF-1), $NF}')" "apply:rolled_back rollback:committed" \
 	"ssh killed mid-way: the peer's watchdog rolled its apply back"
 
-# ---- SIGINT to this host's cx5prof while the peer applies: ssh is ended
-# at once and this host rolled back (not committed once the peer is done)
+# ---- SIGINT to this host's cx5prof while the peer applies: held while
+# the peer's answer is awaited (up to 10 s); a second one ends ssh at once,
+# this host rolled back (not committed once the peer is done), the peer's
+# state unknown (exit 7) until `cx5prof rollback` here finds out
 touch "$WORK/hang-before-apply"
 rm -f "$WORK/peer-started" "$WORK/peer-release" "$WORK/peer-finished"
 HOME=$WORK ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" apply "$WORK/both.yaml" \
@@ -150,16 +152,22 @@ apid=$!
 wait_until 60 test -e "$WORK/peer-started"
 ok $? "SIGINT while the peer applies: the peer's apply has started"
 kill -INT "$apid"
+wait_until 60 grep -q 'waiting up to 10 s for its answer' "$WORK/int.err"
+ok $? "SIGINT while the peer applies: held while its answer is awaited"
+kill -INT "$apid"
 wait "$apid"
 rc=$?
 rm -f "$WORK/hang-before-apply"
-is "$rc $([ -e "$WORK/peer-finished" ] && echo after || echo before)" "6 before" \
-	"SIGINT while the peer applies: exit 6 at once, before the peer finished"
+is "$rc $([ -e "$WORK/peer-finished" ] && echo after || echo before)" "7 before" \
+	"a second SIGINT while the peer applies: exit 7 at once (the peer's state unknown), before the peer finished"
 touch "$WORK/peer-release"
-grep -q "peer root@198.18.0.2: \`cx5prof apply\` interrupted by SIGINT: ssh ended; rolling back this host's transaction" "$WORK/int.err"
+grep -q "peer root@198.18.0.2: \`cx5prof apply\` interrupted by SIGINT: ssh ended before its answer; rolling back this host's transaction" "$WORK/int.err"
 ok $? "SIGINT while the peer applies: said so"
 is "$(mtu_of "$HOST_NS") $(sqlite3 "$DB" 'SELECT status FROM transactions WHERE kind = '"'apply'"' ORDER BY id DESC LIMIT 1')" \
 	"mtu 1500 rolled_back" "SIGINT while the peer applies: this host's transaction rolled back"
+wait_until 60 test -e "$WORK/peer-finished"
+run hcx rollback
+is "$rc/$(mtus)" "0/mtu 1500 mtu 1500" "then rollback here: the peer's apply left nothing there, both ends as before"
 
 # ---- an unknown host key is refused (never StrictHostKeyChecking=no)
 run hcx apply "$WORK/unknown.yaml"

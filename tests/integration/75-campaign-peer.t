@@ -7,8 +7,9 @@
 # jumbo round both ends are at MTU 9000 (the run's MTU here, the peer's
 # MTU from its state); afterwards both are at 1500 and both sysroot copies
 # are byte-identical. --keep keeps both ends; SIGTERM, SIGINT while the
-# peer applies and kill -9 (then rollback, or the next campaign) leave
-# both ends as before and the campaign interrupted. A peer that cannot be
+# peer applies (twice: the first is held for the peer's answer) and kill
+# -9 (then rollback, or the next campaign) leave both ends as before and
+# the campaign interrupted. A peer that cannot be
 # tuned: the group is undone here and skipped with the reason, and once
 # ssh itself failed, the later groups are not tried.
 . "$(dirname "$0")/lib.sh"
@@ -127,8 +128,9 @@ is "$(mtus)/$(peer_txns | awk '{print $(NF-1), $NF}')/$(campaign_status 5)" \
 	"mtu 1500 mtu 1500/apply:rolled_back rollback:committed/interrupted" \
 	"SIGTERM: both ends rolled back, the campaign recorded as interrupted"
 
-# ---- SIGINT while the peer's apply is slow: ssh ended, this host's round
-# undone once, the campaign interrupted
+# ---- SIGINT while the peer's apply is slow: held while its answer is
+# awaited; a second one ends ssh, this host's round undone once, the
+# campaign interrupted, the peer's state unknown until `rollback` here
 printf 'version: 1\nname: jumbo-only\ngroups: [jumbo.yaml]\nverify: {peer: 198.18.0.2, runner: builtin, duration: 1}\npeer: {ssh: root@198.18.0.2, ssh_config: %s}\n' \
 	"$WORK/ssh_config" >"$WORK/jumbo-only.yaml"
 touch "$WORK/hang-before-apply"
@@ -138,16 +140,22 @@ pid=$!
 wait_until 60 test -e "$WORK/peer-started"
 ok $? "SIGINT while the peer applies: the peer's apply has started"
 kill -INT "$pid"
+wait_until 60 grep -q 'waiting up to 10 s for its answer' "$WORK/int.err"
+ok $? "SIGINT while the peer applies: held while its answer is awaited"
+kill -INT "$pid"
 wait "$pid"
-is "$?" 6 "SIGINT while the peer applies: exit 6"
+is "$?" 7 "a second SIGINT while the peer applies: exit 7 (the peer's state unknown)"
 rm -f "$WORK/hang-before-apply"
 [ ! -e "$WORK/peer-finished" ]
-ok $? "SIGINT while the peer applies: this host did not wait for the peer"
+ok $? "a second SIGINT while the peer applies: this host did not wait for the peer"
 touch "$WORK/peer-release"
-grep -q 'interrupted by SIGINT: ssh ended' "$WORK/int.err" && ! grep -q 'NOT' "$WORK/int.err"
+grep -q 'interrupted by SIGINT: ssh ended before its answer' "$WORK/int.err" && [ "$(grep -c 'NOT restored' "$WORK/int.err")" = 0 ]
 ok $? "SIGINT while the peer applies: ssh ended, this host's round rolled back once"
 is "$(mtus)/$(campaign_status 6)/$(sqlite3 "$DB" "SELECT COUNT(*) FROM transactions WHERE kind = 'apply' AND status != 'rolled_back'")" \
-	"mtu 1500 mtu 1500/interrupted/0" "SIGINT while the peer applies: both ends as before, the campaign interrupted"
+	"mtu 1500 mtu 1500/interrupted/0" "SIGINT while the peer applies: this host as before, the campaign interrupted"
+wait_until 60 test -e "$WORK/peer-finished"
+run hcx rollback
+is "$rc/$(mtus)" "0/mtu 1500 mtu 1500" "then rollback here: the peer's apply left nothing there, both ends as before"
 
 # ---- kill -9 during the jumbo round: the next rollback restores both ends
 bg_campaign "$WORK/kill.fifo"

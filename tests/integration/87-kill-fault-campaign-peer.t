@@ -8,9 +8,14 @@
 # Each case ends restored on both hosts after `cx5prof rollback` (run as an
 # operator would): both sysroot copies byte-identical to before, both MTUs
 # back, nothing unfinished in either history and no peer rollback pending.
-# A kill between the peer's apply and its record here is covered by the
-# peer's own --confirm watchdog: the case then waits for it (bounded).
-# `make check` runs CX5PROF_TORTURE_CASES (default 2) points per loop,
+# A kill between the peer's apply and its record here leaves the intent
+# recorded here (the peer's transaction unknown): `cx5prof rollback` asks
+# the peer for it (or the peer's own --confirm watchdog undoes it; the
+# case waits for it, bounded). Then SIGINT, SIGTERM and SIGHUP to the
+# campaign's process group (cx5prof and ssh) at points of the peer's
+# apply window.
+# `make check` runs CX5PROF_TORTURE_CASES (default 2) points per loop
+# (the signal loop: 2 of its 9 cases),
 # spread over the trace; `make torture` (CX5PROF_TORTURE_STRIDE=1) every one.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
@@ -19,6 +24,7 @@ need_root_netns
 need_tool strace
 why=$(strace -f -qq -o /dev/null true 2>&1) || skip_all "strace cannot trace here (ptrace denied?): $why"
 need_tool sqlite3
+need_tool setsid
 STRIDE=${CX5PROF_TORTURE_STRIDE:-7}
 CASES=${CX5PROF_TORTURE_CASES:-2}
 [ "$STRIDE" = 1 ] && LIFE=3600 || LIFE=600
@@ -133,4 +139,57 @@ for c in local peer; do
 	ok $? "EIO in a $c campaign: $cases cases (at least $CASES)"
 	is "$bad" 0 "EIO in a $c campaign at $cases points: each exit code as the hosts are"
 done
+
+# ---- SIGINT, SIGTERM, SIGHUP to the campaign's process group (cx5prof
+# and its ssh child: setsid gives it a group of its own) in the peer's
+# apply window: before ssh starts (the intent recorded: pause point
+# peer-apply-start), while the peer applies (its apply held at its start:
+# hold-apply), and after its answer before its record here (pause point
+# peer-apply-answer). Exit 6 only when both ends are as before, and then
+# the last line says so; else exit 7, its last line says NOT, and
+# `cx5prof rollback` restores both ends.
+AS_BEFORE='host        every group rolled back: as before the campaign'
+for sig in INT TERM HUP; do for at in applying start answer; do echo "$at $sig"; done; done | pick >"$WORK/sig-points"
+bad=0 cases=0
+while read -r at sig; do
+	cases=$((cases + 1))
+	fifo=$WORK/sig.$cases.fifo # (one per case: a releaser left behind must not free the next)
+	mkfifo "$fifo"
+	rm -f "$WORK/peer-started" "$WORK/peer-release" "$WORK/peer-finished"
+	pause=
+	case $at in
+	applying) touch "$WORK/hold-apply" ;;
+	*) pause=peer-apply-$at:$fifo ;;
+	esac
+	CX5PROF_TEST_PAUSE=$pause HOME=$WORK setsid ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
+		campaign "$WORK/peer.yaml" >"$WORK/sig.out" 2>"$WORK/err" &
+	pid=$!
+	if [ "$at" = applying ]; then
+		wait_until 60 test -e "$WORK/peer-started"
+		kill "-$sig" -- "-$pid"
+		wait_until 60 eval 'grep -q "waiting up to 10 s for its answer" "$WORK/err" || ! kill -0 "$pid" 2>/dev/null'
+		touch "$WORK/peer-release"
+		wait_until 60 test -e "$WORK/peer-finished"
+		rm -f "$WORK/hold-apply"
+	else
+		pause_wait "$fifo" >/dev/null
+		kill "-$sig" -- "-$pid"
+		timeout 120 sh -c ': >"$1"' sh "$fifo" >/dev/null 2>&1 &
+	fi
+	wait "$pid"
+	rc=$?
+	last=$(tail -n 1 "$WORK/sig.out")
+	case $rc in
+	6) { [ "$last" = "$AS_BEFORE" ] && restored; } ||
+		fail_case "SIG$sig to the group at $at: exit 6 but the hosts are not as before ($(mtus)), or its last line is '$last'" ;;
+	7) case $last in "host        NOT as before the campaign: "*) ;; *) fail_case "SIG$sig at $at: exit 7, its last line is '$last'" ;; esac ;;
+	*) fail_case "SIG$sig to the group at $at: exit $rc: $(grep error: "$WORK/err" | head -3)" ;;
+	esac
+	settle
+	restored || fail_case "SIG$sig to the group at $at: exit $rc, not restored after rollback: $(mtus); $(cat "$WORK/rb.err")"
+	restored || settle
+done <"$WORK/sig-points"
+[ "$cases" -ge "$CASES" ]
+ok $? "signals to the process group in the peer's apply window: $cases cases (at least $CASES)"
+is "$bad" 0 "signals to the process group in the peer's apply window at $cases points: each exit code and last line as the hosts are, each restored by rollback"
 done_testing

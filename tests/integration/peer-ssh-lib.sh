@@ -21,6 +21,10 @@
 #                           $WORK/peer-started, then waits (at most 60 s)
 #                           for $WORK/peer-release and touches
 #                           $WORK/peer-finished, changing nothing
+#   touch $WORK/hold-apply  the peer's apply touches $WORK/peer-started,
+#                           waits (at most 60 s) for $WORK/peer-release, then
+#                           applies for real (also when this host's ssh is
+#                           gone by then) and touches $WORK/peer-finished
 #   touch $WORK/pause-peer-watchdog  the peer's --confirm watchdog is held
 #                           at its start (CX5PROF_TEST_PAUSE) until
 #                           pause_release $WORK/peer-watchdog.fifo
@@ -86,6 +90,15 @@ if [ "\$1" = apply ] && [ -e "$WORK/hang-before-apply" ]; then
 fi
 [ -e "$WORK/pause-peer-watchdog" ] && export CX5PROF_TEST_PAUSE=watchdog:$WORK/peer-watchdog.fifo
 [ "\$1" = apply ] && [ -e "$WORK/peer-failpoint" ] && export CX5PROF_FAILPOINT="\$(cat "$WORK/peer-failpoint")"
+if [ "\$1" = apply ] && [ -e "$WORK/hold-apply" ]; then
+	touch "$WORK/peer-started"
+	i=0 # this host is signalled while the peer applies
+	while [ ! -e "$WORK/peer-release" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	"$CX5PROF" --sysroot "$PSR" --db "$PDB" "\$@"
+	rc=\$?
+	touch "$WORK/peer-finished"
+	exit \$rc
+fi
 if [ "\$1" = apply ] && [ -e "$WORK/kill-after-apply" ]; then
 	"$CX5PROF" --sysroot "$PSR" --db "$PDB" "\$@" >/dev/null
 	kill -9 "\$PPID" # the ssh session dies before its answer, and before anything is committed
