@@ -127,6 +127,35 @@ static int cpufreq_write(const char *object, const char *key, const char *value,
 
 /* ---- planning ---- */
 
+static char *join(char *const *v);
+
+/* The governor a CPU runs now can be written back: a governor's name
+ * the CPU offers. */
+static int cpufreq_old_writable(const char *object, const char *key, const char *old, char **ret_why)
+{
+	_cleanup_strv_free_ char **avail = NULL;
+	_cleanup_free_ char *offered = NULL;
+	unsigned cpu;
+	int r = cpu_of(object, &cpu);
+
+	if (r >= 0 && !streq(key, "scaling_governor"))
+		r = -EINVAL;
+	if (r < 0)
+		return r;
+	if (!governor_name_valid(old)) {
+		*ret_why = strdup("not a governor name");
+		return *ret_why ? -EINVAL : -ENOMEM;
+	}
+	r = governor_available(cpu, &avail);
+	if (r < 0)
+		return r;
+	if (strv_contains(avail, old))
+		return 0;
+	offered = join(avail);
+	*ret_why = offered ? strprintf("not a governor this CPU offers (%s)", offered) : NULL;
+	return *ret_why ? -EINVAL : -ENOMEM;
+}
+
 /* The CPUs of cpus: the matched ports' local CPUs, every online CPU, or
  * the list (each online). 1 with a problem added when there are none. */
 static int wanted_cpus(struct plan_ctx *ctx, const struct topology *topo, struct cpuset *ret)
@@ -376,6 +405,7 @@ const struct change_kind kind_cpufreq = {
     .verify = kind_verify_by_read,
     .write_reads_back = true,
     .diff = cpufreq_diff,
+    .old_writable = cpufreq_old_writable,
     .show_host = cpufreq_show,
     .show_schema = cpufreq_show_schema,
 };

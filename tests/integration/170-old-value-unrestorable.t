@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# 170-old-value-unrestorable.t: an old value the kind could never write
+# back is a plan problem (exit 5) naming the object and its value, and
+# apply changes nothing: a CPU whose scaling_governor is empty, holds an
+# ESC byte, or names a governor the CPU does not offer
+# (scaling_available_governors). Before, apply took it as the old value
+# (exit 0) and rollback failed on it (exit 7).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/txn-lib.sh"
+need_root_netns
+txn_setup 170
+
+P=$WORK/profiles/governor.yaml
+cat >"$P" <<'YAML'
+version: 1
+name: governor
+match:
+  interfaces: [ens1f0]
+host:
+  cpufreq: {governor: powersave, cpus: "8-9"}
+YAML
+G9=$SR/sys/devices/system/cpu/cpu9/cpufreq/scaling_governor
+remedy="set it by hand to a value cx5prof can write back, or leave it out of the profile"
+
+# refused VALUE-TO-WRITE SHOWN WHY: cpu9's governor is VALUE; plan and
+# apply refuse with exit 5, nothing changed, nothing recorded.
+refused() {
+	local value=$1 shown=$2 why=$3 msg
+	printf '%s\n' "$value" >"$G9"
+	printf '%s\n' "$value" >"$PRISTINE/sys/devices/system/cpu/cpu9/cpufreq/scaling_governor"
+	msg="cx5prof: error: cpu9: scaling_governor is $shown now, which cpufreq could not write back ($why): $remedy"
+	run cx plan --runtime-only "$P"
+	is "$rc|$err" "5|$msg" "plan, governor $shown: exit 5 naming the CPU and its value"
+	run cx apply --runtime-only "$P"
+	is "$rc|$err" "5|$msg" "apply, governor $shown: exit 5 naming the CPU and its value"
+	sysroot_as_before
+	ok $? "apply, governor $shown: nothing changed"
+	is "$(txn_count)" 0 "apply, governor $shown: no transaction"
+}
+refused '' '""' "not a governor name"
+refused "$(printf 'perf\033[2Jormance')" '"perf\x1b[2Jormance"' "not a governor name"
+refused ondemand '"ondemand"' "not a governor this CPU offers (performance powersave)"
+
+# a governor the CPU offers: applied, rolled back byte for byte
+printf 'performance\n' >"$G9"
+printf 'performance\n' >"$PRISTINE/sys/devices/system/cpu/cpu9/cpufreq/scaling_governor"
+run cx apply --runtime-only "$P"
+is "$rc|$(cat "$G9")" "0|powersave" "a governor the CPU offers: applied"
+run cx rollback
+is "$rc" 0 "rolled back"
+sysroot_as_before
+ok $? "rolled back: the sysroot as before"
+done_testing
