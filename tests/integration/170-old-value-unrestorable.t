@@ -3,8 +3,9 @@
 # back is a plan problem (exit 5) naming the object and its value, and
 # apply changes nothing: a CPU whose scaling_governor is empty, holds an
 # ESC byte, or names a governor the CPU does not offer
-# (scaling_available_governors). Before, apply took it as the old value
-# (exit 0) and rollback failed on it (exit 7).
+# (scaling_available_governors), or an IRQ whose affinity is empty. Before,
+# apply took it as the old value (exit 0) and rollback failed on it
+# (exit 7).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
 need_root_netns
@@ -50,4 +51,17 @@ run cx rollback
 is "$rc" 0 "rolled back"
 sysroot_as_before
 ok $? "rolled back: the sysroot as before"
+
+# an IRQ whose affinity is empty (the kernel refuses to write no CPU)
+P1=$WORK/profiles/one-port.yaml
+irq=$(cx plan "$P1" 2>/dev/null | grep '^irq ' | head -n 1 | sed -n 's/.*smp_affinity_list \([0-9]*\) .*/\1/p')
+for d in "$SR" "$PRISTINE"; do printf '0\n' >"$d/proc/irq/$irq/smp_affinity" && printf '\n' >"$d/proc/irq/$irq/smp_affinity_list"; done
+before=$(txn_count)
+run cx apply --runtime-only "$P1"
+is "$rc|$(printf '%s\n' "$err" | grep "smp_affinity_list $irq ")" \
+	"5|cx5prof: error: irq ens1f0 q0: smp_affinity_list $irq is \"\" now, which irq could not write back (no CPU: the kernel refuses an IRQ affinity of no CPU): $remedy" \
+	"apply, IRQ $irq with an empty affinity: exit 5 naming the IRQ and its value"
+sysroot_as_before
+ok $? "apply, empty IRQ affinity: nothing changed"
+is "$(txn_count)" "$before" "apply, empty IRQ affinity: no transaction"
 done_testing
