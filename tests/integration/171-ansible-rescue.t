@@ -8,7 +8,8 @@
 #
 #   apply exits 7 (a write failed, its undo too): the rescue rolls the
 #   transaction back; the row says changed no, exit 6 (the host is as
-#   before), and why. Apply passes, verify fails and the rescue's rollback
+#   before), and why. Apply exits 6: the rescue's rollback finds it undone
+#   already. Apply passes, verify fails and the rescue's rollback
 #   exits 7: the row says changed yes, exit 7 and what is left. The next
 #   apply is refused (exit 9, the open transaction): the rescue rolls
 #   nothing back (that transaction is not this play's).
@@ -111,19 +112,35 @@ is "$(row)" '{"changed":false,"exit_code":6,"transaction":1}' "apply exit 7, rol
 is "$(reason)" "apply failed at step 2: ens1f0 mtu 1500 -> 9000: read back differs or write failed (EIO); NOT restored: sysctl net.core.rmem_max 4194304 -> 212992: read back differs or write failed (EIO); the host is NOT fully restored (transaction 1): fix the above, then run \`cx5prof rollback 1\`; rolled back transaction 1" \
 	"apply exit 7, rolled back: the row's reason is the engine's, and the rescue's rollback"
 
+# ---- apply exits 6 (step 2 fails, step 1 undone): the rescue's rollback
+# finds nothing left to undo
+echo apply-step:2 >"$W/fail-apply"
+ap
+rm "$W/fail-apply"
+is "$(task 'Apply the profile (on probation until committed)' '{exit_code, changed, txn}')" '{"changed":false,"exit_code":6,"txn":3}' \
+	"apply exit 6: not changed"
+is "$(task 'Roll back what this play applied' '{changed, msg}')" '{"changed":false,"msg":"nothing to roll back"}' \
+	"apply exit 6: the rescue's rollback of transaction 3 finds it undone already"
+is "$(mtu) $(rmem) | $(txns)" "1500 212992 | 1 apply rolled_back, 2 rollback committed, 3 apply rolled_back" \
+	"apply exit 6: the host as before, no rollback transaction recorded"
+is "$(row)" '{"changed":false,"exit_code":6,"transaction":3}' "apply exit 6: the row says unchanged, exit 6"
+is "$(task 'Mark the host failed' '.msg')" \
+	'"labhost failed (apply failed at step 2: ens1f0 mtu 1500 -> 9000: read back differs or write failed (EIO); every change was undone: the host is back as it was (transaction 3 rolled back)); nothing to roll back"' \
+	"apply exit 6: the host is marked failed with the engine's words"
+
 # ---- apply passes, verify fails, the rescue's rollback exits 7
 touch "$W/fail-rollback"
 ap -e cx5prof_profile="$W/lab-udp-floor.yaml"
 rm "$W/fail-rollback"
 is "$rc" 2 "verify fails: the playbook fails the host"
-is "$(task 'Roll back what this play applied' '{failed, exit_code, txn}')" '{"exit_code":7,"failed":true,"txn":3}' \
+is "$(task 'Roll back what this play applied' '{failed, exit_code, txn}')" '{"exit_code":7,"failed":true,"txn":4}' \
 	"verify fails: the rescue's rollback exits 7"
 is "$(mtu) $(rmem)" "1500 unreadable" "verify fails: the MTU restored, rmem_max left (unwritable)"
-is "$(row)" '{"changed":true,"exit_code":7,"transaction":3}' "failed rollback: the row says changed, exit 7"
-is "$(reason)" "receive throughput below >= 900000.0 Mbps (measured N); rollback of transaction 3 failed: NOT restored: sysctl net.core.rmem_max 4194304 -> 212992: Is a directory; rollback of transaction 3 is incomplete: the host is NOT as before" \
+is "$(row)" '{"changed":true,"exit_code":7,"transaction":4}' "failed rollback: the row says changed, exit 7"
+is "$(reason)" "receive throughput below >= 900000.0 Mbps (measured N); rollback of transaction 4 failed: NOT restored: sysctl net.core.rmem_max 4194304 -> 212992: Is a directory; rollback of transaction 4 is incomplete: the host is NOT as before" \
 	"failed rollback: the row says what is left"
 is "$(task 'Mark the host failed' '.msg | sub("measured [0-9.]+"; "measured N")')" \
-	'"labhost failed (receive throughput below >= 900000.0 Mbps (measured N)); rollback of transaction 3 FAILED, the host is NOT as before: NOT restored: sysctl net.core.rmem_max 4194304 -> 212992: Is a directory; rollback of transaction 3 is incomplete: the host is NOT as before"' \
+	'"labhost failed (receive throughput below >= 900000.0 Mbps (measured N)); rollback of transaction 4 FAILED, the host is NOT as before: NOT restored: sysctl net.core.rmem_max 4194304 -> 212992: Is a directory; rollback of transaction 4 is incomplete: the host is NOT as before"' \
 	"failed rollback: the host is marked failed, saying so"
 
 # ---- the next apply is refused (exit 9): nothing of it to roll back
