@@ -137,8 +137,44 @@ static int check_run(struct json_object *r, const char *dir, char **ret_why)
 	return 0;
 }
 
+/* The row of a host from its files (either may be NULL); name: the
+ * host's when host.json has none. */
 static int row_of(struct json_object *host, struct json_object *run, const char *dir, const char *name,
-		  struct json_object **ret);
+		  struct json_object **ret)
+{
+	struct json_object *row, *res, *drift, *outcome;
+
+	res = member(run, "results");
+	row = json_object_new_object();
+	if (!row)
+		return -ENOMEM;
+	if (member(host, "host") && !json_object_is_type(member(host, "host"), json_type_null))
+		put(row, "host", member(host, "host"));
+	else
+		json_object_object_add(row, "host", json_object_new_string(name));
+	json_object_object_add(row, "dir", json_object_new_string(dir));
+	put(row, "profile", first(member(host, "profile"), member(run, "profile")));
+	put(row, "transaction", first(member(host, "transaction"), member(run, "transaction")));
+	put(row, "changed", member(host, "changed"));
+	/* The run's own outcome first: the words a campaign's rounds use. */
+	outcome = first(member(res, "outcome"), member(host, "verify"));
+	if (outcome)
+		put(row, "outcome", outcome);
+	else
+		json_object_object_add(row, "outcome", json_object_new_string("not run"));
+	put(row, "recv_mbps", first(member(res, "recv_mbps"), member(host, "recv_mbps")));
+	put(row, "loss_percent", member(res, "loss_pct"));
+	drift = member(host, "drift");
+	json_object_object_add(row, "drift",
+			       drift && json_object_is_type(drift, json_type_array)
+				   ? json_object_new_int((int)json_object_array_length(drift))
+				   : NULL);
+	put(row, "exit_code", member(host, "exit_code"));
+	put(row, "reason", member(host, "reason"));
+	put(row, "run", member(run, "id"));
+	*ret = row;
+	return 0;
+}
 
 int fleet_host_row(const char *dir, struct json_object **ret, char **ret_why)
 {
@@ -217,43 +253,6 @@ int fleet_summary_rows(const char *path, struct json_object *rows, char **ret_wh
 	json_object_put(added);
 	json_object_put(doc);
 	return r;
-}
-
-static int row_of(struct json_object *host, struct json_object *run, const char *dir, const char *name,
-		  struct json_object **ret)
-{
-	struct json_object *row, *res, *drift, *outcome;
-
-	res = member(run, "results");
-	row = json_object_new_object();
-	if (!row)
-		return -ENOMEM;
-	if (member(host, "host") && !json_object_is_type(member(host, "host"), json_type_null))
-		put(row, "host", member(host, "host"));
-	else
-		json_object_object_add(row, "host", json_object_new_string(name));
-	json_object_object_add(row, "dir", json_object_new_string(dir));
-	put(row, "profile", first(member(host, "profile"), member(run, "profile")));
-	put(row, "transaction", first(member(host, "transaction"), member(run, "transaction")));
-	put(row, "changed", member(host, "changed"));
-	/* The run's own outcome first: the words a campaign's rounds use. */
-	outcome = first(member(res, "outcome"), member(host, "verify"));
-	if (outcome)
-		put(row, "outcome", outcome);
-	else
-		json_object_object_add(row, "outcome", json_object_new_string("not run"));
-	put(row, "recv_mbps", first(member(res, "recv_mbps"), member(host, "recv_mbps")));
-	put(row, "loss_percent", member(res, "loss_pct"));
-	drift = member(host, "drift");
-	json_object_object_add(row, "drift",
-			       drift && json_object_is_type(drift, json_type_array)
-				   ? json_object_new_int((int)json_object_array_length(drift))
-				   : NULL);
-	put(row, "exit_code", member(host, "exit_code"));
-	put(row, "reason", member(host, "reason"));
-	put(row, "run", member(run, "id"));
-	*ret = row;
-	return 0;
 }
 
 char *fleet_verdict(struct json_object *rows)
