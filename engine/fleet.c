@@ -90,6 +90,19 @@ static int check_figure(struct json_object *v, double max, const char *what, cha
 
 #define MAX_MBPS 1e9
 
+/* A verify run's outcome, in the words of fleet_verdict (unset: none). */
+static bool outcome_known(struct json_object *v)
+{
+	static const char *const known[] = {"pass", "fail", "drift", "error", "interrupted"};
+
+	if (!v || json_object_is_type(v, json_type_null))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (streq(json_object_get_string(v), known[i]))
+			return true;
+	return false;
+}
+
 static int check_host(struct json_object *h, const char *dir, const char *file, char **ret_why)
 {
 	static const struct {
@@ -108,6 +121,8 @@ static int check_host(struct json_object *h, const char *dir, const char *file, 
 	for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
 		if (!is_type(member(h, fields[i].key), fields[i].type))
 			return bad(ret_why, dir, file, fields[i].key);
+	if (!outcome_known(member(h, "verify")))
+		return bad(ret_why, dir, file, "verify");
 	if (!is_number(member(h, "recv_mbps")))
 		return bad(ret_why, dir, file, "recv_mbps");
 	return check_figure(member(h, "recv_mbps"), MAX_MBPS, "a throughput", ret_why, dir, file,
@@ -122,7 +137,8 @@ static int check_run(struct json_object *r, const char *dir, char **ret_why)
 		return bad(ret_why, dir, "run.json", "id");
 	if (!res || !json_object_is_type(res, json_type_object))
 		return bad(ret_why, dir, "run.json", "results");
-	if (!member(res, "outcome") || !json_object_is_type(member(res, "outcome"), json_type_string))
+	if (!member(res, "outcome") || !json_object_is_type(member(res, "outcome"), json_type_string) ||
+	    !outcome_known(member(res, "outcome")))
 		return bad(ret_why, dir, "run.json", "results.outcome");
 	if (!is_number(member(res, "recv_mbps")) || !is_number(member(res, "loss_pct")))
 		return bad(ret_why, dir, "run.json", "results.recv_mbps");

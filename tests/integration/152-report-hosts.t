@@ -127,6 +127,10 @@ h6\u202eevil     udp-jumbo           7 no      interrupted         -       -    
 	"an interrupted host is in the verdict; a newline, an ESC and U+202E are escaped on the terminal"
 run /usr/bin/python3 "$TESTS_DIR/helpers/validate_json.py" "$TOP/schemas/hosts-report.schema.json" "$TT/out6/hosts.json"
 is "$rc:$out" "0:1 documents valid" "hosts.json with an interrupted host follows the schema"
+sed 's/"interrupted"/"aborted"/' "$F/h6/host.json" >"$F/bad/host.json"
+run "$CX5PROF" report --hosts "$F/bad" --dir "$TT/out9"
+is "$rc|$err" "65|cx5prof: error: report: $F/bad/host.json: verify: not of the documented type" \
+	"an outcome the schema does not know: exit 65, named (hosts.json would not validate)"
 
 # ---- the summary playbook's directory as it is: `report --hosts DIR/*`
 S=$TT/summary
