@@ -158,28 +158,61 @@ static int cpufreq_read(const char *object, const char *key, char **ret, char **
 	return r < 0 ? r : governor_read(cpu, ret);
 }
 
+static int tunable_write(unsigned cpu, const char *gov, char *tunable)
+{
+	char *eq = strchr(tunable, '=');
+	int r;
+
+	*eq = '\0';
+	r = governor_tunable_write(cpu, gov, tunable, eq + 1);
+	*eq = '=';
+	return r;
+}
+
 /* The governor first (the kernel makes its tunables afresh with it), then
- * each tunable: 1 when anything changed. */
+ * each tunable: 1 when anything changed. A tunable the kernel refuses
+ * (EINVAL) is written again after the others: some bound each other
+ * (conservative's down_threshold stays below its up_threshold, which may
+ * still hold the default), so a pass that lands any lets the next try the
+ * rest. */
 static int cpufreq_write(const char *object, const char *key, const char *value, char **kmsg _unused_)
 {
 	_cleanup_(governor_value_done) struct governor_value v = {0};
+	_cleanup_free_ int *last = NULL;
 	unsigned cpu;
+	size_t n;
 	int r = change_cpu(object, key, &cpu), changed;
+	bool progress = true;
 
 	if (r >= 0)
 		r = governor_value_parse(value, &v);
 	if (r < 0)
 		return r;
+	n = strv_length(v.words);
+	last = calloc(n, sizeof(*last));
+	if (!last)
+		return -ENOMEM;
 	r = changed = governor_write(cpu, v.words[0]);
-	for (size_t i = 1; r >= 0 && v.words[i]; i++) {
-		char *eq = strchr(v.words[i], '=');
-
-		*eq = '\0';
-		r = governor_tunable_write(cpu, v.words[0], v.words[i], eq + 1);
-		*eq = '=';
-		changed |= r > 0;
+	if (r < 0)
+		return r;
+	for (size_t i = 1; i < n; i++)
+		last[i] = -EINVAL; /* not written yet */
+	while (progress) {
+		progress = false;
+		for (size_t i = 1; i < n; i++) {
+			if (last[i] != -EINVAL)
+				continue;
+			last[i] = tunable_write(cpu, v.words[0], v.words[i]);
+			if (last[i] >= 0) {
+				changed |= last[i] > 0;
+				progress = true;
+			}
+		}
 	}
-	return r < 0 ? r : changed;
+	for (size_t i = 1; i < n; i++)
+		if (last[i] < 0)
+			return last[i];
+	return changed;
 }
 
 static int cpufreq_verify(const struct change_kind *k _unused_, const char *object, const char *key,
