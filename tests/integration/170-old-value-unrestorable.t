@@ -9,6 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/txn-lib.sh"
 need_root_netns
+need_tool jq
 txn_setup 170
 
 P=$WORK/profiles/governor.yaml
@@ -41,6 +42,13 @@ refused() {
 refused '' '""' "not a governor name"
 refused "$(printf 'perf\033[2Jormance')" '"perf\x1b[2Jormance"' "not a governor name"
 refused ondemand '"ondemand"' "not a governor this CPU offers (performance powersave)"
+run cx --json plan --runtime-only "$P"
+printf '%s' "$out" >"$WORK/plan.json"
+is "$rc|$(jq -c '[.changed, (.problems[] | [.object, .exit_code, .message])]' "$WORK/plan.json")" \
+	'5|[false,["cpu9",5,"scaling_governor is \"ondemand\" now, which cpufreq could not write back (not a governor this CPU offers (performance powersave))"]]' \
+	"plan --json: the problem names the CPU, exit code 5 and the value"
+run /usr/bin/python3 "$TESTS_DIR/helpers/validate_json.py" "$TOP/schemas/plan.schema.json" "$WORK/plan.json"
+is "$rc:$out" "0:1 documents valid" "plan --json with that problem validates against schemas/plan.schema.json"
 
 # a governor the CPU offers: applied, rolled back byte for byte
 printf 'performance\n' >"$G9"
