@@ -177,6 +177,37 @@ static int plan_port(struct plan_ctx *ctx, const struct iface_state *s)
 	return 0;
 }
 
+/* Every change's old value is one its kind can write back (kinds.h:
+ * old_writable): an undo that could only fail is refused before anything
+ * is written. */
+static int check_restorable(struct plan *p)
+{
+	for (size_t i = 0; i < p->n_changes; i++) {
+		const struct plan_change *c = &p->changes[i];
+		_cleanup_free_ char *why = NULL, *shown = NULL;
+		int r;
+
+		if (!c->kind->old_writable)
+			continue;
+		r = c->kind->old_writable(c->object, c->key, c->old_value, &why);
+		if (r == -ENOMEM)
+			return r;
+		if (r >= 0)
+			continue;
+		shown = str_escape_line(c->old_value);
+		if (!shown)
+			return -ENOMEM;
+		r = plan_add_problem(
+		    p, EXIT_PRECONDITION, c->object,
+		    "set it by hand to a value cx5prof can write back, or leave it out of the profile",
+		    "%s is \"%s\" now, which %s could not write back (%s)", c->key, shown, c->kind->name,
+		    why ? why : strerror(-r));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* ---- which ports ---- */
 
 static void iface_pci_id(const struct iface_state *s, uint16_t *vendor, uint16_t *device)
@@ -266,6 +297,8 @@ int plan_build(const struct profile *prof, const struct host_state *host, struct
 		if (change_kinds[i]->scope == KIND_SCOPE_HOST &&
 		    (r = kind_blocked(&ctx, change_kinds[i])) == 0)
 			r = change_kinds[i]->diff(&ctx, NULL);
+	if (r >= 0)
+		r = check_restorable(ctx.plan);
 	free(ctx.pinned_irqs);
 	free(ctx.irq_cpus);
 	if (r < 0) {

@@ -40,6 +40,64 @@ char *str_make_printable(char *s)
 	return s;
 }
 
+/* The code point of a C1 or bidirectional control at p (UTF-8), and its
+ * length in *ret_len; 0 when p starts none. */
+static unsigned invisible_control(const unsigned char *p, size_t *ret_len)
+{
+	unsigned cp;
+
+	if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+		*ret_len = 2;
+		return p[1];
+	}
+	if (p[0] == 0xd8 && p[1] == 0x9c) {
+		*ret_len = 2;
+		return 0x061c;
+	}
+	if (p[0] != 0xe2 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+		return 0;
+	cp = 0x2000 | (unsigned)(p[1] & 0x3f) << 6 | (unsigned)(p[2] & 0x3f);
+	if (cp != 0x200e && cp != 0x200f && (cp < 0x202a || cp > 0x202e) && (cp < 0x2066 || cp > 0x2069))
+		return 0;
+	*ret_len = 3;
+	return cp;
+}
+
+char *str_escape_line(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+		size_t n = 1;
+		unsigned cp = invisible_control(p, &n);
+
+		if (cp)
+			fprintf(f, "\\u%04x", cp);
+		else if (*p == '\\')
+			fputs("\\\\", f);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p == '\r')
+			fputs("\\r", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+		p += n;
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 char *vstrprintf(const char *fmt, va_list ap)
 {
 	char *s;

@@ -91,6 +91,13 @@ char *strstrip_trailing(char *s);
  * database, a peer or a server cannot drive the operator's terminal. */
 char *str_make_printable(char *s);
 
+/* One line for a terminal, in a new string (NULL: out of memory): a
+ * backslash, control characters and DEL as C escapes (\\, \n, \t, \r,
+ * \xHH), the C1 controls and the bidirectional controls (U+061C, U+200E,
+ * U+200F, U+202A..U+202E, U+2066..U+2069) as \uHHHH, so text from a file
+ * can neither add a line nor reorder what the operator reads. */
+char *str_escape_line(const char *s);
+
 /* asprintf that returns NULL on failure. */
 char *strprintf(const char *fmt, ...) _printf_(1, 2);
 char *vstrprintf(const char *fmt, va_list ap) _printf_(1, 0);

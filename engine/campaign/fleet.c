@@ -71,7 +71,39 @@ static int bad(char **ret_why, const char *dir, const char *file, const char *fi
 	return -EINVAL;
 }
 
-static int check_host(struct json_object *h, const char *dir, char **ret_why)
+/* A figure of a measurement: a finite number from 0 to max (a throughput
+ * above 10^9 Mbps, a petabit, is no measurement), or unset. */
+static int check_figure(struct json_object *v, double max, const char *what, char **ret_why, const char *dir,
+			const char *file, const char *field)
+{
+	double d;
+
+	if (!v || json_object_is_type(v, json_type_null))
+		return 0;
+	d = json_object_get_double(v);
+	if (isfinite(d) && d >= 0 && d <= max)
+		return 0;
+	*ret_why =
+	    strprintf("%s/%s: %s: %g is not %s (a number from 0 to %g)", dir, file, field, d, what, max);
+	return -EINVAL;
+}
+
+#define MAX_MBPS 1e9
+
+/* A verify run's outcome, in the words of fleet_verdict (unset: none). */
+static bool outcome_known(struct json_object *v)
+{
+	static const char *const known[] = {"pass", "fail", "drift", "error", "interrupted"};
+
+	if (!v || json_object_is_type(v, json_type_null))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (streq(json_object_get_string(v), known[i]))
+			return true;
+	return false;
+}
+
+static int check_host(struct json_object *h, const char *dir, const char *file, char **ret_why)
 {
 	static const struct {
 		const char *key;
@@ -82,12 +114,19 @@ static int check_host(struct json_object *h, const char *dir, char **ret_why)
 	    {"reason", json_type_string},   {"drift", json_type_array},
 	};
 
+	if (!json_object_is_type(h, json_type_object)) {
+		*ret_why = strprintf("%s/%s: not a JSON object", dir, file);
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
 		if (!is_type(member(h, fields[i].key), fields[i].type))
-			return bad(ret_why, dir, "host.json", fields[i].key);
+			return bad(ret_why, dir, file, fields[i].key);
+	if (!outcome_known(member(h, "verify")))
+		return bad(ret_why, dir, file, "verify");
 	if (!is_number(member(h, "recv_mbps")))
-		return bad(ret_why, dir, "host.json", "recv_mbps");
-	return 0;
+		return bad(ret_why, dir, file, "recv_mbps");
+	return check_figure(member(h, "recv_mbps"), MAX_MBPS, "a throughput", ret_why, dir, file,
+			    "recv_mbps");
 }
 
 static int check_run(struct json_object *r, const char *dir, char **ret_why)
@@ -98,19 +137,64 @@ static int check_run(struct json_object *r, const char *dir, char **ret_why)
 		return bad(ret_why, dir, "run.json", "id");
 	if (!res || !json_object_is_type(res, json_type_object))
 		return bad(ret_why, dir, "run.json", "results");
-	if (!member(res, "outcome") || !json_object_is_type(member(res, "outcome"), json_type_string))
+	if (!member(res, "outcome") || !json_object_is_type(member(res, "outcome"), json_type_string) ||
+	    !outcome_known(member(res, "outcome")))
 		return bad(ret_why, dir, "run.json", "results.outcome");
 	if (!is_number(member(res, "recv_mbps")) || !is_number(member(res, "loss_pct")))
 		return bad(ret_why, dir, "run.json", "results.recv_mbps");
+	if (check_figure(member(res, "recv_mbps"), MAX_MBPS, "a throughput", ret_why, dir, "run.json",
+			 "results.recv_mbps") < 0 ||
+	    check_figure(member(res, "loss_pct"), 100, "a loss", ret_why, dir, "run.json",
+			 "results.loss_pct") < 0)
+		return -EINVAL;
 	if (!is_type(member(r, "profile"), json_type_string) ||
 	    !is_type(member(r, "transaction"), json_type_int))
 		return bad(ret_why, dir, "run.json", "profile");
 	return 0;
 }
 
+/* The row of a host from its files (either may be NULL); name: the
+ * host's when host.json has none. */
+static int row_of(struct json_object *host, struct json_object *run, const char *dir, const char *name,
+		  struct json_object **ret)
+{
+	struct json_object *row, *res, *drift, *outcome;
+
+	res = member(run, "results");
+	row = json_object_new_object();
+	if (!row)
+		return -ENOMEM;
+	if (member(host, "host") && !json_object_is_type(member(host, "host"), json_type_null))
+		put(row, "host", member(host, "host"));
+	else
+		json_object_object_add(row, "host", json_object_new_string(name));
+	json_object_object_add(row, "dir", json_object_new_string(dir));
+	put(row, "profile", first(member(host, "profile"), member(run, "profile")));
+	put(row, "transaction", first(member(host, "transaction"), member(run, "transaction")));
+	put(row, "changed", member(host, "changed"));
+	/* The run's own outcome first: the words a campaign's rounds use. */
+	outcome = first(member(res, "outcome"), member(host, "verify"));
+	if (outcome)
+		put(row, "outcome", outcome);
+	else
+		json_object_object_add(row, "outcome", json_object_new_string("not run"));
+	put(row, "recv_mbps", first(member(res, "recv_mbps"), member(host, "recv_mbps")));
+	put(row, "loss_percent", member(res, "loss_pct"));
+	drift = member(host, "drift");
+	json_object_object_add(row, "drift",
+			       drift && json_object_is_type(drift, json_type_array)
+				   ? json_object_new_int((int)json_object_array_length(drift))
+				   : NULL);
+	put(row, "exit_code", member(host, "exit_code"));
+	put(row, "reason", member(host, "reason"));
+	put(row, "run", member(run, "id"));
+	*ret = row;
+	return 0;
+}
+
 int fleet_host_row(const char *dir, struct json_object **ret, char **ret_why)
 {
-	struct json_object *host, *run, *row, *res, *drift, *outcome;
+	struct json_object *host, *run;
 	_cleanup_free_ char *copy = strdup(dir);
 	int rh, rr, r;
 
@@ -132,49 +216,64 @@ int fleet_host_row(const char *dir, struct json_object **ret, char **ret_why)
 			      dir);
 		return -ENOENT;
 	}
-	r = host ? check_host(host, dir, ret_why) : 0;
+	r = host ? check_host(host, dir, "host.json", ret_why) : 0;
 	if (r == 0 && run)
 		r = check_run(run, dir, ret_why);
-	if (r < 0) {
-		json_object_put(host);
-		json_object_put(run);
-		return r;
-	}
-	res = member(run, "results");
-	row = json_object_new_object();
-	if (member(host, "host") && !json_object_is_type(member(host, "host"), json_type_null))
-		put(row, "host", member(host, "host"));
-	else
-		json_object_object_add(row, "host", json_object_new_string(basename(copy)));
-	json_object_object_add(row, "dir", json_object_new_string(dir));
-	put(row, "profile", first(member(host, "profile"), member(run, "profile")));
-	put(row, "transaction", first(member(host, "transaction"), member(run, "transaction")));
-	put(row, "changed", member(host, "changed"));
-	/* The run's own outcome first: the words a campaign's rounds use. */
-	outcome = first(member(res, "outcome"), member(host, "verify"));
-	if (outcome)
-		put(row, "outcome", outcome);
-	else
-		json_object_object_add(row, "outcome", json_object_new_string("not run"));
-	put(row, "recv_mbps", first(member(res, "recv_mbps"), member(host, "recv_mbps")));
-	put(row, "loss_percent", member(res, "loss_pct"));
-	drift = member(host, "drift");
-	json_object_object_add(row, "drift",
-			       drift && json_object_is_type(drift, json_type_array)
-				   ? json_object_new_int((int)json_object_array_length(drift))
-				   : NULL);
-	put(row, "exit_code", member(host, "exit_code"));
-	put(row, "reason", member(host, "reason"));
-	put(row, "run", member(run, "id"));
+	if (r == 0)
+		r = row_of(host, run, dir, basename(copy), ret);
 	json_object_put(host);
 	json_object_put(run);
-	*ret = row;
-	return 0;
+	return r;
+}
+
+int fleet_summary_rows(const char *path, struct json_object *rows, char **ret_why)
+{
+	_cleanup_free_ char *copy = strdup(path);
+	struct json_object *doc, *added = NULL;
+	const char *dir = copy ? dirname(copy) : NULL;
+	int r = 0;
+
+	*ret_why = NULL;
+	if (!dir)
+		return -ENOMEM;
+	doc = json_object_from_file(path);
+	if (!doc || !json_object_is_type(doc, json_type_array)) {
+		json_object_put(doc);
+		*ret_why = strprintf("%s: not a JSON array (the fleet summary's rows)", path);
+		return -EINVAL;
+	}
+	for (size_t i = 0; r == 0 && i < json_object_array_length(doc); i++) {
+		struct json_object *h = json_object_array_get_idx(doc, i), *row;
+		const char *name = json_object_get_string(member(h, "host"));
+		bool have = false;
+
+		r = check_host(h, dir, "summary.json", ret_why);
+		if (r == 0 && (!name || !member(h, "host") ||
+			       !json_object_is_type(member(h, "host"), json_type_string)))
+			r = bad(ret_why, dir, "summary.json", "host");
+		for (size_t k = 0; r == 0 && k < json_object_array_length(rows); k++)
+			have |= streq(
+			    name, json_object_get_string(member(json_object_array_get_idx(rows, k), "host")));
+		if (r < 0 || have)
+			continue;
+		r = row_of(h, NULL, path, name, &row);
+		if (r == 0 && (added || (added = json_object_new_array())))
+			json_object_array_add(added, row);
+		else if (r == 0) {
+			json_object_put(row);
+			r = -ENOMEM;
+		}
+	}
+	for (size_t k = 0; r == 0 && added && k < json_object_array_length(added); k++)
+		json_object_array_add(rows, json_object_get(json_object_array_get_idx(added, k)));
+	json_object_put(added);
+	json_object_put(doc);
+	return r;
 }
 
 char *fleet_verdict(struct json_object *rows)
 {
-	static const char *const order[] = {"pass", "fail", "drift", "error", "not run"};
+	static const char *const order[] = {"pass", "fail", "drift", "error", "interrupted", "not run"};
 	char *out = NULL;
 	size_t n = json_object_array_length(rows);
 

@@ -63,27 +63,59 @@ static const char *text_of(struct json_object *row, const char *key, int decimal
 	return json_object_get_string(v);
 }
 
-static void print_rows(struct json_object *rows)
+/* The table, one line per host: every cell escaped (str_escape_line), so
+ * a newline in a reason adds no line and a bidirectional control
+ * reorders nothing. */
+static int print_rows(struct json_object *rows)
 {
+	static const char *const keys[] = {"host",	"profile",	"transaction", "changed",   "outcome",
+					   "recv_mbps", "loss_percent", "drift",       "exit_code", "reason"};
+	static const int decimals[] = {0, 0, 0, 0, 0, 1, 2, 0, 0, 0};
+
 	out_text("%-16s %-16s %4s %-7s %-7s %9s %7s %5s %4s  %s\n", "HOST", "PROFILE", "TXN", "CHANGED",
 		 "VERIFY", "RECV_MBPS", "LOSS_%", "DRIFT", "EXIT", "REASON");
 	for (size_t i = 0; i < json_object_array_length(rows); i++) {
 		struct json_object *row = json_object_array_get_idx(rows, i);
-		char b[10][32];
+		char *c[ARRAY_SIZE(keys)] = {0};
+		char b[32];
+		bool ok = true;
 
-		out_text("%-16s %-16s %4s %-7s %-7s %9s %7s %5s %4s  %s\n", text_of(row, "host", 0, b[0], 32),
-			 text_of(row, "profile", 0, b[1], 32), text_of(row, "transaction", 0, b[2], 32),
-			 text_of(row, "changed", 0, b[3], 32), text_of(row, "outcome", 0, b[4], 32),
-			 text_of(row, "recv_mbps", 1, b[5], 32), text_of(row, "loss_percent", 2, b[6], 32),
-			 text_of(row, "drift", 0, b[7], 32), text_of(row, "exit_code", 0, b[8], 32),
-			 text_of(row, "reason", 0, b[9], 32));
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+			ok = ok && (c[k] = str_escape_line(text_of(row, keys[k], decimals[k], b, sizeof(b))));
+		if (ok)
+			out_text("%-16s %-16s %4s %-7s %-7s %9s %7s %5s %4s  %s\n", c[0], c[1], c[2], c[3],
+				 c[4], c[5], c[6], c[7], c[8], c[9]);
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+			free(c[k]);
+		if (!ok)
+			return -ENOMEM;
 	}
+	return 0;
+}
+
+/* What cx5prof-summary.yml writes beside the hosts' directories, so that
+ * `report --hosts DIR/...` (every entry) takes the summary's directory as it is: its rows
+ * (summary.json: the hosts never reached have no directory) and its table
+ * (summary.txt: the same rows, skipped). Only regular files of those
+ * names; anything else is a host's directory. */
+enum summary_file { SUMMARY_NONE, SUMMARY_ROWS, SUMMARY_TABLE };
+
+static enum summary_file summary_file_of(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct stat st;
+
+	base = base ? base + 1 : path;
+	if ((!streq(base, "summary.json") && !streq(base, "summary.txt")) || stat(path, &st) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return SUMMARY_NONE;
+	return streq(base, "summary.json") ? SUMMARY_ROWS : SUMMARY_TABLE;
 }
 
 int report_hosts(char **dirs, const char *out)
 {
 	struct json_object *doc, *rows;
-	_cleanup_free_ char *verdict = NULL, *page = NULL;
+	_cleanup_free_ char *verdict = NULL, *page = NULL, *shown = NULL;
 	int r;
 
 	if (!dirs[0] || !out) {
@@ -93,18 +125,28 @@ int report_hosts(char **dirs, const char *out)
 	rows = json_object_new_array();
 	if (!rows)
 		return log_error("out of memory"), EXIT_ERROR;
-	for (char **d = dirs; *d; d++) {
-		_cleanup_free_ char *why = NULL;
-		struct json_object *row;
+	/* The hosts' directories first, then the summary's rows of the hosts
+	 * that have none (those never reached), whatever the order given. */
+	for (int pass = 0; pass < 2; pass++)
+		for (char **d = dirs; *d; d++) {
+			_cleanup_free_ char *why = NULL;
+			struct json_object *row = NULL;
+			enum summary_file f = summary_file_of(*d);
 
-		r = fleet_host_row(*d, &row, &why);
-		if (r < 0) {
-			json_object_put(rows);
-			log_error("report: %s", why ? why : strerror(-r));
-			return r == -ENOENT ? EXIT_NOT_FOUND : r == -EINVAL ? EXIT_INVALID : EXIT_ERROR;
+			if (f == SUMMARY_TABLE || (pass == 0) != (f == SUMMARY_NONE))
+				continue;
+			r = f == SUMMARY_ROWS ? fleet_summary_rows(*d, rows, &why)
+					      : fleet_host_row(*d, &row, &why);
+			if (r < 0) {
+				json_object_put(rows);
+				log_error("report: %s", why ? why : strerror(-r));
+				return r == -ENOENT   ? EXIT_NOT_FOUND
+				       : r == -EINVAL ? EXIT_INVALID
+						      : EXIT_ERROR;
+			}
+			if (row)
+				json_object_array_add(rows, row);
 		}
-		json_object_array_add(rows, row);
-	}
 	verdict = fleet_verdict(rows);
 	doc = json_object_new_object();
 	if (!doc || !verdict) {
@@ -124,11 +166,14 @@ int report_hosts(char **dirs, const char *out)
 	page = strprintf("%s/report.html", out);
 	out_open_object(NULL);
 	out_string(OUT_ANY, "report", "report      %s\n", page);
-	out_string(OUT_ANY, "verdict", "verdict     %s\n", verdict);
-	if (!out_is_json())
-		print_rows(rows);
+	shown = str_escape_line(verdict);
+	out_string(OUT_JSON, "verdict", NULL, verdict);
+	out_text("verdict     %s\n", strna(shown));
+	r = out_is_json() ? 0 : print_rows(rows);
 	out_json("hosts", json_object_get(rows));
 	out_close_object();
 	json_object_put(doc);
+	if (!shown || r < 0)
+		return log_error("out of memory"), EXIT_ERROR;
 	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
 }

@@ -1,6 +1,10 @@
 /* kinds/cpufreq.c: the "cpufreq" kind, host.cpufreq.governor|cpus:
  * object "cpu8", key "scaling_governor", values governor names
- * ("powersave" -> "performance"). A NIC's local cores at a low frequency
+ * ("powersave" -> "performance"); an old value carries the governor's
+ * tunables after its name ("schedutil rate_limit_us=500": the kernel
+ * makes them afresh with its defaults when the governor comes back, so
+ * the undo writes the governor first, then them). An old value of the
+ * name alone (recorded before tunables were) restores the name only. A NIC's local cores at a low frequency
  * cap a single UDP stream; mlnx_tune and tuned both set `performance`.
  * cpus: nic-local (the default: the NUMA-local CPUs of the ports the
  * profile matches), all (every online CPU) or a CPU list. Each CPU is a
@@ -104,28 +108,208 @@ static int cpu_of(const char *object, unsigned *ret)
 	return 0;
 }
 
+/* A value: the governor, then its tunables, space-separated
+ * ("schedutil rate_limit_us=500"); a value of the governor alone is one
+ * recorded before the tunables were (and the profile's new values). */
+struct governor_value {
+	char **words; /* [0] the governor, then "NAME=VALUE" each */
+};
+
+static void governor_value_done(struct governor_value *v)
+{
+	strv_free(v->words);
+	v->words = NULL;
+}
+
+static int governor_value_parse(const char *value, struct governor_value *ret)
+{
+	_cleanup_strv_free_ char **w = NULL;
+	_cleanup_free_ char *copy = strdup(value);
+	char *save = NULL;
+	int r;
+
+	if (!copy)
+		return -ENOMEM;
+	if (!*value && (r = strv_extend(&w, "")) < 0) /* an empty governor: refused by its checks */
+		return r;
+	for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		if ((r = strv_extend(&w, t)) < 0)
+			return r;
+	for (size_t i = 1; w && w[i]; i++)
+		if (!governor_tunable_valid(w[i]))
+			return -EINVAL;
+	ret->words = TAKE_PTR(w);
+	return 0;
+}
+
+/* The object and key of a change: its CPU. */
+static int change_cpu(const char *object, const char *key, unsigned *ret)
+{
+	int r = cpu_of(object, ret);
+
+	return r >= 0 && !streq(key, "scaling_governor") ? -EINVAL : r;
+}
+
 static int cpufreq_read(const char *object, const char *key, char **ret, char **kmsg _unused_)
 {
 	unsigned cpu;
-	int r = cpu_of(object, &cpu);
+	int r = change_cpu(object, key, &cpu);
 
-	if (r >= 0 && !streq(key, "scaling_governor"))
-		r = -EINVAL;
 	return r < 0 ? r : governor_read(cpu, ret);
 }
 
-static int cpufreq_write(const char *object, const char *key, const char *value, char **kmsg)
+static int tunable_write(unsigned cpu, const char *gov, char *tunable)
 {
-	unsigned cpu;
-	int r = cpu_of(object, &cpu);
+	char *eq = strchr(tunable, '=');
+	int r;
 
-	(void)kmsg;
-	if (r >= 0 && !streq(key, "scaling_governor"))
-		r = -EINVAL;
-	return r < 0 ? r : governor_write(cpu, value);
+	*eq = '\0';
+	r = governor_tunable_write(cpu, gov, tunable, eq + 1);
+	*eq = '=';
+	return r;
+}
+
+/* The governor first (the kernel makes its tunables afresh with it), then
+ * each tunable: 1 when anything changed. A tunable the kernel refuses
+ * (EINVAL) is written again after the others: some bound each other
+ * (conservative's down_threshold stays below its up_threshold, which may
+ * still hold the default), so a pass that lands any lets the next try the
+ * rest. */
+static int cpufreq_write(const char *object, const char *key, const char *value, char **kmsg _unused_)
+{
+	_cleanup_(governor_value_done) struct governor_value v = {0};
+	_cleanup_free_ int *last = NULL;
+	unsigned cpu;
+	size_t n;
+	int r = change_cpu(object, key, &cpu), changed;
+	bool progress = true;
+
+	if (r >= 0)
+		r = governor_value_parse(value, &v);
+	if (r < 0)
+		return r;
+	n = strv_length(v.words);
+	last = calloc(n, sizeof(*last));
+	if (!last)
+		return -ENOMEM;
+	r = changed = governor_write(cpu, v.words[0]);
+	if (r < 0)
+		return r;
+	for (size_t i = 1; i < n; i++)
+		last[i] = -EINVAL; /* not written yet */
+	while (progress) {
+		progress = false;
+		for (size_t i = 1; i < n; i++) {
+			if (last[i] != -EINVAL)
+				continue;
+			last[i] = tunable_write(cpu, v.words[0], v.words[i]);
+			if (last[i] >= 0) {
+				changed |= last[i] > 0;
+				progress = true;
+			}
+		}
+	}
+	for (size_t i = 1; i < n; i++)
+		if (last[i] < 0)
+			return last[i];
+	return changed;
+}
+
+static int cpufreq_verify(const struct change_kind *k _unused_, const char *object, const char *key,
+			  const char *value, char **kmsg _unused_)
+{
+	_cleanup_(governor_value_done) struct governor_value v = {0};
+	_cleanup_strv_free_ char **now = NULL;
+	_cleanup_free_ char *cur = NULL;
+	unsigned cpu;
+	int r = change_cpu(object, key, &cpu);
+
+	if (r >= 0)
+		r = governor_value_parse(value, &v);
+	if (r >= 0)
+		r = governor_read(cpu, &cur);
+	if (r < 0)
+		return r;
+	if (!streq(cur, v.words[0]))
+		return -EIO;
+	if (!v.words[1])
+		return 0;
+	r = governor_tunables_read(cpu, cur, &now);
+	if (r < 0)
+		return r;
+	for (size_t i = 1; v.words[i]; i++)
+		if (!strv_contains(now, v.words[i]))
+			return -EIO;
+	return 0;
+}
+
+/* "schedutil (rate_limit_us=500)": the governor, its tunables after it. */
+static char *cpufreq_human(const char *value, const char *counterpart _unused_)
+{
+	const char *sp = strchr(value, ' ');
+
+	return sp ? strprintf("%.*s (%s)", (int)(sp - value), value, sp + 1) : strdup(value);
+}
+
+/* The value a change records as its old one: the CPU's governor and its
+ * tunables. */
+static int governor_state(unsigned cpu, const char *gov, char **ret)
+{
+	_cleanup_strv_free_ char **t = NULL;
+	_cleanup_free_ char *s = NULL;
+	int r = governor_name_valid(gov) ? governor_tunables_read(cpu, gov, &t) : 0;
+
+	if (r < 0)
+		return r;
+	s = strdup(gov);
+	for (size_t i = 0; s && t && t[i]; i++) {
+		char *n = strprintf("%s %s", s, t[i]);
+		free(s);
+		s = n;
+	}
+	if (!s)
+		return -ENOMEM;
+	*ret = TAKE_PTR(s);
+	return 0;
 }
 
 /* ---- planning ---- */
+
+static char *join(char *const *v);
+
+/* The governor a CPU runs now can be written back: a governor's name
+ * the CPU offers. */
+static int cpufreq_old_writable(const char *object, const char *key, const char *value, char **ret_why)
+{
+	_cleanup_(governor_value_done) struct governor_value v = {0};
+	_cleanup_strv_free_ char **avail = NULL;
+	_cleanup_free_ char *offered = NULL;
+	const char *old;
+	unsigned cpu;
+	int r = change_cpu(object, key, &cpu);
+
+	if (r >= 0)
+		r = governor_value_parse(value, &v);
+	if (r == -EINVAL) {
+		*ret_why = strdup("a governor's tunable that is not NAME=NUMBER");
+		return *ret_why ? -EINVAL : -ENOMEM;
+	}
+	if (r < 0)
+		return r;
+	old = v.words[0];
+	if (!governor_name_valid(old)) {
+		*ret_why = strdup("not a governor name");
+		return *ret_why ? -EINVAL : -ENOMEM;
+	}
+	r = governor_available(cpu, &avail);
+	if (r < 0)
+		return r;
+	if (strv_contains(avail, old))
+		return 0;
+	offered = join(avail);
+	*ret_why = offered ? strprintf("not a governor this CPU offers (%s)", offered) : NULL;
+	return *ret_why ? -EINVAL : -ENOMEM;
+}
 
 /* The CPUs of cpus: the matched ports' local CPUs, every online CPU, or
  * the list (each online). 1 with a problem added when there are none. */
@@ -219,7 +403,7 @@ static int cpufreq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	CPUSET_FOREACH(cpu, &cpus)
 	{
 		_cleanup_strv_free_ char **avail = NULL;
-		_cleanup_free_ char *cur = NULL;
+		_cleanup_free_ char *cur = NULL, *old = NULL;
 		char object[32];
 
 		r = governor_read((unsigned)cpu, &cur);
@@ -246,7 +430,10 @@ static int cpufreq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 		if (streq(cur, w->governor.value))
 			continue;
 		snprintf(object, sizeof(object), "cpu%d", cpu);
-		r = plan_add_change(ctx->plan, "cpufreq", object, "scaling_governor", cur, w->governor.value);
+		r = governor_state((unsigned)cpu, cur, &old);
+		if (r < 0)
+			return r;
+		r = plan_add_change(ctx->plan, "cpufreq", object, "scaling_governor", old, w->governor.value);
 		if (r < 0)
 			return r;
 	}
@@ -373,9 +560,11 @@ const struct change_kind kind_cpufreq = {
     .read = cpufreq_read,
     .write = cpufreq_write,
     .undo = kind_undo_by_write,
-    .verify = kind_verify_by_read,
+    .verify = cpufreq_verify,
     .write_reads_back = true,
     .diff = cpufreq_diff,
+    .old_writable = cpufreq_old_writable,
+    .human = cpufreq_human,
     .show_host = cpufreq_show,
     .show_schema = cpufreq_show_schema,
 };

@@ -234,6 +234,22 @@ static int irq_kind_write(const char *object, const char *key, const char *value
 
 /* ---- planning ---- */
 
+/* An IRQ's affinity can be written back when it names a CPU: the kernel
+ * refuses an empty mask (a sysroot's empty smp_affinity reads as one). */
+static int irq_old_writable(const char *object _unused_, const char *key _unused_, const char *old,
+			    char **ret_why)
+{
+	_cleanup_cpuset_ struct cpuset s = CPUSET_INIT;
+	int r = cpuset_parse_list(old, &s);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0 && cpuset_count(&s) > 0)
+		return 0;
+	*ret_why = strdup(r < 0 ? "not a CPU list" : "no CPU: the kernel refuses an IRQ affinity of no CPU");
+	return *ret_why ? -EINVAL : -ENOMEM;
+}
+
 static int irq_options(const struct irq_want *w, struct irqplan_options *o)
 {
 	int r;
@@ -701,6 +717,7 @@ const struct change_kind kind_irq = {
     .verify = kind_verify_by_read,
     .write_reads_back = true,
     .diff = irq_diff,
+    .old_writable = irq_old_writable,
     .manages = irq_manages,
     .conflicts = irq_conflicts,
     .show_port = irq_show,

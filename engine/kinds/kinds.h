@@ -136,6 +136,15 @@ struct change_kind {
 	 * matches (so matching none is a problem). NULL: never (host-wide
 	 * kinds such as sysctl). */
 	bool (*manages)(const struct profile *p);
+	/* Whether old_value, the value a change replaces, is one this kind
+	 * can write back (what its undo will write): 0 yes; -EINVAL no, with
+	 * *ret_why saying why (caller frees: "not a governor this CPU offers
+	 * (performance powersave)"); -errno when it cannot tell. plan_build
+	 * calls it once per change: a value that fails is a problem (exit 5)
+	 * naming the object and the value, so nothing is changed that could
+	 * not be undone. NULL: any value read is writable (the kind formats
+	 * what it parsed: numbers, on/off, CPU lists). */
+	int (*old_writable)(const char *object, const char *key, const char *old_value, char **ret_why);
 	/* The kinds whose changes block this one (ends with a NULL changed). */
 	const struct kind_conflict *conflicts;
 	/* A stored value as people should read it (caller frees), computed

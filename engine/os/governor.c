@@ -4,6 +4,7 @@
 #include "governor.h"
 
 #include <ctype.h>
+#include <sys/stat.h>
 
 #include "sysroot.h"
 
@@ -90,6 +91,146 @@ int governor_write(unsigned cpu, const char *governor)
 	if (r < 0)
 		return r;
 	r = holds(path, governor, line);
+	if (r < 0)
+		return r;
+	return r ? 1 : -EIO;
+}
+
+/* ---- tunables ---- */
+
+bool governor_tunable_valid(const char *t)
+{
+	const char *eq = strchr(t, '=');
+	size_t n;
+
+	if (!eq || eq == t || eq - t > 64)
+		return false;
+	for (const char *p = t; p < eq; p++)
+		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && *p != '_')
+			return false;
+	n = strlen(eq + 1);
+	if (n == 0 || n > 20)
+		return false;
+	for (const char *p = eq + 1; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return false;
+	return true;
+}
+
+/* Where tunable name of gov lives for cpu: userspace's scaling_setspeed,
+ * else the policy's own directory, else the shared one; -ENOENT. */
+static int tunable_path(unsigned cpu, const char *gov, const char *name, char **ret)
+{
+	char *p;
+
+	if (streq(gov, "userspace")) {
+		if (!streq(name, "scaling_setspeed"))
+			return -ENOENT;
+		p = strprintf(CPUFREQ_DIR "scaling_setspeed", cpu);
+	} else {
+		p = strprintf(CPUFREQ_DIR "%s/%s", cpu, gov, name);
+		if (p && !sysroot_exists(p)) {
+			free(p);
+			p = strprintf("/sys/devices/system/cpu/cpufreq/%s/%s", gov, name);
+		}
+	}
+	if (!p)
+		return -ENOMEM;
+	if (!sysroot_exists(p)) {
+		free(p);
+		return -ENOENT;
+	}
+	*ret = p;
+	return 0;
+}
+
+/* The tunable at path, "name=VALUE", when it is a regular writable file
+ * (whatever it holds: governor_tunable_valid judges it); NULL (0) when it
+ * is not one. */
+static int tunable_read(const char *path, const char *name, char **ret)
+{
+	_cleanup_free_ char *v = NULL, *t = NULL;
+	struct stat st;
+	int r;
+
+	if (sysroot_stat(path, true, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0222))
+		return 0;
+	r = sysroot_read_line(path, &v);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return 0;
+	t = strprintf("%s=%s", name, v);
+	if (!t)
+		return -ENOMEM;
+	*ret = TAKE_PTR(t);
+	return 0;
+}
+
+int governor_tunables_read(unsigned cpu, const char *gov, char ***ret)
+{
+	_cleanup_strv_free_ char **names = NULL, **v = NULL;
+	_cleanup_free_ char *dir = NULL;
+	int r;
+
+	if (!governor_name_valid(gov))
+		return -EINVAL;
+	if (streq(gov, "userspace")) {
+		r = strv_extend(&names, "scaling_setspeed");
+	} else {
+		dir = strprintf(CPUFREQ_DIR "%s", cpu, gov);
+		if (!dir)
+			return -ENOMEM;
+		r = sysroot_listdir(dir, &names);
+		if (r == -ENOENT || r == -ENOTDIR) {
+			free(dir);
+			dir = strprintf("/sys/devices/system/cpu/cpufreq/%s", gov);
+			r = dir ? sysroot_listdir(dir, &names) : -ENOMEM;
+		}
+		if (r == -ENOENT || r == -ENOTDIR)
+			r = 0;
+	}
+	if (r < 0)
+		return r;
+	for (char **n = names; n && *n; n++) {
+		_cleanup_free_ char *path = NULL, *t = NULL;
+
+		r = tunable_path(cpu, gov, *n, &path);
+		if (r == -ENOENT)
+			continue;
+		if (r >= 0)
+			r = tunable_read(path, *n, &t);
+		if (r < 0)
+			return r;
+		if (t && (r = strv_push(&v, TAKE_PTR(t))) < 0)
+			return r;
+	}
+	*ret = TAKE_PTR(v);
+	return 0;
+}
+
+int governor_tunable_write(unsigned cpu, const char *gov, const char *name, const char *value)
+{
+	_cleanup_free_ char *path = NULL, *line = NULL, *t = strprintf("%s=%s", name, value);
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	if (!governor_name_valid(gov) || !governor_tunable_valid(t))
+		return -EINVAL;
+	r = tunable_path(cpu, gov, name, &path);
+	if (r < 0)
+		return r;
+	line = strprintf("%s\n", value);
+	if (!line)
+		return -ENOMEM;
+	r = holds(path, value, line);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	r = sysroot_write(path, line);
+	if (r < 0)
+		return r;
+	r = holds(path, value, line);
 	if (r < 0)
 		return r;
 	return r ? 1 : -EIO;

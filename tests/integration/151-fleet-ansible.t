@@ -144,8 +144,8 @@ ap "$PLAYBOOKS/cx5prof-fleet.yml" -e cx5prof_profile="$W/lab-udp-floor.yaml" -e 
 is "$rc" 2 "canary: exit 2"
 is "$(jq -r '.stats | keys | join(" ")' "$J")" "h1" "canary: the rollout stopped after the canary h1"
 is "$(jq -c '{transaction, changed, verify, exit_code, reason: (.reason | sub("measured [0-9.]+"; "measured N"))}' "$S/h1/host.json")" \
-	'{"transaction":2,"changed":true,"verify":"fail","exit_code":4,"reason":"receive throughput below >= 900000.0 Mbps (measured N)"}' \
-	"canary: h1 applied transaction 2 and failed its verify (exit 4, the engine's figures)"
+	'{"transaction":2,"changed":false,"verify":"fail","exit_code":4,"reason":"receive throughput below >= 900000.0 Mbps (measured N); rolled back transaction 2"}' \
+	"canary: h1 applied transaction 2, failed its verify (exit 4, the engine's figures) and was rolled back (changed: false, its final state)"
 is "$(txns 1)" "1 apply committed, 2 apply rolled_back, 3 rollback committed" "canary: h1's transaction 2 was rolled back"
 is "$(mtus 1 2 3 4 5)" "9000 9000 9000 1500 - " "canary: h1 back at MTU 9000, the others untouched"
 for n in 2 3 4 5; do
@@ -157,11 +157,15 @@ ap "$PLAYBOOKS/cx5prof-summary.yml" -e cx5prof_summary_dir="$CANARY"
 is "$rc" 0 "summary: exit 0"
 is "$(sed -E -e 's/ [0-9]+\.[0-9] / N /' -e 's/measured [0-9.]+/measured N/' -e 's/  */ /g' -e 's/ $//' "$CANARY/summary.txt")" \
 	"HOST PROFILE TXN CHANGED VERIFY RECV_MBPS DRIFT EXIT REASON
-h1 lab-udp-floor 2 yes fail N no 4 receive throughput below >= 900000.0 Mbps (measured N)
+h1 lab-udp-floor 2 no fail N no 4 receive throughput below >= 900000.0 Mbps (measured N); rolled back transaction 2
 h2 - - no - - no - not reached (the rollout stopped before this host)
 h3 - - no - - no - not reached (the rollout stopped before this host)
 h4 - - no - - no - not reached (the rollout stopped before this host)
 h5 - - no - - no - not reached (the rollout stopped before this host)" \
 	"summary: one row per host (host, profile, transaction, changed, verify, Mbps, drift, exit code, reason); the hosts never reached say so"
 is "$(jq -c 'map(.host)' "$CANARY/summary.json")" '["h1","h2","h3","h4","h5"]' "summary: summary.json holds the rows"
+# The documented page of that run: every entry of the summary directory.
+run "$CX5PROF" report --hosts "$CANARY"/* --dir "$W/report-canary"
+is "$rc|$(printf '%s\n' "$out" | sed -n 2p)" "0|verdict     1 fail: h1; 4 not run: h2, h3, h4, h5" \
+	"report --hosts DIR/* on the summary's directory: h1 from its row and run, the hosts never reached from summary.json"
 done_testing

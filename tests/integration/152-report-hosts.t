@@ -5,7 +5,12 @@
 # fleet playbook's host.json rows, and a host with a row and no run. The
 # table, the verdict in the words of a campaign's runs, report.html (one
 # row per host, escaped) and hosts.json, both following
-# schemas/hosts-report.schema.json; bad input names its file and field.
+# schemas/hosts-report.schema.json; bad input names its file and field
+# (figures that are no measurement too: 1e308 Mbps, a negative one). An
+# interrupted host counts in the verdict; the terminal table escapes
+# control and bidirectional characters; the summary playbook's directory
+# is taken as it is (`report --hosts DIR/*`: summary.json adds the hosts
+# never reached, summary.txt is skipped).
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/helpers/taotoken.sh"
 tt_setup
@@ -92,4 +97,57 @@ is "$rc|$err" "73|cx5prof: error: report: cannot write into $TT/out: Directory n
 	"a report directory that is not empty: exit 73"
 run "$CX5PROF" report --hosts --dir "$TT/out4"
 is "$rc" 64 "no host directory: exit 64"
+
+# ---- figures that are no measurement: the file and the field named
+for v in 1e308 -50 1e999; do
+	printf '{"host": "x", "recv_mbps": %s}\n' "$v" >"$F/bad/host.json"
+	run "$CX5PROF" report --hosts "$F/bad" --dir "$TT/out5"
+	shown=$v
+	case $v in 1e308) shown=1e+308 ;; 1e999) shown=inf ;; esac
+	is "$rc|$err" "65|cx5prof: error: report: $F/bad/host.json: recv_mbps: $shown is not a throughput (a number from 0 to 1e+09)" \
+		"recv_mbps $v: exit 65, the file and the field named"
+done
+[ ! -e "$TT/out5" ]
+ok $? "no report written for them"
+mkdir "$F/badrun" && jq '.results.loss_pct = -3' "$F/h1/run.json" >"$F/badrun/run.json"
+run "$CX5PROF" report --hosts "$F/badrun" --dir "$TT/out5"
+is "$rc|$err" "65|cx5prof: error: report: $F/badrun/run.json: results.loss_pct: -3 is not a loss (a number from 0 to 100)" \
+	"a negative loss in run.json: exit 65, named"
+
+# ---- an interrupted host counts; control and bidi characters are escaped
+mkdir "$F/h6"
+printf '%s\n' '{"host": "h6\u202eevil", "profile": "udp-jumbo", "transaction": 7, "changed": false, "verify": "interrupted",' \
+	'"recv_mbps": null, "drift": [], "exit_code": 6, "reason": "interrupted\nh9 fake-row\u001b[31m"}' >"$F/h6/host.json"
+run "$CX5PROF" report --hosts "$F/h3" "$F/h6" --dir "$TT/out6"
+is "$rc|$out" "0|report      $TT/out6/report.html
+verdict     1 pass; 1 interrupted: h6\u202eevil
+HOST             PROFILE           TXN CHANGED VERIFY  RECV_MBPS  LOSS_% DRIFT EXIT  REASON
+h3               udp-jumbo           1 no      pass      23802.2    0.02     0    0  nothing to change
+h6\u202eevil     udp-jumbo           7 no      interrupted         -       -     0    6  interrupted\nh9 fake-row\x1b[31m" \
+	"an interrupted host is in the verdict; a newline, an ESC and U+202E are escaped on the terminal"
+run /usr/bin/python3 "$TESTS_DIR/helpers/validate_json.py" "$TOP/schemas/hosts-report.schema.json" "$TT/out6/hosts.json"
+is "$rc:$out" "0:1 documents valid" "hosts.json with an interrupted host follows the schema"
+sed 's/"interrupted"/"aborted"/' "$F/h6/host.json" >"$F/bad/host.json"
+run "$CX5PROF" report --hosts "$F/bad" --dir "$TT/out9"
+is "$rc|$err" "65|cx5prof: error: report: $F/bad/host.json: verify: not of the documented type" \
+	"an outcome the schema does not know: exit 65, named (hosts.json would not validate)"
+
+# ---- the summary playbook's directory as it is: `report --hosts DIR/*`
+S=$TT/summary
+mkdir -p "$S"
+cp -r "$F/h2" "$F/h3" "$S/"
+jq -s '. + [{"host": "h9", "profile": null, "transaction": null, "changed": false, "verify": null, "recv_mbps": null,
+	"drift": [], "exit_code": null, "reason": "not reached (the rollout stopped before this host)"}]' \
+	"$S/h2/host.json" "$S/h3/host.json" >"$S/summary.json"
+printf 'HOST PROFILE\n' >"$S/summary.txt"
+run "$CX5PROF" report --hosts "$S"/* --dir "$TT/out7"
+is "$rc|$(printf '%s\n' "$out" | sed -n '2p;4,$p' | sed 's/  */ /g')" "0|verdict 1 pass; 1 fail: h2; 1 not run: h9
+h2 mtu-jumbo 4 yes FAIL 7742.8 15.66 0 4 receive throughput below >= 9000.0 Mbps (measured 7742.8)
+h3 udp-jumbo 1 no pass 23802.2 0.02 0 0 nothing to change
+h9 - - no not run - - 0 - not reached (the rollout stopped before this host)" \
+	"report --hosts DIR/* on the summary's directory: the hosts' directories, then summary.json's hosts without one"
+is "$(jq -r '.hosts[2].dir' "$TT/out7/hosts.json")" "$S/summary.json" "the row from summary.json names it"
+echo '{"host": "x"}' >"$S/summary.json"
+run "$CX5PROF" report --hosts "$S"/* --dir "$TT/out8"
+is "$rc|$err" "65|cx5prof: error: report: $S/summary.json: not a JSON array (the fleet summary's rows)" "a summary.json that is not the rows: exit 65"
 done_testing

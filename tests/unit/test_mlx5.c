@@ -496,6 +496,16 @@ static void test_governor(void **state)
 	assert_false(governor_name_valid("Performance"));
 	assert_false(governor_name_valid("../x"));
 	assert_false(governor_name_valid(""));
+	/* a tunable as an undo log holds it: NAME=DECIMAL */
+	assert_true(governor_tunable_valid("rate_limit_us=500"));
+	assert_true(governor_tunable_valid("scaling_setspeed=1200000"));
+	assert_false(governor_tunable_valid("rate_limit_us="));
+	assert_false(governor_tunable_valid("=500"));
+	assert_false(governor_tunable_valid("rate_limit_us"));
+	assert_false(governor_tunable_valid("rate_limit_us=-1"));
+	assert_false(governor_tunable_valid("rate_limit_us=<unsupported>"));
+	assert_false(governor_tunable_valid("../x=1"));
+	assert_false(governor_tunable_valid("rate_limit_us=123456789012345678901"));
 }
 
 /* "powersave\ne\n" (a write cut short) is not powersave: written again. */
@@ -529,6 +539,7 @@ int main(void)
 	    cmocka_unit_test(test_xps_write_width),
 	    cmocka_unit_test(test_pcicfg),
 	    cmocka_unit_test(test_governor),
+
 	    cmocka_unit_test(test_priv_flags_torn),
 	    cmocka_unit_test(test_rss_request),
 	    cmocka_unit_test(test_rss_bad_entries),

@@ -490,6 +490,21 @@ static void test_single_runs(void **state)
 	history_close(h);
 }
 
+/* One line for a terminal: no control or bidirectional character left. */
+static void test_escape_line(void **state)
+{
+	_cleanup_free_ char *a = str_escape_line("a\nb\tc\\d\033[2J\x7f");
+	_cleanup_free_ char *b = str_escape_line("h6\xe2\x80\xae"
+						 "evil \xe2\x81\xa6x\xe2\x80\x94y \xc2\x9bz \xd8\x9c");
+	_cleanup_free_ char *c = str_escape_line("");
+
+	(void)state;
+	assert_string_equal(a, "a\\nb\\tc\\\\d\\x1b[2J\\x7f");
+	/* U+202E and U+2066 escaped, an em dash (U+2014) kept, C1 and U+061C escaped */
+	assert_string_equal(b, "h6\\u202eevil \\u2066x\xe2\x80\x94y \\u009bz \\u061c");
+	assert_string_equal(c, "");
+}
+
 static void test_escape(void **state)
 {
 	char *out = NULL;
@@ -526,10 +541,10 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_heat_absolute),  cmocka_unit_test(test_heat_ports),
-	    cmocka_unit_test(test_heat_rows),	   cmocka_unit_test(test_page),
-	    cmocka_unit_test(test_single_runs),	   cmocka_unit_test(test_escape),
-	    cmocka_unit_test(test_heat_bad_local),
+	    cmocka_unit_test(test_heat_absolute), cmocka_unit_test(test_heat_ports),
+	    cmocka_unit_test(test_heat_rows),	  cmocka_unit_test(test_page),
+	    cmocka_unit_test(test_single_runs),	  cmocka_unit_test(test_escape),
+	    cmocka_unit_test(test_escape_line),	  cmocka_unit_test(test_heat_bad_local),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

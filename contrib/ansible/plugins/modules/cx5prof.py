@@ -27,6 +27,9 @@ description:
   - I(state=verified) runs C(cx5prof verify [PROFILE]) and fails on drift
     (exit 3) or a failed threshold (exit 4); the figures are returned either
     way. It never changes the host, so C(changed) is always false.
+  - A failed I(state=applied) or I(state=rolled_back) that left a change
+    on the host (exit 7) reports C(changed); exit 6 (every change undone),
+    8 (locked) and 9 (an open transaction) do not.
   - I(state=rolled_back) runs C(cx5prof rollback [TXN]). In check mode it
     names the transaction the real run would roll back: the given one, else
     the newest apply still in effect (not the newest apply, which may have
@@ -214,6 +217,8 @@ EXIT_OK = 0
 EXIT_CHANGES = 2
 EXIT_DRIFT = 3
 EXIT_BENCH_FAIL = 4
+EXIT_ROLLED_BACK = 6
+EXIT_ROLLBACK_FAILED = 7
 EXIT_NOT_FOUND = 66
 ERROR_PREFIX = "cx5prof: error: "
 
@@ -250,7 +255,10 @@ class Cx5prof(object):
         errors = [l[len(ERROR_PREFIX):] if l.startswith(ERROR_PREFIX) else l
                   for l in err.splitlines() if l.startswith(ERROR_PREFIX)]
         msg = "; ".join(errors) or doc.get("msg") or "cx5prof exited with %d" % rc
-        result = dict(exit_code=rc, cmd=cmd, stderr=err, changed=bool(doc.get("changed")) and rc == EXIT_OK)
+        # Exit 7: a change is left on the host (the engine's "changed"
+        # says so); any other failure left it as it was.
+        changed = bool(doc.get("changed")) and rc in (EXIT_OK, EXIT_ROLLBACK_FAILED)
+        result = dict(exit_code=rc, cmd=cmd, stderr=err, changed=changed)
         for k in ("changes", "problems", "txn"):
             if k in doc:
                 result[k] = doc[k]
