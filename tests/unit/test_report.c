@@ -351,7 +351,8 @@ static const char *const page_has[] = {
     "g &quot;x&quot; helped?]0;PWNED?",
     "<td class=\"grp\">one-cpu<br><span class=\"note\">MTU &amp; IRQs?[2J</span></td>",
     /* the statistics behind the verdict, in the campaign table's words */
-    "<tr><td class=\"grp\">spread vs one-cpu</td><td>+100% [50..150] better</td><td>+0.50 pp [?] no clear "
+    "<tr><td class=\"grp\">spread vs one-cpu</td><td>+100% [50..150] better</td><td>+0.50 pp [needs 4 "
+    "rounds] no clear "
     "difference</td><td class=\"num\">95.0%</td></tr>",
     "<tr><td class=\"grp\">MTU 9000</td><td>+100% [50..150] better</td><td>not measured</td></tr>",
     "<td colspan=\"2\" class=\"long\">interaction: alone better, inside the full profile not measured</td>",
