@@ -206,7 +206,7 @@ demo: deps
 
 # Performance benchmarks: every tests/bench/*.sh and *.py, each printing its
 # table (docs/performance.md quotes them). Each script skips itself when it cannot run.
-bench: all
+bench: all units
 	@for s in $(sort $(wildcard tests/bench/*.sh tests/bench/*.py)); do echo "== $$s"; CX5PROF=$(abspath $(BIN)) $$s || exit 1; done
 
 # The key tables of the man page and of the profile's JSON Schema, the

@@ -1,7 +1,7 @@
 /* sequential.h: the looks of `repeat: auto` and the level each may spend.
  *
  * Owns: the alpha-spending function (Hwang-Shih-DeCani with
- * SEQ_SPENDING_GAMMA, an O'Brien-Fleming-like shape: little early, most
+ * SEQ_SPENDING_GAMMA: between O'Brien-Fleming and Pocock, less early, most
  * at the last looks), the information of a look (its rounds per group
  * over max_rounds), the boundary of each look from the recursive
  * integration of the normal approximation (Armitage, McPherson and Rowe:
@@ -26,8 +26,8 @@
 
 /* gamma of the Hwang-Shih-DeCani family: alpha * (1 - e^(-gamma t)) /
  * (1 - e^(-gamma)); -4 is close to O'Brien-Fleming, 1 to Pocock. */
-#define SEQ_SPENDING_GAMMA (-4.0)
-#define SEQ_SPENDING_NAME  "hwang-shih-decani(-4)"
+#define SEQ_SPENDING_GAMMA (-2.0)
+#define SEQ_SPENDING_NAME  "hwang-shih-decani(-2)"
 
 struct seq_design {
 	unsigned max_rounds;

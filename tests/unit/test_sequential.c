@@ -19,14 +19,14 @@
 			fail_msg("%s = %.17g, want %.17g", #a, a_, b_);                                      \
 	} while (0)
 
-/* Hwang-Shih-DeCani with gamma -4: alpha (1 - e^(4t)) / (1 - e^4).
- * t = 0.5: 0.05 (e^2 - 1) / (e^4 - 1) = 0.05 * 6.389056 / 53.598150 =
- * 0.0059601; t = 0 spends nothing, t = 1 all. */
+/* Hwang-Shih-DeCani with gamma -2: alpha (1 - e^(2t)) / (1 - e^2).
+ * t = 0.5: 0.05 (e - 1) / (e^2 - 1) = 0.05 / (e + 1) = 0.0134471; t = 0
+ * spends nothing, t = 1 all. */
 static void test_spent(void **state)
 {
 	(void)state;
 	assert_double_equal(seq_spent(0.05, 0), 0, 0);
-	assert_double_equal(seq_spent(0.05, 0.5), 0.05 * 6.38905609893065 / 53.5981500331442, 1e-12);
+	assert_double_equal(seq_spent(0.05, 0.5), 0.05 / (M_E + 1), 1e-12);
 	assert_double_equal(seq_spent(0.05, 1), 0.05, 0);
 	assert_true(seq_spent(0.05, 0.3) < seq_spent(0.05, 0.6));
 }
@@ -53,9 +53,9 @@ static double z_of(double level)
 
 /* max_rounds 6, one comparison: 5 against 5 can decide at 2/252 =
  * 0.0079, 4 against 4 only at 2/70 = 0.029. After 4 rounds the function
- * has spent 0.05 (e^(8/3) - 1) / (e^4 - 1) = 0.0125 < 0.029: no look.
- * The first look is after 5 rounds and spends all of 0.05 (e^(10/3) - 1)
- * / (e^4 - 1) = 0.025216 (nothing was spent before it: its level is the
+ * has spent 0.05 (e^(4/3) - 1) / (e^2 - 1) = 0.02186 < 0.029: no look.
+ * The first look is after 5 rounds and spends all of 0.05 (e^(5/3) - 1)
+ * / (e^2 - 1) = 0.03361 (nothing was spent before it: its level is the
  * spend). The last look's level makes the chance to cross at either
  * look 0.05 with corr(Z5, Z6) = sqrt(5/6). */
 static void test_design_two_looks(void **state)
@@ -68,7 +68,7 @@ static void test_design_two_looks(void **state)
 	assert_int_equal(d.looks, 2);
 	for (unsigned n = 1; n <= 4; n++)
 		assert_double_equal(d.level[n], 0, 0);
-	assert_double_equal(d.level[5], 0.05 * expm1(10.0 / 3) / expm1(4), 1e-9);
+	assert_double_equal(d.level[5], 0.05 * expm1(5.0 / 3) / expm1(2), 1e-9);
 	assert_double_equal(cross_two(z_of(d.level[5]), z_of(d.level[6]), sqrt(5.0 / 6)), 0.05, 1e-5);
 	assert_true(d.level[6] < 0.05 && d.level[6] > d.level[5]);
 	/* Read at a round without a look: the last look's level. */
@@ -76,27 +76,26 @@ static void test_design_two_looks(void **state)
 	assert_double_equal(seq_level_at(&d, 3), d.level[5], 0);
 }
 
-/* max_rounds 10: after 5 rounds 0.0059601 (test_spent) < 0.0079: no
- * look, nothing spent; after 6 rounds 0.05 (e^2.4 - 1) / (e^4 - 1) =
- * 0.0093523 with nothing spent before: the first level. Seven
- * comparisons need level / 7 >= 2/924 (6 rounds) = 0.0021645, i.e. a
- * level of 0.01515: after 6 rounds 0.0093523 cannot, so the first look is
- * after 7 rounds with all of 0.05 (e^2.8 - 1) / (e^4 - 1) = 0.014421
- * (2/3432 * 7 = 0.0041 <= it). */
+/* max_rounds 10: after 5 rounds 0.0134471 (test_spent) >= 2/252 =
+ * 0.0079: the first look, its level the spend. Seven comparisons need
+ * level / 7 >= 0.0079 after 5 rounds (0.0556: no look, nothing spent)
+ * and level / 7 >= 2/924 = 0.0021645 after 6 (a level of 0.01515): the
+ * spend by then, 0.05 (e^1.2 - 1) / (e^2 - 1) = 0.018157, can: the first
+ * look is after 6 rounds with all of it. */
 static void test_design_family_size(void **state)
 {
 	struct seq_design d;
 
 	(void)state;
 	assert_int_equal(seq_design(10, 1, 0.05, &d), 0);
+	assert_int_equal(d.first_look, 5);
+	assert_int_equal(d.looks, 6);
+	assert_double_equal(d.level[5], 0.05 / (M_E + 1), 1e-9);
+	assert_int_equal(seq_design(10, 7, 0.05, &d), 0);
 	assert_int_equal(d.first_look, 6);
 	assert_int_equal(d.looks, 5);
-	assert_double_equal(d.level[6], 0.05 * expm1(2.4) / expm1(4), 1e-9);
-	assert_int_equal(seq_design(10, 7, 0.05, &d), 0);
-	assert_int_equal(d.first_look, 7);
-	assert_int_equal(d.looks, 4);
-	assert_double_equal(d.level[6], 0, 0);
-	assert_double_equal(d.level[7], 0.05 * expm1(2.8) / expm1(4), 1e-9);
+	assert_double_equal(d.level[5], 0, 0);
+	assert_double_equal(d.level[6], 0.05 * expm1(1.2) / expm1(2), 1e-9);
 	/* One round can never decide: no look at all. */
 	assert_int_equal(seq_design(1, 1, 0.05, &d), 0);
 	assert_int_equal(d.first_look, 0);
