@@ -115,7 +115,7 @@ int seq_design(unsigned max_rounds, size_t comparisons, double alpha, struct seq
 	struct carried c = {0};
 	double spent = 0;
 
-	if (max_rounds < 1 || max_rounds > STATS_EXACT_MAX_N || comparisons < 1 || !(alpha > 0 && alpha < 1))
+	if (max_rounds < 1 || max_rounds > SEQ_MAX_ROUNDS || comparisons < 1 || !(alpha > 0 && alpha < 1))
 		return -EINVAL;
 	for (unsigned n = 1; n <= max_rounds; n++) {
 		double spend = seq_spent(alpha, (double)n / max_rounds) - spent, b, level;

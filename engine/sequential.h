@@ -27,6 +27,7 @@
 /* gamma of the Hwang-Shih-DeCani family: alpha * (1 - e^(-gamma t)) /
  * (1 - e^(-gamma)); -4 is close to O'Brien-Fleming, 1 to Pocock. */
 #define SEQ_SPENDING_GAMMA (-2.0)
+#define SEQ_MAX_ROUNDS	   100
 #define SEQ_SPENDING_NAME  "hwang-shih-decani(-2)"
 
 struct seq_design {
@@ -35,7 +36,7 @@ struct seq_design {
 	double alpha;	    /* spent in all: the family-wise level */
 	/* level[n], n = 1..max_rounds: the two-sided family-wise level of a
 	 * look after n rounds per group; 0: no look after n rounds. */
-	double level[STATS_EXACT_MAX_N + 1];
+	double level[SEQ_MAX_ROUNDS + 1];
 	unsigned first_look; /* the first n with a look; 0: none */
 	unsigned looks;
 };
@@ -44,7 +45,7 @@ struct seq_design {
 double seq_spent(double alpha, double t);
 
 /* The design of a campaign of at most max_rounds rounds per group (1..
- * STATS_EXACT_MAX_N) with `comparisons` throughput comparisons (>= 1) at
+ * SEQ_MAX_ROUNDS) with `comparisons` throughput comparisons (>= 1) at
  * family-wise level alpha. 0, -EINVAL. */
 int seq_design(unsigned max_rounds, size_t comparisons, double alpha, struct seq_design *ret);
 
