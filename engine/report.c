@@ -443,11 +443,11 @@ static int section_verdict(struct report *rp)
 			    json_object_get_int(json_object_array_get_idx(rounds, 0)),
 			    json_object_get_int(json_object_array_get_idx(rounds, looks - 1)),
 			    100 * num(st, "level"));
-		fprintf(rp->f,
-			" keep a false better, worse or no meaningful difference at most %.0f%% for "
-			"throughput and "
-			"%.0f%% for loss (%.0f%% both together)",
-			100 * num(st, "alpha"), 100 * num(st, "alpha"), 200 * num(st, "alpha"));
+		fprintf(
+		    rp->f,
+		    " keep%s a false better, worse or no meaningful difference at most %.0f%% for throughput "
+		    "and %.0f%% for loss (%.0f%% both together)",
+		    looks ? "" : "s", 100 * num(st, "alpha"), 100 * num(st, "alpha"), 200 * num(st, "alpha"));
 		if (str(st, "order"))
 			fprintf(rp->f, "; the groups ran in %s order", str(st, "order"));
 		if (get(st, "seed"))

@@ -18,9 +18,15 @@ csetup c180
 # ---- A/A, repeat auto, a 10% margin: decided by equivalence
 cfile aa-margin "$TOP/profiles/baseline.yaml" "$WORK/aa.yaml" >"$WORK/aa.yaml.campaign"
 printf 'repeat: auto\nmax_rounds: 8\nmin_effect: {throughput: 10%%, loss: 1pp}\n' >>"$WORK/aa.yaml.campaign"
-run cx campaign "$WORK/aa.yaml.campaign" --json
+# A slow round (a busy machine) can keep an interval outside the margin:
+# a campaign that ran to max_rounds (and only that) is run once more.
+for attempt in 1 2; do
+	run cx campaign "$WORK/aa.yaml.campaign" --json
+	printf '%s' "$out" >"$WORK/aa.json"
+	[ "$(cjson "$WORK/aa.json" 'print(d["stopped"])' 2>/dev/null)" = max_rounds ] || break
+	diag "attempt $attempt ran to max_rounds (a slow round?); once more"
+done
 is "$rc" 0 "A/A with a margin: exit 0"
-printf '%s' "$out" >"$WORK/aa.json"
 run cjson "$WORK/aa.json" '
 c = d["comparisons"][0]["recv"]
 s = d["statistics"]

@@ -358,7 +358,7 @@ static const char *const page_has[] = {
     "<td colspan=\"2\" class=\"long\">interaction: alone better, inside the full profile not measured</td>",
     "<tr><td class=\"grp\">IRQ map</td><td colspan=\"2\" class=\"long\">not applied: no IRQs "
     "&lt;here&gt;</td></tr>",
-    "Holm's correction over 1 comparison keep a false better, worse or no meaningful difference at most 5% "
+    "Holm's correction over 1 comparison keeps a false better, worse or no meaningful difference at most 5% "
     "for throughput and 5% for loss (10% both together).",
     /* charts: an axis from 0, loss on 0-100%, every round a dot, a round
      * that measured nothing marked not counted */
