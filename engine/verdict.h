@@ -7,11 +7,14 @@
  * family alone against the baseline, the full profile against the
  * baseline and against the full profile minus each family), their
  * statistics (base/stats.h: receive throughput as a ratio in percent,
- * loss as a shift in percentage points), Holm's correction over each
- * family of comparisons (throughput, loss), the best group and the verdict
- * line, and their JSON (schemas/campaign.schema.json: "comparisons",
- * "best", "ablation".families). Must never: name a group better, worse or
- * best when its interval does not exclude 0, count a round that was not
+ * loss as a shift in percentage points), the margin's equivalence ("no
+ * meaningful difference": the interval inside it), Holm's correction over
+ * each family of comparisons (throughput, loss) with either decision, the
+ * best group and the verdict line (a clearly slower group named worse),
+ * and their JSON (schemas/campaign.schema.json: "comparisons", "best",
+ * "ablation".families). Must never: name a group better, worse or best
+ * when its interval does not exclude 0, call a difference not meaningful
+ * when its interval reaches the margin, count a round that was not
  * counted (interrupted, warm-up, failed), or touch the host. */
 #ifndef CX5_VERDICT_H
 #define CX5_VERDICT_H
