@@ -1385,7 +1385,8 @@ static void render_statistics(struct json_object *doc)
 		out_text("order %s", jstring(st, "order"));
 	if (json_object_object_get(st, "seed"))
 		out_text(" (seed %" PRId64 ")", json_object_get_int64(json_object_object_get(st, "seed")));
-	out_text("%sa false better or worse: at most %.0f%% for throughput and %.0f%% for loss (%.0f%% both "
+	out_text("%sa false better, worse or no meaningful difference: at most %.0f%% for throughput and "
+		 "%.0f%% for loss (%.0f%% both "
 		 "together)\n",
 		 jstring(st, "order") ? "; " : "", 100 * alpha, 100 * alpha, 200 * alpha);
 }

@@ -49,7 +49,7 @@ diag "$out"
 is "$rc" 0 "A/A again, human output: exit 0"
 printf '%s\n' "$out" | grep -qE '^baseline-again vs baseline +[+-][0-9.]+% \[[0-9.-]+\.\.[0-9.-]+\] no meaningful difference \(within ±10%\) '
 ok $? "the table: the interval and the words with the margin"
-printf '%s\n' "$out" | grep -qE '^statistics  looks after rounds 5,6,7,8 \(hwang-shih-decani\(-2\) spending\), verdict at level [0-9.]+%; margin ±10% throughput, ±1 pp loss; order alternate; a false better or worse: at most 5% for throughput and 5% for loss \(10% both together\)$'
+printf '%s\n' "$out" | grep -qE '^statistics  looks after rounds 5,6,7,8 \(hwang-shih-decani\(-2\) spending\), verdict at level [0-9.]+%; margin ±10% throughput, ±1 pp loss; order alternate; a false better, worse or no meaningful difference: at most 5% for throughput and 5% for loss \(10% both together\)$'
 ok $? "the statistics line: the looks, the spending function, the margin, the order and both error rates"
 printf '%s\n' "$out" | grep -q 'confidence'
 ok $((!$?)) "no bare confidence column"
