@@ -53,7 +53,7 @@ TEST_JOBS  ?= 3
 INTEG_SLOW := $(filter $(INTEG_ALL),$(addprefix tests/integration/,85-kill-fault-loop.t \
 	112-campaign-ablate.t 87-kill-fault-campaign-peer.t 71-serve-malformed.t 78-peer-never-untracked.t \
 	111-campaign-aa.t 56-campaign.t 75-campaign-peer.t 81-ansible.t 151-fleet-ansible.t \
-	110-campaign-auto.t 120-report-browser.t 73-peer-checks.t))
+	110-campaign-auto.t 120-report-browser.t 73-peer-checks.t 181-campaign-ablate-auto.t 180-campaign-margin.t))
 INTEG      := $(INTEG_SLOW) $(filter-out $(INTEG_SLOW),$(INTEG_ALL))
 
 .PHONY: all check units run-tests asan install uninstall demo clean deps bench format format-check layering lint-tests torture stress
@@ -206,7 +206,7 @@ demo: deps
 
 # Performance benchmarks: every tests/bench/*.sh and *.py, each printing its
 # table (docs/performance.md quotes them). Each script skips itself when it cannot run.
-bench: all
+bench: all units
 	@for s in $(sort $(wildcard tests/bench/*.sh tests/bench/*.py)); do echo "== $$s"; CX5PROF=$(abspath $(BIN)) $$s || exit 1; done
 
 # The key tables of the man page and of the profile's JSON Schema, the

@@ -94,6 +94,10 @@ _cx5prof()
 		COMPREPLY=($(compgen -W "none first last best" -- "$cur"))
 		return
 		;;
+	--order)
+		COMPREPLY=($(compgen -W "alternate shuffle fixed" -- "$cur"))
+		return
+		;;
 	--report)
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -d -- "$cur"))

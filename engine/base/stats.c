@@ -215,12 +215,19 @@ int stats_ratio(const double *x, size_t nx, const double *y, size_t ny, double a
 	bool unbounded;
 	int r;
 
+	double top = 0, floor_log;
+
 	if (!lx || !ly)
 		return -ENOMEM;
 	for (size_t i = 0; i < nx; i++)
-		lx[i] = x[i] > 0 ? log(x[i]) : -INFINITY;
+		top = fmax(top, x[i]);
 	for (size_t i = 0; i < ny; i++)
-		ly[i] = y[i] > 0 ? log(y[i]) : -INFINITY;
+		top = fmax(top, y[i]);
+	floor_log = top > 0 ? log(top * STATS_RATIO_FLOOR) : 0;
+	for (size_t i = 0; i < nx; i++)
+		lx[i] = x[i] > 0 ? fmax(log(x[i]), floor_log) : floor_log;
+	for (size_t i = 0; i < ny; i++)
+		ly[i] = y[i] > 0 ? fmax(log(y[i]), floor_log) : floor_log;
 	r = stats_shift(lx, nx, ly, ny, alpha, &s);
 	if (r < 0)
 		return r;

@@ -51,11 +51,16 @@ struct stats_shift {
 int stats_shift(const double *x, size_t nx, const double *y, size_t ny, double alpha,
 		struct stats_shift *ret);
 
+/* A round that received nothing (or less than this share of the largest
+ * round of both samples) counts as this share of it: ranked below every
+ * other and tied with its like, and every ratio stays finite (over it at
+ * most +99999900%, of it at least -99.9999%), so one such round in each
+ * group does not make the interval infinite. */
+#define STATS_RATIO_FLOOR 1e-6
+
 /* The same for the ratio x/y, in percent: the shift of log(x) over log(y),
- * then 100 * (exp(d) - 1) for the estimate and both ends. A round that
- * received nothing (0 or less) has log -infinity, ranked below every
- * other and tied with its like: a ratio over it is +infinity (INFINITY,
- * never a made-up figure), one of it -100%. The p-value is the log
+ * then 100 * (exp(d) - 1) for the estimate and both ends (a round below
+ * STATS_RATIO_FLOOR of the largest counts as that). The p-value is the log
  * scale's. */
 int stats_ratio(const double *x, size_t nx, const double *y, size_t ny, double alpha,
 		struct stats_shift *ret);

@@ -9,10 +9,14 @@
 #include "campaignfile.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdarg.h>
 
 #include "base/yamltree.h"
+#include "sequential.h"
+#include "verdict.h"
 
 static int fail_at(struct profile_error *err, const char *file, const struct ynode *n, const char *fmt, ...)
     _printf_(4, 5);
@@ -29,8 +33,9 @@ static int fail_at(struct profile_error *err, const char *file, const struct yno
 	return -EINVAL;
 }
 
-static const char *const campaign_keys[] = {"version", "name",	     "groups", "ablate", "verify", "peer",
-					    "repeat",  "max_rounds", "warmup", "budget", "sweep",  NULL};
+static const char *const campaign_keys[] = {"version", "name",	     "groups",	   "ablate", "verify",
+					    "peer",    "repeat",     "max_rounds", "warmup", "budget",
+					    "sweep",   "min_effect", "order",	   "seed",   NULL};
 /* The top-level keys only a profile has: a profile passed as a campaign. */
 static const char *const profile_only_keys[] = {"description", "extends", "match",  "requires", "link",
 						"irq",	       "sysctl",  "mirror", NULL};
@@ -67,7 +72,7 @@ static int check_keys(const struct campaign *c, const struct ynode *root, struct
 			return fail_at(
 			    err, c->file, key,
 			    "unknown key %s (a campaign has version, name, groups or ablate, verify, "
-			    "peer, repeat, max_rounds, warmup, budget, sweep)",
+			    "peer, repeat, max_rounds, warmup, budget, sweep, min_effect, order, seed)",
 			    ynode_quote(key, buf, sizeof(buf)));
 	}
 	return 0;
@@ -339,6 +344,85 @@ static int load_rounds(struct campaign *c, const struct ynode *root, struct prof
 	return 0;
 }
 
+int campaign_parse_margin(const char *s, bool points, double *ret)
+{
+	const char *unit = points ? "pp" : "%";
+	char *end;
+	double v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v >= 0) || v >= (points ? 100 : 1000))
+		return -EINVAL;
+	while (*end == ' ')
+		end++;
+	if (*end && strcmp(end, unit) != 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* min_effect: {throughput: 3%, loss: 1pp} (either may be left out),
+ * order, seed. */
+static int load_design(struct campaign *c, const struct ynode *root, struct profile_error *err)
+{
+	static const struct {
+		const char *key;
+		bool points;
+		size_t offset;
+	} margins[] = {{"throughput", false, offsetof(struct campaign, min_effect_recv)},
+		       {"loss", true, offsetof(struct campaign, min_effect_loss)}};
+	const struct ynode *v = get(root, "min_effect");
+	char buf[64];
+	int r;
+
+	c->min_effect_recv = VERDICT_MIN_EFFECT_RECV;
+	c->min_effect_loss = VERDICT_MIN_EFFECT_LOSS;
+	if (v && v->kind != YNODE_MAPPING)
+		return fail_at(err, c->file, v,
+			       "min_effect: expected a mapping such as {throughput: 3%%, loss: 1pp}, got %s",
+			       ynode_describe(v, buf, sizeof(buf)));
+	for (size_t i = 0; v && i + 1 < v->n_items; i += 2) {
+		const struct ynode *k = v->items[i], *val = v->items[i + 1];
+		size_t m = 0;
+
+		while (m < ARRAY_SIZE(margins) && !streq(k->value, margins[m].key))
+			m++;
+		if (m == ARRAY_SIZE(margins))
+			return fail_at(err, c->file, k, "min_effect: unknown key %s (throughput or loss)",
+				       ynode_quote(k, buf, sizeof(buf)));
+		if (val->kind != YNODE_SCALAR ||
+		    campaign_parse_margin(val->value, margins[m].points,
+					  (double *)((char *)c + margins[m].offset)) < 0)
+			return fail_at(err, c->file, val,
+				       margins[m].points ? "min_effect.loss: expected percentage points "
+							   "below 100 such as 1pp or 0.5, got %s"
+							 : "min_effect.throughput: expected a percent below "
+							   "1000 such as 3%% or 5, got %s",
+				       ynode_describe(val, buf, sizeof(buf)));
+	}
+	v = get(root, "order");
+	if (v && (v->kind != YNODE_SCALAR || (r = seq_order_from_string(v->value)) < 0))
+		return fail_at(err, c->file, v, "order: expected alternate, shuffle or fixed, got %s",
+			       ynode_describe(v, buf, sizeof(buf)));
+	c->order = v ? r : SEQ_ORDER_ALTERNATE;
+	v = get(root, "seed");
+	if (v) {
+		uint64_t seed;
+		if (v->kind != YNODE_SCALAR || ynode_scalar_type(v) != YSCALAR_INT || !v->plain ||
+		    safe_atou64(v->value, &seed) < 0)
+			return fail_at(err, c->file, v, "seed: expected a whole number, got %s",
+				       ynode_describe(v, buf, sizeof(buf)));
+		if (c->order != SEQ_ORDER_SHUFFLE)
+			return fail_at(err, c->file, v, "seed: only with \"order: shuffle\"");
+		c->seed = seed;
+		c->seed_set = true;
+	}
+	return 0;
+}
+
 static int load_tree(struct campaign *c, const struct ynode *root, struct profile_error *err)
 {
 	const struct ynode *v;
@@ -385,6 +469,8 @@ static int load_tree(struct campaign *c, const struct ynode *root, struct profil
 			return r;
 	}
 	r = load_rounds(c, root, err);
+	if (r >= 0)
+		r = load_design(c, root, err);
 	if (r < 0)
 		return r;
 	c->verify = get(root, "verify");
@@ -491,6 +577,8 @@ int campaign_new_ablation(const char *profile, struct campaign **ret, struct pro
 		return -ENOMEM;
 	c->repeat_auto = true;
 	c->repeat = CAMPAIGN_MAX_ROUNDS;
+	c->min_effect_recv = VERDICT_MIN_EFFECT_RECV;
+	c->min_effect_loss = VERDICT_MIN_EFFECT_LOSS;
 	r = campaign_set_ablate(c, profile, err);
 	if (r < 0)
 		return r;

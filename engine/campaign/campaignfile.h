@@ -49,6 +49,14 @@ struct campaign {
 	unsigned warmup;   /* rounds run first and not counted */
 	unsigned budget_s; /* stop before a round would end after it; 0: none */
 	unsigned duration; /* every round's verify.duration (--duration); 0: the groups' own */
+	/* min_effect: the margins below which a difference does not matter
+	 * (verdict.h); VERDICT_MIN_EFFECT_* unless the file says. */
+	double min_effect_recv; /* percent */
+	double min_effect_loss; /* percentage points */
+	int order;		/* enum seq_order (sequential.h) */
+	uint64_t seed;		/* order: shuffle: its seed (0: drawn at the start and recorded) */
+	bool seed_set;
+	const char *keep_sweep; /* --keep best=VALUE: the sweep value it chooses among, or NULL */
 	/* ablate: the profile the groups are derived from (resolved), NULL
 	 * when the file names its groups. */
 	char *ablate;
@@ -78,6 +86,10 @@ int campaign_new_ablation(const char *profile, struct campaign **ret, struct pro
  * over a campaign file: the file's verify, peer, repeat and sweep stay).
  * Same error contract as campaign_load(). */
 int campaign_set_ablate(struct campaign *c, const char *profile, struct profile_error *err);
+
+/* "3%", "3" (percent, points false) or "1pp", "0.5" (percentage points):
+ * a min_effect margin, 0 .. below 1000% or 100 pp. 0, -EINVAL. */
+int campaign_parse_margin(const char *s, bool points, double *ret);
 
 /* "90", "90s", "15m", "2h" -> seconds (1 .. CAMPAIGN_MAX_BUDGET_S):
  * --budget and `budget:`. -EINVAL otherwise. */

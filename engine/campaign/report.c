@@ -335,7 +335,7 @@ static int section_header(struct report *rp)
 static void comparisons_table(FILE *f, struct json_object *cmps)
 {
 	fputs("<table>\n<tr><th>comparison</th><th>receive throughput</th><th>loss</th>"
-	      "<th class=\"num\">confidence</th></tr>\n",
+	      "<th class=\"num\">interval levels (throughput, loss)</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < json_object_array_length(cmps); i++) {
 		struct json_object *c = json_object_array_get_idx(cmps, i), *recv = get(c, "recv");
@@ -344,7 +344,8 @@ static void comparisons_table(FILE *f, struct json_object *cmps)
 				    *lt = verdict_doc_measure_text(get(c, "loss"));
 		char conf[32];
 
-		snprintf(conf, sizeof(conf), "%.1f%%", 100 * num(recv, "confidence"));
+		snprintf(conf, sizeof(conf), "%.1f%%, %.1f%%", 100 * num(recv, "confidence"),
+			 100 * num(get(c, "loss"), "confidence"));
 		fputs("<tr>", f);
 		cell_text(f, "grp", name);
 		cell_text(f, NULL, rt);
@@ -415,16 +416,44 @@ static int section_verdict(struct report *rp)
 		comparisons_table(rp->f, cmps);
 	if (get(rp->doc, "ablation"))
 		attribution_table(rp->f, get(rp->doc, "ablation"), cmps);
-	if (st)
+	if (st) {
+		struct json_object *me = get(st, "min_effect"), *rounds = get(st, "look_rounds");
+		size_t looks = rounds ? json_object_array_length(rounds) : 0;
+
 		fprintf(
 		    rp->f,
 		    "<p class=\"note\">Each change is the Hodges-Lehmann estimate over the counted rounds "
 		    "(receive throughput as a ratio in %%, loss in percentage points) with its Mann-Whitney "
-		    "interval; better or worse only when the interval excludes 0; Holm's correction over %d "
-		    "comparison%s keeps the family-wise error at %.0f%%%s.</p>\n",
-		    json_object_get_int(get(st, "comparisons")),
-		    json_object_get_int(get(st, "comparisons")) == 1 ? "" : "s", 100 * num(st, "alpha"),
-		    json_object_get_int(get(st, "looks")) > 1 ? ", split over repeat auto's looks" : "");
+		    "interval at the level shown; better or worse only when the interval excludes 0");
+		if (me)
+			fprintf(
+			    rp->f,
+			    ", no meaningful difference when it lies inside the margin (±%g%% throughput, "
+			    "±%g pp loss)",
+			    num(me, "throughput_percent"), num(me, "loss_points"));
+		fprintf(rp->f, ". Holm's correction over %d comparison%s",
+			json_object_get_int(get(st, "comparisons")),
+			json_object_get_int(get(st, "comparisons")) == 1 ? "" : "s");
+		if (looks)
+			fprintf(
+			    rp->f,
+			    " and %s alpha spending over the looks after rounds %d to %d (this verdict at "
+			    "level %.2f%%)",
+			    strna(str(st, "spending")),
+			    json_object_get_int(json_object_array_get_idx(rounds, 0)),
+			    json_object_get_int(json_object_array_get_idx(rounds, looks - 1)),
+			    100 * num(st, "level"));
+		fprintf(
+		    rp->f,
+		    " keep%s a false better, worse or no meaningful difference at most %.0f%% for throughput "
+		    "and %.0f%% for loss (%.0f%% both together)",
+		    looks ? "" : "s", 100 * num(st, "alpha"), 100 * num(st, "alpha"), 200 * num(st, "alpha"));
+		if (str(st, "order"))
+			fprintf(rp->f, "; the groups ran in %s order", str(st, "order"));
+		if (get(st, "seed"))
+			fprintf(rp->f, " (seed %" PRId64 ")", json_object_get_int64(get(st, "seed")));
+		fputs(".</p>\n", rp->f);
+	}
 	return 0;
 }
 
@@ -628,14 +657,18 @@ static void results_row(struct report *rp, size_t i, int columns, bool peer)
 		fputs("<td class=\"num\">-</td>", f);
 	else
 		fprintf(f, "<td class=\"num\">%.2f</td>", loss);
-	fputs("<td class=\"num\">", f);
-	if (isnan(ch))
-		fputs("-", f);
-	else /* no "-0.0%" */
-		fprintf(f, "%+.1f%%", fabs(ch) < 0.05 ? 0 : ch);
-	if (prev && !isnan(loss) && !isnan(num(prev, "median_loss_percent")))
-		fprintf(f, "<br>loss %+.2f pp", loss - num(prev, "median_loss_percent"));
-	fputs("</td>", f);
+	/* A campaign's comparisons carry their intervals (the verdict's
+	 * table): a bare ratio of medians beside them would read as one. */
+	if (rp->single) {
+		fputs("<td class=\"num\">", f);
+		if (isnan(ch))
+			fputs("-", f);
+		else /* no "-0.0%" */
+			fprintf(f, "%+.1f%%", fabs(ch) < 0.05 ? 0 : ch);
+		if (prev && !isnan(loss) && !isnan(num(prev, "median_loss_percent")))
+			fprintf(f, "<br>loss %+.2f pp", loss - num(prev, "median_loss_percent"));
+		fputs("</td>", f);
+	}
 	cell_text(f, NULL, str(g, "irq_spread"));
 	cell_text(f, "long", drops ? drops : "n/a");
 	if (peer)
@@ -646,20 +679,24 @@ static void results_row(struct report *rp, size_t i, int columns, bool peer)
 static int section_results(struct report *rp)
 {
 	bool peer = has_peer_state(rp);
-	int columns = (rp->single ? 6 : 7) + peer;
+	int columns = 6 + peer;
 
 	fprintf(rp->f,
 		"<h2>Results</h2>\n<table>\n<tr><th>group</th>%s<th class=\"num\">%s</th>"
-		"<th class=\"num\">%s</th><th class=\"num\">vs previous</th>"
+		"<th class=\"num\">%s</th>%s"
 		"<th>irq spread</th><th>drop counters that rose</th>%s</tr>\n",
 		rp->single ? "" : "<th class=\"num\">rounds</th>",
 		rp->single ? "receive Mbps" : "median receive Mbps (min-max)",
-		rp->single ? "loss %" : "median loss %", peer ? "<th>peer (serve)</th>" : "");
+		rp->single ? "loss %" : "median loss %",
+		rp->single ? "<th class=\"num\">vs previous</th>" : "", peer ? "<th>peer (serve)</th>" : "");
 	for (size_t i = 0; i < n_groups(rp); i++)
 		results_row(rp, i, columns, peer);
-	fputs("</table>\n<p class=\"note\">vs previous: against the previous measured group (with the same "
-	      "sweep value), receive throughput in %, loss in percentage points (pp).</p>\n",
-	      rp->f);
+	fputs("</table>\n", rp->f);
+	if (rp->single)
+		fputs("<p class=\"note\">vs previous: against the previous run, receive throughput in %, "
+		      "loss in "
+		      "percentage points (pp).</p>\n",
+		      rp->f);
 	return 0;
 }
 

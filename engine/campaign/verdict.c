@@ -115,21 +115,80 @@ struct family_walk {
 	int r;
 };
 
+/* The samples of a comparison: receive throughput or loss. */
+static void samples(const struct verdict_input *in, const struct verdict_pair *p, bool loss, const double **x,
+		    const double **y)
+{
+	*x = loss ? in->groups[p->group].loss : in->groups[p->group].recv;
+	*y = loss ? in->groups[p->against].loss : in->groups[p->against].recv;
+}
+
+static int shift(const double *x, size_t nx, const double *y, size_t ny, bool loss, double level,
+		 struct stats_shift *ret)
+{
+	return loss ? stats_shift(x, nx, y, ny, level, ret) : stats_ratio(x, nx, y, ny, level, ret);
+}
+
 static int measure(const struct verdict_input *in, const struct verdict_pair *p, bool loss, double level,
 		   struct verdict_measure *ret)
 {
 	const struct verdict_group *g = &in->groups[p->group], *a = &in->groups[p->against];
-	struct verdict_measure m = {.level = level};
+	struct verdict_measure m = {.level = level, .margin = loss ? in->margin_loss : in->margin_recv};
+	const double *x, *y;
 	int r;
 
-	r = loss ? stats_shift(g->loss, g->n, a->loss, a->n, level, &m.s)
-		 : stats_ratio(g->recv, g->n, a->recv, a->n, level, &m.s);
+	samples(in, p, loss, &x, &y);
+	r = shift(x, g->n, y, a->n, loss, level, &m.s);
 	if (r < 0)
 		return r;
 	m.sign = stats_shift_sign(&m.s);
+	/* Equivalence: the same interval inside the margin (each of the two
+	 * one-sided tests at level / 2, so the look's level covers it). It
+	 * wins over a difference too small to matter. */
+	m.equivalent = m.margin > 0 && m.s.low > -m.margin && m.s.high < m.margin;
+	if (m.equivalent)
+		m.sign = 0;
 	if (stats_shift_unbounded(&m.s))
 		m.min_rounds = stats_min_rounds(level);
 	*ret = m;
+	return 0;
+}
+
+/* One-sided p-value of "the shift of x over y is below 0" (below: true)
+ * or above it, from the two-sided one. */
+static double one_sided(const struct stats_shift *s, bool below)
+{
+	return (s->estimate < 0) == below ? s->p_value / 2 : 1 - s->p_value / 2;
+}
+
+/* The p-value of equivalence within margin M (two-sided, as the interval
+ * is): twice the larger of the one-sided p-values of "at least +M" and
+ * "at most -M". Orders Holm's walk only. 1 without a margin. */
+static int equivalence_p(const struct verdict_input *in, const struct verdict_pair *p, bool loss, double *ret)
+{
+	const struct verdict_group *g = &in->groups[p->group], *a = &in->groups[p->against];
+	double margin = loss ? in->margin_loss : in->margin_recv, worst = 0;
+	_cleanup_free_ double *moved = calloc(g->n ? g->n : 1, sizeof(*moved));
+	const double *x, *y;
+	struct stats_shift s;
+	int r;
+
+	if (!moved)
+		return -ENOMEM;
+	if (margin <= 0 || margin >= 100) {
+		*ret = 1;
+		return 0;
+	}
+	samples(in, p, loss, &x, &y);
+	for (int side = -1; side <= 1; side += 2) {
+		for (size_t i = 0; i < g->n; i++)
+			moved[i] = loss ? x[i] - side * margin : x[i] / (1 + side * margin / 100);
+		r = shift(moved, g->n, y, a->n, loss, VERDICT_ALPHA, &s);
+		if (r < 0)
+			return r;
+		worst = fmax(worst, one_sided(&s, side > 0));
+	}
+	*ret = fmin(1, 2 * worst);
 	return 0;
 }
 
@@ -141,11 +200,19 @@ static bool decide(size_t i, double level, void *userdata)
 
 	if (r < 0)
 		w->r = r;
-	return r >= 0 && m->sign != 0;
+	return r >= 0 && (m->sign != 0 || m->equivalent);
 }
 
 /* Holm over one family (throughput or loss): every comparison first at
- * the family's level for its p-value, then at the level of its step. */
+ * the family's level for its p-values, then at the level of its step. A
+ * step decides a comparison either way: a difference (the interval
+ * excludes 0) or no meaningful difference (it lies inside the margin).
+ * Whatever the true shift, only one of the two can be wrong for it (0:
+ * only a difference; at or beyond the margin: only equivalence), each at
+ * most at the step's level, so Holm's argument holds for the family: the
+ * first wrong decision of a walk is made at a level of at most alpha /
+ * (the comparisons that could be wrong). The walk goes in order of the
+ * smaller of the two p-values. */
 static int family_compute(const struct verdict_input *in, struct verdict *v, bool loss)
 {
 	_cleanup_free_ double *p = calloc(v->n_cmp ? v->n_cmp : 1, sizeof(*p));
@@ -157,10 +224,13 @@ static int family_compute(const struct verdict_input *in, struct verdict *v, boo
 		return -ENOMEM;
 	for (size_t i = 0; i < v->n_cmp; i++) {
 		struct verdict_measure m;
+		double eq;
 		r = measure(in, &v->cmp[i].pair, loss, in->alpha, &m);
+		if (r >= 0)
+			r = equivalence_p(in, &v->cmp[i].pair, loss, &eq);
 		if (r < 0)
 			return r;
-		p[i] = m.s.p_value;
+		p[i] = fmin(m.s.p_value, eq);
 	}
 	r = stats_holm(p, v->n_cmp, in->alpha, decide, &w, level);
 	return r < 0 ? r : w.r;
@@ -290,7 +360,7 @@ int verdict_compute(const struct verdict_input *in, struct verdict *ret)
 	}
 	v.decided = v.n_cmp > 0;
 	for (size_t i = 0; i < v.n_cmp; i++)
-		v.decided &= v.cmp[i].recv.sign != 0;
+		v.decided &= v.cmp[i].recv.sign != 0 || v.cmp[i].recv.equivalent;
 	/* A group not skipped and still without a counted round has no
 	 * comparison yet: nothing about it is decided. */
 	for (size_t g = 0; g < in->n_groups; g++)
@@ -330,8 +400,11 @@ char *verdict_measure_text(const struct verdict_measure *m, bool points)
 	char est[32], lo[32], hi[32];
 
 	figure(est, sizeof(est), m->s.estimate, true, points);
+	if (stats_shift_unbounded(&m->s) && m->min_rounds)
+		return strprintf("%s%s [needs %u rounds]", est, points ? " pp" : "%", m->min_rounds);
 	if (stats_shift_unbounded(&m->s))
-		return strprintf("%s%s [?]", est, points ? " pp" : "%");
+		return strprintf("%s%s [needs more than %u rounds]", est, points ? " pp" : "%",
+				 STATS_EXACT_MAX_N);
 	figure(lo, sizeof(lo), m->s.low, false, points);
 	figure(hi, sizeof(hi), m->s.high, false, points);
 	return strprintf("%s%s [%s..%s]", est, points ? " pp" : "%", lo, hi);
@@ -339,9 +412,18 @@ char *verdict_measure_text(const struct verdict_measure *m, bool points)
 
 const char *verdict_measure_word(const struct verdict_measure *m, bool loss)
 {
+	if (m->equivalent)
+		return "no meaningful difference";
 	if (m->sign == 0)
 		return "no clear difference";
 	return (m->sign > 0) != loss ? "better" : "worse";
+}
+
+char *verdict_measure_words(const struct verdict_measure *m, bool loss)
+{
+	if (!m->equivalent)
+		return strdup(verdict_measure_word(m, loss));
+	return strprintf("no meaningful difference (within ±%g%s)", m->margin, loss ? " pp" : "%");
 }
 
 static const char *gname(const struct verdict_input *in, size_t g)
@@ -352,10 +434,11 @@ static const char *gname(const struct verdict_input *in, size_t g)
 /* "loss -2.10 pp [-3.00..-1.20] (lower)" */
 static char *loss_text(const struct verdict_comparison *c)
 {
-	_cleanup_free_ char *t = verdict_measure_text(&c->loss, true);
+	_cleanup_free_ char *t = verdict_measure_text(&c->loss, true),
+			    *w = verdict_measure_words(&c->loss, true);
 
 	return strprintf("loss %s (%s)", strna(t),
-			 c->loss.sign == 0  ? "no clear difference"
+			 c->loss.sign == 0  ? strna(w)
 			 : c->loss.sign > 0 ? "higher"
 					    : "lower");
 }
@@ -406,6 +489,10 @@ static char *family_effect(const struct verdict_input *in, const struct verdict 
 	}
 	if (!alone && !inside)
 		return strprintf("%s: not measured", fam->label);
+	if (alone && alone->recv.equivalent && (!inside || inside->recv.equivalent)) {
+		_cleanup_free_ char *w = verdict_measure_words(&alone->recv, false);
+		return strprintf("%s: %s", fam->label, strna(w));
+	}
 	return strprintf("%s: no clear difference", fam->label);
 }
 
@@ -438,10 +525,50 @@ static char *rivals_text(const struct verdict_input *in, const struct verdict *v
 	return out ? strprintf("not clearly faster than %s", out) : NULL;
 }
 
+/* "small-mtu -45% [-50..-40]": the groups of sweep s clearly slower than
+ * the baseline, or NULL when none is. */
+static char *worse_text(const struct verdict_input *in, const struct verdict *v, size_t s)
+{
+	int base = baseline_row(in, s);
+	char *out = NULL;
+
+	for (size_t i = 0; base >= 0 && i < v->n_cmp; i++) {
+		const struct verdict_comparison *c = &v->cmp[i];
+		_cleanup_free_ char *m = NULL, *t = NULL;
+
+		if (c->pair.against != (size_t)base || c->pair.group % in->n_sweeps != s || c->recv.sign >= 0)
+			continue;
+		m = verdict_measure_text(&c->recv, false);
+		t = strprintf("%s %s", gname(in, c->pair.group), strna(m));
+		if (!append(&out, ", ", t)) {
+			free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+/* Every comparison of sweep s with its baseline lies inside the margin. */
+static bool all_equivalent(const struct verdict_input *in, const struct verdict *v, size_t s)
+{
+	int base = baseline_row(in, s);
+	size_t n = 0;
+
+	for (size_t i = 0; base >= 0 && i < v->n_cmp; i++) {
+		const struct verdict_comparison *c = &v->cmp[i];
+		if (c->pair.against != (size_t)base || c->pair.group % in->n_sweeps != s)
+			continue;
+		if (!c->recv.equivalent)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
 static char *sweep_line(const struct verdict_input *in, const struct verdict *v, size_t s)
 {
 	_cleanup_free_ char *line = NULL, *skipped = NULL, *failed = NULL, *families = NULL, *rivals = NULL,
-			    *unmeasured = NULL;
+			    *unmeasured = NULL, *worse = NULL;
 	int base = baseline_row(in, s), best = v->best[s], bc = v->best_cmp[s];
 	size_t measured = 0, last = 0;
 
@@ -478,16 +605,19 @@ static char *sweep_line(const struct verdict_input *in, const struct verdict *v,
 		    strprintf("%s%s%s%s %s receive throughput over %s, %s", b->name,
 			      b->description ? " (" : "", b->description ? b->description : "",
 			      b->description ? ")" : "", strna(gain), gname(in, (size_t)base), strna(loss));
+	} else if ((worse = worse_text(in, v, s))) {
+		line = strprintf("no group was clearly faster than %s; worse: %s", gname(in, (size_t)base),
+				 worse);
+	} else if (bc >= 0 && all_equivalent(in, v, s)) {
+		_cleanup_free_ char *w = verdict_measure_words(&v->cmp[bc].recv, false);
+		line = strprintf("%s: every group's receive throughput against %s lies inside the margin",
+				 strna(w), gname(in, (size_t)base));
 	} else if (bc >= 0) {
 		const struct verdict_comparison *c = &v->cmp[bc];
 		_cleanup_free_ char *gain = verdict_measure_text(&c->recv, false);
-		_cleanup_free_ char *more =
-		    c->recv.min_rounds
-			? strprintf("; more rounds needed: at least %u per group", c->recv.min_rounds)
-			: strdup("");
 		line = strprintf(
-		    "no clear difference: no group was clearly faster than %s (highest median: %s %s%s)",
-		    gname(in, (size_t)base), gname(in, c->pair.group), strna(gain), strna(more));
+		    "no clear difference: no group was clearly faster than %s (highest median: %s %s)",
+		    gname(in, (size_t)base), gname(in, c->pair.group), strna(gain));
 	} else
 		line = strprintf("no clear difference: no group was clearly faster than %s",
 				 gname(in, (size_t)base));
@@ -541,7 +671,7 @@ static struct json_object *num_or_null(double v)
 static struct json_object *measure_json(const struct verdict_measure *m, bool loss)
 {
 	struct json_object *o = json_object_new_object();
-	_cleanup_free_ char *text = verdict_measure_text(m, loss);
+	_cleanup_free_ char *text = verdict_measure_text(m, loss), *words = verdict_measure_words(m, loss);
 
 	json_object_object_add(o, "unit", json_object_new_string(loss ? "points" : "percent"));
 	json_object_object_add(o, "change", num_or_null(m->s.estimate));
@@ -551,6 +681,8 @@ static struct json_object *measure_json(const struct verdict_measure *m, bool lo
 	json_object_object_add(o, "p_value", json_object_new_double(m->s.p_value));
 	json_object_object_add(o, "exact", json_object_new_boolean(m->s.exact));
 	json_object_object_add(o, "verdict", json_object_new_string(verdict_measure_word(m, loss)));
+	json_object_object_add(o, "margin", m->margin > 0 ? json_object_new_double(m->margin) : NULL);
+	json_object_object_add(o, "words", words ? json_object_new_string(words) : NULL);
 	json_object_object_add(o, "text", text ? json_object_new_string(text) : NULL);
 	json_object_object_add(o, "min_rounds",
 			       m->min_rounds ? json_object_new_int((int)m->min_rounds) : NULL);
@@ -765,14 +897,18 @@ char *verdict_doc_measure_text(struct json_object *m)
 	const char *u = points ? " pp" : "%";
 	double ch = doc_num(m, "change"), lo = doc_num(m, "low"), hi = doc_num(m, "high");
 	int digits = points ? 2 : fabs(ch) < 10 ? 1 : 0;
-	const char *text = doc_str(m, "text");
+	const char *text = doc_str(m, "text"), *words = doc_str(m, "words");
 
+	if (!words)
+		words = doc_str(m, "verdict");
 	if (text) /* the verdict's own figures (verdict_measure_text) */
-		return strprintf("%s %s", text, strna(doc_str(m, "verdict")));
+		return strprintf("%s %s", text, strna(words));
+	if ((isnan(lo) || isnan(hi)) && doc_num(m, "min_rounds") > 0)
+		return strprintf("%+.*f%s [needs %.0f rounds] %s", digits, ch, u, doc_num(m, "min_rounds"),
+				 strna(words));
 	if (isnan(lo) || isnan(hi))
-		return strprintf("%+.*f%s [?] %s", digits, ch, u, strna(doc_str(m, "verdict")));
-	return strprintf("%+.*f%s [%.*f..%.*f] %s", digits, ch, u, digits, lo, digits, hi,
-			 strna(doc_str(m, "verdict")));
+		return strprintf("%+.*f%s [needs more rounds] %s", digits, ch, u, strna(words));
+	return strprintf("%+.*f%s [%.*f..%.*f] %s", digits, ch, u, digits, lo, digits, hi, strna(words));
 }
 
 char *verdict_doc_comparison_name(struct json_object *c)

@@ -7,11 +7,14 @@
  * family alone against the baseline, the full profile against the
  * baseline and against the full profile minus each family), their
  * statistics (base/stats.h: receive throughput as a ratio in percent,
- * loss as a shift in percentage points), Holm's correction over each
- * family of comparisons (throughput, loss), the best group and the verdict
- * line, and their JSON (schemas/campaign.schema.json: "comparisons",
- * "best", "ablation".families). Must never: name a group better, worse or
- * best when its interval does not exclude 0, count a round that was not
+ * loss as a shift in percentage points), the margin's equivalence ("no
+ * meaningful difference": the interval inside it), Holm's correction over
+ * each family of comparisons (throughput, loss) with either decision, the
+ * best group and the verdict line (a clearly slower group named worse),
+ * and their JSON (schemas/campaign.schema.json: "comparisons", "best",
+ * "ablation".families). Must never: name a group better, worse or best
+ * when its interval does not exclude 0, call a difference not meaningful
+ * when its interval reaches the margin, count a round that was not
  * counted (interrupted, warm-up, failed), or touch the host. */
 #ifndef CX5_VERDICT_H
 #define CX5_VERDICT_H
@@ -22,8 +25,15 @@
 #include "base/util.h"
 
 /* The family-wise error rate of one campaign's throughput comparisons
- * (and, separately, of its loss comparisons). */
+ * and, separately, of its loss comparisons: a false word somewhere in
+ * both together is at most twice it. */
 #define VERDICT_ALPHA 0.05
+
+/* The margins a difference must exceed to matter (min_effect), unless the
+ * campaign file or the command line says otherwise: a quiet 25G host
+ * measures throughput within a few percent round to round. */
+#define VERDICT_MIN_EFFECT_RECV 5.0 /* percent */
+#define VERDICT_MIN_EFFECT_LOSS 1.0 /* percentage points */
 
 enum verdict_role {
 	ROLE_GROUP,    /* a group of a campaign file (the first is the baseline) */
@@ -65,9 +75,15 @@ struct verdict_input {
 	size_t n_sweeps;		    /* >= 1 */
 	const struct verdict_family *families;
 	size_t n_families; /* 0: not an ablation */
-	/* The family-wise level of this look: VERDICT_ALPHA, or its share
-	 * when `repeat: auto` looks several times (VERDICT_ALPHA / looks). */
+	/* The family-wise level of this look: VERDICT_ALPHA, or what the
+	 * spending function gives this look when `repeat: auto` looks
+	 * several times (sequential.h). */
 	double alpha;
+	/* The margins (min_effect): throughput in percent, loss in
+	 * percentage points; a comparison whose interval lies inside
+	 * (-margin, +margin) is decided "no meaningful difference". 0: no
+	 * margin (only a difference decides). */
+	double margin_recv, margin_loss;
 	/* The pairs to compare instead of the campaign's own (compare
 	 * --campaign: a group of one campaign against the same group of the
 	 * other, both in groups); NULL: derived from the roles. */
@@ -94,7 +110,9 @@ struct verdict_pair {
 struct verdict_measure {
 	struct stats_shift s; /* receive: percent; loss: percentage points */
 	double level;	      /* the level it was tested at (1 - confidence) */
-	int sign;	      /* 1: higher, -1: lower, 0: no clear difference */
+	int sign;	      /* 1: higher, -1: lower, 0: no clear or no meaningful difference */
+	bool equivalent;      /* the interval lies inside (-margin, +margin): no meaningful difference */
+	double margin;	      /* the margin it was held against; 0: none */
 	unsigned min_rounds;  /* unbounded interval: rounds per group that could decide; 0 */
 };
 
@@ -106,8 +124,9 @@ struct verdict_comparison {
 struct verdict {
 	struct verdict_comparison *cmp;
 	size_t n_cmp;
-	bool decided; /* every throughput comparison excludes 0 (and there is one), and
-		       * every group not skipped has counted rounds */
+	bool decided; /* every throughput comparison is better, worse or no meaningful
+		       * difference (and there is one), and every group not
+		       * skipped has counted rounds */
 	/* Per sweep value: the group the verdict names (-1: none) and its
 	 * comparison with the baseline (-1). */
 	int *best, *best_cmp;
@@ -131,11 +150,17 @@ int verdict_rounds_needed(const struct verdict_input *in, size_t *ret_n, unsigne
 int verdict_compute(const struct verdict_input *in, struct verdict *ret);
 void verdict_done(struct verdict *v);
 
-/* "+73% [61..85]", "-12.5% [-20.1..-4.2]", "+3% [?]": a figure with its
- * interval (unit "%" or " pp"). Caller frees; NULL: out of memory. */
+/* "+73% [61..85]", "-12.5% [-20.1..-4.2]", "+3% [needs 6 rounds]": a
+ * figure with its interval at the level it was computed, or how many
+ * rounds per group an interval at that level needs (unit "%" or " pp").
+ * Caller frees; NULL: out of memory. */
 char *verdict_measure_text(const struct verdict_measure *m, bool points);
-/* "better", "worse", "no clear difference"; for loss, lower is better. */
+/* "better", "worse", "no meaningful difference", "no clear difference";
+ * for loss, lower is better. */
 const char *verdict_measure_word(const struct verdict_measure *m, bool loss);
+/* The word with its margin: "no meaningful difference (within ±5%)", else
+ * the word. Caller frees. */
+char *verdict_measure_words(const struct verdict_measure *m, bool loss);
 
 /* The one-line verdict (per sweep value, joined with "; "). Caller frees. */
 char *verdict_line(const struct verdict_input *in, const struct verdict *v);

@@ -35,6 +35,7 @@
 #include "store/runs.h"
 #include "verb_txn.h"
 #include "verbs.h"
+#include "campaign/sequential.h"
 #include "campaign/verdict.h"
 #include "verify.h"
 
@@ -48,6 +49,10 @@ enum {
 	OPT_REPEAT,
 	OPT_BUDGET,
 	OPT_SSH_COMMANDS,
+	OPT_MIN_EFFECT,
+	OPT_MIN_EFFECT_LOSS,
+	OPT_ORDER,
+	OPT_SEED,
 };
 
 enum keep { KEEP_NONE, KEEP_FIRST, KEEP_LAST, KEEP_BEST };
@@ -57,7 +62,8 @@ const struct cli_option campaign_options[] = {
     {"report", CLI_ARG_REQUIRED, OPT_REPORT, "DIR",
      "write report.html, campaign.json and one export bundle per run into DIR (created; must be empty)"},
     {"keep", CLI_ARG_REQUIRED, OPT_KEEP, "WHICH",
-     "none (default): the host ends as it began; first, last or best: that group stays applied"},
+     "none (default): the host ends as it began; first, last, best or best=VALUE (a sweep: among that "
+     "value's groups): that group stays applied"},
     {"peer", CLI_ARG_REQUIRED, OPT_PEER, "ADDR",
      "benchmark against ADDR instead of verify.peer (every group)"},
     {"ablate", CLI_ARG_REQUIRED, OPT_ABLATE, "PROFILE",
@@ -68,6 +74,13 @@ const struct cli_option campaign_options[] = {
      "rounds per group; auto: until every comparison is decided or max_rounds"},
     {"budget", CLI_ARG_REQUIRED, OPT_BUDGET, "DURATION",
      "start no round that would end after DURATION (90s, 15m, 2h) from the start"},
+    {"min-effect", CLI_ARG_REQUIRED, OPT_MIN_EFFECT, "PCT",
+     "throughput margin: an interval inside +-PCT% is no meaningful difference (min_effect.throughput)"},
+    {"min-effect-loss", CLI_ARG_REQUIRED, OPT_MIN_EFFECT_LOSS, "PP",
+     "loss margin in percentage points (min_effect.loss)"},
+    {"order", CLI_ARG_REQUIRED, OPT_ORDER, "alternate|shuffle|fixed",
+     "the order of the groups in each repetition (default alternate: reversed every other one)"},
+    {"seed", CLI_ARG_REQUIRED, OPT_SEED, "N", "order shuffle: the seed (default: drawn and recorded)"},
     {"check", CLI_ARG_NONE, OPT_CHECK, NULL,
      "check the file and plan every group against this host; change nothing (exit 5: a group would be "
      "skipped)"},
@@ -81,10 +94,15 @@ struct campaign_args {
 	const char *report;
 	const char *ablate;
 	enum keep keep;
+	const char *keep_value; /* --keep best=VALUE: the sweep value it is chosen among */
 	bool check;
-	unsigned duration; /* 0: the file's */
-	int repeat;	   /* 0: the file's; -1: auto */
-	unsigned budget_s; /* 0: the file's */
+	unsigned duration;		    /* 0: the file's */
+	int repeat;			    /* 0: the file's; -1: auto */
+	unsigned budget_s;		    /* 0: the file's */
+	double min_effect, min_effect_loss; /* -1: the file's */
+	int order;			    /* -1: the file's */
+	uint64_t seed;
+	bool seed_set;
 };
 
 static int handle_option(int id, const char *arg, void *userdata)
@@ -143,7 +161,40 @@ static int handle_option(int id, const char *arg, void *userdata)
 	case OPT_SSH_COMMANDS:
 		peerssh_allow_commands(true);
 		return 0;
+	case OPT_MIN_EFFECT:
+	case OPT_MIN_EFFECT_LOSS:
+		if (campaign_parse_margin(arg, id == OPT_MIN_EFFECT_LOSS,
+					  id == OPT_MIN_EFFECT_LOSS ? &a->min_effect_loss : &a->min_effect) <
+		    0) {
+			log_error(
+			    id == OPT_MIN_EFFECT_LOSS
+				? "campaign: --min-effect-loss takes percentage points below 100 (1, 0.5pp), "
+				  "not '%s'"
+				: "campaign: --min-effect takes a percent below 1000 (5, 3%%), not '%s'",
+			    arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case OPT_ORDER:
+		a->order = seq_order_from_string(arg);
+		if (a->order < 0) {
+			log_error("campaign: --order takes alternate, shuffle or fixed, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case OPT_SEED:
+		if (safe_atou64(arg, &a->seed) < 0) {
+			log_error("campaign: --seed takes a whole number, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		a->seed_set = true;
+		return 0;
 	case OPT_KEEP:
+		if (strncmp(arg, "best=", 5) == 0 && arg[5]) {
+			a->keep = KEEP_BEST;
+			a->keep_value = arg + 5;
+			return 0;
+		}
 		for (int i = 0; keep_names[i]; i++)
 			if (streq(arg, keep_names[i])) {
 				a->keep = (enum keep)i;
@@ -159,10 +210,6 @@ static int handle_option(int id, const char *arg, void *userdata)
  * the estimate: a real port takes a second or two to come back after an
  * MTU change. */
 #define ROUND_OVERHEAD_S 2
-/* repeat: auto looks at the rounds after every repetition from this many
- * on (or at max_rounds, when it is smaller); alpha is split evenly over
- * the looks, so looking often never raises the false-difference rate. */
-#define AUTO_FIRST_LOOK 5
 
 /* One group with one sweep value: a row of the table. */
 struct cell {
@@ -217,8 +264,10 @@ struct run_ctx {
 	double round_seconds; /* wall time of the rounds run so far */
 	size_t rounds_run;    /* warm-up included */
 	size_t rounds_planned;
-	unsigned repetitions; /* repetitions (partly) run */
-	unsigned looks;	      /* how many times repeat: auto looks (1: fixed) */
+	unsigned repetitions;	  /* repetitions (partly) run */
+	unsigned looks;		  /* how many times repeat: auto may look (1: fixed) */
+	struct seq_design design; /* repeat: auto: its looks and their levels */
+	double level;		  /* the level of the last look (the verdict's) */
 	unsigned estimate_s;
 	enum stop_reason stopped;
 	/* The statistics of the counted rounds (stats_compute). */
@@ -721,10 +770,18 @@ static void cells_free(struct run_ctx *x)
 	strv_free(x->not_restored);
 }
 
-/* The level of each look: repeat: auto splits alpha over its looks. */
-static double look_alpha(const struct run_ctx *x)
+/* The level the verdict is read at: a fixed repeat at VERDICT_ALPHA;
+ * repeat: auto at its last look so far (sequential.h), n the most
+ * counted rounds of a group. */
+static double verdict_level(const struct run_ctx *x)
 {
-	return VERDICT_ALPHA / (x->looks ? x->looks : 1);
+	unsigned n = 0;
+
+	if (!x->c->repeat_auto || !x->design.looks)
+		return VERDICT_ALPHA;
+	for (size_t i = 0; i < x->n_cells; i++)
+		n = x->cells[i].n > n ? (unsigned)x->cells[i].n : n;
+	return seq_level_at(&x->design, n);
 }
 
 /* The comparisons of the counted rounds so far, at the level alpha. */
@@ -770,7 +827,10 @@ static int stats_compute(struct run_ctx *x, double alpha)
 	    .families = x->vfamilies,
 	    .n_families = c->ablation.n_families,
 	    .alpha = alpha,
+	    .margin_recv = c->min_effect_recv,
+	    .margin_loss = c->min_effect_loss,
 	};
+	x->level = alpha;
 	return verdict_compute(&x->vin, &x->v);
 }
 
@@ -846,24 +906,28 @@ static int run_warmup(struct run_ctx *x)
 }
 
 /* The rounds, interleaved: every group (and sweep value) once per
- * repetition. repeat: auto looks after each repetition from
- * AUTO_FIRST_LOOK on and stops once every comparison is decided. Stops at
- * a caught signal, a closed output, the budget, or a failure the host
- * must not carry on from. */
+ * repetition, in the campaign's order (alternate: reversed every other
+ * repetition). repeat: auto looks after each repetition the design has a
+ * look for (sequential.h) and stops once every throughput comparison is
+ * decided. Stops at a caught signal, a closed output, the budget, or a
+ * failure the host must not carry on from. */
 static int run_rounds(struct run_ctx *x)
 {
 	const struct campaign *c = x->c;
-	unsigned first_look = c->repeat < AUTO_FIRST_LOOK ? c->repeat : AUTO_FIRST_LOOK;
+	_cleanup_free_ size_t *order = calloc(x->n_cells ? x->n_cells : 1, sizeof(*order));
 	int code, r;
 
+	if (!order)
+		return log_error("out of memory"), EXIT_ERROR;
 	apply_signals_install();
 	x->started_usec = history_now_usec();
 	code = run_warmup(x);
 	if (code != EXIT_OK || x->stopped == STOP_BUDGET)
 		return code;
 	for (unsigned rep = 1; rep <= c->repeat; rep++) {
-		for (size_t i = 0; i < x->n_cells; i++) {
-			struct cell *cl = &x->cells[i];
+		seq_order(c->order, c->seed, rep, x->n_cells, order);
+		for (size_t k = 0; k < x->n_cells; k++) {
+			struct cell *cl = &x->cells[order[k]];
 			if (cl->skipped)
 				continue;
 			if (stop_requested(x))
@@ -879,9 +943,9 @@ static int run_rounds(struct run_ctx *x)
 			if (stop_requested(x))
 				return EXIT_ROLLED_BACK;
 		}
-		if (!c->repeat_auto || rep < first_look)
+		if (!c->repeat_auto || rep > SEQ_MAX_ROUNDS || x->design.level[rep] <= 0)
 			continue;
-		r = stats_compute(x, look_alpha(x));
+		r = stats_compute(x, x->design.level[rep]);
 		if (r < 0)
 			return log_error_errno(r, "campaign: statistics: %m"), EXIT_ERROR;
 		if (x->v.decided) {
@@ -911,8 +975,16 @@ static void estimate(struct run_ctx *x)
 		seconds = c->budget_s;
 	x->rounds_planned = rounds;
 	x->estimate_s = (unsigned)ceil(seconds);
-	x->looks =
-	    c->repeat_auto ? c->repeat - (c->repeat < AUTO_FIRST_LOOK ? c->repeat : AUTO_FIRST_LOOK) + 1 : 1;
+	x->looks = 1;
+	x->design = (struct seq_design){0};
+	if (c->repeat_auto && stats_compute(x, VERDICT_ALPHA) >= 0) {
+		unsigned need;
+		size_t m;
+
+		if (verdict_rounds_needed(&x->vin, &m, &need) >= 0 &&
+		    seq_design(c->repeat, m ? m : 1, VERDICT_ALPHA, &x->design) >= 0)
+			x->looks = x->design.looks;
+	}
 }
 
 /* ---- the document ---- */
@@ -1054,6 +1126,9 @@ static int keep_cell(const struct run_ctx *x, enum keep k)
 
 		if (cl->skipped || cl->n == 0)
 			continue;
+		if (k == KEEP_BEST && x->c->keep_sweep &&
+		    !streq(x->c->keep_sweep, strempty(campaign_sweep_value(x->c, cl->sweep))))
+			continue;
 		for (size_t s = 0; s < sweeps(x->c); s++)
 			winner |= x->v.best && x->v.best[s] == (int)i;
 		if (k == KEEP_FIRST && found < 0)
@@ -1070,13 +1145,27 @@ static int keep_cell(const struct run_ctx *x, enum keep k)
 
 static struct json_object *statistics_json(const struct run_ctx *x)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_object_new_object(), *rounds = json_object_new_array(),
+			   *margin = json_object_new_object();
 
+	for (unsigned n = 1; x->c->repeat_auto && n <= x->design.max_rounds; n++)
+		if (x->design.level[n] > 0)
+			json_object_array_add(rounds, json_object_new_int((int)n));
+	json_object_object_add(margin, "throughput_percent", json_object_new_double(x->c->min_effect_recv));
+	json_object_object_add(margin, "loss_points", json_object_new_double(x->c->min_effect_loss));
 	json_object_object_add(o, "method", json_object_new_string("hodges-lehmann"));
 	json_object_object_add(o, "interval", json_object_new_string("mann-whitney"));
 	json_object_object_add(o, "correction", json_object_new_string("holm"));
 	json_object_object_add(o, "alpha", json_object_new_double(VERDICT_ALPHA));
+	json_object_object_add(o, "alpha_both", json_object_new_double(2 * VERDICT_ALPHA));
+	json_object_object_add(o, "spending",
+			       x->c->repeat_auto ? json_object_new_string(SEQ_SPENDING_NAME) : NULL);
 	json_object_object_add(o, "looks", json_object_new_int((int)x->looks));
+	json_object_object_add(o, "look_rounds", rounds);
+	json_object_object_add(o, "level", json_object_new_double(x->level > 0 ? x->level : VERDICT_ALPHA));
+	json_object_object_add(o, "min_effect", margin);
+	json_object_object_add(o, "order", json_object_new_string(seq_order_to_string(x->c->order)));
+	json_object_object_add(o, "seed", x->c->seed_set ? json_object_new_int64((int64_t)x->c->seed) : NULL);
 	json_object_object_add(o, "comparisons", json_object_new_int((int)x->v.n_cmp));
 	return o;
 }
@@ -1259,18 +1348,57 @@ static void render_comparisons(struct json_object *doc)
 
 	if (n == 0)
 		return;
-	out_text("%-32s %-32s %-34s %s\n", "comparison", "receive throughput", "loss", "confidence");
+	out_text("%-32s %-44s %-44s %s\n", "comparison", "receive throughput", "loss",
+		 "interval levels (throughput, loss)");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *c = json_object_array_get_idx(cmps, i),
-				   *recv = json_object_object_get(c, "recv");
+				   *recv = json_object_object_get(c, "recv"),
+				   *loss = json_object_object_get(c, "loss");
 		_cleanup_free_ char *name = verdict_doc_comparison_name(c);
-		char rc[64], lc[64];
+		char rc[96], lc[96];
 
 		measure_cell(recv, rc, sizeof(rc));
-		measure_cell(json_object_object_get(c, "loss"), lc, sizeof(lc));
-		out_text("%-32s %-32s %-34s %.1f%%\n", strna(name), rc, lc,
-			 100 * jdouble(recv, "confidence"));
+		measure_cell(loss, lc, sizeof(lc));
+		out_text("%-32s %-44s %-44s %.1f%%, %.1f%%\n", strna(name), rc, lc,
+			 100 * jdouble(recv, "confidence"), 100 * jdouble(loss, "confidence"));
 	}
+}
+
+/* "statistics  looks after rounds 5-10 (hwang-shih-decani(-2)), verdict
+ * at level 1.7%; margin ±5% throughput, ±1 pp loss; order alternate;
+ * false better/worse at most 5% for throughput and 5% for loss (10%
+ * both together)". */
+static void render_statistics(struct json_object *doc)
+{
+	struct json_object *st = json_object_object_get(doc, "statistics"), *rounds, *me;
+	_cleanup_free_ char *looks = NULL;
+	double alpha = jdouble(st, "alpha");
+
+	if (!st)
+		return;
+	rounds = json_object_object_get(st, "look_rounds");
+	me = json_object_object_get(st, "min_effect");
+	for (size_t i = 0; rounds && i < json_object_array_length(rounds); i++) {
+		char *t = strprintf("%s%s%d", looks ? looks : "", looks ? "," : "",
+				    json_object_get_int(json_object_array_get_idx(rounds, i)));
+		free(looks);
+		looks = t;
+	}
+	out_text("statistics  ");
+	if (looks)
+		out_text("looks after rounds %s (%s spending), verdict at level %.2f%%; ", looks,
+			 strna(jstring(st, "spending")), 100 * jdouble(st, "level"));
+	if (me)
+		out_text("margin ±%g%% throughput, ±%g pp loss; ", jdouble(me, "throughput_percent"),
+			 jdouble(me, "loss_points"));
+	if (jstring(st, "order"))
+		out_text("order %s", jstring(st, "order"));
+	if (json_object_object_get(st, "seed"))
+		out_text(" (seed %" PRId64 ")", json_object_get_int64(json_object_object_get(st, "seed")));
+	out_text("%sa false better, worse or no meaningful difference: at most %.0f%% for throughput and "
+		 "%.0f%% for loss (%.0f%% both "
+		 "together)\n",
+		 jstring(st, "order") ? "; " : "", 100 * alpha, 100 * alpha, 200 * alpha);
 }
 
 /* The attribution of an ablation: each family alone and inside the full
@@ -1386,14 +1514,13 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		 jstring(doc, "status"), reps, reps == 1 ? "" : "s", most,
 		 json_object_get_int64(json_object_object_get(doc, "runs")),
 		 json_object_get_int64(json_object_object_get(doc, "runs")) == 1 ? "" : "s");
-	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s %-11s  %s\n", "group",
-		 has_sweep ? "value    " : "", "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread",
-		 "drops", "vs previous", "limited by");
+	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s  %s\n", "group", has_sweep ? "value    " : "",
+		 "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread", "drops", "limited by");
 	for (size_t i = 0; i < json_object_array_length(groups); i++) {
 		struct json_object *g = json_object_array_get_idx(groups, i), *d;
-		double med = jdouble(g, "median_recv_mbps"), ch = jdouble(g, "change_percent");
-		char range[48] = "-", drops[32] = "n/a", change[16] = "", value[16] = "", mbps[24] = "-",
-		     loss[24] = "-", line[320], limited[64];
+		double med = jdouble(g, "median_recv_mbps");
+		char range[48] = "-", drops[32] = "n/a", value[16] = "", mbps[24] = "-", loss[24] = "-",
+		     line[320], limited[64];
 		size_t n = 0;
 
 		if (has_sweep)
@@ -1420,12 +1547,10 @@ static void render_table(struct json_object *doc, const char *report_dir)
 			}
 			snprintf(drops, sizeof(drops), sum ? "+%" PRIu64 : "none", sum);
 		}
-		if (!isnan(ch))
-			snprintf(change, sizeof(change), "%+.0f%%", ch);
 		limited_by_cell(g, limited, sizeof(limited));
-		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s %-11s  %s",
+		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s  %s",
 			 jstring(g, "group"), value, n, mbps, range, loss, jstring(g, "irq_spread"), drops,
-			 change, limited);
+			 limited);
 		for (size_t e = strlen(line); e > 0 && line[e - 1] == ' ';)
 			line[--e] = '\0';
 		out_text("%s\n", line);
@@ -1435,6 +1560,7 @@ static void render_table(struct json_object *doc, const char *report_dir)
 	render_peer_line(groups);
 	render_comparisons(doc);
 	render_families(doc);
+	render_statistics(doc);
 	out_text("verdict     %s\n", strna(jstring(doc, "verdict")));
 	render_time(doc);
 	not_restored = json_object_object_get(doc, "not_restored");
@@ -1488,6 +1614,28 @@ static void warn_undecidable(struct run_ctx *x)
 			 "correction need%s at least %u rounds per group: use repeat: auto (with max_rounds) "
 			 "or repeat: %u",
 			 c->repeat, n, n == 1 ? "" : "s", n == 1 ? "s" : "", need, need);
+}
+
+/* "margin      ±5% throughput, ±1 pp loss; looks after rounds 5-10;
+ * order alternate": the design, before the first round. */
+static void render_design(const struct run_ctx *x)
+{
+	const struct campaign *c = x->c;
+	unsigned first = x->design.first_look, last = 0;
+
+	for (unsigned n = 1; n <= x->design.max_rounds; n++)
+		if (x->design.level[n] > 0)
+			last = n;
+	out_double(OUT_ANY, "min_effect_percent", "margin      ±%g%% throughput", c->min_effect_recv);
+	out_double(OUT_ANY, "min_effect_loss_points", ", ±%g pp loss", c->min_effect_loss);
+	if (c->repeat_auto && first)
+		out_text("; looks after rounds %u-%u (%s spending)", first, last, SEQ_SPENDING_NAME);
+	else if (c->repeat_auto)
+		out_text("; no look can decide within %u rounds per group", c->repeat);
+	out_string(OUT_ANY, "order", "; order %s", seq_order_to_string(c->order));
+	if (c->seed_set)
+		out_uint(OUT_ANY, "seed", " (seed %" PRIu64 ")", c->seed);
+	out_text("\n");
 }
 
 /* "estimate    12 rounds: about 40 s": before the first round. */
@@ -1552,6 +1700,7 @@ static void render_check_plan(const struct run_ctx *x, const struct group_check 
 		 c->n_groups * sweeps(c) * c->repeat);
 	out_uint(OUT_ANY, "warmup", c->warmup ? "warmup      %" PRIu64 " rounds, not counted\n" : NULL,
 		 c->warmup);
+	render_design(x);
 	render_estimate(x);
 	out_string(OUT_ANY, "ablate", c->ablate ? "ablate      %s:" : NULL, c->ablate);
 	out_open_array("families");
@@ -1773,6 +1922,49 @@ static int campaign_from_args(char **args, const struct campaign_args *a, struct
 	}
 	if (a->budget_s)
 		c->budget_s = a->budget_s;
+	if (a->keep == KEEP_BEST && (a->keep_value || c->n_sweep > 1)) {
+		_cleanup_free_ char *values = NULL;
+		bool known = false;
+
+		for (size_t s = 0; s < c->n_sweep; s++) {
+			char *t = strprintf("%s%s%s", values ? values : "", values ? ", " : "",
+					    campaign_sweep_value(c, s));
+			free(values);
+			values = t;
+			known |= a->keep_value && streq(a->keep_value, campaign_sweep_value(c, s));
+		}
+		if (!a->keep_value) {
+			log_error("campaign: --keep best: %s sweeps %s over %s: the medians of different "
+				  "benchmark settings do not compare; say which value: --keep best=VALUE",
+				  c->file, c->sweep_key, strna(values));
+			return EXIT_USAGE;
+		}
+		if (!known) {
+			log_error("campaign: --keep best=%s: %s is not a value of %s's sweep of %s (%s)",
+				  a->keep_value, a->keep_value, c->file,
+				  c->n_sweep ? c->sweep_key : "anything", values ? values : "no sweep");
+			return EXIT_USAGE;
+		}
+		c->keep_sweep = a->keep_value;
+	}
+	if (a->min_effect >= 0)
+		c->min_effect_recv = a->min_effect;
+	if (a->min_effect_loss >= 0)
+		c->min_effect_loss = a->min_effect_loss;
+	if (a->order >= 0)
+		c->order = a->order;
+	if (a->seed_set && c->order != SEQ_ORDER_SHUFFLE) {
+		log_error("campaign: --seed: only with order shuffle (--order shuffle)");
+		return EXIT_USAGE;
+	}
+	if (a->seed_set) {
+		c->seed = a->seed;
+		c->seed_set = true;
+	}
+	if (c->order == SEQ_ORDER_SHUFFLE && !c->seed_set) {
+		c->seed = (uint64_t)history_now_usec() ^ ((uint64_t)getpid() << 32);
+		c->seed_set = true;
+	}
 	*ret = TAKE_PTR(c);
 	return EXIT_OK;
 }
@@ -1782,7 +1974,7 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	_cleanup_strv_free_ char **args = NULL;
 	_cleanup_campaign_ struct campaign *c = NULL;
 	_cleanup_history_ struct history *h = NULL;
-	struct campaign_args a = {0};
+	struct campaign_args a = {.min_effect = -1, .min_effect_loss = -1, .order = -1};
 	struct run_ctx x = {.cli = cli};
 	struct json_object *doc;
 	enum campaign_status status;
@@ -1850,7 +2042,7 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 			x.output_closed = true;
 	}
 	code = run_rounds(&x);
-	r = stats_compute(&x, look_alpha(&x));
+	r = stats_compute(&x, verdict_level(&x));
 	if (r < 0) {
 		log_error_errno(r, "campaign: statistics: %m");
 		if (code == EXIT_OK)
@@ -2022,11 +2214,11 @@ static void render_campaign_compare(struct json_object *o, const struct loaded_c
 	for (size_t i = 0; i < json_object_array_length(cmps); i++) {
 		struct json_object *c = json_object_array_get_idx(cmps, i),
 				   *recv = json_object_object_get(c, "recv");
-		char name[96], rc[64], lc[64], before[32], after[32];
+		char name[96], rc[96], lc[96], before[32], after[32];
 
 		if (i == 0)
-			out_text("%-24s %-14s %-14s %-32s %-34s %s\n", "group", "before Mbps", "after Mbps",
-				 "receive throughput", "loss", "confidence");
+			out_text("%-24s %-14s %-14s %-44s %-44s %s\n", "group", "before Mbps", "after Mbps",
+				 "receive throughput", "loss", "interval levels (throughput, loss)");
 		snprintf(name, sizeof(name), "%s%s%s", jstring(c, "group"),
 			 jstring(c, "sweep_value") ? " " : "", strempty(jstring(c, "sweep_value")));
 		for (size_t k = 0; k < 2; k++) {
@@ -2042,8 +2234,9 @@ static void render_campaign_compare(struct json_object *o, const struct loaded_c
 		}
 		measure_cell(recv, rc, sizeof(rc));
 		measure_cell(json_object_object_get(c, "loss"), lc, sizeof(lc));
-		out_text("%-24s %-14s %-14s %-32s %-34s %.1f%%\n", name, before, after, rc, lc,
-			 100 * jdouble(recv, "confidence"));
+		out_text("%-24s %-14s %-14s %-44s %-44s %.1f%%, %.1f%%\n", name, before, after, rc, lc,
+			 100 * jdouble(recv, "confidence"),
+			 100 * jdouble(json_object_object_get(c, "loss"), "confidence"));
 	}
 	for (size_t k = 0; k < 2; k++) {
 		struct json_object *only = json_object_object_get(o, k ? "only_after" : "only_before");
@@ -2096,10 +2289,17 @@ int compare_campaigns(struct cli *cli, char **args)
 				break;
 			}
 	if (code == EXIT_OK) {
+		/* The later campaign's margins (its min_effect), else the defaults. */
+		struct json_object *me =
+		    json_object_object_get(json_object_object_get(l[1].doc, "statistics"), "min_effect");
+		double mr = jdouble(me, "throughput_percent"), ml = jdouble(me, "loss_points");
+
 		in = (struct verdict_input){.groups = groups,
 					    .n_groups = l[0].n + l[1].n,
 					    .n_sweeps = 1,
 					    .alpha = VERDICT_ALPHA,
+					    .margin_recv = isnan(mr) ? VERDICT_MIN_EFFECT_RECV : mr,
+					    .margin_loss = isnan(ml) ? VERDICT_MIN_EFFECT_LOSS : ml,
 					    .pairs = pairs,
 					    .n_pairs = n_pairs};
 		r = verdict_compute(&in, &v);

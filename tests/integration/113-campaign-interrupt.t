@@ -17,7 +17,9 @@
 csetup c113
 
 cfile lab-int "$TOP/profiles/baseline.yaml" "$TOP/profiles/mtu-jumbo.yaml" >"$WORK/int.yaml"
-echo "repeat: 3" >>"$WORK/int.yaml"
+# the file's order in every repetition (order: fixed), so that the third
+# round is the baseline's second
+printf 'repeat: 3\norder: fixed\n' >>"$WORK/int.yaml"
 
 # ---- SIGINT to the process group, in the third round (baseline, 2nd time)
 mkfifo "$WORK/int.fifo" "$WORK/term.fifo"

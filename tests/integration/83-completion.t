@@ -42,7 +42,7 @@ is "$(comp "$CX5PROF" validate profiles/a)" "profiles/a.yaml" "validate: a profi
 is "$(comp "$CX5PROF" campaign profiles/a)" "profiles/a.yaml" "campaign: a campaign file"
 is "$(comp "$CX5PROF" campaign x.yaml --keep "")" "best first last none" "campaign --keep: its values"
 is "$(comp "$CX5PROF" campaign --k)" "--keep" "campaign --k: --keep"
-is "$(comp "$CX5PROF" campaign --)" "--ablate --allow-ssh-commands --budget --check --db --duration --help --json --keep --peer --repeat --report --sysroot --verbose" "campaign --: its options"
+is "$(comp "$CX5PROF" campaign --)" "--ablate --allow-ssh-commands --budget --check --db --duration --help --json --keep --min-effect --min-effect-loss --order --peer --repeat --report --seed --sysroot --verbose" "campaign --: its options"
 is "$(comp "$CX5PROF" campaign --repeat "")" "auto" "campaign --repeat: auto (or a number)"
 is "$(comp "$CX5PROF" campaign --ablate profiles/a)" "profiles/a.yaml" "campaign --ablate: a profile"
 is "$(comp "$CX5PROF" rollback --)" "--abandon --allow-ssh-commands --db --force --help --json --reason --sysroot --verbose" "rollback --: --abandon and --reason too"

@@ -271,29 +271,43 @@ static void test_ratio(void **state)
 	assert_double_equal(s.low, 100 * (200.0 / 110 - 1), 1e-9);
 	assert_double_equal(s.high, 120, 1e-9);
 	assert_int_equal(stats_shift_sign(&s), 1);
-	/* A group that received nothing: -100%, decided (its three rounds
-	 * tie: the p-value is the normal one, sd = sqrt(9/12 * (7 - 24/30)) =
-	 * 2.1564, p = erfc((9 - 4.5 - 0.5)/2.1564/sqrt2) = 0.0636). */
+	/* A group that received nothing: its rounds count as a millionth of
+	 * the largest round (110 * 1e-6), so every ratio is finite: the
+	 * median 110e-6/105 is -99.9999%, decided (its three rounds tie: the
+	 * p-value is the normal one, sd = sqrt(9/12 * (7 - 24/30)) = 2.1564,
+	 * p = erfc((9 - 4.5 - 0.5)/2.1564/sqrt2) = 0.0636); at 90% (k = 1)
+	 * [110e-6/110, 110e-6/100]. */
 	assert_int_equal(stats_ratio(zero, 3, y, 3, 0.10, &s), 0);
-	expect_shift(&s, false, -100, 0.063602569620753641, -100, -100, -1);
-	/* Over a group that received nothing the ratio is infinite, not a
-	 * figure made up from a floor (1e-3 Mbps gave +10999900%). */
+	expect_shift(&s, false, 100 * (110e-6 / 105 - 1), 0.063602569620753641, 100 * (110e-6 / 110 - 1),
+		     100 * (110e-6 / 100 - 1), -1);
+	/* Over a group that received nothing the ratio is large and finite
+	 * (105 / 110e-6: +95454445%), never infinite. */
 	assert_int_equal(stats_ratio(y, 3, zero, 3, 0.10, &s), 0);
-	assert_true(s.estimate == INFINITY && s.low == INFINITY && s.high == INFINITY);
+	assert_double_equal(s.estimate, 100 * (105 / 110e-6 - 1), 1e-3);
+	assert_true(isfinite(s.low) && isfinite(s.high));
 	assert_false(stats_shift_unbounded(&s));
 	assert_int_equal(stats_shift_sign(&s), 1);
 	/* One round of nothing among x = {0, 200, 210}: its three ratios are
-	 * -100% (log -inf), below the six others 200/110 .. 210/100; the
-	 * median, the 5th of 9, is 200/105 (+90.5%); at 90% [D(1), D(9)] =
-	 * [-100%, 210/100 = +110%]: no clear difference. Two groups of
+	 * the lowest (210e-6 over y), below the six others 200/110 .. 210/100;
+	 * the median, the 5th of 9, is 200/105 (+90.5%); at 90% [D(1), D(9)]
+	 * = [210e-6/110, 210/100 = +110%]: no clear difference. Two groups of
 	 * nothing tie: p = 1. */
 	assert_int_equal(stats_ratio((const double[]){0, 200, 210}, 3, y, 3, 0.10, &s), 0);
 	assert_double_equal(s.estimate, 100 * (200.0 / 105 - 1), 1e-9);
-	assert_double_equal(s.low, -100, 1e-12);
+	assert_double_equal(s.low, 100 * (210e-6 / 110 - 1), 1e-9);
 	assert_double_equal(s.high, 110, 1e-9);
 	assert_int_equal(stats_shift_sign(&s), 0);
 	assert_int_equal(stats_ratio(zero, 3, zero, 3, 0.10, &s), 0);
 	expect_shift(&s, false, 0, 1, 0, 0, 0);
+	/* One round of nothing in each group of five (the lab's failure): the
+	 * ties of the two zero rounds and the floor keep the interval
+	 * finite at 95% (k = 3 of 25), where log(0) made it infinite both
+	 * ways and the verdict asked for "at least 4 rounds" after 5. */
+	assert_int_equal(stats_ratio((const double[]){0, 200, 202, 204, 206}, 5,
+				     (const double[]){0, 100, 101, 102, 103}, 5, 0.05, &s),
+			 0);
+	assert_false(stats_shift_unbounded(&s));
+	assert_true(isfinite(s.low) && isfinite(s.high));
 	/* Too few rounds: unbounded both ways, whatever the scale. */
 	assert_int_equal(stats_ratio(y, 3, zero, 3, 0.05, &s), 0);
 	assert_true(stats_shift_unbounded(&s));

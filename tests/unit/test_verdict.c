@@ -12,6 +12,13 @@
 
 #include "campaign/verdict.h"
 
+#define assert_double_equal(a, b, eps)                                                                       \
+	do {                                                                                                 \
+		double a_ = (a), b_ = (b);                                                                   \
+		if (!(fabs(a_ - b_) <= (eps)))                                                               \
+			fail_msg("%s = %.17g, want %.17g", #a, a_, b_);                                      \
+	} while (0)
+
 /* Five rounds each, no ties: complete separation of 5 against 5 has
  * p = 2/252 = 0.0079 (test_stats.c), below 0.05/3 = 0.0167 (Holm's first
  * step over three comparisons) and below 0.05/2 and 0.05. */
@@ -150,7 +157,7 @@ static void test_too_few_rounds(void **state)
 	line = verdict_line(&in, &v);
 	assert_string_equal(line,
 			    "no clear difference: no group was clearly faster than baseline (highest median: "
-			    "jumbo +100% [?]; more rounds needed: at least 4 per group)");
+			    "jumbo +100% [needs 4 rounds])");
 	free(line);
 	verdict_done(&v);
 }
@@ -386,7 +393,11 @@ static void test_measure_text(void **state)
 	free(t);
 	m.s = (struct stats_shift){.estimate = 0.125, .low = -INFINITY, .high = INFINITY};
 	t = verdict_measure_text(&m, true);
-	assert_string_equal(t, "+0.12 pp [?]");
+	assert_string_equal(t, "+0.12 pp [needs more than 20 rounds]");
+	free(t);
+	m.min_rounds = 6;
+	t = verdict_measure_text(&m, true);
+	assert_string_equal(t, "+0.12 pp [needs 6 rounds]");
 	free(t);
 	m.sign = -1;
 	assert_string_equal(verdict_measure_word(&m, false), "worse");
@@ -469,6 +480,81 @@ static void test_rounds_needed(void **state)
 	assert_int_equal(rounds, 4);
 }
 
+/* Equivalence: same_recv over base_recv, 5 against 5 at 95% (k = 3):
+ * the third smallest of the 25 ratios is 101.5/104 (-2.4%; 100.5/104 and
+ * 100.5/103 are below it), the third largest 104.5/101 (+3.47%; 104.5/100
+ * and 103.5/100 above it). Inside a margin of 5%: no meaningful
+ * difference, decided; a margin of 3% does not hold +3.47%: no clear
+ * difference, undecided. */
+static void test_equivalence(void **state)
+{
+	struct verdict_group g[] = {group("baseline", base_recv, loss_a, 5),
+				    group("irq", same_recv, loss_a, 5)};
+	struct verdict_input in = {.groups = g,
+				   .n_groups = 2,
+				   .n_sweeps = 1,
+				   .alpha = VERDICT_ALPHA,
+				   .margin_recv = 5,
+				   .margin_loss = 1};
+	struct verdict v;
+	char *line, *w;
+
+	(void)state;
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	assert_double_equal(v.cmp[0].recv.s.low, 100 * (101.5 / 104 - 1), 1e-9);
+	assert_double_equal(v.cmp[0].recv.s.high, 100 * (104.5 / 101 - 1), 1e-9);
+	assert_true(v.cmp[0].recv.equivalent);
+	assert_int_equal(v.cmp[0].recv.sign, 0);
+	assert_true(v.decided);
+	assert_int_equal(v.best[0], -1);
+	w = verdict_measure_words(&v.cmp[0].recv, false);
+	assert_string_equal(w, "no meaningful difference (within ±5%)");
+	free(w);
+	/* loss: the same rounds, a shift of 0 with [-0.2..+0.2] inside 1 pp */
+	assert_true(v.cmp[0].loss.equivalent);
+	line = verdict_line(&in, &v);
+	assert_string_equal(line, "no meaningful difference (within ±5%): every group's receive throughput "
+				  "against baseline lies inside the margin");
+	free(line);
+	verdict_done(&v);
+
+	in.margin_recv = 3;
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	assert_false(v.cmp[0].recv.equivalent);
+	assert_false(v.decided);
+	assert_string_equal(verdict_measure_word(&v.cmp[0].recv, false), "no clear difference");
+	verdict_done(&v);
+
+	/* A clear difference smaller than the margin does not matter: jumbo
+	 * is +100%, decided better at a margin of 5%, and no meaningful
+	 * difference only under a margin above its upper end. */
+	g[1] = group("jumbo", jumbo_recv, loss_a, 5);
+	in.margin_recv = 150;
+	assert_int_equal(verdict_compute(&in, &v), 0);
+	assert_true(v.cmp[0].recv.equivalent);
+	assert_int_equal(v.cmp[0].recv.sign, 0);
+	verdict_done(&v);
+}
+
+/* A clearly slower group is named worse in the verdict (it used to read
+ * "no clear difference: no group was clearly faster"). base_recv over
+ * jumbo_recv at 95% (k = 3): the third smallest ratio is 101/208 (100/208
+ * and 100/206 below it), the third largest 104/202 (104/200 and 103/200
+ * above it): [-51.4%, -48.5%], decided worse. */
+static void test_worse_named(void **state)
+{
+	struct verdict_group g[] = {group("baseline", jumbo_recv, loss_a, 5),
+				    group("small-mtu", base_recv, loss_a, 5)};
+	int best;
+	char *line = line_of(g, 2, &best);
+
+	(void)state;
+	assert_int_equal(best, -1);
+	assert_non_null(strstr(line, "no group was clearly faster than baseline; worse: small-mtu -50% ["));
+	assert_null(strstr(line, "no clear difference"));
+	free(line);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -484,6 +570,8 @@ int main(void)
 	    cmocka_unit_test(test_measure_text),
 	    cmocka_unit_test(test_measure_text_near_zero),
 	    cmocka_unit_test(test_rounds_needed),
+	    cmocka_unit_test(test_equivalence),
+	    cmocka_unit_test(test_worse_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
