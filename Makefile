@@ -33,6 +33,9 @@ FUZZ_SECONDS ?= 20
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR   ?= $(PREFIX)/lib/udev/rules.d
 BASHCOMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+# firewalld reads /usr/lib/firewalld/services and /etc/firewalld/services
+# only: under /usr/local the services are there to copy (docs/fleet.md).
+FIREWALLDDIR   ?= $(PREFIX)/lib/firewalld/services
 DOCDIR         ?= $(PREFIX)/share/doc/cx5prof
 
 # engine/ and its layers (docs/ARCHITECTURE.md; `make layering` checks them).
@@ -189,6 +192,8 @@ install: $(BIN)
 	install -m 0644 contrib/systemd/cx5prof-reapply.service $(DESTDIR)$(SYSTEMDUNITDIR)/
 	install -m 0644 contrib/udev/90-cx5prof.rules $(DESTDIR)$(UDEVRULESDIR)/
 	install -m 0644 contrib/completion/cx5prof.bash $(DESTDIR)$(BASHCOMPDIR)/cx5prof
+	install -d $(DESTDIR)$(FIREWALLDDIR)
+	install -m 0644 contrib/firewalld/cx5prof-serve.xml contrib/firewalld/cx5prof-netserver.xml $(DESTDIR)$(FIREWALLDDIR)/
 	install -d $(DESTDIR)$(DOCDIR)/docs
 	install -m 0644 README.md CHANGELOG.md $(DESTDIR)$(DOCDIR)/
 	install -m 0644 docs/*.md docs/*.png $(DESTDIR)$(DOCDIR)/docs/
@@ -197,7 +202,8 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/sbin/cx5prof $(DESTDIR)$(PREFIX)/share/man/man8/cx5prof.8
 	rm -rf $(DESTDIR)$(PREFIX)/share/cx5prof $(DESTDIR)$(DOCDIR)
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/cx5prof-apply@.service $(DESTDIR)$(SYSTEMDUNITDIR)/cx5prof-reapply.service \
-		$(DESTDIR)$(UDEVRULESDIR)/90-cx5prof.rules $(DESTDIR)$(BASHCOMPDIR)/cx5prof
+		$(DESTDIR)$(UDEVRULESDIR)/90-cx5prof.rules $(DESTDIR)$(BASHCOMPDIR)/cx5prof \
+		$(DESTDIR)$(FIREWALLDDIR)/cx5prof-serve.xml $(DESTDIR)$(FIREWALLDDIR)/cx5prof-netserver.xml
 
 # The main job, end to end, on the built-in lab (two namespaces, veth).
 demo: deps
