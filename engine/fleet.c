@@ -174,7 +174,7 @@ int fleet_host_row(const char *dir, struct json_object **ret, char **ret_why)
 
 char *fleet_verdict(struct json_object *rows)
 {
-	static const char *const order[] = {"pass", "fail", "drift", "error", "not run"};
+	static const char *const order[] = {"pass", "recorded", "fail", "drift", "error", "not run"};
 	char *out = NULL;
 	size_t n = json_object_array_length(rows);
 

@@ -853,7 +853,7 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	else if (r->bench_r < 0)
 		verdict = strprintf("error: %s", strna(r->result.error));
 	else if (streq(verify_result_word(r), "recorded"))
-		verdict = strdup("recorded (no thresholds set)");
+		verdict = strdup("recorded: no thresholds set");
 	else
 		verdict = strprintf("%s", verify_result_word(r));
 	if (!verdict)

@@ -5,8 +5,8 @@
 # ledger has both hosts' counters): the report ends `result      recorded
 # (no thresholds set), limited by STAGE`, the stage being the ledger's
 # limited_by; exit 0; JSON result "recorded" with limited_by, valid
-# against schemas/verify.schema.json; the history's verdict says the
-# same. A profile with thresholds still passes (the word is not lost).
+# against schemas/verify.schema.json; the history's outcome and verdict
+# say the same (`recorded: no thresholds set`). A profile with thresholds still passes (the word is not lost).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
 . "$(dirname "$0")/ledger-lib.sh"
@@ -68,7 +68,27 @@ import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 print(db.execute("select verdict from runs where id = 1").fetchone()[0])
 PYEOF
-)" "recorded (no thresholds set)" "the history's verdict of the run"
+)" "recorded: no thresholds set" "the history's verdict of the run"
+run cx history --json --limit 0
+is "$(printf '%s' "$out" | jq -c '[.history[] | select(.type == "run") | .outcome]')" '["recorded","recorded"]' \
+	"history --json: outcome recorded"
+printf '%s' "$out" >"$WORK/history.json"
+is "$("$PY" - "$WORK/history.json" "$TOP/schemas/history.schema.json" "$TESTS_DIR/helpers" <<'PYEOF'
+import json, sys
+sys.path.insert(0, sys.argv[3])
+from validate_json import validator
+errors = list(validator(sys.argv[2]).iter_errors(json.load(open(sys.argv[1]))))
+for e in errors:
+    print("schema:", e.message, file=sys.stderr)
+print("schema-ok" if not errors else "schema-bad")
+PYEOF
+)" schema-ok "history --json: valid against history.schema.json"
+run cx history
+printf '%s\n' "$out" | grep -E '^[0-9-]+ [0-9:]+  run 1 ' | grep -qE ', recorded$'
+ok $? "history: the run's line ends 'recorded', not 'pass'"
+run cx history show 1
+printf '%s\n' "$out" | grep -qE '  recorded: no thresholds set$'
+ok $? "history show: 'recorded: no thresholds set'" || diag "$out"
 
 # ---- a threshold that holds: pass, as before
 run cx verify "$WORK/floor.yaml"
