@@ -8,7 +8,7 @@ CC        ?= cc
 # A missing library stops the build here, with pkg-config's own message
 # (`make deps` installs them). Goals that build nothing themselves (or
 # install the libraries first and build in a sub-make) skip the check.
-NO_PKG_GOALS := deps clean format format-check layering lint-tests check torture asan demo stress
+NO_PKG_GOALS := deps clean format format-check layering lint-tests check torture asan demo stress deb rpm
 ifeq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_CFLAGS :=
 PKG_LIBS   :=
@@ -33,6 +33,9 @@ FUZZ_SECONDS ?= 20
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR   ?= $(PREFIX)/lib/udev/rules.d
 BASHCOMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+# firewalld reads /usr/lib/firewalld/services and /etc/firewalld/services
+# only: under /usr/local the services are there to copy (docs/fleet.md).
+FIREWALLDDIR   ?= $(PREFIX)/lib/firewalld/services
 DOCDIR         ?= $(PREFIX)/share/doc/cx5prof
 
 # engine/ and its layers (docs/ARCHITECTURE.md; `make layering` checks them).
@@ -53,11 +56,12 @@ TEST_JOBS  ?= 3
 INTEG_SLOW := $(filter $(INTEG_ALL),$(addprefix tests/integration/,85-kill-fault-loop.t \
 	112-campaign-ablate.t 87-kill-fault-campaign-peer.t 71-serve-malformed.t 78-peer-never-untracked.t \
 	111-campaign-aa.t 56-campaign.t 75-campaign-peer.t 81-ansible.t 151-fleet-ansible.t \
-	110-campaign-auto.t 120-report-browser.t 73-peer-checks.t 181-campaign-ablate-auto.t 180-campaign-margin.t))
+	110-campaign-auto.t 120-report-browser.t 73-peer-checks.t 181-campaign-ablate-auto.t 180-campaign-margin.t \
+	192-deb-package.t 193-rpm-spec.t))
 INTEG      := $(INTEG_SLOW) $(filter-out $(INTEG_SLOW),$(INTEG_ALL))
 
 .PHONY: all check units run-tests asan install uninstall demo clean deps bench format format-check layering lint-tests torture stress
-.PHONY: docs docs-check
+.PHONY: docs docs-check deb rpm
 .PHONY: fuzz fuzz-build fuzz-short fuzz-replay
 
 all: $(BIN)
@@ -189,6 +193,8 @@ install: $(BIN)
 	install -m 0644 contrib/systemd/cx5prof-reapply.service $(DESTDIR)$(SYSTEMDUNITDIR)/
 	install -m 0644 contrib/udev/90-cx5prof.rules $(DESTDIR)$(UDEVRULESDIR)/
 	install -m 0644 contrib/completion/cx5prof.bash $(DESTDIR)$(BASHCOMPDIR)/cx5prof
+	install -d $(DESTDIR)$(FIREWALLDDIR)
+	install -m 0644 contrib/firewalld/cx5prof-serve.xml contrib/firewalld/cx5prof-netserver.xml $(DESTDIR)$(FIREWALLDDIR)/
 	install -d $(DESTDIR)$(DOCDIR)/docs
 	install -m 0644 README.md CHANGELOG.md $(DESTDIR)$(DOCDIR)/
 	install -m 0644 docs/*.md docs/*.png $(DESTDIR)$(DOCDIR)/docs/
@@ -197,7 +203,44 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/sbin/cx5prof $(DESTDIR)$(PREFIX)/share/man/man8/cx5prof.8
 	rm -rf $(DESTDIR)$(PREFIX)/share/cx5prof $(DESTDIR)$(DOCDIR)
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/cx5prof-apply@.service $(DESTDIR)$(SYSTEMDUNITDIR)/cx5prof-reapply.service \
-		$(DESTDIR)$(UDEVRULESDIR)/90-cx5prof.rules $(DESTDIR)$(BASHCOMPDIR)/cx5prof
+		$(DESTDIR)$(UDEVRULESDIR)/90-cx5prof.rules $(DESTDIR)$(BASHCOMPDIR)/cx5prof \
+		$(DESTDIR)$(FIREWALLDDIR)/cx5prof-serve.xml $(DESTDIR)$(FIREWALLDDIR)/cx5prof-netserver.xml
+
+# Packages (docs/fleet.md, Packages). Both build from a copy of the tree
+# under $(PKG_BUILDDIR), never in it; the top level keeps no debian/ or spec.
+VERSION      := $(shell sed -n 's/^\#define CX5PROF_VERSION "\(.*\)"$$/\1/p' engine/base/version.h)
+PKG_BUILDDIR ?= $(BUILDDIR)/pkg
+PKG_JOBS     ?= 2
+PKG_SOURCES  := Makefile README.md CHANGELOG.md engine contrib profiles schemas docs
+DEB_TREE     := $(PKG_BUILDDIR)/deb/cx5prof-$(VERSION)
+RPM_TOPDIR   ?= $(abspath $(PKG_BUILDDIR))/rpm
+
+# `make deb`: contrib/debian/ becomes the copy's debian/ (with a changelog
+# entry for VERSION), dpkg-buildpackage (debhelper) builds the binary
+# package: $(PKG_BUILDDIR)/deb/cx5prof_VERSION_ARCH.deb.
+deb:
+	rm -rf $(PKG_BUILDDIR)/deb
+	mkdir -p $(DEB_TREE)
+	tar -cf - --exclude='*.o' $(PKG_SOURCES) | tar -xf - -C $(DEB_TREE)
+	cp -R contrib/debian $(DEB_TREE)/debian
+	printf 'cx5prof (%s) unstable; urgency=medium\n\n  * Built by make deb; the changes are in /usr/share/doc/cx5prof/CHANGELOG.md.\n\n -- cx5prof maintainers <cx5prof@localhost>  %s\n' \
+		'$(VERSION)' "$$(date -R)" >$(DEB_TREE)/debian/changelog
+	cd $(DEB_TREE) && dpkg-buildpackage -b -us -uc -j$(PKG_JOBS)
+	@ls $(PKG_BUILDDIR)/deb/*.deb
+
+# `make rpm`: the source tarball of contrib/rpm/cx5prof.spec and rpmbuild -bb
+# into RPM_TOPDIR. On a host that is not EL (CI: Debian's rpm package) pass
+# RPMBUILD_FLAGS=--nodeps: the BuildRequires name EL packages.
+RPMBUILD_FLAGS ?=
+rpm:
+	rm -rf $(RPM_TOPDIR)
+	mkdir -p $(RPM_TOPDIR)/SOURCES $(PKG_BUILDDIR)/rpm-src/cx5prof-$(VERSION)
+	tar -cf - --exclude='*.o' $(PKG_SOURCES) | tar -xf - -C $(PKG_BUILDDIR)/rpm-src/cx5prof-$(VERSION)
+	tar -czf $(RPM_TOPDIR)/SOURCES/cx5prof-$(VERSION).tar.gz -C $(PKG_BUILDDIR)/rpm-src cx5prof-$(VERSION)
+	rm -rf $(PKG_BUILDDIR)/rpm-src
+	rpmbuild -bb $(RPMBUILD_FLAGS) --define '_topdir $(RPM_TOPDIR)' --define 'cx5_version $(VERSION)' \
+		--define '_smp_mflags -j$(PKG_JOBS)' contrib/rpm/cx5prof.spec
+	@ls $(RPM_TOPDIR)/RPMS/*/*.rpm
 
 # The main job, end to end, on the built-in lab (two namespaces, veth).
 demo: deps
@@ -248,4 +291,4 @@ lint-tests:
 clean:
 	rm -rf build $(BIN)
 
--include $(shell find $(BUILDDIR) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILDDIR) -path '$(BUILDDIR)/pkg' -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -3,11 +3,48 @@
 # Idempotent: installs only what is missing, and says nothing when all is there.
 # Runs as root (CI and lab machines); prints what a non-root user should run.
 #
+# On an EL host (RHEL, Rocky, Alma, CentOS Stream 9: /etc/os-release's ID
+# or ID_LIKE names rhel, centos or fedora) it installs the build
+# dependencies of contrib/rpm/cx5prof.spec with dnf instead (CRB enabled
+# for libcmocka-devel where the dnf config-manager plugin is there), and
+# no test tools: the tests are run on Debian (docs/HACKING.md).
+#
 # netperf (the benchmark of the comparison rounds) is in Debian's non-free
 # component. When no configured source offers it, this enables non-free for
 # it as an operator would: one deb822 file for the release's suite, and an
 # apt pin that lets only netperf come from there.
 set -eu
+
+# The EL names of the spec's BuildRequires, and what rpmbuild needs.
+EL_PKGS="gcc make pkgconf-pkg-config libyaml-devel libnl3-devel libcurl-devel sqlite-devel
+json-c-devel systemd-rpm-macros rpm-build libcmocka-devel"
+
+el_family() {
+	[ -r /etc/os-release ] || return 1
+	# shellcheck disable=SC1091
+	. /etc/os-release
+	case " ${ID:-} ${ID_LIKE:-} " in
+	*" rhel "* | *" centos "* | *" fedora "*) return 0 ;;
+	esac
+	return 1
+}
+
+if el_family; then
+	# shellcheck disable=SC2086
+	missing=$(for p in $EL_PKGS; do rpm -q "$p" >/dev/null 2>&1 || printf ' %s' "$p"; done)
+	[ -z "$missing" ] && exit 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "install-deps: missing packages:$missing" >&2
+		echo "install-deps: run as root: dnf install$missing" >&2
+		exit 1
+	fi
+	echo "install-deps: installing (dnf):$missing" >&2
+	case " $missing " in
+	*" libcmocka-devel "*) dnf -y -q config-manager --set-enabled crb >/dev/null 2>&1 || true ;;
+	esac
+	# shellcheck disable=SC2086
+	exec dnf -y -q install $missing
+fi
 
 NONFREE_SOURCES=/etc/apt/sources.list.d/cx5prof-non-free.sources
 NONFREE_PIN=/etc/apt/preferences.d/cx5prof-non-free
@@ -17,7 +54,8 @@ libyaml-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libcurl4-openssl-dev 
 libjson-c-dev libcmocka-dev
 iproute2 iputils-ping ethtool iperf3 netperf sqlite3 perl python3 python3-yaml python3-jsonschema
 procps time jq strace util-linux openssh-client openssh-server openssl
-ansible-core python3-prometheus-client systemd groff-base man-db chromium stress-ng"
+ansible-core python3-prometheus-client systemd groff-base man-db chromium stress-ng
+debhelper fakeroot rpm"
 
 missing=""
 for p in $PKGS; do

@@ -668,15 +668,35 @@ static const struct port_check {
 
 /* ---- host ---- */
 
+/* The fix opens the benchmark's ports, never stops the firewall: with
+ * firewalld, the services cx5prof ships (contrib/firewalld/); else the
+ * ports themselves. The first row whose evidence matches wins. */
+static const struct {
+	const char *evidence; /* a part of firewall_state.evidence; NULL: any */
+	const char *fix;
+} firewall_fixes[] = {
+    {"process firewalld",
+     "open the benchmark's ports, keep firewalld running: firewall-cmd --permanent "
+     "--add-service=cx5prof-serve --add-service=cx5prof-netserver && firewall-cmd --reload "
+     "(on both hosts; the services come with the cx5prof packages, contrib/firewalld/); "
+     "iperf3: --add-port=5201/tcp --add-port=5201/udp"},
+    {NULL, "open the benchmark's ports from the peer, keep the filter: TCP 12866 (cx5prof serve), "
+	   "TCP 12865 (netserver), TCP and UDP 5201 (iperf3), and UDP 32768-60999 (their data ports, "
+	   "net.ipv4.ip_local_port_range)"},
+};
+
 static int check_firewall(struct ctx *c)
 {
-	if (c->host->firewall.active)
-		return add(c, "host", "firewall", DOCTOR_WARN,
-			   "allow the benchmark's ports from the peer (netperf: TCP 12865 and the data port; "
-			   "iperf3: 5201)",
-			   "a packet filter is active (%s): the benchmark's ports may be blocked",
-			   strna(c->host->firewall.evidence));
-	return add(c, "host", "firewall", DOCTOR_PASS, NULL, "no packet filter active");
+	const char *ev = c->host->firewall.evidence;
+
+	if (!c->host->firewall.active)
+		return add(c, "host", "firewall", DOCTOR_PASS, NULL, "no packet filter active");
+	for (size_t i = 0; i < ARRAY_SIZE(firewall_fixes); i++)
+		if (!firewall_fixes[i].evidence || (ev && strstr(ev, firewall_fixes[i].evidence)))
+			return add(c, "host", "firewall", DOCTOR_WARN, firewall_fixes[i].fix,
+				   "a packet filter is active (%s): the benchmark's ports may be blocked",
+				   strna(ev));
+	return -EINVAL; /* unreachable: the last row matches any evidence */
 }
 
 static int check_irqbalance(struct ctx *c)

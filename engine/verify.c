@@ -852,6 +852,8 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 		verdict = strprintf("interrupted: %s", r->interrupted);
 	else if (r->bench_r < 0)
 		verdict = strprintf("error: %s", strna(r->result.error));
+	else if (streq(verify_result_word(r), "recorded"))
+		verdict = strdup("recorded: no thresholds set");
 	else
 		verdict = strprintf("%s", verify_result_word(r));
 	if (!verdict)
@@ -1049,7 +1051,8 @@ const char *verify_result_word(const struct verify_report *r)
 	case EXIT_BENCH_FAIL:
 		return "fail";
 	default:
-		return "pass";
+		/* A measurement no threshold judged: recorded, not passed. */
+		return r->bench_ran && r->n_thresholds == 0 ? "recorded" : "pass";
 	}
 }
 
@@ -1359,10 +1362,16 @@ void verify_render(const struct verify_report *r)
 		out_string(OUT_JSON, "run_id", NULL, NULL);
 	out_string(OUT_JSON, "record_error", NULL, r->record_error);
 	out_bool(OUT_JSON, "measured", NULL, r->bench_ran);
-	/* In state with nothing measured is no "pass" of anything measured. */
+	out_string(OUT_JSON, "limited_by", NULL, r->ledger ? r->ledger->limited_by : NULL);
+	/* In state with nothing measured is no "pass" of anything measured,
+	 * and a measurement without thresholds is no "pass" either. */
 	if (!r->bench_ran && r->bench_skipped && verify_exit_code(r) == EXIT_OK) {
 		out_string(OUT_JSON, "result", NULL, verify_result_word(r));
 		out_text("result      in the profile's state; nothing was measured (%s)", r->bench_skipped);
+	} else if (streq(verify_result_word(r), "recorded")) {
+		out_string(OUT_JSON, "result", NULL, verify_result_word(r));
+		out_text("result      recorded (no thresholds set), limited by %s",
+			 r->ledger && r->ledger->limited_by ? r->ledger->limited_by : "unknown");
 	} else
 		out_string(OUT_ANY, "result", "result      %s", verify_result_word(r));
 	out_int(OUT_JSON, "exit_code", NULL, verify_exit_code(r));

@@ -148,7 +148,8 @@ static inline void verify_report_freep(struct verify_report **r)
 #define _cleanup_verify_report_ _cleanup_(verify_report_freep)
 
 /* The exit code (see above; an interrupted run is an error) and the
- * one-word result: "pass", "drift", "error", "fail", "interrupted". */
+ * one-word result: "pass", "drift", "error", "fail", "interrupted", or
+ * "recorded" for a run measured with no thresholds to judge it. */
 int verify_exit_code(const struct verify_report *r);
 const char *verify_result_word(const struct verify_report *r);
 

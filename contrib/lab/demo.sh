@@ -4,9 +4,12 @@
 # Brings up a private lab (contrib/lab/lab.sh, its own namespace prefix),
 # copies the cx5-2port fixture to a temporary sysroot, and runs cx5prof inside
 # the lab's host namespace against it: real veth links from the kernel,
-# ConnectX-5 facts from the sysroot. Everything is removed by the EXIT trap,
-# also after a failure or Ctrl-C. Never touches anything outside the lab's
-# namespaces and the temporary directory.
+# ConnectX-5 facts from the sysroot. `cx5prof serve` runs in the lab's peer
+# namespace, so verify reads the receiver's counters too and its loss ledger
+# is complete. Everything is removed by the EXIT trap (serve stopped by its
+# PID after checking /proc/PID/cmdline, then the lab), also after a failure
+# or Ctrl-C. Never touches anything outside the lab's namespaces and the
+# temporary directory.
 #
 # Adding a step (plan, apply, verify, history, rollback, campaign): append a block in
 # the "Steps" section below: `step "N. title"`, then `require_verb VERB` and
@@ -20,12 +23,27 @@ FIXTURE=$TOP/tests/fixtures/sysroot/cx5-2port
 export CX5LAB_PREFIX=${CX5LAB_PREFIX:-cx5demo$$}
 HOST_NS=$CX5LAB_PREFIX-host
 WORK=""
+SERVE_PID=""
+
+# Stop the serve this demo started: by its PID, and only when that PID is
+# still the `timeout ... cx5prof serve` started below (not a reused PID).
+stop_serve() {
+	local cmdline
+	[ -n "$SERVE_PID" ] || return 0
+	cmdline=$(tr '\0' ' ' <"/proc/$SERVE_PID/cmdline" 2>/dev/null) || cmdline=""
+	case $cmdline in
+	*"$CX5PROF serve "*) kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null ;;
+	esac
+	SERVE_PID=""
+	return 0
+}
 
 cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM
 	echo
 	echo "==> cleanup"
+	stop_serve
 	"$LAB" down || rc=1
 	[ -n "$WORK" ] && rm -rf "$WORK"
 	exit "$rc"
@@ -90,14 +108,33 @@ step "6. apply: one transaction, undo log first (history in \$CX5PROF_DB)"
 require_verb apply
 cx5 apply "$PROFILE"
 
-step "7. verify: state, then iperf3 across the veth pair (server in $PEER_NS)"
+step "7. verify: state, then iperf3 across the veth pair (servers in $PEER_NS)"
 require_verb verify
+require_verb serve
 # Jumbo frames need both ends: the peer host runs the same MTU.
 echo "+ ip -n $PEER_NS link set peer0 mtu 9000"
 ip -n "$PEER_NS" link set peer0 mtu 9000
+# The peer's cx5prof serve answers STATE: the receiver's counters, so the
+# ledger places every lost datagram and names the stage that limits.
+echo "+ ip netns exec $PEER_NS cx5prof serve --bind 198.18.0.2"
+timeout -k 1 900 ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>"$WORK/serve.log" &
+SERVE_PID=$!
+for _ in $(seq 100); do
+	ip netns exec "$PEER_NS" ss -Hltn 'sport = :12866' | grep -q . && break
+	kill -0 "$SERVE_PID" 2>/dev/null || { echo "demo: cx5prof serve did not start: $(cat "$WORK/serve.log")" >&2; exit 1; }
+	sleep 0.1
+done
 ip netns exec "$PEER_NS" timeout 30 iperf3 -s -1 -B 198.18.0.2 >/dev/null 2>&1 &
 sleep 0.5
-cx5 verify
+# Exit 4 is a result: a threshold of the demo profile failed (the lab's
+# figures are the machine's, under its load); shown, not fatal.
+rc=0
+cx5 verify || rc=$?
+case $rc in
+0) ;;
+4) echo "verify: exit 4, a threshold failed (the lab's figures depend on this machine's load)" ;;
+*) exit "$rc" ;;
+esac
 
 step "8. history: the transaction and the run"
 require_verb history

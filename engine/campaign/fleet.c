@@ -93,7 +93,7 @@ static int check_figure(struct json_object *v, double max, const char *what, cha
 /* A verify run's outcome, in the words of fleet_verdict (unset: none). */
 static bool outcome_known(struct json_object *v)
 {
-	static const char *const known[] = {"pass", "fail", "drift", "error", "interrupted"};
+	static const char *const known[] = {"pass", "recorded", "fail", "drift", "error", "interrupted"};
 
 	if (!v || json_object_is_type(v, json_type_null))
 		return true;
@@ -273,7 +273,8 @@ int fleet_summary_rows(const char *path, struct json_object *rows, char **ret_wh
 
 char *fleet_verdict(struct json_object *rows)
 {
-	static const char *const order[] = {"pass", "fail", "drift", "error", "interrupted", "not run"};
+	static const char *const order[] = {"pass",  "recorded",    "fail",   "drift",
+					    "error", "interrupted", "not run"};
 	char *out = NULL;
 	size_t n = json_object_array_length(rows);
 

@@ -26,6 +26,15 @@
 
 #define KEY_FILE_MAX 4096
 
+/* Only http and https, also with a libcurl older than 7.85 (EL 9 has
+ * 7.76), which knows no CURLOPT_PROTOCOLS_STR: then its bitmask
+ * CURLOPT_PROTOCOLS (deprecated since 7.85, the same effect). Both by
+ * number, so that neither older headers (no _STR) nor newer ones (the
+ * deprecation) decide what builds: the libcurl loaded at run time does. */
+#define OPT_PROTOCOLS_STR ((CURLoption)(CURLOPTTYPE_STRINGPOINT + 318))
+#define OPT_PROTOCOLS	  ((CURLoption)(CURLOPTTYPE_LONG + 181))
+#define PROTO_HTTP_HTTPS  (1L | 2L) /* CURLPROTO_HTTP | CURLPROTO_HTTPS */
+
 static const char *const kind_names[_TT_KIND_MAX] = {
     [TT_OK] = "ok",
     [TT_CONFIG] = "config",
@@ -883,7 +892,8 @@ int taotoken_chat(const struct taotoken_config *c, const char *key, const char *
 	headers = cu->slist_append(headers, "Expect:");
 
 	cu->easy_setopt(curl, CURLOPT_URL, url);
-	cu->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (cu->easy_setopt(curl, OPT_PROTOCOLS_STR, "http,https") != CURLE_OK)
+		cu->easy_setopt(curl, OPT_PROTOCOLS, PROTO_HTTP_HTTPS);
 	cu->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 	cu->easy_setopt(curl, CURLOPT_COPYPOSTFIELDS,
 			json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));

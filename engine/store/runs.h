@@ -121,8 +121,10 @@ bool run_artifact_name_valid(const char *name);
  * signal cut it or it ran materially shorter than asked (verdict
  * "interrupted: ..."), "error" when no
  * datagram was sent or the benchmark failed to run (verdict "error: ..."),
- * "drift" when the host differed from its profile, else "pass" or "fail"
- * (a threshold). JSON "outcome"; for people pass, FAIL, drift, error. */
+ * "drift" when the host differed from its profile, "recorded" when no
+ * threshold judged it (verdict "recorded: no thresholds set"), else "pass"
+ * or "fail" (a threshold). JSON "outcome"; for people pass, recorded,
+ * FAIL, drift, error. */
 const char *run_record_outcome(const struct run_record *r);
 
 /* The artifact of "key: value" lines on the host tuning a run ran under
@@ -135,7 +137,8 @@ char *run_record_tuning(const struct run_record *r, const char *key);
  * name, kernel release, each port's NIC model, PCI address, NUMA node and
  * local CPUs, driver and firmware; recorded by verify. */
 #define ARTIFACT_HOST_FACTS "host_facts.json"
-/* The same for people: "pass", "FAIL", "drift", "error", "interrupted". */
+/* The same for people: "pass", "recorded", "FAIL", "drift", "error",
+ * "interrupted". */
 const char *run_record_outcome_label(const struct run_record *r);
 
 #endif

@@ -40,7 +40,7 @@ r = b["rounds"]
 counted = [x["recv_mbps"] for x in r if x["counted"]]
 print(d["status"], d["stopped"], [x["result"] for x in r], [x["counted"] for x in r], r[1]["error"].startswith("SIGINT during the run"),
       b["rounds_counted"], b["rounds_excluded"], b["median_recv_mbps"] == counted[0], b["max_recv_mbps"] == counted[0])'
-is "$rc/$out" "0/interrupted interrupted ['pass', 'interrupted'] [True, False] True 1 1 True True" \
+is "$rc/$out" "0/interrupted interrupted ['recorded', 'interrupted'] [True, False] True 1 1 True True" \
 	"the interrupted round: recorded with its reason, not counted, absent from the median and the range"
 run cx --json history show "$(q "SELECT max(id) FROM runs")"
 printf '%s' "$out" | grep -q '"outcome": "interrupted"'

@@ -69,7 +69,7 @@ WARN  enp216s0f0np0   xps         62 of 63 transmit queues send from other CPUs 
 WARN  enp216s0f0np0   flow-hash   udp4 flows are hashed without the UDP ports (sd): every flow between two hosts lands on one receive queue
                                   fix: set link.flow_hash.udp4: sdfn in the profile and apply it (ethtool -N DEV rx-flow-hash udp4 sdfn)
 WARN  host            firewall    a packet filter is active (ip_tables: filter): the benchmark's ports may be blocked
-                                  fix: allow the benchmark's ports from the peer (netperf: TCP 12865 and the data port; iperf3: 5201)
+                                  fix: open the benchmark's ports from the peer, keep the filter: TCP 12866 (cx5prof serve), TCP 12865 (netserver), TCP and UDP 5201 (iperf3), and UDP 32768-60999 (their data ports, net.ipv4.ip_local_port_range)
 WARN  host            cpufreq     the NIC-local CPUs 30-35,78-83 run the schedutil governor: a core at a low frequency caps a single UDP stream
                                   fix: set host.cpufreq.governor: performance in the profile and apply it (mlnx_tune and tuned set it too)" \
 	"cx5-8node: firmware, PCIe, IRQ placement, XPS, flow hash, firewall and governor findings with fixes"

@@ -95,8 +95,9 @@ ap() {
 		ANSIBLE_DEPRECATION_WARNINGS=0 ansible-playbook -i "$W/inventory.yml" "$@" >"$J" 2>"$W/run-$n.err"
 	rc=$?
 }
-# task NAME JQ-PATH: a field of the host's result of the task called NAME.
-task() { jq -cS --arg n "$1" ".plays[0].tasks[] | select(.task.name == \$n) | .hosts.labhost | $2" "$J"; }
+# task NAME JQ-PATH: a field of the host's result of the task called NAME, in
+# any play (cx5prof-fleet.yml's first play installs from a package).
+task() { jq -cS --arg n "$1" ".plays[].tasks[] | select(.task.name == \$n) | .hosts.labhost | $2" "$J"; }
 js() { jq -cS . <<<"$1"; } # JSON with sorted keys, as task prints it
 stats() { jq -c '.stats.labhost | {changed, failures, ok, rescued, skipped}' "$J"; }
 mtu() { ip -n "$HOST_NS" -o link show dev ens1f0 | sed -E 's/.* mtu ([0-9]+) .*/\1/'; }

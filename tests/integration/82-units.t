@@ -14,11 +14,13 @@ UNITS=$P/lib/systemd/system
 
 make -C "$TOP" --no-print-directory -s install PREFIX="$P" >"$W/install.log" 2>&1
 ok $? "make install PREFIX=$P"
-is "$(cd "$P" && find lib share/bash-completion sbin -type f | sort)" "lib/systemd/system/cx5prof-apply@.service
+is "$(cd "$P" && find lib share/bash-completion sbin -type f | sort)" "lib/firewalld/services/cx5prof-netserver.xml
+lib/firewalld/services/cx5prof-serve.xml
+lib/systemd/system/cx5prof-apply@.service
 lib/systemd/system/cx5prof-reapply.service
 lib/udev/rules.d/90-cx5prof.rules
 sbin/cx5prof
-share/bash-completion/completions/cx5prof" "installed: units, udev rule, completion, binary"
+share/bash-completion/completions/cx5prof" "installed: units, udev rule, firewalld services, completion, binary"
 is "$(grep '^ExecStart=' "$UNITS/cx5prof-apply@.service")" "ExecStart=$P/sbin/cx5prof apply --runtime-only /etc/cx5prof/profiles/%i.yaml" \
 	"the unit runs the installed binary"
 is "$(grep -c . "$P/share/bash-completion/completions/cx5prof")" "$(grep -c . "$TOP/contrib/completion/cx5prof.bash")" \

@@ -176,7 +176,7 @@ problems:
   returned: when there are any
   type: list
 result:
-  description: verify's verdict, pass, drift, fail or error.
+  description: verify's verdict, pass, recorded (no thresholds set), drift, fail or error.
   returned: state is verified
   type: str
 throughput_mbps:
