@@ -90,7 +90,9 @@ ap() {
 		-e cx5prof_summary_dir="$S" "$@" >"$J" 2>"$W/run-$n.err"
 	rc=$?
 }
-task() { jq -cS --arg n "$1" ".plays[0].tasks[] | select(.task.name == \$n) | .hosts.labhost | $2" "$J"; }
+# task NAME JQ-PATH: a field of the host's result of the task called NAME, in any
+# play (cx5prof-fleet.yml's first play installs from a package).
+task() { jq -cS --arg n "$1" ".plays[].tasks[] | select(.task.name == \$n) | .hosts.labhost | $2" "$J"; }
 row() { jq -c '{changed, exit_code, transaction}' "$S/labhost/host.json"; }
 reason() { jq -r .reason "$S/labhost/host.json" | sed -E 's/measured [0-9.]+/measured N/'; }
 mtu() { ip -n "$HOST_NS" -o link show dev ens1f0 | sed -E 's/.* mtu ([0-9]+) .*/\1/'; }
