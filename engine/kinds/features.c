@@ -46,7 +46,19 @@ static int features_probe(const char *ifname, void *ret, char **kmsg)
 	return ethtool_get_features(ifname, ret, kmsg);
 }
 
-static const struct probe_fact features_fact = {"features", 1, sizeof(struct eth_features), features_probe};
+static int features_check(const void *value, char **ret_why)
+{
+	const struct eth_features *v = value;
+
+	for (size_t i = 0; i < _ETH_FEATURE_MAX; i++)
+		if (!probe_fact_bool_ok(&v->f[i].changeable) || !probe_fact_bool_ok(&v->f[i].active) ||
+		    !probe_fact_bool_ok(&v->f[i].wanted))
+			return probe_fact_bad(ret_why, "f[%zu] is not three bools", i);
+	return 0;
+}
+
+static const struct probe_fact features_fact = {"features", 1, sizeof(struct eth_features), features_probe,
+						features_check};
 
 static const char *on_off(bool on)
 {

@@ -9,6 +9,7 @@
 
 #include "base/output.h"
 #include "base/util.h"
+#include "os/ethnl.h"
 #include "os/probe.h"
 
 extern const struct change_kind kind_mtu, kind_channels, kind_rings, kind_features, kind_coalesce, kind_pause,
@@ -26,6 +27,16 @@ const struct change_kind *const change_kinds[] = {
     &kind_xps,	    &kind_cpufreq,
 };
 const size_t n_change_kinds = ARRAY_SIZE(change_kinds);
+
+int kind_check_ethnl_values(const void *value, char **ret_why)
+{
+	const struct ethnl_values *v = value;
+
+	for (size_t i = 0; i < ETHNL_PARAMS_MAX; i++)
+		if (!probe_fact_bool_ok(&v->present[i]))
+			return probe_fact_bad(ret_why, "present[%zu] is not a bool", i);
+	return 0;
+}
 
 const struct change_kind *change_kind_find(const char *name)
 {

@@ -168,7 +168,29 @@ static int probe_rss(const char *ifname, void *ret, char **kmsg)
 	return 0;
 }
 
-static const struct probe_fact rss_fact = {"rss", 1, sizeof(struct rss_fact), probe_rss};
+/* The table and key fit the record, and every entry names one of the
+ * header's rings (as the kernel and ethtool -x text guarantee). */
+static int rss_check(const void *value, char **ret_why)
+{
+	const struct rss_fact *f = value;
+
+	if (f->indir_size > ETH_RSS_INDIR_MAX)
+		return probe_fact_bad(ret_why,
+				      "indir_size %" PRIu32 " is above the %d entries the record holds",
+				      f->indir_size, ETH_RSS_INDIR_MAX);
+	if (f->key_size > ETH_RSS_KEY_MAX)
+		return probe_fact_bad(ret_why, "key_size %" PRIu32 " is above the %d bytes the record holds",
+				      f->key_size, ETH_RSS_KEY_MAX);
+	for (uint32_t i = 0; i < f->indir_size; i++)
+		if (f->indir[i] >= f->rings)
+			return probe_fact_bad(ret_why,
+					      "indir[%" PRIu32 "] %" PRIu32
+					      " names a queue beyond its %" PRIu32 " rings",
+					      i, f->indir[i], f->rings);
+	return 0;
+}
+
+static const struct probe_fact rss_fact = {"rss", 1, sizeof(struct rss_fact), probe_rss, rss_check};
 
 static bool is_default(const uint32_t *indir, uint32_t n, uint32_t rings)
 {
