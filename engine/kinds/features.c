@@ -11,6 +11,7 @@
 #include "base/output.h"
 #include "os/ethfeatures.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -122,7 +123,7 @@ static int features_diff(struct plan_ctx *ctx, const struct iface_state *s)
 	if (fact->r < 0)
 		return plan_add_problem(ctx->plan, fact->r == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_ERROR,
 					s->name, "remove link.features from the profile for this port",
-					"link.features cannot be read: %s%s%s%s", strerror(-fact->r),
+					"link.features cannot be read: %s%s%s%s", sysroot_strerror(fact->r),
 					fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
 					fact->kmsg ? ")" : "");
 	for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++) {

@@ -15,6 +15,7 @@
 #include "base/output.h"
 #include "os/ethsysroot.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -204,7 +205,7 @@ static int flowhash_diff(struct plan_ctx *ctx, const struct iface_state *s)
 			    "link.flow_hash.%s: %s: %s%s", flow,
 			    read_r == -EOPNOTSUPP ? "the driver does not report its flow hash"
 						  : "cannot be read",
-			    strerror(-read_r), note);
+			    sysroot_strerror(read_r), note);
 			if (r < 0)
 				return r;
 			continue;

@@ -11,6 +11,7 @@
 #include "base/util.h"
 #include "os/ethnl.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 
 extern const struct change_kind kind_mtu, kind_channels, kind_rings, kind_features, kind_coalesce, kind_pause,
     kind_sysctl, kind_irq, kind_irqbalance, kind_irqbalance_ban, kind_boot, kind_txqueuelen, kind_rss,
@@ -126,7 +127,7 @@ int kind_format_u64(uint64_t v, char **ret)
 void kind_show_status(int r)
 {
 	out_string(OUT_JSON, "status", NULL, r >= 0 ? "ok" : r == -EOPNOTSUPP ? "unsupported" : "failed");
-	out_string(OUT_JSON, "error", NULL, r < 0 && r != -EOPNOTSUPP ? strerror(-r) : NULL);
+	out_string(OUT_JSON, "error", NULL, r < 0 && r != -EOPNOTSUPP ? sysroot_strerror(r) : NULL);
 	if (r < 0)
-		out_text("%s", r == -EOPNOTSUPP ? "unsupported" : strerror(-r));
+		out_text("%s", r == -EOPNOTSUPP ? "unsupported" : sysroot_strerror(r));
 }

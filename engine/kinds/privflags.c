@@ -18,6 +18,7 @@
 #include "os/ethprivflags.h"
 #include "os/ethsysroot.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -153,7 +154,7 @@ static int privflags_diff(struct plan_ctx *ctx, const struct iface_state *s)
 					   : "check the interface",
 		    "link.private_flags: %s: %s%s%s%s%s",
 		    fact->r == -EOPNOTSUPP ? "the driver has no private flags" : "cannot be read",
-		    strerror(-fact->r), fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
+		    sysroot_strerror(fact->r), fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
 		    fact->kmsg ? ")" : "", note);
 	}
 	for (size_t k = 0; k < want->n; k++) {

@@ -562,7 +562,7 @@ static int rss_diff(struct plan_ctx *ctx, const struct iface_state *s)
 					   : "check the interface",
 		    "link.rss: %s: %s%s%s%s%s",
 		    fact->r == -EOPNOTSUPP ? "the driver has no RSS table" : "cannot be read",
-		    strerror(-fact->r), fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
+		    sysroot_strerror(fact->r), fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
 		    fact->kmsg ? ")" : "", note);
 	}
 	r = diff_table(ctx, s, fact->value);

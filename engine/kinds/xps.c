@@ -23,6 +23,7 @@
 #include "base/output.h"
 #include "os/irqaffinity.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 #include "os/topology.h"
 #include "os/txqueues.h"
 #include "plan.h"
@@ -214,7 +215,7 @@ static int wanted_masks(struct plan_ctx *ctx, const struct iface_state *s, const
 		return plan_add_problem(
 		    ctx->plan, EXIT_ERROR, s->name, "check /proc/interrupts and the sysroot",
 		    "link.xps: auto follows the completion IRQs, which cannot be read: %s",
-		    strerror(-s->irqs_r));
+		    sysroot_strerror(s->irqs_r));
 	}
 	if (s->irqs_r < 0 || !s->irqs || irq_list_count(s->irqs, IRQ_KIND_COMPLETION) == 0)
 		return port_problem(ctx->plan, s, EXIT_UNSUPPORTED,

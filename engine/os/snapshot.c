@@ -436,7 +436,7 @@ static void copy_one(struct copier *c, const struct access *a)
 		note(c, a->path,
 		     "not copied: it leads to a file that may hold secrets or lies outside /proc and /sys");
 	else if (r < 0)
-		note(c, a->path, strerror(-r));
+		note(c, a->path, sysroot_strerror(r));
 }
 
 /* ---- the marker ---- */
@@ -665,7 +665,7 @@ int snapshot_load(const struct probe_fact *const *facts, size_t n_facts, char **
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0) {
-		*ret_why = strprintf("%s: %s", SNAPSHOT_MARKER, strerror(-r));
+		*ret_why = strprintf("%s: %s", SNAPSHOT_MARKER, sysroot_strerror(r));
 		return r;
 	}
 	o = json_tokener_parse(text);

@@ -165,8 +165,30 @@ int sysroot_stat(const char *path, bool follow, struct stat *ret)
 	return fstat(fd, ret) < 0 ? -errno : 0;
 }
 
+/* fd when it is a regular file (every /proc and /sys attribute is one,
+ * and so is each file of a copied tree), else closed and -EISDIR or
+ * -EBADFD: a FIFO would block its reader, a device or socket is no copy. */
+static int regular_or_close(int fd_in)
+{
+	_cleanup_close_ int fd = fd_in;
+	struct stat st;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EBADFD;
+	return TAKE_FD(fd);
+}
+
 int sysroot_open_read(const char *path)
 {
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is
+	 * refused after the open); no effect on a regular file. */
+	const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
 	char full[PATH_MAX];
 	int fd, r;
 
@@ -175,9 +197,14 @@ int sysroot_open_read(const char *path)
 		return r;
 	observe(path, SYSROOT_READ);
 	if (root)
-		return open_beneath(path, full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	return fd >= 0 ? fd : -errno;
+		return regular_or_close(open_beneath(path, full, flags));
+	fd = open(full, flags);
+	return regular_or_close(fd >= 0 ? fd : -errno);
+}
+
+const char *sysroot_strerror(int r)
+{
+	return r == -EBADFD ? "not a regular file (a FIFO, socket or device)" : strerror(-r);
 }
 
 /* The contents of fd (closed here); with first_line, reading stops once a
@@ -248,9 +275,10 @@ int sysroot_read_live_counters(const char *path, char **ret, size_t *ret_len)
 			/* The path as it is, not under the root: these files
 			 * describe the namespace the process runs in, not the
 			 * host a sysroot describes. */
-			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+			fd = regular_or_close(fd >= 0 ? fd : -errno);
 			if (fd < 0)
-				return -errno;
+				return fd;
 			return read_fd(fd, false, ret, ret_len);
 		}
 	return -EPERM;

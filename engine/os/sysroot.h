@@ -25,6 +25,12 @@ bool sysroot_exists(const char *path);
 /* stat(2) of path (follow: of what its last symlink points to, else of the
  * link itself), confined to the sysroot like a read. */
 int sysroot_stat(const char *path, bool follow, struct stat *ret);
+/* Every read below opens without blocking (O_NONBLOCK) and reads only a
+ * regular file: -EISDIR for a directory, -EBADFD for anything else (a
+ * FIFO, socket or device: sysroot_strerror says so), never waiting on a
+ * FIFO. A directory's reader (sysroot_listdir) gets -ENOTDIR for a file.
+ * The text of a read's -errno for people: sysroot_strerror. */
+const char *sysroot_strerror(int r);
 /* The file opened for reading (O_CLOEXEC): a descriptor for a reader that
  * takes a big file in pieces, or -errno. */
 int sysroot_open_read(const char *path);
