@@ -527,6 +527,15 @@ static bool rss_manages(const struct profile *p)
 	return w->equal.set || w->weights.set || w->key.set;
 }
 
+/* What is wrong with a sysroot's `ethtool -x` text (eth_rss_parse's
+ * -errno). */
+static const char *rss_text_error(int r)
+{
+	return r == -ERANGE	 ? "an entry names a receive queue beyond the table's RX rings"
+	       : r == -EOVERFLOW ? "the header's RX ring count is not a whole number from 0 to 65536"
+				 : "not `ethtool -x` text";
+}
+
 /* A sysroot's `ethtool -x` text that does not parse, by its file. */
 static int bad_text(struct plan_ctx *ctx, const struct iface_state *s, int r)
 {
@@ -537,9 +546,7 @@ static int bad_text(struct plan_ctx *ctx, const struct iface_state *s, int r)
 		return e;
 	return plan_add_problem(ctx->plan, EXIT_ERROR, s->name, "fix the file: it is `ethtool -x` text",
 				"link.rss: %s%s: %s", e > 0 ? sysroot_get() : "the RSS table of ",
-				e > 0 ? path : s->name,
-				r == -ERANGE ? "an entry names a receive queue beyond the table's RX rings"
-					     : "not `ethtool -x` text");
+				e > 0 ? path : s->name, rss_text_error(r));
 }
 
 static int rss_diff(struct plan_ctx *ctx, const struct iface_state *s)
@@ -549,7 +556,7 @@ static int rss_diff(struct plan_ctx *ctx, const struct iface_state *s)
 
 	if (!rss_manages(ctx->profile))
 		return 0;
-	if (fact->r == -EBADMSG || fact->r == -ERANGE)
+	if (fact->r == -EBADMSG || fact->r == -ERANGE || fact->r == -EOVERFLOW)
 		return bad_text(ctx, s, fact->r);
 	if (fact->r < 0) {
 		_cleanup_free_ char *note = ethsysroot_absent_note(s->name, ETHSYSROOT_RSS);
@@ -628,6 +635,8 @@ static void rss_show(const struct iface_state *s)
 	if (fact->r < 0) {
 		if (fact->kmsg)
 			out_text(" (kernel: %s)", fact->kmsg);
+		if (fact->r == -EBADMSG || fact->r == -ERANGE || fact->r == -EOVERFLOW)
+			out_text(" (the sysroot's `ethtool -x` text: %s)", rss_text_error(fact->r));
 		out_text("\n");
 		out_close_object();
 		return;
