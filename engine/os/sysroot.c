@@ -528,6 +528,21 @@ static int open_beneath(const char *path, const char *full, int flags)
 	return fd >= 0 ? fd : -errno;
 }
 
+/* A copied file's own line ending: value's length without its final
+ * newline when the file is not empty and does not end in one ("212992",
+ * not "212992\n": a hand-made or copied tree), so that a value written
+ * back is the file byte for byte; else len. */
+static size_t as_file_ends(int fd, const char *value, size_t len)
+{
+	struct stat st;
+	char last;
+
+	if (len == 0 || value[len - 1] != '\n' || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size == 0 || pread(fd, &last, 1, st.st_size - 1) != 1 || last == '\n')
+		return len;
+	return len - 1;
+}
+
 int sysroot_write(const char *path, const char *value)
 {
 	_cleanup_close_ int fd = -1;
@@ -561,9 +576,13 @@ int sysroot_write(const char *path, const char *value)
 		 * the next rollback. The file itself must not be a symlink
 		 * (O_NOFOLLOW: -ELOOP): a copied tree must not redirect a
 		 * write to a host file. */
-		fd = open_beneath(path, full, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+		fd = open_beneath(path, full, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 		if (fd < 0)
 			return fd;
+		fd = regular_or_close(TAKE_FD(fd));
+		if (fd < 0)
+			return fd;
+		len = as_file_ends(fd, value, len);
 		n = pwrite(fd, value, len, 0);
 		if (n >= 0 && (size_t)n == len && ftruncate(fd, (off_t)len) < 0)
 			return -errno;
@@ -580,10 +599,14 @@ int sysroot_write(const char *path, const char *value)
 int sysroot_read_is(const char *path, const char *want)
 {
 	_cleanup_free_ char *have = NULL;
-	size_t len = 0;
+	size_t len = 0, n = strlen(want);
 	int r = sysroot_read_all(path, &have, &len);
 
 	if (r < 0)
 		return r;
-	return len == strlen(want) && memcmp(have, want, len) == 0;
+	/* As sysroot_write wrote it: a copied file without its final
+	 * newline keeps none. */
+	if (root && len > 0 && have[len - 1] != '\n' && n > 0 && want[n - 1] == '\n')
+		n--;
+	return len == n && memcmp(have, want, len) == 0;
 }
