@@ -32,10 +32,35 @@ ok $? "host exactly as before (every file byte for byte)"
 diff -r --no-dereference "$PRISTINE" "$SR" | head -n 20 | sed 's/^/# /'
 
 # ---- a file with its newline keeps it
-printf '212992\n' >"$SR/proc/sys/net/core/rmem_max"
+printf '212992\n' | tee "$SR/proc/sys/net/core/rmem_max" >"$PRISTINE/proc/sys/net/core/rmem_max"
 run cx apply "$P"; [ "$rc" = 0 ] || diag "$out" "$err"
 is "$rc|$(od -An -c "$SR/proc/sys/net/core/rmem_max" | tr -s ' ')" "0| 4 1 9 4 3 0 4 \\n" \
 	"a file that ends in a newline is written with one"
 cx rollback >/dev/null 2>&1
 is "$(od -An -c "$SR/proc/sys/net/core/rmem_max" | tr -s ' ')" " 2 1 2 9 9 2 \\n" "and restored with it"
+
+# ---- ethtool texts without their final newline: a private flag, a flow
+# hash and the RSS table changed and rolled back, each text byte for byte
+E=ethtool/ens1f0
+for f in show-priv-flags rx-flow-hash-udp4 show-rxfh; do
+	for d in "$SR" "$PRISTINE"; do
+		head -c -1 "$d/$E/$f" >"$d/$E/$f.tmp" && mv "$d/$E/$f.tmp" "$d/$E/$f"
+	done
+done
+printf 'version: 1\nname: texts\nmatch:\n  interfaces: [ens1f0]\nlink:\n  rss: {equal: 8}\n  flow_hash: {udp4: sd}\n  private_flags: {rx_cqe_compress: on}\n' >"$WORK/texts.yaml"
+state_snapshot "$WORK/before.json"
+run cx apply "$WORK/texts.yaml"; [ "$rc" = 0 ] || diag "$out" "$err"
+is "$rc|$(grep -c "^applied 3 changes" <<<"$out")" "0|1" "apply: the flag, the flow hash and the table"
+[ -n "$(tail -c 1 "$SR/$E/show-priv-flags")" ]
+ok $? "the changed private flags text still has no final newline"
+run cx rollback
+is "$rc" 0 "rollback: exit 0"
+for f in show-priv-flags rx-flow-hash-udp4 show-rxfh; do
+	cmp -s "$PRISTINE/$E/$f" "$SR/$E/$f"
+	ok $? "$f: byte for byte as before"
+done
+host_as_before
+ok $? "host exactly as before"
+diff "$WORK/before.json" "$WORK/now.json" | head -n 20 | sed 's/^/# /'
+diff -r --no-dereference "$PRISTINE" "$SR" | head -n 20 | sed 's/^/# /'
 done_testing
