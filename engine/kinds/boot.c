@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "os/bootunit.h"
 #include "os/service.h"
+#include "os/sysroot.h"
 #include "plan.h"
 
 static int boot_read(const char *object, const char *key, char **ret, char **kmsg _unused_)
@@ -64,7 +65,7 @@ int plan_boot_unit(struct plan *p, const char *path)
 	if (r < 0)
 		return plan_warn_not_persistent(
 		    p, strprintf("the service manager (%s) gives no state for %s: %s", service_command(),
-				 unit, strerror(-r)));
+				 unit, sysroot_strerror(r)));
 	if (!streq(now, BOOTUNIT_ENABLED)) {
 		r = plan_add_change(p, "boot", unit, "enabled", now, BOOTUNIT_ENABLED);
 		if (r < 0)

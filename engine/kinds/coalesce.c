@@ -49,7 +49,8 @@ static int coalesce_probe(const char *ifname, void *ret, char **kmsg)
 	return ethparam_probe(&coalesce_kind, ifname, ret, kmsg);
 }
 
-static const struct probe_fact coalesce_fact = {"coalesce", 1, sizeof(struct ethnl_values), coalesce_probe};
+static const struct probe_fact coalesce_fact = {"coalesce", 1, sizeof(struct ethnl_values), coalesce_probe,
+						kind_check_ethnl_values};
 
 static int coalesce_read(const char *object, const char *key, char **ret, char **kmsg)
 {

@@ -24,6 +24,7 @@
 #include "base/output.h"
 #include "os/governor.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 #include "os/topology.h"
 #include "plan.h"
 #include "profile.h"
@@ -396,7 +397,8 @@ static int cpufreq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	if (r < 0)
 		return plan_add_problem(
 		    ctx->plan, EXIT_ERROR, "cpufreq", "check /sys/devices/system/cpu",
-		    "host.cpufreq: cannot read the CPU topology (/sys/devices/system/cpu): %s", strerror(-r));
+		    "host.cpufreq: cannot read the CPU topology (/sys/devices/system/cpu): %s",
+		    sysroot_strerror(r));
 	r = wanted_cpus(ctx, topo, &cpus);
 	if (r != 0)
 		return r < 0 ? r : 0;
@@ -419,7 +421,7 @@ static int cpufreq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 		if (r < 0)
 			return plan_add_problem(ctx->plan, EXIT_ERROR, "cpufreq", "check the cpufreq driver",
 						"host.cpufreq: CPU %d: cannot read its governors: %s", cpu,
-						strerror(-r));
+						sysroot_strerror(r));
 		if (!strv_contains(avail, w->governor.value)) {
 			if (!offered && !(offered = join(avail)))
 				return -ENOMEM;
@@ -445,7 +447,7 @@ static int cpufreq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 		if (r < 0 && r != -ENOMEM)
 			return plan_add_problem(
 			    ctx->plan, EXIT_ERROR, "cpufreq", "check /sys/devices/system/cpu/cpufreq",
-			    "host.cpufreq: cannot list the cpufreq policies: %s", strerror(-r));
+			    "host.cpufreq: cannot list the cpufreq policies: %s", sysroot_strerror(r));
 		if (r < 0 || cpuset_format_list(&none, &l) < 0)
 			return -ENOMEM;
 		return strv_pushf(&ctx->plan->warnings,

@@ -9,6 +9,7 @@
 #include "base/exitcode.h"
 #include "base/output.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -111,7 +112,7 @@ int ethparam_diff(const struct ethparam_kind *pk, struct plan_ctx *ctx, const st
 					  : "check the interface",
 		    "%s: %s: %s%s%s%s", pk->profile_path,
 		    read_r == -EOPNOTSUPP ? "not supported by the driver" : "cannot be read",
-		    strerror(-read_r), kmsg ? " (kernel: " : "", kmsg ? kmsg : "", kmsg ? ")" : "");
+		    sysroot_strerror(read_r), kmsg ? " (kernel: " : "", kmsg ? kmsg : "", kmsg ? ")" : "");
 	for (size_t i = 0; i < pk->group->n_params; i++) {
 		const struct ethnl_param *p = &pk->group->params[i];
 		_cleanup_free_ char *key = NULL, *old = NULL, *new = NULL;

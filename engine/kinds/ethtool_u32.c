@@ -10,6 +10,7 @@
 #include "base/output.h"
 #include "kinds.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -97,9 +98,9 @@ int ethtool_u32_diff(const struct ethtool_u32_group *g, struct plan_ctx *ctx, co
 					"%s: not supported by the driver", g->kind->name);
 	if (probed_r < 0)
 		return plan_add_problem(p, EXIT_ERROR, ifname, "check the interface",
-					"%s cannot be read: %s%s%s%s", g->kind->name, strerror(-probed_r),
-					fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
-					fact->kmsg ? ")" : "");
+					"%s cannot be read: %s%s%s%s", g->kind->name,
+					sysroot_strerror(probed_r), fact->kmsg ? " (kernel: " : "",
+					fact->kmsg ? fact->kmsg : "", fact->kmsg ? ")" : "");
 	for (size_t k = 0; k < g->n_fields; k++) {
 		const struct ethtool_u32_field *f = &g->fields[k];
 		const struct profile_uint *want = want_of(g, f, ctx->profile);

@@ -11,6 +11,7 @@
 #include "base/output.h"
 #include "os/ethfeatures.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -46,7 +47,19 @@ static int features_probe(const char *ifname, void *ret, char **kmsg)
 	return ethtool_get_features(ifname, ret, kmsg);
 }
 
-static const struct probe_fact features_fact = {"features", 1, sizeof(struct eth_features), features_probe};
+static int features_check(const void *value, char **ret_why)
+{
+	const struct eth_features *v = value;
+
+	for (size_t i = 0; i < _ETH_FEATURE_MAX; i++)
+		if (!probe_fact_bool_ok(&v->f[i].changeable) || !probe_fact_bool_ok(&v->f[i].active) ||
+		    !probe_fact_bool_ok(&v->f[i].wanted))
+			return probe_fact_bad(ret_why, "f[%zu] is not three bools", i);
+	return 0;
+}
+
+static const struct probe_fact features_fact = {"features", 1, sizeof(struct eth_features), features_probe,
+						features_check};
 
 static const char *on_off(bool on)
 {
@@ -110,7 +123,7 @@ static int features_diff(struct plan_ctx *ctx, const struct iface_state *s)
 	if (fact->r < 0)
 		return plan_add_problem(ctx->plan, fact->r == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_ERROR,
 					s->name, "remove link.features from the profile for this port",
-					"link.features cannot be read: %s%s%s%s", strerror(-fact->r),
+					"link.features cannot be read: %s%s%s%s", sysroot_strerror(fact->r),
 					fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
 					fact->kmsg ? ")" : "");
 	for (unsigned i = 0; i < _ETH_FEATURE_MAX; i++) {

@@ -15,6 +15,7 @@
 #include "base/output.h"
 #include "os/ethsysroot.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -83,7 +84,19 @@ static int probe_flowhash(const char *ifname, void *ret, char **kmsg)
 	return 0;
 }
 
-static const struct probe_fact flowhash_fact = {"flow_hash", 1, sizeof(struct flowhash_fact), probe_flowhash};
+/* Each flow's result is 0 or an errno, as a read gives. */
+static int flowhash_check(const void *value, char **ret_why)
+{
+	const struct flowhash_fact *v = value;
+
+	for (size_t i = 0; i < _ETH_FLOW_MAX; i++)
+		if (v->r[i] > 0 || v->r[i] < -4095)
+			return probe_fact_bad(ret_why, "r[%zu] %d is not 0 or an errno", i, v->r[i]);
+	return 0;
+}
+
+static const struct probe_fact flowhash_fact = {"flow_hash", 1, sizeof(struct flowhash_fact), probe_flowhash,
+						flowhash_check};
 
 int flow_hash_probed(const struct iface_state *s, enum eth_flow f, uint64_t *ret)
 {
@@ -192,7 +205,7 @@ static int flowhash_diff(struct plan_ctx *ctx, const struct iface_state *s)
 			    "link.flow_hash.%s: %s: %s%s", flow,
 			    read_r == -EOPNOTSUPP ? "the driver does not report its flow hash"
 						  : "cannot be read",
-			    strerror(-read_r), note);
+			    sysroot_strerror(read_r), note);
 			if (r < 0)
 				return r;
 			continue;

@@ -20,6 +20,7 @@
 #include "os/interrupts.h"
 #include "os/irqaffinity.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 #include "os/topology.h"
 #include "plan.h"
 #include "profile.h"
@@ -373,20 +374,20 @@ static int irq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	r = irq_ports_collect(p, ctx->host, p->interfaces, &ip);
 	if (r < 0)
 		return plan_add_problem(p, EXIT_ERROR, "irq", "check /proc/interrupts and the sysroot",
-					"cannot discover the IRQs: %s", strerror(-r));
+					"cannot discover the IRQs: %s", sysroot_strerror(r));
 	if (p->n_problems > problems)
 		return 0;
 	r = topology_read(&topo);
 	if (r < 0)
 		return plan_add_problem(p, EXIT_ERROR, "irq", "check /sys/devices/system/cpu and node",
-					"cannot read the CPU topology: %s", strerror(-r));
+					"cannot read the CPU topology: %s", sysroot_strerror(r));
 	r = irqplan_build(ip.ports, ip.n, topo, &o, &ipl);
 	if (r == -ENOSPC)
 		return plan_add_problem(p, EXIT_PRECONDITION, "irq", "exclude fewer CPUs",
 					"irq.exclude_cpus leaves no CPU for the IRQs");
 	if (r < 0)
 		return plan_add_problem(p, EXIT_INVALID, "irq", "check the irq section",
-					"cannot plan IRQ affinity: %s", strerror(-r));
+					"cannot plan IRQ affinity: %s", sysroot_strerror(r));
 	ctx->pinned_irqs = calloc(ipl->n ? ipl->n : 1, sizeof(*ctx->pinned_irqs));
 	ctx->irq_cpus = calloc(ipl->n ? ipl->n : 1, sizeof(*ctx->irq_cpus));
 	if (!ctx->pinned_irqs || !ctx->irq_cpus)
@@ -597,9 +598,9 @@ static void irq_show(const struct iface_state *s)
 	}
 	if (s->irqs_r < 0) {
 		out_json("irqs", NULL);
-		out_string(OUT_JSON, "irqs_error", NULL, strerror(-s->irqs_r));
+		out_string(OUT_JSON, "irqs_error", NULL, sysroot_strerror(s->irqs_r));
 		out_json("busy_shared_cpus", NULL);
-		out_text("  irqs      %s\n", strerror(-s->irqs_r));
+		out_text("  irqs      %s\n", sysroot_strerror(s->irqs_r));
 		return;
 	}
 	if (s->nic.numa_node >= 0 && s->nic.local_cpulist)

@@ -17,6 +17,7 @@
 #include "os/irqbalanced.h"
 #include "os/probe.h"
 #include "os/service.h"
+#include "os/sysroot.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -205,7 +206,7 @@ static int plan_irqbalance_stop(struct plan *p)
 					"irq.irqbalance: stop: no service manager to stop it with");
 	if (r < 0)
 		return plan_add_problem(p, EXIT_ERROR, "irqbalance", "check the irqbalance service",
-					"cannot read the irqbalance state: %s", strerror(-r));
+					"cannot read the irqbalance state: %s", sysroot_strerror(r));
 	if (streq(cur, IRQBALANCE_STOPPED))
 		return 0;
 	return plan_add_change(p, "irqbalance", "irqbalance", "service", cur, IRQBALANCE_STOPPED);
@@ -260,7 +261,7 @@ static int irqban_diff(struct plan_ctx *ctx, const struct iface_state *port)
 		    strna(st->config_path));
 	if (r < 0)
 		return plan_add_problem(p, EXIT_ERROR, "irqbalance", "check the irqbalance config file",
-					"cannot read the irqbalance configuration: %s", strerror(-r));
+					"cannot read the irqbalance configuration: %s", sysroot_strerror(r));
 	if ((r = irq_numbers_format(ctx->pinned_irqs, ctx->n_pinned_irqs, &want)) < 0 ||
 	    (r = ban_intersection(old, ctx->pinned_irqs, ctx->n_pinned_irqs, &banned)) < 0)
 		return r;

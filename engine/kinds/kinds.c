@@ -9,7 +9,9 @@
 
 #include "base/output.h"
 #include "base/util.h"
+#include "os/ethnl.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 
 extern const struct change_kind kind_mtu, kind_channels, kind_rings, kind_features, kind_coalesce, kind_pause,
     kind_sysctl, kind_irq, kind_irqbalance, kind_irqbalance_ban, kind_boot, kind_txqueuelen, kind_rss,
@@ -26,6 +28,16 @@ const struct change_kind *const change_kinds[] = {
     &kind_xps,	    &kind_cpufreq,
 };
 const size_t n_change_kinds = ARRAY_SIZE(change_kinds);
+
+int kind_check_ethnl_values(const void *value, char **ret_why)
+{
+	const struct ethnl_values *v = value;
+
+	for (size_t i = 0; i < ETHNL_PARAMS_MAX; i++)
+		if (!probe_fact_bool_ok(&v->present[i]))
+			return probe_fact_bad(ret_why, "present[%zu] is not a bool", i);
+	return 0;
+}
 
 const struct change_kind *change_kind_find(const char *name)
 {
@@ -115,7 +127,7 @@ int kind_format_u64(uint64_t v, char **ret)
 void kind_show_status(int r)
 {
 	out_string(OUT_JSON, "status", NULL, r >= 0 ? "ok" : r == -EOPNOTSUPP ? "unsupported" : "failed");
-	out_string(OUT_JSON, "error", NULL, r < 0 && r != -EOPNOTSUPP ? strerror(-r) : NULL);
+	out_string(OUT_JSON, "error", NULL, r < 0 && r != -EOPNOTSUPP ? sysroot_strerror(r) : NULL);
 	if (r < 0)
-		out_text("%s", r == -EOPNOTSUPP ? "unsupported" : strerror(-r));
+		out_text("%s", r == -EOPNOTSUPP ? "unsupported" : sysroot_strerror(r));
 }

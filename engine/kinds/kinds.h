@@ -196,6 +196,9 @@ int kinds_probe_host(char *const *only, unsigned flags, struct host_state **ret)
 /* Every kind's per-port fact (NULL for those without), in the table's
  * order: ret has n_change_kinds entries; what kinds_probe_host asks for. */
 void kinds_probe_facts(const struct probe_fact **ret);
+/* probe.h's check of a recorded struct ethnl_values (channels, rings,
+ * coalesce, pause): each "present" is a bool. */
+int kind_check_ethnl_values(const void *value, char **ret_why);
 /* The fact the probe read for kind k on port s (r, value, kmsg). */
 const struct iface_fact *kind_fact(const struct iface_state *s, const struct change_kind *k);
 

@@ -42,7 +42,8 @@ static int pause_probe(const char *ifname, void *ret, char **kmsg)
 	return ethparam_probe(&pause_kind, ifname, ret, kmsg);
 }
 
-static const struct probe_fact pause_fact = {"pause", 1, sizeof(struct ethnl_values), pause_probe};
+static const struct probe_fact pause_fact = {"pause", 1, sizeof(struct ethnl_values), pause_probe,
+					     kind_check_ethnl_values};
 
 static int pause_read(const char *object, const char *key, char **ret, char **kmsg)
 {

@@ -18,6 +18,7 @@
 #include "os/ethprivflags.h"
 #include "os/ethsysroot.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -64,8 +65,29 @@ static int probe_flags(const char *ifname, void *ret, char **kmsg)
 	return ethtool_get_priv_flags(ifname, ret, kmsg);
 }
 
+/* At most ETH_PRIV_FLAGS_MAX flags, each name NUL-terminated within its
+ * slot and not empty, each "on" a bool. */
+static int privflags_check(const void *value, char **ret_why)
+{
+	const struct eth_priv_flags *f = value;
+
+	if (f->n > ETH_PRIV_FLAGS_MAX)
+		return probe_fact_bad(ret_why, "n %u is above the %d flags the record holds", f->n,
+				      ETH_PRIV_FLAGS_MAX);
+	for (unsigned i = 0; i < f->n; i++) {
+		if (!memchr(f->name[i], '\0', ETH_PRIV_FLAG_NAMES))
+			return probe_fact_bad(ret_why, "name[%u] has no NUL within its %d bytes", i,
+					      ETH_PRIV_FLAG_NAMES);
+		if (!f->name[i][0])
+			return probe_fact_bad(ret_why, "name[%u] is empty", i);
+		if (!probe_fact_bool_ok(&f->on[i]))
+			return probe_fact_bad(ret_why, "on[%u] is not a bool", i);
+	}
+	return 0;
+}
+
 static const struct probe_fact privflags_fact = {"private_flags", 1, sizeof(struct eth_priv_flags),
-						 probe_flags};
+						 probe_flags, privflags_check};
 
 static const char *flag_of(const char *key)
 {
@@ -132,7 +154,7 @@ static int privflags_diff(struct plan_ctx *ctx, const struct iface_state *s)
 					   : "check the interface",
 		    "link.private_flags: %s: %s%s%s%s%s",
 		    fact->r == -EOPNOTSUPP ? "the driver has no private flags" : "cannot be read",
-		    strerror(-fact->r), fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
+		    sysroot_strerror(fact->r), fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
 		    fact->kmsg ? ")" : "", note);
 	}
 	for (size_t k = 0; k < want->n; k++) {

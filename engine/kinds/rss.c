@@ -168,7 +168,29 @@ static int probe_rss(const char *ifname, void *ret, char **kmsg)
 	return 0;
 }
 
-static const struct probe_fact rss_fact = {"rss", 1, sizeof(struct rss_fact), probe_rss};
+/* The table and key fit the record, and every entry names one of the
+ * header's rings (as the kernel and ethtool -x text guarantee). */
+static int rss_check(const void *value, char **ret_why)
+{
+	const struct rss_fact *f = value;
+
+	if (f->indir_size > ETH_RSS_INDIR_MAX)
+		return probe_fact_bad(ret_why,
+				      "indir_size %" PRIu32 " is above the %d entries the record holds",
+				      f->indir_size, ETH_RSS_INDIR_MAX);
+	if (f->key_size > ETH_RSS_KEY_MAX)
+		return probe_fact_bad(ret_why, "key_size %" PRIu32 " is above the %d bytes the record holds",
+				      f->key_size, ETH_RSS_KEY_MAX);
+	for (uint32_t i = 0; i < f->indir_size; i++)
+		if (f->indir[i] >= f->rings)
+			return probe_fact_bad(ret_why,
+					      "indir[%" PRIu32 "] %" PRIu32
+					      " names a queue beyond its %" PRIu32 " rings",
+					      i, f->indir[i], f->rings);
+	return 0;
+}
+
+static const struct probe_fact rss_fact = {"rss", 1, sizeof(struct rss_fact), probe_rss, rss_check};
 
 static bool is_default(const uint32_t *indir, uint32_t n, uint32_t rings)
 {
@@ -505,6 +527,15 @@ static bool rss_manages(const struct profile *p)
 	return w->equal.set || w->weights.set || w->key.set;
 }
 
+/* What is wrong with a sysroot's `ethtool -x` text (eth_rss_parse's
+ * -errno). */
+static const char *rss_text_error(int r)
+{
+	return r == -ERANGE	 ? "an entry names a receive queue beyond the table's RX rings"
+	       : r == -EOVERFLOW ? "the header's RX ring count is not a whole number from 0 to 65536"
+				 : "not `ethtool -x` text";
+}
+
 /* A sysroot's `ethtool -x` text that does not parse, by its file. */
 static int bad_text(struct plan_ctx *ctx, const struct iface_state *s, int r)
 {
@@ -515,9 +546,7 @@ static int bad_text(struct plan_ctx *ctx, const struct iface_state *s, int r)
 		return e;
 	return plan_add_problem(ctx->plan, EXIT_ERROR, s->name, "fix the file: it is `ethtool -x` text",
 				"link.rss: %s%s: %s", e > 0 ? sysroot_get() : "the RSS table of ",
-				e > 0 ? path : s->name,
-				r == -ERANGE ? "an entry names a receive queue beyond the table's RX rings"
-					     : "not `ethtool -x` text");
+				e > 0 ? path : s->name, rss_text_error(r));
 }
 
 static int rss_diff(struct plan_ctx *ctx, const struct iface_state *s)
@@ -527,7 +556,7 @@ static int rss_diff(struct plan_ctx *ctx, const struct iface_state *s)
 
 	if (!rss_manages(ctx->profile))
 		return 0;
-	if (fact->r == -EBADMSG || fact->r == -ERANGE)
+	if (fact->r == -EBADMSG || fact->r == -ERANGE || fact->r == -EOVERFLOW)
 		return bad_text(ctx, s, fact->r);
 	if (fact->r < 0) {
 		_cleanup_free_ char *note = ethsysroot_absent_note(s->name, ETHSYSROOT_RSS);
@@ -540,7 +569,7 @@ static int rss_diff(struct plan_ctx *ctx, const struct iface_state *s)
 					   : "check the interface",
 		    "link.rss: %s: %s%s%s%s%s",
 		    fact->r == -EOPNOTSUPP ? "the driver has no RSS table" : "cannot be read",
-		    strerror(-fact->r), fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
+		    sysroot_strerror(fact->r), fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
 		    fact->kmsg ? ")" : "", note);
 	}
 	r = diff_table(ctx, s, fact->value);
@@ -606,6 +635,8 @@ static void rss_show(const struct iface_state *s)
 	if (fact->r < 0) {
 		if (fact->kmsg)
 			out_text(" (kernel: %s)", fact->kmsg);
+		if (fact->r == -EBADMSG || fact->r == -ERANGE || fact->r == -EOVERFLOW)
+			out_text(" (the sysroot's `ethtool -x` text: %s)", rss_text_error(fact->r));
 		out_text("\n");
 		out_close_object();
 		return;

@@ -13,6 +13,7 @@
 #include "base/output.h"
 #include "os/probe.h"
 #include "os/procsys.h"
+#include "os/sysroot.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -86,7 +87,7 @@ static int sysctl_diff(struct plan_ctx *ctx, const struct iface_state *port)
 			r = plan_add_problem(
 			    p, cur->r == -ENOENT ? EXIT_UNSUPPORTED : EXIT_ERROR, w->name,
 			    "remove it from the profile, or run in the initial network namespace",
-			    "cannot be read: %s", strerror(-cur->r));
+			    "cannot be read: %s", sysroot_strerror(cur->r));
 			if (r < 0)
 				return r;
 			continue;
@@ -128,7 +129,7 @@ static void sysctl_show(const struct host_state *h)
 			out_text("\n");
 		} else
 			out_text("- (%s)\n",
-				 h->sysctl[k].r == -ENOENT ? "absent" : strerror(-h->sysctl[k].r));
+				 h->sysctl[k].r == -ENOENT ? "absent" : sysroot_strerror(h->sysctl[k].r));
 	}
 	out_close_object();
 }

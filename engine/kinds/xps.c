@@ -23,6 +23,7 @@
 #include "base/output.h"
 #include "os/irqaffinity.h"
 #include "os/probe.h"
+#include "os/sysroot.h"
 #include "os/topology.h"
 #include "os/txqueues.h"
 #include "plan.h"
@@ -160,6 +161,35 @@ static int port_problem(struct plan *p, const struct iface_state *s, int code, c
 	return plan_add_problem(p, code, s->name, remedy, "link.xps: %s", why);
 }
 
+/* Queue q's xps_cpus could not be taken (r): only a missing file is a
+ * kernel without XPS; one that holds no CPU mask is shown as it is. */
+static int queue_problem(struct plan *p, const struct iface_state *s, unsigned q, int r)
+{
+	_cleanup_free_ char *path = strprintf("/sys/class/net/%s/queues/tx-%u/xps_cpus", s->name, q);
+	_cleanup_free_ char *text = NULL, *remedy = NULL;
+	size_t len = 0;
+
+	if (r == -ENOENT)
+		return port_problem(p, s, EXIT_UNSUPPORTED,
+				    "remove link.xps (a kernel without CONFIG_XPS has no xps_cpus)",
+				    "the kernel has no XPS (no xps_cpus)");
+	remedy = strprintf("check the file%s", sysroot_is_live() ? "" : " (of the sysroot)");
+	if (!path || !remedy)
+		return -ENOMEM;
+	if (r != -EBADMSG || sysroot_read_all(path, &text, &len) < 0)
+		return plan_add_problem(p, EXIT_ERROR, s->name, remedy, "link.xps: %s cannot be read: %s",
+					path, sysroot_strerror(r));
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		text[--len] = '\0';
+	if (len == 0)
+		return plan_add_problem(p, EXIT_ERROR, s->name, remedy,
+					"link.xps: %s is empty, not a CPU mask", path);
+	if (len > 64)
+		memcpy(text + 61, "...", 4);
+	return plan_add_problem(p, EXIT_ERROR, s->name, remedy, "link.xps: %s holds \"%s\", not a CPU mask",
+				path, str_make_printable(text));
+}
+
 /* The masks of port s's n_tx queues as the profile wants them, into want. */
 static int wanted_masks(struct plan_ctx *ctx, const struct iface_state *s, const struct xps_state *cur,
 			struct cpuset *want, bool *ret_problem)
@@ -214,7 +244,7 @@ static int wanted_masks(struct plan_ctx *ctx, const struct iface_state *s, const
 		return plan_add_problem(
 		    ctx->plan, EXIT_ERROR, s->name, "check /proc/interrupts and the sysroot",
 		    "link.xps: auto follows the completion IRQs, which cannot be read: %s",
-		    strerror(-s->irqs_r));
+		    sysroot_strerror(s->irqs_r));
 	}
 	if (s->irqs_r < 0 || !s->irqs || irq_list_count(s->irqs, IRQ_KIND_COMPLETION) == 0)
 		return port_problem(ctx->plan, s, EXIT_UNSUPPORTED,
@@ -262,11 +292,7 @@ static int diff_port(struct plan_ctx *ctx, const struct iface_state *s)
 				    "no transmit queues in sysfs");
 	for (unsigned q = 0; q < cur.n_tx; q++)
 		if (cur.tx_r[q] < 0)
-			return port_problem(ctx->plan, s,
-					    cur.tx_r[q] == -ENOENT ? EXIT_UNSUPPORTED : EXIT_ERROR,
-					    "remove link.xps (a kernel without CONFIG_XPS has no xps_cpus)",
-					    cur.tx_r[q] == -ENOENT ? "the kernel has no XPS (no xps_cpus)"
-								   : "xps_cpus cannot be read");
+			return queue_problem(ctx->plan, s, q, cur.tx_r[q]);
 	want = calloc(cur.n_tx, sizeof(*want));
 	if (!want)
 		return -ENOMEM;

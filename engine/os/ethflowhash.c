@@ -116,9 +116,19 @@ int eth_flow_hash_text_parse(const char *text, uint64_t *ret)
 	return 0;
 }
 
+/* How many newlines end s. */
+static size_t trailing_newlines(const char *s)
+{
+	size_t n = strlen(s), k = 0;
+
+	while (k < n && s[n - 1 - k] == '\n')
+		k++;
+	return k;
+}
+
 /* As ethtool prints it: the first line, a line per field ("None" for no
  * field), then an empty line. */
-char *eth_flow_hash_text_rewrite(const char *text, uint64_t v)
+static char *render(const char *text, uint64_t v)
 {
 	const char *nl = strchr(text, '\n');
 	_cleanup_free_ char *out = NULL;
@@ -140,6 +150,38 @@ char *eth_flow_hash_text_rewrite(const char *text, uint64_t v)
 		char *n = strprintf("%s%s\n", out, v ? "" : "None");
 		free(out);
 		out = n;
+	}
+	return TAKE_PTR(out);
+}
+
+/* The text's own end kept: one that lacks the empty line (or has more
+ * newlines) than ethtool prints keeps that difference, so a value written
+ * back restores the text byte for byte (sysroot_write keeps a missing
+ * final newline). */
+char *eth_flow_hash_text_rewrite(const char *text, uint64_t v)
+{
+	_cleanup_free_ char *was = NULL, *out = NULL;
+	uint64_t v0;
+	size_t have, canon, n;
+
+	out = render(text, v);
+	if (!out || eth_flow_hash_text_parse(text, &v0) < 0 || !(was = render(text, v0)))
+		return TAKE_PTR(out);
+	have = trailing_newlines(text);
+	canon = trailing_newlines(was);
+	n = strlen(out);
+	if (have < canon) {
+		size_t cut = canon - have;
+
+		while (cut > 0 && n > 1 && out[n - 1] == '\n' && out[n - 2] == '\n') {
+			out[--n] = '\0';
+			cut--;
+		}
+	} else if (have > canon) {
+		char *more = strprintf("%s%.*s", out, (int)(have - canon), "\n\n\n\n\n\n\n\n");
+
+		free(out);
+		out = more;
 	}
 	return TAKE_PTR(out);
 }

@@ -38,13 +38,15 @@ static int parse_flags(const char *text, bool prefix, struct eth_priv_flags *ret
 	nl = strchr(line, '\n');
 	if (!nl || strncmp(line, "Private flags for ", 18) != 0 || nl[-1] != ':')
 		return -EBADMSG;
-	for (line = nl + 1; *line; line = nl + 1) {
+	/* The last line may lack its newline (a copied text: written back
+	 * alike, sysroot_write). */
+	for (line = nl + 1; *line; line = *nl ? nl + 1 : nl) {
 		const char *colon, *end;
 		size_t len;
 		bool on;
 
-		nl = strchr(line, '\n');
-		colon = nl ? memrchr(line, ':', (size_t)(nl - line)) : NULL;
+		nl = strchrnul(line, '\n');
+		colon = memrchr(line, ':', (size_t)(nl - line));
 		for (end = colon; end && end > line && end[-1] == ' '; end--)
 			;
 		len = end ? (size_t)(end - line) : 0;

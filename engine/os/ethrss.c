@@ -125,15 +125,25 @@ static int parse_text(const char *text, struct eth_rss *ret, size_t *ret_head, s
 {
 	_cleanup_(eth_rss_done) struct eth_rss r = {0};
 	const char *p = strchr(text, '\n'), *with;
-	unsigned rings;
-	int n = 0, e;
+	uint64_t rings = 0;
+	const char *d;
+	int e;
 
 	if (!p || strncmp(text, "RX flow hash indirection table for ", 35) != 0)
 		return -EBADMSG;
 	with = memmem(text, (size_t)(p - text), " with ", 6);
-	if (!with || sscanf(with, " with %u RX ring(s)%n", &rings, &n) != 1 || n == 0)
+	if (!with)
 		return -EBADMSG;
-	r.rings = rings;
+	/* Digits only (no sign: "-1" is no ring count), checked for range
+	 * digit by digit (4294967359 is not 63). */
+	for (d = with + 6; isdigit((unsigned char)*d); d++) {
+		rings = rings * 10 + (uint64_t)(*d - '0');
+		if (rings > ETH_RSS_RINGS_MAX)
+			return -EOVERFLOW;
+	}
+	if (d == with + 6 || strncmp(d, " RX ring(s)", 11) != 0)
+		return -EOVERFLOW;
+	r.rings = (uint32_t)rings;
 	*ret_head = (size_t)(p + 1 - text);
 	p++;
 	e = parse_rows(&p, &r);

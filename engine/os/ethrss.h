@@ -16,8 +16,9 @@
 
 #include "base/util.h"
 
-#define ETH_RSS_INDIR_MAX 4096 /* entries a table may have here */
-#define ETH_RSS_KEY_MAX	  256  /* bytes */
+#define ETH_RSS_INDIR_MAX 4096	/* entries a table may have here */
+#define ETH_RSS_KEY_MAX	  256	/* bytes */
+#define ETH_RSS_RINGS_MAX 65536 /* RX rings a header may name (a queue index is 16 bits) */
 
 struct eth_rss {
 	uint32_t rings;	     /* receive rings (queues) the table may name */
@@ -59,8 +60,10 @@ struct ethtool_rxfh *eth_rss_set_request(const struct eth_rss_change *c, uint8_t
  * ethtool_rxfh_indir_default). */
 bool eth_rss_is_default(const struct eth_rss *r);
 
-/* `ethtool -x` text: parse (-EBADMSG: not that text, -ERANGE: an entry
- * names a queue the header's RX rings do not have), and that text with
+/* `ethtool -x` text: parse (-EBADMSG: not that text, -EOVERFLOW: the
+ * header's ring count is not digits from 0 to ETH_RSS_RINGS_MAX ("-1",
+ * "4294967359"), -ERANGE: an entry names a queue the header's RX rings do
+ * not have), and that text with
  * r's table and key written into it (the rest kept as it was). */
 int eth_rss_parse(const char *text, struct eth_rss *ret);
 char *eth_rss_rewrite(const char *text, const struct eth_rss *r);

@@ -354,9 +354,12 @@ static int read_list_whole(const char *path, struct cpuset *ret)
 	if (r < 0)
 		return r;
 	nl = memchr(s, '\n', len);
-	if (!nl || (size_t)(nl - s) != len - 1)
+	/* One line: with its newline, or (a copied sysroot file that has
+	 * none, written back alike: sysroot_write) without. */
+	if (nl && (size_t)(nl - s) != len - 1)
 		return -EBADMSG;
-	*nl = '\0';
+	if (nl)
+		*nl = '\0';
 	return cpuset_parse_list(s, ret);
 }
 

@@ -11,6 +11,24 @@
 #include "procscan.h"
 #include "sysroot.h"
 
+int probe_fact_bad(char **ret_why, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	*ret_why = vstrprintf(fmt, ap);
+	va_end(ap);
+	return *ret_why ? -EINVAL : -ENOMEM;
+}
+
+bool probe_fact_bool_ok(const bool *b)
+{
+	unsigned char c;
+
+	memcpy(&c, b, 1);
+	return c <= 1;
+}
+
 static void iface_state_done(struct iface_state *s)
 {
 	free(s->name);
@@ -132,7 +150,9 @@ static int probe_facts(struct iface_state *s, const struct probe_req *q, bool pr
 			f->r = recorded_fact(rec, q->facts[i], f);
 		else
 			f->r = present ? q->facts[i]->read(s->name, f->value, &f->kmsg) : -ENODEV;
-		if (f->r == -ENOMEM)
+		/* Only this process running out of memory fails the probe;
+		 * a record's result is the recorded host's. */
+		if (f->r == -ENOMEM && !rec)
 			return f->r;
 	}
 	return 0;

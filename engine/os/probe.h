@@ -24,13 +24,25 @@
  * extack text when it fails. A snapshot records the buffer under name
  * (the kind's) with layout and size, and a reader takes it back only when
  * all three are its own (snapshot.h): layout is bumped whenever the
- * buffer's struct or the meaning of its slots changes. */
+ * buffer's struct or the meaning of its slots changes. check: whether a
+ * recorded buffer (a snapshot's, maybe hand-edited or corrupted) is one
+ * read could have written, field by field (counts and lengths within the
+ * buffer, strings NUL-terminated, bools 0 or 1): 0, else -EINVAL with
+ * *ret_why naming the field and its value (caller frees); NULL: any
+ * bytes are. A reader trusts a buffer only after its check. */
 struct probe_fact {
 	const char *name;
 	unsigned layout;
 	size_t size;
 	int (*read)(const char *ifname, void *ret, char **ret_kmsg);
+	int (*check)(const void *value, char **ret_why);
 };
+
+/* For the checks: -EINVAL with *ret_why = the formatted text (-ENOMEM
+ * when it cannot be made). */
+int probe_fact_bad(char **ret_why, const char *fmt, ...) _printf_(2, 3);
+/* The byte of a recorded bool is 0 or 1 (any other is no bool). */
+bool probe_fact_bool_ok(const bool *b);
 
 /* What the probe read of one fact: r 0, -EOPNOTSUPP (unsupported), other
  * -errno (-ENODEV: the port is only in the sysroot); value is the fact's

@@ -436,7 +436,7 @@ static void copy_one(struct copier *c, const struct access *a)
 		note(c, a->path,
 		     "not copied: it leads to a file that may hold secrets or lies outside /proc and /sys");
 	else if (r < 0)
-		note(c, a->path, strerror(-r));
+		note(c, a->path, sysroot_strerror(r));
 }
 
 /* ---- the marker ---- */
@@ -580,27 +580,71 @@ static int check_fact(const struct link_facts *links, size_t i, size_t j,
 			      SNAPSHOT_MARKER, i, j, rf->kind, rf->layout, rf->size, CX5PROF_VERSION,
 			      q->layout, q->size);
 	else {
+		_cleanup_free_ char *what = NULL;
+		int r;
+
 		for (size_t k = 0; k < j; k++)
 			if (streq(links[i].facts[k].kind, rf->kind)) {
 				*ret_why = strprintf("%s: links[%zu].facts[%zu]: kind %s is recorded twice",
 						     SNAPSHOT_MARKER, i, j, rf->kind);
 				return *ret_why ? -EINVAL : -ENOMEM;
 			}
-		return 0;
+		/* A recording that ran out of memory writes no snapshot: a
+		 * recorded -ENOMEM is no fact of the host (and must not
+		 * read as this process's own failure). */
+		if (rf->r == -ENOMEM) {
+			*ret_why =
+			    strprintf("%s: links[%zu].facts[%zu]: kind %s: result %d (%s) is a failure "
+				      "of the recording, not a fact of the host: not a record cx5prof "
+				      "writes (a damaged or edited snapshot): take the snapshot again",
+				      SNAPSHOT_MARKER, i, j, rf->kind, rf->r, strerror(-rf->r));
+			return *ret_why ? -EINVAL : -ENOMEM;
+		}
+		/* The kind's own check, field by field, before any reader
+		 * trusts a count or a string of the buffer. */
+		if (rf->r < 0 || !rf->value || !q->check)
+			return 0;
+		r = q->check(rf->value, &what);
+		if (r != -EINVAL)
+			return r;
+		*ret_why = strprintf("%s: links[%zu].facts[%zu]: kind %s: %s: not a record cx5prof writes "
+				     "(a damaged or edited snapshot): take the snapshot again",
+				     SNAPSHOT_MARKER, i, j, rf->kind, what);
 	}
 	return *ret_why ? -EINVAL : -ENOMEM;
 }
 
-static int check_facts(const struct link_facts *links, size_t n, const struct probe_fact *const *facts,
-		       size_t n_facts, char **ret_why)
+/* Each link once: the kernel has one link of a name and of an ifindex,
+ * and a second record of it would show the port twice. */
+static int check_link(const struct link_facts *links, size_t i, char **ret_why)
 {
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < links[i].n_facts; j++) {
-			int r = check_fact(links, i, j, facts, n_facts, ret_why);
+	const struct link_info *l = &links[i].link;
 
-			if (r < 0)
-				return r;
+	for (size_t k = 0; k < i; k++)
+		if (streq(links[k].link.name, l->name) || links[k].link.ifindex == l->ifindex) {
+			*ret_why =
+			    strprintf("%s: links[%zu]: %s (ifindex %d) is recorded twice (links[%zu] is "
+				      "%s, ifindex %d): not a record cx5prof writes (a damaged or edited "
+				      "snapshot): take the snapshot again",
+				      SNAPSHOT_MARKER, i, l->name, l->ifindex, k, links[k].link.name,
+				      links[k].link.ifindex);
+			return *ret_why ? -EINVAL : -ENOMEM;
 		}
+	return 0;
+}
+
+int snapshot_check_links(const struct link_facts *links, size_t n, const struct probe_fact *const *facts,
+			 size_t n_facts, char **ret_why)
+{
+	*ret_why = NULL;
+	for (size_t i = 0; i < n; i++) {
+		int r = check_link(links, i, ret_why);
+
+		for (size_t j = 0; r == 0 && j < links[i].n_facts; j++)
+			r = check_fact(links, i, j, facts, n_facts, ret_why);
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -621,7 +665,7 @@ int snapshot_load(const struct probe_fact *const *facts, size_t n_facts, char **
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0) {
-		*ret_why = strprintf("%s: %s", SNAPSHOT_MARKER, strerror(-r));
+		*ret_why = strprintf("%s: %s", SNAPSHOT_MARKER, sysroot_strerror(r));
 		return r;
 	}
 	o = json_tokener_parse(text);
@@ -650,7 +694,7 @@ int snapshot_load(const struct probe_fact *const *facts, size_t n_facts, char **
 		free(field);
 		return r;
 	}
-	r = check_facts(links, n, facts, n_facts, ret_why);
+	r = snapshot_check_links(links, n, facts, n_facts, ret_why);
 	if (r < 0) {
 		linkfacts_free(links, n);
 		return r;

@@ -48,6 +48,15 @@ int snapshot_take(const char *dir, const struct probe_fact *const *facts, size_t
  * snapshot was taken by another cx5prof; *ret_why says what and what to
  * do, caller frees). */
 int snapshot_load(const struct probe_fact *const *facts, size_t n_facts, char **ret_why);
+/* The recorded links are fit to read: each link once (by name and by
+ * ifindex), each per-port fact of a kind the reader knows (facts, as to
+ * snapshot_load), of its layout and size, recorded once, and passing the
+ * kind's field-by-field check (probe.h). 0, or -EINVAL with *ret_why
+ * naming the record ("links[0].facts[3]: kind rss: indir_size ...";
+ * caller frees), -ENOMEM. */
+struct link_facts;
+int snapshot_check_links(const struct link_facts *links, size_t n, const struct probe_fact *const *facts,
+			 size_t n_facts, char **ret_why);
 /* A snapshot was loaded. */
 bool snapshot_active(void);
 

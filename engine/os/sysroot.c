@@ -165,8 +165,30 @@ int sysroot_stat(const char *path, bool follow, struct stat *ret)
 	return fstat(fd, ret) < 0 ? -errno : 0;
 }
 
+/* fd when it is a regular file (every /proc and /sys attribute is one,
+ * and so is each file of a copied tree), else closed and -EISDIR or
+ * -EBADFD: a FIFO would block its reader, a device or socket is no copy. */
+static int regular_or_close(int fd_in)
+{
+	_cleanup_close_ int fd = fd_in;
+	struct stat st;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EBADFD;
+	return TAKE_FD(fd);
+}
+
 int sysroot_open_read(const char *path)
 {
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is
+	 * refused after the open); no effect on a regular file. */
+	const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
 	char full[PATH_MAX];
 	int fd, r;
 
@@ -175,9 +197,14 @@ int sysroot_open_read(const char *path)
 		return r;
 	observe(path, SYSROOT_READ);
 	if (root)
-		return open_beneath(path, full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	return fd >= 0 ? fd : -errno;
+		return regular_or_close(open_beneath(path, full, flags));
+	fd = open(full, flags);
+	return regular_or_close(fd >= 0 ? fd : -errno);
+}
+
+const char *sysroot_strerror(int r)
+{
+	return r == -EBADFD ? "not a regular file (a FIFO, socket or device)" : strerror(-r);
 }
 
 /* The contents of fd (closed here); with first_line, reading stops once a
@@ -248,9 +275,10 @@ int sysroot_read_live_counters(const char *path, char **ret, size_t *ret_len)
 			/* The path as it is, not under the root: these files
 			 * describe the namespace the process runs in, not the
 			 * host a sysroot describes. */
-			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+			fd = regular_or_close(fd >= 0 ? fd : -errno);
 			if (fd < 0)
-				return -errno;
+				return fd;
 			return read_fd(fd, false, ret, ret_len);
 		}
 	return -EPERM;
@@ -500,6 +528,21 @@ static int open_beneath(const char *path, const char *full, int flags)
 	return fd >= 0 ? fd : -errno;
 }
 
+/* A copied file's own line ending: value's length without its final
+ * newline when the file is not empty and does not end in one ("212992",
+ * not "212992\n": a hand-made or copied tree), so that a value written
+ * back is the file byte for byte; else len. */
+static size_t as_file_ends(int fd, const char *value, size_t len)
+{
+	struct stat st;
+	char last;
+
+	if (len == 0 || value[len - 1] != '\n' || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size == 0 || pread(fd, &last, 1, st.st_size - 1) != 1 || last == '\n')
+		return len;
+	return len - 1;
+}
+
 int sysroot_write(const char *path, const char *value)
 {
 	_cleanup_close_ int fd = -1;
@@ -533,9 +576,13 @@ int sysroot_write(const char *path, const char *value)
 		 * the next rollback. The file itself must not be a symlink
 		 * (O_NOFOLLOW: -ELOOP): a copied tree must not redirect a
 		 * write to a host file. */
-		fd = open_beneath(path, full, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+		fd = open_beneath(path, full, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 		if (fd < 0)
 			return fd;
+		fd = regular_or_close(TAKE_FD(fd));
+		if (fd < 0)
+			return fd;
+		len = as_file_ends(fd, value, len);
 		n = pwrite(fd, value, len, 0);
 		if (n >= 0 && (size_t)n == len && ftruncate(fd, (off_t)len) < 0)
 			return -errno;
@@ -552,10 +599,14 @@ int sysroot_write(const char *path, const char *value)
 int sysroot_read_is(const char *path, const char *want)
 {
 	_cleanup_free_ char *have = NULL;
-	size_t len = 0;
+	size_t len = 0, n = strlen(want);
 	int r = sysroot_read_all(path, &have, &len);
 
 	if (r < 0)
 		return r;
-	return len == strlen(want) && memcmp(have, want, len) == 0;
+	/* As sysroot_write wrote it: a copied file without its final
+	 * newline keeps none. */
+	if (root && len > 0 && have[len - 1] != '\n' && n > 0 && want[n - 1] == '\n')
+		n--;
+	return len == n && memcmp(have, want, len) == 0;
 }

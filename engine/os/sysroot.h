@@ -25,6 +25,12 @@ bool sysroot_exists(const char *path);
 /* stat(2) of path (follow: of what its last symlink points to, else of the
  * link itself), confined to the sysroot like a read. */
 int sysroot_stat(const char *path, bool follow, struct stat *ret);
+/* Every read below opens without blocking (O_NONBLOCK) and reads only a
+ * regular file: -EISDIR for a directory, -EBADFD for anything else (a
+ * FIFO, socket or device: sysroot_strerror says so), never waiting on a
+ * FIFO. A directory's reader (sysroot_listdir) gets -ENOTDIR for a file.
+ * The text of a read's -errno for people: sysroot_strerror. */
+const char *sysroot_strerror(int r);
 /* The file opened for reading (O_CLOEXEC): a descriptor for a reader that
  * takes a big file in pieces, or -errno. */
 int sysroot_open_read(const char *path);
@@ -48,11 +54,15 @@ int sysroot_listdir(const char *path, char ***ret);
  * Under a sysroot the file is written in place and cut to length (a kill
  * between the two leaves it torn: read it back with sysroot_read_is), and
  * the write stays inside the sysroot: -ELOOP when the file itself is a
- * symlink, -EXDEV when its path resolves outside the sysroot. */
+ * symlink, -EXDEV when its path resolves outside the sysroot, -EBADFD
+ * when it is not a regular file. A sysroot file that does not end in a
+ * newline (a copied or hand-made tree) keeps none: value's final newline
+ * is left out, so a value written back restores the file byte for byte. */
 int sysroot_write(const char *path, const char *value);
 /* 1 when the whole file is exactly want (byte for byte: a value followed
- * by anything, even a newline more, is not), 0 when not, -errno. The
- * read-back of a write. */
+ * by anything, even a newline more, is not; a sysroot file without a
+ * final newline is want without its own, as sysroot_write writes it), 0
+ * when not, -errno. The read-back of a write. */
 int sysroot_read_is(const char *path, const char *want);
 /* 0 when the directory of full (a path from sysroot_path()) resolves inside
  * the sysroot, -EXDEV when it escapes; always 0 on the live host. For

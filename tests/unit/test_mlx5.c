@@ -254,6 +254,32 @@ static void test_rss_bad_entries(void **state)
 	assert_string_equal(h, "entries per queue 1 3");
 }
 
+/* The header's ring count is digits within range: "-1" is not
+ * 4294967295 rings, "4294967359" is not 63 (the text parsed whole with
+ * %u wrapped both). */
+static void test_rss_header_rings(void **state)
+{
+	static const char *const bad[] = {"-1", "4294967359", "4294967295", "65537", "+2", " 2", "2x", ""};
+	_cleanup_(eth_rss_done) struct eth_rss r = {0};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		_cleanup_free_ char *text =
+		    strprintf("RX flow hash indirection table for x with %s RX ring(s):\n"
+			      "    0:      0     0\nRSS hash key:\nOperation not supported\n",
+			      bad[i]);
+
+		assert_non_null(text);
+		assert_int_equal(eth_rss_parse(text, &r), -EOVERFLOW);
+	}
+	assert_int_equal(eth_rss_parse("RX flow hash indirection table for x with 65536 RX ring(s):\n"
+				       "    0:      0 65535\nRSS hash key:\nOperation not supported\n",
+				       &r),
+			 0);
+	assert_int_equal(r.rings, 65536);
+	assert_int_equal(r.indir_size, 2);
+}
+
 static void test_rss_text(void **state)
 {
 	_cleanup_free_ char *text = slurp(FIXTURES "cx5-2port/ethtool/ens1f0/show-rxfh"), *same = NULL,
@@ -543,6 +569,7 @@ int main(void)
 	    cmocka_unit_test(test_priv_flags_torn),
 	    cmocka_unit_test(test_rss_request),
 	    cmocka_unit_test(test_rss_bad_entries),
+	    cmocka_unit_test(test_rss_header_rings),
 	    cmocka_unit_test(test_flow_hash_torn),
 	    cmocka_unit_test(test_governor_torn),
 	};
