@@ -20,6 +20,8 @@ struct cli {
 	bool json;
 	int verbose;
 	const char *argv0;
+	/* The verb main() runs: its options and usage for cli_parse(). */
+	const struct verb *verb;
 };
 
 struct verb {
@@ -54,7 +56,8 @@ struct cli_option {
 int cli_parse(struct cli *cli, const struct verb *verb, int argc, char **argv,
 	      int (*handle)(int id, const char *arg, void *userdata), void *userdata, char ***ret_args);
 
-/* The verb's entry by name (for usage text). */
+/* The verb's entry by name (main.c's table: for usage text). A verb does
+ * not call it: main() hands the verb its entry as cli->verb. */
 const struct verb *cli_verb(const char *name);
 void cli_verb_usage(const struct verb *verb, FILE *f);
 

@@ -148,7 +148,7 @@ static int verb_help(struct cli *cli, int argc, char **argv)
 	const struct verb *verb;
 	int r;
 
-	r = cli_parse(cli, cli_verb("help"), argc, argv, NULL, NULL, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, NULL, NULL, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (!args[0]) {
@@ -231,6 +231,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Run 'cx5prof --help' for the list of verbs.\n");
 		return finish(&cli, EXIT_USAGE);
 	}
+	cli.verb = verb;
 	r = verb->run(&cli, argc - optind, argv + optind);
 	return finish(&cli, r);
 }

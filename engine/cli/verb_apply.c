@@ -339,7 +339,7 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 	struct txn_args a = {0};
 	int lock_fd = -1, r;
 
-	r = cli_parse(cli, cli_verb("apply"), argc, argv, handle_option, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (strv_length(args) != 1) {
@@ -775,7 +775,7 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 	int64_t id;
 	int lock_fd = -1, r;
 
-	r = cli_parse(cli, cli_verb("rollback"), argc, argv, handle_option, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (strv_length(args) > 1) {
@@ -880,7 +880,7 @@ int verb_commit(struct cli *cli, int argc, char **argv)
 	struct txn_args a = {0};
 	int lock_fd = -1, r;
 
-	r = cli_parse(cli, cli_verb("commit"), argc, argv, handle_option, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (args[0]) {

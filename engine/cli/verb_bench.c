@@ -336,7 +336,7 @@ int verb_bench(struct cli *cli, int argc, char **argv)
 	int64_t started_usec;
 	int r;
 
-	r = cli_parse(cli, cli_verb("bench"), argc, argv, parse_opt, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, parse_opt, &a, &args);
 	if (r != 0) {
 		cpuset_done(&a.cpus);
 		return r < 0 ? EXIT_OK : r;

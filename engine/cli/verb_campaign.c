@@ -1781,7 +1781,7 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	int lock_fd = -1, r, code, keep_code = EXIT_OK;
 	bool written = false;
 
-	r = cli_parse(cli, cli_verb("campaign"), argc, argv, handle_option, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	code = campaign_from_args(args, &a, &c);

@@ -751,7 +751,7 @@ int verb_history(struct cli *cli, int argc, char **argv)
 	int64_t id = 0;
 	int r;
 
-	r = cli_parse(cli, cli_verb("history"), argc, argv, parse_opt, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, parse_opt, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (args[0] && !streq(args[0], "show")) {
@@ -1240,7 +1240,7 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 	bool campaigns = false;
 	int r;
 
-	r = cli_parse(cli, cli_verb("compare"), argc, argv, compare_option, &campaigns, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, compare_option, &campaigns, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (campaigns)
@@ -1482,7 +1482,7 @@ int verb_export(struct cli *cli, int argc, char **argv)
 	int64_t id;
 	int r;
 
-	r = cli_parse(cli, cli_verb("export"), argc, argv, parse_opt, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, parse_opt, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (!args[0] || args[1] || !a.dir) {
@@ -1644,7 +1644,7 @@ int verb_mirror(struct cli *cli, int argc, char **argv)
 	struct mirror_result res;
 	int r;
 
-	r = cli_parse(cli, cli_verb("mirror"), argc, argv, parse_opt, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, parse_opt, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (args[0]) {
@@ -1829,7 +1829,7 @@ int verb_analyze(struct cli *cli, int argc, char **argv)
 	int64_t id;
 	int r;
 
-	r = cli_parse(cli, cli_verb("analyze"), argc, argv, parse_opt, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, parse_opt, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (!args[0] || args[1]) {

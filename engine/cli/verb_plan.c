@@ -225,7 +225,7 @@ int verb_plan(struct cli *cli, int argc, char **argv)
 	char msg[128];
 	int r;
 
-	r = cli_parse(cli, cli_verb("plan"), argc, argv, plan_option, &runtime_only, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, plan_option, &runtime_only, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (strv_length(args) != 1) {

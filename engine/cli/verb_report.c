@@ -266,7 +266,7 @@ int verb_report(struct cli *cli, int argc, char **argv)
 	const char *dir;
 	int r, code;
 
-	r = cli_parse(cli, cli_verb("report"), argc, argv, handle_option, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (a.hosts)

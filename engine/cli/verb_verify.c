@@ -133,7 +133,7 @@ int verb_verify(struct cli *cli, int argc, char **argv)
 	struct verify_options o = {0};
 	int r, code;
 
-	r = cli_parse(cli, cli_verb("verify"), argc, argv, handle, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (strv_length(args) > 1) {
