@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -213,49 +212,6 @@ static int cmp_entry(const void *a, const void *b)
 	return x->run && !y->run ? -1 : !x->run && y->run ? 1 : 0;
 }
 
-/* The newest `limit` transactions. history.h has no list call yet: ids
- * come from one read-only query, records from history_txn_get(). */
-static int load_txns(struct history *h, size_t limit, struct txn_record **ret, size_t *ret_n)
-{
-	sqlite3_stmt *s = NULL;
-	struct txn_record *v = NULL;
-	size_t n = 0;
-	int rc, r = 0;
-
-	rc = sqlite3_prepare_v2(history_db(h),
-				"SELECT id FROM transactions ORDER BY started_usec DESC, id DESC LIMIT ?", -1,
-				&s, NULL);
-	if (rc != SQLITE_OK)
-		return history_errno(rc);
-	sqlite3_bind_int64(s, 1, limit ? (int64_t)limit : -1);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct txn_record *nv = reallocarray(v, n + 1, sizeof(*v));
-
-		if (!nv) {
-			r = -ENOMEM;
-			break;
-		}
-		v = nv;
-		v[n] = (struct txn_record){0};
-		r = history_txn_get(h, sqlite3_column_int64(s, 0), &v[n]);
-		if (r < 0)
-			break;
-		n++;
-	}
-	if (r >= 0 && rc != SQLITE_DONE)
-		r = history_errno(rc);
-	sqlite3_finalize(s);
-	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			txn_record_done(&v[i]);
-		free(v);
-		return r;
-	}
-	*ret = v;
-	*ret_n = n;
-	return 0;
-}
-
 /* One undo-log row: JSON always; for people (human) a table line. */
 static void print_change(const struct change_record *c, bool human)
 {
@@ -406,7 +362,7 @@ static int history_list(struct cli *cli, struct history *h, size_t limit)
 	size_t nt = 0, nr = 0, nc = 0, n = 0;
 	int r;
 
-	r = load_txns(h, limit, &txns, &nt);
+	r = history_txn_list_newest(h, limit, &txns, &nt);
 	if (r >= 0)
 		r = runs_list(h, limit, &runs, &nr);
 	if (r >= 0)
