@@ -20,6 +20,7 @@
 
 #include "base/log.h"
 #include "base/output.h"
+#include "campaign/bundle.h"
 #include "campaign/report.h"
 #include "campaign/runfacts.h"
 #include "store/history.h"
@@ -107,7 +108,7 @@ static int fill(const char *tmp, struct history *h, struct json_object *doc, con
 									 JSON_C_TO_STRING_NOSLASHESCAPE));
 	if (!json)
 		return -ENOMEM;
-	r = write_file(dfd, json_name, json);
+	r = write_file_at(dfd, json_name, json);
 	if (r < 0)
 		return r;
 	if (mkdirat(dfd, "runs", 0755) < 0)
@@ -130,7 +131,7 @@ static int fill(const char *tmp, struct history *h, struct json_object *doc, con
 				continue;
 			r = runs_get(h, json_object_get_int64(run), &rec);
 			if (r >= 0)
-				r = export_bundle(h, &rec, sub);
+				r = bundle_export(h, &rec, sub);
 			if (r < 0)
 				return r;
 		}
@@ -139,9 +140,9 @@ static int fill(const char *tmp, struct history *h, struct json_object *doc, con
 	if (r >= 0)
 		r = report_svg(doc, &svg);
 	if (r >= 0)
-		r = failpoint("report-write", 1) ? -ENOSPC : write_file(dfd, "report.html", html);
+		r = failpoint("report-write", 1) ? -ENOSPC : write_file_at(dfd, "report.html", html);
 	if (r >= 0)
-		r = write_file(dfd, "report.svg", svg);
+		r = write_file_at(dfd, "report.svg", svg);
 	if (r >= 0 && fsync(dfd) < 0)
 		r = -errno;
 	return r;

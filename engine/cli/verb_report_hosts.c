@@ -38,9 +38,9 @@ static int write_report(const char *dir, struct json_object *doc)
 									 JSON_C_TO_STRING_NOSLASHESCAPE));
 	if (!json)
 		return -ENOMEM;
-	r = write_file(dfd, "report.html", html);
+	r = write_file_at(dfd, "report.html", html);
 	if (r == 0)
-		r = write_file(dfd, "hosts.json", json);
+		r = write_file_at(dfd, "hosts.json", json);
 	return r;
 }
 

@@ -23,15 +23,6 @@ int verb_export(struct cli *cli, int argc, char **argv);
 int verb_mirror(struct cli *cli, int argc, char **argv);
 int verb_analyze(struct cli *cli, int argc, char **argv);
 extern const struct cli_option history_options[];
-/* The bundle `export` writes for one run (with its artifacts) into dir,
- * created or empty: -ENOTEMPTY otherwise. */
-struct history;
-struct run_record;
-int export_bundle(struct history *h, const struct run_record *run, const char *dir);
-/* A new file name in dirfd with content, fsync'ed; -EEXIST when there. */
-int write_file(int dirfd, const char *name, const char *content);
-/* 1 when the directory has no entries, 0 when it has, -errno. */
-int dir_is_empty(const char *path);
 extern const struct cli_option export_options[];
 extern const struct cli_option mirror_verb_options[];
 extern const struct cli_option analyze_options[];
@@ -64,6 +55,7 @@ extern const struct cli_option report_options[];
  * takes it, or an empty directory: -ENOTEMPTY otherwise), then written
  * whole into a temporary directory beside it and renamed into place; the
  * one message of a failure, with its exit code (73 not empty). */
+struct history;
 struct json_object;
 int report_dir_check(const char *dir);
 int report_dir_write(const char *dir, struct history *h, struct json_object *doc, const char *json_name);
