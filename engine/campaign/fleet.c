@@ -219,3 +219,34 @@ char *fleet_verdict(struct json_object *rows)
 	}
 	return out ? out : strdup("no host");
 }
+
+int fleet_report_doc(char **dirs, struct json_object **ret, char **ret_why)
+{
+	struct json_object *doc, *rows = json_object_new_array();
+	_cleanup_free_ char *verdict = NULL;
+	int r;
+
+	if (!rows)
+		return -ENOMEM;
+	for (char **d = dirs; *d; d++) {
+		struct json_object *row;
+
+		r = fleet_host_row(*d, &row, ret_why);
+		if (r < 0) {
+			json_object_put(rows);
+			return r;
+		}
+		json_object_array_add(rows, row);
+	}
+	verdict = fleet_verdict(rows);
+	doc = json_object_new_object();
+	if (!doc || !verdict) {
+		json_object_put(rows);
+		json_object_put(doc);
+		return -ENOMEM;
+	}
+	json_object_object_add(doc, "verdict", json_object_new_string(verdict));
+	json_object_object_add(doc, "hosts", rows);
+	*ret = doc;
+	return 0;
+}

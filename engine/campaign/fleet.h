@@ -23,4 +23,9 @@ int fleet_host_row(const char *dir, struct json_object **ret, char **ret_why);
  * outcome in rows, with the hosts that did not pass (caller frees). */
 char *fleet_verdict(struct json_object *rows);
 
+/* The fleet's document, {"verdict", "hosts": [a row per dir, in order]}
+ * (schemas/hosts-report.schema.json): fleet_host_row's errors, with its
+ * *ret_why (caller frees), or -ENOMEM. */
+int fleet_report_doc(char **dirs, struct json_object **ret, char **ret_why);
+
 #endif

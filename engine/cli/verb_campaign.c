@@ -33,6 +33,7 @@
 #include "store/history.h"
 #include "store/lock.h"
 #include "store/runs.h"
+#include "campaign/reportdir.h"
 #include "verb_txn.h"
 #include "verbs.h"
 #include "campaign/verdict.h"

@@ -47,18 +47,9 @@ extern const struct cli_option snapshot_options[];
 int verb_campaign(struct cli *cli, int argc, char **argv);
 int verb_report(struct cli *cli, int argc, char **argv);
 extern const struct cli_option campaign_options[];
-/* `report --hosts DIR... --dir OUT` (verb_report_hosts.c). */
-int report_hosts(char **dirs, const char *out);
 extern const struct cli_option report_options[];
-/* The report directory of `campaign --report` and `report --dir`
- * (verb_report.c): checked before anything runs (a new path whose parent
- * takes it, or an empty directory: -ENOTEMPTY otherwise), then written
- * whole into a temporary directory beside it and renamed into place; the
- * one message of a failure, with its exit code (73 not empty). */
-struct history;
-struct json_object;
-int report_dir_check(const char *dir);
-int report_dir_write(const char *dir, struct history *h, struct json_object *doc, const char *json_name);
+/* The one message of a report directory's failure (campaign/reportdir.h),
+ * with its exit code (73 not empty): `campaign --report` and `report`. */
 int report_dir_failed(const char *verb, const char *dir, int r);
 
 #endif
