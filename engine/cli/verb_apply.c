@@ -18,7 +18,7 @@
 #include "profile.h"
 #include "store/campaigns.h"
 #include "store/lock.h"
-#include "verb_txn.h"
+#include "verbkit.h"
 #include "verbs.h"
 
 #define COMMIT_LOCK_WAIT_MS	5000
@@ -112,158 +112,6 @@ static int handle_option(int id, const char *arg, void *userdata)
 
 /* ---- apply ---- */
 
-int txn_verb_check_peer_config(const struct profile *prof)
-{
-	_cleanup_free_ char *err = NULL;
-	int r;
-
-	if (!peerssh_wanted(prof))
-		return EXIT_OK;
-	r = peerssh_check_config(prof, &err);
-	if (r >= 0)
-		return EXIT_OK;
-	log_error("%s; nothing was changed", err ? err : strerror(-r));
-	return r == -EPERM    ? EXIT_PERMISSION
-	       : r == -ENOENT ? EXIT_NOT_FOUND
-	       : r == -EINVAL ? EXIT_INVALID
-			      : EXIT_ERROR;
-}
-
-void txn_verb_say(enum log_level level, const char *text)
-{
-	log_full(level, 0, "%s", text);
-}
-
-static void report_left(char **left)
-{
-	for (char **l = left; l && *l; l++)
-		log_error("NOT restored: %s", *l);
-}
-
-/* "apply failed at step 3: ...", "apply failed after its last change:
- * cannot start the --confirm watchdog: ...", or "apply interrupted by
- * SIGINT before step 3" (no step failed). */
-static void report_apply_failure(const struct txn_outcome *o)
-{
-	if (o->apply.failed_seq > 0)
-		log_error("apply failed at step %d: %s", o->apply.failed_seq, strna(o->apply.failure));
-	else if (o->after_last)
-		log_error("apply failed after its last change: %s", strna(o->apply.failure));
-	else
-		log_error("apply %s", strna(o->apply.failure));
-}
-
-/* The peer failed (txn_run said how, on stderr): what was undone. */
-static int render_peer_failure(const struct txn_outcome *o, char *msg, size_t msg_size)
-{
-	const char *why = o->interrupted ? "interrupted" : "the peer failed";
-
-	if (o->end == TXN_END_PEER_FAILED) {
-		snprintf(msg, msg_size, "%s (nothing was changed on this host)", strna(o->peer_error));
-		log_error("%s", msg);
-		return o->peer_left ? EXIT_ROLLBACK_FAILED : EXIT_ERROR;
-	}
-	if (o->end == TXN_END_NOT_RESTORED) {
-		report_left(o->apply.left);
-		if (strv_length(o->apply.left) > 0)
-			snprintf(msg, msg_size,
-				 "%s and this host is NOT fully restored (transaction %" PRId64 "): fix the "
-				 "above, then run `cx5prof rollback %" PRId64 "`",
-				 why, o->txn, o->txn);
-		else if (o->peer_left)
-			snprintf(msg, msg_size,
-				 "%s: every change was undone here (transaction %" PRId64
-				 " rolled back), but NOT the peer's transaction %" PRId64 " (see above)",
-				 why, o->txn, o->peer_left);
-		else
-			snprintf(msg, msg_size,
-				 "%s and the rollback of transaction %" PRId64 " could not be recorded (see "
-				 "above): run `cx5prof rollback %" PRId64 "`",
-				 why, o->txn, o->txn);
-		log_error("%s", msg);
-		return EXIT_ROLLBACK_FAILED;
-	}
-	snprintf(msg, msg_size, "%s: every change was undone here (transaction %" PRId64 " rolled back)", why,
-		 o->txn);
-	log_error("%s", msg);
-	return EXIT_ROLLED_BACK;
-}
-
-int txn_verb_outcome(const struct txn_outcome *o, unsigned confirm, char *msg, size_t msg_size)
-{
-	switch (o->end) {
-	case TXN_END_DONE:
-		if (o->n == 0 && confirm)
-			snprintf(msg, msg_size,
-				 "nothing to change here; the peer applied its transaction %" PRId64
-				 " (transaction %" PRId64 "): run `cx5prof commit` within %u s to keep it, "
-				 "else it is rolled back",
-				 o->peer_txn, o->txn, confirm);
-		else if (o->n == 0)
-			snprintf(msg, msg_size,
-				 "nothing to change here; the peer applied its transaction %" PRId64
-				 " (transaction %" PRId64 ")",
-				 o->peer_txn, o->txn);
-		else if (confirm)
-			snprintf(msg, msg_size,
-				 "applied %zu change%s (transaction %" PRId64
-				 "): run `cx5prof commit` within %u s to keep them, "
-				 "else they are rolled back (watchdog pid %d)",
-				 o->n, o->n == 1 ? "" : "s", o->txn, confirm, o->watchdog_pid);
-		else
-			snprintf(msg, msg_size, "applied %zu change%s (transaction %" PRId64 ")", o->n,
-				 o->n == 1 ? "" : "s", o->txn);
-		return EXIT_OK;
-	case TXN_END_NOTHING:
-		return EXIT_OK;
-	case TXN_END_NOT_RECORDED: /* said by txn_run */
-		return EXIT_ERROR;
-	case TXN_END_PEER_FAILED:
-		return render_peer_failure(o, msg, msg_size);
-	case TXN_END_UNFINISHED: /* the host is changed: never 1, which says it is as before */
-		snprintf(msg, msg_size,
-			 "transaction %" PRId64 " applied %zu change%s but %s; run `cx5prof rollback` to "
-			 "undo it",
-			 o->txn, o->n, o->n == 1 ? "" : "s", strna(o->why));
-		log_error("%s", msg);
-		return EXIT_ROLLBACK_FAILED;
-	case TXN_END_UNDONE:
-	case TXN_END_NOT_RESTORED:
-		break;
-	}
-	if (o->peer_error)
-		return render_peer_failure(o, msg, msg_size);
-	report_apply_failure(o);
-	if (o->end == TXN_END_UNDONE) {
-		if (o->apply.unrecorded < 0)
-			snprintf(msg, msg_size,
-				 "every change was undone: the host is back as it was, but the history "
-				 "could not record it (%s): transaction %" PRId64
-				 " stays open there until `cx5prof rollback` closes it",
-				 strerror(-o->apply.unrecorded), o->txn);
-		else
-			snprintf(msg, msg_size,
-				 "every change was undone: the host is back as it was (transaction %" PRId64
-				 " rolled back)",
-				 o->txn);
-		log_error("%s", msg);
-		return EXIT_ROLLED_BACK;
-	}
-	report_left(o->apply.left);
-	if (strv_length(o->apply.left) == 0 && o->peer_left)
-		snprintf(msg, msg_size,
-			 "every change was undone: the host is back as it was (transaction %" PRId64
-			 " rolled back), but NOT the peer's (see above)",
-			 o->txn);
-	else
-		snprintf(msg, msg_size,
-			 "the host is NOT fully restored (transaction %" PRId64 "): fix the above, "
-			 "then run `cx5prof rollback %" PRId64 "`",
-			 o->txn, o->txn);
-	log_error("%s", msg);
-	return EXIT_ROLLBACK_FAILED;
-}
-
 static int run_transaction(struct history **hp, const struct cli *cli, const struct profile *prof,
 			   const struct plan *p, unsigned confirm)
 {
@@ -315,7 +163,7 @@ static int close_earlier_boot(struct history *h, bool check, struct txn_earlier_
 	int r = txn_close_earlier_boot(h, check, txn_verb_say, eb);
 
 	if (r == -ENOTRECOVERABLE) {
-		report_left(eb->apply.left);
+		txn_verb_report_left(eb->apply.left);
 		log_error("transaction %" PRId64 " was left %s in an earlier boot and cannot be closed: "
 			  "fix the above, then run `cx5prof rollback %" PRId64 "`",
 			  eb->failed.id, txn_status_to_string(eb->failed.status), eb->failed_target);
@@ -546,7 +394,7 @@ static int report_rollback(struct history *h, const struct txn_record *t, int r,
 	out_close_array();
 	out_bool(OUT_JSON, "changed", NULL, o->done > 0);
 	if (r < 0) {
-		report_left(o->left);
+		txn_verb_report_left(o->left);
 		snprintf(msg, sizeof(msg),
 			 "rollback of transaction %" PRId64 " is incomplete: the host is NOT as before",
 			 t->id);
@@ -626,7 +474,7 @@ static int unstack_later(struct history *h, int64_t target)
 	int r = txn_undo_later(h, target, txn_verb_say, &o);
 
 	if (r == -ENOTRECOVERABLE) {
-		report_left(o.undo.apply.left);
+		txn_verb_report_left(o.undo.apply.left);
 		log_error("rollback --force %" PRId64 ": transaction %" PRId64
 			  " could not be rolled back fully: stopped before transaction %" PRId64,
 			  target, o.failed_txn, target);

@@ -34,7 +34,7 @@
 #include "store/lock.h"
 #include "store/runs.h"
 #include "campaign/reportdir.h"
-#include "verb_txn.h"
+#include "verbkit.h"
 #include "verbs.h"
 #include "campaign/verdict.h"
 #include "verify.h"

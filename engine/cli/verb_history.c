@@ -29,7 +29,7 @@
 #include "store/metrics_prom.h"
 #include "store/outbox.h"
 #include "store/runs.h"
-#include "verb_txn.h"
+#include "verbkit.h"
 #include "verbs.h"
 
 #define ANALYZE_MAX_TOKENS   200

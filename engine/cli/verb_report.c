@@ -22,7 +22,7 @@
 #include "campaign/runfacts.h"
 #include "store/history.h"
 #include "store/runs.h"
-#include "verb_txn.h"
+#include "verbkit.h"
 #include "verbs.h"
 
 enum { OPT_DIR = 1000, OPT_HOSTS };
@@ -204,13 +204,6 @@ static int handle_option(int id, const char *arg, void *userdata)
 	else
 		return EXIT_USAGE;
 	return 0;
-}
-
-int report_dir_failed(const char *verb, const char *dir, int r)
-{
-	log_error_errno(r, "%s: cannot write the report into %s: %m%s", verb, dir,
-			r == -ENOTEMPTY ? ": choose a new or empty directory" : "");
-	return r == -ENOTEMPTY ? EXIT_CANT_CREATE : EXIT_ERROR;
 }
 
 int verb_report(struct cli *cli, int argc, char **argv)

@@ -11,7 +11,7 @@
 #include "mirror/mirror.h"
 #include "profile.h"
 #include "store/history.h"
-#include "verb_txn.h"
+#include "verbkit.h"
 #include "verbs.h"
 #include "verify.h"
 

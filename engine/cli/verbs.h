@@ -48,8 +48,5 @@ int verb_campaign(struct cli *cli, int argc, char **argv);
 int verb_report(struct cli *cli, int argc, char **argv);
 extern const struct cli_option campaign_options[];
 extern const struct cli_option report_options[];
-/* The one message of a report directory's failure (campaign/reportdir.h),
- * with its exit code (73 not empty): `campaign --report` and `report`. */
-int report_dir_failed(const char *verb, const char *dir, int r);
 
 #endif

@@ -1,11 +1,14 @@
-/* verb_txn.h: pieces shared by the plan, apply, rollback and commit verbs.
+/* verbkit.h: what several verbs share, in one place of the command layer
+ * (no verb calls another verb's file: make layering).
  *
  * Owns: loading a profile and planning it against the probed host with the
  * one report of load errors and plan problems; opening the history and
- * taking the lock with the one report of their errors. Each function
- * returns an exit code (exitcode.h) and reports on stderr itself. */
-#ifndef CX5_VERB_TXN_H
-#define CX5_VERB_TXN_H
+ * taking the lock with the one report of their errors; a transaction's
+ * outcome as the operator reads it; the one message of a report
+ * directory's failure. Each function returns an exit code (exitcode.h) and
+ * reports on stderr itself. Must never: change the host. */
+#ifndef CX5_VERBKIT_H
+#define CX5_VERBKIT_H
 
 #include "cli.h"
 #include "plan.h"
@@ -39,7 +42,12 @@ int txn_verb_outcome(const struct txn_outcome *o, unsigned confirm, char *msg, s
  * (peerssh_check_config): EXIT_OK, or the exit code with the reason said:
  * 77 owner or mode, 65 a keyword that runs commands, 66 no such file. */
 int txn_verb_check_peer_config(const struct profile *prof);
+/* "NOT restored: ..." on stderr, one line per change left. */
+void txn_verb_report_left(char **left);
 /* A txn_request's say(): the engine's messages on stderr at their level. */
 void txn_verb_say(enum log_level level, const char *text);
+/* The one message of a report directory's failure (campaign/reportdir.h),
+ * with its exit code (73 not empty): `campaign --report` and `report`. */
+int report_dir_failed(const char *verb, const char *dir, int r);
 
 #endif
