@@ -12,6 +12,7 @@
 #include "os/probe.h"
 #include "peer/peerssh.h"
 #include "profile.h"
+#include "store/runs.h"
 #include "store/lock.h"
 
 /* "-": the profile is read from stdin (a peer's apply through ssh gets
@@ -344,4 +345,31 @@ int report_dir_failed(const char *verb, const char *dir, int r)
 	log_error_errno(r, "%s: cannot write the report into %s: %m%s", verb, dir,
 			r == -ENOTEMPTY ? ": choose a new or empty directory" : "");
 	return r == -ENOTEMPTY ? EXIT_CANT_CREATE : EXIT_ERROR;
+}
+
+/* ---- runs ---- */
+
+int verbkit_parse_run_id(const char *s, int64_t *ret)
+{
+	if (safe_atoi64(s, ret) < 0 || *ret <= 0) {
+		log_error("'%s' is not a run id (a positive number, as listed by 'cx5prof history')", s);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int verbkit_load_run(struct history *h, int64_t id, struct run_record *ret)
+{
+	int r = runs_get(h, id, ret);
+
+	if (r == -ENOENT) {
+		log_error("run %" PRId64 " not found in %s: see 'cx5prof history'", id, history_path(h));
+		return EXIT_NOT_FOUND;
+	}
+	if (r < 0) {
+		log_error_errno(r, "history %s: cannot read run %" PRId64 ": %m: %s", history_path(h), id,
+				history_remedy(r));
+		return EXIT_ERROR;
+	}
+	return 0;
 }

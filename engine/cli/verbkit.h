@@ -49,5 +49,11 @@ void txn_verb_say(enum log_level level, const char *text);
 /* The one message of a report directory's failure (campaign/reportdir.h),
  * with its exit code (73 not empty): `campaign --report` and `report`. */
 int report_dir_failed(const char *verb, const char *dir, int r);
+/* A run id of the command line: EXIT_USAGE with the message unless a
+ * positive number. */
+int verbkit_parse_run_id(const char *s, int64_t *ret);
+/* Run id of h: EXIT_NOT_FOUND or EXIT_ERROR with the message. */
+struct run_record;
+int verbkit_load_run(struct history *h, int64_t id, struct run_record *ret);
 
 #endif

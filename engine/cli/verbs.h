@@ -17,8 +17,6 @@ extern const struct cli_option bench_options[];
 int verb_history(struct cli *cli, int argc, char **argv);
 int verb_compare(struct cli *cli, int argc, char **argv);
 extern const struct cli_option compare_options[];
-/* `compare --campaign A B` (verb_campaign.c): B's groups against A's. */
-int compare_campaigns(struct cli *cli, char **args);
 int verb_export(struct cli *cli, int argc, char **argv);
 int verb_mirror(struct cli *cli, int argc, char **argv);
 int verb_analyze(struct cli *cli, int argc, char **argv);
