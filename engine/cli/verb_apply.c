@@ -257,102 +257,48 @@ static int parse_target(char **args, int64_t *ret_id)
 	return EXIT_OK;
 }
 
-/* Nothing unfinished here: the newest of the last apply and the last
- * transaction whose peer rollback is pending (a stack: a pending peer
- * rollback comes before older applies, never before a newer one, which
- * may have changed the same settings there). 1 found, 0 none. */
-static int find_newest_to_undo(struct history *h, struct txn_record *ret)
+/* The one report of a choice (txn_rollback_choose) that rolls nothing
+ * back: EXIT_OK with "nothing to roll back" (-1), or the exit code with
+ * its message; EXIT_OK to go on. */
+static int render_choice(struct history *h, const struct txn_rollback_choice *c, int r)
 {
-	_cleanup_(txn_record_done) struct txn_record last = {0};
-	int r = history_txn_find_peer_undo(h, ret), q;
+	const struct txn_record *t = &c->target;
 
-	if (r < 0)
-		return r;
-	q = history_txn_find_last_apply(h, &last);
-	if (q <= 0)
-		return q < 0 ? q : r;
-	if (r > 0 && ret->id > last.id)
-		return r;
-	if (r > 0)
-		txn_record_done(ret);
-	*ret = last;
-	last = (struct txn_record){0};
-	return 1;
-}
-
-/* id 0: the newest apply (or the target of an unfinished rollback). */
-static int pick_target(struct history *h, int64_t id, struct txn_record *ret)
-{
-	int r;
-
-	if (id > 0) {
-		r = history_txn_get(h, id, ret);
-		if (r == -ENOENT) {
-			log_error("rollback: no transaction %" PRId64 " in %s", id, history_path(h));
-			return EXIT_NOT_FOUND;
-		}
-	} else {
-		/* An unfinished rollback is finished first: roll back its target
-		 * again, not the newest apply (which may be an unrelated one). */
-		r = history_txn_find_unfinished(h, ret);
-		if (r > 0 && ret->kind == TXN_ROLLBACK) {
-			id = ret->rolls_back_txn;
-			txn_record_done(ret);
-			r = history_txn_get(h, id, ret);
-		} else {
-			if (r > 0)
-				txn_record_done(ret);
-			r = r < 0 ? r : find_newest_to_undo(h, ret);
-			if (r == 0)
-				return -1; /* nothing to roll back */
-		}
-	}
 	if (r < 0) {
 		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
 		return EXIT_ERROR;
 	}
-	return EXIT_OK;
-}
-
-/* An interrupted or failed rollback is finished by rolling back its target
- * again (a success supersedes it: history_rollback_finish). */
-static int resolve_rollback_target(struct history *h, struct txn_record *t)
-{
-	int64_t target = t->rolls_back_txn;
-
-	if (t->kind != TXN_ROLLBACK)
-		return EXIT_OK;
-	if (t->status != TXN_OPEN && t->status != TXN_ROLLBACK_FAILED) {
+	switch (c->pick) {
+	case TXN_PICK_NOT_FOUND:
+		log_error("rollback: no transaction %" PRId64 " in %s", c->id, history_path(h));
+		return EXIT_NOT_FOUND;
+	case TXN_PICK_IS_ROLLBACK:
 		log_error("rollback: transaction %" PRId64
 			  " is itself a rollback: roll back an apply transaction",
 			  t->id);
 		return EXIT_ERROR;
-	}
-	txn_record_done(t);
-	return history_txn_get(h, target, t) < 0 ? EXIT_ERROR : EXIT_OK;
-}
-
-static int check_rollback_allowed(struct history *h, const struct txn_record *t, bool force)
-{
-	int64_t later = 0;
-	int r;
-
-	if (t->status == TXN_ROLLED_BACK || t->status == TXN_FAILED) {
+	case TXN_PICK_ALREADY:
 		log_info("transaction %" PRId64 " is already %s: nothing to roll back", t->id,
 			 txn_status_to_string(t->status));
 		return -1;
-	}
-	r = history_txn_find_later_overlap(h, t->id, &later);
-	if (r < 0) {
-		log_error_errno(r, "history %s: %m", history_path(h));
-		return EXIT_ERROR;
-	}
-	if (r > 0 && !force) {
+	case TXN_PICK_NOTHING:
+		return -1;
+	case TXN_PICK_LATER_OVERLAP:
 		log_error("rollback: transaction %" PRId64
 			  " changed the same settings later: roll it back first, "
 			  "or use --force to roll back the later ones first, then transaction %" PRId64,
-			  later, t->id);
+			  c->later, t->id);
 		return EXIT_ERROR;
+	case TXN_PICK_NOT_UNFINISHED:
+		log_error("rollback --abandon: transaction %" PRId64
+			  " is %s, not unfinished: there is nothing to abandon",
+			  t->id, txn_status_to_string(t->status));
+		return EXIT_ERROR;
+	case TXN_PICK_UNDO:
+	case TXN_PICK_RETRY_PEER:
+	case TXN_PICK_ABANDON:
+	case TXN_PICK_ABANDON_PEER:
+		break;
 	}
 	return EXIT_OK;
 }
@@ -491,32 +437,29 @@ static int unstack_later(struct history *h, int64_t target)
 
 static int rollback_locked(struct history *h, int64_t id, bool force)
 {
-	_cleanup_(txn_record_done) struct txn_record t = {0};
+	_cleanup_(txn_rollback_choice_done) struct txn_rollback_choice c = {0};
 	struct txn_undo_outcome u = {0};
 	int r;
 
-	r = pick_target(h, id, &t);
-	if (r == EXIT_OK)
-		r = resolve_rollback_target(h, &t);
-	if (r == EXIT_OK && t.peer_undo_pending && (t.status == TXN_ROLLED_BACK || t.status == TXN_FAILED))
-		return retry_peer_undo(h, &t);
-	if (r == EXIT_OK)
-		r = check_rollback_allowed(h, &t, force);
+	r = txn_rollback_choose(h, id, force ? TXN_CHOOSE_FORCE : 0, &c);
+	r = render_choice(h, &c, r);
+	if (r == EXIT_OK && c.pick == TXN_PICK_RETRY_PEER)
+		return retry_peer_undo(h, &c.target);
 	if (r < 0) {
 		out_bool(OUT_JSON, "changed", NULL, false);
 		out_string(OUT_ANY, "msg", "%s\n", "nothing to roll back");
 		return EXIT_OK;
 	}
 	if (r == EXIT_OK && force)
-		r = unstack_later(h, t.id);
+		r = unstack_later(h, c.target.id);
 	if (r != EXIT_OK)
 		return r;
-	r = txn_undo_record(h, &t, "rolled back by `cx5prof rollback`", txn_verb_say, &u);
+	r = txn_undo_record(h, &c.target, "rolled back by `cx5prof rollback`", txn_verb_say, &u);
 	if (r < 0 && r != -ENOTRECOVERABLE) {
 		txn_undo_outcome_done(&u);
 		return undo_failed(h, r);
 	}
-	r = report_rollback(h, &t, u.here, &u.apply);
+	r = report_rollback(h, &c.target, u.here, &u.apply);
 	if (u.peer_left)
 		r = EXIT_ROLLBACK_FAILED;
 	txn_undo_outcome_done(&u);
@@ -556,33 +499,29 @@ static int abandon_peer_locked(struct history *h, const struct txn_record *t, co
  * is written to the host; the history records who, why, and what stays. */
 static int abandon_locked(struct history *h, int64_t target, const char *reason)
 {
-	_cleanup_(txn_record_done) struct txn_record t = {0};
+	_cleanup_(txn_rollback_choice_done) struct txn_rollback_choice choice = {0};
+	const struct txn_record *t = &choice.target;
 	struct change_record *c = NULL;
 	int64_t id = 0;
 	size_t n = 0;
 	char msg[320];
 	int r;
 
-	r = pick_target(h, target, &t);
-	if (r == EXIT_OK)
-		r = resolve_rollback_target(h, &t);
+	r = txn_rollback_choose(h, target, TXN_CHOOSE_ABANDON, &choice);
+	r = render_choice(h, &choice, r);
+	if (r < 0) /* NOTHING and ALREADY: not with --abandon, which names its TXN */
+		r = EXIT_ERROR;
 	if (r != EXIT_OK)
 		return r;
-	if (t.peer_undo_pending && (t.status == TXN_ROLLED_BACK || t.status == TXN_FAILED))
-		return abandon_peer_locked(h, &t, reason);
-	if (t.status != TXN_OPEN && t.status != TXN_PENDING_CONFIRM && t.status != TXN_ROLLBACK_FAILED) {
-		log_error("rollback --abandon: transaction %" PRId64
-			  " is %s, not unfinished: there is nothing to abandon",
-			  t.id, txn_status_to_string(t.status));
-		return EXIT_ERROR;
-	}
-	r = abandon_txn(h, t.id, t.peer_undo_pending != NULL, t.peer_txn, reason, &id);
+	if (choice.pick == TXN_PICK_ABANDON_PEER)
+		return abandon_peer_locked(h, t, reason);
+	r = abandon_txn(h, t->id, t->peer_undo_pending != NULL, t->peer_txn, reason, &id);
 	if (r < 0) {
 		log_error_errno(r, "history %s: cannot record the abandon: %m: %s", history_path(h),
 				history_remedy(r));
 		return EXIT_ERROR;
 	}
-	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t.id);
+	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t->id);
 	out_uint(OUT_JSON, "rollback_txn", NULL, (uint64_t)id);
 	out_open_array("changes");
 	if (history_changes_load(h, id, &c, &n) >= 0)
@@ -610,7 +549,7 @@ static int abandon_locked(struct history *h, int64_t target, const char *reason)
 	snprintf(msg, sizeof(msg),
 		 "abandoned transaction %" PRId64 " (recorded as transaction %" PRId64
 		 "): nothing was written; %zu change%s left as %s on the host",
-		 t.id, id, n, n == 1 ? " is" : "s are", n == 1 ? "it is" : "they are");
+		 t->id, id, n, n == 1 ? " is" : "s are", n == 1 ? "it is" : "they are");
 	out_string(OUT_ANY, "msg", "%s\n", msg);
 	return EXIT_OK;
 }
