@@ -11,7 +11,7 @@
  * the table people read is printed from it. Must never: fork cx5prof, leave
  * a round's transaction applied (unless --keep asks for one group, applied
  * again at the end as its own transaction), or change the host before the
- * round's undo log is on disk (txn_verb_apply). */
+ * round's undo log is on disk (every round is a txn_run() of engine/txn.c). */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <math.h>
