@@ -25,6 +25,7 @@
 #include "plan.h"
 #include "profile.h"
 #include "store/campaigns.h"
+#include "store/timeline.h"
 #include "store/history.h"
 #include "store/metrics_prom.h"
 #include "store/outbox.h"
@@ -172,22 +173,6 @@ static const char *fmt_time(int64_t usec, char buf[static 32])
 
 /* ---- history ---- */
 
-struct entry {
-	int64_t when;
-	const struct txn_record *txn;
-	const struct run_record *run;
-	const struct campaign_record *campaign;
-};
-
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-
-	if (x->when != y->when)
-		return x->when < y->when ? 1 : -1;
-	return x->run && !y->run ? -1 : !x->run && y->run ? 1 : 0;
-}
-
 /* One undo-log row: JSON always; for people (human) a table line. */
 static void print_change(const struct change_record *c, bool human)
 {
@@ -331,78 +316,51 @@ static void print_campaign_entry(const struct campaign_record *c)
 
 static int history_list(struct cli *cli, struct history *h, size_t limit)
 {
-	struct txn_record *txns = NULL;
-	struct run_record *runs = NULL;
-	struct campaign_record *camps = NULL;
-	_cleanup_free_ struct entry *e = NULL;
-	size_t nt = 0, nr = 0, nc = 0, n = 0;
+	_cleanup_(history_timeline_done) struct history_timeline tl = {0};
 	int r;
 
-	r = history_txn_list_newest(h, limit, &txns, &nt);
-	if (r >= 0)
-		r = runs_list(h, limit, &runs, &nr);
-	if (r >= 0)
-		r = campaigns_list(h, limit, &camps, &nc);
+	r = history_timeline_load(h, limit, &tl);
 	if (r < 0) {
 		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
-		goto out;
+		return EXIT_ERROR;
 	}
-	e = calloc(nt + nr + nc + 1, sizeof(*e));
-	if (!e) {
-		r = log_error("out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < nt; i++)
-		e[n++] = (struct entry){.when = txns[i].started_usec, .txn = &txns[i]};
-	for (size_t i = 0; i < nr; i++)
-		e[n++] = (struct entry){.when = runs[i].started_usec, .run = &runs[i]};
-	for (size_t i = 0; i < nc; i++)
-		e[n++] = (struct entry){.when = camps[i].started_usec, .campaign = &camps[i]};
-	qsort(e, n, sizeof(*e), cmp_entry);
-	if (limit && n > limit)
-		n = limit;
 	if (!out_is_json()) { /* for people: stored text without control characters */
-		for (size_t i = 0; i < nt; i++) {
-			str_make_printable(txns[i].profile_name);
-			str_make_printable(txns[i].error);
+		for (size_t i = 0; i < tl.n_txns; i++) {
+			str_make_printable(tl.txns[i].profile_name);
+			str_make_printable(tl.txns[i].error);
 		}
-		for (size_t i = 0; i < nr; i++) {
-			str_make_printable(runs[i].runner);
-			str_make_printable(runs[i].profile);
-			str_make_printable(runs[i].ifname);
+		for (size_t i = 0; i < tl.n_runs; i++) {
+			str_make_printable(tl.runs[i].runner);
+			str_make_printable(tl.runs[i].profile);
+			str_make_printable(tl.runs[i].ifname);
 		}
-		for (size_t i = 0; i < nc; i++)
-			str_make_printable(camps[i].verdict);
+		for (size_t i = 0; i < tl.n_campaigns; i++)
+			str_make_printable(tl.campaigns[i].verdict);
 	}
 
 	out_open_object(NULL);
 	out_open_array("history");
-	if (n == 0)
+	if (tl.n == 0)
 		out_text("no transactions or runs recorded in %s yet\n", cli->db_path);
-	for (size_t i = 0; i < n && r >= 0; i++) {
+	for (size_t i = 0; i < tl.n && r >= 0; i++) {
+		const struct history_entry *e = &tl.entries[i];
+
 		out_open_object(NULL);
-		if (e[i].txn)
-			r = print_txn_entry(h, e[i].txn);
-		else if (e[i].campaign)
-			print_campaign_entry(e[i].campaign);
+		if (e->txn)
+			r = print_txn_entry(h, e->txn);
+		else if (e->campaign)
+			print_campaign_entry(e->campaign);
 		else
-			print_run_summary(e[i].run);
+			print_run_summary(e->run);
 		out_close_object();
 	}
 	if (r < 0) {
 		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
-		goto out;
+		return EXIT_ERROR;
 	}
 	out_close_array();
 	out_close_object();
-	r = out_finish();
-out:
-	for (size_t i = 0; i < nt; i++)
-		txn_record_done(&txns[i]);
-	free(txns);
-	run_records_free(runs, nr);
-	campaign_records_free(camps, nc);
-	return r < 0 ? EXIT_ERROR : EXIT_OK;
+	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
 }
 
 /* Text from the database or a server for a terminal (str_make_printable);
