@@ -36,6 +36,17 @@ struct verb {
 
 enum { CLI_ARG_NONE = 0, CLI_ARG_REQUIRED = 1 };
 
+/* The global options' ids, before the verb (main.c) and after it
+ * (cli_parse) alike; -v is 'v'. */
+enum { CLI_GOPT_SYSROOT = 2000, CLI_GOPT_DB, CLI_GOPT_JSON };
+
+/* The defaults: the history at CX5PROF_DB when set, else
+ * CX5PROF_DEFAULT_DB. */
+void cli_init(struct cli *cli, const char *argv0);
+/* A global option (--sysroot, --db, --json, -v) into cli, wherever it was
+ * given: the one place they are set. false for any other id. */
+bool cli_global_option(struct cli *cli, int id, const char *arg);
+
 struct cli_option {
 	const char *name; /* long name without "--" */
 	int has_arg;	  /* CLI_ARG_NONE or CLI_ARG_REQUIRED */
