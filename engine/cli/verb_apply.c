@@ -201,7 +201,8 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 	if (!a.check && history_path_check(cli->db_path) >= 0 && mkdir_parent(cli->db_path) >= 0)
 		r = txn_verb_lock(cli, 0, &lock_fd);
 	if (r == EXIT_OK)
-		r = txn_verb_open_history(cli, a.check ? HISTORY_READ_ONLY : 0, &h);
+		r = txn_verb_open_history(cli, a.check ? HISTORY_READ_ONLY | VERB_HISTORY_MAY_BE_MISSING : 0,
+					  &h);
 	if (r == EXIT_OK)
 		r = close_earlier_boot(h, a.check, &eb);
 	if (r == EXIT_OK && !eb.pending)

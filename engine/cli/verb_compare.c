@@ -625,9 +625,9 @@ static int compare_campaigns(struct cli *cli, char **args)
 		    "compare --campaign: give two campaign ids, the earlier first (see 'cx5prof history')");
 		return EXIT_USAGE;
 	}
-	r = history_open(cli->db_path, HISTORY_READ_ONLY, &h);
-	if (r < 0)
-		return txn_verb_history_failed(cli->db_path, r);
+	r = txn_verb_open_history(cli, HISTORY_READ_ONLY, &h);
+	if (r != EXIT_OK)
+		return r;
 	for (size_t k = 0; k < 2 && code == EXIT_OK; k++)
 		code = campaign_load_doc(h, args[k], &l[k]);
 	if (code == EXIT_OK) {
@@ -725,9 +725,7 @@ int verb_compare(struct cli *cli, int argc, char **argv)
 		if (r != 0)
 			goto out;
 	}
-	r = history_open(cli->db_path, HISTORY_READ_ONLY, &h);
-	if (r < 0)
-		r = txn_verb_history_failed(cli->db_path, r);
+	r = txn_verb_open_history(cli, HISTORY_READ_ONLY, &h);
 	if (r != 0)
 		goto out;
 	for (; loaded < n; loaded++) {

@@ -144,13 +144,6 @@ static int parse_opt(int id, const char *arg, void *userdata)
 
 /* ---- shared ---- */
 
-static int open_db(struct cli *cli, bool read_only, struct history **ret)
-{
-	int r = history_open(cli->db_path, read_only ? HISTORY_READ_ONLY : HISTORY_EXISTING, ret);
-
-	return r < 0 ? txn_verb_history_failed(cli->db_path, r) : 0;
-}
-
 static int parse_txn_id(const char *s, int64_t *ret)
 {
 	if (safe_atoi64(s, ret) < 0 || *ret <= 0) {
@@ -667,7 +660,7 @@ int verb_history(struct cli *cli, int argc, char **argv)
 		if (r != 0)
 			return r;
 	}
-	r = open_db(cli, true, &h);
+	r = txn_verb_open_history(cli, HISTORY_READ_ONLY, &h);
 	if (r != 0)
 		return r;
 	if (show_txn)
@@ -699,7 +692,7 @@ int verb_export(struct cli *cli, int argc, char **argv)
 	}
 	r = verbkit_parse_run_id(args[0], &id);
 	if (r == 0)
-		r = open_db(cli, true, &h);
+		r = txn_verb_open_history(cli, HISTORY_READ_ONLY, &h);
 	if (r == 0)
 		r = verbkit_load_run(h, id, &run);
 	if (r != 0)
@@ -859,7 +852,8 @@ int verb_mirror(struct cli *cli, int argc, char **argv)
 		log_error("mirror: unexpected argument '%s'", args[0]);
 		return EXIT_USAGE;
 	}
-	r = open_db(cli, a.list, &h); /* --list only reads: a read-only history will do */
+	r = txn_verb_open_history(cli, a.list ? HISTORY_READ_ONLY : HISTORY_EXISTING,
+				  &h); /* --list only reads: a read-only history will do */
 	if (r != 0)
 		return r;
 	if (a.list)
@@ -1046,7 +1040,7 @@ int verb_analyze(struct cli *cli, int argc, char **argv)
 	}
 	r = verbkit_parse_run_id(args[0], &id);
 	if (r == 0)
-		r = open_db(cli, false, &h);
+		r = txn_verb_open_history(cli, HISTORY_EXISTING, &h);
 	if (r == 0)
 		r = verbkit_load_run(h, id, &run);
 	if (r == 0)

@@ -225,9 +225,9 @@ int verb_report(struct cli *cli, int argc, char **argv)
 		log_error("report: expected run ids and --dir DIR");
 		return EXIT_USAGE;
 	}
-	r = history_open(cli->db_path, HISTORY_READ_ONLY, &h);
-	if (r < 0)
-		return txn_verb_history_failed(cli->db_path, r);
+	r = txn_verb_open_history(cli, HISTORY_READ_ONLY, &h);
+	if (r != EXIT_OK)
+		return r;
 	code = runs_doc(h, args, &doc);
 	if (code != EXIT_OK)
 		return code;

@@ -105,20 +105,29 @@ int txn_verb_history_failed(const char *path, int r)
 
 int txn_verb_open_history(const struct cli *cli, unsigned flags, struct history **ret)
 {
-	int r = history_open(cli->db_path, flags, ret);
+	int r = history_open(cli->db_path, flags & (HISTORY_READ_ONLY | HISTORY_EXISTING), ret);
 
-	if (r == -ENOENT && (flags & HISTORY_READ_ONLY)) {
-		*ret = NULL;
+	if (r >= 0)
+		return EXIT_OK;
+	*ret = NULL;
+	if (r == -ENOENT && (flags & VERB_HISTORY_MAY_BE_MISSING))
+		return EXIT_OK;
+	/* A --db that is no file (a FIFO, a directory) is refused whatever the
+	 * verb would do with it. */
+	if ((flags & VERB_HISTORY_OPTIONAL) && r != -ENXIO && r != -EISDIR) {
+		if (!(flags & HISTORY_READ_ONLY))
+			log_warn("history %s: %s: %s; this run will not be recorded", cli->db_path,
+				 strerror(-r), history_remedy(r));
 		return EXIT_OK;
 	}
-	if (r == -ENOENT && !(flags & HISTORY_EXISTING)) {
+	if (r == -ENOENT && !(flags & (HISTORY_READ_ONLY | HISTORY_EXISTING))) {
 		/* Read-write: the file is created, so its directory is missing. */
 		_cleanup_free_ char *dir = strdup(cli->db_path);
 		log_error("history %s: the directory %s does not exist: check --db", cli->db_path,
 			  dir ? dirname(dir) : "of the file");
 		return EXIT_ERROR;
 	}
-	return r < 0 ? txn_verb_history_failed(cli->db_path, r) : EXIT_OK;
+	return txn_verb_history_failed(cli->db_path, r);
 }
 
 int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd)

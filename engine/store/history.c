@@ -632,7 +632,12 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 		return r;
 	if ((read_only || existing) && access(path, F_OK) < 0)
 		return -errno;
-	if (!read_only && !existing) {
+	/* The file is opened once: created private first only when missing
+	 * (SQLite then opens it without creating, so a file removed in
+	 * between is not created with its default mode). */
+	if (!read_only && !existing && access(path, F_OK) < 0) {
+		if (errno != ENOENT)
+			return -errno;
 		r = mkdir_parent(path);
 		if (r >= 0)
 			r = create_private(path);
@@ -645,9 +650,7 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 	h->path = strdup(path);
 	if (!h->path)
 		return -ENOMEM;
-	rc = sqlite3_open_v2(path, &h->db,
-			     read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-			     NULL);
+	rc = sqlite3_open_v2(path, &h->db, read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, NULL);
 	if (rc != SQLITE_OK) {
 		int sys = h->db ? sqlite3_system_errno(h->db) : 0;
 		return sys > 0 ? -sys : history_errno(rc);
