@@ -17,6 +17,10 @@ need_tool cc
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
+# The objects `make layering` reads: build/, or the BUILDDIR of the make
+# that runs the tests (`make asan`: build/asan).
+B=${BUILDDIR:-build}
+case $B in /*) ;; *) B=$TOP/$B ;; esac
 before=$(git -C "$TOP" status --porcelain 2>/dev/null)
 run make -s -C "$TOP" --no-print-directory layering
 is "$rc" 0 "make layering passes on the tree"
@@ -26,7 +30,7 @@ ok $? "make layering says ok ($out)"
 # The pristine copy every plant starts from.
 mkdir -p "$TMP/pristine/tests" "$TMP/pristine/docs" "$TMP/pristine/build"
 cp -a "$TOP/engine" "$TMP/pristine/"
-cp -a "$TOP/build/engine" "$TMP/pristine/build/"
+cp -a "$B/engine" "$TMP/pristine/build/"
 cp "$TOP/tests/check-layering.py" "$TOP/tests/layering.debts" "$TMP/pristine/tests/"
 cp "$TOP/docs/ARCHITECTURE.md" "$TMP/pristine/docs/"
 W=$TMP/work
