@@ -87,7 +87,8 @@ void txn_verb_report_problems(const struct plan *p)
 		log_warn("%s", *w);
 }
 
-int txn_verb_history_failed(const char *path, int r)
+/* history_open's error r on path, said once; the exit code. */
+static int history_failed(const char *path, int r)
 {
 	if (r == -ENOENT)
 		log_error(
@@ -127,7 +128,7 @@ int txn_verb_open_history(const struct cli *cli, unsigned flags, struct history 
 			  dir ? dirname(dir) : "of the file");
 		return EXIT_ERROR;
 	}
-	return txn_verb_history_failed(cli->db_path, r);
+	return history_failed(cli->db_path, r);
 }
 
 int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd)

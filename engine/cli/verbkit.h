@@ -25,22 +25,16 @@ int txn_verb_plan(const char *path, bool runtime_only, struct profile **ret_prof
 void txn_verb_report_problems(const struct plan *p);
 /* The command's one door to the history (cli->db_path: --db, else
  * CX5PROF_DB, else the default), opened once and passed down; every
- * failure said here, once, in the same words (txn_verb_history_failed),
- * with its exit code. flags: history_open's (HISTORY_READ_ONLY,
- * HISTORY_EXISTING; none: created when missing) and
- *   VERB_HISTORY_MAY_BE_MISSING  no file is no error: *ret NULL, EXIT_OK;
- *   VERB_HISTORY_OPTIONAL        the history only records a run: a failure
- *                                is a warning (none when read-only), *ret
- *                                NULL, EXIT_OK; but a --db that is no
- *                                regular file is refused. */
+ * failure said here, once, in the same words (exit 66 "no history
+ * database at PATH" or "no history in PATH", 77, or 1), with its exit code. flags: history_open's
+ * (HISTORY_READ_ONLY, HISTORY_EXISTING; none: created when missing) and VERB_HISTORY_MAY_BE_MISSING  no file
+ * is no error: *ret NULL, EXIT_OK; VERB_HISTORY_OPTIONAL        the history only records a run: a failure is
+ * a warning (none when read-only), *ret NULL, EXIT_OK; but a --db that is no regular file is refused. */
 enum {
 	VERB_HISTORY_MAY_BE_MISSING = 1 << 8,
 	VERB_HISTORY_OPTIONAL = 1 << 9,
 };
 int txn_verb_open_history(const struct cli *cli, unsigned flags, struct history **ret);
-/* Report history_open's error r on `path` once; returns the exit code: 66
- * "no history database at PATH" (or a file that holds none), 77, or 1. */
-int txn_verb_history_failed(const char *path, int r);
 /* Take the apply/rollback lock: fd in *ret_fd, or EXIT_LOCKED. */
 int txn_verb_lock(const struct cli *cli, unsigned wait_ms, int *ret_fd);
 /* EXIT_OPEN_TXN with the message when an unfinished transaction exists. */
