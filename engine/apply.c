@@ -513,18 +513,21 @@ static bool txn_still_pending(struct history *h, int64_t txn)
 	return history_txn_get(h, txn, &t) >= 0 && t.status == TXN_PENDING_CONFIRM;
 }
 
-static int watchdog_fire(const char *db_path, int64_t txn)
+/* The deadline passed: under the lock, roll txn back unless it was
+ * committed meanwhile, through the watchdog's one connection *hp (opened
+ * here when the polling could not). */
+static int watchdog_fire(struct history **hp, const char *db_path, int64_t txn)
 {
-	_cleanup_history_ struct history *h = NULL;
 	struct apply_outcome o = {0};
-	int lock_fd, r;
+	int lock_fd, r = 0;
 
 	lock_fd = lock_acquire_wait(db_path, WATCHDOG_LOCK_WAIT_MS, NULL);
 	if (lock_fd < 0)
 		return lock_fd;
-	r = history_open(db_path, 0, &h);
-	if (r >= 0 && txn_still_pending(h, txn))
-		r = rollback_txn(h, txn, "not confirmed in time (--confirm): rolled back by the watchdog",
+	if (!*hp)
+		r = history_open(db_path, 0, hp);
+	if (r >= 0 && txn_still_pending(*hp, txn))
+		r = rollback_txn(*hp, txn, "not confirmed in time (--confirm): rolled back by the watchdog",
 				 &o);
 	apply_outcome_done(&o);
 	lock_release(lock_fd);
@@ -534,19 +537,23 @@ static int watchdog_fire(const char *db_path, int64_t txn)
 static _Noreturn void watchdog_main(const char *db_path, int64_t txn, int64_t deadline_usec)
 {
 	struct history *h = NULL;
+	int r;
 
 	pause_point("watchdog");
 	for (;;) {
 		if (!h && history_open(db_path, 0, &h) < 0)
 			h = NULL;
-		if (h && !txn_still_pending(h, txn))
+		if (h && !txn_still_pending(h, txn)) {
+			history_close(h);
 			_exit(0);
+		}
 		if (history_now_usec() >= deadline_usec)
 			break;
 		sleep_ms(WATCHDOG_POLL_MS);
 	}
+	r = watchdog_fire(&h, db_path, txn);
 	history_close(h);
-	_exit(watchdog_fire(db_path, txn) < 0 ? 1 : 0);
+	_exit(r < 0 ? 1 : 0);
 }
 
 int watchdog_spawn(const char *db_path, int64_t txn, int64_t deadline_usec)

@@ -677,3 +677,118 @@ int txn_commit(struct history *h, void (*say_fn)(enum log_level level, const cha
 		commit_peer(&t, say_fn, o);
 	return 0;
 }
+
+/* ---- what `rollback` acts on ---- */
+
+void txn_rollback_choice_done(struct txn_rollback_choice *c)
+{
+	txn_record_done(&c->target);
+}
+
+/* Nothing unfinished here: the newest of the last apply and the last
+ * transaction whose peer rollback is pending (a stack: a pending peer
+ * rollback comes before older applies, never before a newer one, which
+ * may have changed the same settings there). 1 found, 0 none. */
+static int find_newest_to_undo(struct history *h, struct txn_record *ret)
+{
+	_cleanup_(txn_record_done) struct txn_record last = {0};
+	int r = history_txn_find_peer_undo(h, ret), q;
+
+	if (r < 0)
+		return r;
+	q = history_txn_find_last_apply(h, &last);
+	if (q <= 0)
+		return q < 0 ? q : r;
+	if (r > 0 && ret->id > last.id)
+		return r;
+	if (r > 0)
+		txn_record_done(ret);
+	*ret = last;
+	last = (struct txn_record){0};
+	return 1;
+}
+
+/* id 0: an unfinished rollback's target, else the newest to undo. 1
+ * found, 0 none (or no such id), -errno. */
+static int pick_target(struct history *h, int64_t id, struct txn_record *ret)
+{
+	int r;
+
+	if (id > 0) {
+		r = history_txn_get(h, id, ret);
+		return r == -ENOENT ? 0 : r < 0 ? r : 1;
+	}
+	/* An unfinished rollback is finished first: roll back its target
+	 * again, not the newest apply (which may be an unrelated one). */
+	r = history_txn_find_unfinished(h, ret);
+	if (r > 0 && ret->kind == TXN_ROLLBACK) {
+		id = ret->rolls_back_txn;
+		txn_record_done(ret);
+		r = history_txn_get(h, id, ret);
+		return r < 0 ? r : 1;
+	}
+	if (r > 0)
+		txn_record_done(ret);
+	return r < 0 ? r : find_newest_to_undo(h, ret);
+}
+
+static bool peer_undo_only(const struct txn_record *t)
+{
+	return t->peer_undo_pending && (t->status == TXN_ROLLED_BACK || t->status == TXN_FAILED);
+}
+
+int txn_rollback_choose(struct history *h, int64_t id, unsigned flags, struct txn_rollback_choice *c)
+{
+	struct txn_record *t = &c->target;
+	int64_t target;
+	int r;
+
+	*c = (struct txn_rollback_choice){.id = id};
+	r = pick_target(h, id, t);
+	if (r < 0)
+		goto fail;
+	if (r == 0) {
+		c->pick = id > 0 ? TXN_PICK_NOT_FOUND : TXN_PICK_NOTHING;
+		return 0;
+	}
+	/* An interrupted or failed rollback is finished by rolling back its
+	 * target again (a success supersedes it: history_rollback_finish). */
+	if (t->kind == TXN_ROLLBACK) {
+		if (t->status != TXN_OPEN && t->status != TXN_ROLLBACK_FAILED) {
+			c->pick = TXN_PICK_IS_ROLLBACK;
+			return 0;
+		}
+		target = t->rolls_back_txn;
+		txn_record_done(t);
+		r = history_txn_get(h, target, t);
+		if (r < 0)
+			goto fail;
+	}
+	if (flags & TXN_CHOOSE_ABANDON) {
+		if (peer_undo_only(t))
+			c->pick = TXN_PICK_ABANDON_PEER;
+		else if (t->status != TXN_OPEN && t->status != TXN_PENDING_CONFIRM &&
+			 t->status != TXN_ROLLBACK_FAILED)
+			c->pick = TXN_PICK_NOT_UNFINISHED;
+		else
+			c->pick = TXN_PICK_ABANDON;
+		return 0;
+	}
+	if (peer_undo_only(t)) {
+		c->pick = TXN_PICK_RETRY_PEER;
+		return 0;
+	}
+	if (t->status == TXN_ROLLED_BACK || t->status == TXN_FAILED) {
+		c->pick = TXN_PICK_ALREADY;
+		return 0;
+	}
+	r = history_txn_find_later_overlap(h, t->id, &c->later);
+	if (r < 0)
+		goto fail;
+	c->pick = r > 0 && !(flags & TXN_CHOOSE_FORCE) ? TXN_PICK_LATER_OVERLAP : TXN_PICK_UNDO;
+	return 0;
+fail:
+	txn_rollback_choice_done(c);
+	*c = (struct txn_rollback_choice){0};
+	return r;
+}

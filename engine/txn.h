@@ -122,6 +122,40 @@ void txn_unstack_outcome_done(struct txn_unstack_outcome *o);
 int txn_undo_later(struct history *h, int64_t target, void (*say)(enum log_level level, const char *text),
 		   struct txn_unstack_outcome *o);
 
+/* What `rollback [TXN]` and `rollback --abandon TXN` act on: the policy
+ * of the choice, rendered by the verb. id 0: an unfinished rollback's
+ * target first (finished by rolling its target back again), else the
+ * newest of the last apply and the last transaction whose peer rollback is
+ * pending (a stack: never before a newer apply, which may have changed the
+ * same settings there). A rollback named by id stands for its target while
+ * it is unfinished. */
+enum txn_pick {
+	TXN_PICK_UNDO,		 /* roll back target */
+	TXN_PICK_RETRY_PEER,	 /* target is rolled back here, its peer's rollback pending: retry it */
+	TXN_PICK_NOTHING,	 /* id 0 and no transaction to roll back */
+	TXN_PICK_ALREADY,	 /* target is already rolled back (or failed) */
+	TXN_PICK_NOT_FOUND,	 /* no transaction id */
+	TXN_PICK_IS_ROLLBACK,	 /* id names a finished rollback: not something to undo */
+	TXN_PICK_LATER_OVERLAP,	 /* later transactions changed the same settings (later), no force */
+	TXN_PICK_ABANDON,	 /* --abandon: give target up (history records it) */
+	TXN_PICK_ABANDON_PEER,	 /* --abandon: give up only its peer's pending rollback */
+	TXN_PICK_NOT_UNFINISHED, /* --abandon: target is not unfinished: nothing to abandon */
+};
+enum {
+	TXN_CHOOSE_FORCE = 1 << 0,   /* rollback --force: later overlapping ones are undone first */
+	TXN_CHOOSE_ABANDON = 1 << 1, /* rollback --abandon */
+};
+struct txn_rollback_choice {
+	enum txn_pick pick;
+	struct txn_record target; /* all but NOTHING, NOT_FOUND */
+	int64_t id;		  /* what was asked for (NOT_FOUND, IS_ROLLBACK) */
+	int64_t later;		  /* LATER_OVERLAP: the later transaction */
+};
+void txn_rollback_choice_done(struct txn_rollback_choice *c);
+/* 0 with c->pick set; -errno when the history cannot be read (c is
+ * emptied). Reads only. */
+int txn_rollback_choose(struct history *h, int64_t id, unsigned flags, struct txn_rollback_choice *c);
+
 /* Transactions left unfinished in an earlier boot, closed before an apply
  * (at most this many: each pass closes one). */
 #define TXN_EARLIER_BOOT_MAX 8

@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -395,4 +396,40 @@ bool failpoint(const char *name, int k)
 		if ((p == env || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
 			return true;
 	return false;
+}
+
+int write_file_at(int dirfd, const char *name, const char *content)
+{
+	_cleanup_close_ int fd =
+	    openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	size_t len = strlen(content), done = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t w = write(fd, content + done, len - done);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		done += (size_t)w;
+	}
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+int dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n == 0;
 }

@@ -157,6 +157,11 @@ uint64_t now_usec(void);
  * exists or was made; -ENOTDIR when it is not a directory. */
 int mkdir_parent(const char *path);
 
+/* A new file name in dirfd with content, fsync'ed; -EEXIST when there. */
+int write_file_at(int dirfd, const char *name, const char *content);
+/* 1 when the directory has no entries, 0 when it has, -errno. */
+int dir_is_empty(const char *path);
+
 /* Levenshtein distance between s and t, for "did you mean"; SIZE_MAX for
  * strings of 72 characters or more (not compared). */
 size_t edit_distance(const char *s, const char *t);

@@ -4,6 +4,7 @@
 
 #include <libgen.h>
 #include <math.h>
+#include <sys/stat.h>
 
 #include "base/util.h"
 
@@ -318,4 +319,62 @@ char *fleet_verdict(struct json_object *rows)
 			return NULL;
 	}
 	return out ? out : strdup("no host");
+}
+
+/* What cx5prof-summary.yml writes beside the hosts' directories, so that
+ * `report --hosts DIR/...` (every entry) takes the summary's directory as it is: its rows
+ * (summary.json: the hosts never reached have no directory) and its table
+ * (summary.txt: the same rows, skipped). Only regular files of those
+ * names; anything else is a host's directory. */
+enum summary_file { SUMMARY_NONE, SUMMARY_ROWS, SUMMARY_TABLE };
+
+static enum summary_file summary_file_of(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct stat st;
+
+	base = base ? base + 1 : path;
+	if ((!streq(base, "summary.json") && !streq(base, "summary.txt")) || stat(path, &st) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return SUMMARY_NONE;
+	return streq(base, "summary.json") ? SUMMARY_ROWS : SUMMARY_TABLE;
+}
+
+int fleet_report_doc(char **dirs, struct json_object **ret, char **ret_why)
+{
+	struct json_object *doc, *rows = json_object_new_array();
+	_cleanup_free_ char *verdict = NULL;
+	int r;
+
+	if (!rows)
+		return -ENOMEM;
+	/* The hosts' directories first, then the summary's rows of the hosts
+	 * that have none (those never reached), whatever the order given. */
+	for (int pass = 0; pass < 2; pass++)
+		for (char **d = dirs; *d; d++) {
+			struct json_object *row = NULL;
+			enum summary_file f = summary_file_of(*d);
+
+			if (f == SUMMARY_TABLE || (pass == 0) != (f == SUMMARY_NONE))
+				continue;
+			r = f == SUMMARY_ROWS ? fleet_summary_rows(*d, rows, ret_why)
+					      : fleet_host_row(*d, &row, ret_why);
+			if (r < 0) {
+				json_object_put(rows);
+				return r;
+			}
+			if (row)
+				json_object_array_add(rows, row);
+		}
+	verdict = fleet_verdict(rows);
+	doc = json_object_new_object();
+	if (!doc || !verdict) {
+		json_object_put(rows);
+		json_object_put(doc);
+		return -ENOMEM;
+	}
+	json_object_object_add(doc, "verdict", json_object_new_string(verdict));
+	json_object_object_add(doc, "hosts", rows);
+	*ret = doc;
+	return 0;
 }

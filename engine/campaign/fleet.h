@@ -29,4 +29,9 @@ int fleet_summary_rows(const char *path, struct json_object *rows, char **ret_wh
  * outcome in rows, with the hosts that did not pass (caller frees). */
 char *fleet_verdict(struct json_object *rows);
 
+/* The fleet's document, {"verdict", "hosts": [a row per dir, in order]}
+ * (schemas/hosts-report.schema.json): fleet_host_row's errors, with its
+ * *ret_why (caller frees), or -ENOMEM. */
+int fleet_report_doc(char **dirs, struct json_object **ret, char **ret_why);
+
 #endif

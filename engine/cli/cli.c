@@ -10,16 +10,42 @@
 #include "os/snapshot.h"
 #include "os/sysroot.h"
 
-enum { GOPT_SYSROOT = 2000, GOPT_DB, GOPT_JSON };
-
 static const struct cli_option global_options[] = {
-    {"sysroot", CLI_ARG_REQUIRED, GOPT_SYSROOT, "DIR", "read /proc and /sys under DIR"},
-    {"db", CLI_ARG_REQUIRED, GOPT_DB, "PATH", "history database"},
-    {"json", CLI_ARG_NONE, GOPT_JSON, NULL, "machine-readable output"},
+    {"sysroot", CLI_ARG_REQUIRED, CLI_GOPT_SYSROOT, "DIR", "read /proc and /sys under DIR"},
+    {"db", CLI_ARG_REQUIRED, CLI_GOPT_DB, "PATH", "history database"},
+    {"json", CLI_ARG_NONE, CLI_GOPT_JSON, NULL, "machine-readable output"},
     {"verbose", CLI_ARG_NONE, 'v', NULL, "more diagnostics (twice: debug)"},
     {"help", CLI_ARG_NONE, 'h', NULL, "show this help"},
     {0},
 };
+
+void cli_init(struct cli *cli, const char *argv0)
+{
+	const char *env_db = getenv("CX5PROF_DB");
+
+	*cli = (struct cli){.db_path = CX5PROF_DEFAULT_DB, .argv0 = argv0};
+	if (env_db && *env_db)
+		cli->db_path = env_db;
+}
+
+bool cli_global_option(struct cli *cli, int id, const char *arg)
+{
+	switch (id) {
+	case CLI_GOPT_SYSROOT:
+		cli->sysroot = arg;
+		return true;
+	case CLI_GOPT_DB:
+		cli->db_path = arg;
+		return true;
+	case CLI_GOPT_JSON:
+		cli->json = true;
+		return true;
+	case 'v':
+		cli->verbose++;
+		return true;
+	}
+	return false;
+}
 
 static size_t options_count(const struct cli_option *o)
 {
@@ -96,17 +122,11 @@ int cli_parse(struct cli *cli, const struct verb *verb, int argc, char **argv,
 			if (strv_extend(&positional, optarg) < 0)
 				return log_error("out of memory"), EXIT_ERROR;
 			continue;
-		case GOPT_SYSROOT:
-			cli->sysroot = optarg;
-			continue;
-		case GOPT_DB:
-			cli->db_path = optarg;
-			continue;
-		case GOPT_JSON:
-			cli->json = true;
-			continue;
+		case CLI_GOPT_SYSROOT:
+		case CLI_GOPT_DB:
+		case CLI_GOPT_JSON:
 		case 'v':
-			cli->verbose++;
+			(void)cli_global_option(cli, c, optarg);
 			continue;
 		case 'h':
 			cli_verb_usage(verb, stdout);

@@ -20,6 +20,8 @@ struct cli {
 	bool json;
 	int verbose;
 	const char *argv0;
+	/* The verb main() runs: its options and usage for cli_parse(). */
+	const struct verb *verb;
 };
 
 struct verb {
@@ -33,6 +35,17 @@ struct verb {
 };
 
 enum { CLI_ARG_NONE = 0, CLI_ARG_REQUIRED = 1 };
+
+/* The global options' ids, before the verb (main.c) and after it
+ * (cli_parse) alike; -v is 'v'. */
+enum { CLI_GOPT_SYSROOT = 2000, CLI_GOPT_DB, CLI_GOPT_JSON };
+
+/* The defaults: the history at CX5PROF_DB when set, else
+ * CX5PROF_DEFAULT_DB. */
+void cli_init(struct cli *cli, const char *argv0);
+/* A global option (--sysroot, --db, --json, -v) into cli, wherever it was
+ * given: the one place they are set. false for any other id. */
+bool cli_global_option(struct cli *cli, int id, const char *arg);
 
 struct cli_option {
 	const char *name; /* long name without "--" */
@@ -54,7 +67,8 @@ struct cli_option {
 int cli_parse(struct cli *cli, const struct verb *verb, int argc, char **argv,
 	      int (*handle)(int id, const char *arg, void *userdata), void *userdata, char ***ret_args);
 
-/* The verb's entry by name (for usage text). */
+/* The verb's entry by name (main.c's table: for usage text). A verb does
+ * not call it: main() hands the verb its entry as cli->verb. */
 const struct verb *cli_verb(const char *name);
 void cli_verb_usage(const struct verb *verb, FILE *f);
 

@@ -59,12 +59,12 @@ static const struct verb verbs[] = {
      analyze_options, false},
 };
 
-enum { OPT_SYSROOT = 1000, OPT_DB, OPT_JSON, OPT_HELP, OPT_VERSION };
+enum { OPT_VERSION = 1000 };
 
 static const struct option global_longopts[] = {
-    {"sysroot", required_argument, NULL, OPT_SYSROOT},
-    {"db", required_argument, NULL, OPT_DB},
-    {"json", no_argument, NULL, OPT_JSON},
+    {"sysroot", required_argument, NULL, CLI_GOPT_SYSROOT},
+    {"db", required_argument, NULL, CLI_GOPT_DB},
+    {"json", no_argument, NULL, CLI_GOPT_JSON},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -148,7 +148,7 @@ static int verb_help(struct cli *cli, int argc, char **argv)
 	const struct verb *verb;
 	int r;
 
-	r = cli_parse(cli, cli_verb("help"), argc, argv, NULL, NULL, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, NULL, NULL, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (!args[0]) {
@@ -170,13 +170,11 @@ static int verb_help(struct cli *cli, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct cli cli = {.db_path = CX5PROF_DEFAULT_DB, .argv0 = argv[0]};
+	struct cli cli;
 	const struct verb *verb;
-	const char *env_db = getenv("CX5PROF_DB");
 	int c, r;
 
-	if (env_db && *env_db)
-		cli.db_path = env_db;
+	cli_init(&cli, argv[0]);
 	/* A reader that goes away (`cx5prof campaign FILE | head -c 1`) is
 	 * an EPIPE the verb handles (a campaign stops and undoes its round),
 	 * not a death in the middle of a transaction. */
@@ -184,17 +182,11 @@ int main(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:vh", global_longopts, NULL)) != -1) {
 		switch (c) {
-		case OPT_SYSROOT:
-			cli.sysroot = optarg;
-			break;
-		case OPT_DB:
-			cli.db_path = optarg;
-			break;
-		case OPT_JSON:
-			cli.json = true;
-			break;
+		case CLI_GOPT_SYSROOT:
+		case CLI_GOPT_DB:
+		case CLI_GOPT_JSON:
 		case 'v':
-			cli.verbose++;
+			(void)cli_global_option(&cli, c, optarg);
 			break;
 		case 'h':
 			global_usage(stdout);
@@ -231,6 +223,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Run 'cx5prof --help' for the list of verbs.\n");
 		return finish(&cli, EXIT_USAGE);
 	}
+	cli.verb = verb;
 	r = verb->run(&cli, argc - optind, argv + optind);
 	return finish(&cli, r);
 }

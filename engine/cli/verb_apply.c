@@ -18,7 +18,7 @@
 #include "profile.h"
 #include "store/campaigns.h"
 #include "store/lock.h"
-#include "verb_txn.h"
+#include "verbkit.h"
 #include "verbs.h"
 
 #define COMMIT_LOCK_WAIT_MS	5000
@@ -112,165 +112,6 @@ static int handle_option(int id, const char *arg, void *userdata)
 
 /* ---- apply ---- */
 
-int txn_verb_check_peer_config(const struct profile *prof)
-{
-	_cleanup_free_ char *err = NULL;
-	int r;
-
-	if (!peerssh_wanted(prof))
-		return EXIT_OK;
-	r = peerssh_check_config(prof, &err);
-	if (r >= 0)
-		return EXIT_OK;
-	log_error("%s; nothing was changed", err ? err : strerror(-r));
-	return r == -EPERM    ? EXIT_PERMISSION
-	       : r == -ENOENT ? EXIT_NOT_FOUND
-	       : r == -EINVAL ? EXIT_INVALID
-			      : EXIT_ERROR;
-}
-
-void txn_verb_say(enum log_level level, const char *text)
-{
-	log_full(level, 0, "%s", text);
-}
-
-static void report_left(char **left)
-{
-	for (char **l = left; l && *l; l++)
-		log_error("NOT restored: %s", *l);
-}
-
-/* "apply failed at step 3: ...", "apply failed after its last change:
- * cannot start the --confirm watchdog: ...", or "apply interrupted by
- * SIGINT before step 3" (no step failed). */
-static void report_apply_failure(const struct txn_outcome *o)
-{
-	if (o->apply.failed_seq > 0)
-		log_error("apply failed at step %d: %s", o->apply.failed_seq, strna(o->apply.failure));
-	else if (o->after_last)
-		log_error("apply failed after its last change: %s", strna(o->apply.failure));
-	else
-		log_error("apply %s", strna(o->apply.failure));
-}
-
-/* The peer failed (txn_run said how, on stderr): what was undone. */
-static int render_peer_failure(const struct txn_outcome *o, char *msg, size_t msg_size)
-{
-	const char *why = o->interrupted ? "interrupted" : "the peer failed";
-
-	if (o->end == TXN_END_PEER_FAILED) {
-		snprintf(msg, msg_size, "%s (nothing was changed on this host)", strna(o->peer_error));
-		log_error("%s", msg);
-		return o->peer_left ? EXIT_ROLLBACK_FAILED : EXIT_ERROR;
-	}
-	if (o->end == TXN_END_NOT_RESTORED) {
-		report_left(o->apply.left);
-		if (strv_length(o->apply.left) > 0)
-			snprintf(msg, msg_size,
-				 "%s and this host is NOT fully restored (transaction %" PRId64 "): fix the "
-				 "above, then run `cx5prof rollback %" PRId64 "`",
-				 why, o->txn, o->txn);
-		else if (o->peer_left == HISTORY_PEER_TXN_UNKNOWN)
-			snprintf(
-			    msg, msg_size,
-			    "%s: every change was undone here (transaction %" PRId64
-			    " rolled back), but the peer's state is unknown (its apply was cut short): run "
-			    "`cx5prof rollback`",
-			    why, o->txn);
-		else if (o->peer_left)
-			snprintf(msg, msg_size,
-				 "%s: every change was undone here (transaction %" PRId64
-				 " rolled back), but NOT the peer's transaction %" PRId64 " (see above)",
-				 why, o->txn, o->peer_left);
-		else
-			snprintf(msg, msg_size,
-				 "%s and the rollback of transaction %" PRId64 " could not be recorded (see "
-				 "above): run `cx5prof rollback %" PRId64 "`",
-				 why, o->txn, o->txn);
-		log_error("%s", msg);
-		return EXIT_ROLLBACK_FAILED;
-	}
-	snprintf(msg, msg_size, "%s: every change was undone here (transaction %" PRId64 " rolled back)", why,
-		 o->txn);
-	log_error("%s", msg);
-	return EXIT_ROLLED_BACK;
-}
-
-int txn_verb_outcome(const struct txn_outcome *o, unsigned confirm, char *msg, size_t msg_size)
-{
-	switch (o->end) {
-	case TXN_END_DONE:
-		if (o->n == 0 && confirm)
-			snprintf(msg, msg_size,
-				 "nothing to change here; the peer applied its transaction %" PRId64
-				 " (transaction %" PRId64 "): run `cx5prof commit` within %u s to keep it, "
-				 "else it is rolled back",
-				 o->peer_txn, o->txn, confirm);
-		else if (o->n == 0)
-			snprintf(msg, msg_size,
-				 "nothing to change here; the peer applied its transaction %" PRId64
-				 " (transaction %" PRId64 ")",
-				 o->peer_txn, o->txn);
-		else if (confirm)
-			snprintf(msg, msg_size,
-				 "applied %zu change%s (transaction %" PRId64
-				 "): run `cx5prof commit` within %u s to keep them, "
-				 "else they are rolled back (watchdog pid %d)",
-				 o->n, o->n == 1 ? "" : "s", o->txn, confirm, o->watchdog_pid);
-		else
-			snprintf(msg, msg_size, "applied %zu change%s (transaction %" PRId64 ")", o->n,
-				 o->n == 1 ? "" : "s", o->txn);
-		return EXIT_OK;
-	case TXN_END_NOTHING:
-		return EXIT_OK;
-	case TXN_END_NOT_RECORDED: /* said by txn_run */
-		return EXIT_ERROR;
-	case TXN_END_PEER_FAILED:
-		return render_peer_failure(o, msg, msg_size);
-	case TXN_END_UNFINISHED: /* the host is changed: never 1, which says it is as before */
-		snprintf(msg, msg_size,
-			 "transaction %" PRId64 " applied %zu change%s but %s; run `cx5prof rollback` to "
-			 "undo it",
-			 o->txn, o->n, o->n == 1 ? "" : "s", strna(o->why));
-		log_error("%s", msg);
-		return EXIT_ROLLBACK_FAILED;
-	case TXN_END_UNDONE:
-	case TXN_END_NOT_RESTORED:
-		break;
-	}
-	if (o->peer_error)
-		return render_peer_failure(o, msg, msg_size);
-	report_apply_failure(o);
-	if (o->end == TXN_END_UNDONE) {
-		if (o->apply.unrecorded < 0)
-			snprintf(msg, msg_size,
-				 "every change was undone: the host is back as it was, but the history "
-				 "could not record it (%s): transaction %" PRId64
-				 " stays open there until `cx5prof rollback` closes it",
-				 strerror(-o->apply.unrecorded), o->txn);
-		else
-			snprintf(msg, msg_size,
-				 "every change was undone: the host is back as it was (transaction %" PRId64
-				 " rolled back)",
-				 o->txn);
-		log_error("%s", msg);
-		return EXIT_ROLLED_BACK;
-	}
-	report_left(o->apply.left);
-	if (strv_length(o->apply.left) == 0 && o->peer_left)
-		snprintf(msg, msg_size,
-			 "every change was undone: the host is back as it was (transaction %" PRId64
-			 " rolled back), but NOT the peer's (see above)",
-			 o->txn);
-	else
-		snprintf(msg, msg_size,
-			 "the host is NOT fully restored (transaction %" PRId64 "): fix the above, "
-			 "then run `cx5prof rollback %" PRId64 "`",
-			 o->txn, o->txn);
-	log_error("%s", msg);
-	return EXIT_ROLLBACK_FAILED;
-}
-
 static int run_transaction(struct history **hp, const struct cli *cli, const struct profile *prof,
 			   const struct plan *p, unsigned confirm)
 {
@@ -322,7 +163,7 @@ static int close_earlier_boot(struct history *h, bool check, struct txn_earlier_
 	int r = txn_close_earlier_boot(h, check, txn_verb_say, eb);
 
 	if (r == -ENOTRECOVERABLE) {
-		report_left(eb->apply.left);
+		txn_verb_report_left(eb->apply.left);
 		log_error("transaction %" PRId64 " was left %s in an earlier boot and cannot be closed: "
 			  "fix the above, then run `cx5prof rollback %" PRId64 "`",
 			  eb->failed.id, txn_status_to_string(eb->failed.status), eb->failed_target);
@@ -346,7 +187,7 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 	struct txn_args a = {0};
 	int lock_fd = -1, r;
 
-	r = cli_parse(cli, cli_verb("apply"), argc, argv, handle_option, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (strv_length(args) != 1) {
@@ -360,7 +201,8 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 	if (!a.check && history_path_check(cli->db_path) >= 0 && mkdir_parent(cli->db_path) >= 0)
 		r = txn_verb_lock(cli, 0, &lock_fd);
 	if (r == EXIT_OK)
-		r = txn_verb_open_history(cli, a.check ? HISTORY_READ_ONLY : 0, &h);
+		r = txn_verb_open_history(cli, a.check ? HISTORY_READ_ONLY | VERB_HISTORY_MAY_BE_MISSING : 0,
+					  &h);
 	if (r == EXIT_OK)
 		r = close_earlier_boot(h, a.check, &eb);
 	if (r == EXIT_OK && !eb.pending)
@@ -416,102 +258,48 @@ static int parse_target(char **args, int64_t *ret_id)
 	return EXIT_OK;
 }
 
-/* Nothing unfinished here: the newest of the last apply and the last
- * transaction whose peer rollback is pending (a stack: a pending peer
- * rollback comes before older applies, never before a newer one, which
- * may have changed the same settings there). 1 found, 0 none. */
-static int find_newest_to_undo(struct history *h, struct txn_record *ret)
+/* The one report of a choice (txn_rollback_choose) that rolls nothing
+ * back: EXIT_OK with "nothing to roll back" (-1), or the exit code with
+ * its message; EXIT_OK to go on. */
+static int render_choice(struct history *h, const struct txn_rollback_choice *c, int r)
 {
-	_cleanup_(txn_record_done) struct txn_record last = {0};
-	int r = history_txn_find_peer_undo(h, ret), q;
+	const struct txn_record *t = &c->target;
 
-	if (r < 0)
-		return r;
-	q = history_txn_find_last_apply(h, &last);
-	if (q <= 0)
-		return q < 0 ? q : r;
-	if (r > 0 && ret->id > last.id)
-		return r;
-	if (r > 0)
-		txn_record_done(ret);
-	*ret = last;
-	last = (struct txn_record){0};
-	return 1;
-}
-
-/* id 0: the newest apply (or the target of an unfinished rollback). */
-static int pick_target(struct history *h, int64_t id, struct txn_record *ret)
-{
-	int r;
-
-	if (id > 0) {
-		r = history_txn_get(h, id, ret);
-		if (r == -ENOENT) {
-			log_error("rollback: no transaction %" PRId64 " in %s", id, history_path(h));
-			return EXIT_NOT_FOUND;
-		}
-	} else {
-		/* An unfinished rollback is finished first: roll back its target
-		 * again, not the newest apply (which may be an unrelated one). */
-		r = history_txn_find_unfinished(h, ret);
-		if (r > 0 && ret->kind == TXN_ROLLBACK) {
-			id = ret->rolls_back_txn;
-			txn_record_done(ret);
-			r = history_txn_get(h, id, ret);
-		} else {
-			if (r > 0)
-				txn_record_done(ret);
-			r = r < 0 ? r : find_newest_to_undo(h, ret);
-			if (r == 0)
-				return -1; /* nothing to roll back */
-		}
-	}
 	if (r < 0) {
 		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
 		return EXIT_ERROR;
 	}
-	return EXIT_OK;
-}
-
-/* An interrupted or failed rollback is finished by rolling back its target
- * again (a success supersedes it: history_rollback_finish). */
-static int resolve_rollback_target(struct history *h, struct txn_record *t)
-{
-	int64_t target = t->rolls_back_txn;
-
-	if (t->kind != TXN_ROLLBACK)
-		return EXIT_OK;
-	if (t->status != TXN_OPEN && t->status != TXN_ROLLBACK_FAILED) {
+	switch (c->pick) {
+	case TXN_PICK_NOT_FOUND:
+		log_error("rollback: no transaction %" PRId64 " in %s", c->id, history_path(h));
+		return EXIT_NOT_FOUND;
+	case TXN_PICK_IS_ROLLBACK:
 		log_error("rollback: transaction %" PRId64
 			  " is itself a rollback: roll back an apply transaction",
 			  t->id);
 		return EXIT_ERROR;
-	}
-	txn_record_done(t);
-	return history_txn_get(h, target, t) < 0 ? EXIT_ERROR : EXIT_OK;
-}
-
-static int check_rollback_allowed(struct history *h, const struct txn_record *t, bool force)
-{
-	int64_t later = 0;
-	int r;
-
-	if (t->status == TXN_ROLLED_BACK || t->status == TXN_FAILED) {
+	case TXN_PICK_ALREADY:
 		log_info("transaction %" PRId64 " is already %s: nothing to roll back", t->id,
 			 txn_status_to_string(t->status));
 		return -1;
-	}
-	r = history_txn_find_later_overlap(h, t->id, &later);
-	if (r < 0) {
-		log_error_errno(r, "history %s: %m", history_path(h));
-		return EXIT_ERROR;
-	}
-	if (r > 0 && !force) {
+	case TXN_PICK_NOTHING:
+		return -1;
+	case TXN_PICK_LATER_OVERLAP:
 		log_error("rollback: transaction %" PRId64
 			  " changed the same settings later: roll it back first, "
 			  "or use --force to roll back the later ones first, then transaction %" PRId64,
-			  later, t->id);
+			  c->later, t->id);
 		return EXIT_ERROR;
+	case TXN_PICK_NOT_UNFINISHED:
+		log_error("rollback --abandon: transaction %" PRId64
+			  " is %s, not unfinished: there is nothing to abandon",
+			  t->id, txn_status_to_string(t->status));
+		return EXIT_ERROR;
+	case TXN_PICK_UNDO:
+	case TXN_PICK_RETRY_PEER:
+	case TXN_PICK_ABANDON:
+	case TXN_PICK_ABANDON_PEER:
+		break;
 	}
 	return EXIT_OK;
 }
@@ -553,7 +341,7 @@ static int report_rollback(struct history *h, const struct txn_record *t, int r,
 	out_close_array();
 	out_bool(OUT_JSON, "changed", NULL, o->done > 0);
 	if (r < 0) {
-		report_left(o->left);
+		txn_verb_report_left(o->left);
 		snprintf(msg, sizeof(msg),
 			 "rollback of transaction %" PRId64 " is incomplete: the host is NOT as before",
 			 t->id);
@@ -657,7 +445,7 @@ static int unstack_later(struct history *h, int64_t target)
 	int r = txn_undo_later(h, target, txn_verb_say, &o);
 
 	if (r == -ENOTRECOVERABLE) {
-		report_left(o.undo.apply.left);
+		txn_verb_report_left(o.undo.apply.left);
 		log_error("rollback --force %" PRId64 ": transaction %" PRId64
 			  " could not be rolled back fully: stopped before transaction %" PRId64,
 			  target, o.failed_txn, target);
@@ -674,32 +462,29 @@ static int unstack_later(struct history *h, int64_t target)
 
 static int rollback_locked(struct history *h, int64_t id, bool force)
 {
-	_cleanup_(txn_record_done) struct txn_record t = {0};
+	_cleanup_(txn_rollback_choice_done) struct txn_rollback_choice c = {0};
 	struct txn_undo_outcome u = {0};
 	int r;
 
-	r = pick_target(h, id, &t);
-	if (r == EXIT_OK)
-		r = resolve_rollback_target(h, &t);
-	if (r == EXIT_OK && t.peer_undo_pending && (t.status == TXN_ROLLED_BACK || t.status == TXN_FAILED))
-		return retry_peer_undo(h, &t);
-	if (r == EXIT_OK)
-		r = check_rollback_allowed(h, &t, force);
+	r = txn_rollback_choose(h, id, force ? TXN_CHOOSE_FORCE : 0, &c);
+	r = render_choice(h, &c, r);
+	if (r == EXIT_OK && c.pick == TXN_PICK_RETRY_PEER)
+		return retry_peer_undo(h, &c.target);
 	if (r < 0) {
 		out_bool(OUT_JSON, "changed", NULL, false);
 		out_string(OUT_ANY, "msg", "%s\n", "nothing to roll back");
 		return EXIT_OK;
 	}
 	if (r == EXIT_OK && force)
-		r = unstack_later(h, t.id);
+		r = unstack_later(h, c.target.id);
 	if (r != EXIT_OK)
 		return r;
-	r = txn_undo_record(h, &t, "rolled back by `cx5prof rollback`", txn_verb_say, &u);
+	r = txn_undo_record(h, &c.target, "rolled back by `cx5prof rollback`", txn_verb_say, &u);
 	if (r < 0 && r != -ENOTRECOVERABLE) {
 		txn_undo_outcome_done(&u);
 		return undo_failed(h, r);
 	}
-	r = report_rollback(h, &t, u.here, &u.apply);
+	r = report_rollback(h, &c.target, u.here, &u.apply);
 	if (u.peer_left)
 		r = EXIT_ROLLBACK_FAILED;
 	txn_undo_outcome_done(&u);
@@ -749,33 +534,29 @@ static int abandon_peer_locked(struct history *h, const struct txn_record *t, co
  * is written to the host; the history records who, why, and what stays. */
 static int abandon_locked(struct history *h, int64_t target, const char *reason)
 {
-	_cleanup_(txn_record_done) struct txn_record t = {0};
+	_cleanup_(txn_rollback_choice_done) struct txn_rollback_choice choice = {0};
+	const struct txn_record *t = &choice.target;
 	struct change_record *c = NULL;
 	int64_t id = 0;
 	size_t n = 0;
 	char msg[320];
 	int r;
 
-	r = pick_target(h, target, &t);
-	if (r == EXIT_OK)
-		r = resolve_rollback_target(h, &t);
+	r = txn_rollback_choose(h, target, TXN_CHOOSE_ABANDON, &choice);
+	r = render_choice(h, &choice, r);
+	if (r < 0) /* NOTHING and ALREADY: not with --abandon, which names its TXN */
+		r = EXIT_ERROR;
 	if (r != EXIT_OK)
 		return r;
-	if (t.peer_undo_pending && (t.status == TXN_ROLLED_BACK || t.status == TXN_FAILED))
-		return abandon_peer_locked(h, &t, reason);
-	if (t.status != TXN_OPEN && t.status != TXN_PENDING_CONFIRM && t.status != TXN_ROLLBACK_FAILED) {
-		log_error("rollback --abandon: transaction %" PRId64
-			  " is %s, not unfinished: there is nothing to abandon",
-			  t.id, txn_status_to_string(t.status));
-		return EXIT_ERROR;
-	}
-	r = abandon_txn(h, t.id, t.peer_undo_pending != NULL, t.peer_txn, reason, &id);
+	if (choice.pick == TXN_PICK_ABANDON_PEER)
+		return abandon_peer_locked(h, t, reason);
+	r = abandon_txn(h, t->id, t->peer_undo_pending != NULL, t->peer_txn, reason, &id);
 	if (r < 0) {
 		log_error_errno(r, "history %s: cannot record the abandon: %m: %s", history_path(h),
 				history_remedy(r));
 		return EXIT_ERROR;
 	}
-	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t.id);
+	out_uint(OUT_JSON, "txn", NULL, (uint64_t)t->id);
 	out_uint(OUT_JSON, "rollback_txn", NULL, (uint64_t)id);
 	out_open_array("changes");
 	if (history_changes_load(h, id, &c, &n) >= 0)
@@ -803,7 +584,7 @@ static int abandon_locked(struct history *h, int64_t target, const char *reason)
 	snprintf(msg, sizeof(msg),
 		 "abandoned transaction %" PRId64 " (recorded as transaction %" PRId64
 		 "): nothing was written; %zu change%s left as %s on the host",
-		 t.id, id, n, n == 1 ? " is" : "s are", n == 1 ? "it is" : "they are");
+		 t->id, id, n, n == 1 ? " is" : "s are", n == 1 ? "it is" : "they are");
 	out_string(OUT_ANY, "msg", "%s\n", msg);
 	return EXIT_OK;
 }
@@ -816,7 +597,7 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 	int64_t id;
 	int lock_fd = -1, r;
 
-	r = cli_parse(cli, cli_verb("rollback"), argc, argv, handle_option, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (strv_length(args) > 1) {
@@ -921,7 +702,7 @@ int verb_commit(struct cli *cli, int argc, char **argv)
 	struct txn_args a = {0};
 	int lock_fd = -1, r;
 
-	r = cli_parse(cli, cli_verb("commit"), argc, argv, handle_option, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (args[0]) {

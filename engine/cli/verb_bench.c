@@ -16,6 +16,7 @@
 #include "os/link.h"
 #include "store/history.h"
 #include "store/runs.h"
+#include "verbkit.h"
 #include "verbs.h"
 
 enum {
@@ -271,13 +272,8 @@ static void record(struct cli *cli, const struct udpsend_params *p, const struct
 			      res->received, res->sent);
 		rec.verdict = verdict;
 	}
-	r = history_open(cli->db_path, 0, &h);
-	if (r < 0) {
-		log_warn_errno(
-		    r, "bench: cannot open the history %s: %m; run not recorded (use --db or --no-record)",
-		    cli->db_path);
+	if (txn_verb_open_history(cli, VERB_HISTORY_OPTIONAL, &h) != EXIT_OK || !h)
 		return;
-	}
 	r = runs_record(h, &rec, NULL);
 	if (r < 0)
 		log_warn_errno(r, "bench: cannot record the run in %s: %m", cli->db_path);
@@ -336,7 +332,7 @@ int verb_bench(struct cli *cli, int argc, char **argv)
 	int64_t started_usec;
 	int r;
 
-	r = cli_parse(cli, cli_verb("bench"), argc, argv, parse_opt, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, parse_opt, &a, &args);
 	if (r != 0) {
 		cpuset_done(&a.cpus);
 		return r < 0 ? EXIT_OK : r;

@@ -11,7 +11,7 @@
  * the table people read is printed from it. Must never: fork cx5prof, leave
  * a round's transaction applied (unless --keep asks for one group, applied
  * again at the end as its own transaction), or change the host before the
- * round's undo log is on disk (txn_verb_apply). */
+ * round's undo log is on disk (every round is a txn_run() of engine/txn.c). */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <math.h>
@@ -33,7 +33,8 @@
 #include "store/history.h"
 #include "store/lock.h"
 #include "store/runs.h"
-#include "verb_txn.h"
+#include "campaign/reportdir.h"
+#include "verbkit.h"
 #include "verbs.h"
 #include "campaign/sequential.h"
 #include "campaign/verdict.h"
@@ -1983,7 +1984,7 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 	int lock_fd = -1, r, code, keep_code = EXIT_OK;
 	bool written = false;
 
-	r = cli_parse(cli, cli_verb("campaign"), argc, argv, handle_option, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	code = campaign_from_args(args, &a, &c);
@@ -2106,227 +2107,5 @@ int verb_campaign(struct cli *cli, int argc, char **argv)
 		code = EXIT_ERROR;
 	if (h)
 		mirror_opportunistic(h, NULL);
-	return code;
-}
-
-/* ---- `cx5prof compare --campaign A B` ---- */
-
-/* One campaign's document and its groups' counted rounds. */
-struct loaded_campaign {
-	int64_t id;
-	struct json_object *doc;
-	struct json_object *groups;
-	size_t n;
-	double **recv, **loss;
-	size_t *rounds;
-};
-
-static void loaded_campaign_done(struct loaded_campaign *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		free(l->recv ? l->recv[i] : NULL);
-		free(l->loss ? l->loss[i] : NULL);
-	}
-	free(l->recv);
-	free(l->loss);
-	free(l->rounds);
-	json_object_put(l->doc);
-}
-
-static int campaign_load_doc(struct history *h, const char *arg, struct loaded_campaign *ret)
-{
-	_cleanup_free_ char *summary = NULL;
-	int r;
-
-	if (safe_atoi64(arg, &ret->id) < 0 || ret->id <= 0) {
-		log_error(
-		    "compare: '%s' is not a campaign id (a positive number, as listed by 'cx5prof history')",
-		    arg);
-		return EXIT_USAGE;
-	}
-	r = campaigns_get_summary(h, ret->id, &summary);
-	if (r == -ENOENT) {
-		log_error("compare: no campaign %" PRId64 " in %s", ret->id, history_path(h));
-		return EXIT_NOT_FOUND;
-	}
-	if (r < 0) {
-		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
-		return EXIT_ERROR;
-	}
-	ret->doc = summary ? json_tokener_parse(summary) : NULL;
-	if (!ret->doc || !json_object_object_get_ex(ret->doc, "groups", &ret->groups) ||
-	    !json_object_is_type(ret->groups, json_type_array)) {
-		log_error("compare: campaign %" PRId64 " has no summary to compare (%s)", ret->id,
-			  summary ? "unreadable" : "still running");
-		return EXIT_INVALID;
-	}
-	ret->n = json_object_array_length(ret->groups);
-	ret->recv = calloc(ret->n ? ret->n : 1, sizeof(*ret->recv));
-	ret->loss = calloc(ret->n ? ret->n : 1, sizeof(*ret->loss));
-	ret->rounds = calloc(ret->n ? ret->n : 1, sizeof(*ret->rounds));
-	if (!ret->recv || !ret->loss || !ret->rounds)
-		return log_error("out of memory"), EXIT_ERROR;
-	for (size_t i = 0; i < ret->n; i++)
-		if (verdict_doc_rounds(json_object_array_get_idx(ret->groups, i), &ret->recv[i],
-				       &ret->loss[i], &ret->rounds[i]) < 0)
-			return log_error("out of memory"), EXIT_ERROR;
-	return EXIT_OK;
-}
-
-static struct verdict_group doc_group(const struct loaded_campaign *l, size_t i)
-{
-	struct json_object *g = json_object_array_get_idx(l->groups, i);
-
-	return (struct verdict_group){
-	    .name = jstring(g, "group"),
-	    .sweep_value = jstring(g, "sweep_value"),
-	    .recv = l->recv[i],
-	    .loss = l->loss[i],
-	    .n = l->rounds[i],
-	    .skipped = jstring(g, "skipped"),
-	};
-}
-
-/* "only in campaign 1: lab-full": the groups of `a` that `b` lacks. */
-static struct json_object *only_in(const struct loaded_campaign *a, const struct loaded_campaign *b)
-{
-	struct json_object *out = json_object_new_array();
-
-	for (size_t i = 0; i < a->n; i++) {
-		struct verdict_group x = doc_group(a, i);
-		bool found = false;
-		for (size_t j = 0; j < b->n && !found; j++) {
-			struct verdict_group y = doc_group(b, j);
-			found = streq_ptr(x.name, y.name) && streq_ptr(x.sweep_value, y.sweep_value);
-		}
-		if (!found)
-			json_object_array_add(out, json_object_new_string(strempty(x.name)));
-	}
-	return out;
-}
-
-static void render_campaign_compare(struct json_object *o, const struct loaded_campaign *l)
-{
-	struct json_object *cmps = json_object_object_get(o, "comparisons");
-
-	out_text("compare     campaign %" PRId64 " (%s) against campaign %" PRId64 " (%s)\n", l[1].id,
-		 strna(jstring(l[1].doc, "name")), l[0].id, strna(jstring(l[0].doc, "name")));
-	for (size_t i = 0; i < json_object_array_length(cmps); i++) {
-		struct json_object *c = json_object_array_get_idx(cmps, i),
-				   *recv = json_object_object_get(c, "recv");
-		char name[96], rc[96], lc[96], before[32], after[32];
-
-		if (i == 0)
-			out_text("%-24s %-14s %-14s %-44s %-44s %s\n", "group", "before Mbps", "after Mbps",
-				 "receive throughput", "loss", "interval levels (throughput, loss)");
-		snprintf(name, sizeof(name), "%s%s%s", jstring(c, "group"),
-			 jstring(c, "sweep_value") ? " " : "", strempty(jstring(c, "sweep_value")));
-		for (size_t k = 0; k < 2; k++) {
-			char *buf = k ? after : before;
-			const char *key = k ? "rounds" : "rounds_against";
-			for (size_t g = 0; g < l[k].n; g++) {
-				struct verdict_group vg = doc_group(&l[k], g);
-				if (streq_ptr(vg.name, jstring(c, "group")) &&
-				    streq_ptr(vg.sweep_value, jstring(c, "sweep_value")))
-					snprintf(buf, 32, "%.1f (%d)", stats_median(vg.recv, vg.n),
-						 json_object_get_int(json_object_object_get(c, key)));
-			}
-		}
-		measure_cell(recv, rc, sizeof(rc));
-		measure_cell(json_object_object_get(c, "loss"), lc, sizeof(lc));
-		out_text("%-24s %-14s %-14s %-44s %-44s %.1f%%, %.1f%%\n", name, before, after, rc, lc,
-			 100 * jdouble(recv, "confidence"),
-			 100 * jdouble(json_object_object_get(c, "loss"), "confidence"));
-	}
-	for (size_t k = 0; k < 2; k++) {
-		struct json_object *only = json_object_object_get(o, k ? "only_after" : "only_before");
-		for (size_t i = 0; i < json_object_array_length(only); i++)
-			out_text("only in campaign %" PRId64 ": %s\n", l[k].id,
-				 json_object_get_string(json_object_array_get_idx(only, i)));
-	}
-	if (json_object_array_length(cmps) == 0)
-		out_text("nothing to compare: no group of campaign %" PRId64 " has counted rounds in both\n",
-			 l[1].id);
-}
-
-int compare_campaigns(struct cli *cli, char **args)
-{
-	_cleanup_history_ struct history *h = NULL;
-	_cleanup_free_ struct verdict_group *groups = NULL;
-	_cleanup_free_ struct verdict_pair *pairs = NULL;
-	struct loaded_campaign l[2] = {0};
-	struct verdict v = {0};
-	struct verdict_input in;
-	struct json_object *o = NULL, *ids;
-	size_t n_pairs = 0;
-	int r, code = EXIT_OK;
-
-	if (strv_length(args) != 2) {
-		log_error(
-		    "compare --campaign: give two campaign ids, the earlier first (see 'cx5prof history')");
-		return EXIT_USAGE;
-	}
-	r = history_open(cli->db_path, HISTORY_READ_ONLY, &h);
-	if (r < 0)
-		return txn_verb_history_failed(cli->db_path, r);
-	for (size_t k = 0; k < 2 && code == EXIT_OK; k++)
-		code = campaign_load_doc(h, args[k], &l[k]);
-	if (code == EXIT_OK) {
-		groups = calloc(l[0].n + l[1].n + 1, sizeof(*groups));
-		pairs = calloc(l[1].n + 1, sizeof(*pairs));
-		if (!groups || !pairs)
-			code = EXIT_ERROR;
-	}
-	for (size_t i = 0; code == EXIT_OK && i < l[0].n + l[1].n; i++)
-		groups[i] = i < l[0].n ? doc_group(&l[0], i) : doc_group(&l[1], i - l[0].n);
-	/* Each group of the second campaign against the same group (and
-	 * sweep value) of the first. */
-	for (size_t j = 0; code == EXIT_OK && j < l[1].n; j++)
-		for (size_t i = 0; i < l[0].n; i++)
-			if (streq_ptr(groups[i].name, groups[l[0].n + j].name) &&
-			    streq_ptr(groups[i].sweep_value, groups[l[0].n + j].sweep_value)) {
-				pairs[n_pairs++] = (struct verdict_pair){l[0].n + j, i, CMP_CAMPAIGN, -1};
-				break;
-			}
-	if (code == EXIT_OK) {
-		/* The later campaign's margins (its min_effect), else the defaults. */
-		struct json_object *me =
-		    json_object_object_get(json_object_object_get(l[1].doc, "statistics"), "min_effect");
-		double mr = jdouble(me, "throughput_percent"), ml = jdouble(me, "loss_points");
-
-		in = (struct verdict_input){.groups = groups,
-					    .n_groups = l[0].n + l[1].n,
-					    .n_sweeps = 1,
-					    .alpha = VERDICT_ALPHA,
-					    .margin_recv = isnan(mr) ? VERDICT_MIN_EFFECT_RECV : mr,
-					    .margin_loss = isnan(ml) ? VERDICT_MIN_EFFECT_LOSS : ml,
-					    .pairs = pairs,
-					    .n_pairs = n_pairs};
-		r = verdict_compute(&in, &v);
-		if (r < 0) {
-			log_error_errno(r, "compare: %m");
-			code = EXIT_ERROR;
-		}
-	}
-	if (code == EXIT_OK) {
-		o = json_object_new_object();
-		ids = json_object_new_array();
-		json_object_array_add(ids, json_object_new_int64(l[0].id));
-		json_object_array_add(ids, json_object_new_int64(l[1].id));
-		json_object_object_add(o, "campaigns", ids);
-		json_object_object_add(o, "comparisons", verdict_comparisons_json(&in, &v));
-		json_object_object_add(o, "only_before", only_in(&l[0], &l[1]));
-		json_object_object_add(o, "only_after", only_in(&l[1], &l[0]));
-		if (out_is_json())
-			out_json(NULL, json_object_get(o));
-		else
-			render_campaign_compare(o, l);
-		json_object_put(o);
-		if (out_finish() < 0)
-			code = EXIT_ERROR;
-	}
-	verdict_done(&v);
-	loaded_campaign_done(&l[0]);
-	loaded_campaign_done(&l[1]);
 	return code;
 }

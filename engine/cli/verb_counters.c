@@ -41,7 +41,7 @@ int verb_counters(struct cli *cli, int argc, char **argv)
 	const char *address = NULL;
 	int r;
 
-	r = cli_parse(cli, cli_verb("counters"), argc, argv, handle, &address, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle, &address, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (snapshot_active()) {

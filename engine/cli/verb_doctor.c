@@ -48,7 +48,7 @@ int verb_doctor(struct cli *cli, int argc, char **argv)
 	struct doctor_options *o = &a.o;
 	int r;
 
-	r = cli_parse(cli, cli_verb("doctor"), argc, argv, handle, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (strv_length(args) > 1) {

@@ -1,5 +1,5 @@
-/* verb_history.c: `history`, `history show RUN`, `compare`, `export`,
- * `mirror` and `analyze`: what cx5prof remembers, and its TaoToken mirror.
+/* verb_history.c: `history`, `history show RUN`, `export`, `mirror` and
+ * `analyze`: what cx5prof remembers, and its TaoToken mirror.
  *
  * Owns: the presentation of the history (human and JSON through output.h,
  * keys in schemas/history.schema.json), the export bundle's layout, and the
@@ -13,23 +13,24 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "base/log.h"
 #include "base/output.h"
+#include "campaign/bundle.h"
 #include "ledger/ledger.h"
 #include "mirror/mirror.h"
 #include "os/procsys.h"
 #include "plan.h"
 #include "profile.h"
 #include "store/campaigns.h"
+#include "store/timeline.h"
 #include "store/history.h"
 #include "store/metrics_prom.h"
 #include "store/outbox.h"
 #include "store/runs.h"
-#include "verb_txn.h"
+#include "verbkit.h"
 #include "verbs.h"
 
 #define ANALYZE_MAX_TOKENS   200
@@ -143,44 +144,12 @@ static int parse_opt(int id, const char *arg, void *userdata)
 
 /* ---- shared ---- */
 
-static int open_db(struct cli *cli, bool read_only, struct history **ret)
-{
-	int r = history_open(cli->db_path, read_only ? HISTORY_READ_ONLY : HISTORY_EXISTING, ret);
-
-	return r < 0 ? txn_verb_history_failed(cli->db_path, r) : 0;
-}
-
-static int parse_run_id(const char *s, int64_t *ret)
-{
-	if (safe_atoi64(s, ret) < 0 || *ret <= 0) {
-		log_error("'%s' is not a run id (a positive number, as listed by 'cx5prof history')", s);
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
 static int parse_txn_id(const char *s, int64_t *ret)
 {
 	if (safe_atoi64(s, ret) < 0 || *ret <= 0) {
 		log_error("'%s' is not a transaction id (a positive number, as listed by 'cx5prof history')",
 			  s);
 		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-static int load_run(struct cli *cli, struct history *h, int64_t id, struct run_record *ret)
-{
-	int r = runs_get(h, id, ret);
-
-	if (r == -ENOENT) {
-		log_error("run %" PRId64 " not found in %s: see 'cx5prof history'", id, cli->db_path);
-		return EXIT_NOT_FOUND;
-	}
-	if (r < 0) {
-		log_error_errno(r, "history %s: cannot read run %" PRId64 ": %m: %s", cli->db_path, id,
-				history_remedy(r));
-		return EXIT_ERROR;
 	}
 	return 0;
 }
@@ -196,65 +165,6 @@ static const char *fmt_time(int64_t usec, char buf[static 32])
 }
 
 /* ---- history ---- */
-
-struct entry {
-	int64_t when;
-	const struct txn_record *txn;
-	const struct run_record *run;
-	const struct campaign_record *campaign;
-};
-
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-
-	if (x->when != y->when)
-		return x->when < y->when ? 1 : -1;
-	return x->run && !y->run ? -1 : !x->run && y->run ? 1 : 0;
-}
-
-/* The newest `limit` transactions. history.h has no list call yet: ids
- * come from one read-only query, records from history_txn_get(). */
-static int load_txns(struct history *h, size_t limit, struct txn_record **ret, size_t *ret_n)
-{
-	sqlite3_stmt *s = NULL;
-	struct txn_record *v = NULL;
-	size_t n = 0;
-	int rc, r = 0;
-
-	rc = sqlite3_prepare_v2(history_db(h),
-				"SELECT id FROM transactions ORDER BY started_usec DESC, id DESC LIMIT ?", -1,
-				&s, NULL);
-	if (rc != SQLITE_OK)
-		return history_errno(rc);
-	sqlite3_bind_int64(s, 1, limit ? (int64_t)limit : -1);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct txn_record *nv = reallocarray(v, n + 1, sizeof(*v));
-
-		if (!nv) {
-			r = -ENOMEM;
-			break;
-		}
-		v = nv;
-		v[n] = (struct txn_record){0};
-		r = history_txn_get(h, sqlite3_column_int64(s, 0), &v[n]);
-		if (r < 0)
-			break;
-		n++;
-	}
-	if (r >= 0 && rc != SQLITE_DONE)
-		r = history_errno(rc);
-	sqlite3_finalize(s);
-	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			txn_record_done(&v[i]);
-		free(v);
-		return r;
-	}
-	*ret = v;
-	*ret_n = n;
-	return 0;
-}
 
 /* One undo-log row: JSON always; for people (human) a table line. */
 static void print_change(const struct change_record *c, bool human)
@@ -399,78 +309,51 @@ static void print_campaign_entry(const struct campaign_record *c)
 
 static int history_list(struct cli *cli, struct history *h, size_t limit)
 {
-	struct txn_record *txns = NULL;
-	struct run_record *runs = NULL;
-	struct campaign_record *camps = NULL;
-	_cleanup_free_ struct entry *e = NULL;
-	size_t nt = 0, nr = 0, nc = 0, n = 0;
+	_cleanup_(history_timeline_done) struct history_timeline tl = {0};
 	int r;
 
-	r = load_txns(h, limit, &txns, &nt);
-	if (r >= 0)
-		r = runs_list(h, limit, &runs, &nr);
-	if (r >= 0)
-		r = campaigns_list(h, limit, &camps, &nc);
+	r = history_timeline_load(h, limit, &tl);
 	if (r < 0) {
 		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
-		goto out;
+		return EXIT_ERROR;
 	}
-	e = calloc(nt + nr + nc + 1, sizeof(*e));
-	if (!e) {
-		r = log_error("out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < nt; i++)
-		e[n++] = (struct entry){.when = txns[i].started_usec, .txn = &txns[i]};
-	for (size_t i = 0; i < nr; i++)
-		e[n++] = (struct entry){.when = runs[i].started_usec, .run = &runs[i]};
-	for (size_t i = 0; i < nc; i++)
-		e[n++] = (struct entry){.when = camps[i].started_usec, .campaign = &camps[i]};
-	qsort(e, n, sizeof(*e), cmp_entry);
-	if (limit && n > limit)
-		n = limit;
 	if (!out_is_json()) { /* for people: stored text without control characters */
-		for (size_t i = 0; i < nt; i++) {
-			str_make_printable(txns[i].profile_name);
-			str_make_printable(txns[i].error);
+		for (size_t i = 0; i < tl.n_txns; i++) {
+			str_make_printable(tl.txns[i].profile_name);
+			str_make_printable(tl.txns[i].error);
 		}
-		for (size_t i = 0; i < nr; i++) {
-			str_make_printable(runs[i].runner);
-			str_make_printable(runs[i].profile);
-			str_make_printable(runs[i].ifname);
+		for (size_t i = 0; i < tl.n_runs; i++) {
+			str_make_printable(tl.runs[i].runner);
+			str_make_printable(tl.runs[i].profile);
+			str_make_printable(tl.runs[i].ifname);
 		}
-		for (size_t i = 0; i < nc; i++)
-			str_make_printable(camps[i].verdict);
+		for (size_t i = 0; i < tl.n_campaigns; i++)
+			str_make_printable(tl.campaigns[i].verdict);
 	}
 
 	out_open_object(NULL);
 	out_open_array("history");
-	if (n == 0)
+	if (tl.n == 0)
 		out_text("no transactions or runs recorded in %s yet\n", cli->db_path);
-	for (size_t i = 0; i < n && r >= 0; i++) {
+	for (size_t i = 0; i < tl.n && r >= 0; i++) {
+		const struct history_entry *e = &tl.entries[i];
+
 		out_open_object(NULL);
-		if (e[i].txn)
-			r = print_txn_entry(h, e[i].txn);
-		else if (e[i].campaign)
-			print_campaign_entry(e[i].campaign);
+		if (e->txn)
+			r = print_txn_entry(h, e->txn);
+		else if (e->campaign)
+			print_campaign_entry(e->campaign);
 		else
-			print_run_summary(e[i].run);
+			print_run_summary(e->run);
 		out_close_object();
 	}
 	if (r < 0) {
 		log_error_errno(r, "history %s: %m: %s", cli->db_path, history_remedy(r));
-		goto out;
+		return EXIT_ERROR;
 	}
 	out_close_array();
 	out_close_object();
-	r = out_finish();
-out:
-	for (size_t i = 0; i < nt; i++)
-		txn_record_done(&txns[i]);
-	free(txns);
-	run_records_free(runs, nr);
-	campaign_records_free(camps, nc);
-	return r < 0 ? EXIT_ERROR : EXIT_OK;
+	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
 }
 
 /* Text from the database or a server for a terminal (str_make_printable);
@@ -556,7 +439,7 @@ static int history_show(struct cli *cli, struct history *h, int64_t id)
 	size_t outcome_len;
 	int r, found;
 
-	r = load_run(cli, h, id, &run);
+	r = verbkit_load_run(h, id, &run);
 	if (r != 0)
 		return r;
 	found = outbox_find_source(h, "run", id, &o);
@@ -754,7 +637,7 @@ int verb_history(struct cli *cli, int argc, char **argv)
 	int64_t id = 0;
 	int r;
 
-	r = cli_parse(cli, cli_verb("history"), argc, argv, parse_opt, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, parse_opt, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (args[0] && !streq(args[0], "show")) {
@@ -776,11 +659,11 @@ int verb_history(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (args[0]) {
-		r = show_txn ? parse_txn_id(args[args_id], &id) : parse_run_id(args[args_id], &id);
+		r = show_txn ? parse_txn_id(args[args_id], &id) : verbkit_parse_run_id(args[args_id], &id);
 		if (r != 0)
 			return r;
 	}
-	r = open_db(cli, true, &h);
+	r = txn_verb_open_history(cli, HISTORY_READ_ONLY, &h);
 	if (r != 0)
 		return r;
 	if (show_txn)
@@ -792,689 +675,7 @@ int verb_history(struct cli *cli, int argc, char **argv)
 	return history_list(cli, h, a.limit);
 }
 
-/* ---- compare ---- */
-
-/* F_TUNE: a line of the run's host_tuning artifact (name is its key);
- * F_LEDGER: a line's count in the run's loss ledger (name "ledger.STAGE"). */
-enum field_type { F_STR, F_U64, F_DBL, F_BOOL, F_TUNE, F_LEDGER };
-
-struct field {
-	const char *name;
-	enum field_type type;
-	bool result; /* results get deltas against the first run */
-	size_t offset;
-	bool peer; /* from the runs' peer_state.json: a row only when one has it */
-};
-
-#define FS(n, t, res)                                                                                        \
-	{                                                                                                    \
-#n, t, res, offsetof(struct run_record, n), false                                            \
-	}
-static const struct field compare_fields[] = {
-    FS(runner, F_STR, false),
-    FS(profile, F_STR, false),
-    {"interface", F_STR, false, offsetof(struct run_record, ifname), false},
-    FS(peer, F_STR, false),
-    FS(test, F_STR, false),
-    {"mtu", F_U64, false, offsetof(struct run_record, mtu), false},
-    FS(message_size, F_U64, false),
-    FS(send_buffer, F_U64, false),
-    FS(recv_buffer, F_U64, false),
-    {"streams", F_U64, false, offsetof(struct run_record, streams), false},
-    FS(duration_s, F_DBL, false),
-    FS(irq_policy, F_STR, false),
-    FS(irq_map, F_STR, false),
-    {"irqbalance", F_TUNE, false, 0, false},
-    {"bench_cpus", F_TUNE, false, 0, false}, /* then a row per sysctl (compare_rows) */
-    FS(driver, F_STR, false),
-    FS(driver_version, F_STR, false),
-    FS(firmware_version, F_STR, false),
-    {"peer_driver", F_STR, false, offsetof(struct run_record, peer_driver), true},
-    {"peer_version", F_STR, false, offsetof(struct run_record, peer_driver_version), true},
-    {"peer_firmware", F_STR, false, offsetof(struct run_record, peer_firmware), true},
-    {"peer_mtu", F_U64, false, offsetof(struct run_record, peer_mtu), true},
-    {"peer_rmem_max", F_U64, false, offsetof(struct run_record, peer_rmem_max), true},
-    FS(sent, F_U64, true),
-    FS(received, F_U64, true),
-    FS(lost, F_U64, true),
-    FS(send_mbps, F_DBL, true),
-    FS(recv_mbps, F_DBL, true),
-    FS(loss_pct, F_DBL, true),
-    {"pass", F_BOOL, true, offsetof(struct run_record, passed), false},
-    FS(limited_by, F_STR, true), /* then a row per stage of the ledger (compare_rows) */
-};
-
-#define LEDGER_ROW_PREFIX "ledger."
-
-/* A line's count in the run's ledger; NAN when the run has none or its
- * host's counters were unknown. */
-static double ledger_count_of(const struct run_record *r, const char *row)
-{
-	struct json_object *doc = r->ledger ? json_tokener_parse(r->ledger) : NULL;
-	uint64_t v = 0;
-	bool known = doc && ledger_doc_count(doc, row + strlen(LEDGER_ROW_PREFIX), &v);
-
-	json_object_put(doc);
-	return known ? (double)v : NAN;
-}
-
-/* The table with a host_tuning row per sysctl of procsys.h after
- * bench_cpus, so a sysctl cx5prof learns is compared without an edit here. */
-static struct field *compare_rows(size_t *ret_n)
-{
-	static char *ledger_rows[32];
-	size_t n_stages, k = 0, n;
-	const char *const *stages = ledger_stages(&n_stages);
-	struct field *v;
-
-	n = ARRAY_SIZE(compare_fields) + _SYSCTL_MAX + n_stages + 1;
-	v = calloc(n, sizeof(*v));
-	if (!v)
-		return NULL;
-	/* "ledger.receiver-socket-buffer", ..., "ledger.unaccounted" */
-	for (size_t i = 0; i <= n_stages && i < ARRAY_SIZE(ledger_rows); i++)
-		if (!ledger_rows[i])
-			ledger_rows[i] =
-			    strprintf(LEDGER_ROW_PREFIX "%s", i < n_stages ? stages[i] : "unaccounted");
-	for (size_t i = 0; i < ARRAY_SIZE(compare_fields); i++) {
-		v[k++] = compare_fields[i];
-		if (streq(compare_fields[i].name, "bench_cpus"))
-			for (int s = 0; s < _SYSCTL_MAX; s++)
-				v[k++] = (struct field){sysctl_key_to_string(s), F_TUNE, false, 0, false};
-		if (streq(compare_fields[i].name, "limited_by"))
-			for (size_t s = 0; s <= n_stages && ledger_rows[s]; s++)
-				v[k++] = (struct field){ledger_rows[s], F_LEDGER, true, 0, false};
-	}
-	*ret_n = k;
-	return v;
-}
-
-static double field_num(const struct run_record *r, const struct field *f)
-{
-	const char *p = (const char *)r + f->offset;
-
-	if (f->type == F_DBL)
-		return *(const double *)p;
-	if (f->type == F_BOOL)
-		return *(const bool *)p;
-	if (f->type == F_LEDGER)
-		return ledger_count_of(r, f->name);
-	if (streq(f->name, "mtu") || streq(f->name, "streams"))
-		return *(const uint32_t *)p;
-	return (double)*(const uint64_t *)p;
-}
-
-/* A text field's value (F_STR, F_TUNE), whole; NULL when unknown (or out
- * of memory). */
-static char *field_str(const struct run_record *r, const struct field *f)
-{
-	const char *s;
-
-	if (f->type == F_TUNE)
-		return run_record_tuning(r, f->name);
-	s = *(char *const *)((const char *)r + f->offset);
-	return s ? strdup(s) : NULL;
-}
-
-/* Text of a value for people ("-" when unknown), whole. */
-static char *field_text(const struct run_record *r, const struct field *f)
-{
-	char *s;
-	double v;
-
-	switch (f->type) {
-	case F_STR:
-	case F_TUNE:
-		s = field_str(r, f);
-		return s ? s : strdup("-");
-	case F_BOOL: /* the one bool row, pass: for people the run's outcome */
-		return strdup(run_record_outcome_label(r));
-	case F_U64:
-		v = field_num(r, f);
-		return v == 0 && !f->result ? strdup("-") : strprintf("%.0f", v);
-	case F_DBL:
-		if (!isfinite(field_num(r, f))) /* loss of a run that sent nothing */
-			return strdup("n/a");
-		return f->result || field_num(r, f) != 0 ? strprintf("%.2f", field_num(r, f)) : strdup("-");
-	case F_LEDGER:
-		v = field_num(r, f);
-		return isfinite(v) ? strprintf("%.0f", v) : strdup("-");
-	}
-	return NULL;
-}
-
-/* A measured parameter (duration_s: the run's own length, microseconds
- * apart between any two runs) differs when its printed value does. */
-static bool field_differs(const struct run_record *runs, size_t n, const struct field *f)
-{
-	for (size_t i = 1; i < n; i++) {
-		bool text = f->type == F_STR || f->type == F_TUNE;
-		double a = text ? 0 : field_num(&runs[0], f), b = text ? 0 : field_num(&runs[i], f);
-
-		if (text || (f->type == F_DBL && !f->result)) {
-			_cleanup_free_ char *ta = text ? field_str(&runs[0], f) : field_text(&runs[0], f),
-					    *tb = text ? field_str(&runs[i], f) : field_text(&runs[i], f);
-			if (!streq_ptr(ta, tb))
-				return true;
-		} else if (a != b && !(isnan(a) && isnan(b)))
-			return true;
-	}
-	return false;
-}
-
-/* A result read in percent of something (loss_pct): its change is in
- * percentage points, never a percentage of a percentage. */
-static bool field_is_percent(const struct field *f)
-{
-	size_t n = strlen(f->name);
-	return n > 4 && streq(f->name + n - 4, "_pct");
-}
-
-static void compare_field_json(const struct run_record *runs, size_t n, const struct field *f, bool differs)
-{
-	struct json_object *o = json_object_new_object(), *vals = json_object_new_array(), *deltas = NULL,
-			   *pcts = NULL;
-
-	json_object_object_add(o, "name", json_object_new_string(f->name));
-	json_object_object_add(o, "differs", json_object_new_boolean(differs));
-	if (f->result && f->type != F_BOOL && f->type != F_STR) {
-		deltas = json_object_new_array();
-		pcts = json_object_new_array();
-	}
-	for (size_t i = 0; i < n; i++) {
-		bool text = f->type == F_STR || f->type == F_TUNE;
-		double v = text ? 0 : field_num(&runs[i], f), base = text ? 0 : field_num(&runs[0], f);
-		_cleanup_free_ char *str = text ? field_str(&runs[i], f) : NULL;
-
-		switch (f->type) {
-		case F_STR:
-		case F_TUNE:
-			json_object_array_add(vals, str ? json_object_new_string(str) : NULL);
-			break;
-		case F_BOOL:
-			json_object_array_add(vals, json_object_new_boolean(v != 0));
-			break;
-		case F_U64:
-			json_object_array_add(vals, v == 0 && !f->result ? NULL
-									 : json_object_new_int64((int64_t)v));
-			break;
-		case F_DBL:
-			json_object_array_add(
-			    vals, (v == 0 && !f->result) || !isfinite(v) ? NULL : json_object_new_double(v));
-			break;
-		case F_LEDGER:
-			json_object_array_add(vals, isfinite(v) ? json_object_new_int64((int64_t)v) : NULL);
-			break;
-		}
-		if (deltas) {
-			bool known = i > 0 && isfinite(v - base);
-
-			json_object_array_add(deltas, known ? json_object_new_double(v - base) : NULL);
-			json_object_array_add(pcts, !known || base == 0
-							? NULL
-							: json_object_new_double(100.0 * (v - base) / base));
-		}
-	}
-	json_object_object_add(o, "values", vals);
-	if (deltas) {
-		json_object_object_add(o, "deltas", deltas);
-		json_object_object_add(o, "delta_unit",
-				       json_object_new_string(field_is_percent(f) ? "pp" : "value"));
-		json_object_object_add(o, "delta_pct", pcts);
-	}
-	out_json(NULL, o);
-}
-
-/* One cell for people: the value, and for results its change against
- * the first run ("7742.80 (+136.2%)", loss "1.20 (-3.45 pp)"). */
-static char *compare_cell(const struct run_record *runs, size_t i, const struct field *f, bool differs)
-{
-	_cleanup_free_ char *text = field_text(&runs[i], f);
-
-	if (text && i > 0 && f->result && f->type != F_BOOL && f->type != F_STR && differs) {
-		double v = field_num(&runs[i], f), base = field_num(&runs[0], f);
-
-		if (isfinite(v - base) && field_is_percent(f))
-			return strprintf("%s (%+.2f pp)", text, v - base);
-		if (isfinite(v - base) && base != 0)
-			return strprintf("%s (%+.1f%%)", text, 100.0 * (v - base) / base);
-		if (isfinite(v - base))
-			return strprintf("%s (%+.2f)", text, v - base);
-	}
-	return TAKE_PTR(text);
-}
-
-/* A host_tuning row no run recorded (runs older than it) is left out, and
- * the peer's rows when no run has its peer_state.json; of the ledger,
- * limited_by when a run has one, a stage when it counted drops in one. */
-static bool compare_row_shown(const struct run_record *runs, size_t n, const struct field *f)
-{
-	if (f->type == F_LEDGER) {
-		for (size_t i = 0; i < n; i++)
-			if (ledger_count_of(&runs[i], f->name) > 0)
-				return true;
-		return false;
-	}
-	if (streq(f->name, "limited_by")) {
-		for (size_t i = 0; i < n; i++)
-			if (runs[i].ledger)
-				return true;
-		return false;
-	}
-	if (f->peer) {
-		for (size_t i = 0; i < n; i++)
-			if (run_record_artifact(&runs[i], "peer_state.json"))
-				return true;
-		return false;
-	}
-	if (f->type != F_TUNE)
-		return true;
-	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *v = field_str(&runs[i], f);
-		if (v)
-			return true;
-	}
-	return false;
-}
-
-/* People read "net.core.rmem_max" as rmem_max, "net.ipv4.udp_mem" as
- * udp_mem; JSON keeps the full key. */
-static const char *compare_label(const struct field *f)
-{
-	if (strncmp(f->name, "net.core.", 9) == 0 || strncmp(f->name, "net.ipv4.", 9) == 0)
-		return f->name + 9;
-	return f->name;
-}
-
-#define COMPARE_COLUMNS 100
-
-/* The length of s's first item: up to its list separator (a "," or ";"
- * before a space) included, or all of s. */
-static int item_length(const char *s)
-{
-	for (int i = 0; s[i]; i++)
-		if ((s[i] == ',' || s[i] == ';') && s[i + 1] == ' ')
-			return i + 1;
-	return (int)strlen(s);
-}
-
-/* The length of the next line of s (at a word) wrapped to width columns:
- * the most whole words that fit, but ending after a list separator ("," or
- * ";") when the item after it then fits whole on the next line, so that an
- * IRQ map's "mlx5_comp1 -> 10" is not split; a word longer than width gets
- * a line of its own, whole. */
-static int wrap_length(const char *s, int width)
-{
-	int end = (int)strcspn(s, " "), sep = 0;
-
-	for (;;) {
-		if (s[end] == ' ' && end > 0 && (s[end - 1] == ',' || s[end - 1] == ';') &&
-		    item_length(s + end + 1) <= width)
-			sep = end;
-		if (s[end] != ' ' || !s[end + 1] || end + 1 + (int)strcspn(s + end + 1, " ") > width)
-			break;
-		end += 1 + (int)strcspn(s + end + 1, " ");
-	}
-	return s[end] && s[end + 1] && sep ? sep : end;
-}
-
-/* Line `line` (0-based) of cell s wrapped to `width` columns
- * (wrap_length): its start and length, or false past the last line.
- * Nothing is cut: every character of s is on some line. */
-static bool wrapped_line(const char *s, int width, int line, const char **ret, int *ret_len)
-{
-	for (int k = 0;; k++) {
-		int len;
-
-		s += strspn(s, " ");
-		if (!*s)
-			return false;
-		len = wrap_length(s, width);
-		if (k == line) {
-			*ret = s;
-			*ret_len = len;
-			return true;
-		}
-		s += len;
-	}
-}
-
-/* Parameters, then results; a value wider than its column (an IRQ map)
- * wraps at spaces within it, so 3 runs fit in COMPARE_COLUMNS. */
-static void compare_human(const struct run_record *runs, size_t n, const struct field *rows, size_t nrows)
-{
-	_cleanup_free_ int *width = calloc(n, sizeof(int));
-	_cleanup_free_ char **cells = calloc(n * nrows, sizeof(char *));
-	int label = 16, cap;
-
-	if (!width || !cells)
-		return;
-	for (size_t k = 0; k < nrows; k++)
-		if (compare_row_shown(runs, n, &rows[k]) && (int)strlen(compare_label(&rows[k])) > label)
-			label = (int)strlen(compare_label(&rows[k]));
-	cap = (COMPARE_COLUMNS - label - 2 - 2 * (int)n) / (int)n;
-	if (cap < 12)
-		cap = 12;
-	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *head = strprintf("run %" PRId64, runs[i].id);
-
-		width[i] = head ? (int)strlen(head) : 8;
-		for (size_t k = 0; k < nrows; k++) {
-			const struct field *f = &rows[k];
-			char **c = &cells[k * n + i];
-
-			*c = compare_cell(runs, i, f, field_differs(runs, n, f));
-			if (*c && compare_row_shown(runs, n, f) && (int)strlen(*c) > width[i])
-				width[i] = (int)strlen(*c) < cap ? (int)strlen(*c) : cap;
-		}
-	}
-	out_text("%-*s", label + 2, "");
-	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *head = strprintf("run %" PRId64, runs[i].id);
-		out_text("  %-*s", i + 1 < n ? width[i] : 0, strna(head));
-	}
-	out_text("\n");
-	for (int part = 0; part < 2; part++) {
-		out_text(part ? "results\n" : "parameters\n");
-		for (size_t k = 0; k < nrows; k++) {
-			const struct field *f = &rows[k];
-			bool d = field_differs(runs, n, f), more = true;
-
-			if (f->result != (part == 1) || !compare_row_shown(runs, n, f))
-				continue;
-			for (int line = 0; more; line++) {
-				_cleanup_free_ char *text = NULL;
-				size_t size = 0;
-				FILE *f_line = open_memstream(&text, &size);
-
-				if (!f_line)
-					return;
-				more = false;
-				if (line == 0)
-					fprintf(f_line, "%c %-*s", d ? '*' : ' ', label, compare_label(f));
-				else
-					fprintf(f_line, "%*s", label + 2, "");
-				for (size_t i = 0; i < n; i++) {
-					const char *cell = strna(cells[k * n + i]), *piece = "", *next;
-					int len = 0, next_len;
-
-					if (!wrapped_line(cell, width[i], line, &piece, &len))
-						piece = "", len = 0;
-					more |= wrapped_line(cell, width[i], line + 1, &next, &next_len);
-					fprintf(f_line, "  %-*.*s", width[i], len, piece);
-				}
-				if (fclose(f_line) != 0)
-					return;
-				while (size > 0 && text[size - 1] == ' ')
-					text[--size] = '\0';
-				out_text("%s\n", text);
-			}
-		}
-	}
-	out_text("(* differs; in parentheses: change against run %" PRId64
-		 ", of the loss in percentage points)\n",
-		 runs[0].id);
-	for (size_t c = 0; c < n * nrows; c++)
-		free(cells[c]);
-}
-
-enum { OPT_COMPARE_CAMPAIGN = 1000 };
-
-const struct cli_option compare_options[] = {
-    {"campaign", CLI_ARG_NONE, OPT_COMPARE_CAMPAIGN, NULL,
-     "compare two campaigns group by group (A B: B's groups against A's), with the campaign statistics"},
-    {0},
-};
-
-static int compare_option(int id, const char *arg, void *userdata)
-{
-	(void)arg;
-	*(bool *)userdata = id == OPT_COMPARE_CAMPAIGN;
-	return 0;
-}
-
-int verb_compare(struct cli *cli, int argc, char **argv)
-{
-	_cleanup_strv_free_ char **args = NULL;
-	_cleanup_history_ struct history *h = NULL;
-	struct run_record *runs = NULL;
-	_cleanup_free_ struct field *rows = NULL;
-	size_t n, nrows = 0, loaded = 0;
-	bool campaigns = false;
-	int r;
-
-	r = cli_parse(cli, cli_verb("compare"), argc, argv, compare_option, &campaigns, &args);
-	if (r != 0)
-		return r < 0 ? EXIT_OK : r;
-	if (campaigns)
-		return compare_campaigns(cli, args);
-	n = strv_length(args);
-	if (n < 2) {
-		log_error("compare: give at least two run ids (see 'cx5prof history')");
-		return EXIT_USAGE;
-	}
-	runs = calloc(n, sizeof(*runs));
-	rows = compare_rows(&nrows);
-	if (!runs || !rows)
-		return log_error("out of memory"), EXIT_ERROR;
-	for (size_t i = 0; i < n; i++) {
-		r = parse_run_id(args[i], &runs[i].id);
-		if (r != 0)
-			goto out;
-	}
-	r = open_db(cli, true, &h);
-	if (r != 0)
-		goto out;
-	for (; loaded < n; loaded++) {
-		r = load_run(cli, h, runs[loaded].id, &runs[loaded]);
-		if (r != 0)
-			goto out;
-	}
-
-	if (!out_is_json()) {
-		compare_human(runs, n, rows, nrows);
-		r = out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
-		goto out;
-	}
-	out_open_object(NULL);
-	out_open_array("runs");
-	for (size_t i = 0; i < n; i++)
-		out_int(OUT_JSON, NULL, NULL, runs[i].id);
-	out_close_array();
-	for (int part = 0; part < 2; part++) {
-		out_open_array(part ? "results" : "parameters");
-		for (size_t k = 0; k < nrows; k++) {
-			const struct field *f = &rows[k];
-			bool optional = f->peer || f->type == F_LEDGER || streq(f->name, "limited_by");
-
-			if (f->result == (part == 1) && (!optional || compare_row_shown(runs, n, f)))
-				compare_field_json(runs, n, f, field_differs(runs, n, f));
-		}
-		out_close_array();
-	}
-	out_close_object();
-	r = out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
-out:
-	for (size_t i = 0; i < n; i++)
-		run_record_done(&runs[i]);
-	free(runs);
-	return r;
-}
-
 /* ---- export ---- */
-
-int write_file(int dirfd, const char *name, const char *content)
-{
-	_cleanup_close_ int fd =
-	    openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	size_t len = strlen(content), done = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (done < len) {
-		ssize_t w = write(fd, content + done, len - done);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		done += (size_t)w;
-	}
-	return fsync(fd) < 0 ? -errno : 0;
-}
-
-int dir_is_empty(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-	int n = 0;
-
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)))
-		if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
-			n++;
-	closedir(d);
-	return n == 0;
-}
-
-/* What the known artifacts are, for the bundle's README. */
-static const struct {
-	const char *name;
-	const char *what;
-} artifact_descriptions[] = {
-    {"command", "the exact command line(s) run"},
-    {"runner_output", "the benchmark tool's raw output"},
-    {"ethtool_i", "driver and firmware facts (`ethtool -i`)"},
-    {"counters_before", "NIC drop counters before the run"},
-    {"counters_after", "NIC drop counters after the run"},
-    {"interrupts_before", "/proc/interrupts before the run"},
-    {"interrupts_after", "/proc/interrupts after the run"},
-    {"proc_stat_before", "/proc/stat before the run (softirq load)"},
-    {"proc_stat_after", "/proc/stat after the run"},
-    {"irq_map", "the IRQ -> CPU map during the run"},
-    {"profile", "the effective profile verified"},
-    {"verify_summary", "the verification report"},
-    {"peer_state.json", "the benchmark peer's state and its changes over the run (`cx5prof serve`)"},
-    {"loss_ledger", "where the lost datagrams went, stage by stage on both hosts, and the bottleneck"},
-    {"host_tuning", "socket sysctls, irqbalance and the benchmark's CPUs during the run"},
-    {"host_facts.json", "the host: its name, kernel, NIC model, PCI address, NUMA node and local CPUs"},
-    {"analysis.json", "the model's bottleneck analysis (`cx5prof analyze`)"},
-};
-
-static const char *artifact_description(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(artifact_descriptions); i++)
-		if (streq(artifact_descriptions[i].name, name))
-			return artifact_descriptions[i].what;
-	return NULL;
-}
-
-static char *export_readme(const struct run_record *run, bool has_profile)
-{
-	char tb[32], loss[32] = "n/a (nothing sent)";
-	_cleanup_free_ char *files = NULL;
-	size_t fl = 0;
-	FILE *f = open_memstream(&files, &fl);
-	char *s;
-
-	if (!f)
-		return NULL;
-	if (isfinite(run->loss_pct))
-		snprintf(loss, sizeof(loss), "%.2f%%", run->loss_pct);
-	fprintf(f,
-		"- `run.json`: the round: parameters and results (schemas/history.schema.json, \"run\").\n");
-	fprintf(f, "- `command.txt`: the exact benchmark command line.\n");
-	if (has_profile)
-		fprintf(f, "- `profile.json`: the effective profile the transaction applied.\n");
-	for (size_t i = 0; i < run->n_artifacts; i++) {
-		const char *what = artifact_description(run->artifacts[i].name);
-
-		fprintf(f, "- `artifacts/%s`%s%s\n", run->artifacts[i].name, what ? ": " : "",
-			what ? what : "");
-	}
-	if (fclose(f) != 0)
-		return NULL;
-	s = strprintf("# cx5prof run %" PRId64 "\n\n"
-		      "Exported by cx5prof " CX5PROF_VERSION
-		      ". Recorded %s, runner %s%s%s, interface %s, peer %s.\n"
-		      "Result: %.1f Mbps received, loss %s, %s.\n\n"
-		      "## Files\n\n%s\n"
-		      "## Reproduce\n\n"
-		      "1. Put the host in the same state: `cx5prof apply profile.json` (JSON is valid\n"
-		      "   YAML) when the bundle has it, and compare `artifacts/` with `cx5prof show`.\n"
-		      "2. Run the command in `command.txt` against the same peer.\n"
-		      "3. Compare with this round: `cx5prof compare %" PRId64 " NEW_RUN` on the original\n"
-		      "   history database, or by hand with `run.json`.\n\n"
-		      "This bundle holds no credentials: the TaoToken API key is never stored in the\n"
-		      "history database or exported.\n",
-		      run->id, fmt_time(run->started_usec, tb), strna(run->runner),
-		      run->profile ? ", profile " : "", run->profile ? run->profile : "", strna(run->ifname),
-		      strna(run->peer), run->recv_mbps, loss, run_record_outcome_label(run), files, run->id);
-	return s;
-}
-
-int export_bundle(struct history *h, const struct run_record *run, const char *dir)
-{
-	_cleanup_(txn_record_done) struct txn_record t = {0};
-	_cleanup_close_ int dfd = -1, afd = -1;
-	_cleanup_free_ char *readme = NULL, *json = NULL;
-	struct json_object *j;
-	bool has_profile = false;
-	int r;
-
-	if (run->transaction_id) {
-		r = history_txn_get(h, run->transaction_id, &t);
-		if (r < 0 && r != -ENOENT)
-			return r;
-		has_profile = r >= 0 && t.profile_json;
-	}
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	r = dir_is_empty(dir);
-	if (r < 0)
-		return r;
-	if (r == 0)
-		return -ENOTEMPTY;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	j = run_record_to_json(run, false);
-	if (!j)
-		return -ENOMEM;
-	json = strprintf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-								       JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(j);
-	readme = export_readme(run, has_profile);
-	if (!json || !readme)
-		return -ENOMEM;
-	r = write_file(dfd, "README.md", readme);
-	if (r >= 0)
-		r = write_file(dfd, "run.json", json);
-	if (r >= 0) {
-		_cleanup_free_ char *cmd = strprintf("%s\n", strna(run->command_line));
-		r = cmd ? write_file(dfd, "command.txt", cmd) : -ENOMEM;
-	}
-	if (r >= 0 && has_profile)
-		r = write_file(dfd, "profile.json", t.profile_json);
-	if (r < 0)
-		return r;
-	if (mkdirat(dfd, "artifacts", 0755) < 0)
-		return -errno;
-	afd = openat(dfd, "artifacts", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (afd < 0)
-		return -errno;
-	for (size_t i = 0; i < run->n_artifacts; i++) {
-		/* Names were validated when recorded: [a-z0-9_.-], no leading dot. */
-		if (!run_artifact_name_valid(run->artifacts[i].name))
-			continue;
-		r = write_file(afd, run->artifacts[i].name, run->artifacts[i].content);
-		if (r < 0)
-			return r;
-	}
-	return fsync(dfd) < 0 ? -errno : 0;
-}
 
 int verb_export(struct cli *cli, int argc, char **argv)
 {
@@ -1485,21 +686,21 @@ int verb_export(struct cli *cli, int argc, char **argv)
 	int64_t id;
 	int r;
 
-	r = cli_parse(cli, cli_verb("export"), argc, argv, parse_opt, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, parse_opt, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (!args[0] || args[1] || !a.dir) {
 		log_error("export: expected one run id and --dir DIR");
 		return EXIT_USAGE;
 	}
-	r = parse_run_id(args[0], &id);
+	r = verbkit_parse_run_id(args[0], &id);
 	if (r == 0)
-		r = open_db(cli, true, &h);
+		r = txn_verb_open_history(cli, HISTORY_READ_ONLY, &h);
 	if (r == 0)
-		r = load_run(cli, h, id, &run);
+		r = verbkit_load_run(h, id, &run);
 	if (r != 0)
 		return r;
-	r = export_bundle(h, &run, a.dir);
+	r = bundle_export(h, &run, a.dir);
 	if (r == -ENOTEMPTY) {
 		log_error("export: directory %s is not empty: choose a new or empty directory", a.dir);
 		return EXIT_CANT_CREATE;
@@ -1647,14 +848,15 @@ int verb_mirror(struct cli *cli, int argc, char **argv)
 	struct mirror_result res;
 	int r;
 
-	r = cli_parse(cli, cli_verb("mirror"), argc, argv, parse_opt, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, parse_opt, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (args[0]) {
 		log_error("mirror: unexpected argument '%s'", args[0]);
 		return EXIT_USAGE;
 	}
-	r = open_db(cli, a.list, &h); /* --list only reads: a read-only history will do */
+	r = txn_verb_open_history(cli, a.list ? HISTORY_READ_ONLY : HISTORY_EXISTING,
+				  &h); /* --list only reads: a read-only history will do */
 	if (r != 0)
 		return r;
 	if (a.list)
@@ -1832,18 +1034,18 @@ int verb_analyze(struct cli *cli, int argc, char **argv)
 	int64_t id;
 	int r;
 
-	r = cli_parse(cli, cli_verb("analyze"), argc, argv, parse_opt, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, parse_opt, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (!args[0] || args[1]) {
 		log_error("analyze: expected exactly one run id");
 		return EXIT_USAGE;
 	}
-	r = parse_run_id(args[0], &id);
+	r = verbkit_parse_run_id(args[0], &id);
 	if (r == 0)
-		r = open_db(cli, false, &h);
+		r = txn_verb_open_history(cli, HISTORY_EXISTING, &h);
 	if (r == 0)
-		r = load_run(cli, h, id, &run);
+		r = verbkit_load_run(h, id, &run);
 	if (r == 0)
 		r = mirror_source_load(&a, &m);
 	if (r != 0)

@@ -1,15 +1,12 @@
-/* verb_report.c: `cx5prof report RUN... --dir DIR` (and its `--hosts`
- * form, verb_report_hosts.c), and the report directory `campaign --report
- * DIR` writes too.
+/* verb_report.c: `cx5prof report RUN... --dir DIR` and its `--hosts` form
+ * (`report --hosts HOSTDIR... --dir DIR`, a fleet's report from the
+ * directories its rollout wrote).
  *
- * Owns: the report directory: checked before anything runs (a new path,
- * or an empty directory), then written whole into a temporary directory
- * beside it (report.html, report.svg, the document as campaign.json or
- * report.json, one runs/run-N/ bundle per run) and renamed into place, so
- * that a failure leaves DIR as it was and nothing half-written; and the
- * document of ad-hoc runs (one group a run, each with its thresholds and
- * drop counters read back from the run's evidence). Must never: write
- * outside DIR and its temporary sibling, or leave the sibling behind. */
+ * Owns: the command line's checks, the document of ad-hoc runs (one group
+ * a run, each with its thresholds and drop counters read back from the
+ * run's evidence), the fleet's table for people, and the one message of a
+ * failure. The directory is written by campaign/reportdir.c. Must never:
+ * open a history database for --hosts, or touch the host. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <ftw.h>
@@ -20,11 +17,12 @@
 
 #include "base/log.h"
 #include "base/output.h"
-#include "campaign/report.h"
+#include "campaign/fleet.h"
+#include "campaign/reportdir.h"
 #include "campaign/runfacts.h"
 #include "store/history.h"
 #include "store/runs.h"
-#include "verb_txn.h"
+#include "verbkit.h"
 #include "verbs.h"
 
 enum { OPT_DIR = 1000, OPT_HOSTS };
@@ -42,125 +40,6 @@ struct report_args {
 	const char *dir;
 	bool hosts;
 };
-
-/* ---- the directory ---- */
-
-int report_dir_check(const char *dir)
-{
-	_cleanup_free_ char *copy = strdup(dir);
-	struct stat st;
-	int r;
-
-	if (!copy)
-		return -ENOMEM;
-	if (stat(dir, &st) == 0) {
-		if (!S_ISDIR(st.st_mode))
-			return -ENOTDIR;
-		r = dir_is_empty(dir);
-		return r < 0 ? r : r ? 0 : -ENOTEMPTY;
-	}
-	if (errno != ENOENT)
-		return -errno;
-	/* the temporary directory and the rename need the parent */
-	return access(dirname(copy), W_OK | X_OK) < 0 ? -errno : 0;
-}
-
-static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return (type == FTW_DP ? rmdir(path) : unlink(path)) < 0 ? -1 : 0;
-}
-
-/* A temporary directory beside dir, with the mode mkdir would give. */
-static char *temp_sibling(const char *dir)
-{
-	_cleanup_free_ char *a = strdup(dir), *b = strdup(dir);
-	char *path;
-	mode_t um;
-
-	if (!a || !b)
-		return NULL;
-	path = strprintf("%s/.%s.tmp-XXXXXX", dirname(a), basename(b));
-	if (!path || !mkdtemp(path)) {
-		free(path);
-		return NULL;
-	}
-	um = umask(0);
-	umask(um);
-	(void)chmod(path, 0755 & ~um);
-	return path;
-}
-
-/* The document, runs/run-N/ (each run once) and the pages, into tmp. */
-static int fill(const char *tmp, struct history *h, struct json_object *doc, const char *json_name)
-{
-	_cleanup_close_ int dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	_cleanup_free_ char *html = NULL, *svg = NULL, *json = NULL;
-	struct json_object *groups = json_object_object_get(doc, "groups");
-	int r;
-
-	if (dfd < 0)
-		return -errno;
-	json = strprintf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-									 JSON_C_TO_STRING_SPACED |
-									 JSON_C_TO_STRING_NOSLASHESCAPE));
-	if (!json)
-		return -ENOMEM;
-	r = write_file(dfd, json_name, json);
-	if (r < 0)
-		return r;
-	if (mkdirat(dfd, "runs", 0755) < 0)
-		return -errno;
-	for (size_t i = 0; i < json_object_array_length(groups); i++) {
-		struct json_object *rounds =
-		    json_object_object_get(json_object_array_get_idx(groups, i), "rounds");
-		for (size_t k = 0; k < json_object_array_length(rounds); k++) {
-			struct json_object *run =
-			    json_object_object_get(json_object_array_get_idx(rounds, k), "run");
-			_cleanup_(run_record_done) struct run_record rec = {0};
-			_cleanup_free_ char *sub = NULL;
-
-			if (!run)
-				continue;
-			sub = strprintf("%s/runs/run-%" PRId64, tmp, json_object_get_int64(run));
-			if (!sub)
-				return -ENOMEM;
-			if (access(sub, F_OK) == 0) /* `report 1 1`: one bundle */
-				continue;
-			r = runs_get(h, json_object_get_int64(run), &rec);
-			if (r >= 0)
-				r = export_bundle(h, &rec, sub);
-			if (r < 0)
-				return r;
-		}
-	}
-	r = report_html(h, doc, &html);
-	if (r >= 0)
-		r = report_svg(doc, &svg);
-	if (r >= 0)
-		r = failpoint("report-write", 1) ? -ENOSPC : write_file(dfd, "report.html", html);
-	if (r >= 0)
-		r = write_file(dfd, "report.svg", svg);
-	if (r >= 0 && fsync(dfd) < 0)
-		r = -errno;
-	return r;
-}
-
-int report_dir_write(const char *dir, struct history *h, struct json_object *doc, const char *json_name)
-{
-	_cleanup_free_ char *tmp = temp_sibling(dir);
-	int r;
-
-	if (!tmp)
-		return errno ? -errno : -ENOMEM;
-	r = fill(tmp, h, doc, json_name);
-	if (r >= 0 && rename(tmp, dir) < 0)
-		r = errno == EEXIST ? -ENOTEMPTY : -errno;
-	if (r < 0)
-		(void)nftw(tmp, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-	return r;
-}
 
 /* ---- `cx5prof report RUN... --dir DIR` ---- */
 
@@ -237,6 +116,100 @@ static int runs_doc(struct history *h, char **ids, struct json_object **ret)
 	return EXIT_OK;
 }
 
+/* ---- `cx5prof report --hosts DIR... --dir DIR` ---- */
+
+/* A row's value for people: "-" when unset, yes/no, numbers with the
+ * given decimals, a failed outcome as history prints it (FAIL). */
+static const char *text_of(struct json_object *row, const char *key, int decimals, char *buf, size_t size)
+{
+	struct json_object *v = NULL;
+
+	if (!json_object_object_get_ex(row, key, &v) || !v)
+		return "-";
+	if (json_object_is_type(v, json_type_boolean))
+		return json_object_get_boolean(v) ? "yes" : "no";
+	if (json_object_is_type(v, json_type_double) || (decimals && json_object_is_type(v, json_type_int))) {
+		snprintf(buf, size, "%.*f", decimals, json_object_get_double(v));
+		return buf;
+	}
+	if (streq(key, "outcome") && streq(json_object_get_string(v), "fail"))
+		return "FAIL";
+	return json_object_get_string(v);
+}
+
+/* The table, one line per host: every cell escaped (str_escape_line), so
+ * a newline in a reason adds no line and a bidirectional control
+ * reorders nothing. */
+static int print_rows(struct json_object *rows)
+{
+	static const char *const keys[] = {"host",	"profile",	"transaction", "changed",   "outcome",
+					   "recv_mbps", "loss_percent", "drift",       "exit_code", "reason"};
+	static const int decimals[] = {0, 0, 0, 0, 0, 1, 2, 0, 0, 0};
+
+	out_text("%-16s %-16s %4s %-7s %-7s %9s %7s %5s %4s  %s\n", "HOST", "PROFILE", "TXN", "CHANGED",
+		 "VERIFY", "RECV_MBPS", "LOSS_%", "DRIFT", "EXIT", "REASON");
+	for (size_t i = 0; i < json_object_array_length(rows); i++) {
+		struct json_object *row = json_object_array_get_idx(rows, i);
+		char *c[ARRAY_SIZE(keys)] = {0};
+		char b[32];
+		bool ok = true;
+
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+			ok = ok && (c[k] = str_escape_line(text_of(row, keys[k], decimals[k], b, sizeof(b))));
+		if (ok)
+			out_text("%-16s %-16s %4s %-7s %-7s %9s %7s %5s %4s  %s\n", c[0], c[1], c[2], c[3],
+				 c[4], c[5], c[6], c[7], c[8], c[9]);
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+			free(c[k]);
+		if (!ok)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* `report --hosts DIR... --dir OUT`: one report of a fleet, a row per
+ * host, from the directories its rollout wrote (fleet.h), as a table here
+ * and report.html plus hosts.json in OUT; no history is opened. */
+static int report_of_hosts(char **dirs, const char *out)
+{
+	_cleanup_free_ char *why = NULL, *page = NULL, *shown = NULL;
+	struct json_object *doc = NULL, *rows;
+	const char *verdict;
+	int r;
+
+	if (!dirs[0] || !out) {
+		log_error("report: --hosts expects the hosts' directories and --dir DIR");
+		return EXIT_USAGE;
+	}
+	r = fleet_report_doc(dirs, &doc, &why);
+	if (r < 0) {
+		log_error("report: %s", why ? why : strerror(-r));
+		return r == -ENOENT ? EXIT_NOT_FOUND : r == -EINVAL ? EXIT_INVALID : EXIT_ERROR;
+	}
+	r = report_dir_write_hosts(out, doc);
+	if (r < 0) {
+		json_object_put(doc);
+		log_error_errno(r, "report: cannot write into %s: %m%s", out,
+				r == -ENOTEMPTY ? ": choose a new or empty directory" : "");
+		return r == -ENOTEMPTY ? EXIT_CANT_CREATE : EXIT_ERROR;
+	}
+	rows = json_object_object_get(doc, "hosts");
+	page = strprintf("%s/report.html", out);
+	out_open_object(NULL);
+	out_string(OUT_ANY, "report", "report      %s\n", page);
+	verdict = json_object_get_string(json_object_object_get(doc, "verdict"));
+	shown = str_escape_line(verdict);
+	out_string(OUT_JSON, "verdict", NULL, verdict);
+	out_text("verdict     %s\n", strna(shown));
+	r = out_is_json() ? 0 : print_rows(rows);
+	out_json("hosts", json_object_get(rows));
+	out_close_object();
+	json_object_put(doc);
+	if (!shown || r < 0)
+		return log_error("out of memory"), EXIT_ERROR;
+	return out_finish() < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
 static int handle_option(int id, const char *arg, void *userdata)
 {
 	struct report_args *a = userdata;
@@ -250,13 +223,6 @@ static int handle_option(int id, const char *arg, void *userdata)
 	return 0;
 }
 
-int report_dir_failed(const char *verb, const char *dir, int r)
-{
-	log_error_errno(r, "%s: cannot write the report into %s: %m%s", verb, dir,
-			r == -ENOTEMPTY ? ": choose a new or empty directory" : "");
-	return r == -ENOTEMPTY ? EXIT_CANT_CREATE : EXIT_ERROR;
-}
-
 int verb_report(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_strv_free_ char **args = NULL;
@@ -266,19 +232,19 @@ int verb_report(struct cli *cli, int argc, char **argv)
 	const char *dir;
 	int r, code;
 
-	r = cli_parse(cli, cli_verb("report"), argc, argv, handle_option, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle_option, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (a.hosts)
-		return report_hosts(args, a.dir);
+		return report_of_hosts(args, a.dir);
 	dir = a.dir;
 	if (!args[0] || !dir) {
 		log_error("report: expected run ids and --dir DIR");
 		return EXIT_USAGE;
 	}
-	r = history_open(cli->db_path, HISTORY_READ_ONLY, &h);
-	if (r < 0)
-		return txn_verb_history_failed(cli->db_path, r);
+	r = txn_verb_open_history(cli, HISTORY_READ_ONLY, &h);
+	if (r != EXIT_OK)
+		return r;
 	code = runs_doc(h, args, &doc);
 	if (code != EXIT_OK)
 		return code;

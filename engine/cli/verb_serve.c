@@ -155,7 +155,7 @@ int verb_serve(struct cli *cli, int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_signal};
 	int r, last;
 
-	r = cli_parse(cli, cli_verb("serve"), argc, argv, parse_opt, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, parse_opt, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (strv_length(args) > 1) {

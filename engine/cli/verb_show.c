@@ -209,7 +209,7 @@ int verb_show(struct cli *cli, int argc, char **argv)
 	_cleanup_host_state_ struct host_state *h = NULL;
 	int r;
 
-	r = cli_parse(cli, cli_verb("show"), argc, argv, NULL, NULL, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, NULL, NULL, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	for (char **a = args; *a; a++)

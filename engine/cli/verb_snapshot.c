@@ -89,7 +89,7 @@ int verb_snapshot(struct cli *cli, int argc, char **argv)
 	const char *tar = NULL, *dir;
 	int r;
 
-	r = cli_parse(cli, cli_verb("snapshot"), argc, argv, handle, &tar, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle, &tar, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (strv_length(args) > 1 || (!args[0] && !tar)) {

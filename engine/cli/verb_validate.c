@@ -101,7 +101,7 @@ int verb_validate(struct cli *cli, int argc, char **argv)
 	bool flat = false;
 	int r, ret = EXIT_OK;
 
-	r = cli_parse(cli, cli_verb("validate"), argc, argv, validate_option, &flat, &files);
+	r = cli_parse(cli, cli->verb, argc, argv, validate_option, &flat, &files);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (!files[0]) {

@@ -11,7 +11,7 @@
 #include "mirror/mirror.h"
 #include "profile.h"
 #include "store/history.h"
-#include "verb_txn.h"
+#include "verbkit.h"
 #include "verbs.h"
 #include "verify.h"
 
@@ -133,7 +133,7 @@ int verb_verify(struct cli *cli, int argc, char **argv)
 	struct verify_options o = {0};
 	int r, code;
 
-	r = cli_parse(cli, cli_verb("verify"), argc, argv, handle, &a, &args);
+	r = cli_parse(cli, cli->verb, argc, argv, handle, &a, &args);
 	if (r != 0)
 		return r < 0 ? EXIT_OK : r;
 	if (strv_length(args) > 1) {
@@ -152,15 +152,12 @@ int verb_verify(struct cli *cli, int argc, char **argv)
 	/* The history: the default profile comes from it, runs go into it. A
 	 * --db that is no file (a FIFO, a directory) is refused whatever the
 	 * verify would do with it, as by every verb. */
-	r = history_open(cli->db_path, a.no_bench ? HISTORY_READ_ONLY : 0, &h);
-	if (r < 0) {
-		h = NULL;
-		if ((!args[0] && r != -ENOENT) || r == -ENXIO || r == -EISDIR)
-			return txn_verb_history_failed(cli->db_path, r);
-		if (args[0] && !a.no_bench)
-			log_warn("history %s: %s: %s; this run will not be recorded", cli->db_path,
-				 strerror(-r), history_remedy(r));
-	}
+	code = txn_verb_open_history(cli,
+				     (a.no_bench ? HISTORY_READ_ONLY : 0) |
+					 (args[0] ? VERB_HISTORY_OPTIONAL : VERB_HISTORY_MAY_BE_MISSING),
+				     &h);
+	if (code != EXIT_OK)
+		return code;
 
 	if (args[0]) {
 		code = load_named(args[0], &prof);

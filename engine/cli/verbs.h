@@ -17,21 +17,10 @@ extern const struct cli_option bench_options[];
 int verb_history(struct cli *cli, int argc, char **argv);
 int verb_compare(struct cli *cli, int argc, char **argv);
 extern const struct cli_option compare_options[];
-/* `compare --campaign A B` (verb_campaign.c): B's groups against A's. */
-int compare_campaigns(struct cli *cli, char **args);
 int verb_export(struct cli *cli, int argc, char **argv);
 int verb_mirror(struct cli *cli, int argc, char **argv);
 int verb_analyze(struct cli *cli, int argc, char **argv);
 extern const struct cli_option history_options[];
-/* The bundle `export` writes for one run (with its artifacts) into dir,
- * created or empty: -ENOTEMPTY otherwise. */
-struct history;
-struct run_record;
-int export_bundle(struct history *h, const struct run_record *run, const char *dir);
-/* A new file name in dirfd with content, fsync'ed; -EEXIST when there. */
-int write_file(int dirfd, const char *name, const char *content);
-/* 1 when the directory has no entries, 0 when it has, -errno. */
-int dir_is_empty(const char *path);
 extern const struct cli_option export_options[];
 extern const struct cli_option mirror_verb_options[];
 extern const struct cli_option analyze_options[];
@@ -56,17 +45,6 @@ extern const struct cli_option snapshot_options[];
 int verb_campaign(struct cli *cli, int argc, char **argv);
 int verb_report(struct cli *cli, int argc, char **argv);
 extern const struct cli_option campaign_options[];
-/* `report --hosts DIR... --dir OUT` (verb_report_hosts.c). */
-int report_hosts(char **dirs, const char *out);
 extern const struct cli_option report_options[];
-/* The report directory of `campaign --report` and `report --dir`
- * (verb_report.c): checked before anything runs (a new path whose parent
- * takes it, or an empty directory: -ENOTEMPTY otherwise), then written
- * whole into a temporary directory beside it and renamed into place; the
- * one message of a failure, with its exit code (73 not empty). */
-struct json_object;
-int report_dir_check(const char *dir);
-int report_dir_write(const char *dir, struct history *h, struct json_object *doc, const char *json_name);
-int report_dir_failed(const char *verb, const char *dir, int r);
 
 #endif

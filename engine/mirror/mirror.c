@@ -9,7 +9,6 @@
 #include "mirror.h"
 
 #include <inttypes.h>
-#include <sqlite3.h>
 
 #include "base/log.h"
 #include "profile.h"

@@ -13,6 +13,7 @@
 #include <linux/ethtool_netlink.h>
 
 #include "ethnl.h"
+#include "ethops.h"
 #include "ethtool.h"
 
 static const struct eth_feature_def feature_defs[_ETH_FEATURE_MAX] = {
@@ -264,43 +265,61 @@ static int ioctl_set_feature(const char *ifname, enum eth_feature f, bool on)
 
 /* ---- both ---- */
 
-int ethtool_get_features(const char *ifname, struct eth_features *ret, char **ret_kmsg)
+int ethfeatures_nl_get(const char *ifname, void *arg, char **ret_kmsg)
 {
-	struct eth_features v = {0};
 	const struct ethnl_request q = {
 	    .cmd = ETHTOOL_MSG_FEATURES_GET,
 	    .ifname = ifname,
 	    .maxattr = ETHTOOL_A_FEATURES_MAX,
 	    .decode = features_decode_cb,
-	    .decode_arg = &v,
+	    .decode_arg = arg,
 	};
+
+	return ethnl_call(&q, ret_kmsg);
+}
+
+int ethfeatures_ioctl_get(const char *ifname, void *arg)
+{
+	return ioctl_get_features(ifname, arg);
+}
+
+int ethtool_get_features(const char *ifname, struct eth_features *ret, char **ret_kmsg)
+{
+	struct eth_features v = {0};
 	int r;
 
-	r = ethnl_call(&q, ret_kmsg);
-	if (r == -EOPNOTSUPP)
-		r = ethnl_fallback(ioctl_get_features(ifname, &v), ret_kmsg);
+	r = ethtool_op_run(ETHOP_FEATURES_GET, ifname, &v, ret_kmsg);
 	if (r < 0)
 		return r;
 	*ret = v;
 	return 0;
 }
 
-/* Request feature f on or off (the device's wanted bit). */
-static int request_feature(const char *ifname, enum eth_feature f, bool on, char **ret_kmsg)
+int ethfeatures_nl_set(const char *ifname, void *arg, char **ret_kmsg)
 {
-	const struct feature_set fs = {f, on};
 	const struct ethnl_request q = {
 	    .cmd = ETHTOOL_MSG_FEATURES_SET,
 	    .ifname = ifname,
 	    .flags = ETHTOOL_FLAG_OMIT_REPLY,
 	    .encode = features_encode_cb,
-	    .encode_arg = &fs,
+	    .encode_arg = arg,
 	};
-	int r = ethnl_call(&q, ret_kmsg);
 
-	if (r == -EOPNOTSUPP)
-		r = ethnl_fallback(ioctl_set_feature(ifname, f, on), ret_kmsg);
-	return r;
+	return ethnl_call(&q, ret_kmsg);
+}
+
+int ethfeatures_ioctl_set(const char *ifname, void *arg)
+{
+	const struct feature_set *fs = arg;
+	return ioctl_set_feature(ifname, fs->f, fs->on);
+}
+
+/* Request feature f on or off (the device's wanted bit). */
+static int request_feature(const char *ifname, enum eth_feature f, bool on, char **ret_kmsg)
+{
+	struct feature_set fs = {f, on};
+
+	return ethtool_op_run(ETHOP_FEATURES_SET, ifname, &fs, ret_kmsg);
 }
 
 int ethtool_set_feature(const char *ifname, enum eth_feature f, bool on, char **ret_kmsg)

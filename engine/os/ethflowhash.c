@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <linux/ethtool.h>
 
+#include "ethops.h"
 #include "ethsysroot.h"
 #include "ethtool.h"
 
@@ -193,6 +194,18 @@ static const char *sysroot_file(enum eth_flow f)
 	return f == ETH_FLOW_UDP4 ? ETHSYSROOT_FLOW_HASH_UDP4 : ETHSYSROOT_FLOW_HASH_UDP6;
 }
 
+/* The ioctl path of ethops.h's rows (the kernel has no netlink message):
+ * arg is the struct ethtool_rxnfc, its cmd set (ETHTOOL_GRXFH, SRXFH). */
+int ethflowhash_ioctl_get(const char *ifname, void *arg)
+{
+	return ethtool_request(ifname, arg);
+}
+
+int ethflowhash_ioctl_set(const char *ifname, void *arg)
+{
+	return ethtool_request(ifname, arg);
+}
+
 int ethtool_get_flow_hash(const char *ifname, enum eth_flow f, uint64_t *ret, char **ret_kmsg)
 {
 	struct ethtool_rxnfc q = {.cmd = ETHTOOL_GRXFH};
@@ -209,7 +222,7 @@ int ethtool_get_flow_hash(const char *ifname, enum eth_flow f, uint64_t *ret, ch
 	if (text)
 		return eth_flow_hash_text_parse(text, ret);
 	q.flow_type = flow_types[f];
-	r = ethtool_request(ifname, &q);
+	r = ethtool_op_run(ETHOP_FLOWHASH_GET, ifname, &q, ret_kmsg);
 	if (r < 0)
 		return r;
 	*ret = q.data;
@@ -248,7 +261,7 @@ int ethtool_set_flow_hash(const char *ifname, enum eth_flow f, uint64_t v, char 
 		return 0;
 	q.flow_type = flow_types[f];
 	q.data = v;
-	r = ethtool_request(ifname, &q);
+	r = ethtool_op_run(ETHOP_FLOWHASH_SET, ifname, &q, ret_kmsg);
 	if (r < 0)
 		return r;
 	r = ethtool_get_flow_hash(ifname, f, &cur, ret_kmsg);

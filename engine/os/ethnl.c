@@ -14,6 +14,7 @@
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 
+#include "ethops.h"
 #include "ethtool.h"
 #include "link.h"
 #include "nlerr.h"
@@ -198,38 +199,48 @@ static int group_ioctl_get(const struct ethnl_group *g, const char *ifname, void
 	return ethtool_request(ifname, buf);
 }
 
-int ethnl_fallback(int r, char **kmsg)
+struct group_get_arg {
+	const struct ethnl_group *g;
+	struct ethnl_values *v;
+};
+
+int ethnl_group_nl_get(const char *ifname, void *arg, char **ret_kmsg)
 {
-	if (r >= 0 && kmsg) {
-		free(*kmsg);
-		*kmsg = NULL;
-	}
+	struct group_get_arg *a = arg;
+	struct group_get gg = {a->g, a->v};
+	const struct ethnl_request q = {
+	    .cmd = a->g->get_cmd,
+	    .ifname = ifname,
+	    .maxattr = a->g->maxattr,
+	    .decode = group_decode_cb,
+	    .decode_arg = &gg,
+	};
+
+	return ethnl_call(&q, ret_kmsg);
+}
+
+int ethnl_group_ioctl_get(const char *ifname, void *arg)
+{
+	struct group_get_arg *a = arg;
+	_cleanup_free_ void *buf = malloc(a->g->ioctl_size);
+	int r;
+
+	if (!buf)
+		return -ENOMEM;
+	r = group_ioctl_get(a->g, ifname, buf);
+	if (r >= 0)
+		ethnl_group_from_ioctl(a->g, buf, a->v);
 	return r;
 }
 
 int ethnl_group_get(const struct ethnl_group *g, const char *ifname, struct ethnl_values *ret,
 		    char **ret_kmsg)
 {
-	_cleanup_free_ void *buf = NULL;
 	struct ethnl_values v = {0};
-	struct group_get gg = {g, &v};
-	const struct ethnl_request q = {
-	    .cmd = g->get_cmd,
-	    .ifname = ifname,
-	    .maxattr = g->maxattr,
-	    .decode = group_decode_cb,
-	    .decode_arg = &gg,
-	};
+	struct group_get_arg a = {g, &v};
 	int r;
 
-	r = ethnl_call(&q, ret_kmsg);
-	if (r == -EOPNOTSUPP) {
-		buf = malloc(g->ioctl_size);
-		r = buf ? group_ioctl_get(g, ifname, buf) : -ENOMEM;
-		if (r >= 0)
-			ethnl_group_from_ioctl(g, buf, &v);
-		r = ethnl_fallback(r, ret_kmsg);
-	}
+	r = ethtool_op_run(ETHOP_GROUP_GET, ifname, &a, ret_kmsg);
 	if (r < 0)
 		return r;
 	*ret = v;
@@ -263,17 +274,30 @@ static int group_ioctl_set(const struct ethnl_group *g, const char *ifname, size
 	return ethtool_request(ifname, buf);
 }
 
-int ethnl_group_set(const struct ethnl_group *g, const char *ifname, size_t i, uint32_t value,
-		    char **ret_kmsg)
+int ethnl_group_nl_set(const char *ifname, void *arg, char **ret_kmsg)
 {
-	const struct group_set gs = {g, i, value};
+	const struct group_set *gs = arg;
 	const struct ethnl_request q = {
-	    .cmd = g->set_cmd,
+	    .cmd = gs->g->set_cmd,
 	    .ifname = ifname,
 	    .flags = ETHTOOL_FLAG_OMIT_REPLY,
 	    .encode = group_encode_cb,
-	    .encode_arg = &gs,
+	    .encode_arg = gs,
 	};
+
+	return ethnl_call(&q, ret_kmsg);
+}
+
+int ethnl_group_ioctl_set(const char *ifname, void *arg)
+{
+	const struct group_set *gs = arg;
+	return group_ioctl_set(gs->g, ifname, gs->i, gs->value);
+}
+
+int ethnl_group_set(const struct ethnl_group *g, const char *ifname, size_t i, uint32_t value,
+		    char **ret_kmsg)
+{
+	struct group_set gs = {g, i, value};
 	struct ethnl_values cur;
 	int r;
 
@@ -288,9 +312,7 @@ int ethnl_group_set(const struct ethnl_group *g, const char *ifname, size_t i, u
 		return -EOPNOTSUPP;
 	if (cur.v[i] == value)
 		return 0;
-	r = ethnl_call(&q, ret_kmsg);
-	if (r == -EOPNOTSUPP)
-		r = ethnl_fallback(group_ioctl_set(g, ifname, i, value), ret_kmsg);
+	r = ethtool_op_run(ETHOP_GROUP_SET, ifname, &gs, ret_kmsg);
 	if (r < 0)
 		return r;
 	r = ethnl_group_get(g, ifname, &cur, ret_kmsg);

@@ -9,7 +9,7 @@
  * kernel reports one), read, compared, written one parameter at a time and
  * read back: every ethtool setting but the offload features (ethfeatures.h)
  * goes this one way. The kernel's extack text is handed to the caller verbatim. Netlink
- * first; the ioctl only when netlink says EOPNOTSUPP (no ethtool family
+ * first; the ioctl only when netlink says EOPNOTSUPP, the choice made by ethops.c (no ethtool family
  * before Linux 5.6, or a command the kernel lacks). Works in the caller's
  * network namespace. Must never: log above debug, change a parameter it
  * was not asked to change. */
@@ -43,12 +43,6 @@ struct ethnl_request {
  * otherwise. *ret_kmsg (may be NULL): the kernel's extack text when it sent
  * one on failure, else NULL; caller frees. */
 int ethnl_call(const struct ethnl_request *q, char **ret_kmsg);
-
-/* After ethnl_call said -EOPNOTSUPP, r is the ioctl fallback's result:
- * returned as is; on success *kmsg (netlink's message, which no longer
- * applies) is freed and NULL; on failure it is kept, it says more than the
- * ioctl's errno. kmsg may be NULL. */
-int ethnl_fallback(int r, char **kmsg);
 
 /* One parameter of a group: a netlink attribute and the same value's
  * __u32 field in the ioctl structure, and where the device's maximum of it

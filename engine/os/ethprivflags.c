@@ -13,6 +13,7 @@
 #include <linux/ethtool_netlink.h>
 
 #include "ethnl.h"
+#include "ethops.h"
 #include "ethsysroot.h"
 #include "ethtool.h"
 
@@ -237,17 +238,49 @@ static int sysroot_get(const char *text, struct eth_priv_flags *ret)
 	return ret->n ? 0 : -EOPNOTSUPP;
 }
 
-int ethtool_get_priv_flags(const char *ifname, struct eth_priv_flags *ret, char **ret_kmsg)
+/* ---- the two paths (ethops.h picks) ---- */
+
+int ethprivflags_nl_get(const char *ifname, void *arg, char **ret_kmsg)
 {
-	_cleanup_free_ char *text = NULL;
-	struct eth_priv_flags f = {0};
 	const struct ethnl_request q = {
 	    .cmd = ETHTOOL_MSG_PRIVFLAGS_GET,
 	    .ifname = ifname,
 	    .maxattr = ETHTOOL_A_PRIVFLAGS_MAX,
 	    .decode = decode_cb,
-	    .decode_arg = &f,
+	    .decode_arg = arg,
 	};
+
+	return ethnl_call(&q, ret_kmsg);
+}
+
+int ethprivflags_ioctl_get(const char *ifname, void *arg)
+{
+	return ioctl_get(ifname, arg);
+}
+
+int ethprivflags_nl_set(const char *ifname, void *arg, char **ret_kmsg)
+{
+	const struct ethnl_request q = {
+	    .cmd = ETHTOOL_MSG_PRIVFLAGS_SET,
+	    .ifname = ifname,
+	    .flags = ETHTOOL_FLAG_OMIT_REPLY,
+	    .encode = encode_cb,
+	    .encode_arg = arg,
+	};
+
+	return ethnl_call(&q, ret_kmsg);
+}
+
+int ethprivflags_ioctl_set(const char *ifname, void *arg)
+{
+	const struct flag_set *fs = arg;
+	return ioctl_set(ifname, fs->name, fs->on);
+}
+
+int ethtool_get_priv_flags(const char *ifname, struct eth_priv_flags *ret, char **ret_kmsg)
+{
+	_cleanup_free_ char *text = NULL;
+	struct eth_priv_flags f = {0};
 	int r;
 
 	if (ret_kmsg)
@@ -258,9 +291,7 @@ int ethtool_get_priv_flags(const char *ifname, struct eth_priv_flags *ret, char 
 	if (text)
 		r = sysroot_get(text, &f);
 	else {
-		r = ethnl_call(&q, ret_kmsg);
-		if (r == -EOPNOTSUPP)
-			r = ethnl_fallback(ioctl_get(ifname, &f), ret_kmsg);
+		r = ethtool_op_run(ETHOP_PRIVFLAGS_GET, ifname, &f, ret_kmsg);
 		if (r >= 0 && f.n == 0)
 			r = -EOPNOTSUPP;
 	}
@@ -305,14 +336,7 @@ static int sysroot_set(const char *ifname, const char *name, bool on)
 int ethtool_set_priv_flag(const char *ifname, const char *name, bool on, char **ret_kmsg)
 {
 	_cleanup_free_ char *path = NULL;
-	const struct flag_set fs = {name, on};
-	const struct ethnl_request q = {
-	    .cmd = ETHTOOL_MSG_PRIVFLAGS_SET,
-	    .ifname = ifname,
-	    .flags = ETHTOOL_FLAG_OMIT_REPLY,
-	    .encode = encode_cb,
-	    .encode_arg = &fs,
-	};
+	struct flag_set fs = {name, on};
 	struct eth_priv_flags cur;
 	int i, r;
 
@@ -331,9 +355,7 @@ int ethtool_set_priv_flag(const char *ifname, const char *name, bool on, char **
 		return i;
 	if (cur.on[i] == on)
 		return 0;
-	r = ethnl_call(&q, ret_kmsg);
-	if (r == -EOPNOTSUPP)
-		r = ethnl_fallback(ioctl_set(ifname, name, on), ret_kmsg);
+	r = ethtool_op_run(ETHOP_PRIVFLAGS_SET, ifname, &fs, ret_kmsg);
 	if (r < 0)
 		return r;
 	r = ethtool_get_priv_flags(ifname, &cur, ret_kmsg);

@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <linux/ethtool.h>
 
+#include "ethops.h"
 #include "ethsysroot.h"
 #include "ethtool.h"
 
@@ -295,6 +296,23 @@ static int ioctl_set(const char *ifname, const struct eth_rss_change *c, uint8_t
 	return q ? ethtool_request(ifname, q) : -ENOMEM;
 }
 
+/* The ioctl path of ethops.h's rows (the kernel has no netlink message). */
+struct rss_set {
+	const struct eth_rss_change *c;
+	uint8_t input_xfrm;
+};
+
+int ethrss_ioctl_get(const char *ifname, void *arg)
+{
+	return ioctl_get(ifname, arg);
+}
+
+int ethrss_ioctl_set(const char *ifname, void *arg)
+{
+	const struct rss_set *rs = arg;
+	return ioctl_set(ifname, rs->c, rs->input_xfrm);
+}
+
 /* ---- both, and the sysroot ---- */
 
 int ethtool_get_rss(const char *ifname, struct eth_rss *ret, char **ret_kmsg)
@@ -308,7 +326,7 @@ int ethtool_get_rss(const char *ifname, struct eth_rss *ret, char **ret_kmsg)
 	if (r < 0)
 		return r;
 	if (!text)
-		return ioctl_get(ifname, ret);
+		return ethtool_op_run(ETHOP_RSS_GET, ifname, ret, ret_kmsg);
 	r = eth_rss_parse(text, ret);
 	if (r >= 0 && ret->indir_size == 0) {
 		eth_rss_done(ret);
@@ -388,8 +406,10 @@ int ethtool_set_rss(const char *ifname, const struct eth_rss_change *c, char **r
 		r = ethsysroot_file(ifname, SYSROOT_FILE, &path);
 		if (r > 0)
 			r = sysroot_set(ifname, &want);
-		else if (r == 0)
-			r = ioctl_set(ifname, c, cur.input_xfrm);
+		else if (r == 0) {
+			struct rss_set rs = {c, cur.input_xfrm};
+			r = ethtool_op_run(ETHOP_RSS_SET, ifname, &rs, ret_kmsg);
+		}
 	}
 	if (r >= 0 && !same)
 		r = ethtool_get_rss(ifname, &back, ret_kmsg);

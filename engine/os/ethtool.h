@@ -1,6 +1,6 @@
 /* ethtool.h: driver facts, link settings and statistics of a network
  * interface through the SIOCETHTOOL ioctl, and the one ioctl request the
- * settings' netlink path falls back to (ethnl.h: channels, rings,
+ * settings' netlink path falls back to (ethops.h picks it: channels, rings,
  * coalescing, pause; ethfeatures.h: offloads).
  *
  * Owns: the read-only ethtool requests cx5prof makes and the raw request.

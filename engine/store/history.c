@@ -632,7 +632,12 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 		return r;
 	if ((read_only || existing) && access(path, F_OK) < 0)
 		return -errno;
-	if (!read_only && !existing) {
+	/* The file is opened once: created private first only when missing
+	 * (SQLite then opens it without creating, so a file removed in
+	 * between is not created with its default mode). */
+	if (!read_only && !existing && access(path, F_OK) < 0) {
+		if (errno != ENOENT)
+			return -errno;
 		r = mkdir_parent(path);
 		if (r >= 0)
 			r = create_private(path);
@@ -645,9 +650,7 @@ int history_open(const char *path, unsigned flags, struct history **ret)
 	h->path = strdup(path);
 	if (!h->path)
 		return -ENOMEM;
-	rc = sqlite3_open_v2(path, &h->db,
-			     read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-			     NULL);
+	rc = sqlite3_open_v2(path, &h->db, read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, NULL);
 	if (rc != SQLITE_OK) {
 		int sys = h->db ? sqlite3_system_errno(h->db) : 0;
 		return sys > 0 ? -sys : history_errno(rc);
@@ -1136,6 +1139,46 @@ static int txn_query_one(struct history *h, const char *sql, int64_t arg, struct
 		return db_error(h, rc, sql);
 	r = txn_from_row(s, ret);
 	return r < 0 ? r : 1;
+}
+
+int history_txn_list_newest(struct history *h, size_t limit, struct txn_record **ret, size_t *ret_n)
+{
+	sqlite3_stmt *s = NULL;
+	struct txn_record *v = NULL;
+	size_t n = 0;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(
+	    h->db, "SELECT id FROM transactions ORDER BY started_usec DESC, id DESC LIMIT ?", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return history_errno(rc);
+	sqlite3_bind_int64(s, 1, limit ? (int64_t)limit : -1);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct txn_record *nv = reallocarray(v, n + 1, sizeof(*v));
+
+		if (!nv) {
+			r = -ENOMEM;
+			break;
+		}
+		v = nv;
+		v[n] = (struct txn_record){0};
+		r = history_txn_get(h, sqlite3_column_int64(s, 0), &v[n]);
+		if (r < 0)
+			break;
+		n++;
+	}
+	if (r >= 0 && rc != SQLITE_DONE)
+		r = history_errno(rc);
+	sqlite3_finalize(s);
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			txn_record_done(&v[i]);
+		free(v);
+		return r;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
 }
 
 int history_txn_get(struct history *h, int64_t id, struct txn_record *ret)

@@ -251,6 +251,9 @@ int history_txn_abandon_peer_undo(struct history *h, int64_t txn, const char *no
  * known, or HISTORY_PEER_TXN_UNKNOWN). 1 found, 0 none. */
 int history_txn_find_peer_undo(struct history *h, struct txn_record *ret);
 
+/* The newest `limit` transactions (0: all), newest first: an array the
+ * caller frees (txn_record_done on each, then free). */
+int history_txn_list_newest(struct history *h, size_t limit, struct txn_record **ret, size_t *ret_n);
 /* Load one transaction. -ENOENT when there is none with that id. */
 int history_txn_get(struct history *h, int64_t id, struct txn_record *ret);
 /* The newest unfinished transaction: status open, pending_confirm or

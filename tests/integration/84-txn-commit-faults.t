@@ -28,10 +28,11 @@ run cx rollback
 is "$rc" 0 "and rolled back"
 
 # ---- the --confirm watchdog cannot start, and the history cannot be
-# reopened to undo (EIO on its next opens): the host stays changed, which
-# exit 7 says (exit 1 says the host is as before), and rollback undoes it
+# reopened to undo (EIO on its next opens: the apply opens the history
+# once, 186-db-open-once.t): the host stays changed, which exit 7 says
+# (exit 1 says the host is as before), and rollback undoes it
 run env CX5PROF_FAILPOINT=confirm-setup:2 ip netns exec "$HOST_NS" $STRACE -f -qq -o /dev/null -P "$DB" -e trace=openat \
-	-e inject=openat:error=EIO:when=3+ "$CX5PROF" --sysroot "$SR" --db "$DB" apply --confirm 60 "$P"
+	-e inject=openat:error=EIO:when=2+ "$CX5PROF" --sysroot "$SR" --db "$DB" apply --confirm 60 "$P"
 id=$(sqlite3 "$DB" "SELECT max(id) FROM transactions WHERE kind = 'apply'")
 is "$rc/$(txn_status "$id")/$(printf '%s\n' "$err" | grep -c "^cx5prof: error: transaction $id applied 5 changes but cannot start the --confirm watchdog: Resource temporarily unavailable; run \`cx5prof rollback\` to undo it$")" \
 	"7/pending_confirm/1" "no watchdog and no history to undo with: exit 7, the transaction left for rollback"

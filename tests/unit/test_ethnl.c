@@ -14,6 +14,7 @@
 
 #include "os/ethfeatures.h"
 #include "os/ethnl.h"
+#include "os/ethops.h"
 
 /* An empty message to put attributes in; parse_attrs reads them back. */
 static struct nl_msg *new_msg(void)
@@ -280,13 +281,33 @@ static void test_features_decode(void **state)
 	nlmsg_free(m);
 }
 
+/* One row per operation, naming both paths; the RSS and flow hash rows
+ * have no netlink path (the kernel has no message for them), every other
+ * row has both; names are unique. */
+static void test_ethtool_ops_table(void **state)
+{
+	(void)state;
+	for (int i = 0; i < _ETHOP_MAX; i++) {
+		const struct ethtool_op *op = &ethtool_ops[i];
+		bool ioctl_only = i == ETHOP_RSS_GET || i == ETHOP_RSS_SET || i == ETHOP_FLOWHASH_GET ||
+				  i == ETHOP_FLOWHASH_SET;
+
+		assert_non_null(op->name);
+		assert_non_null(op->func);
+		assert_int_equal(op->nlfunc == NULL, ioctl_only);
+		for (int k = 0; k < i; k++)
+			assert_string_not_equal(ethtool_ops[k].name, op->name);
+	}
+	assert_int_equal(ethtool_op_run(_ETHOP_MAX, "lo", NULL, NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_coalesce_encode), cmocka_unit_test(test_coalesce_decode),
 	    cmocka_unit_test(test_coalesce_ioctl),  cmocka_unit_test(test_pause),
 	    cmocka_unit_test(test_feature_table),   cmocka_unit_test(test_features_encode),
-	    cmocka_unit_test(test_features_decode),
+	    cmocka_unit_test(test_features_decode), cmocka_unit_test(test_ethtool_ops_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
