@@ -50,7 +50,7 @@ int kernlog_from_kmsg(const char *raw, size_t len, char **ret)
 static int read_kmsg(char **ret)
 {
 	_cleanup_free_ char *raw = NULL;
-	_cleanup_close_ int fd = sysroot_open_read(KMSG_PATH);
+	_cleanup_close_ int fd = sysroot_open_read_device(KMSG_PATH);
 	size_t len = 0, cap = 0;
 
 	if (fd < 0)

@@ -166,9 +166,10 @@ int sysroot_stat(const char *path, bool follow, struct stat *ret)
 }
 
 /* fd when it is a regular file (every /proc and /sys attribute is one,
- * and so is each file of a copied tree), else closed and -EISDIR or
- * -EBADFD: a FIFO would block its reader, a device or socket is no copy. */
-static int regular_or_close(int fd_in)
+ * and so is each file of a copied tree), or a character device where
+ * chr_ok says so; else closed and -EISDIR or -EBADFD: a FIFO would block
+ * its reader, a device or socket is no copy. */
+static int regular_or_close(int fd_in, bool chr_ok)
 {
 	_cleanup_close_ int fd = fd_in;
 	struct stat st;
@@ -179,12 +180,12 @@ static int regular_or_close(int fd_in)
 		return -errno;
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st.st_mode) && !(chr_ok && S_ISCHR(st.st_mode)))
 		return -EBADFD;
 	return TAKE_FD(fd);
 }
 
-int sysroot_open_read(const char *path)
+static int open_read(const char *path, bool chr_ok)
 {
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is
 	 * refused after the open); no effect on a regular file. */
@@ -197,9 +198,19 @@ int sysroot_open_read(const char *path)
 		return r;
 	observe(path, SYSROOT_READ);
 	if (root)
-		return regular_or_close(open_beneath(path, full, flags));
+		return regular_or_close(open_beneath(path, full, flags), false);
 	fd = open(full, flags);
-	return regular_or_close(fd >= 0 ? fd : -errno);
+	return regular_or_close(fd >= 0 ? fd : -errno, chr_ok);
+}
+
+int sysroot_open_read(const char *path)
+{
+	return open_read(path, false);
+}
+
+int sysroot_open_read_device(const char *path)
+{
+	return open_read(path, true);
 }
 
 const char *sysroot_strerror(int r)
@@ -276,7 +287,7 @@ int sysroot_read_live_counters(const char *path, char **ret, size_t *ret_len)
 			 * describe the namespace the process runs in, not the
 			 * host a sysroot describes. */
 			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-			fd = regular_or_close(fd >= 0 ? fd : -errno);
+			fd = regular_or_close(fd >= 0 ? fd : -errno, false);
 			if (fd < 0)
 				return fd;
 			return read_fd(fd, false, ret, ret_len);
@@ -579,7 +590,7 @@ int sysroot_write(const char *path, const char *value)
 		fd = open_beneath(path, full, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 		if (fd < 0)
 			return fd;
-		fd = regular_or_close(TAKE_FD(fd));
+		fd = regular_or_close(TAKE_FD(fd), false);
 		if (fd < 0)
 			return fd;
 		len = as_file_ends(fd, value, len);

@@ -34,6 +34,10 @@ const char *sysroot_strerror(int r);
 /* The file opened for reading (O_CLOEXEC): a descriptor for a reader that
  * takes a big file in pieces, or -errno. */
 int sysroot_open_read(const char *path);
+/* The same, but on the live host (no --sysroot) a character device is
+ * accepted too (/dev/kmsg; O_NONBLOCK, so a read at its end says EAGAIN);
+ * under --sysroot only a regular file, as for sysroot_open_read(). */
+int sysroot_open_read_device(const char *path);
 /* Whole file (at most 8 MiB; -EFBIG beyond). */
 int sysroot_read_all(const char *path, char **ret, size_t *ret_len);
 /* First line, trailing whitespace stripped. */
