@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# 165-bench-report-impossible.t: a peer whose REPORT is impossible data.
+#
+# A python3 server on 127.0.0.1 speaks the builtin runner's control
+# protocol (engine/bench/udpbench.h): it refuses STATE (the run goes on
+# without the peer's counters), answers SETUP with READY (one UDP port per
+# stream, nothing read from them) and DONE with a REPORT in which stream 0
+# received 2^64-1 datagrams and stream 1 one more than it sent: the
+# per-stream sums wrap to "0 lost". bench must fail (exit 1) naming the
+# stream, never print a loss figure or "the sender limits ... with no
+# loss"; then a REPORT with stream 1 at sent+1 only (no wrap): the same.
+. "$(dirname "$0")/lib.sh"
+
+TMP=$(mktemp -d)
+FAKE_PID=
+cleanup() {
+	if [ -n "$FAKE_PID" ] && grep -q fake-serve "/proc/$FAKE_PID/cmdline" 2>/dev/null; then
+		kill "$FAKE_PID" 2>/dev/null
+		wait "$FAKE_PID" 2>/dev/null
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+cat >"$TMP/fake-serve.py" <<'PY'
+import socket, struct, sys
+
+MAGIC = 0x43355542
+port, mode = int(sys.argv[1]), sys.argv[2]
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", port))
+srv.listen(8)
+print("listening", flush=True)
+
+def recv_all(c, n):
+    b = b""
+    while len(b) < n:
+        d = c.recv(n - len(b))
+        if not d:
+            raise OSError("closed")
+        b += d
+    return b
+
+def frame(t, payload):
+    return struct.pack(">IBBHI", MAGIC, 1, t, 0, len(payload)) + payload
+
+udp = []
+reported = False
+# A connection per refused STATE request (version 2, then 1), then the test.
+for _ in range(4):
+    if reported:
+        break
+    c, _ = srv.accept()
+    c.settimeout(60)
+    try:
+        while True:
+            magic, ver, t, _, n = struct.unpack(">IBBHI", recv_all(c, 12))
+            p = recv_all(c, n)
+            if t == 6:  # a STATE request: refused for its rate limit
+                text = b"state refused"
+                c.sendall(frame(5, struct.pack(">HH", 6, len(text)) + text))
+                break
+            if t == 1:  # SETUP
+                streams = struct.unpack(">H", p[12:14])[0]
+                udp = []
+                for _ in range(streams):
+                    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                    u.bind(("127.0.0.1", 0))
+                    udp.append(u)
+                ports = b"".join(struct.pack(">H", u.getsockname()[1]) for u in udp)
+                c.sendall(frame(2, struct.pack(">QIHH", 1, 65536, streams, 0) + ports))
+            elif t == 3:  # DONE: the impossible REPORT
+                streams = struct.unpack(">H", p[8:10])[0]
+                sent = [struct.unpack(">Q", p[12 + 8 * i:20 + 8 * i])[0] for i in range(streams)]
+                got = list(sent)
+                if mode == "wrap":
+                    got[0] = 2**64 - 1
+                got[1] = sent[1] + 1
+                body = struct.pack(">QHH", 1000000, streams, 0)
+                for i in range(streams):
+                    body += struct.pack(">QQQQQ", got[i], 0, got[i], 0, 1000000)
+                c.sendall(frame(4, body))
+                print("reported", sent, got, flush=True)
+                reported = True
+                break
+    except OSError:
+        pass
+    c.close()
+PY
+
+for mode in wrap plus-one; do
+	PORT=$(free_port)
+	timeout -k 1 120 /usr/bin/python3 "$TMP/fake-serve.py" "$PORT" "$mode" >"$TMP/fake.log" 2>&1 &
+	FAKE_PID=$!
+	wait_until 60 grep -q listening "$TMP/fake.log"
+	run "$CX5PROF" bench --no-record --peer 127.0.0.1 --port "$PORT" --duration 1 --streams 2 \
+		--message-size 1000 --cpus none
+	sent1=$(sed -n 's/^reported \[[0-9]*, \([0-9]*\)\].*/\1/p' "$TMP/fake.log")
+	if [ "$mode" = wrap ]; then
+		want="cx5prof: error: bench: inconsistent report from the peer: stream 0 received 18446744073709551615 datagrams but $(sed -n 's/^reported \[\([0-9]*\),.*/\1/p' "$TMP/fake.log") were sent: impossible data, the run is not counted"
+	else
+		want="cx5prof: error: bench: inconsistent report from the peer: stream 1 received $((sent1 + 1)) datagrams but $sent1 were sent: impossible data, the run is not counted"
+	fi
+	is "$rc" 1 "$mode: an impossible REPORT is an error (exit 1)"
+	printf '%s\n' "$err" | grep -qxF "$want"
+	st=$?
+	ok $st "$mode: the error names the stream and both counts"
+	[ $st -eq 0 ] || diag "err: $err" "want: $want"
+	printf '%s\n' "$out" | grep -qE 'lost|limited by|sender limits'
+	is $? 1 "$mode: no loss figure and no verdict from impossible data" || diag "out: $out"
+	wait "$FAKE_PID" 2>/dev/null
+	FAKE_PID=
+done
+
+done_testing
