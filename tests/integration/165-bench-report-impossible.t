@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# 165-bench-report-impossible.t: a peer whose REPORT is impossible data.
+# 165-bench-report-impossible.t: a peer whose REPORT is impossible data,
+# and a peer whose STATE measured nothing.
 #
 # A python3 server on 127.0.0.1 speaks the builtin runner's control
 # protocol (engine/bench/udpbench.h): it refuses STATE (the run goes on
@@ -9,6 +10,8 @@
 # per-stream sums wrap to "0 lost". bench must fail (exit 1) naming the
 # stream, never print a loss figure or "the sender limits ... with no
 # loss"; then a REPORT with stream 1 at sent+1 only (no wrap): the same.
+# Then STATE answers of version 2 with no counter, or only unknown names:
+# the ledger's receiver is unknown and the verdict never the path.
 . "$(dirname "$0")/lib.sh"
 
 TMP=$(mktemp -d)
@@ -45,10 +48,24 @@ def recv_all(c, n):
 def frame(t, payload):
     return struct.pack(">IBBHI", MAGIC, 1, t, 0, len(payload)) + payload
 
+def state_frame(version):
+    # version 2 with no kernel counter ("empty"), or only names this
+    # version does not know ("unknown"): the peer measured nothing.
+    text = lambda t: bytes([len(t)]) + t
+    body = struct.pack(">HHIIQQIIII", version, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    body += text(b"lo") + b"\0" * 4 + struct.pack(">HH", 0, 0)
+    if version >= 2:
+        names = [b"nic.no_such_counter", b"UdpNoSuchErrors"] if mode == "unknown" else []
+        body += struct.pack(">HH", 1, len(names))
+        for i, nm in enumerate(names):
+            body += text(nm) + struct.pack(">Q", 1000 * (i + 1))
+    return frame(7, body)
+
 udp = []
 reported = False
-# A connection per refused STATE request (version 2, then 1), then the test.
-for _ in range(4):
+# A connection per STATE request (the ledger's own, or refused ones asked
+# again), then the test; the client closes each.
+for _ in range(8):
     if reported:
         break
     c, _ = srv.accept()
@@ -57,11 +74,13 @@ for _ in range(4):
         while True:
             magic, ver, t, _, n = struct.unpack(">IBBHI", recv_all(c, 12))
             p = recv_all(c, n)
-            if t == 6:  # a STATE request: refused for its rate limit
+            if t == 6 and mode in ("wrap", "plus-one"):  # refused for its rate limit
                 text = b"state refused"
                 c.sendall(frame(5, struct.pack(">HH", 6, len(text)) + text))
                 break
-            if t == 1:  # SETUP
+            if t == 6:
+                c.sendall(state_frame(struct.unpack(">H", p[0:2])[0]))
+            elif t == 1:  # SETUP
                 streams = struct.unpack(">H", p[12:14])[0]
                 udp = []
                 for _ in range(streams):
@@ -70,20 +89,20 @@ for _ in range(4):
                     udp.append(u)
                 ports = b"".join(struct.pack(">H", u.getsockname()[1]) for u in udp)
                 c.sendall(frame(2, struct.pack(">QIHH", 1, 65536, streams, 0) + ports))
-            elif t == 3:  # DONE: the impossible REPORT
+            elif t == 3:  # DONE: the REPORT
                 streams = struct.unpack(">H", p[8:10])[0]
                 sent = [struct.unpack(">Q", p[12 + 8 * i:20 + 8 * i])[0] for i in range(streams)]
-                got = list(sent)
+                got = [x - x // 10 for x in sent]  # 10% lost
                 if mode == "wrap":
                     got[0] = 2**64 - 1
-                got[1] = sent[1] + 1
+                if mode in ("wrap", "plus-one"):
+                    got[1] = sent[1] + 1
                 body = struct.pack(">QHH", 1000000, streams, 0)
                 for i in range(streams):
-                    body += struct.pack(">QQQQQ", got[i], 0, got[i], 0, 1000000)
+                    body += struct.pack(">QQQQQ", got[i], (got[i] * 1000) % 2**64, got[i], 0, 1000000)
                 c.sendall(frame(4, body))
                 print("reported", sent, got, flush=True)
-                reported = True
-                break
+                reported = mode in ("wrap", "plus-one")
     except OSError:
         pass
     c.close()
@@ -109,6 +128,34 @@ for mode in wrap plus-one; do
 	[ $st -eq 0 ] || diag "err: $err" "want: $want"
 	printf '%s\n' "$out" | grep -qE 'lost|limited by|sender limits'
 	is $? 1 "$mode: no loss figure and no verdict from impossible data" || diag "out: $out"
+	wait "$FAKE_PID" 2>/dev/null
+	FAKE_PID=
+done
+
+# A peer whose version-2 STATE holds no counter, or only names this
+# version does not know, measured nothing: the receiver's stages are
+# unknown, never 0 with "limited by path ... no counter rising".
+for mode in empty unknown; do
+	PORT=$(free_port)
+	timeout -k 1 120 /usr/bin/python3 "$TMP/fake-serve.py" "$PORT" "$mode" >"$TMP/fake.log" 2>&1 &
+	FAKE_PID=$!
+	wait_until 60 grep -q listening "$TMP/fake.log"
+	run "$CX5PROF" bench --no-record --peer 127.0.0.1 --port "$PORT" --duration 1 --streams 2 \
+		--message-size 1000 --cpus none
+	is "$rc" 0 "$mode: the run itself is good (exit 0)"
+	printf '%s\n' "$out" | grep -qxF "  receiver counters: unknown (cx5prof serve on 127.0.0.1:$PORT measured no counter)"
+	st=$?
+	ok $st "$mode: the receiver's counters are unknown, with the reason"
+	[ $st -eq 0 ] || diag "out: $out" "err: $err"
+	printf '%s\n' "$out" | grep -qE '^  receiver stages +unknown  the receiver.s counters were not read$'
+	ok $? "$mode: one line of unknown receiver stages, no 0s"
+	printf '%s\n' "$out" | grep -qE '^limited by +unknown: '
+	ok $? "$mode: the verdict is unknown"
+	printf '%s\n' "$out" | grep -qE 'path|no counter rising'
+	is $? 1 "$mode: the path is not blamed"
+	if grep -q fake-serve "/proc/$FAKE_PID/cmdline" 2>/dev/null; then
+		kill "$FAKE_PID" 2>/dev/null
+	fi
 	wait "$FAKE_PID" 2>/dev/null
 	FAKE_PID=
 done
