@@ -11,7 +11,8 @@
 # stream, never print a loss figure or "the sender limits ... with no
 # loss"; then a REPORT with stream 1 at sent+1 only (no wrap): the same.
 # Then STATE answers of version 2 with no counter, or only unknown names:
-# the ledger's receiver is unknown and the verdict never the path.
+# the ledger's receiver is unknown and the verdict never the path. Last,
+# a per-CPU backlog counter that goes back: a reset, not a wrap.
 . "$(dirname "$0")/lib.sh"
 
 TMP=$(mktemp -d)
@@ -48,6 +49,8 @@ def recv_all(c, n):
 def frame(t, payload):
     return struct.pack(">IBBHI", MAGIC, 1, t, 0, len(payload)) + payload
 
+after_done = False
+
 def state_frame(version):
     # version 2 with no kernel counter ("empty"), or only names this
     # version does not know ("unknown"): the peer measured nothing.
@@ -55,10 +58,14 @@ def state_frame(version):
     body = struct.pack(">HHIIQQIIII", version, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     body += text(b"lo") + b"\0" * 4 + struct.pack(">HH", 0, 0)
     if version >= 2:
-        names = [b"nic.no_such_counter", b"UdpNoSuchErrors"] if mode == "unknown" else []
+        names = [(b"nic.no_such_counter", 1000), (b"UdpNoSuchErrors", 2000)] if mode == "unknown" else []
+        if mode == "reset":  # a CPU's backlog drops go back after the run: 50 -> 0
+            back = 0 if after_done else 50
+            names = [(b"UdpRcvbufErrors", 0), (b"UdpInErrors", 0), (b"softnet.dropped", back),
+                     (b"softnet.dropped.cpu0", back)]
         body += struct.pack(">HH", 1, len(names))
-        for i, nm in enumerate(names):
-            body += text(nm) + struct.pack(">Q", 1000 * (i + 1))
+        for nm, v in names:
+            body += text(nm) + struct.pack(">Q", v)
     return frame(7, body)
 
 udp = []
@@ -102,6 +109,7 @@ for _ in range(8):
                     body += struct.pack(">QQQQQ", got[i], (got[i] * 1000) % 2**64, got[i], 0, 1000000)
                 c.sendall(frame(4, body))
                 print("reported", sent, got, flush=True)
+                after_done = True
                 reported = mode in ("wrap", "plus-one")
     except OSError:
         pass
@@ -159,5 +167,28 @@ for mode in empty unknown; do
 	wait "$FAKE_PID" 2>/dev/null
 	FAKE_PID=
 done
+
+# A per-CPU backlog counter that went back (50 -> 0) was reset: the
+# backlog stage is unknown, never a 32-bit wrap of +4,294,967,246.
+PORT=$(free_port)
+timeout -k 1 120 /usr/bin/python3 "$TMP/fake-serve.py" "$PORT" reset >"$TMP/fake.log" 2>&1 &
+FAKE_PID=$!
+wait_until 60 grep -q listening "$TMP/fake.log"
+run "$CX5PROF" bench --no-record --peer 127.0.0.1 --port "$PORT" --duration 1 --streams 2 \
+	--message-size 1000 --cpus none
+is "$rc" 0 "reset: the run itself is good (exit 0)"
+printf '%s\n' "$out" | grep -qxE '  receiver backlog +unknown  counter reset'
+st=$?
+ok $st "reset: the receiver backlog is unknown (counter reset)"
+[ $st -eq 0 ] || diag "out: $out" "err: $err"
+printf '%s\n' "$out" | grep -q '4,294,967'
+is $? 1 "reset: no 32-bit wrap is printed"
+printf '%s\n' "$out" | grep -qE '^limited by +unknown: .*receiver backlog is unknown \(counter reset\)'
+ok $? "reset: the verdict is unknown, naming the reset stage"
+if grep -q fake-serve "/proc/$FAKE_PID/cmdline" 2>/dev/null; then
+	kill "$FAKE_PID" 2>/dev/null
+fi
+wait "$FAKE_PID" 2>/dev/null
+FAKE_PID=
 
 done_testing
