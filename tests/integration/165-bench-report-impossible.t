@@ -140,6 +140,26 @@ for mode in wrap plus-one; do
 	FAKE_PID=
 done
 
+# verify with the builtin runner: the same error, the run recorded as an
+# error with the reason.
+PORT=$(free_port)
+timeout -k 1 120 /usr/bin/python3 "$TMP/fake-serve.py" "$PORT" wrap >"$TMP/fake.log" 2>&1 &
+FAKE_PID=$!
+wait_until 60 grep -q listening "$TMP/fake.log"
+printf 'version: 1\nname: fake\nverify:\n  peer: 127.0.0.1\n  runner: [builtin]\n  port: %s\n  duration: 1\n  streams: 2\n  message_size: 1000\n' \
+	"$PORT" >"$TMP/verify.yaml"
+run "$CX5PROF" --db "$TMP/history.db" verify "$TMP/verify.yaml"
+sent0=$(sed -n 's/^reported \[\([0-9]*\),.*/\1/p' "$TMP/fake.log")
+is "$rc" 1 "verify: an impossible REPORT is an error (exit 1)"
+printf '%s\n' "$err" | grep -qxF "cx5prof: error: benchmark: inconsistent report from the peer: stream 0 received 18446744073709551615 datagrams but $sent0 were sent: impossible data, the run is not counted"
+st=$?
+ok $st "verify: the error names the stream and both counts"
+[ $st -eq 0 ] || diag "out: $out" "err: $err"
+printf '%s\n' "$out" | grep -qE '^result +error \(run [0-9]+ recorded\)$'
+ok $? "verify: the run is recorded as an error"
+wait "$FAKE_PID" 2>/dev/null
+FAKE_PID=
+
 # A peer whose version-2 STATE holds no counter, or only names this
 # version does not know, measured nothing: the receiver's stages are
 # unknown, never 0 with "limited by path ... no counter rising".
