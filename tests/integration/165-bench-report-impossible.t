@@ -160,6 +160,28 @@ ok $? "verify: the run is recorded as an error"
 wait "$FAKE_PID" 2>/dev/null
 FAKE_PID=
 
+# A campaign: the round is an error with the reason, left out of the
+# statistics (no run counted).
+PORT=$(free_port)
+timeout -k 1 120 /usr/bin/python3 "$TMP/fake-serve.py" "$PORT" wrap >"$TMP/fake.log" 2>&1 &
+FAKE_PID=$!
+wait_until 60 grep -q listening "$TMP/fake.log"
+printf 'version: 1\nname: base\n' >"$TMP/base.yaml"
+printf 'version: 1\nname: fakecamp\ngroups:\n  - base.yaml\nverify:\n  peer: 127.0.0.1\n  runner: builtin\n  port: %s\n  duration: 1\n  streams: 2\n  message_size: 1000\nrepeat: 1\n' \
+	"$PORT" >"$TMP/campaign.yaml"
+run "$CX5PROF" --db "$TMP/campaign.db" campaign "$TMP/campaign.yaml"
+sent0=$(sed -n 's/^reported \[\([0-9]*\),.*/\1/p' "$TMP/fake.log")
+printf '%s\n' "$out" | grep -qxF "excluded    base round 1: error: inconsistent report from the peer: stream 0 received 18446744073709551615 datagrams but $sent0 were sent: impossible data, the run is not counted"
+st=$?
+ok $st "campaign: the round is an error with the reason, excluded"
+[ $st -eq 0 ] || diag "out: $out" "err: $err"
+printf '%s\n' "$out" | grep -qE '^base +0 +- '
+ok $? "campaign: the round is left out of the statistics (0 runs)"
+printf '%s\n' "$out" | grep -qxF 'verdict     no group was measured'
+ok $? "campaign: no verdict from impossible data"
+wait "$FAKE_PID" 2>/dev/null
+FAKE_PID=
+
 # A peer whose version-2 STATE holds no counter, or only names this
 # version does not know, measured nothing: the receiver's stages are
 # unknown, never 0 with "limited by path ... no counter rising".
