@@ -528,6 +528,8 @@ static int fill_line(const struct ctx *c, const struct stage_def *d, struct ledg
 	for (size_t k = 0; k < MAX_EVIDENCE && d->evidence[k]; k++) {
 		struct rise rr = rise_of(s, d->evidence[k]);
 
+		/* Evidence is printed too: one figure in the JSON and the text. */
+		overflow |= rr.net > INT64_MAX;
 		if (add_counter(line, d->evidence[k], &rr) < 0)
 			return -ENOMEM;
 	}

@@ -543,6 +543,17 @@ static void test_overflow(void **state)
 	assert_null(strstr(text, "18,446,744"));
 	json_object_put(doc);
 	ledger_free(TAKE_PTR(l));
+	/* an evidence counter beyond what the document holds: the same (its
+	 * figure would differ between the JSON and the limited by line) */
+	set3(&rcv, "nic.rx_out_of_buffer", 0, 0, 0);
+	set3(&rcv, "nic.rx_discards_phy", 0, 0, 6000);
+	set3(&rcv, "nic.rx_buffer_passed_thres_phy", 0, 0, (1ull << 63) + 5);
+	in = input(&snd, &rcv, 10000, 3800);
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_false(line(l, "receiver-nic")->known);
+	assert_string_equal(line(l, "receiver-nic")->why_unknown, "counter overflow");
+	ledger_free(TAKE_PTR(l));
+	set3(&rcv, "nic.rx_buffer_passed_thres_phy", 0, 0, 0);
 	/* one counter beyond what the document holds: the same */
 	set3(&rcv, "nic.rx_out_of_buffer", 0, 0, 0);
 	set3(&rcv, "nic.rx_discards_phy", 0, 0, UINT64_MAX - 1000);
