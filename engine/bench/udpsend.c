@@ -462,6 +462,34 @@ static void join_streams(struct run_state *st)
 	st->nthreads = 0;
 }
 
+/* A receiver that counted more datagrams on a stream than were sent on it
+ * (2^64-1 of 10), or per-stream counts that add up beyond 64 bits, is
+ * impossible data: neither duplicates nor "0 lost". -EPROTO naming the
+ * stream, before any figure is computed from it. */
+static int check_report(const struct udpsend_params *p, const struct run_state *st,
+			const struct udpb_report *rep, struct udpsend_result *res)
+{
+	uint64_t sent = 0, received = 0, bytes = 0;
+
+	for (unsigned i = 0; i < p->streams; i++) {
+		if (rep->stream[i].datagrams > st->tx[i].sent)
+			return set_error(
+			    res, -EPROTO,
+			    "inconsistent report from the peer: stream %u received %llu datagrams "
+			    "but %llu were sent: impossible data, the run is not counted",
+			    i, (unsigned long long)rep->stream[i].datagrams,
+			    (unsigned long long)st->tx[i].sent);
+		if (__builtin_add_overflow(sent, st->tx[i].sent, &sent) ||
+		    __builtin_add_overflow(received, rep->stream[i].datagrams, &received) ||
+		    __builtin_add_overflow(bytes, rep->stream[i].bytes, &bytes))
+			return set_error(res, -EPROTO,
+					 "inconsistent report from the peer: the per-stream counts add up "
+					 "beyond 64 bits at stream %u: the run is not counted",
+					 i);
+	}
+	return 0;
+}
+
 static void compute(const struct udpsend_params *p, const struct run_state *st, const struct udpb_report *rep,
 		    struct udpsend_result *res)
 {
@@ -499,11 +527,8 @@ static void compute(const struct udpsend_params *p, const struct run_state *st, 
 			res->send_usec = s->send_usec;
 		if (s->gso)
 			res->gso_used = true;
-		if (s->received > s->sent)
-			strv_pushf(
-			    &res->notes,
-			    "stream %u: received %llu datagrams but sent %llu (duplicates on the path)", i,
-			    (unsigned long long)s->received, (unsigned long long)s->sent);
+		/* received > sent is impossible data: runner_check_streams()
+		 * refuses the run. */
 	}
 	res->lost = res->sent > res->received ? res->sent - res->received : 0;
 	/* Nothing sent is no 0% loss: udpsend_run() fails such a run. */
@@ -662,6 +687,9 @@ int udpsend_run(const struct udpsend_params *params, struct udpsend_result *res)
 		if (!res->peer_after)
 			strv_pushf(&res->notes, "peer state not recorded: %s", strna(why));
 	}
+	r = check_report(&p, st, rep, res);
+	if (r < 0)
+		goto out;
 	compute(&p, st, rep, res);
 	peer_mtu_note(&p, st->cfd, res);
 	if (res->sent == 0) {

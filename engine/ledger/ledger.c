@@ -73,6 +73,23 @@ static const char *fmt_percent(double p, char buf[static 16])
 	return buf;
 }
 
+/* A share, rounded to a tenth as build_shares adds them up: "97%",
+ * "3.2%", "<0.1%" (a share too small for a tenth). */
+static const char *fmt_share(double p, char buf[static 16])
+{
+	long long t = llround(p * 10);
+
+	if (t > 1000)
+		t = 1000; /* a stored document's figure: never over 100% */
+	if (t <= 0)
+		snprintf(buf, 16, "<0.1%%");
+	else if (t % 10 == 0)
+		snprintf(buf, 16, "%d%%", (int)(t / 10));
+	else
+		snprintf(buf, 16, "%d.%d%%", (int)(t / 10), (int)(t % 10));
+	return buf;
+}
+
 /* ---- remedies ---- */
 
 static char *size_text(uint64_t bytes)
@@ -205,7 +222,8 @@ static uint64_t adjust_socket_other(const struct ctx *c, uint64_t raw)
 	uint64_t sum = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
-		sum += net_of(c, LEDGER_RECEIVER, parts[i], NULL);
+		if (__builtin_add_overflow(sum, net_of(c, LEDGER_RECEIVER, parts[i], NULL), &sum))
+			sum = UINT64_MAX;
 	return raw > sum ? raw - sum : 0;
 }
 
@@ -335,6 +353,7 @@ const char *ledger_stage_label(const char *stage)
 
 struct rise {
 	bool present;
+	bool reset; /* it went back: unknown, its rise 0 */
 	uint64_t rise, idle, net;
 };
 
@@ -368,7 +387,10 @@ static struct rise rise_of(const struct ledger_side *s, const char *name)
 	if (!s->before || !s->after || !value_of(s->before, name, &b) || !value_of(s->after, name, &a))
 		return r;
 	r.present = true;
-	r.rise = netcounter_rise(name, b, a);
+	if (!netcounter_delta(name, b, a, &r.rise)) {
+		r.reset = true;
+		return r;
+	}
 	if (s->idle && s->idle->taken_usec < s->before->taken_usec &&
 	    s->before->taken_usec < s->after->taken_usec && value_of(s->idle, name, &i)) {
 		double rate = (double)netcounter_rise(name, i, b) /
@@ -411,7 +433,7 @@ static int add_counter(struct ledger_line *line, const char *name, const struct 
 
 /* "CPU 0 +1,234, CPU 3 +5": the CPUs whose backlog dropped, most first;
  * only CPUs whose count both snapshots know (value_of). */
-static int cpu_detail(const struct ctx *c, struct ledger_line *line)
+static int cpu_detail(const struct ctx *c, struct ledger_line *line, bool *ret_reset)
 {
 	const struct netcounters *after = c->in->side[line->host].after;
 	struct {
@@ -433,6 +455,10 @@ static int cpu_detail(const struct ctx *c, struct ledger_line *line)
 		    sscanf(name + strlen(CPU_COUNTER_PREFIX), "%u", &cpu) != 1)
 			continue;
 		r = rise_of(&c->in->side[line->host], name);
+		if (r.reset) {
+			*ret_reset = true;
+			return 0;
+		}
 		if (r.net == 0)
 			continue;
 		for (k = n; k > 0 && top[k - 1].net < r.net; k--)
@@ -469,6 +495,7 @@ static int fill_line(const struct ctx *c, const struct stage_def *d, struct ledg
 {
 	const struct ledger_side *s = &c->in->side[d->host];
 	uint64_t best = 0;
+	bool reset = false, overflow = false;
 	int r;
 
 	*line = (struct ledger_line){
@@ -477,24 +504,32 @@ static int fill_line(const struct ctx *c, const struct stage_def *d, struct ledg
 	line->remedy = d->remedy(c);
 	if (!line->remedy)
 		return -ENOMEM;
-	if (!line->known)
+	if (!line->known) {
+		line->why_unknown = "counters not read";
 		return 0;
+	}
 	for (size_t v = 0; v < MAX_VIEWS && d->views[v][0]; v++) {
 		uint64_t sum = 0;
 
 		for (size_t k = 0; k < MAX_VIEW_COUNTERS && d->views[v][k]; k++) {
 			struct rise rr = rise_of(s, d->views[v][k]);
 
-			sum += rr.net;
+			reset |= rr.reset;
+			/* The document holds up to INT64_MAX: a rise beyond is
+			 * no count either. */
+			overflow |= __builtin_add_overflow(sum, rr.net, &sum) || rr.net > INT64_MAX;
 			if (add_counter(line, d->views[v][k], &rr) < 0)
 				return -ENOMEM;
 		}
 		if (sum > best)
 			best = sum;
 	}
+	overflow |= best > INT64_MAX;
 	for (size_t k = 0; k < MAX_EVIDENCE && d->evidence[k]; k++) {
 		struct rise rr = rise_of(s, d->evidence[k]);
 
+		/* Evidence is printed too: one figure in the JSON and the text. */
+		overflow |= rr.net > INT64_MAX;
 		if (add_counter(line, d->evidence[k], &rr) < 0)
 			return -ENOMEM;
 	}
@@ -508,9 +543,20 @@ static int fill_line(const struct ctx *c, const struct stage_def *d, struct ledg
 		line->n_counters = 0;
 	}
 	if (streq(d->stage, "receiver-backlog")) {
-		r = cpu_detail(c, line);
+		r = cpu_detail(c, line, &reset);
 		if (r < 0)
 			return r;
+	}
+	if (reset || overflow) {
+		/* Never a wrapped or a reset number: the stage is unknown. */
+		line->known = false;
+		line->why_unknown = overflow ? "counter overflow" : "counter reset";
+		line->raw = 0;
+		free(line->counters);
+		line->counters = NULL;
+		line->n_counters = 0;
+		free(line->detail);
+		line->detail = NULL;
 	}
 	return 0;
 }
@@ -522,6 +568,41 @@ static int cmp_share(const void *a, const void *b)
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
 	return strcmp(x->stage, y->stage);
+}
+
+/* The shares in tenths of a percent, adding up to 100% as printed: each
+ * rounded down, then the largest remainders get the tenths left over. */
+static int round_shares(struct ledger *l)
+{
+	_cleanup_free_ uint64_t *rem = calloc(l->n_shares + 1, sizeof(*rem));
+	uint64_t tenths[l->n_shares + 1], given = 0;
+
+	if (!rem)
+		return -ENOMEM;
+	if (l->lost == 0)
+		return 0;
+	for (size_t i = 0; i < l->n_shares; i++) {
+		unsigned __int128 t = (unsigned __int128)l->shares[i].count * 1000;
+
+		tenths[i] = (uint64_t)(t / l->lost);
+		rem[i] = (uint64_t)(t % l->lost);
+		given += tenths[i];
+	}
+	while (given < 1000) {
+		size_t best = l->n_shares;
+
+		for (size_t i = 0; i < l->n_shares; i++)
+			if (rem[i] > 0 && (best == l->n_shares || rem[i] > rem[best]))
+				best = i;
+		if (best == l->n_shares)
+			break;
+		tenths[best]++;
+		rem[best] = 0;
+		given++;
+	}
+	for (size_t i = 0; i < l->n_shares; i++)
+		l->shares[i].percent = (double)tenths[i] / 10.0;
+	return 0;
 }
 
 static int build_shares(struct ledger *l)
@@ -536,10 +617,8 @@ static int build_shares(struct ledger *l)
 	if (l->unaccounted > 0)
 		l->shares[l->n_shares++] =
 		    (struct ledger_share){"unaccounted", "unaccounted", l->unaccounted, 0};
-	for (size_t i = 0; i < l->n_shares; i++)
-		l->shares[i].percent = l->lost ? 100.0 * (double)l->shares[i].count / (double)l->lost : 0;
 	qsort(l->shares, l->n_shares, sizeof(*l->shares), cmp_share);
-	return 0;
+	return round_shares(l);
 }
 
 /* "UdpRcvbufErrors +1,182,340" for the counters of a line, the counted
@@ -582,6 +661,78 @@ static bool any_counter_rose(const struct ledger *l)
 	return false;
 }
 
+/* The stages whose counters are unknown at or after index from, in path
+ * order: "the receiver backlog is unknown (counter reset)"; NULL for
+ * none. */
+static char *unknown_after(const struct ledger *l, size_t from)
+{
+	char *buf = NULL;
+	size_t len = 0, n = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	for (size_t i = from; i < l->n_lines; i++) {
+		if (l->lines[i].known)
+			continue;
+		fprintf(f, "%s%s (%s)", n++ ? ", " : "", l->lines[i].label, l->lines[i].why_unknown);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	if (n == 0) {
+		free(buf);
+		return strdup("");
+	}
+	if (n == 1) {
+		/* "receiver backlog (counter reset)" -> "the receiver backlog is unknown (counter reset)" */
+		char *paren = strrchr(buf, '(');
+		char *t = strprintf("the %.*s is unknown %s", (int)(paren - buf - 1), buf, paren);
+
+		free(buf);
+		return t;
+	}
+	{
+		char *t = strprintf("these stages are unknown: %s", buf);
+
+		free(buf);
+		return t;
+	}
+}
+
+/* Unaccounted loss, or a stage with a stage after it whose counters are
+ * unknown (it may have explained them first), is no verdict: unknown.
+ * 1: named; 0: not this case. */
+static int unknown_verdict(struct ledger *l, const struct ledger_share *top, const char *pct)
+{
+	_cleanup_free_ char *list = NULL;
+	size_t from = 0;
+
+	if (!streq(top->stage, "unaccounted")) {
+		const struct ledger_line *line = line_of(l, top->stage);
+
+		if (streq(top->stage, "sender-qdisc"))
+			return 0;
+		from = (size_t)(line - l->lines) + 1;
+	}
+	list = unknown_after(l, from);
+	if (!list)
+		return -ENOMEM;
+	if (!*list)
+		return 0;
+	l->limited_by = "unknown";
+	if (streq(top->stage, "unaccounted"))
+		l->bottleneck = strprintf("unknown: %s of the lost datagrams are unaccounted and %s: the "
+					  "loss cannot be placed",
+					  pct, list);
+	else
+		l->bottleneck = strprintf("unknown: the %s explains %s of the lost datagrams, but %s and "
+					  "may explain them first: the loss cannot be placed",
+					  top->label, pct, list);
+	return l->bottleneck ? 1 : -ENOMEM;
+}
+
 static int name_bottleneck(const struct ctx *c, struct ledger *l)
 {
 	_cleanup_free_ char *ev = NULL, *cpu = NULL;
@@ -589,6 +740,7 @@ static int name_bottleneck(const struct ctx *c, struct ledger *l)
 	double loss = l->sent ? 100.0 * (double)l->lost / (double)l->sent : 0;
 	const struct ledger_share *top;
 	const struct ledger_line *line;
+	int r;
 
 	if (l->sent == 0)
 		return 0;
@@ -607,7 +759,7 @@ static int name_bottleneck(const struct ctx *c, struct ledger *l)
 		return l->bottleneck ? 0 : -ENOMEM;
 	}
 	top = &l->shares[0];
-	fmt_percent(top->percent, pct);
+	fmt_share(top->percent, pct);
 	/* Without the receiver's counters, a drop there can also show on the
 	 * sender: UDP reports a virtual device's full peer backlog as ENOBUFS
 	 * (SndbufErrors) and the device counts it as tx_dropped. Only the
@@ -620,6 +772,9 @@ static int name_bottleneck(const struct ctx *c, struct ledger *l)
 			      strna(l->why_unknown[LEDGER_RECEIVER]), pct);
 		return l->bottleneck ? 0 : -ENOMEM;
 	}
+	r = unknown_verdict(l, top, pct);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	if (streq(top->stage, "unaccounted")) {
 		l->limited_by = "path";
 		l->bottleneck =
@@ -640,15 +795,30 @@ static int name_bottleneck(const struct ctx *c, struct ledger *l)
 	return l->bottleneck ? 0 : -ENOMEM;
 }
 
-int ledger_compute(const struct ledger_input *in, struct ledger **ret)
+int ledger_compute(const struct ledger_input *given, struct ledger **ret)
 {
 	_cleanup_ledger_ struct ledger *l = calloc(1, sizeof(*l));
+	_cleanup_free_ char *why[_LEDGER_HOST_MAX] = {NULL};
+	struct ledger_input eff = *given, *in = &eff;
 	struct ctx c = {.in = in, .l = l};
 	uint64_t left;
 	int r;
 
 	if (!l)
 		return -ENOMEM;
+	/* A snapshot with no counter (a peer that sent none, none in its
+	 * "after" reply, or only names this version does not know) measured
+	 * nothing: its host is unknown, never 0 everywhere. */
+	for (int h = 0; h < _LEDGER_HOST_MAX; h++) {
+		struct ledger_side *s = &eff.side[h];
+
+		if (!s->before || !s->after || (s->before->n > 0 && s->after->n > 0))
+			continue;
+		why[h] = strprintf("%s measured no counter", s->source ? s->source : host_names[h]);
+		if (!why[h])
+			return -ENOMEM;
+		*s = (struct ledger_side){.source = s->source, .why_unknown = why[h]};
+	}
 	l->sent = in->sent;
 	l->received = in->received;
 	l->lost = in->sent > in->received ? in->sent - in->received : 0;
@@ -684,6 +854,8 @@ int ledger_compute(const struct ledger_input *in, struct ledger **ret)
 	for (size_t i = l->n_lines; i-- > 0;) {
 		struct ledger_line *line = &l->lines[i];
 
+		if (!line->known)
+			continue;
 		line->count = line->raw < left ? line->raw : left;
 		left -= line->count;
 		l->dropped += line->count;
@@ -742,6 +914,7 @@ static struct json_object *line_json(const struct ledger_line *line)
 	json_object_object_add(o, "known", json_object_new_boolean(line->known));
 	json_object_object_add(o, "count", line->known ? u64(line->count) : NULL);
 	json_object_object_add(o, "raw", line->known ? u64(line->raw) : NULL);
+	json_object_object_add(o, "why_unknown", str_or_null(line->why_unknown));
 	for (size_t i = 0; i < line->n_counters; i++) {
 		struct json_object *c = json_object_new_object();
 
@@ -882,13 +1055,22 @@ static void print_doc(FILE *f, struct json_object *doc, const char *indent)
 		const char *detail = get_str(line, "detail");
 		uint64_t count = 0, raw = 0;
 
+		const char *why = get_str(line, "why_unknown");
+
+		if (!get_u64(line, "count", &count) && why && !streq(why, "counters not read")) {
+			/* A stage whose counters went back or overflowed. */
+			fprintf(f, "  %-24s %14s  %s\n", strna(get_str(line, "label")), "unknown", why);
+			continue;
+		}
 		if (!get_u64(line, "count", &count)) {
 			/* One line for a host whose counters are unknown. */
 			const char *host = strna(get_str(line, "host"));
 			_cleanup_free_ char *label = strprintf("%s stages", host);
+			struct json_object *prev = i > 0 ? json_object_array_get_idx(lines, i - 1) : NULL;
 
-			if (i > 0 && !get(json_object_array_get_idx(lines, i - 1), "count") &&
-			    streq_ptr(get_str(json_object_array_get_idx(lines, i - 1), "host"), host))
+			if (prev && !get(prev, "count") && streq_ptr(get_str(prev, "host"), host) &&
+			    (!get_str(prev, "why_unknown") ||
+			     streq(get_str(prev, "why_unknown"), "counters not read")))
 				continue;
 			fprintf(f, "  %-24s %14s  the %s's counters were not read\n", strna(label), "unknown",
 				host);
@@ -935,7 +1117,7 @@ static void print_doc(FILE *f, struct json_object *doc, const char *indent)
 
 		fprintf(f, "%s%s %s",
 			i ? ", " : "  the lost datagrams by share: ", strna(get_str(s, "label")),
-			fmt_percent(p ? json_object_get_double(p) : 0, pct));
+			fmt_share(p ? json_object_get_double(p) : 0, pct));
 		if (i + 1 == json_object_array_length(shares))
 			fputc('\n', f);
 	}

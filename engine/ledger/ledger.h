@@ -42,7 +42,11 @@
  * setting that addresses it. Must never: name a stage whose counters did
  * not rise, blame the path while the receiver's counters are unknown, or
  * call a loss too small to matter a bottleneck (the sender is then the
- * limit). */
+ * limit), or print 0 for what was not measured (a snapshot with no
+ * counter: its host is unknown), a counter that went back (reset: its
+ * stage is unknown) or a sum beyond 63 bits (overflow: unknown); nor name
+ * the path or a stage while a stage that could explain the same loss is
+ * unknown. The shares add up to 100% in tenths (largest remainder). */
 #ifndef CX5_LEDGER_H
 #define CX5_LEDGER_H
 
@@ -93,7 +97,9 @@ struct ledger_line {
 	const char *label; /* "receiver socket buffer" */
 	const char *scope; /* whose counters: "host", "namespace", "device" (netcounter_scope) */
 	enum ledger_host host;
-	bool known;			 /* its host's counters were read */
+	bool known;			 /* its counters were read and make sense */
+	const char *why_unknown;	 /* not known: "counters not read", "counter reset",
+					  * "counter overflow"; NULL when known */
 	uint64_t raw;			 /* what its counters say, idle rate subtracted */
 	uint64_t count;			 /* the lost datagrams it explains (<= raw) */
 	struct ledger_counter *counters; /* those that rose beyond the idle rate */

@@ -298,11 +298,26 @@ bool netcounter_name_known(const char *name)
 	return strncmp(name, "nic.", 4) == 0 && counter_def_find(name + 4);
 }
 
-uint64_t netcounter_rise(const char *name, uint64_t before, uint64_t after)
+bool netcounter_delta(const char *name, uint64_t before, uint64_t after, uint64_t *ret)
 {
 	bool narrow = strncmp(name, "qdisc.", 6) == 0 || strncmp(name, "softnet.dropped.cpu", 19) == 0;
 
-	if (narrow)
-		return (uint32_t)((uint32_t)after - (uint32_t)before);
-	return after >= before ? after - before : 0;
+	if (after >= before) {
+		*ret = after - before;
+		return true;
+	}
+	/* A 32-bit count that came round passes near its top: what it went
+	 * back by is most of its range. Anything else went back: reset. */
+	if (narrow && before <= UINT32_MAX && before - after > (uint64_t)UINT32_MAX / 2) {
+		*ret = (uint32_t)((uint32_t)after - (uint32_t)before);
+		return true;
+	}
+	return false;
+}
+
+uint64_t netcounter_rise(const char *name, uint64_t before, uint64_t after)
+{
+	uint64_t d;
+
+	return netcounter_delta(name, before, after, &d) ? d : 0;
 }

@@ -63,8 +63,13 @@ bool netcounter_name_known(const char *name);
 const char *netcounter_scope(const char *name);
 
 /* How much the counter rose from before to after, with its width: the
- * softnet and qdisc queue counters are 32-bit and wrap, the others are
- * 64-bit and never go back (a fall is a reset: 0). */
+ * softnet and qdisc queue counters are 32-bit and wrap (from the top half
+ * of their range), the others are 64-bit and never go back (a fall is a
+ * reset: 0). */
 uint64_t netcounter_rise(const char *name, uint64_t before, uint64_t after);
+/* The same, false when the counter went back (reset: a driver reload, a
+ * peer restarted): unknown, never a wrap. Only a 32-bit counter (qdisc.*,
+ * softnet.dropped.cpuN) wraps, and only from the top half of its range. */
+bool netcounter_delta(const char *name, uint64_t before, uint64_t after, uint64_t *ret);
 
 #endif
