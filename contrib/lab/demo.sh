@@ -146,15 +146,15 @@ cx5 rollback
 pending_ok cx5 plan "$PROFILE" >/dev/null
 echo "plan after rollback: changes pending again, as before step 6"
 
-step "10. campaign: the comparison rounds (3 groups x 2, netperf against netserver in $PEER_NS)"
+step "10. campaign: the comparison rounds (3 groups, repeat: auto, netperf against netserver in $PEER_NS)"
 require_verb campaign
 # The report outlives the demo's temporary directory: it is for reading.
 REPORT=${CX5PROF_DEMO_REPORT:-$(mktemp -d "${TMPDIR:-/tmp}/cx5prof-demo-report.XXXXXX")}
 echo "+ ip netns exec $PEER_NS netserver -L 198.18.0.2 -p 12865 -D"
-ip netns exec "$PEER_NS" timeout 60 netserver -L 198.18.0.2 -p 12865 -D >/dev/null 2>&1 &
+ip netns exec "$PEER_NS" timeout 180 netserver -L 198.18.0.2 -p 12865 -D >/dev/null 2>&1 &
 NETSERVER=$!
 sleep 0.5
-cx5 campaign "$TOP/contrib/lab/campaign-lab.yaml" --report "$REPORT"
+cx5 campaign "$TOP/contrib/lab/campaign-demo.yaml" --report "$REPORT"
 kill "$NETSERVER" 2>/dev/null || true
 wait "$NETSERVER" 2>/dev/null || true
 echo "report: $REPORT/report.html (open it in a browser; campaign.json and runs/ are next to it)"

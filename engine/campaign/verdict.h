@@ -32,7 +32,7 @@
 /* The margins a difference must exceed to matter (min_effect), unless the
  * campaign file or the command line says otherwise: a quiet 25G host
  * measures throughput within a few percent round to round. */
-#define VERDICT_MIN_EFFECT_RECV 5.0 /* percent */
+#define VERDICT_MIN_EFFECT_RECV 8.0 /* percent */
 #define VERDICT_MIN_EFFECT_LOSS 1.0 /* percentage points */
 
 enum verdict_role {

@@ -253,7 +253,7 @@ static double pct(unsigned a, unsigned b)
 /* ---- the check (make check) ---- */
 
 static const struct scenario aa2 = {"A/A, 2 groups", 2, 0, {0, 0}};
-static const struct scenario at_margin = {"2 groups, +5% (at the margin)", 2, 0, {0, 5}};
+static const struct scenario at_margin = {"2 groups, +8% (at the margin)", 2, 0, {0, 8}};
 static const struct scenario plus10 = {"2 groups, +10%", 2, 0, {0, 10}};
 static const struct scenario aa3 = {"A/A/A, 3 groups", 3, 0, {0, 0, 0}};
 
