@@ -73,27 +73,37 @@ static int holds(const char *path, const char *governor, const char *line)
 	return r < 0 ? r : streq(cur, governor);
 }
 
-int governor_write(unsigned cpu, const char *governor)
+/* value written to path unless it holds it already, then read back:
+ * 1 written, 0 already so, -EIO when the read-back differs. */
+static int write_verified(const char *path, const char *value)
 {
-	_cleanup_free_ char *path = NULL, *line = NULL;
+	_cleanup_free_ char *line = strprintf("%s\n", value);
 	int r;
 
-	if (!governor_name_valid(governor))
-		return -EINVAL;
-	path = strprintf(CPUFREQ_DIR "scaling_governor", cpu);
-	line = strprintf("%s\n", governor);
-	if (!path || !line)
+	if (!line)
 		return -ENOMEM;
-	r = holds(path, governor, line);
+	r = holds(path, value, line);
 	if (r != 0)
 		return r < 0 ? r : 0;
 	r = sysroot_write(path, line);
 	if (r < 0)
 		return r;
-	r = holds(path, governor, line);
+	r = holds(path, value, line);
 	if (r < 0)
 		return r;
 	return r ? 1 : -EIO;
+}
+
+int governor_write(unsigned cpu, const char *governor)
+{
+	_cleanup_free_ char *path = NULL;
+
+	if (!governor_name_valid(governor))
+		return -EINVAL;
+	path = strprintf(CPUFREQ_DIR "scaling_governor", cpu);
+	if (!path)
+		return -ENOMEM;
+	return write_verified(path, governor);
 }
 
 /* ---- tunables ---- */
@@ -211,7 +221,7 @@ int governor_tunables_read(unsigned cpu, const char *gov, char ***ret)
 
 int governor_tunable_write(unsigned cpu, const char *gov, const char *name, const char *value)
 {
-	_cleanup_free_ char *path = NULL, *line = NULL, *t = strprintf("%s=%s", name, value);
+	_cleanup_free_ char *path = NULL, *t = strprintf("%s=%s", name, value);
 	int r;
 
 	if (!t)
@@ -221,17 +231,5 @@ int governor_tunable_write(unsigned cpu, const char *gov, const char *name, cons
 	r = tunable_path(cpu, gov, name, &path);
 	if (r < 0)
 		return r;
-	line = strprintf("%s\n", value);
-	if (!line)
-		return -ENOMEM;
-	r = holds(path, value, line);
-	if (r != 0)
-		return r < 0 ? r : 0;
-	r = sysroot_write(path, line);
-	if (r < 0)
-		return r;
-	r = holds(path, value, line);
-	if (r < 0)
-		return r;
-	return r ? 1 : -EIO;
+	return write_verified(path, value);
 }
