@@ -170,8 +170,8 @@ const char *history_remedy(int r)
 		const char *remedy;
 	} map[] = {
 	    {ENOENT, "no history yet: run `cx5prof apply` first, or check --db"},
-	    {ENODATA,
-	     "the file is empty or not started: check --db (apply, verify, bench and campaign create one)"},
+	    {ENODATA, "the file is empty or not started: check --db (apply, verify, bench, campaign and tune "
+		      "create one)"},
 	    {EISDIR, "--db must name a regular file (or one to create), not a directory"},
 	    {ENXIO, "it is a FIFO, a socket or a device: --db must name a regular file (or one to create)"},
 	    {EROFS, "the file or its file system is read-only: make it writable (its mode, or remount the "
@@ -410,6 +410,27 @@ static const char *const migrations[] = {
     /* 5 -> 6: each run's loss ledger (ledger.h): what limited it, and the
      * document */
     "ALTER TABLE runs ADD COLUMN limited_by TEXT; ALTER TABLE runs ADD COLUMN ledger TEXT;",
+    /* 6 -> 7: tune sessions (tunes.h); each candidate's campaign tagged
+     * with its session; the outbox takes tune records */
+    "CREATE TABLE tunes ("
+    " id INTEGER PRIMARY KEY,"
+    " name TEXT NOT NULL, profile TEXT NOT NULL,"
+    " status TEXT NOT NULL CHECK (status IN ('running','done','interrupted','failed')),"
+    " started_usec INTEGER NOT NULL, ended_usec INTEGER,"
+    " summary TEXT);"
+    "ALTER TABLE campaigns ADD COLUMN tune INTEGER REFERENCES tunes(id);"
+    "CREATE TABLE outbox_v7 ("
+    " id INTEGER PRIMARY KEY,"
+    " source_kind TEXT NOT NULL CHECK (source_kind IN ('txn','run','campaign','tune')),"
+    " source_id INTEGER NOT NULL, payload TEXT NOT NULL,"
+    " status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','sent','failed_permanent')),"
+    " attempts INTEGER NOT NULL DEFAULT 0, next_attempt_usec INTEGER NOT NULL DEFAULT 0,"
+    " last_error TEXT, reply_id TEXT, reply_content TEXT, reply_usage TEXT,"
+    " created_usec INTEGER NOT NULL, sent_usec INTEGER);"
+    "INSERT INTO outbox_v7 SELECT * FROM outbox;"
+    "DROP TABLE outbox;"
+    "ALTER TABLE outbox_v7 RENAME TO outbox;"
+    "CREATE INDEX outbox_by_status ON outbox(status, next_attempt_usec);",
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration step per schema version");
@@ -419,11 +440,15 @@ _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration 
  * the defaults its rows would get. SQLite resolves an unqualified name in
  * the temp schema first, so the views shadow the old tables. Entry N-1:
  * from version N to the current one. */
+#define COMPAT_TUNES                                                                                         \
+	"CREATE TEMP TABLE tunes (id INTEGER PRIMARY KEY, name TEXT, profile TEXT, status TEXT,"             \
+	" started_usec INTEGER, ended_usec INTEGER, summary TEXT);"
+#define COMPAT_V6 "CREATE TEMP VIEW campaigns AS SELECT *, NULL AS tune FROM main.campaigns;" COMPAT_TUNES
 #define COMPAT_V2                                                                                            \
 	"CREATE TEMP VIEW runs AS SELECT *, NULL AS campaign, NULL AS limited_by, NULL AS ledger FROM "      \
 	"main.runs;"                                                                                         \
 	"CREATE TEMP TABLE campaigns (id INTEGER PRIMARY KEY, name TEXT, file TEXT, status TEXT,"            \
-	" started_usec INTEGER, ended_usec INTEGER, summary TEXT);"
+	" started_usec INTEGER, ended_usec INTEGER, summary TEXT, tune INTEGER);" COMPAT_TUNES
 #define COMPAT_V3                                                                                            \
 	"CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_txn, NULL AS peer_undo_pending FROM "       \
 	"main.transactions;"
@@ -437,11 +462,13 @@ static const char *const readonly_compat[] = {
     /* 2 */
     COMPAT_V3 COMPAT_V2,
     /* 3 */
-    COMPAT_V3 COMPAT_V5,
+    COMPAT_V3 COMPAT_V5 COMPAT_V6,
     /* 4 */
-    COMPAT_V4 COMPAT_V5,
+    COMPAT_V4 COMPAT_V5 COMPAT_V6,
     /* 5 */
-    COMPAT_V5,
+    COMPAT_V5 COMPAT_V6,
+    /* 6 */
+    COMPAT_V6,
 };
 
 _Static_assert(ARRAY_SIZE(readonly_compat) == HISTORY_SCHEMA_VERSION - 1, "one view set per older version");

@@ -42,6 +42,9 @@
  * Schema v6: runs.limited_by and runs.ledger (the run's loss ledger,
  *   ledger.h: what limited it and the JSON document; NULL when none or
  *   written before).
+ * Schema v7: tunes (a `cx5prof tune` session: its summary document,
+ *   schemas/tune.schema.json) and campaigns.tune (the session a
+ *   candidate's campaign belongs to); the outbox takes tune records.
  * Changing the schema: append a step to the migration table in history.c
  * (HISTORY_SCHEMA_VERSION grows by one); never edit a released step. */
 #ifndef CX5_HISTORY_H
@@ -51,7 +54,7 @@
 
 #include "base/util.h"
 
-#define HISTORY_SCHEMA_VERSION 6
+#define HISTORY_SCHEMA_VERSION 7
 
 struct history;
 

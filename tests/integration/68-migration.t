@@ -5,7 +5,8 @@
 # (without migrating it), migrates it when it writes (mirror; v2 adds
 # transactions.boot_id, v3 campaigns, runs.campaign and campaign records in
 # a rebuilt outbox, v4 transactions.peer_txn, v5
-# transactions.peer_undo_pending, v6 runs.limited_by and runs.ledger), keeps
+# transactions.peer_undo_pending, v6 runs.limited_by and runs.ledger, v7
+# tunes, campaigns.tune and tune records in a rebuilt outbox), keeps
 # every row, and drains its
 # outbox. An empty (v0) file is no history for the verbs that only read or
 # work on one (mirror: exit 66, left empty); apply gives it the current
@@ -81,7 +82,7 @@ is "$rc $(sqlite3 "$V2" 'PRAGMA user_version') $(sqlite3 "$V2" "SELECT coalesce(
 V4=$TT/old-v4.db
 cp "$V2" "$V4"
 sqlite3 "$V4" 'ALTER TABLE transactions DROP COLUMN peer_undo_pending; ALTER TABLE runs DROP COLUMN limited_by;
-ALTER TABLE runs DROP COLUMN ledger; PRAGMA user_version = 4'
+ALTER TABLE runs DROP COLUMN ledger; ALTER TABLE campaigns DROP COLUMN tune; DROP TABLE tunes; PRAGMA user_version = 4'
 run "$CX5PROF" --json --db "$V4" history show txn 1
 is "$rc $(sqlite3 "$V4" 'PRAGMA user_version') $(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["transaction"]["peer_undo_pending"])')" \
 	"0 4 None" "v4 file: read without migrating it; no peer rollback pending"
@@ -94,7 +95,8 @@ is "$rc $(sqlite3 "$V4" 'PRAGMA user_version') $(sqlite3 "$V4" "SELECT coalesce(
 # rows).
 V5=$TT/old-v5.db
 cp "$V2" "$V5"
-sqlite3 "$V5" 'ALTER TABLE runs DROP COLUMN limited_by; ALTER TABLE runs DROP COLUMN ledger; PRAGMA user_version = 5'
+sqlite3 "$V5" 'ALTER TABLE runs DROP COLUMN limited_by; ALTER TABLE runs DROP COLUMN ledger; ALTER TABLE campaigns DROP COLUMN tune;
+DROP TABLE tunes; PRAGMA user_version = 5'
 run "$CX5PROF" --db "$V5" --json history show 1
 is "$rc $(sqlite3 "$V5" 'PRAGMA user_version')" "0 5" "v5 file: read without migrating it"
 is "$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin)["run"]; print(d.get("limited_by"), d.get("ledger"))')" \
@@ -115,10 +117,13 @@ is "$(sqlite3 "$OLD" "SELECT coalesce(campaign, 'none') FROM runs")/$(sqlite3 "$
 	"v1 file: its run belongs to no campaign (v3 column, NULL), no campaigns"
 sqlite3 "$OLD" "INSERT INTO outbox (source_kind, source_id, payload, created_usec) VALUES ('campaign', 1, '{}', 1)"
 ok $? "v1 file: its rebuilt outbox takes campaign records (v3), the old rows kept"
+sqlite3 "$OLD" "INSERT INTO outbox (source_kind, source_id, payload, created_usec) VALUES ('tune', 1, '{}', 1)"
+ok $? "v1 file: its outbox takes tune records (v7)"
+is "$(sqlite3 "$OLD" 'SELECT COUNT(*) FROM tunes')" 0 "v1 file: a tunes table (v7), empty"
 
 : >"$TT/empty.db"
 run "$CX5PROF" --db "$TT/empty.db" mirror --list
-is "$rc:$err" "66:cx5prof: error: no history in $TT/empty.db (the file is empty or not started): check --db (apply, verify, bench and campaign create one)" \
+is "$rc:$err" "66:cx5prof: error: no history in $TT/empty.db (the file is empty or not started): check --db (apply, verify, bench, campaign and tune create one)" \
 	"v0 (empty) file: mirror says it holds no history"
 is "$(stat -c %s "$TT/empty.db"):$(ls "$TT" | grep -c '^empty\.db-')" "0:0" "v0 (empty) file: mirror left it empty"
 printf 'version: 1\nname: bad\nlink:\n  mtuu: 1\n' >"$TT/bad.yaml"
