@@ -39,7 +39,7 @@ FIREWALLDDIR   ?= $(PREFIX)/lib/firewalld/services
 DOCDIR         ?= $(PREFIX)/share/doc/cx5prof
 
 # engine/ and its layers (docs/ARCHITECTURE.md; `make layering` checks them).
-ENGINE_DIRS := engine engine/base engine/os engine/store engine/kinds engine/bench engine/campaign engine/ledger engine/peer engine/mirror engine/cli
+ENGINE_DIRS := engine engine/base engine/os engine/store engine/kinds engine/bench engine/campaign engine/tune engine/ledger engine/peer engine/mirror engine/cli
 ENGINE_HDR := $(wildcard $(addsuffix /*.h,$(ENGINE_DIRS)))
 ENGINE_SRC := $(filter-out engine/cli/main.c,$(wildcard $(addsuffix /*.c,$(ENGINE_DIRS))))
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILDDIR)/%.o)
@@ -57,7 +57,7 @@ INTEG_SLOW := $(filter $(INTEG_ALL),$(addprefix tests/integration/,85-kill-fault
 	112-campaign-ablate.t 87-kill-fault-campaign-peer.t 71-serve-malformed.t 78-peer-never-untracked.t \
 	111-campaign-aa.t 56-campaign.t 75-campaign-peer.t 81-ansible.t 151-fleet-ansible.t \
 	110-campaign-auto.t 120-report-browser.t 73-peer-checks.t 181-campaign-ablate-auto.t 180-campaign-margin.t \
-	192-deb-package.t 193-rpm-spec.t))
+	192-deb-package.t 193-rpm-spec.t 220-tune-lab.t 221-tune-lab-reverse.t))
 INTEG      := $(INTEG_SLOW) $(filter-out $(INTEG_SLOW),$(INTEG_ALL))
 
 .PHONY: all check units run-tests asan install uninstall demo clean deps bench format format-check layering lint-tests torture stress

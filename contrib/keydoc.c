@@ -1,8 +1,8 @@
 /* keydoc.c: print the change kinds (names, apply ranks, the schema of what
  * show prints of each), their profile keys (kinds.h, profile.h) and the
  * vocabularies of their map types (procsys.h's sysctls, ethfeatures.h's
- * features) as JSON, for contrib/gen-docs.py (`make docs`), which writes
- * the key tables of the man page and the JSON Schemas from it.
+ * features) and the rules of `tune` (tune/rules.h) as JSON, for contrib/gen-docs.py (`make docs`), which
+ * writes the key tables of the man page and the JSON Schemas from it.
  *
  * Owns: nothing but this dump. Must never: touch the host. */
 #include <json-c/json.h>
@@ -12,6 +12,7 @@
 #include "os/ethfeatures.h"
 #include "os/procsys.h"
 #include "profile.h"
+#include "tune/rules.h"
 
 static const char *const type_names[_KT_MAX] = {
     [KT_SECTION] = "section",	[KT_UINT] = "uint",   [KT_SIZE] = "size",	[KT_NUMBER] = "number",
@@ -83,7 +84,7 @@ int main(void)
 {
 	struct json_object *doc = json_object_new_object(), *keys = json_object_new_array(),
 			   *sysctls = json_object_new_array(), *features = json_object_new_array(),
-			   *kinds = json_object_new_array();
+			   *kinds = json_object_new_array(), *rules = json_object_new_array();
 
 	if (profile_keys_walk(add_key, keys) < 0)
 		return 1;
@@ -117,6 +118,19 @@ int main(void)
 		json_object_object_add(o, "kernel_name", json_object_new_string(d->kernel_name));
 		json_object_array_add(features, o);
 	}
+	for (size_t i = 0; i < tune_n_rules; i++) {
+		const struct tune_rule *t = &tune_rules[i];
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "family", json_object_new_string(t->family));
+		json_object_object_add(o, "evidence", json_object_new_string(t->evidence));
+		json_object_object_add(o, "tries", json_object_new_string(t->tries));
+		json_object_object_add(o, "needs_peer", json_object_new_boolean(t->needs_peer));
+		json_object_object_add(o, "link_down", json_object_new_boolean(t->link_down));
+		json_object_object_add(o, "ladder", json_object_new_boolean(t->ladder));
+		json_object_array_add(rules, o);
+	}
+	json_object_object_add(doc, "tune_rules", rules);
 	json_object_object_add(doc, "kinds", kinds);
 	json_object_object_add(doc, "keys", keys);
 	json_object_object_add(doc, "sysctls", sysctls);

@@ -142,9 +142,9 @@ int report_dir_write(const char *dir, struct history *h, struct json_object *doc
 	return r;
 }
 
-int report_dir_write_hosts(const char *dir, struct json_object *doc)
+int report_dir_write_page(const char *dir, const char *html, struct json_object *doc, const char *json_name)
 {
-	_cleanup_free_ char *html = NULL, *json = NULL;
+	_cleanup_free_ char *json = NULL;
 	_cleanup_close_ int dfd = -1;
 	int r;
 
@@ -156,15 +156,20 @@ int report_dir_write_hosts(const char *dir, struct json_object *doc)
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
-	r = report_hosts_html(doc, &html);
-	if (r < 0)
-		return r;
 	json = strprintf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
 									 JSON_C_TO_STRING_NOSLASHESCAPE));
 	if (!json)
 		return -ENOMEM;
 	r = write_file_at(dfd, "report.html", html);
 	if (r == 0)
-		r = write_file_at(dfd, "hosts.json", json);
+		r = write_file_at(dfd, json_name, json);
 	return r;
+}
+
+int report_dir_write_hosts(const char *dir, struct json_object *doc)
+{
+	_cleanup_free_ char *html = NULL;
+	int r = report_hosts_html(doc, &html);
+
+	return r < 0 ? r : report_dir_write_page(dir, html, doc, "hosts.json");
 }

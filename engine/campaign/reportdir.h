@@ -14,6 +14,9 @@ int report_dir_check(const char *dir);
 /* The document doc (as json_name), its runs' bundles (read from h) and the
  * pages (report.html, report.svg), into a temporary sibling renamed to dir. */
 int report_dir_write(const char *dir, struct history *h, struct json_object *doc, const char *json_name);
+/* A page html as report.html and doc as json_name into dir (created, or
+ * empty): the fleet's report and tune's. */
+int report_dir_write_page(const char *dir, const char *html, struct json_object *doc, const char *json_name);
 /* The fleet's report.html and hosts.json into dir (created, or empty). */
 int report_dir_write_hosts(const char *dir, struct json_object *doc);
 

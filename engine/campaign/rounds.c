@@ -1059,10 +1059,8 @@ int campaign_check_group(const struct profile *p, char **ret_why, int *ret_code)
 static int keep_group(struct campaign_run *x, enum campaign_keep k, int64_t *ret_txn, const char **ret_group)
 {
 	_cleanup_profile_ struct profile *prof = NULL;
-	_cleanup_plan_ struct plan *p = NULL;
-	struct txn_outcome o = {0};
 	char msg[512] = "";
-	int i = keep_cell(x, k), code, r;
+	int i = keep_cell(x, k), code;
 
 	if (k == CAMPAIGN_KEEP_NONE)
 		return EXIT_OK;
@@ -1079,20 +1077,36 @@ static int keep_group(struct campaign_run *x, enum campaign_keep k, int64_t *ret
 	}
 	if (campaign_run_profile(x, x->cells[i].group, x->cells[i].sweep, &prof, NULL) < 0)
 		return EXIT_ERROR;
+	if (x->c->n_sweep)
+		snprintf(msg, sizeof(msg),
+			 "not persistent: the kept group has %s = %s, which its file %s does not say; the "
+			 "changes last until the next reboot",
+			 x->c->sweep_key, campaign_sweep_value(x->c, x->cells[i].sweep),
+			 x->c->groups[x->cells[i].group].path);
+	code = campaign_apply_committed(x, prof, x->c->groups[x->cells[i].group].path,
+					x->c->n_sweep ? msg : NULL, ret_txn);
+	if (code != EXIT_OK)
+		log_error("campaign: --keep %s: group %s not kept", campaign_keep_names[k],
+			  x->c->groups[x->cells[i].group].name);
+	else
+		*ret_group = x->c->groups[x->cells[i].group].name;
+	return code;
+}
+
+int campaign_apply_committed(struct campaign_run *x, const struct profile *prof, const char *path,
+			     const char *not_persistent, int64_t *ret_txn)
+{
+	_cleanup_plan_ struct plan *p = NULL;
+	struct txn_outcome o = {0};
+	char msg[512] = "";
+	int code, r;
+
 	code = campaign_plan_round(prof, &p);
 	if (code != EXIT_OK)
 		return code;
-	if (x->c->n_sweep == 0)
-		r = plan_boot_unit(p, x->c->groups[x->cells[i].group].path);
-	else
-		r = strv_pushf(
-		    &p->warnings,
-		    "not persistent: the kept group has %s = %s, which its file %s does not say; the "
-		    "changes last until the next reboot",
-		    x->c->sweep_key, campaign_sweep_value(x->c, x->cells[i].sweep),
-		    x->c->groups[x->cells[i].group].path);
+	r = not_persistent ? strv_pushf(&p->warnings, "%s", not_persistent) : plan_boot_unit(p, path);
 	if (r < 0) {
-		log_error_errno(r, "cannot plan %s: %m", x->c->groups[x->cells[i].group].path);
+		log_error_errno(r, "cannot plan %s: %m", path);
 		return EXIT_ERROR;
 	}
 	report_problems(p);
@@ -1109,14 +1123,9 @@ static int keep_group(struct campaign_run *x, enum campaign_keep k, int64_t *ret
 	if (txn_run(&x->h, &q, &o) < 0)
 		return EXIT_ERROR;
 	code = x->outcome(&o, 0, msg, sizeof(msg));
-	if (code != EXIT_OK)
-		log_error("campaign: --keep %s: group %s not kept", campaign_keep_names[k],
-			  x->c->groups[x->cells[i].group].name);
 	note_left(x, o.txn, o.apply.left, o.peer_left);
-	if (code == EXIT_OK) {
+	if (code == EXIT_OK)
 		*ret_txn = o.txn;
-		*ret_group = x->c->groups[x->cells[i].group].name;
-	}
 	txn_outcome_done(&o);
 	return code;
 }

@@ -147,6 +147,13 @@ int campaign_run_profile(const struct campaign_run *x, size_t g, size_t s, struc
  * apply, else why not (and *ret_code). An exit code. */
 int campaign_check_group(const struct profile *p, char **ret_why, int *ret_code);
 
+/* Apply profile prof (read from path) as one committed transaction, here
+ * and on the peer it tunes, as `apply` would: the boot-time unit planned
+ * for path unless not_persistent says why not (a warning). Only x's
+ * history, db_path, say and outcome are used. An exit code; *ret_txn. */
+int campaign_apply_committed(struct campaign_run *x, const struct profile *prof, const char *path,
+			     const char *not_persistent, int64_t *ret_txn);
+
 /* Plan a profile against the host now. EXIT_OK with *ret_plan. */
 int campaign_plan_round(const struct profile *prof, struct plan **ret_plan);
 

@@ -91,9 +91,9 @@ void txn_verb_report_problems(const struct plan *p)
 static int history_failed(const char *path, int r)
 {
 	if (r == -ENOENT)
-		log_error(
-		    "no history database at %s: check --db (apply, verify, bench and campaign create one)",
-		    path);
+		log_error("no history database at %s: check --db (apply, verify, bench, campaign and tune "
+			  "create one)",
+			  path);
 	else if (r == -ENODATA)
 		log_error(
 		    "no history in %s (the file is empty or not started): check --db (apply, verify, bench "

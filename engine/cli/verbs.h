@@ -44,6 +44,8 @@ extern const struct cli_option snapshot_options[];
 
 int verb_campaign(struct cli *cli, int argc, char **argv);
 int verb_report(struct cli *cli, int argc, char **argv);
+int verb_tune(struct cli *cli, int argc, char **argv);
+extern const struct cli_option tune_options[];
 extern const struct cli_option campaign_options[];
 extern const struct cli_option report_options[];
 

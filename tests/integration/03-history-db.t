@@ -11,7 +11,7 @@
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 DB=$TMP/typo.db
-nodb="cx5prof: error: no history database at $DB: check --db (apply, verify, bench and campaign create one)"
+nodb="cx5prof: error: no history database at $DB: check --db (apply, verify, bench, campaign and tune create one)"
 
 for args in "rollback" "rollback 3" "rollback --force" "commit" "mirror" "mirror --list" "analyze 1" \
 	"history" "history show 1" "compare 1 2" "export 1 --dir $TMP/bundle"; do
@@ -26,7 +26,7 @@ is "$rc:$err" "64:cx5prof: error: rollback: 'abc' is not a transaction number" "
 is "$(ls "$TMP")" "" "rollback abc: the argument is refused before a database or lock is created"
 
 : >"$TMP/empty.db"
-empty="cx5prof: error: no history in $TMP/empty.db (the file is empty or not started): check --db (apply, verify, bench and campaign create one)"
+empty="cx5prof: error: no history in $TMP/empty.db (the file is empty or not started): check --db (apply, verify, bench, campaign and tune create one)"
 for args in "history" "rollback" "commit" "analyze 1"; do
 	read -r -a argv <<<"$args"
 	run "$CX5PROF" --db "$TMP/empty.db" "${argv[@]}"

@@ -13,7 +13,7 @@ trap 'rm -rf "$TMP"' EXIT
 DB=$TMP/db/empty.db
 mkdir -p "$TMP/db"
 printf 'version: 1\nname: none\n' >"$TMP/p.yaml"
-empty="cx5prof: error: no history in $DB (the file is empty or not started): check --db (apply, verify, bench and campaign create one)"
+empty="cx5prof: error: no history in $DB (the file is empty or not started): check --db (apply, verify, bench, campaign and tune create one)"
 
 for args in "history" "history show 1" "history show txn 1" "rollback" "rollback 3" "commit" "mirror" \
 	"mirror --list" "analyze 1" "compare 1 2" "export 1 --dir $TMP/bundle" "report 1 --dir $TMP/report" \

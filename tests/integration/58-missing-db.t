@@ -10,7 +10,7 @@
 T=$(mktemp -d /tmp/cx5-58-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 DB=$T/typo/history.db
-msg="cx5prof: error: no history database at $DB: check --db (apply, verify, bench and campaign create one)"
+msg="cx5prof: error: no history database at $DB: check --db (apply, verify, bench, campaign and tune create one)"
 
 nothing_created() { # nothing_created NAME
 	is "$(ls -A "$T")" "" "$1: nothing created"

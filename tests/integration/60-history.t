@@ -75,7 +75,7 @@ run "$CX5PROF" --db "$DB" history list
 is "$rc" 64 "history list: unknown subcommand"
 run "$CX5PROF" --db "$TT/none.db" history
 is "$rc" 66 "history on a missing database: not found"
-is "$err" "cx5prof: error: no history database at $TT/none.db: check --db (apply, verify, bench and campaign create one)" \
+is "$err" "cx5prof: error: no history database at $TT/none.db: check --db (apply, verify, bench, campaign and tune create one)" \
 	"history on a missing database: message with the remedy"
 [ ! -e "$TT/none.db" ]
 ok $? "history does not create a missing database"

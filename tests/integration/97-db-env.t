@@ -31,11 +31,11 @@ ok $? "history with CX5PROF_DB: lists the seed's runs"
 is "$(cat "$varlib")" "" "history with CX5PROF_DB: /var/lib untouched"
 
 run private env CX5PROF_DB="$WORK/seed.db" "$CX5PROF" --db "$WORK/none.db" history 3>"$varlib"
-is "$rc:$err" "66:cx5prof: error: no history database at $WORK/none.db: check --db (apply, verify, bench and campaign create one)" \
+is "$rc:$err" "66:cx5prof: error: no history database at $WORK/none.db: check --db (apply, verify, bench, campaign and tune create one)" \
 	"--db wins over CX5PROF_DB"
 
 run private env CX5PROF_DB= "$CX5PROF" history 3>"$varlib"
-is "$rc:$err" "66:cx5prof: error: no history database at /var/lib/cx5prof/history.db: check --db (apply, verify, bench and campaign create one)" \
+is "$rc:$err" "66:cx5prof: error: no history database at /var/lib/cx5prof/history.db: check --db (apply, verify, bench, campaign and tune create one)" \
 	"CX5PROF_DB empty: the default path"
 is "$(cat "$varlib")" "" "CX5PROF_DB empty, history: nothing created"
 
