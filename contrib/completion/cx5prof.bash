@@ -73,7 +73,7 @@ _cx5prof()
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return
 		;;
-	--db|--peer-state|--config)
+	--db|--peer-state|--config|--out)
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
@@ -108,7 +108,7 @@ _cx5prof()
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
-	--confirm|--limit|--timeout|--port|--bind|--peer|--duration|--streams|--message-size|--reason|--budget)
+	--confirm|--limit|--timeout|--port|--bind|--peer|--duration|--streams|--message-size|--reason|--budget|--goal-mbps|--max-loss|--max-rounds|--only|--skip)
 		return # a value the user types
 		;;
 	esac
@@ -150,7 +150,7 @@ _cx5prof()
 	show|counters)
 		COMPREPLY=($(compgen -W "$(_cx5prof_ifnames "$sysroot")" -- "$cur"))
 		;;
-	validate|plan|apply|verify|doctor|campaign)
+	validate|plan|apply|verify|doctor|campaign|tune)
 		_cx5prof_profiles "$cur"
 		;;
 	history)

@@ -96,8 +96,8 @@ static int history_failed(const char *path, int r)
 			  path);
 	else if (r == -ENODATA)
 		log_error(
-		    "no history in %s (the file is empty or not started): check --db (apply, verify, bench "
-		    "and campaign create one)",
+		    "no history in %s (the file is empty or not started): check --db (apply, verify, bench, "
+		    "campaign and tune create one)",
 		    path);
 	else
 		log_error_errno(r, "history %s: %m: %s", path, history_remedy(r));

@@ -38,6 +38,7 @@
 #include "campaign/rounds.h"
 #include "doctor.h"
 #include "kinds/kinds.h"
+#include "ledger/ledger.h"
 #include "os/probe.h"
 #include "peer/peerssh.h"
 #include "plan.h"
@@ -405,6 +406,20 @@ static bool already(const struct tune_fragment *best, const struct tune_fragment
 	return true;
 }
 
+/* Whether the loss of the best's rounds could make a meaningful
+ * difference: a rule on the ledger's counters addresses at most that loss,
+ * so when it lies inside both margins (the loss margin in points, the
+ * throughput margin in percent) its candidate could never be kept and is
+ * not tried. */
+static bool loss_matters(const struct session *s)
+{
+	double loss = jnum(s->measured, "median_loss_percent");
+	double ml = s->o->min_effect_loss >= 0 ? s->o->min_effect_loss : VERDICT_MIN_EFFECT_LOSS;
+	double mr = s->o->min_effect >= 0 ? s->o->min_effect : VERDICT_MIN_EFFECT_RECV;
+
+	return isnan(loss) || loss >= ml || loss >= mr;
+}
+
 /* The rules that fire now, in rule order (each once: a family tried and
  * not kept, or not a ladder, is not tried again). */
 static int candidates(struct session *s, bool dry, struct candidate *ret, size_t *ret_n)
@@ -427,7 +442,7 @@ static int candidates(struct session *s, bool dry, struct candidate *ret, size_t
 		r = rule->fire(&f, &c.why, &c.weight, &c.frag);
 		if (r < 0)
 			return r;
-		if (r == 0 || already(&s->best, &c.frag)) {
+		if (r == 0 || already(&s->best, &c.frag) || (rule->measured && !loss_matters(s))) {
 			free(c.why);
 			continue;
 		}
@@ -444,8 +459,9 @@ static int candidates(struct session *s, bool dry, struct candidate *ret, size_t
 	return 0;
 }
 
-/* The candidate to try next: the heaviest (the first of equals in rule
- * order, the last with o->reverse); -1 when none can be tried. */
+/* The candidate to try next: the heaviest, the first of equals in rule
+ * order; with o->reverse (a test facility) the lightest, the last of
+ * equals: the whole order reversed. -1 when none can be tried. */
 static int pick(const struct session *s, const struct candidate *c, size_t n)
 {
 	int best = -1;
@@ -454,7 +470,7 @@ static int pick(const struct session *s, const struct candidate *c, size_t n)
 		size_t k = s->o->reverse ? n - 1 - i : i;
 		if (c[k].skip)
 			continue;
-		if (best < 0 || c[k].weight > c[best].weight)
+		if (best < 0 || (s->o->reverse ? c[k].weight < c[best].weight : c[k].weight > c[best].weight))
 			best = (int)k;
 	}
 	return best;
@@ -900,6 +916,26 @@ static struct json_object *session_doc(struct session *s, const char *status, in
 	return o;
 }
 
+/* Why nothing is left, from the final rounds' ledger: the sender limits
+ * (say what would help), or the loss that is left lies inside the
+ * margins, or no rule addresses the stage it names. NULL: nothing to add. */
+static char *what_is_left(const struct session *s)
+{
+	const char *l = jstr(s->measured, "limited_by");
+	double loss = jnum(s->measured, "median_loss_percent");
+
+	if (!l || streq(l, "unknown"))
+		return NULL;
+	if (streq(l, "sender"))
+		return strdup("the sender limits (no loss to speak of): more streams (verify.streams) or GSO "
+			      "(verify.gso) would help, no receive-side setting can");
+	if (!loss_matters(s))
+		return strprintf("the loss left (%.2f%%, the ledger names the %s) lies inside the margins: no "
+				 "change could make a meaningful difference to it",
+				 loss, strna(ledger_stage_label(l)));
+	return strprintf("the ledger names the %s, and no rule left addresses it", strna(ledger_stage_label(l)));
+}
+
 /* ---- the session ---- */
 
 static int session_open(struct session *s, struct tune_options *o)
@@ -1158,13 +1194,7 @@ int tune_run(struct tune_options *o, struct json_object **ret_doc)
 			}
 		k = pick(&s, c, n);
 		if (k < 0) {
-			const char *l = jstr(s.measured, "limited_by");
 			s.stopped = "nothing-left";
-			if (l && streq(l, "sender"))
-				s.stop_note =
-				    strdup("the sender limits (no loss to speak of): more streams "
-					   "(verify.streams) or GSO (verify.gso) would help, no receive-side "
-					   "setting can");
 			candidates_free(c, n);
 			break;
 		}
@@ -1178,6 +1208,8 @@ int tune_run(struct tune_options *o, struct json_object **ret_doc)
 	if (streq(s.stopped, "goal") || streq(s.stopped, "nothing-left") ||
 	    (streq(s.stopped, "budget") && (!o->budget_s || elapsed(&s) < o->budget_s)))
 		(void)leave_one_out(&s);
+	if (streq_ptr(s.stopped, "nothing-left"))
+		s.stop_note = what_is_left(&s);
 	status = s.code == EXIT_OK ? "done" : streq_ptr(s.stopped, "interrupted") ? "interrupted" : "failed";
 	if (s.code == EXIT_OK && o->keep && s.n_kept > 0) {
 		_cleanup_free_ char *yaml = profile_yaml(&s);

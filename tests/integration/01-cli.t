@@ -13,7 +13,7 @@ is "$(printf '%s\n' "$err" | head -n 1)" "Usage: cx5prof [--sysroot DIR] [--db P
 run "$CX5PROF" --help
 is "$rc" 0 "--help: exit 0"
 verbs=$(printf '%s\n' "$out" | awk '/^Verbs:/ {v=1; next} /^$/ {v=0} v {print $1}' | tr '\n' ' ')
-is "$verbs" "help show counters validate plan apply rollback commit verify doctor snapshot serve bench campaign report history compare export mirror analyze " \
+is "$verbs" "help show counters validate plan apply rollback commit verify doctor snapshot serve bench campaign tune report history compare export mirror analyze " \
 	"--help lists every verb, in the order an operator uses them"
 
 run "$CX5PROF" valdate x.yaml

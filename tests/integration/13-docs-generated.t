@@ -32,7 +32,8 @@ is "$(jq -c '[.kinds | sort_by(.rank)[] | .name]' "$TMP/keys.json")" \
 	"plan.schema.json lists every change kind, in apply order"
 
 # A copy of the files, one generated line edited by hand.
-mkdir -p "$TMP/top/schemas" "$TMP/top/contrib/man"
+mkdir -p "$TMP/top/schemas" "$TMP/top/contrib/man" "$TMP/top/docs"
+cp "$TOP/docs/tune.md" "$TMP/top/docs/"
 cp "$TOP/schemas/profile.schema.json" "$TOP/schemas/plan.schema.json" "$TOP/schemas/state.schema.json" \
 	"$TMP/top/schemas/"
 cp "$TOP/contrib/man/cx5prof.8" "$TMP/top/contrib/man/"

@@ -16,7 +16,7 @@
 # than its rounds show); each kept change left out once is kept (its
 # removal makes a difference); the written profile validates, and a campaign of the start
 # profile against it says better. 221-tune-lab-reverse.t runs this file
-# with the candidates of equal standing in reverse rule order
+# with the candidates in reverse order, the lightest first
 # (CX5PROF_TEST_TUNE_ORDER=reverse): the same must hold. Both hosts end as
 # they began.
 . "$(dirname "$0")/lib.sh"

@@ -21,7 +21,7 @@ comp() {
 }
 
 verbs=$("$CX5PROF" --help | awk '/^Verbs:/ {v=1; next} /^$/ {v=0} v && NF {print $1}' | sort | paste -sd' ')
-is "$verbs" "analyze apply bench campaign commit compare counters doctor export help history mirror plan report rollback serve show snapshot validate verify" \
+is "$verbs" "analyze apply bench campaign commit compare counters doctor export help history mirror plan report rollback serve show snapshot tune validate verify" \
 	"the binary lists the verbs"
 is "$(comp "$CX5PROF" "")" "$verbs" "first word: every verb"
 is "$(comp "$CX5PROF" ap)" "apply" "'ap': apply"
@@ -44,6 +44,9 @@ is "$(comp "$CX5PROF" campaign x.yaml --keep "")" "best first last none" "campai
 is "$(comp "$CX5PROF" campaign --k)" "--keep" "campaign --k: --keep"
 is "$(comp "$CX5PROF" campaign --)" "--ablate --allow-ssh-commands --budget --check --db --duration --help --json --keep --min-effect --min-effect-loss --order --peer --repeat --report --seed --sysroot --verbose" "campaign --: its options"
 is "$(comp "$CX5PROF" campaign --repeat "")" "auto" "campaign --repeat: auto (or a number)"
+is "$(comp "$CX5PROF" tune profiles/a)" "profiles/a.yaml" "tune: a profile"
+is "$(comp "$CX5PROF" tune --dr)" "--dry-run" "tune --dr: --dry-run"
+is "$(comp "$CX5PROF" tune x.yaml --goal-mbps "")" "" "tune --goal-mbps: a value the user types"
 is "$(comp "$CX5PROF" campaign --ablate profiles/a)" "profiles/a.yaml" "campaign --ablate: a profile"
 is "$(comp "$CX5PROF" rollback --)" "--abandon --allow-ssh-commands --db --force --help --json --reason --sysroot --verbose" "rollback --: --abandon and --reason too"
 is "$(comp "$CX5PROF" verify --b)" "--bench-anyway" "verify --b: --bench-anyway"
