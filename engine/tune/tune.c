@@ -165,6 +165,25 @@ static void write_fragment(FILE *f, const struct tune_fragment *frag, char *cons
 	}
 }
 
+/* s as a YAML double-quoted scalar's inside: backslash and quote escaped,
+ * control characters dropped (a doctor detail read from a sysroot may
+ * hold anything). Caller frees. */
+static char *yaml_inner(const char *s)
+{
+	char *out = malloc(2 * strlen(strempty(s)) + 1), *w = out;
+
+	for (const char *p = strempty(s); out && *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			continue;
+		if (*p == '"' || *p == '\\')
+			*w++ = '\\';
+		*w++ = *p;
+	}
+	if (w)
+		*w = 0;
+	return out;
+}
+
 /* A profile: the start extended by frag, into the session's directory
  * (or to path when given). */
 static int write_profile(struct session *s, const char *file, const char *name, const char *description,
@@ -182,8 +201,13 @@ static int write_profile(struct session *s, const char *file, const char *name, 
 		return -errno;
 	if (header)
 		fprintf(f, "%s", header);
-	fprintf(f, "version: 1\nname: %s\ndescription: \"%s\"\nextends: \"%s\"\n", name, description,
-		s->start);
+	_cleanup_free_ char *desc = yaml_inner(description), *start = yaml_inner(s->start);
+
+	if (!desc || !start) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	fprintf(f, "version: 1\nname: %s\ndescription: \"%s\"\nextends: \"%s\"\n", name, desc, start);
 	write_fragment(f, frag, comments);
 	r = fclose(f) == 0 ? 0 : -errno;
 	if (r < 0)
@@ -232,8 +256,10 @@ static int run_campaign(struct session *s, const char *label, char **groups, siz
 	if (!cfile || !(f = fopen(cfile, "we")))
 		return log_error("tune: cannot write its campaign in %s: %m", s->dir), EXIT_ERROR;
 	fprintf(f, "version: 1\nname: tune-%" PRId64 "-%s\ngroups:\n", s->id, label);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "  - \"%s\"\n", groups[i]);
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *g = yaml_inner(groups[i]);
+		fprintf(f, "  - \"%s\"\n", strempty(g));
+	}
 	if (repeat)
 		fprintf(f, "repeat: %u\n", repeat);
 	else
@@ -801,6 +827,7 @@ static int leave_one_out(struct session *s)
 
 static char *profile_yaml(struct session *s)
 {
+	_cleanup_free_ char *start = NULL;
 	char *buf = NULL, **comments = calloc(TUNE_MAX_KEYS, sizeof(char *));
 	size_t size = 0;
 	FILE *f = open_memstream(&buf, &size);
@@ -831,7 +858,8 @@ static char *profile_yaml(struct session *s)
 		"version: 1\nname: tuned\ndescription: \"cx5prof tune session %" PRId64
 		": %zu change%s kept\"\n",
 		s->id, s->n_kept, s->n_kept == 1 ? "" : "s");
-	fprintf(f, "extends: \"%s\"\n", s->start);
+	start = yaml_inner(s->start);
+	fprintf(f, "extends: \"%s\"\n", strempty(start));
 	write_fragment(f, &s->best, comments);
 	for (size_t i = 0; i < TUNE_MAX_KEYS; i++)
 		free(comments[i]);
@@ -930,10 +958,12 @@ static char *what_is_left(const struct session *s)
 		return strdup("the sender limits (no loss to speak of): more streams (verify.streams) or GSO "
 			      "(verify.gso) would help, no receive-side setting can");
 	if (!loss_matters(s))
-		return strprintf("the loss left (%.2f%%, the ledger names the %s) lies inside the margins: no "
-				 "change could make a meaningful difference to it",
-				 loss, strna(ledger_stage_label(l)));
-	return strprintf("the ledger names the %s, and no rule left addresses it", strna(ledger_stage_label(l)));
+		return strprintf(
+		    "the loss left (%.2f%%, the ledger names the %s) lies inside the margins: no "
+		    "change could make a meaningful difference to it",
+		    loss, strna(ledger_stage_label(l)));
+	return strprintf("the ledger names the %s, and no rule left addresses it",
+			 strna(ledger_stage_label(l)));
 }
 
 /* ---- the session ---- */
