@@ -161,12 +161,11 @@ echo "report: $REPORT/report.html (open it in a browser; campaign.json and runs/
 
 step "11. tune: find the bottleneck, try one change at a time, keep what measurably helps"
 require_verb tune
-# Three rule families, at most 5 rounds a group per candidate, the lab's
-# 10% margin: MTU 9000 multiplies the throughput and overflows the receive
-# buffer, which the ledger then names (a larger buffer comes next); the IRQ
-# map (no physical effect on veth) makes no meaningful difference. The
+# Two rule families, at most 5 rounds a group per candidate, the lab's 10%
+# margin: MTU 9000 multiplies the throughput and overflows the receive
+# buffer, which the ledger then names (a larger buffer comes next). The
 # host ends as it began.
-cx5 tune "$TOP/contrib/lab/tune-demo.yaml" --only mtu,rcvbuf,irq --max-rounds 5 --min-effect 10 --out "$REPORT/tuned.yaml"
+cx5 tune "$TOP/contrib/lab/tune-demo.yaml" --only mtu,rcvbuf --max-rounds 5 --min-effect 10 --out "$REPORT/tuned.yaml"
 echo "tuned profile: $REPORT/tuned.yaml"
 
 step "done"

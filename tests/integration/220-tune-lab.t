@@ -2,7 +2,7 @@
 # 220-tune-lab.t: `cx5prof tune --peer` closes the loop in the namespace
 # lab. Both ends start at MTU 1500 with a 16K receive buffer
 # (verify.socket_buffer.receive in the start profile); the path is shaped
-# to a packet rate (campaign-lib.sh: tbf mpu 9000, here 1 Gbit/s), the
+# to a packet rate (campaign-lib.sh: tbf mpu 9000, here 2 Gbit/s), the
 # built-in runner measures against `cx5prof serve` in the peer (whose STATE
 # gives the peer's counters to the loss ledger) and the peer is tuned
 # through its sshd (peer-ssh-lib.sh); the NIC facts come
@@ -10,12 +10,16 @@
 # many distributions boot). Margin: 10% (veth is noisier than a quiet
 # 25G host). tune keeps exactly the MTU (both ends) and a larger receive
 # buffer, and reports the IRQ map, XPS and governor candidates (no
-# physical effect on veth or under --sysroot) reverted: "no meaningful
-# difference" (or, after a noisy round, "no clear difference": within 6
-# rounds the interval may not fit the margin; a verdict never claims more
-# than its rounds show); each kept change left out once is kept (its
-# removal makes a difference); the written profile validates, and a campaign of the start
-# profile against it says better. 221-tune-lab-reverse.t runs this file
+# physical effect on veth or under --sysroot) reverted, never kept. Their
+# words are usually "no meaningful difference", but depend on the rounds'
+# noise: within 6 rounds an interval may not fit the ±10% margin ("no
+# clear difference"), and an A/A comparison says "clearly worse" at the
+# campaigns' stated error rate (5% for each measure); what must hold is
+# that nothing without an effect is kept (one kept by a false "clearly
+# lower loss" is dropped by its leave-one-out). The MTU and the buffer,
+# each left out once, are kept (their removal makes a difference); the
+# written profile validates, and a campaign of the start profile against
+# it says better. 221-tune-lab-reverse.t runs this file
 # with the candidates in reverse order, the lightest first
 # (CX5PROF_TEST_TUNE_ORDER=reverse): the same must hold. Both hosts end as
 # they began.
@@ -23,7 +27,7 @@
 . "$(dirname "$0")/campaign-lib.sh"
 . "$(dirname "$0")/peer-ssh-lib.sh"
 if [ "${CX5PROF_TEST_TUNE_ORDER:-}" = reverse ]; then csetup c221; LABEL="tune (reverse order)"; else csetup c220; LABEL=tune; fi
-ip netns exec "$HOST_NS" tc qdisc change dev ens1f0 root tbf rate 1gbit burst 128kb latency 20ms mpu 9000 ||
+ip netns exec "$HOST_NS" tc qdisc change dev ens1f0 root tbf rate 2gbit burst 256kb latency 20ms mpu 9000 ||
 	{ echo "Bail out! tc tbf change failed"; exit 1; }
 peer_ssh_setup
 timeout -k 1 900 ip netns exec "$PEER_NS" "$CX5PROF" serve --bind 198.18.0.2 2>"$WORK/serve.log" &
@@ -74,14 +78,14 @@ for f in ("irq", "xps", "cpufreq"):
     print(f, cands.get(f))
 print("mtu", cands.get("mtu", [])[:1])
 print("status", d["status"], d["exit_code"], d["stopped"])
-print("leave-one-out", sorted((s["family"], s["outcome"]) for s in d["steps"] if s["kind"] == "leave-one-out"))
+print("leave-one-out", sorted((s["family"], s["outcome"]) for s in d["steps"] if s["kind"] == "leave-one-out" and s["family"] in ("mtu", "rcvbuf")))
 PY
 	diag "$out"
 	printf '%s\n' "$out" | grep -qx 'kept mtu,rcvbuf'
 	ok $? "$label: kept exactly the MTU and a larger receive buffer"
-	for f in irq xps cpufreq; do
-		printf '%s\n' "$out" | grep -qxE "$f \[\('reverted', 'no (meaningful|clear) difference'\)\]"
-		ok $? "$label: the $f candidate was reverted: no meaningful (or clear) difference"
+	for f in $REVERTED; do
+		printf '%s\n' "$out" | grep -qE "^$f \[\('reverted', "
+		ok $? "$label: the $f candidate was reverted (no physical effect here: never kept)"
 	done
 	printf '%s\n' "$out" | grep -qE "^mtu \[\('kept', 'throughput clearly better"
 	ok $? "$label: MTU 9000 kept: throughput clearly better"
@@ -95,7 +99,11 @@ PY
 }
 
 # The table people read; the document is the session's record in the history.
-run hcx tune "$WORK/start.yaml" --min-effect 10 --max-rounds 6 --out "$WORK/tuned.yaml"
+# The reversed order (221) skips xps and cpufreq: the IRQ map, the
+# lightest, still comes first, and make check stays within its time.
+SKIP=() REVERTED="irq xps cpufreq"
+if [ "${CX5PROF_TEST_TUNE_ORDER:-}" = reverse ]; then SKIP=(--skip xps,cpufreq) REVERTED=irq; fi
+run hcx tune "$WORK/start.yaml" --min-effect 10 --max-rounds 6 "${SKIP[@]}" --out "$WORK/tuned.yaml"
 diag "$out"
 printf '%s\n' "$out" >"$WORK/tune.txt"
 q "SELECT summary FROM tunes WHERE id = 1" >"$WORK/tune.json"
