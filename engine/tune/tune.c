@@ -579,6 +579,11 @@ static bool supports_keeping(struct json_object *cmp, const char **ret_why)
 /* The code of a campaign that did not end normally: the session stops. */
 static bool campaign_stops(struct session *s, int code, struct json_object *doc)
 {
+	if (code == EXIT_OK && doc && streq_ptr(jstr(doc, "stopped"), "budget")) {
+		/* its rounds ended at the budget, undecided: the session too */
+		s->stopped = "budget";
+		return true;
+	}
 	if (code == EXIT_OK && doc)
 		return false;
 	if (code == EXIT_OK) {
@@ -691,7 +696,7 @@ static int try_candidate(struct session *s, struct candidate *c)
 			 strna(tune_fragment_text(&c->frag)), c->why);
 	code = run_campaign(s, label, (char *[]){best_path, cand_path}, 2, 0, &doc);
 	if (campaign_stops(s, code, doc)) {
-		step_result(st, doc, "interrupted", s->stopped);
+		step_result(st, doc, streq(s->stopped, "budget") ? "skipped" : "interrupted", s->stopped);
 		json_object_put(doc);
 		return EXIT_OK;
 	}
@@ -1175,13 +1180,14 @@ int tune_run(struct tune_options *o, struct json_object **ret_doc)
 					 TUNE_DEFAULT_BASELINE_ROUNDS);
 			code = run_campaign(&s, "baseline", (char *[]){path}, 1, TUNE_DEFAULT_BASELINE_ROUNDS,
 					    &doc);
-			if (!campaign_stops(&s, code, doc)) {
-				if (group_skipped(doc, 0)) {
-					s.code = EXIT_ROLLED_BACK;
-					s.stopped = "failed";
-					s.stop_note = strprintf("the starting point cannot be measured: %s",
-								group_skipped(doc, 0));
-				}
+			if (!campaign_stops(&s, code, doc) && group_skipped(doc, 0)) {
+				s.code = EXIT_ROLLED_BACK;
+				s.stopped = "failed";
+				s.stop_note = strprintf("the starting point cannot be measured: %s",
+							group_skipped(doc, 0));
+			}
+			/* what it measured, also when the budget ended it early */
+			if (doc_group(doc, 0)) {
 				s.baseline = json_object_get(doc_group(doc, 0));
 				s.measured = json_object_get(doc_group(doc, 0));
 			}

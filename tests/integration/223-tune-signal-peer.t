@@ -6,9 +6,11 @@
 #   candidate still runs (--only mtu,irq).
 #   Its --report DIR: tune.json and report.html (the step chart), which
 #   the headless browser lays out without a fault at 800 and 1280 px.
-# - A goal the baseline reaches (--goal-mbps 1): no candidate is tried.
+# - A goal the baseline reaches (--goal-mbps 1): no candidate is tried;
+#   a budget spent in the baseline rounds (--budget 4s) neither.
 # - SIGINT to the process group during a candidate's rounds: exit 6, the
 #   session recorded as interrupted with its steps, the host as before.
+# - The sessions' records reach a TaoToken gateway on 127.0.0.1 (mirror).
 # - --keep: the peer at MTU 9000 (its `serve` says so in STATE, so the MTU
 #   candidate needs no tuning there), MTU 9000 kept and applied here as one
 #   committed transaction; rollback undoes it.
@@ -68,6 +70,18 @@ print(d["stopped"], d["exit_code"], len(d["steps"]), d["rounds"], d["goal"])
 PY
 is "$out" "goal 0 0 3 {'recv_mbps': 1.0, 'max_loss_percent': 100.0}" "--goal-mbps the baseline reaches: stopped at the goal after the 3 baseline rounds"
 
+# ---- a budget spent in the baseline rounds: no candidate's rounds
+run cx --json tune "$WORK/start.yaml" --only irq --budget 4s
+printf '%s' "$out" >"$WORK/budget.json"
+run "$PY" - "$WORK/budget.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["stopped"], d["exit_code"], d["status"], [(s["family"], s["outcome"], s["rounds"]) for s in d["steps"]], d["rounds"] <= 3)
+PY
+printf '%s\n' "$out" | grep -qE "^budget 0 done (\[\]|\[\('irq', 'skipped', 0\)\]) True$"
+ok $? "--budget 4s: stopped by the budget, no candidate's rounds, exit 0"
+diag "$out"
+
 # ---- SIGINT during a candidate's rounds (the 3 baseline rounds, then the candidate's)
 mkfifo "$WORK/int.fifo"
 CX5PROF_TEST_PAUSE=bench-running:$WORK/int.fifo setsid ip netns exec "$HOST_NS" "$CX5PROF" --sysroot "$SR" --db "$DB" \
@@ -107,4 +121,29 @@ run cx rollback
 is "$rc/$(ip -n "$HOST_NS" -o link show ens1f0 | grep -o 'mtu [0-9]*')" "0/mtu 1500" "rollback undoes the kept profile"
 same_sysroot
 ok $? "the sysroot as before"
+
+# ---- the sessions' records drained to a TaoToken gateway (the fake one of
+# the mirror tests, on 127.0.0.1 outside the lab's namespaces)
+(umask 077 && echo "sk-cx5test-tune-$$" >"$WORK/tt.key")
+echo success >"$WORK/tt.scenario"
+: >"$WORK/tt.log"
+/usr/bin/python3 "$TESTS_DIR/helpers/taotoken_server.py" --port-file "$WORK/tt.port" \
+	--scenario-file "$WORK/tt.scenario" --log "$WORK/tt.log" --key-file "$WORK/tt.key" &
+V_PIDS="$V_PIDS $!"
+wait_until 60 test -s "$WORK/tt.port"
+printf 'taotoken:\n  base_url: http://127.0.0.1:%s\n  api_key_file: %s\n  model_id: test-model\n  task: cx5-lab\n' \
+	"$(cat "$WORK/tt.port")" "$WORK/tt.key" >"$WORK/mirror.yaml"
+sessions=$(q "SELECT COUNT(*) FROM tunes")
+run env CX5PROF_MIRROR_CONFIG="$WORK/mirror.yaml" "$CX5PROF" --db "$DB" mirror
+is "$rc/$(q "SELECT COUNT(*) FROM outbox WHERE source_kind = 'tune' AND status = 'sent' AND attempts = 1")" "0/$sessions" \
+	"mirror: every tune session's outbox row sent once"
+run "$PY" - "$WORK/tt.log" "$TOP/schemas/tune.schema.json" <<'PYEOF'
+import json, sys, jsonschema
+got = [json.loads(l) for l in open(sys.argv[1])]
+tune = [e for e in got if e["record"] == "tune 1"]
+doc = json.loads(tune[0]["content"].split(":", 1)[1]) if len(tune) == 1 else {}
+jsonschema.Draft202012Validator(json.load(open(sys.argv[2]))).validate(doc)
+print(len(tune), tune[0]["status"], tune[0]["key_ok"], doc["tune"], doc["status"])
+PYEOF
+is "$rc $out" "0 1 200 True 1 done" "the gateway received the first session's record once: its document (valid), with the key"
 done_testing
