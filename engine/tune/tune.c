@@ -967,7 +967,7 @@ static char *what_is_left(const struct session *s)
 		    "the loss left (%.2f%%, the ledger names the %s) lies inside the margins: no "
 		    "change could make a meaningful difference to it",
 		    loss, strna(ledger_stage_label(l)));
-	return strprintf("the ledger names the %s, and no rule left addresses it",
+	return strprintf("the ledger names the %s, and no rule left to try addresses it",
 			 strna(ledger_stage_label(l)));
 }
 
