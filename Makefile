@@ -52,7 +52,7 @@ INTEG_ALL  := $(sort $(wildcard tests/integration/*.t))
 # own namespaces, sysroot, database and ports; most of a test's time is
 # a benchmark's or a server's, not CPU); the longest start first, so the
 # last to finish is not one of them.
-TEST_JOBS  ?= 4
+TEST_JOBS  ?= 3
 INTEG_SLOW := $(filter $(INTEG_ALL),$(addprefix tests/integration/,85-kill-fault-loop.t \
 	112-campaign-ablate.t 87-kill-fault-campaign-peer.t 71-serve-malformed.t 78-peer-never-untracked.t \
 	111-campaign-aa.t 56-campaign.t 75-campaign-peer.t 81-ansible.t 151-fleet-ansible.t \
