@@ -7,25 +7,14 @@
 
 #include "base/chart.h"
 #include "base/html.h"
+#include "base/jsonget.h"
 #include "base/util.h"
 #include "base/version.h"
-
-static struct json_object *get(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static double num(struct json_object *o, const char *key)
-{
-	struct json_object *v = get(o, key);
-	return v && !json_object_is_type(v, json_type_null) ? json_object_get_double(v) : NAN;
-}
 
 /* A cell with the value as text, "-" when it is missing or null. */
 static void cell(FILE *f, struct json_object *row, const char *key)
 {
-	struct json_object *v = get(row, key);
+	struct json_object *v = jget(row, key);
 
 	fputs("<td>", f);
 	html_text(f, v && !json_object_is_type(v, json_type_null) ? json_object_get_string(v) : "-");
@@ -52,9 +41,9 @@ static int throughput_bars(FILE *f, struct json_object *hosts)
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *row = json_object_array_get_idx(hosts, i);
 		rows[i] = (struct chart_row){
-		    .label = json_object_get_string(get(row, "host")),
-		    .value = num(row, "recv_mbps"),
-		    .note = json_object_get_string(get(row, "outcome")),
+		    .label = json_object_get_string(jget(row, "host")),
+		    .value = jnum(row, "recv_mbps"),
+		    .note = json_object_get_string(jget(row, "outcome")),
 		};
 	}
 	fputs("<h3>Receive throughput of each host's verify run</h3>\n", f);
@@ -71,8 +60,9 @@ static void host_table(FILE *f, struct json_object *hosts)
 	      "<th>reason</th><th>run</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < json_object_array_length(hosts); i++) {
-		struct json_object *row = json_object_array_get_idx(hosts, i), *changed = get(row, "changed");
-		double m = num(row, "recv_mbps"), loss = num(row, "loss_percent");
+		struct json_object *row = json_object_array_get_idx(hosts, i),
+				   *changed = jget(row, "changed");
+		double m = jnum(row, "recv_mbps"), loss = jnum(row, "loss_percent");
 
 		fputs("<tr>", f);
 		cell(f, row, "host");
@@ -102,7 +92,7 @@ static void host_table(FILE *f, struct json_object *hosts)
 
 int report_hosts_html(struct json_object *doc, char **ret)
 {
-	struct json_object *hosts = get(doc, "hosts"), *verdict = get(doc, "verdict");
+	struct json_object *hosts = jget(doc, "hosts"), *verdict = jget(doc, "verdict");
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 
 #include "apply.h"
+#include "base/jsonget.h"
 #include "base/log.h"
 #include "base/output.h"
 #include "base/stats.h"
@@ -192,18 +193,6 @@ static int handle_option(int id, const char *arg, void *userdata)
 	return EXIT_USAGE;
 }
 
-static double jdouble(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : NAN;
-}
-
-static const char *jstring(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
-}
-
 /* "peer        baseline mtu 1500 drops none, jumbo mtu 9000 drops +12":
  * the peer's state per group, when `serve` gave it. */
 static void render_peer_line(struct json_object *groups)
@@ -224,8 +213,8 @@ static void render_peer_line(struct json_object *groups)
 			snprintf(d, sizeof(d), json_object_get_int64(drops) ? "+%" PRId64 : "none",
 				 json_object_get_int64(drops));
 		t = strprintf("%s%s%s%s%s mtu %s drops %s", line ? line : "", line ? ", " : "",
-			      jstring(g, "group"), jstring(g, "sweep_value") ? " " : "",
-			      jstring(g, "sweep_value") ? jstring(g, "sweep_value") : "", m, d);
+			      jstr(g, "group"), jstr(g, "sweep_value") ? " " : "",
+			      jstr(g, "sweep_value") ? jstr(g, "sweep_value") : "", m, d);
 		free(line);
 		line = t;
 	}
@@ -238,7 +227,7 @@ static void render_peer_line(struct json_object *groups)
  * buffer (2 of 3)"); "-" without a ledger. */
 static void limited_by_cell(struct json_object *g, char *buf, size_t size)
 {
-	const char *v = jstring(g, "limited_by"), *label = ledger_stage_label(v);
+	const char *v = jstr(g, "limited_by"), *label = ledger_stage_label(v);
 	struct json_object *rounds = json_object_object_get(g, "rounds");
 	int k = json_object_get_int(json_object_object_get(g, "limited_by_rounds"));
 	size_t n = 0;
@@ -274,8 +263,8 @@ static void render_excluded(struct json_object *groups)
 				struct json_object *next = json_object_array_get_idx(rounds, k + 1);
 				if (json_object_get_boolean(json_object_object_get(next, "counted")) ||
 				    json_object_get_boolean(json_object_object_get(next, "warmup")) ||
-				    !streq_ptr(jstring(next, "result"), jstring(r, "result")) ||
-				    !streq_ptr(jstring(next, "error"), jstring(r, "error")))
+				    !streq_ptr(jstr(next, "result"), jstr(r, "result")) ||
+				    !streq_ptr(jstr(next, "error"), jstr(r, "error")))
 					break;
 				last = json_object_get_int(json_object_object_get(next, "repetition"));
 				k++;
@@ -285,9 +274,9 @@ static void render_excluded(struct json_object *groups)
 				snprintf(which, sizeof(which), "round %d", first);
 			else
 				snprintf(which, sizeof(which), "rounds %d-%d", first, last);
-			out_text("excluded    %s%s%s %s: %s: %s\n", jstring(g, "group"),
-				 jstring(g, "sweep_value") ? " " : "", strempty(jstring(g, "sweep_value")),
-				 which, jstring(r, "result"), strna(jstring(r, "error")));
+			out_text("excluded    %s%s%s %s: %s: %s\n", jstr(g, "group"),
+				 jstr(g, "sweep_value") ? " " : "", strempty(jstr(g, "sweep_value")), which,
+				 jstr(r, "result"), strna(jstr(r, "error")));
 		}
 	}
 }
@@ -320,7 +309,7 @@ static void render_comparisons(struct json_object *doc)
 		measure_cell(recv, rc, sizeof(rc));
 		measure_cell(loss, lc, sizeof(lc));
 		out_text("%-32s %-44s %-44s %.1f%%, %.1f%%\n", strna(name), rc, lc,
-			 100 * jdouble(recv, "confidence"), 100 * jdouble(loss, "confidence"));
+			 100 * jnum(recv, "confidence"), 100 * jnum(loss, "confidence"));
 	}
 }
 
@@ -332,7 +321,7 @@ static void render_statistics(struct json_object *doc)
 {
 	struct json_object *st = json_object_object_get(doc, "statistics"), *rounds, *me;
 	_cleanup_free_ char *looks = NULL;
-	double alpha = jdouble(st, "alpha");
+	double alpha = jnum(st, "alpha");
 
 	if (!st)
 		return;
@@ -347,18 +336,18 @@ static void render_statistics(struct json_object *doc)
 	out_text("statistics  ");
 	if (looks)
 		out_text("looks after rounds %s (%s spending), verdict at level %.2f%%; ", looks,
-			 strna(jstring(st, "spending")), 100 * jdouble(st, "level"));
+			 strna(jstr(st, "spending")), 100 * jnum(st, "level"));
 	if (me)
-		out_text("margin ±%g%% throughput, ±%g pp loss; ", jdouble(me, "throughput_percent"),
-			 jdouble(me, "loss_points"));
-	if (jstring(st, "order"))
-		out_text("order %s", jstring(st, "order"));
+		out_text("margin ±%g%% throughput, ±%g pp loss; ", jnum(me, "throughput_percent"),
+			 jnum(me, "loss_points"));
+	if (jstr(st, "order"))
+		out_text("order %s", jstr(st, "order"));
 	if (json_object_object_get(st, "seed"))
 		out_text(" (seed %" PRId64 ")", json_object_get_int64(json_object_object_get(st, "seed")));
 	out_text("%sa false better, worse or no meaningful difference: at most %.0f%% for throughput and "
 		 "%.0f%% for loss (%.0f%% both "
 		 "together)\n",
-		 jstring(st, "order") ? "; " : "", 100 * alpha, 100 * alpha, 200 * alpha);
+		 jstr(st, "order") ? "; " : "", 100 * alpha, 100 * alpha, 200 * alpha);
 }
 
 /* The attribution of an ablation: each family alone and inside the full
@@ -386,12 +375,12 @@ static void render_families(struct json_object *doc)
 			    json_object_object_get(
 				json_object_array_get_idx(cmps, (size_t)json_object_get_int(m)), "recv"),
 			    inside, sizeof(inside));
-		if (jstring(f, "skipped"))
-			out_text("%-24s not applied: %s\n", jstring(f, "label"), jstring(f, "skipped"));
+		if (jstr(f, "skipped"))
+			out_text("%-24s not applied: %s\n", jstr(f, "label"), jstr(f, "skipped"));
 		else
-			out_text("%-24s %-32s %s\n", jstring(f, "label"), alone, inside);
-		if (jstring(f, "interaction"))
-			out_text("%-24s interaction: %s\n", "", jstring(f, "interaction"));
+			out_text("%-24s %-32s %s\n", jstr(f, "label"), alone, inside);
+		if (jstr(f, "interaction"))
+			out_text("%-24s interaction: %s\n", "", jstr(f, "interaction"));
 	}
 }
 
@@ -407,9 +396,9 @@ static void render_time(struct json_object *doc)
 	    {"interrupted", "interrupted"},
 	    {"failed", "an error"},
 	};
-	const char *stopped = strempty(jstring(doc, "stopped"));
+	const char *stopped = strempty(jstr(doc, "stopped"));
 
-	out_text("time        %.0f s (estimate %d s)", jdouble(doc, "elapsed_s"),
+	out_text("time        %.0f s (estimate %d s)", jnum(doc, "elapsed_s"),
 		 json_object_get_int(json_object_object_get(doc, "estimated_s")));
 	for (size_t i = 0; i < ARRAY_SIZE(why); i++)
 		if (streq(stopped, why[i].stopped))
@@ -436,20 +425,19 @@ static void render_failed_thresholds(struct json_object *groups)
 
 			for (size_t t = 0; t < json_object_array_length(ths); t++) {
 				struct json_object *th = json_object_array_get_idx(ths, t);
-				double v = jdouble(th, "value");
+				double v = jnum(th, "value");
 
-				if (!streq_ptr(jstring(th, "status"), "fail"))
+				if (!streq_ptr(jstr(th, "status"), "fail"))
 					continue;
-				out_text("failed      %s%s%s round %d: %s %s %g %s: ", jstring(g, "group"),
-					 jstring(g, "sweep_value") ? " " : "",
-					 strempty(jstring(g, "sweep_value")),
+				out_text("failed      %s%s%s round %d: %s %s %g %s: ", jstr(g, "group"),
+					 jstr(g, "sweep_value") ? " " : "", strempty(jstr(g, "sweep_value")),
 					 json_object_get_int(json_object_object_get(rd, "repetition")),
-					 strna(jstring(th, "label")), strna(jstring(th, "op")),
-					 jdouble(th, "limit"), strna(jstring(th, "unit")));
+					 strna(jstr(th, "label")), strna(jstr(th, "op")), jnum(th, "limit"),
+					 strna(jstr(th, "unit")));
 				if (isnan(v))
-					out_text("%s\n", strna(jstring(th, "note")));
+					out_text("%s\n", strna(jstr(th, "note")));
 				else
-					out_text("%.2f %s\n", v, strna(jstring(th, "unit")));
+					out_text("%.2f %s\n", v, strna(jstr(th, "unit")));
 			}
 		}
 	}
@@ -460,7 +448,7 @@ static void render_table(struct json_object *doc, const char *report_dir)
 {
 	struct json_object *groups, *sweep, *not_restored;
 	bool has_sweep = json_object_object_get_ex(doc, "sweep", &sweep) && sweep;
-	const char *kept = jstring(doc, "kept_group");
+	const char *kept = jstr(doc, "kept_group");
 	int reps = json_object_get_int(json_object_object_get(doc, "repetitions"));
 	char most[32] = "";
 
@@ -470,33 +458,33 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		snprintf(most, sizeof(most), " of at most %d",
 			 json_object_get_int(json_object_object_get(doc, "repeat")));
 	out_text("campaign    %s (campaign %" PRId64 ", %s, %d repetition%s%s, %" PRId64 " run%s)\n",
-		 jstring(doc, "name"), json_object_get_int64(json_object_object_get(doc, "campaign")),
-		 jstring(doc, "status"), reps, reps == 1 ? "" : "s", most,
+		 jstr(doc, "name"), json_object_get_int64(json_object_object_get(doc, "campaign")),
+		 jstr(doc, "status"), reps, reps == 1 ? "" : "s", most,
 		 json_object_get_int64(json_object_object_get(doc, "runs")),
 		 json_object_get_int64(json_object_object_get(doc, "runs")) == 1 ? "" : "s");
 	out_text("%-16s %s%-5s %11s  %-19s %7s  %-14s %-8s  %s\n", "group", has_sweep ? "value    " : "",
 		 "runs", "median Mbps", "min-max Mbps", "loss %", "irq spread", "drops", "limited by");
 	for (size_t i = 0; i < json_object_array_length(groups); i++) {
 		struct json_object *g = json_object_array_get_idx(groups, i), *d;
-		double med = jdouble(g, "median_recv_mbps");
+		double med = jnum(g, "median_recv_mbps");
 		char range[48] = "-", drops[32] = "n/a", value[16] = "", mbps[24] = "-", loss[24] = "-",
 		     line[320], limited[64];
 		size_t n = 0;
 
 		if (has_sweep)
-			snprintf(value, sizeof(value), "%-8s ", jstring(g, "sweep_value"));
-		if (jstring(g, "skipped")) {
-			out_text("%-16s %s%-5s skipped (exit %d): %s\n", jstring(g, "group"), value, "-",
+			snprintf(value, sizeof(value), "%-8s ", jstr(g, "sweep_value"));
+		if (jstr(g, "skipped")) {
+			out_text("%-16s %s%-5s skipped (exit %d): %s\n", jstr(g, "group"), value, "-",
 				 json_object_get_int(json_object_object_get(g, "skipped_exit_code")),
-				 jstring(g, "skipped"));
+				 jstr(g, "skipped"));
 			continue;
 		}
 		n = (size_t)json_object_get_int(json_object_object_get(g, "rounds_counted"));
 		if (!isnan(med)) {
 			snprintf(mbps, sizeof(mbps), "%.1f", med);
-			snprintf(range, sizeof(range), "%.1f-%.1f", jdouble(g, "min_recv_mbps"),
-				 jdouble(g, "max_recv_mbps"));
-			snprintf(loss, sizeof(loss), "%.2f", jdouble(g, "median_loss_percent"));
+			snprintf(range, sizeof(range), "%.1f-%.1f", jnum(g, "min_recv_mbps"),
+				 jnum(g, "max_recv_mbps"));
+			snprintf(loss, sizeof(loss), "%.2f", jnum(g, "median_loss_percent"));
 		}
 		if (json_object_object_get_ex(g, "drops", &d) && d) {
 			uint64_t sum = 0;
@@ -509,7 +497,7 @@ static void render_table(struct json_object *doc, const char *report_dir)
 		}
 		limited_by_cell(g, limited, sizeof(limited));
 		snprintf(line, sizeof(line), "%-16s %s%-5zu %11s  %-19s %7s  %-14s %-8s  %s",
-			 jstring(g, "group"), value, n, mbps, range, loss, jstring(g, "irq_spread"), drops,
+			 jstr(g, "group"), value, n, mbps, range, loss, jstr(g, "irq_spread"), drops,
 			 limited);
 		for (size_t e = strlen(line); e > 0 && line[e - 1] == ' ';)
 			line[--e] = '\0';
@@ -521,7 +509,7 @@ static void render_table(struct json_object *doc, const char *report_dir)
 	render_comparisons(doc);
 	render_families(doc);
 	render_statistics(doc);
-	out_text("verdict     %s\n", strna(jstring(doc, "verdict")));
+	out_text("verdict     %s\n", strna(jstr(doc, "verdict")));
 	render_time(doc);
 	not_restored = json_object_object_get(doc, "not_restored");
 	if (kept && json_object_array_length(not_restored) == 0)

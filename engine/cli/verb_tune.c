@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include "base/jsonget.h"
 #include "base/log.h"
 #include "base/output.h"
 #include "campaign/campaignfile.h"
@@ -169,12 +170,6 @@ static int handle_option(int id, const char *arg, void *userdata)
 		return 0;
 	}
 	return EXIT_USAGE;
-}
-
-static const char *jstr(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-	return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
 }
 
 static void render_dry_run(struct json_object *doc)

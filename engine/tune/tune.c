@@ -32,6 +32,7 @@
 
 #include "apply.h"
 #include "base/exitcode.h"
+#include "base/jsonget.h"
 #include "base/output.h"
 #include "base/util.h"
 #include "campaign/campaignfile.h"
@@ -220,18 +221,6 @@ static int write_profile(struct session *s, const char *file, const char *name, 
 }
 
 /* ---- one campaign ---- */
-
-static double jnum(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-	return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : NAN;
-}
-
-static const char *jstr(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-	return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
-}
 
 static double elapsed(const struct session *s)
 {

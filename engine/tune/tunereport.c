@@ -14,32 +14,15 @@
 
 #include "base/chart.h"
 #include "base/html.h"
+#include "base/jsonget.h"
 #include "base/util.h"
 #include "base/version.h"
-
-static struct json_object *get(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static double num(struct json_object *o, const char *key)
-{
-	struct json_object *v = get(o, key);
-	return v && !json_object_is_type(v, json_type_null) ? json_object_get_double(v) : NAN;
-}
-
-static const char *str(struct json_object *o, const char *key)
-{
-	struct json_object *v = get(o, key);
-	return v && !json_object_is_type(v, json_type_null) ? json_object_get_string(v) : NULL;
-}
 
 /* One chart of the steps: the baseline's figure, then each step's
  * (a step without rounds says why instead of a bar). */
 static int step_chart(FILE *f, struct json_object *doc, bool loss)
 {
-	struct json_object *steps = get(doc, "steps");
+	struct json_object *steps = jget(doc, "steps");
 	size_t n = json_object_array_length(steps) + 1;
 	_cleanup_free_ struct chart_row *rows = calloc(n, sizeof(*rows));
 	char **labels = calloc(n, sizeof(char *));
@@ -59,18 +42,18 @@ static int step_chart(FILE *f, struct json_object *doc, bool loss)
 		free(labels);
 		return -ENOMEM;
 	}
-	rows[0] = (struct chart_row){.label = "baseline", .value = num(get(doc, "baseline"), key)};
+	rows[0] = (struct chart_row){.label = "baseline", .value = jnum(jget(doc, "baseline"), key)};
 	if (isnan(rows[0].value))
 		rows[0].note = "not measured";
 	for (size_t i = 1; i < n; i++) {
 		struct json_object *s = json_object_array_get_idx(steps, i - 1);
-		const char *outcome = str(s, "outcome");
+		const char *outcome = jstr(s, "outcome");
 
-		labels[i] =
-		    strprintf("step %d %s%s%s", json_object_get_int(get(s, "step")), strna(str(s, "family")),
-			      streq_ptr(str(s, "kind"), "leave-one-out") ? " without" : "",
-			      streq_ptr(outcome, "kept") ? " (kept)" : "");
-		rows[i] = (struct chart_row){.label = labels[i], .value = num(s, key)};
+		labels[i] = strprintf("step %d %s%s%s", json_object_get_int(jget(s, "step")),
+				      strna(jstr(s, "family")),
+				      streq_ptr(jstr(s, "kind"), "leave-one-out") ? " without" : "",
+				      streq_ptr(outcome, "kept") ? " (kept)" : "");
+		rows[i] = (struct chart_row){.label = labels[i], .value = jnum(s, key)};
 		if (isnan(rows[i].value))
 			rows[i].note = outcome ? outcome : "no rounds";
 	}
@@ -88,7 +71,7 @@ static int step_chart(FILE *f, struct json_object *doc, bool loss)
  * it tried and why, its rounds, what they measured, and the outcome. */
 static void step_table(FILE *f, struct json_object *doc)
 {
-	struct json_object *steps = get(doc, "steps");
+	struct json_object *steps = jget(doc, "steps");
 
 	fputs(
 	    "<h3>Steps</h3>\n<table>\n<tr><th>step</th><th>tried</th><th>rounds</th><th>measured against the "
@@ -97,24 +80,24 @@ static void step_table(FILE *f, struct json_object *doc)
 	for (size_t i = 0; i < json_object_array_length(steps); i++) {
 		struct json_object *s = json_object_array_get_idx(steps, i);
 
-		fprintf(f, "<tr><td>%d</td><td>", json_object_get_int(get(s, "step")));
-		html_textf(f, "%s%s: ", strna(str(s, "family")),
-			   streq_ptr(str(s, "kind"), "leave-one-out") ? " left out" : "");
-		json_object_object_foreach(get(s, "change"), k, v)
+		fprintf(f, "<tr><td>%d</td><td>", json_object_get_int(jget(s, "step")));
+		html_textf(f, "%s%s: ", strna(jstr(s, "family")),
+			   streq_ptr(jstr(s, "kind"), "leave-one-out") ? " left out" : "");
+		json_object_object_foreach(jget(s, "change"), k, v)
 		{
 			html_textf(f, "%s: %s ", k, json_object_get_string(v));
 		}
-		if (str(s, "evidence")) {
+		if (jstr(s, "evidence")) {
 			fputs("<br><span class=\"note\">", f);
-			html_text(f, str(s, "evidence"));
+			html_text(f, jstr(s, "evidence"));
 			fputs("</span>", f);
 		}
-		fprintf(f, "</td><td>%d</td><td>", json_object_get_int(get(s, "rounds")));
-		html_textf(f, "throughput %s", strna(str(s, "recv_text")));
+		fprintf(f, "</td><td>%d</td><td>", json_object_get_int(jget(s, "rounds")));
+		html_textf(f, "throughput %s", strna(jstr(s, "recv_text")));
 		fputs("<br>", f);
-		html_textf(f, "loss %s", strna(str(s, "loss_text")));
+		html_textf(f, "loss %s", strna(jstr(s, "loss_text")));
 		fputs("</td><td>", f);
-		html_textf(f, "%s: %s", strna(str(s, "outcome")), strna(str(s, "why")));
+		html_textf(f, "%s: %s", strna(jstr(s, "outcome")), strna(jstr(s, "why")));
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -130,22 +113,23 @@ int tune_report_html(struct json_object *doc, char **ret)
 	if (!f)
 		return -ENOMEM;
 	html_page_open(f, "cx5prof report: tune", NULL);
-	fprintf(f, "<h1>tune session %" PRId64 "</h1>\n<p><strong>", json_object_get_int64(get(doc, "tune")));
+	fprintf(f, "<h1>tune session %" PRId64 "</h1>\n<p><strong>",
+		json_object_get_int64(jget(doc, "tune")));
 	html_textf(f, "%zu change%s kept of %zu steps; stopped: %s%s%s",
-		   json_object_array_length(get(doc, "kept")),
-		   json_object_array_length(get(doc, "kept")) == 1 ? "" : "s",
-		   json_object_array_length(get(doc, "steps")), strna(str(doc, "stopped")),
-		   str(doc, "stop_note") ? ": " : "", str(doc, "stop_note") ? str(doc, "stop_note") : "");
+		   json_object_array_length(jget(doc, "kept")),
+		   json_object_array_length(jget(doc, "kept")) == 1 ? "" : "s",
+		   json_object_array_length(jget(doc, "steps")), strna(jstr(doc, "stopped")),
+		   jstr(doc, "stop_note") ? ": " : "", jstr(doc, "stop_note") ? jstr(doc, "stop_note") : "");
 	fputs("</strong></p>\n<p class=\"note\">", f);
 	html_textf(f, "starting profile %s; each step measured against the profile before it; cx5prof %s",
-		   strna(str(doc, "profile")), CX5PROF_VERSION);
+		   strna(jstr(doc, "profile")), CX5PROF_VERSION);
 	fputs("</p>\n", f);
 	r = step_chart(f, doc, false);
 	if (r >= 0)
 		r = step_chart(f, doc, true);
 	step_table(f, doc);
 	fputs("<h3>The minimal profile</h3>\n<pre>", f);
-	html_text(f, str(doc, "profile_yaml"));
+	html_text(f, jstr(doc, "profile_yaml"));
 	fputs("</pre>\n", f);
 	html_page_close(f);
 	if (fclose(f) != 0 || r < 0) {

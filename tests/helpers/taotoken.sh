@@ -1,4 +1,5 @@
-# taotoken.sh: shared setup for the history and mirror tests (60-69),
+# taotoken.sh: shared setup for the history and mirror tests (60-69) and a
+# gateway for the lab tests that mirror (tt_gateway: 56, 223),
 # sourced after lib.sh.
 #
 # tt_setup: a private temp dir ($TT), a history database with the seed's
@@ -65,6 +66,23 @@ tt_setup() {
 	export CX5PROF_MIRROR_CONFIG=$TT/mirror.yaml
 	tt_write_config "base_url: $BASE_URL" "api_key_file: $KEYFILE" "model_id: test-model" \
 		"task: cx5-lab" "note: rack 12"
+}
+
+# tt_gateway DIR NAME: for a test with its own lab and trap (verify-lib.sh):
+# a TaoToken gateway on 127.0.0.1 (taotoken_server.py, scenario success)
+# with key file DIR/tt.key (a key naming NAME), its requests logged to
+# DIR/tt.log, its PID added to V_PIDS (stopped by v_cleanup), and the
+# mirror file DIR/mirror.yaml pointing at it.
+tt_gateway() {
+	(umask 077 && echo "sk-cx5test-$2-$$" >"$1/tt.key")
+	echo success >"$1/tt.scenario"
+	: >"$1/tt.log"
+	/usr/bin/python3 "$TESTS_DIR/helpers/taotoken_server.py" --port-file "$1/tt.port" \
+		--scenario-file "$1/tt.scenario" --log "$1/tt.log" --key-file "$1/tt.key" &
+	V_PIDS="$V_PIDS $!"
+	wait_until 60 test -s "$1/tt.port"
+	printf 'taotoken:\n  base_url: http://127.0.0.1:%s\n  api_key_file: %s\n  model_id: test-model\n  task: cx5-lab\n' \
+		"$(cat "$1/tt.port")" "$1/tt.key" >"$1/mirror.yaml"
 }
 
 # tt_write_config LINE...: the mirror file with these taotoken keys.

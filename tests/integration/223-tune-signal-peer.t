@@ -17,6 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/campaign-lib.sh"
 . "$(dirname "$0")/browser-lib.sh"
+. "$TESTS_DIR/helpers/taotoken.sh"
 csetup c223
 ip -n "$HOST_NS" link set ens1f0 mtu 1500 && ip -n "$PEER_NS" link set peer0 mtu 1500
 MTUS0=$(mtus)
@@ -124,15 +125,7 @@ ok $? "the sysroot as before"
 
 # ---- the sessions' records drained to a TaoToken gateway (the fake one of
 # the mirror tests, on 127.0.0.1 outside the lab's namespaces)
-(umask 077 && echo "sk-cx5test-tune-$$" >"$WORK/tt.key")
-echo success >"$WORK/tt.scenario"
-: >"$WORK/tt.log"
-/usr/bin/python3 "$TESTS_DIR/helpers/taotoken_server.py" --port-file "$WORK/tt.port" \
-	--scenario-file "$WORK/tt.scenario" --log "$WORK/tt.log" --key-file "$WORK/tt.key" &
-V_PIDS="$V_PIDS $!"
-wait_until 60 test -s "$WORK/tt.port"
-printf 'taotoken:\n  base_url: http://127.0.0.1:%s\n  api_key_file: %s\n  model_id: test-model\n  task: cx5-lab\n' \
-	"$(cat "$WORK/tt.port")" "$WORK/tt.key" >"$WORK/mirror.yaml"
+tt_gateway "$WORK" tune
 sessions=$(q "SELECT COUNT(*) FROM tunes")
 run env CX5PROF_MIRROR_CONFIG="$WORK/mirror.yaml" "$CX5PROF" --db "$DB" mirror
 is "$rc/$(q "SELECT COUNT(*) FROM outbox WHERE source_kind = 'tune' AND status = 'sent' AND attempts = 1")" "0/$sessions" \

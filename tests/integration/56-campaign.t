@@ -16,6 +16,7 @@
 # nothing; `cx5prof report RUN... --dir`.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verify-lib.sh"
+. "$TESTS_DIR/helpers/taotoken.sh"
 need_root_netns
 need_tool netserver "contrib/install-deps.sh enables Debian non-free for it"
 need_tool sqlite3
@@ -145,15 +146,7 @@ is "$(mtus)" "$MTUS_BEFORE" "afterwards: every veth MTU is back"
 
 # ---- the campaign's record drained to a TaoToken gateway (the fake one
 # of the mirror tests, on 127.0.0.1 outside the lab's namespaces)
-(umask 077 && echo "sk-cx5test-campaign-$$" >"$WORK/tt.key")
-echo success >"$WORK/tt.scenario"
-: >"$WORK/tt.log"
-/usr/bin/python3 "$TESTS_DIR/helpers/taotoken_server.py" --port-file "$WORK/tt.port" \
-	--scenario-file "$WORK/tt.scenario" --log "$WORK/tt.log" --key-file "$WORK/tt.key" &
-V_PIDS="$V_PIDS $!"
-wait_until 60 test -s "$WORK/tt.port"
-printf 'taotoken:\n  base_url: http://127.0.0.1:%s\n  api_key_file: %s\n  model_id: test-model\n  task: cx5-lab\n' \
-	"$(cat "$WORK/tt.port")" "$WORK/tt.key" >"$WORK/mirror.yaml"
+tt_gateway "$WORK" campaign
 queued=$(q "SELECT COUNT(*) FROM outbox WHERE status = 'pending'")
 run env CX5PROF_MIRROR_CONFIG="$WORK/mirror.yaml" "$CX5PROF" --db "$DB" mirror
 is "$rc/$out" "0/sent $queued, pending 0" "mirror: every queued row sent (the campaign, its runs and transactions)"
