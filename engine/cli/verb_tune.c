@@ -4,7 +4,7 @@
  * FAMILY,...]`.
  *
  * Owns: the options, the history and lock around the session, writing
- * --out and --report, and the table people read, printed from the
+ * --report, and the table people read, printed from the
  * session document that engine/tune/tune.c builds. Must never: run a
  * round or decide a step itself. */
 #define _GNU_SOURCE
@@ -274,20 +274,6 @@ static void render_session(struct json_object *doc)
 		 json_object_get_double(json_object_object_get(doc, "elapsed_s")));
 }
 
-static int write_out(const char *path, const char *yaml)
-{
-	_cleanup_free_ char *tmp = strprintf("%s.tmp", path);
-	FILE *f = tmp ? fopen(tmp, "we") : NULL;
-
-	if (!f || fputs(yaml, f) < 0 || fclose(f) != 0 || rename(tmp, path) < 0) {
-		log_error("tune: --out %s: %m", path);
-		if (tmp)
-			(void)unlink(tmp);
-		return EXIT_CANT_CREATE;
-	}
-	return EXIT_OK;
-}
-
 int verb_tune(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_strv_free_ char **args = NULL;
@@ -343,10 +329,6 @@ int verb_tune(struct cli *cli, int argc, char **argv)
 			h = a.o.h;
 		}
 		lock_release(lock_fd);
-		if (doc && a.o.out && !a.o.keep && jstr(doc, "profile_yaml")) {
-			r = write_out(a.o.out, jstr(doc, "profile_yaml"));
-			code = code == EXIT_OK ? r : code;
-		}
 		if (doc && a.report) {
 			_cleanup_free_ char *html = NULL;
 			r = tune_report_html(doc, &html);

@@ -11,7 +11,8 @@
  * next candidate. At the end each kept change is left out once: one whose
  * removal makes no meaningful difference is dropped. The answer: the
  * minimal profile (the starting one extended by the kept changes, each
- * with its measured effect), the steps, and the session's record in the
+ * with its measured effect; written once, to --out or for --keep), the
+ * steps, and the session's record in the
  * history (tunes.h) with each candidate's campaign tagged with it.
  * The profiles of the rounds are small files in a private directory
  * (removed at the end): the groups of each campaign. Must never: keep a
@@ -960,6 +961,49 @@ static char *what_is_left(const struct session *s)
 			 strna(ledger_stage_label(l)));
 }
 
+/* yaml into path, whole or not at all (a temporary sibling renamed). */
+static int write_answer(const char *path, const char *yaml)
+{
+	_cleanup_free_ char *tmp = strprintf("%s.tmp", path);
+	FILE *f = tmp ? fopen(tmp, "we") : NULL;
+	int r = 0;
+
+	if (!f)
+		return tmp ? -errno : -ENOMEM;
+	if (fputs(yaml, f) < 0)
+		r = -EIO;
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		(void)unlink(tmp);
+	return r;
+}
+
+/* --keep: the minimal profile at path applied as one committed
+ * transaction (persistent when --out names the file). An exit code. */
+static int keep_answer(struct session *s, const char *path, int64_t *ret_txn)
+{
+	_cleanup_profile_ struct profile *p = NULL;
+	struct profile_error err = {0};
+	struct campaign_run x = {
+	    .db_path = s->o->db_path, .h = s->o->h, .say = s->o->say, .outcome = s->o->outcome};
+	int code;
+
+	if (profile_load(path, &p, &err) < 0 || (s->o->peer && profile_set_peer(p, s->o->peer) < 0)) {
+		log_error("tune: --keep: %s: %s", path, err.message);
+		return EXIT_ERROR;
+	}
+	code = campaign_apply_committed(
+	    &x, p, path,
+	    s->o->out ? NULL
+		      : "not persistent: write the profile with --out FILE to have it re-applied at boot",
+	    ret_txn);
+	s->o->h = x.h;
+	return code;
+}
+
 /* ---- the session ---- */
 
 static int session_open(struct session *s, struct tune_options *o)
@@ -1236,32 +1280,21 @@ int tune_run(struct tune_options *o, struct json_object **ret_doc)
 	if (streq_ptr(s.stopped, "nothing-left"))
 		s.stop_note = what_is_left(&s);
 	status = s.code == EXIT_OK ? "done" : streq_ptr(s.stopped, "interrupted") ? "interrupted" : "failed";
-	if (s.code == EXIT_OK && o->keep && s.n_kept > 0) {
+	/* The answer, written once: to --out, or for --keep alone into the
+	 * session's directory (the file the transaction records). */
+	if (o->out || (s.code == EXIT_OK && o->keep && s.n_kept > 0)) {
 		_cleanup_free_ char *yaml = profile_yaml(&s);
 		_cleanup_free_ char *path = o->out ? strdup(o->out) : strprintf("%s/tuned.yaml", s.dir);
-		_cleanup_profile_ struct profile *p = NULL;
-		struct profile_error err = {0};
-		struct campaign_run x = {
-		    .db_path = o->db_path, .h = o->h, .say = o->say, .outcome = o->outcome};
-		FILE *f = path && yaml ? fopen(path, "we") : NULL;
 
-		if (!f || fputs(yaml, f) < 0 || fclose(f) != 0) {
-			log_error("tune: --keep: cannot write %s: %m", strna(path));
-			s.code = EXIT_CANT_CREATE;
-		} else if (profile_load(path, &p, &err) < 0 ||
-			   (o->peer && profile_set_peer(p, o->peer) < 0)) {
-			log_error("tune: --keep: %s: %s", path, err.message);
-			s.code = EXIT_ERROR;
-		} else {
-			if (!o->out)
-				(void)strv_push(&s.files, strdup(path));
-			s.code = campaign_apply_committed(&x, p, path,
-							  o->out ? NULL
-								 : "not persistent: write the profile with "
-								   "--out FILE to have it re-applied at boot",
-							  &kept_txn);
-			o->h = x.h;
-		}
+		r = yaml && path ? write_answer(path, yaml) : -ENOMEM;
+		if (r < 0) {
+			log_error_errno(r, "tune: %s %s: %m", o->out ? "--out" : "--keep", strna(path));
+			if (s.code == EXIT_OK)
+				s.code = EXIT_CANT_CREATE;
+		} else if (!o->out)
+			(void)strv_push(&s.files, strdup(path));
+		if (r >= 0 && s.code == EXIT_OK && o->keep && s.n_kept > 0)
+			s.code = keep_answer(&s, path, &kept_txn);
 	}
 	doc = session_doc(&s, status, kept_txn);
 	r = doc ? tunes_finish(o->h, s.id,
