@@ -379,6 +379,34 @@ static bool value_of(const struct netcounters *s, const char *name, uint64_t *re
 	return strncmp(name, CPU_COUNTER_PREFIX, strlen(CPU_COUNTER_PREFIX)) == 0 && cpus_complete(s);
 }
 
+/* The source a counter comes from: the part of its name before the first
+ * dot ("softnet", "qdisc", "link", "nic"), or "" for /proc/net/snmp's
+ * (UdpRcvbufErrors, IpReasmFails). */
+static size_t family_len(const char *name)
+{
+	const char *dot = strchr(name, '.');
+
+	return dot ? (size_t)(dot - name) + 1 : 0;
+}
+
+static bool family_in(const struct netcounters *s, const char *name)
+{
+	size_t n = family_len(name);
+
+	for (size_t i = 0; i < s->n; i++)
+		if (n ? strncmp(s->v[i].name, name, n) == 0 : !strchr(s->v[i].name, '.'))
+			return true;
+	return false;
+}
+
+/* Whether a host reported the source of counter name at all: a counter
+ * missing from a source that was read is 0 (a kernel without it), one
+ * from a source the host never reported is not measured. */
+static bool family_reported(const struct ledger_side *s, const char *name)
+{
+	return s->before && s->after && family_in(s->before, name) && family_in(s->after, name);
+}
+
 static struct rise rise_of(const struct ledger_side *s, const char *name)
 {
 	uint64_t b, a, i;
@@ -495,7 +523,7 @@ static int fill_line(const struct ctx *c, const struct stage_def *d, struct ledg
 {
 	const struct ledger_side *s = &c->in->side[d->host];
 	uint64_t best = 0;
-	bool reset = false, overflow = false;
+	bool reset = false, overflow = false, present = false;
 	int r;
 
 	*line = (struct ledger_line){
@@ -514,6 +542,7 @@ static int fill_line(const struct ctx *c, const struct stage_def *d, struct ledg
 		for (size_t k = 0; k < MAX_VIEW_COUNTERS && d->views[v][k]; k++) {
 			struct rise rr = rise_of(s, d->views[v][k]);
 
+			present |= rr.present || family_reported(s, d->views[v][k]);
 			reset |= rr.reset;
 			/* The document holds up to INT64_MAX: a rise beyond is
 			 * no count either. */
@@ -547,10 +576,15 @@ static int fill_line(const struct ctx *c, const struct stage_def *d, struct ledg
 		if (r < 0)
 			return r;
 	}
-	if (reset || overflow) {
-		/* Never a wrapped or a reset number: the stage is unknown. */
+	if (reset || overflow || !present) {
+		/* Never a wrapped or a reset number: the stage is unknown; nor
+		 * 0 for a stage whose counters' sources its host did not report
+		 * at all (a peer that sent its snmp counters but no link or
+		 * softnet ones): not measured. A device without a qdisc
+		 * reports qdisc counters of 0, a veth without NIC counters its
+		 * link counters: those are measured. */
 		line->known = false;
-		line->why_unknown = overflow ? "counter overflow" : "counter reset";
+		line->why_unknown = overflow ? "counter overflow" : reset ? "counter reset" : "not reported";
 		line->raw = 0;
 		free(line->counters);
 		line->counters = NULL;

@@ -99,7 +99,8 @@ struct ledger_line {
 	enum ledger_host host;
 	bool known;			 /* its counters were read and make sense */
 	const char *why_unknown;	 /* not known: "counters not read", "counter reset",
-					  * "counter overflow"; NULL when known */
+					  * "counter overflow", "not reported" (its host's
+					  * snapshots hold none of its counters); NULL when known */
 	uint64_t raw;			 /* what its counters say, idle rate subtracted */
 	uint64_t count;			 /* the lost datagrams it explains (<= raw) */
 	struct ledger_counter *counters; /* those that rose beyond the idle rate */

@@ -32,6 +32,18 @@ static void snap_init(struct snap *s)
 	s->after.taken_usec = 12000000; /* a 10 s run */
 }
 
+/* Every source a real host reports, each counter at 0 (set before the
+ * counters a test raises): a stage is measured only when its host
+ * reported its counters' source. */
+static void all_sources(struct snap *s)
+{
+	static const char *const names[] = {"UdpSndbufErrors", "UdpRcvbufErrors", "softnet.dropped",
+					    "qdisc.drops",     "link.rx_dropped", "link.tx_dropped"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		set3(s, names[i], 0, 0, 0);
+}
+
 static void snap_done(struct snap *s)
 {
 	netcounters_done(&s->idle);
@@ -263,6 +275,8 @@ static void test_views(void **state)
 	(void)state;
 	snap_init(&snd);
 	snap_init(&rcv);
+	all_sources(&snd);
+	all_sources(&rcv);
 	set3(&snd, "UdpSndbufErrors", 0, 0, 0);
 	set3(&rcv, "nic.rx_out_of_buffer", 0, 0, 300);
 	set3(&rcv, "nic.rx_discards_phy", 0, 0, 100);
@@ -290,6 +304,8 @@ static void test_verdicts(void **state)
 	(void)state;
 	snap_init(&snd);
 	snap_init(&rcv);
+	all_sources(&snd);
+	all_sources(&rcv);
 	set3(&snd, "UdpSndbufErrors", 0, 0, 0);
 	set3(&rcv, "UdpRcvbufErrors", 0, 0, 0);
 	/* no loss: the sender is the limit */
@@ -471,6 +487,46 @@ static void test_unmeasured(void **state)
 /* A counter that went backwards was reset (a driver reload, a CPU gone):
  * its stage is unknown, never a 32-bit wrap; a narrow counter near the top
  * of its 32 bits that comes round does wrap. */
+/* A peer that reported its snmp counters but no link, softnet or qdisc
+ * ones: the stages of the sources it did not report are not measured
+ * ("not reported"), never 0; a counter missing from a source it did
+ * report is 0 (a kernel without it); a device without a qdisc (noqueue:
+ * its qdisc counters 0) is measured. */
+static void test_not_reported(void **state)
+{
+	_cleanup_ledger_ struct ledger *l = NULL;
+	struct snap snd, rcv;
+	struct ledger_input in;
+
+	(void)state;
+	snap_init(&snd);
+	snap_init(&rcv);
+	all_sources(&snd);
+	set3(&rcv, "UdpRcvbufErrors", 0, 0, 0);
+	set3(&rcv, "IpReasmFails", 0, 0, 0);
+	in = input(&snd, &rcv, 10000, 3800);
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_true(l->known[LEDGER_RECEIVER]);
+	assert_false(line(l, "receiver-nic")->known);
+	assert_string_equal(line(l, "receiver-nic")->why_unknown, "not reported");
+	assert_false(line(l, "wire")->known);
+	assert_false(line(l, "receiver-backlog")->known);
+	assert_string_equal(line(l, "receiver-backlog")->why_unknown, "not reported");
+	assert_true(line(l, "receiver-socket-buffer")->known);
+	assert_true(line(l, "receiver-socket-memory")->known); /* UdpMemErrors missing: 0 */
+	assert_true(line(l, "reassembly")->known);
+	assert_true(line(l, "sender-qdisc")->known);
+	assert_int_equal(line(l, "sender-qdisc")->count, 0);
+	assert_string_equal(l->limited_by, "unknown");
+	assert_string_equal(l->bottleneck,
+			    "unknown: 100% of the lost datagrams are unaccounted and these stages are "
+			    "unknown: wire (not reported), receiver NIC (not reported), receiver backlog "
+			    "(not reported): the loss cannot be placed");
+	assert_adds_up(l);
+	snap_done(&snd);
+	snap_done(&rcv);
+}
+
 static void test_reset(void **state)
 {
 	_cleanup_ledger_ struct ledger *l = NULL;
@@ -480,6 +536,8 @@ static void test_reset(void **state)
 	(void)state;
 	snap_init(&snd);
 	snap_init(&rcv);
+	all_sources(&snd);
+	all_sources(&rcv);
 	set3(&snd, "UdpSndbufErrors", 0, 0, 0);
 	set3(&rcv, "UdpRcvbufErrors", 0, 0, 0);
 	set3(&rcv, "softnet.dropped", 50, 50, 0);
@@ -605,8 +663,8 @@ int main(void)
 	    cmocka_unit_test(test_views),	  cmocka_unit_test(test_verdicts),
 	    cmocka_unit_test(test_sender),	  cmocka_unit_test(test_reassembly),
 	    cmocka_unit_test(test_stage_names),	  cmocka_unit_test(test_unmeasured),
-	    cmocka_unit_test(test_reset),	  cmocka_unit_test(test_overflow),
-	    cmocka_unit_test(test_shares_add_up),
+	    cmocka_unit_test(test_not_reported),  cmocka_unit_test(test_reset),
+	    cmocka_unit_test(test_overflow),	  cmocka_unit_test(test_shares_add_up),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
