@@ -108,6 +108,7 @@ static int record(struct history *h, const struct txn_request *q, int64_t *ret_i
 	    .profile_name = q->profile->name.value,
 	    .profile_hash = hash,
 	    .profile_json = js ? (char *)json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN) : NULL,
+	    .origin = (char *)q->origin,
 	};
 	r = apply_txn_create(h, &t, c, q->plan->n_changes, ret_id);
 	json_object_put(js);
@@ -190,14 +191,25 @@ static int peer_apply_stop(void)
 	return n > held.first || now_usec() >= held.until ? sig : 0;
 }
 
+/* The origin token recorded with txn for its peer's apply, or NULL
+ * (recorded before tokens, or none). */
+static char *txn_peer_origin(struct history *h, int64_t txn)
+{
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+
+	if (txn <= 0 || history_txn_get(h, txn, &t) < 0)
+		return NULL;
+	return TAKE_PTR(t.peer_origin);
+}
+
 /* Roll back the peer's transaction peer_txn (recorded with txn, 0: none
  * here). When it cannot be, that is recorded with txn as pending, and
  * o->peer_left says so; done, a pending one is cleared. */
 static void peer_rollback(struct history *h, int64_t txn, const struct profile *peer, int64_t peer_txn,
 			  void (*fn)(enum log_level, const char *), struct txn_undo_outcome *o)
 {
-	_cleanup_free_ char *err = NULL;
-	bool changed = true;
+	_cleanup_free_ char *err = NULL, *origin = NULL;
+	bool changed = true, done = false;
 	int64_t found = 0;
 	int r = -ENOENT;
 
@@ -211,14 +223,30 @@ static void peer_rollback(struct history *h, int64_t txn, const struct profile *
 				      txn);
 		r = -ENOENT;
 	} else if (peer_txn == HISTORY_PEER_TXN_UNKNOWN) {
-		/* An apply cut short with no answer: which transaction, if
-		 * any, it left there is asked first. */
-		r = peerssh_find_unfinished(peer, &found, &err);
+		/* An apply cut short with no answer: the peer rolls back the
+		 * apply that carried its origin token, or fences the token so
+		 * that the apply, if it is still on its way, is refused. A
+		 * record from before tokens: the peer's unfinished apply of
+		 * this profile, if any, is that apply. */
+		origin = txn_peer_origin(h, txn);
+		if (origin) {
+			signals_before = apply_signals_caught();
+			r = peerssh_rollback_origin(peer, origin, new_signal, &found, &changed, &err);
+			done = true;
+		} else
+			r = peerssh_find_unfinished(peer, &found, &err);
 		if (r >= 0 && found == 0) {
-			say(fn, LOG_WARN,
-			    "peer %s: no unfinished transaction of profile %s there: the apply that was cut "
-			    "short changed nothing there, or was rolled back already",
-			    peer->peer.ssh.value, strna(peer->name.value));
+			if (origin)
+				say(fn, LOG_WARN,
+				    "peer %s: the apply that was cut short left no transaction there (and is "
+				    "refused there from now on, should it still be on its way)",
+				    peer->peer.ssh.value);
+			else
+				say(fn, LOG_WARN,
+				    "peer %s: no unfinished transaction of profile %s there: the apply that "
+				    "was "
+				    "cut short changed nothing there, or was rolled back already",
+				    peer->peer.ssh.value, strna(peer->name.value));
 			o->peer_done = o->peer_was_undone = true;
 			o->peer_txn = 0;
 			if (txn > 0 && history_txn_set_peer_txn(h, txn, 0) >= 0)
@@ -235,7 +263,7 @@ static void peer_rollback(struct history *h, int64_t txn, const struct profile *
 		}
 	}
 	o->peer_txn = peer_txn;
-	if (peer && peer_txn > 0) {
+	if (peer && peer_txn > 0 && !done) {
 		signals_before = apply_signals_caught();
 		r = peerssh_rollback(peer, peer_txn, new_signal, &changed, &err);
 	}
@@ -295,6 +323,7 @@ static int peer_step(struct history *h, const struct txn_request *q, const struc
 	_cleanup_free_ char *err = NULL;
 	struct txn_undo_outcome u = {0};
 	unsigned confirm = q->commit == TXN_COMMIT_CONFIRM ? q->confirm : q->peer_confirm;
+	bool later;
 	int r;
 
 	if (apply_interrupted()) {
@@ -342,9 +371,11 @@ static int peer_step(struct history *h, const struct txn_request *q, const struc
 	else if (o->peer_txn == HISTORY_PEER_TXN_UNKNOWN)
 		say(q->say, LOG_ERR,
 		    "%s%s; rolling back this host's transaction %" PRId64
-		    "; whether the peer applied is unknown: `cx5prof rollback` here finds out and undoes it "
-		    "(else the peer's own --confirm watchdog does)",
-		    strna(err), r == -EINTR ? " before its answer" : "", o->txn);
+		    "; whether the peer applied is unknown: %s",
+		    strna(err), r == -EINTR ? " before its answer" : "", o->txn,
+		    o->interrupted ? "`cx5prof rollback` here finds out and undoes it (else the peer's own "
+				     "--confirm watchdog does)"
+				   : "asking the peer for the apply that carried this host's origin token");
 	else
 		say(q->say, LOG_ERR,
 		    "%s; rolling back this host's transaction %" PRId64 " (the peer's own --confirm watchdog "
@@ -357,12 +388,15 @@ static int peer_step(struct history *h, const struct txn_request *q, const struc
 		o->end = TXN_END_PEER_FAILED;
 		return -1;
 	}
-	/* The peer's apply cut short with no answer: it may still be
-	 * running there, so the peer is not asked now; its rollback is
-	 * recorded as pending (the next `cx5prof rollback` resolves it). */
-	r = txn_undo(h, o->txn, q->profile, o->peer_txn == HISTORY_PEER_TXN_UNKNOWN ? 0 : o->peer_txn, reason,
-		     q->say, &u);
-	if (o->peer_txn == HISTORY_PEER_TXN_UNKNOWN) {
+	/* The peer's apply ended with no answer: the peer is asked at once
+	 * (`rollback --origin`: it rolls that apply back, or refuses it from
+	 * then on). Not after a signal, which asks to stop now: its rollback
+	 * is recorded as pending (the next `cx5prof rollback` resolves it). */
+	later = o->peer_txn == HISTORY_PEER_TXN_UNKNOWN && o->interrupted;
+	r = txn_undo(h, o->txn, q->profile, later ? 0 : o->peer_txn, reason, q->say, &u);
+	if (o->peer_txn == HISTORY_PEER_TXN_UNKNOWN && !later && u.peer_done)
+		o->peer_txn = u.peer_txn;
+	if (later) {
 		u.peer_left = HISTORY_PEER_TXN_UNKNOWN;
 		(void)history_txn_set_peer_undo(h, o->txn, strna(o->peer_error));
 		if (r == 0)
@@ -477,6 +511,14 @@ int txn_run(struct history **hp, const struct txn_request *q, struct txn_outcome
 		return 0;
 	}
 	r = record(*hp, q, &o->txn);
+	if (r == -ECANCELED) {
+		say(q->say, LOG_ERR,
+		    "the host that started this apply (origin %s) has given it up (`cx5prof rollback "
+		    "--origin` ran there first): nothing was changed",
+		    q->origin);
+		o->end = TXN_END_NOT_RECORDED;
+		return 0;
+	}
 	if (r < 0) {
 		say(q->say, LOG_ERR, "history %s: cannot write the undo log: %s: %s; nothing was changed",
 		    history_path(*hp), strerror(-r), history_remedy(r));

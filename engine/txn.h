@@ -35,6 +35,8 @@ struct txn_request {
 	unsigned confirm;      /* TXN_COMMIT_CONFIRM: seconds, also the peer's watchdog */
 	bool peer;	       /* tune the peer (peer.ssh) too, after this host */
 	unsigned peer_confirm; /* the peer's watchdog otherwise; 0: peer.confirm */
+	const char *origin;    /* this is a peer's apply: the token of the host that drives it
+				* (`apply --origin`), recorded; refused when fenced; or NULL */
 	void (*say)(enum log_level level, const char *text); /* NULL: debug log */
 };
 

@@ -32,7 +32,8 @@ enum {
 	OPT_RUNTIME_ONLY,
 	OPT_ABANDON,
 	OPT_REASON,
-	OPT_SSH_COMMANDS
+	OPT_SSH_COMMANDS,
+	OPT_ORIGIN
 };
 
 #define ALLOW_SSH_COMMANDS_OPTION                                                                            \
@@ -47,6 +48,8 @@ const struct cli_option apply_options[] = {
      "roll back automatically unless `cx5prof commit` follows in time"},
     {"runtime-only", CLI_ARG_NONE, OPT_RUNTIME_ONLY, NULL,
      "do not enable the boot-time unit: the changes last until the next reboot"},
+    {"origin", CLI_ARG_REQUIRED, OPT_ORIGIN, "TOKEN",
+     "(sent by the host that drives this peer) record TOKEN; refuse when that host gave it up"},
     ALLOW_SSH_COMMANDS_OPTION,
     {0},
 };
@@ -56,6 +59,9 @@ const struct cli_option rollback_options[] = {
     {"abandon", CLI_ARG_NONE, OPT_ABANDON, NULL,
      "give up on unfinished transaction TXN without writing anything (needs --reason)"},
     {"reason", CLI_ARG_REQUIRED, OPT_REASON, "TEXT", "why the transaction is abandoned (recorded)"},
+    {"origin", CLI_ARG_REQUIRED, OPT_ORIGIN, "TOKEN",
+     "(sent by the host that drives this peer) roll back the apply started with TOKEN, or refuse it "
+     "from now on when there is none"},
     ALLOW_SSH_COMMANDS_OPTION,
     {0},
 };
@@ -71,8 +77,16 @@ struct txn_args {
 	bool runtime_only;
 	bool abandon;
 	const char *reason;
+	const char *origin;
 	unsigned confirm;
 };
+
+/* An origin token as the driving host makes it (peerssh.c): 32 lowercase
+ * hex digits. */
+static bool origin_valid(const char *s)
+{
+	return strlen(s) == 32 && strspn(s, "0123456789abcdef") == 32;
+}
 
 static int handle_option(int id, const char *arg, void *userdata)
 {
@@ -98,6 +112,15 @@ static int handle_option(int id, const char *arg, void *userdata)
 	case OPT_SSH_COMMANDS:
 		peerssh_allow_commands(true);
 		return 0;
+	case OPT_ORIGIN:
+		if (!origin_valid(arg)) {
+			log_error("--origin expects the token of the host that drives this peer (32 "
+				  "lowercase hex digits), not '%s'",
+				  arg);
+			return EXIT_USAGE;
+		}
+		a->origin = arg;
+		return 0;
 	case OPT_CONFIRM:
 		if (safe_atou32(arg, &v) < 0 || v == 0 || v > CONFIRM_MAX_SECONDS) {
 			log_error("apply: --confirm expects seconds between 1 and %d, not '%s'",
@@ -113,7 +136,7 @@ static int handle_option(int id, const char *arg, void *userdata)
 /* ---- apply ---- */
 
 static int run_transaction(struct history **hp, const struct cli *cli, const struct profile *prof,
-			   const struct plan *p, unsigned confirm)
+			   const struct plan *p, unsigned confirm, const char *origin)
 {
 	struct txn_outcome o = {0};
 	char msg[512] = "nothing to change";
@@ -124,6 +147,7 @@ static int run_transaction(struct history **hp, const struct cli *cli, const str
 	    .commit = confirm ? TXN_COMMIT_CONFIRM : TXN_COMMIT_NOW,
 	    .confirm = confirm,
 	    .peer = peerssh_wanted(prof),
+	    .origin = origin,
 	    .say = txn_verb_say,
 	};
 	int code;
@@ -194,6 +218,10 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 		log_error("apply: expected one PROFILE");
 		return EXIT_USAGE;
 	}
+	if (a.check && a.origin) {
+		log_error("apply: --origin goes with an apply, not with --check");
+		return EXIT_USAGE;
+	}
 	/* The lock before the history: two applies on a database that does
 	 * not exist yet must not both create it (the loser says "locked").
 	 * A --db that is not a regular file, or without its directory, is
@@ -231,7 +259,7 @@ int verb_apply(struct cli *cli, int argc, char **argv)
 		plan_render(p, "changes pending (--check: nothing was changed)");
 		r = EXIT_CHANGES;
 	} else
-		r = run_transaction(&h, cli, prof, p, a.confirm);
+		r = run_transaction(&h, cli, prof, p, a.confirm, a.origin);
 	out_close_object();
 	(void)out_finish();
 	lock_release(lock_fd);
@@ -399,12 +427,19 @@ static int retry_peer_undo(struct history *h, const struct txn_record *t)
 	else
 		out_string(OUT_JSON, "peer_txn", NULL, NULL);
 	out_bool(OUT_JSON, "changed", NULL,
-		 t->peer_txn == HISTORY_PEER_TXN_UNKNOWN ? u.peer_done && u.peer_txn > 0 : u.peer_done);
+		 t->peer_txn == HISTORY_PEER_TXN_UNKNOWN ? u.peer_done && u.peer_txn > 0 && !u.peer_was_undone
+							 : u.peer_done);
 	if (r == 0 && t->peer_txn == HISTORY_PEER_TXN_UNKNOWN && u.peer_txn == 0)
 		snprintf(msg, sizeof(msg),
 			 "the peer's apply with transaction %" PRId64
 			 " was cut short and left nothing there: both ends are as before",
 			 t->id);
+	else if (r == 0 && t->peer_txn == HISTORY_PEER_TXN_UNKNOWN && u.peer_was_undone)
+		snprintf(msg, sizeof(msg),
+			 "the peer's apply with transaction %" PRId64
+			 " was cut short; its transaction %" PRId64
+			 " there was already rolled back: both ends are as before",
+			 t->id, u.peer_txn);
 	else if (r == 0 && t->peer_txn == HISTORY_PEER_TXN_UNKNOWN)
 		snprintf(msg, sizeof(msg),
 			 "rolled back the peer's transaction %" PRId64 " of transaction %" PRId64
@@ -589,6 +624,36 @@ static int abandon_locked(struct history *h, int64_t target, const char *reason)
 	return EXIT_OK;
 }
 
+/* `rollback --origin TOKEN` (asked by the host that drives this peer,
+ * whose apply here was cut short): the apply started with TOKEN is rolled
+ * back when there is one; when there is none, TOKEN is fenced, so that an
+ * apply carrying it that has not yet recorded its transaction (still on
+ * its way, or waiting for the lock this holds) is refused. Either way the
+ * driving host learns what its apply left here. */
+static int rollback_origin_locked(struct history *h, const char *origin)
+{
+	_cleanup_(txn_record_done) struct txn_record t = {0};
+	int r = history_txn_find_origin(h, origin, &t);
+
+	if (r > 0) {
+		out_uint(OUT_JSON, "origin_txn", NULL, (uint64_t)t.id);
+		return rollback_locked(h, t.id, false);
+	}
+	if (r == 0)
+		r = history_fence(h, origin);
+	if (r < 0) {
+		log_error_errno(r, "history %s: %m: %s", history_path(h), history_remedy(r));
+		return EXIT_ERROR;
+	}
+	out_string(OUT_JSON, "origin_txn", NULL, NULL);
+	out_bool(OUT_JSON, "fenced", NULL, true);
+	out_bool(OUT_JSON, "changed", NULL, false);
+	out_string(OUT_ANY, "msg", "%s\n",
+		   "no transaction of that origin here: nothing to roll back; an apply carrying it is "
+		   "refused from now on");
+	return EXIT_OK;
+}
+
 int verb_rollback(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_strv_free_ char **args = NULL;
@@ -612,15 +677,28 @@ int verb_rollback(struct cli *cli, int argc, char **argv)
 		log_error("rollback: --reason goes with --abandon");
 		return EXIT_USAGE;
 	}
+	if (a.origin && (args[0] || a.force || a.abandon)) {
+		log_error("rollback --origin: takes no TXN, --force or --abandon");
+		return EXIT_USAGE;
+	}
 	r = parse_target(args, &id);
-	if (r == EXIT_OK)
-		r = txn_verb_open_history(cli, HISTORY_EXISTING, &h);
-	if (r == EXIT_OK)
+	/* --origin: the lock first and the history created when missing, as
+	 * apply does: the fence must be recorded even before any apply was. */
+	if (r == EXIT_OK && a.origin && history_path_check(cli->db_path) >= 0 &&
+	    mkdir_parent(cli->db_path) >= 0)
 		r = txn_verb_lock(cli, 0, &lock_fd);
-	if (r != EXIT_OK)
+	if (r == EXIT_OK)
+		r = txn_verb_open_history(cli, a.origin ? 0 : HISTORY_EXISTING, &h);
+	if (r == EXIT_OK && !a.origin)
+		r = txn_verb_lock(cli, 0, &lock_fd);
+	if (r != EXIT_OK) {
+		lock_release(lock_fd);
 		return r;
+	}
 	out_open_object(NULL);
-	r = a.abandon ? abandon_locked(h, id, a.reason) : rollback_locked(h, id, a.force);
+	r = a.origin	? rollback_origin_locked(h, a.origin)
+	    : a.abandon ? abandon_locked(h, id, a.reason)
+			: rollback_locked(h, id, a.force);
 	out_close_object();
 	mark_dead_campaigns(h);
 	if (r == EXIT_OK || r == EXIT_ROLLBACK_FAILED) /* else: main's error document */

@@ -14,10 +14,12 @@
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <strings.h>
 #include <sys/stat.h>
 
 #include "base/child.h"
+#include "base/exitcode.h"
 #include "profile.h"
 #include "store/history.h"
 
@@ -349,14 +351,28 @@ static int run_peer(const struct profile *p, char *const *args, int stdin_fd, ui
 	return r;
 }
 
-int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void), int64_t *ret_txn,
-		  char **ret_error)
+/* A fresh origin token: 32 lowercase hex digits from the kernel's
+ * random source. */
+static int origin_new(char ret[static PEERSSH_ORIGIN_LEN + 1])
+{
+	uint8_t b[PEERSSH_ORIGIN_LEN / 2];
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+		return -errno ? -errno : -EIO;
+	for (size_t i = 0; i < sizeof(b); i++)
+		snprintf(ret + 2 * i, 3, "%02x", b[i]);
+	return 0;
+}
+
+int peerssh_apply(const struct profile *p, unsigned confirm_s, const char *origin, int (*stop)(void),
+		  int64_t *ret_txn, char **ret_error)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *out = NULL, *excerpt = NULL;
 	struct json_object *doc = NULL, *txn, *changed;
 	unsigned seconds = confirm_s ? confirm_s : peerssh_confirm_seconds(p);
 	char confirm[16];
+	off_t sent;
 	int r;
 
 	*ret_txn = 0;
@@ -367,17 +383,29 @@ int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void)
 		    strprintf("peer %s: cannot prepare the profile: %s", p->peer.ssh.value, strerror(-r));
 		return r;
 	}
-	r = run_peer(p, (char *[]){"apply", "--confirm", confirm, "--json", "-", NULL}, fd,
-		     (uint64_t)seconds * 1000000 + PEERSSH_SLACK_USEC, stop, &doc, &out, ret_error);
+	r = run_peer(p,
+		     origin ? (char *[]){"apply", "--confirm", confirm, "--origin", (char *)origin, "--json",
+					 "-", NULL}
+			    : (char *[]){"apply", "--confirm", confirm, "--json", "-", NULL},
+		     fd, (uint64_t)seconds * 1000000 + PEERSSH_SLACK_USEC, stop, &doc, &out, ret_error);
+	/* What ssh read of the profile (the memfd's offset is shared with
+	 * it): the peer's apply reads its profile from that stdin, so while
+	 * ssh has read nothing, nothing can have been applied there. */
+	sent = lseek(fd, 0, SEEK_CUR);
 	if (doc && json_object_object_get_ex(doc, "txn", &txn) && json_object_is_type(txn, json_type_int))
 		*ret_txn = json_object_get_int64(txn);
-	else if (r < 0)
+	else if (r < 0) {
 		/* A failed apply names its transaction too (exit 7: not fully
 		 * undone there, and no watchdog started): it must be recorded
-		 * and rolled back like one that succeeded. */
+		 * and rolled back like one that succeeded. With no answer at
+		 * all (ssh ended by a signal, its deadline, a dropped
+		 * connection) after ssh sent the profile, the peer's apply may
+		 * be going on there: unknown. */
 		*ret_txn = reply_salvage_txn(out);
-	else if (doc && json_object_object_get_ex(doc, "changed", &changed) &&
-		 json_object_is_type(changed, json_type_boolean) && !json_object_get_boolean(changed))
+		if (*ret_txn == 0 && !doc && sent != 0)
+			*ret_txn = HISTORY_PEER_TXN_UNKNOWN;
+	} else if (doc && json_object_object_get_ex(doc, "changed", &changed) &&
+		   json_object_is_type(changed, json_type_boolean) && !json_object_get_boolean(changed))
 		*ret_txn = 0; /* nothing to change there */
 	else {
 		/* Exit 0 but no answer we can read: what the peer changed is
@@ -396,16 +424,25 @@ int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void)
 int peerssh_apply_recorded(struct history *h, int64_t txn, const struct profile *p, unsigned confirm_s,
 			   int (*interrupted)(void), int (*stop)(void), int64_t *ret_txn, char **ret_error)
 {
+	char origin[PEERSSH_ORIGIN_LEN + 1] = "";
 	int64_t peer_txn = 0;
-	bool started = false;
 	int r, q;
 
 	*ret_txn = 0;
 	*ret_error = NULL;
-	/* The intent first, durably: whatever ends this process from here
-	 * on, the record of txn says the peer may have been changed. */
+	r = origin_new(origin);
+	if (r < 0) {
+		*ret_error = strprintf("cannot make an origin token for the peer %s's apply: %s; nothing was "
+				       "changed there",
+				       p->peer.ssh.value, strerror(-r));
+		return *ret_error ? r : -ENOMEM;
+	}
+	/* The intent first, durably, with the token the peer's apply
+	 * carries: whatever ends this process from here on, the record of
+	 * txn says the peer may have been changed, and `rollback --origin`
+	 * there finds that apply (or refuses it, if it has not started). */
 	if (txn > 0) {
-		q = history_txn_set_peer_txn(h, txn, HISTORY_PEER_TXN_UNKNOWN);
+		q = history_txn_set_peer_intent(h, txn, origin);
 		if (q < 0) {
 			*ret_error =
 			    strprintf("history %s: cannot record with transaction %" PRId64
@@ -420,17 +457,12 @@ int peerssh_apply_recorded(struct history *h, int64_t txn, const struct profile 
 		*ret_error = strprintf("interrupted by SIG%s before the peer %s was tuned",
 				       sigabbrev_np(interrupted()) ? sigabbrev_np(interrupted()) : "?",
 				       p->peer.ssh.value);
-	} else {
-		started = true;
-		r = peerssh_apply(p, confirm_s, stop, &peer_txn, ret_error);
-	}
+	} else
+		r = peerssh_apply(p, confirm_s, txn > 0 ? origin : NULL, stop, &peer_txn, ret_error);
 	pause_point("peer-apply-answer");
-	/* Cut short here with no answer (a signal, or its deadline): the
-	 * peer may have applied (its apply goes on without ssh), so the
-	 * intent stays. Otherwise the answer says which transaction, or
-	 * that there is none. */
-	if (peer_txn == 0 && (r == -EINTR || r == -ETIMEDOUT) && started)
-		peer_txn = HISTORY_PEER_TXN_UNKNOWN;
+	/* The answer says which transaction, or that there is none; cut
+	 * short with no answer after the profile was sent, the intent stays
+	 * (HISTORY_PEER_TXN_UNKNOWN). */
 	*ret_txn = peer_txn;
 	if (txn > 0) {
 		/* Before anything commits it, and also when the answer was
@@ -443,6 +475,41 @@ int peerssh_apply_recorded(struct history *h, int64_t txn, const struct profile 
 			return q;
 		}
 	}
+	return r;
+}
+
+int peerssh_rollback_origin(const struct profile *p, const char *origin, int (*stop)(void), int64_t *ret_txn,
+			    bool *ret_changed, char **ret_error)
+{
+	struct json_object *doc = NULL, *v;
+	int r;
+
+	*ret_txn = 0;
+	*ret_changed = false;
+	r = run_peer(p, (char *[]){"rollback", "--origin", (char *)origin, "--json", NULL}, 0,
+		     PEERSSH_SLACK_USEC, stop, &doc, NULL, ret_error);
+	if (r == -EPROTO && doc && json_object_object_get_ex(doc, "exit_code", &v) &&
+	    json_object_get_int(v) == EXIT_LOCKED) {
+		free(*ret_error);
+		*ret_error = strprintf("peer %s: another apply or rollback is running there (the apply that "
+				       "was cut short, or someone else's): try again when it has ended",
+				       p->peer.ssh.value);
+		r = *ret_error ? -EBUSY : -ENOMEM;
+	}
+	if (r >= 0 && doc && json_object_object_get_ex(doc, "origin_txn", &v) &&
+	    json_object_is_type(v, json_type_int))
+		*ret_txn = json_object_get_int64(v);
+	else if (r >= 0 &&
+		 !(doc && json_object_object_get_ex(doc, "fenced", &v) && json_object_get_boolean(v))) {
+		*ret_error = strprintf("peer %s: the answer of `cx5prof rollback --origin` names no "
+				       "transaction and no fence",
+				       p->peer.ssh.value);
+		r = *ret_error ? -EBADMSG : -ENOMEM;
+	}
+	if (r >= 0)
+		*ret_changed =
+		    doc && json_object_object_get_ex(doc, "changed", &v) && json_object_get_boolean(v);
+	json_object_put(doc);
 	return r;
 }
 

@@ -52,8 +52,8 @@ unsigned peerssh_confirm_seconds(const struct profile *p);
  * -EBADMSG when it exited 0 but its answer is not one JSON document (a
  * login printing to stdout): then *ret_txn is the transaction its answer
  * names after what the login printed, if any, to roll back. */
-int peerssh_apply(const struct profile *p, unsigned confirm_s, int (*stop)(void), int64_t *ret_txn,
-		  char **ret_error);
+int peerssh_apply(const struct profile *p, unsigned confirm_s, const char *origin, int (*stop)(void),
+		  int64_t *ret_txn, char **ret_error);
 
 /* peerssh_apply, with the peer's transaction recorded with this host's
  * transaction txn (transactions.peer_txn) before anything commits it, so
@@ -82,6 +82,20 @@ int peerssh_apply_recorded(struct history *h, int64_t txn, const struct profile 
  * here left, if any (the peer refuses a second apply while one is
  * unfinished). 0 with *ret_txn (0: none there); -errno with *ret_error. */
 int peerssh_find_unfinished(const struct profile *p, int64_t *ret_txn, char **ret_error);
+
+/* The length of an origin token (hex digits): a fresh random one goes
+ * with each apply of the peer (`apply --origin`), recorded here first. */
+#define PEERSSH_ORIGIN_LEN 32
+
+/* `rollback --origin ORIGIN` on the peer: the apply started with that
+ * token is rolled back there (*ret_txn: its transaction, *ret_changed:
+ * whether it was still to roll back), or, when the peer has none, the
+ * token is fenced there (*ret_txn 0: an apply carrying it is refused
+ * from then on, so nothing it could still do is left unknown). -EBUSY
+ * with *ret_error when the peer's lock is held (the cut-short apply may
+ * still be running there); other -errno as peerssh_rollback. */
+int peerssh_rollback_origin(const struct profile *p, const char *origin, int (*stop)(void), int64_t *ret_txn,
+			    bool *ret_changed, char **ret_error);
 
 /* The peer's kernel counters of the loss ledger (`cx5prof counters
  * --address ADDR --json` there: the interface that owns address, the

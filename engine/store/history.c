@@ -431,6 +431,14 @@ static const char *const migrations[] = {
     "DROP TABLE outbox;"
     "ALTER TABLE outbox_v7 RENAME TO outbox;"
     "CREATE INDEX outbox_by_status ON outbox(status, next_attempt_usec);",
+    /* 7 -> 8: the origin token of a peer's apply (sent with it by the
+     * host that drives it: peer_origin there, origin here) and the
+     * tokens given up by their host (fences: an apply carrying one is
+     * refused) */
+    "ALTER TABLE transactions ADD COLUMN origin TEXT;"
+    "ALTER TABLE transactions ADD COLUMN peer_origin TEXT;"
+    "CREATE INDEX transactions_by_origin ON transactions(origin);"
+    "CREATE TABLE fences (origin TEXT PRIMARY KEY, fenced_usec INTEGER NOT NULL);",
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration step per schema version");
@@ -443,6 +451,10 @@ _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration 
 #define COMPAT_TUNES                                                                                         \
 	"CREATE TEMP TABLE tunes (id INTEGER PRIMARY KEY, name TEXT, profile TEXT, status TEXT,"             \
 	" started_usec INTEGER, ended_usec INTEGER, summary TEXT);"
+#define COMPAT_FENCES "CREATE TEMP TABLE fences (origin TEXT PRIMARY KEY, fenced_usec INTEGER);"
+#define COMPAT_V7                                                                                            \
+	"CREATE TEMP VIEW transactions AS SELECT *, NULL AS origin, NULL AS peer_origin FROM "               \
+	"main.transactions;" COMPAT_FENCES
 #define COMPAT_V6 "CREATE TEMP VIEW campaigns AS SELECT *, NULL AS tune FROM main.campaigns;" COMPAT_TUNES
 #define COMPAT_V2                                                                                            \
 	"CREATE TEMP VIEW runs AS SELECT *, NULL AS campaign, NULL AS limited_by, NULL AS ledger FROM "      \
@@ -450,15 +462,17 @@ _Static_assert(ARRAY_SIZE(migrations) == HISTORY_SCHEMA_VERSION, "one migration 
 	"CREATE TEMP TABLE campaigns (id INTEGER PRIMARY KEY, name TEXT, file TEXT, status TEXT,"            \
 	" started_usec INTEGER, ended_usec INTEGER, summary TEXT, tune INTEGER);" COMPAT_TUNES
 #define COMPAT_V3                                                                                            \
-	"CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_txn, NULL AS peer_undo_pending FROM "       \
-	"main.transactions;"
+	"CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_txn, NULL AS peer_undo_pending,"            \
+	" NULL AS origin, NULL AS peer_origin FROM main.transactions;" COMPAT_FENCES
 #define COMPAT_V4                                                                                            \
-	"CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_undo_pending FROM main.transactions;"
+	"CREATE TEMP VIEW transactions AS SELECT *, NULL AS peer_undo_pending, NULL AS origin,"              \
+	" NULL AS peer_origin FROM main.transactions;" COMPAT_FENCES
 #define COMPAT_V5 "CREATE TEMP VIEW runs AS SELECT *, NULL AS limited_by, NULL AS ledger FROM main.runs;"
 static const char *const readonly_compat[] = {
     /* 1 */
     "CREATE TEMP VIEW transactions AS SELECT *, NULL AS boot_id, NULL AS peer_txn,"
-    " NULL AS peer_undo_pending FROM main.transactions;" COMPAT_V2,
+    " NULL AS peer_undo_pending, NULL AS origin, NULL AS peer_origin FROM main.transactions;" COMPAT_FENCES
+	COMPAT_V2,
     /* 2 */
     COMPAT_V3 COMPAT_V2,
     /* 3 */
@@ -466,9 +480,11 @@ static const char *const readonly_compat[] = {
     /* 4 */
     COMPAT_V4 COMPAT_V5 COMPAT_V6,
     /* 5 */
-    COMPAT_V5 COMPAT_V6,
+    COMPAT_V5 COMPAT_V6 COMPAT_V7,
     /* 6 */
-    COMPAT_V6,
+    COMPAT_V6 COMPAT_V7,
+    /* 7 */
+    COMPAT_V7,
 };
 
 _Static_assert(ARRAY_SIZE(readonly_compat) == HISTORY_SCHEMA_VERSION - 1, "one view set per older version");
@@ -744,6 +760,8 @@ void txn_record_done(struct txn_record *t)
 	free(t->error);
 	free(t->boot_id);
 	free(t->peer_undo_pending);
+	free(t->origin);
+	free(t->peer_origin);
 	*t = (struct txn_record){0};
 }
 
@@ -778,11 +796,19 @@ static int insert_txn(struct history *h, const struct txn_record *t, int64_t *re
 	r = stmt_prepare(
 	    h,
 	    "INSERT INTO transactions (kind, profile_name, profile_hash, profile_json, user, host,"
-	    " started_usec, status, confirm_deadline_usec, rolls_back_txn, error, boot_id)"
-	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+	    " started_usec, status, confirm_deadline_usec, rolls_back_txn, error, boot_id, origin)"
+	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	    &s);
 	if (r < 0)
 		return r;
+	if (t->origin) {
+		/* Under the same SQLite transaction as the insert (and the
+		 * apply lock): a fence written before is seen, one written
+		 * after finds this transaction. */
+		r = history_fenced(h, t->origin);
+		if (r != 0)
+			return r > 0 ? -ECANCELED : r;
+	}
 	if ((r = stmt_bind_text(s, 1, txn_kind_to_string(t->kind))) < 0 ||
 	    (r = stmt_bind_text(s, 2, t->profile_name)) < 0 ||
 	    (r = stmt_bind_text(s, 3, t->profile_hash)) < 0 ||
@@ -793,7 +819,8 @@ static int insert_txn(struct history *h, const struct txn_record *t, int64_t *re
 	    (r = stmt_bind_text(s, 8, txn_status_to_string(t->status))) < 0 ||
 	    (r = stmt_bind_opt_int(s, 9, t->confirm_deadline_usec)) < 0 ||
 	    (r = stmt_bind_opt_int(s, 10, t->rolls_back_txn)) < 0 ||
-	    (r = stmt_bind_text(s, 11, t->error)) < 0 || (r = stmt_bind_text(s, 12, t->boot_id)) < 0)
+	    (r = stmt_bind_text(s, 11, t->error)) < 0 || (r = stmt_bind_text(s, 12, t->boot_id)) < 0 ||
+	    (r = stmt_bind_text(s, 13, t->origin)) < 0)
 		return r;
 	r = stmt_run(h, s);
 	if (r < 0)
@@ -1113,10 +1140,54 @@ int history_txn_set_peer_txn(struct history *h, int64_t txn, int64_t peer_txn)
 	return r;
 }
 
+int history_txn_set_peer_intent(struct history *h, int64_t txn, const char *origin)
+{
+	int r = history_exec(h, "UPDATE transactions SET peer_txn = ?, peer_origin = ? WHERE id = ?", "isi",
+			     (int64_t)HISTORY_PEER_TXN_UNKNOWN, origin, txn);
+
+	if (r >= 0 && sqlite3_changes(h->db) == 0)
+		r = -ENOENT;
+	return r;
+}
+
+/* Prepare sql into *s, bind text arg to its one parameter and step once:
+ * 1 a row (read it from *s), 0 none, -errno. */
+static int step_with_text(struct history *h, const char *sql, const char *arg, sqlite3_stmt **s)
+{
+	int r = stmt_prepare(h, sql, s), rc;
+
+	if (r >= 0)
+		r = stmt_bind_text(*s, 1, arg);
+	if (r < 0)
+		return r;
+	rc = sqlite3_step(*s);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return rc == SQLITE_ROW;
+	return db_error(h, rc, sql);
+}
+
+int history_fenced(struct history *h, const char *origin)
+{
+	_cleanup_stmt_ sqlite3_stmt *s = NULL;
+
+	return step_with_text(h, "SELECT 1 FROM fences WHERE origin = ?", origin, &s);
+}
+
+int history_fence(struct history *h, const char *origin)
+{
+	int r = history_begin(h);
+
+	if (r < 0)
+		return r;
+	r = history_exec(h, "INSERT OR IGNORE INTO fences (origin, fenced_usec) VALUES (?, ?)", "si", origin,
+			 (int64_t)history_now_usec());
+	return history_end(h, r);
+}
+
 #define TXN_COLUMNS                                                                                          \
 	"id, kind, profile_name, profile_hash, profile_json, user, host, started_usec,"                      \
 	" coalesce(ended_usec, 0), status, coalesce(confirm_deadline_usec, 0), coalesce(rolls_back_txn, 0)," \
-	" error, boot_id, coalesce(peer_txn, 0), peer_undo_pending"
+	" error, boot_id, coalesce(peer_txn, 0), peer_undo_pending, origin, peer_origin"
 
 static int txn_from_row(sqlite3_stmt *s, struct txn_record *ret)
 {
@@ -1139,7 +1210,8 @@ static int txn_from_row(sqlite3_stmt *s, struct txn_record *ret)
 	    (r = column_strdup(s, 4, &t.profile_json)) < 0 || (r = column_strdup(s, 5, &t.user)) < 0 ||
 	    (r = column_strdup(s, 6, &t.host)) < 0 || (r = column_strdup(s, 12, &t.error)) < 0 ||
 	    (r = column_strdup(s, 13, &t.boot_id)) < 0 ||
-	    (r = column_strdup(s, 15, &t.peer_undo_pending)) < 0) {
+	    (r = column_strdup(s, 15, &t.peer_undo_pending)) < 0 ||
+	    (r = column_strdup(s, 16, &t.origin)) < 0 || (r = column_strdup(s, 17, &t.peer_origin)) < 0) {
 		txn_record_done(&t);
 		return r;
 	}
@@ -1164,6 +1236,19 @@ static int txn_query_one(struct history *h, const char *sql, int64_t arg, struct
 		return 0;
 	if (rc != SQLITE_ROW)
 		return db_error(h, rc, sql);
+	r = txn_from_row(s, ret);
+	return r < 0 ? r : 1;
+}
+
+int history_txn_find_origin(struct history *h, const char *origin, struct txn_record *ret)
+{
+	_cleanup_stmt_ sqlite3_stmt *s = NULL;
+	int r = step_with_text(
+	    h, "SELECT " TXN_COLUMNS " FROM transactions WHERE origin = ? ORDER BY id DESC LIMIT 1", origin,
+	    &s);
+
+	if (r <= 0)
+		return r;
 	r = txn_from_row(s, ret);
 	return r < 0 ? r : 1;
 }

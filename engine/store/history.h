@@ -45,6 +45,11 @@
  * Schema v7: tunes (a `cx5prof tune` session: its summary document,
  *   schemas/tune.schema.json) and campaigns.tune (the session a
  *   candidate's campaign belongs to); the outbox takes tune records.
+ * Schema v8: transactions.origin (the token an apply was started with by
+ *   the host that drives this one as its peer: `apply --origin`),
+ *   transactions.peer_origin (the token this host sent with its peer's
+ *   apply), and fences (tokens given up by their host with `rollback
+ *   --origin`: an apply carrying one is refused).
  * Changing the schema: append a step to the migration table in history.c
  * (HISTORY_SCHEMA_VERSION grows by one); never edit a released step. */
 #ifndef CX5_HISTORY_H
@@ -54,7 +59,7 @@
 
 #include "base/util.h"
 
-#define HISTORY_SCHEMA_VERSION 7
+#define HISTORY_SCHEMA_VERSION 8
 
 struct history;
 
@@ -170,6 +175,8 @@ struct txn_record {
 	char *boot_id;		       /* the boot it started in (apply_boot_id), or NULL */
 	int64_t peer_txn;	       /* the peer's transaction applied with it (peer.ssh); 0: none */
 	char *peer_undo_pending;       /* peer_txn still to roll back there: why the last try failed */
+	char *origin;		       /* the token of the host that started it (apply --origin), or NULL */
+	char *peer_origin;	       /* the token sent with the peer's apply, or NULL (before v8) */
 };
 
 /* One row of the undo log. object names what is changed ("ens1f0",
@@ -235,6 +242,19 @@ int history_txn_set_pending_confirm(struct history *h, int64_t txn, int64_t dead
 /* Record the peer's transaction (> 0) that was applied with txn, 0 none,
  * or HISTORY_PEER_TXN_UNKNOWN (recorded before the peer's apply starts). */
 int history_txn_set_peer_txn(struct history *h, int64_t txn, int64_t peer_txn);
+/* Before the peer's apply starts: peer_txn HISTORY_PEER_TXN_UNKNOWN and
+ * the origin token sent with it, so that the peer can be asked for that
+ * apply (`rollback --origin`) whatever ends this process. */
+int history_txn_set_peer_intent(struct history *h, int64_t txn, const char *origin);
+/* The peer side of an origin token. history_fenced: 1 when its host gave
+ * it up (`rollback --origin` found no transaction of it), 0 not, -errno.
+ * history_fence: record that, durably (idempotent). A transaction created
+ * with a fenced origin fails with -ECANCELED, checked inside the insert's
+ * SQLite transaction. history_txn_find_origin: the transaction started
+ * with origin, 1 found, 0 none. */
+int history_fenced(struct history *h, const char *origin);
+int history_fence(struct history *h, const char *origin);
+int history_txn_find_origin(struct history *h, const char *origin, struct txn_record *ret);
 
 /* Forget transaction txn, recorded for a peer that then had nothing to
  * change either: only an open apply with no change and no peer

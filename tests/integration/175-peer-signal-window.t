@@ -12,6 +12,12 @@
 #    ssh is ended, the peer's state is unknown: exit 7, the last line says
 #    so, the record here says so (`history show txn`), and `cx5prof
 #    rollback` here finds the peer's transaction and rolls it back;
+#  - `rollback` here while the cut-short apply has not reached the peer's
+#    history: with the peer's lock held it says busy and keeps the record;
+#    then it fences the apply's origin token there, and the apply that
+#    arrives later is refused (nothing changed there);
+#  - ssh killed alone (no signal here) after it sent the profile: the peer
+#    is asked at once (`rollback --origin`), exit 6 only as it is;
 #  - kill -9 of the group while the peer applies: the intent recorded
 #    before ssh started lets `cx5prof rollback` here undo both ends;
 #  - `apply` the same: interrupted while the peer applies, never
@@ -111,6 +117,59 @@ is "$out" "rolled back the peer's transaction $ptxn of transaction $txn (its app
 is "$(sqlite3 "$DB" "SELECT peer_txn || ' ' || (peer_undo_pending IS NULL) FROM transactions WHERE id = $txn")" "$ptxn 1" \
 	"rollback here: the peer's transaction now recorded, nothing pending"
 
+# ---- `rollback` here while the cut-short apply has not reached the peer's
+# history yet (its cx5prof not even started): first with the peer's lock
+# held (as by an apply running there): "busy", the record kept; then it
+# fences the origin token there, and the apply that arrives later is
+# refused there: nothing changed, nothing left unknown
+start campaign "$WORK/c.yaml"
+kill -TERM -- "-$pid"
+wait_until 60 holding
+kill -INT -- "-$pid"
+wait "$pid"
+is "$?" 7 "rollback before the peer's apply started: the campaign exited 7 (the peer's state unknown)"
+txn=$(last_apply)
+n=$(peer_last_apply)
+timeout 60 python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(60)' "$PDB.lock" &
+locker=$!
+wait_until 30 eval '! flock -xn "$PDB.lock" true'
+run hcx rollback
+is "$rc/$(sqlite3 "$DB" "SELECT peer_txn || ' ' || (peer_undo_pending IS NOT NULL) FROM transactions WHERE id = $txn")" "7/-1 1" \
+	"the peer's lock held: rollback here exits 7 and keeps the peer's state unknown, its rollback pending"
+printf '%s\n' "$err" | grep -q "peer root@198.18.0.2: another apply or rollback is running there (the apply that was cut short, or someone else's): try again when it has ended"
+ok $? "the peer's lock held: says the peer is busy"
+stop_pid "$locker" fcntl
+run hcx rollback
+is "$rc/$out" "0/the peer's apply with transaction $txn was cut short and left nothing there: both ends are as before" \
+	"then rollback here: the peer has no transaction of that origin, and fences it"
+is "$(sqlite3 "$PDB" "SELECT origin FROM fences")" "$(sqlite3 "$DB" "SELECT peer_origin FROM transactions WHERE id = $txn")" \
+	"the peer recorded this host's origin token as fenced"
+finish
+is "$(mtus)/$(peer_last_apply)/$(peer_unfinished)" "mtu 1500 mtu 1500/$n/0" \
+	"the cut-short apply reaching the peer afterwards is refused there: nothing changed, nothing recorded"
+
+# ---- this host's ssh dies by itself (kill -9 of ssh alone) after it sent
+# the profile, before the peer's cx5prof started: no signal here, so the
+# peer is asked at once; it has no transaction of that origin and fences
+# it: exit 6, both ends as before, and the apply arriving later is refused
+start campaign "$WORK/c.yaml"
+n=$(peer_last_apply)
+sshpid=$(ps -o pid=,comm= --ppid "$pid" | awk '$2 == "ssh" {print $1}')
+case $(tr '\0' ' ' <"/proc/$sshpid/cmdline" 2>/dev/null) in
+*"ssh "*"apply --confirm"*) kill -KILL "$sshpid" ;;
+*) echo "# no ssh child of $pid to kill" ;;
+esac
+wait "$pid"
+rc=$?
+is "$rc/$(tail -n 1 "$WORK/s.out")" "6/$AS_BEFORE" "ssh killed alone while the peer's apply is on its way: exit 6, as before (it is)"
+grep -q "whether the peer applied is unknown: asking the peer for the apply that carried this host's origin token" "$WORK/s.err"
+ok $? "ssh killed alone: the peer's state unknown, the peer asked at once"
+is "$(sqlite3 "$DB" "SELECT peer_txn || ' ' || (peer_undo_pending IS NULL) FROM transactions WHERE id = $(last_apply)")" "0 1" \
+	"ssh killed alone: the record here says the peer has nothing of it, nothing pending"
+finish
+is "$(mtus)/$(peer_last_apply)/$(peer_unfinished)" "mtu 1500 mtu 1500/$n/0" \
+	"ssh killed alone: the apply reaching the peer afterwards is refused there"
+
 # ---- one signal, a peer that does not answer within the hold
 start campaign "$WORK/c.yaml"
 kill -HUP -- "-$pid"
@@ -139,8 +198,8 @@ rm -f "$WORK/peer-failpoint"
 is "$rc/$(peer_unfinished)" "7/0" "two signals, the peer's apply then changing nothing: exit 7, nothing unfinished there"
 run hcx rollback
 is "$rc/$(mtus)" "0/mtu 1500 mtu 1500" "rollback here: exit 0"
-is "$out" "the peer's apply with transaction $(last_apply) was cut short and left nothing there: both ends are as before" \
-	"rollback here: says the peer was left as before"
+is "$out" "the peer's apply with transaction $(last_apply) was cut short; its transaction $(peer_last_apply) there was already rolled back: both ends are as before" \
+	"rollback here: says the peer was left as before (its failed apply undone there)"
 
 # ---- kill -9 of the group while the peer applies: the intent recorded
 # before ssh started is what `rollback` here acts on

@@ -162,4 +162,35 @@ ok $? "missing directories: nothing created"
 host_as_before
 ok $? "missing directories: host unchanged"
 
+# ---- origin tokens (the peer protocol, docs/peer.md): a bad token or
+# combination is a usage error; `rollback --origin` with no transaction of
+# that token fences it (creating the history), and an apply carrying a
+# fenced token is refused before it records or changes anything
+TOKEN=0123456789abcdef0123456789abcdef
+run cx rollback --origin xyz
+is "$rc:$err" "64:cx5prof: error: --origin expects the token of the host that drives this peer (32 lowercase hex digits), not 'xyz'" \
+	"rollback --origin: a bad token, exit 64"
+run cx rollback --origin "$TOKEN" 1
+is "$rc:$err" "64:cx5prof: error: rollback --origin: takes no TXN, --force or --abandon" "rollback --origin TXN: exit 64"
+run cx apply --check --origin "$TOKEN" "$W/mtu-jumbo.yaml"
+is "$rc:$err" "64:cx5prof: error: apply: --origin goes with an apply, not with --check" "apply --check --origin: exit 64"
+run cx --db "$WORK/fence.db" --json rollback --origin "$TOKEN"
+is "$rc/$(printf '%s' "$out" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["fenced"], d["origin_txn"], d["changed"])')" \
+	"0/True None False" "rollback --origin, no transaction of it: exit 0, fenced, nothing changed"
+is "$(sqlite3 "$WORK/fence.db" 'SELECT origin FROM fences')" "$TOKEN" "rollback --origin: the token recorded in a new history"
+run cx --db "$WORK/fence.db" apply --origin "$TOKEN" "$W/mtu-jumbo.yaml"
+is "$rc:$err" "1:cx5prof: error: the host that started this apply (origin $TOKEN) has given it up (\`cx5prof rollback --origin\` ran there first): nothing was changed" \
+	"apply with a fenced origin: exit 1, says why"
+is "$(sqlite3 "$WORK/fence.db" 'SELECT count(*) FROM transactions')" 0 "apply with a fenced origin: nothing recorded"
+host_as_before
+ok $? "apply with a fenced origin: host unchanged"
+run cx --db "$WORK/fence.db" apply --origin fedcba9876543210fedcba9876543210 "$W/mtu-jumbo.yaml"
+is "$rc/$(sqlite3 "$WORK/fence.db" 'SELECT origin FROM transactions')" "0/fedcba9876543210fedcba9876543210" \
+	"apply with another origin: applied, its origin recorded"
+run cx --db "$WORK/fence.db" --json rollback --origin fedcba9876543210fedcba9876543210
+is "$rc/$(printf '%s' "$out" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["origin_txn"], d["changed"])')" \
+	"0/1 True" "rollback --origin of it: its transaction found and rolled back"
+host_as_before
+ok $? "rollback --origin: host as before"
+
 done_testing

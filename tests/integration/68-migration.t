@@ -6,7 +6,8 @@
 # transactions.boot_id, v3 campaigns, runs.campaign and campaign records in
 # a rebuilt outbox, v4 transactions.peer_txn, v5
 # transactions.peer_undo_pending, v6 runs.limited_by and runs.ledger, v7
-# tunes, campaigns.tune and tune records in a rebuilt outbox), keeps
+# tunes, campaigns.tune and tune records in a rebuilt outbox, v8
+# transactions.origin and peer_origin, and fences), keeps
 # every row, and drains its
 # outbox. An empty (v0) file is no history for the verbs that only read or
 # work on one (mirror: exit 66, left empty); apply gives it the current
@@ -81,7 +82,8 @@ is "$rc $(sqlite3 "$V2" 'PRAGMA user_version') $(sqlite3 "$V2" "SELECT coalesce(
 # `history show txn` says no peer rollback is pending; migrated on write.
 V4=$TT/old-v4.db
 cp "$V2" "$V4"
-sqlite3 "$V4" 'ALTER TABLE transactions DROP COLUMN peer_undo_pending; ALTER TABLE runs DROP COLUMN limited_by;
+sqlite3 "$V4" 'DROP INDEX transactions_by_origin; ALTER TABLE transactions DROP COLUMN origin; ALTER TABLE transactions DROP COLUMN peer_origin; DROP TABLE fences;
+ALTER TABLE transactions DROP COLUMN peer_undo_pending; ALTER TABLE runs DROP COLUMN limited_by;
 ALTER TABLE runs DROP COLUMN ledger; ALTER TABLE campaigns DROP COLUMN tune; DROP TABLE tunes; PRAGMA user_version = 4'
 run "$CX5PROF" --json --db "$V4" history show txn 1
 is "$rc $(sqlite3 "$V4" 'PRAGMA user_version') $(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["transaction"]["peer_undo_pending"])')" \
@@ -95,7 +97,8 @@ is "$rc $(sqlite3 "$V4" 'PRAGMA user_version') $(sqlite3 "$V4" "SELECT coalesce(
 # rows).
 V5=$TT/old-v5.db
 cp "$V2" "$V5"
-sqlite3 "$V5" 'ALTER TABLE runs DROP COLUMN limited_by; ALTER TABLE runs DROP COLUMN ledger; ALTER TABLE campaigns DROP COLUMN tune;
+sqlite3 "$V5" 'DROP INDEX transactions_by_origin; ALTER TABLE transactions DROP COLUMN origin; ALTER TABLE transactions DROP COLUMN peer_origin; DROP TABLE fences;
+ALTER TABLE runs DROP COLUMN limited_by; ALTER TABLE runs DROP COLUMN ledger; ALTER TABLE campaigns DROP COLUMN tune;
 DROP TABLE tunes; PRAGMA user_version = 5'
 run "$CX5PROF" --db "$V5" --json history show 1
 is "$rc $(sqlite3 "$V5" 'PRAGMA user_version')" "0 5" "v5 file: read without migrating it"
@@ -104,6 +107,19 @@ is "$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin)["
 run "$CX5PROF" --db "$V5" apply "$TT/bad-v2.yaml"
 is "$rc $(sqlite3 "$V5" 'PRAGMA user_version') $(sqlite3 "$V5" "SELECT coalesce(limited_by, 'none') || '/' || coalesce(ledger, 'none') FROM runs")" \
 	"65 $CURRENT none/none" "v5 file: apply migrates it; its run has no ledger (v6 columns, NULL)"
+
+# A v7 file (v8 adds transactions.origin and peer_origin, and fences):
+# read as it is, then migrated by a write, its rows kept.
+V7=$TT/old-v7.db
+cp "$V5" "$V7"
+sqlite3 "$V7" 'DROP INDEX transactions_by_origin; ALTER TABLE transactions DROP COLUMN origin; ALTER TABLE transactions DROP COLUMN peer_origin; DROP TABLE fences;
+PRAGMA user_version = 7'
+run "$CX5PROF" --db "$V7" --json history
+is "$rc $(sqlite3 "$V7" 'PRAGMA user_version')" "0 7" "v7 file: read without migrating it"
+n7=$(sqlite3 "$V7" 'SELECT COUNT(*) FROM transactions')
+run "$CX5PROF" --db "$V7" apply "$TT/bad-v2.yaml"
+is "$rc $(sqlite3 "$V7" 'PRAGMA user_version') $(sqlite3 "$V7" "SELECT COUNT(*) || '/' || COUNT(origin) || '/' || COUNT(peer_origin) FROM transactions") $(sqlite3 "$V7" 'SELECT COUNT(*) FROM fences')" \
+	"65 $CURRENT $n7/0/0 0" "v7 file: apply migrates it; its transactions kept, no origin (v8 columns, NULL), no fences"
 
 run "$CX5PROF" --db "$OLD" mirror
 is "$rc/$out" "0/sent 2, pending 0" "v1 file: opened for writing (migrated) and its outbox drained"
