@@ -299,8 +299,7 @@ int plan_build(const struct profile *prof, const struct host_state *host, struct
 			r = change_kinds[i]->diff(&ctx, NULL);
 	if (r >= 0)
 		r = check_restorable(ctx.plan);
-	free(ctx.pinned_irqs);
-	free(ctx.irq_cpus);
+	plan_ctx_done(&ctx);
 	if (r < 0) {
 		plan_free(ctx.plan);
 		return r;

@@ -357,6 +357,7 @@ static int irq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	_cleanup_(irq_ports_done) struct irq_ports ip = {0};
 	_cleanup_topology_ struct topology *topo = NULL;
 	_cleanup_irqplan_ struct irqplan *ipl = NULL;
+	struct plan_irq_cpu *pins;
 	size_t problems = p->n_problems;
 	int r;
 
@@ -388,20 +389,21 @@ static int irq_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	if (r < 0)
 		return plan_add_problem(p, EXIT_INVALID, "irq", "check the irq section",
 					"cannot plan IRQ affinity: %s", sysroot_strerror(r));
-	ctx->pinned_irqs = calloc(ipl->n ? ipl->n : 1, sizeof(*ctx->pinned_irqs));
-	ctx->irq_cpus = calloc(ipl->n ? ipl->n : 1, sizeof(*ctx->irq_cpus));
-	if (!ctx->pinned_irqs || !ctx->irq_cpus)
+	pins = calloc(ipl->n ? ipl->n : 1, sizeof(*pins));
+	if (!pins)
 		return -ENOMEM;
 	for (size_t i = 0; i < ipl->n; i++) {
 		const struct irqplan_entry *e = &ipl->e[i];
 
-		ctx->pinned_irqs[ctx->n_pinned_irqs++] = e->irq;
-		ctx->irq_cpus[ctx->n_irq_cpus++] =
-		    (struct plan_irq_cpu){ip.ports[e->port].ifname, e->queue, e->irq, e->cpu};
-		if ((r = irq_add_entry(p, e, &ip)) < 0)
+		pins[i] = (struct plan_irq_cpu){ip.ports[e->port].ifname, e->queue, e->irq, e->cpu};
+		if ((r = irq_add_entry(p, e, &ip)) < 0) {
+			free(pins);
 			return r;
+		}
 	}
-	ctx->n_pinned_irqs = irq_numbers_normalize(ctx->pinned_irqs, ctx->n_pinned_irqs);
+	r = plan_ctx_publish(ctx, IRQPLAN_PINS, pins, ipl->n);
+	if (r < 0)
+		return r;
 	for (char **n = ipl->notes; n && *n; n++)
 		if ((r = strv_extend(&p->warnings, *n)) < 0)
 			return r;

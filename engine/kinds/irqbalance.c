@@ -14,6 +14,7 @@
 #include "base/exitcode.h"
 #include "base/output.h"
 #include "irqnumbers.h"
+#include "irqplan.h"
 #include "os/irqbalanced.h"
 #include "os/probe.h"
 #include "os/service.h"
@@ -225,6 +226,9 @@ static int irqban_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	const struct irqbalance_state *st = &ctx->host->irqbalance;
 	bool running = st->running || st->active == 1;
 	_cleanup_free_ char *old = NULL, *want = NULL, *banned = NULL;
+	_cleanup_free_ unsigned *pinned = NULL;
+	size_t n_pins, n_pinned = 0;
+	const struct plan_irq_cpu *pins = plan_ctx_lookup(ctx, IRQPLAN_PINS, &n_pins);
 	int r;
 
 	(void)port;
@@ -233,8 +237,15 @@ static int irqban_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	if (!profile_key_enum_name(ctx->profile, "irq.policy"))
 		return strv_extend(&p->warnings, "irq.irqbalance: ban: the profile pins no IRQ "
 						 "(no irq.policy): nothing to ban");
-	if (ctx->n_pinned_irqs == 0)
+	if (n_pins == 0)
 		return 0;
+	/* The completion IRQs the irq kind pins, sorted and unique. */
+	pinned = malloc(n_pins * sizeof(*pinned));
+	if (!pinned)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_pins; i++)
+		pinned[n_pinned++] = pins[i].irq;
+	n_pinned = irq_numbers_normalize(pinned, n_pinned);
 	if (!st->config_path && !running)
 		return strv_extend(
 		    &p->warnings,
@@ -262,8 +273,8 @@ static int irqban_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	if (r < 0)
 		return plan_add_problem(p, EXIT_ERROR, "irqbalance", "check the irqbalance config file",
 					"cannot read the irqbalance configuration: %s", sysroot_strerror(r));
-	if ((r = irq_numbers_format(ctx->pinned_irqs, ctx->n_pinned_irqs, &want)) < 0 ||
-	    (r = ban_intersection(old, ctx->pinned_irqs, ctx->n_pinned_irqs, &banned)) < 0)
+	if ((r = irq_numbers_format(pinned, n_pinned, &want)) < 0 ||
+	    (r = ban_intersection(old, pinned, n_pinned, &banned)) < 0)
 		return r;
 	if (streq(banned, want))
 		return 0;

@@ -27,6 +27,19 @@
 #include "os/irqaffinity.h"
 #include "os/topology.h"
 
+/* The irq kind's plan as it publishes it for the kinds planned after it
+ * (plan_ctx_publish, IRQPLAN_PINS): where each completion IRQ it pins
+ * runs, changed or already in place; link.xps follows them, irq.irqbalance
+ * ban keeps irqbalance off them. */
+#define IRQPLAN_PINS "irq.pins"
+
+struct plan_irq_cpu {
+	const char *ifname; /* the port (points into the probed host state) */
+	unsigned queue;	    /* completion vector N (mlx5_comp<N>) */
+	unsigned irq;
+	int cpu;
+};
+
 enum irqplan_policy {
 	IRQPLAN_NUMA_LOCAL,
 	IRQPLAN_CPULIST,

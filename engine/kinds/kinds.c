@@ -39,6 +39,34 @@ int kind_check_ethnl_values(const void *value, char **ret_why)
 	return 0;
 }
 
+int plan_ctx_publish(struct plan_ctx *ctx, const char *name, void *data, size_t n)
+{
+	if (plan_ctx_lookup(ctx, name, &(size_t){0}) || ctx->n_shares == PLAN_SHARES_MAX) {
+		free(data);
+		return ctx->n_shares == PLAN_SHARES_MAX ? -ENOSPC : -EEXIST;
+	}
+	ctx->shares[ctx->n_shares++] = (struct plan_share){.name = name, .data = data, .n = n};
+	return 0;
+}
+
+const void *plan_ctx_lookup(const struct plan_ctx *ctx, const char *name, size_t *ret_n)
+{
+	for (size_t i = 0; i < ctx->n_shares; i++)
+		if (streq(ctx->shares[i].name, name)) {
+			*ret_n = ctx->shares[i].n;
+			return ctx->shares[i].data;
+		}
+	*ret_n = 0;
+	return NULL;
+}
+
+void plan_ctx_done(struct plan_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->n_shares; i++)
+		free(ctx->shares[i].data);
+	ctx->n_shares = 0;
+}
+
 const struct change_kind *change_kind_find(const char *name)
 {
 	for (size_t i = 0; name && i < n_change_kinds; i++)

@@ -38,30 +38,36 @@ struct iface_state;
 struct iface_fact;
 struct probe_fact;
 
-/* Where the irq kind's plan puts one completion IRQ. */
-struct plan_irq_cpu {
-	const char *ifname; /* the port (points into the probed host state) */
-	unsigned queue;	    /* completion vector N (mlx5_comp<N>) */
-	unsigned irq;
-	int cpu;
+/* What a kind's diff publishes for the kinds planned after it (its plan
+ * as a fact, such as the irq kind's "irq.pins": irqplan.h), by name: an
+ * array of n elements, owned by the plan_ctx (freed after planning). */
+struct plan_share {
+	const char *name;
+	void *data;
+	size_t n;
 };
 
-/* What planning shares with the kinds' diff. */
+#define PLAN_SHARES_MAX 4
+
+/* What planning shares with the kinds' diff: nothing of one kind; a kind
+ * that follows another's plan finds it with plan_ctx_lookup(). */
 struct plan_ctx {
 	struct plan *plan; /* add changes, problems and warnings here (plan.h) */
 	const struct profile *profile;
 	const struct host_state *host;
-	/* The completion IRQs the irq kind pins, changed or already in
-	 * place, sorted and unique: what irqbalance-ban keeps irqbalance off.
-	 * Set by the irq kind's diff, which runs before irqbalance-ban's. */
-	unsigned *pinned_irqs;
-	size_t n_pinned_irqs;
-	/* Where the irq kind's plan puts every completion IRQ it pins,
-	 * changed or already in place: link.xps follows them. Set by the irq
-	 * kind's diff, which runs before xps's. */
-	struct plan_irq_cpu *irq_cpus;
-	size_t n_irq_cpus;
+	struct plan_share shares[PLAN_SHARES_MAX];
+	size_t n_shares;
 };
+
+/* Publish data (n elements, malloc'ed: ctx takes it, also on failure)
+ * under name (a string that outlives planning). -EEXIST when published
+ * already, -ENOSPC when full. */
+int plan_ctx_publish(struct plan_ctx *ctx, const char *name, void *data, size_t n);
+/* What was published under name, NULL (and *ret_n 0) when nothing: the
+ * publishing kind is not in the profile, or planned nothing. */
+const void *plan_ctx_lookup(const struct plan_ctx *ctx, const char *name, size_t *ret_n);
+/* Free what was published (plan_build, after the last diff). */
+void plan_ctx_done(struct plan_ctx *ctx);
 
 enum kind_scope {
 	KIND_SCOPE_NONE, /* not diffed by plan_build (boot: plan_boot_unit) */

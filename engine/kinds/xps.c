@@ -21,6 +21,7 @@
 #include "base/cpuset.h"
 #include "base/exitcode.h"
 #include "base/output.h"
+#include "irqplan.h"
 #include "os/irqaffinity.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
@@ -112,6 +113,8 @@ static int vector_cpus(const struct plan_ctx *ctx, const struct iface_state *s, 
 		       struct cpuset *ret_spread)
 {
 	_cleanup_free_ int *cpu = NULL;
+	size_t n_pins;
+	const struct plan_irq_cpu *pins = plan_ctx_lookup(ctx, IRQPLAN_PINS, &n_pins);
 	unsigned n = 0;
 	int r;
 
@@ -136,8 +139,8 @@ static int vector_cpus(const struct plan_ctx *ctx, const struct iface_state *s, 
 		if (v->kind == IRQ_KIND_COMPLETION)
 			cpu[v->queue] = irq_vector_cpu(v);
 	}
-	for (size_t i = 0; i < ctx->n_irq_cpus; i++) {
-		const struct plan_irq_cpu *p = &ctx->irq_cpus[i];
+	for (size_t i = 0; i < n_pins; i++) {
+		const struct plan_irq_cpu *p = &pins[i];
 
 		if (streq(p->ifname, s->name) && p->queue < n)
 			cpu[p->queue] = p->cpu;
