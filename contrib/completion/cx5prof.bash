@@ -91,8 +91,14 @@ _cx5prof()
 		return
 		;;
 	--keep)
-		COMPREPLY=($(compgen -W "none first last best" -- "$cur"))
-		return
+		# campaign's --keep takes a value; tune's is a flag
+		local w
+		for w in "${COMP_WORDS[@]:1:COMP_CWORD-2}"; do
+			if [ "$w" = campaign ]; then
+				COMPREPLY=($(compgen -W "none first last best" -- "$cur"))
+				return
+			fi
+		done
 		;;
 	--order)
 		COMPREPLY=($(compgen -W "alternate shuffle fixed" -- "$cur"))

@@ -47,6 +47,7 @@ is "$(comp "$CX5PROF" campaign --repeat "")" "auto" "campaign --repeat: auto (or
 is "$(comp "$CX5PROF" tune profiles/a)" "profiles/a.yaml" "tune: a profile"
 is "$(comp "$CX5PROF" tune --dr)" "--dry-run" "tune --dr: --dry-run"
 is "$(comp "$CX5PROF" tune x.yaml --goal-mbps "")" "" "tune --goal-mbps: a value the user types"
+is "$(comp "$CX5PROF" tune x.yaml --keep --dr)" "--dry-run" "tune --keep: a flag, no value offered after it"
 is "$(comp "$CX5PROF" campaign --ablate profiles/a)" "profiles/a.yaml" "campaign --ablate: a profile"
 is "$(comp "$CX5PROF" rollback --)" "--abandon --allow-ssh-commands --db --force --help --json --origin --reason --sysroot --verbose" "rollback --: --abandon and --reason too"
 is "$(comp "$CX5PROF" verify --b)" "--bench-anyway" "verify --b: --bench-anyway"
