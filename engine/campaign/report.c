@@ -14,6 +14,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "base/jsonget.h"
 #include "base/chart.h"
 #include "base/html.h"
 #include "base/version.h"
@@ -36,24 +37,6 @@ struct report {
 
 /* ---- the document ---- */
 
-static struct json_object *get(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *str(struct json_object *o, const char *key)
-{
-	struct json_object *v = get(o, key);
-	return v ? json_object_get_string(v) : NULL;
-}
-
-static double num(struct json_object *o, const char *key)
-{
-	struct json_object *v = get(o, key);
-	return v ? json_object_get_double(v) : NAN;
-}
-
 static size_t n_groups(const struct report *rp)
 {
 	return rp->groups ? json_object_array_length(rp->groups) : 0;
@@ -66,7 +49,7 @@ static struct json_object *group(const struct report *rp, size_t i)
 
 static struct json_object *rounds_of(struct json_object *g)
 {
-	struct json_object *r = get(g, "rounds");
+	struct json_object *r = jget(g, "rounds");
 	return r && json_object_is_type(r, json_type_array) ? r : NULL;
 }
 
@@ -78,20 +61,20 @@ static bool round_counted(struct json_object *rd)
 
 	if (json_object_object_get_ex(rd, "counted", &c))
 		return json_object_get_boolean(c);
-	return get(rd, "recv_mbps") != NULL;
+	return jget(rd, "recv_mbps") != NULL;
 }
 
 static bool round_warmup(struct json_object *rd)
 {
-	return json_object_get_boolean(get(rd, "warmup"));
+	return json_object_get_boolean(jget(rd, "warmup"));
 }
 
 /* "lab-full", "lab-full = 8000" with a sweep value. */
 static char *group_label(struct json_object *g)
 {
-	if (str(g, "sweep_value"))
-		return strprintf("%s = %s", strna(str(g, "group")), str(g, "sweep_value"));
-	return strdup(strna(str(g, "group")));
+	if (jstr(g, "sweep_value"))
+		return strprintf("%s = %s", strna(jstr(g, "group")), jstr(g, "sweep_value"));
+	return strdup(strna(jstr(g, "group")));
 }
 
 static void label_cell(FILE *f, struct json_object *g)
@@ -105,11 +88,11 @@ static void label_cell(FILE *f, struct json_object *g)
  * change_percent compares with), or NULL. */
 static struct json_object *previous_measured(const struct report *rp, size_t i)
 {
-	const char *sv = str(group(rp, i), "sweep_value");
+	const char *sv = jstr(group(rp, i), "sweep_value");
 
 	while (i-- > 0) {
 		struct json_object *p = group(rp, i);
-		if (streq_ptr(str(p, "sweep_value"), sv) && !isnan(num(p, "median_recv_mbps")))
+		if (streq_ptr(jstr(p, "sweep_value"), sv) && !isnan(jnum(p, "median_recv_mbps")))
 			return p;
 	}
 	return NULL;
@@ -127,7 +110,7 @@ static int load_runs(struct report *rp)
 	for (size_t i = 0; i < n_groups(rp); i++) {
 		struct json_object *rounds = rounds_of(group(rp, i));
 		for (size_t k = 0; rounds && k < json_object_array_length(rounds); k++) {
-			struct json_object *run = get(json_object_array_get_idx(rounds, k), "run");
+			struct json_object *run = jget(json_object_array_get_idx(rounds, k), "run");
 			struct run_record *v;
 			int r;
 
@@ -151,7 +134,7 @@ static int load_runs(struct report *rp)
 
 static const struct run_record *run_of(const struct report *rp, struct json_object *rd)
 {
-	struct json_object *run = get(rd, "run");
+	struct json_object *run = jget(rd, "run");
 
 	for (size_t i = 0; run && i < rp->n_runs; i++)
 		if (rp->runs[i].id == json_object_get_int64(run))
@@ -220,20 +203,20 @@ static char *interface_text(struct json_object *port, const struct run_record *r
 		return strprintf("%s: driver %s %s, firmware %s", strna(run->ifname), strna(run->driver),
 				 strempty(run->driver_version), fw && *fw ? fw : "unknown");
 	}
-	fw = str(port, "firmware");
-	if (get(port, "numa_node") && num(port, "numa_node") >= 0)
-		snprintf(node, sizeof(node), ", NUMA node %d", json_object_get_int(get(port, "numa_node")));
-	return strprintf("%s: %s%s%s%s; driver %s %s, firmware %s", strna(str(port, "name")),
-			 str(port, "model") ? str(port, "model") : "NIC model unknown",
-			 str(port, "pci") ? " " : "", strempty(str(port, "pci")), node,
-			 strna(str(port, "driver")), strempty(str(port, "driver_version")),
+	fw = jstr(port, "firmware");
+	if (jget(port, "numa_node") && jnum(port, "numa_node") >= 0)
+		snprintf(node, sizeof(node), ", NUMA node %d", json_object_get_int(jget(port, "numa_node")));
+	return strprintf("%s: %s%s%s%s; driver %s %s, firmware %s", strna(jstr(port, "name")),
+			 jstr(port, "model") ? jstr(port, "model") : "NIC model unknown",
+			 jstr(port, "pci") ? " " : "", strempty(jstr(port, "pci")), node,
+			 strna(jstr(port, "driver")), strempty(jstr(port, "driver_version")),
 			 fw && *fw ? fw : "unknown");
 }
 
 /* One line per port: the host facts' ports, else the run's own. */
 static void facts_interfaces(const struct report *rp, struct json_object *host, const struct run_record *run)
 {
-	struct json_object *ports = get(host, "interfaces");
+	struct json_object *ports = jget(host, "interfaces");
 	size_t n = ports ? json_object_array_length(ports) : 0;
 
 	fputs("<tr><th>interfaces</th><td class=\"long\">", rp->f);
@@ -271,16 +254,16 @@ static void facts_peer(const struct report *rp)
  * end. */
 static void facts_time(const struct report *rp)
 {
-	int64_t start = (int64_t)num(rp->doc, "started_usec"), end = (int64_t)num(rp->doc, "ended_usec");
+	int64_t start = (int64_t)jnum(rp->doc, "started_usec"), end = (int64_t)jnum(rp->doc, "ended_usec");
 	char a[64], b[64], d[64];
 	_cleanup_free_ char *text = NULL;
 
-	if (isnan(num(rp->doc, "started_usec")))
+	if (isnan(jnum(rp->doc, "started_usec")))
 		start = end = 0;
 	for (size_t i = 0; !start && i < rp->n_runs; i++)
 		if (rp->runs[i].started_usec && (!start || rp->runs[i].started_usec < start))
 			start = rp->runs[i].started_usec;
-	for (size_t i = 0; isnan(num(rp->doc, "ended_usec")) && i < rp->n_runs; i++)
+	for (size_t i = 0; isnan(jnum(rp->doc, "ended_usec")) && i < rp->n_runs; i++)
 		if (rp->runs[i].ended_usec > end)
 			end = rp->runs[i].ended_usec;
 	time_text(start, a, sizeof(a));
@@ -297,29 +280,30 @@ static int section_header(struct report *rp)
 	struct json_object *host = first_json_artifact(rp, ARTIFACT_HOST_FACTS, &run);
 	_cleanup_free_ char *title = NULL, *what = NULL;
 
-	if (get(rp->doc, "campaign"))
-		title = strprintf("Campaign %" PRId64 ": %s", json_object_get_int64(get(rp->doc, "campaign")),
-				  strna(str(rp->doc, "name")));
+	if (jget(rp->doc, "campaign"))
+		title =
+		    strprintf("Campaign %" PRId64 ": %s", json_object_get_int64(jget(rp->doc, "campaign")),
+			      strna(jstr(rp->doc, "name")));
 	else
 		title = strprintf("Runs");
 	fputs("<h1>", f);
 	html_text(f, title);
 	fputs("</h1>\n<table class=\"facts\">\n", f);
-	if (str(rp->doc, "file")) {
-		what = strprintf("%s: %s, %d repetition%s, %" PRId64 " run%s", str(rp->doc, "file"),
-				 strna(str(rp->doc, "status")), json_object_get_int(get(rp->doc, "repeat")),
-				 json_object_get_int(get(rp->doc, "repeat")) == 1 ? "" : "s",
-				 json_object_get_int64(get(rp->doc, "runs")),
-				 json_object_get_int64(get(rp->doc, "runs")) == 1 ? "" : "s");
+	if (jstr(rp->doc, "file")) {
+		what = strprintf("%s: %s, %d repetition%s, %" PRId64 " run%s", jstr(rp->doc, "file"),
+				 strna(jstr(rp->doc, "status")), json_object_get_int(jget(rp->doc, "repeat")),
+				 json_object_get_int(jget(rp->doc, "repeat")) == 1 ? "" : "s",
+				 json_object_get_int64(jget(rp->doc, "runs")),
+				 json_object_get_int64(jget(rp->doc, "runs")) == 1 ? "" : "s");
 		fact(f, "campaign", what);
 	} else {
 		what = strprintf("%zu run%s recorded by cx5prof verify, bench or campaign", n_groups(rp),
 				 n_groups(rp) == 1 ? "" : "s");
 		fact(f, "runs", what);
 	}
-	fact(f, "host", str(host, "hostname"));
+	fact(f, "host", jstr(host, "hostname"));
 	facts_interfaces(rp, host, run);
-	fact(f, "kernel", str(host, "kernel"));
+	fact(f, "kernel", jstr(host, "kernel"));
 	facts_peer(rp);
 	facts_time(rp);
 	fact(f, "cx5prof", CX5PROF_VERSION);
@@ -338,14 +322,14 @@ static void comparisons_table(FILE *f, struct json_object *cmps)
 	      "<th class=\"num\">interval levels (throughput, loss)</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < json_object_array_length(cmps); i++) {
-		struct json_object *c = json_object_array_get_idx(cmps, i), *recv = get(c, "recv");
+		struct json_object *c = json_object_array_get_idx(cmps, i), *recv = jget(c, "recv");
 		_cleanup_free_ char *name = verdict_doc_comparison_name(c),
 				    *rt = verdict_doc_measure_text(recv),
-				    *lt = verdict_doc_measure_text(get(c, "loss"));
+				    *lt = verdict_doc_measure_text(jget(c, "loss"));
 		char conf[32];
 
-		snprintf(conf, sizeof(conf), "%.1f%%, %.1f%%", 100 * num(recv, "confidence"),
-			 100 * num(get(c, "loss"), "confidence"));
+		snprintf(conf, sizeof(conf), "%.1f%%, %.1f%%", 100 * jnum(recv, "confidence"),
+			 100 * jnum(jget(c, "loss"), "confidence"));
 		fputs("<tr>", f);
 		cell_text(f, "grp", name);
 		cell_text(f, NULL, rt);
@@ -360,7 +344,7 @@ static void comparisons_table(FILE *f, struct json_object *cmps)
 static char *family_measure(struct json_object *cmps, struct json_object *idx)
 {
 	return idx ? verdict_doc_measure_text(
-			 get(json_object_array_get_idx(cmps, (size_t)json_object_get_int(idx)), "recv"))
+			 jget(json_object_array_get_idx(cmps, (size_t)json_object_get_int(idx)), "recv"))
 		   : strdup("not measured");
 }
 
@@ -368,21 +352,21 @@ static char *family_measure(struct json_object *cmps, struct json_object *idx)
  * profile, and where the two disagree. */
 static void attribution_table(FILE *f, struct json_object *ablation, struct json_object *cmps)
 {
-	struct json_object *fams = get(ablation, "families");
+	struct json_object *fams = jget(ablation, "families");
 
 	fputs("<h3>Attribution</h3>\n<table>\n<tr><th>family</th><th>alone</th>"
 	      "<th>inside the full profile</th></tr>\n",
 	      f);
 	for (size_t i = 0; fams && i < json_object_array_length(fams); i++) {
 		struct json_object *fam = json_object_array_get_idx(fams, i);
-		_cleanup_free_ char *alone = family_measure(cmps, get(fam, "alone_comparison")),
-				    *inside = family_measure(cmps, get(fam, "marginal_comparison")),
-				    *skipped = str(fam, "skipped")
-						   ? strprintf("not applied: %s", str(fam, "skipped"))
+		_cleanup_free_ char *alone = family_measure(cmps, jget(fam, "alone_comparison")),
+				    *inside = family_measure(cmps, jget(fam, "marginal_comparison")),
+				    *skipped = jstr(fam, "skipped")
+						   ? strprintf("not applied: %s", jstr(fam, "skipped"))
 						   : NULL;
 
 		fputs("<tr>", f);
-		cell_text(f, "grp", str(fam, "label"));
+		cell_text(f, "grp", jstr(fam, "label"));
 		if (skipped) {
 			fputs("<td colspan=\"2\" class=\"long\">", f);
 			html_text(f, skipped);
@@ -392,9 +376,9 @@ static void attribution_table(FILE *f, struct json_object *ablation, struct json
 			cell_text(f, NULL, inside);
 		}
 		fputs("</tr>\n", f);
-		if (str(fam, "interaction")) {
+		if (jstr(fam, "interaction")) {
 			fputs("<tr><td></td><td colspan=\"2\" class=\"long\">interaction: ", f);
-			html_text(f, str(fam, "interaction"));
+			html_text(f, jstr(fam, "interaction"));
 			fputs("</td></tr>\n", f);
 		}
 	}
@@ -405,19 +389,19 @@ static void attribution_table(FILE *f, struct json_object *ablation, struct json
  * table. */
 static int section_verdict(struct report *rp)
 {
-	struct json_object *cmps = get(rp->doc, "comparisons"), *st = get(rp->doc, "statistics");
+	struct json_object *cmps = jget(rp->doc, "comparisons"), *st = jget(rp->doc, "statistics");
 
-	if (!str(rp->doc, "verdict"))
+	if (!jstr(rp->doc, "verdict"))
 		return 0;
 	fputs("<h2>Verdict</h2>\n<p class=\"verdict\"><strong>", rp->f);
-	html_text(rp->f, str(rp->doc, "verdict"));
+	html_text(rp->f, jstr(rp->doc, "verdict"));
 	fputs("</strong></p>\n", rp->f);
 	if (cmps && json_object_array_length(cmps) > 0)
 		comparisons_table(rp->f, cmps);
-	if (get(rp->doc, "ablation"))
-		attribution_table(rp->f, get(rp->doc, "ablation"), cmps);
+	if (jget(rp->doc, "ablation"))
+		attribution_table(rp->f, jget(rp->doc, "ablation"), cmps);
 	if (st) {
-		struct json_object *me = get(st, "min_effect"), *rounds = get(st, "look_rounds");
+		struct json_object *me = jget(st, "min_effect"), *rounds = jget(st, "look_rounds");
 		size_t looks = rounds ? json_object_array_length(rounds) : 0;
 
 		fprintf(
@@ -430,28 +414,29 @@ static int section_verdict(struct report *rp)
 			    rp->f,
 			    ", no meaningful difference when it lies inside the margin (±%g%% throughput, "
 			    "±%g pp loss)",
-			    num(me, "throughput_percent"), num(me, "loss_points"));
+			    jnum(me, "throughput_percent"), jnum(me, "loss_points"));
 		fprintf(rp->f, ". Holm's correction over %d comparison%s",
-			json_object_get_int(get(st, "comparisons")),
-			json_object_get_int(get(st, "comparisons")) == 1 ? "" : "s");
+			json_object_get_int(jget(st, "comparisons")),
+			json_object_get_int(jget(st, "comparisons")) == 1 ? "" : "s");
 		if (looks)
 			fprintf(
 			    rp->f,
 			    " and %s alpha spending over the looks after rounds %d to %d (this verdict at "
 			    "level %.2f%%)",
-			    strna(str(st, "spending")),
+			    strna(jstr(st, "spending")),
 			    json_object_get_int(json_object_array_get_idx(rounds, 0)),
 			    json_object_get_int(json_object_array_get_idx(rounds, looks - 1)),
-			    100 * num(st, "level"));
+			    100 * jnum(st, "level"));
 		fprintf(
 		    rp->f,
 		    " keep%s a false better, worse or no meaningful difference at most %.0f%% for throughput "
 		    "and %.0f%% for loss (%.0f%% both together)",
-		    looks ? "" : "s", 100 * num(st, "alpha"), 100 * num(st, "alpha"), 200 * num(st, "alpha"));
-		if (str(st, "order"))
-			fprintf(rp->f, "; the groups ran in %s order", str(st, "order"));
-		if (get(st, "seed"))
-			fprintf(rp->f, " (seed %" PRId64 ")", json_object_get_int64(get(st, "seed")));
+		    looks ? "" : "s", 100 * jnum(st, "alpha"), 100 * jnum(st, "alpha"),
+		    200 * jnum(st, "alpha"));
+		if (jstr(st, "order"))
+			fprintf(rp->f, "; the groups ran in %s order", jstr(st, "order"));
+		if (jget(st, "seed"))
+			fprintf(rp->f, " (seed %" PRId64 ")", json_object_get_int64(jget(st, "seed")));
 		fputs(".</p>\n", rp->f);
 	}
 	return 0;
@@ -478,9 +463,9 @@ static void chart_data_done(struct chart_data *d)
 /* The chart of one figure (recv_mbps, or loss_percent) of every group. */
 static int chart_build(struct json_object *doc, bool loss, struct chart_data *d)
 {
-	struct json_object *groups = get(doc, "groups");
+	struct json_object *groups = jget(doc, "groups");
 	size_t n = groups ? json_object_array_length(groups) : 0, total = 0, used = 0;
-	bool single = !get(doc, "campaign");
+	bool single = !jget(doc, "campaign");
 	const char *median_key = loss ? "median_loss_percent" : "median_recv_mbps",
 		   *round_key = loss ? "loss_percent" : "recv_mbps";
 
@@ -516,13 +501,13 @@ static int chart_build(struct json_object *doc, bool loss, struct chart_data *d)
 		if (!d->labels[i])
 			return -ENOMEM;
 		row->label = d->labels[i];
-		row->value = num(g, median_key);
-		row->note = str(g, "skipped") ? "skipped (see the rounds)" : "not measured";
+		row->value = jnum(g, median_key);
+		row->note = jstr(g, "skipped") ? "skipped (see the rounds)" : "not measured";
 		row->rounds = &d->vals[used];
 		for (size_t k = 0; k < nr; k++) {
 			struct json_object *rd = json_object_array_get_idx(rounds, k);
-			if (round_counted(rd) && !isnan(num(rd, round_key)))
-				d->vals[used + row->n_rounds++] = num(rd, round_key);
+			if (round_counted(rd) && !isnan(jnum(rd, round_key)))
+				d->vals[used + row->n_rounds++] = jnum(rd, round_key);
 		}
 		used += row->n_rounds;
 		row->excluded = &d->vals[used];
@@ -531,8 +516,8 @@ static int chart_build(struct json_object *doc, bool loss, struct chart_data *d)
 			if (round_counted(rd) || round_warmup(rd))
 				continue;
 			row->n_excluded_all++;
-			if (!isnan(num(rd, round_key)))
-				d->vals[used + row->n_excluded++] = num(rd, round_key);
+			if (!isnan(jnum(rd, round_key)))
+				d->vals[used + row->n_excluded++] = jnum(rd, round_key);
 		}
 		used += row->n_excluded;
 	}
@@ -585,7 +570,7 @@ static char *drops_text(struct json_object *drops)
  * "-" when it gave none. */
 static void peer_cell(FILE *f, struct json_object *g)
 {
-	double mtu = num(g, "peer_mtu"), drops = num(g, "peer_drops");
+	double mtu = jnum(g, "peer_mtu"), drops = jnum(g, "peer_drops");
 
 	fputs("<td>", f);
 	if (!isnan(mtu))
@@ -601,7 +586,7 @@ static void peer_cell(FILE *f, struct json_object *g)
 static bool has_peer_state(const struct report *rp)
 {
 	for (size_t i = 0; i < n_groups(rp); i++)
-		if (get(group(rp, i), "peer_mtu") || get(group(rp, i), "peer_drops"))
+		if (jget(group(rp, i), "peer_mtu") || jget(group(rp, i), "peer_drops"))
 			return true;
 	return false;
 }
@@ -611,7 +596,7 @@ static bool has_peer_state(const struct report *rp)
 static void skipped_cell(FILE *f, struct json_object *g, int columns)
 {
 	_cleanup_free_ char *why = strprintf(
-	    "skipped (exit %d): %s", json_object_get_int(get(g, "skipped_exit_code")), str(g, "skipped"));
+	    "skipped (exit %d): %s", json_object_get_int(jget(g, "skipped_exit_code")), jstr(g, "skipped"));
 
 	fprintf(f, "<td colspan=\"%d\" class=\"long fail\">", columns);
 	html_text(f, why ? why : "skipped");
@@ -622,19 +607,19 @@ static void results_row(struct report *rp, size_t i, int columns, bool peer)
 {
 	FILE *f = rp->f;
 	struct json_object *g = group(rp, i), *prev = previous_measured(rp, i);
-	double m = num(g, "median_recv_mbps"), ch = num(g, "change_percent"),
-	       loss = num(g, "median_loss_percent");
-	_cleanup_free_ char *drops = drops_text(get(g, "drops")), *label = group_label(g);
+	double m = jnum(g, "median_recv_mbps"), ch = jnum(g, "change_percent"),
+	       loss = jnum(g, "median_loss_percent");
+	_cleanup_free_ char *drops = drops_text(jget(g, "drops")), *label = group_label(g);
 
 	fputs("<tr><td class=\"grp\">", f);
 	html_text(f, label);
-	if (str(g, "description")) {
+	if (jstr(g, "description")) {
 		fputs("<br><span class=\"note\">", f);
-		html_text(f, str(g, "description"));
+		html_text(f, jstr(g, "description"));
 		fputs("</span>", f);
 	}
 	fputs("</td>", f);
-	if (str(g, "skipped")) {
+	if (jstr(g, "skipped")) {
 		skipped_cell(f, g, columns - 1);
 		fputs("</tr>\n", f);
 		return;
@@ -652,7 +637,7 @@ static void results_row(struct report *rp, size_t i, int columns, bool peer)
 		fprintf(f, "<td class=\"num\">%.2f</td>", m);
 	else /* the range under the median, breaking after its dash if it must */
 		fprintf(f, "<td class=\"num\">%.2f<br><span class=\"note range\">%.2f-<wbr>%.2f</span></td>",
-			m, num(g, "min_recv_mbps"), num(g, "max_recv_mbps"));
+			m, jnum(g, "min_recv_mbps"), jnum(g, "max_recv_mbps"));
 	if (isnan(loss))
 		fputs("<td class=\"num\">-</td>", f);
 	else
@@ -665,11 +650,11 @@ static void results_row(struct report *rp, size_t i, int columns, bool peer)
 			fputs("-", f);
 		else /* no "-0.0%" */
 			fprintf(f, "%+.1f%%", fabs(ch) < 0.05 ? 0 : ch);
-		if (prev && !isnan(loss) && !isnan(num(prev, "median_loss_percent")))
-			fprintf(f, "<br>loss %+.2f pp", loss - num(prev, "median_loss_percent"));
+		if (prev && !isnan(loss) && !isnan(jnum(prev, "median_loss_percent")))
+			fprintf(f, "<br>loss %+.2f pp", loss - jnum(prev, "median_loss_percent"));
 		fputs("</td>", f);
 	}
-	cell_text(f, NULL, str(g, "irq_spread"));
+	cell_text(f, NULL, jstr(g, "irq_spread"));
 	cell_text(f, "long", drops ? drops : "n/a");
 	if (peer)
 		peer_cell(f, g);
@@ -706,28 +691,28 @@ static int section_results(struct report *rp)
  * Mbps FAIL". */
 static void threshold_line(FILE *f, struct json_object *t)
 {
-	const char *status = strna(str(t, "status"));
+	const char *status = strna(jstr(t, "status"));
 	bool fail = streq(status, "fail");
 
 	fputs(fail ? "<span class=\"fail\">" : "<span>", f);
-	html_textf(f, "%s %s %g %s: ", str(t, "label") ? str(t, "label") : strna(str(t, "name")),
-		   strna(str(t, "op")), num(t, "limit"), strna(str(t, "unit")));
-	if (isnan(num(t, "value")))
-		html_textf(f, "%s (%s)", status, str(t, "note") ? str(t, "note") : "no value");
+	html_textf(f, "%s %s %g %s: ", jstr(t, "label") ? jstr(t, "label") : strna(jstr(t, "name")),
+		   strna(jstr(t, "op")), jnum(t, "limit"), strna(jstr(t, "unit")));
+	if (isnan(jnum(t, "value")))
+		html_textf(f, "%s (%s)", status, jstr(t, "note") ? jstr(t, "note") : "no value");
 	else
-		html_textf(f, "%.2f %s %s", num(t, "value"), strna(str(t, "unit")), fail ? "FAIL" : status);
+		html_textf(f, "%.2f %s %s", jnum(t, "value"), strna(jstr(t, "unit")), fail ? "FAIL" : status);
 	fputs("</span><br>", f);
 }
 
 /* The word of a round's result, as `history` prints a run's outcome. */
 static const char *result_word(struct json_object *rd)
 {
-	const char *r = str(rd, "result");
+	const char *r = jstr(rd, "result");
 
 	if (round_warmup(rd))
 		return "warm-up";
 	if (!r)
-		return get(rd, "recv_mbps") ? "measured" : "error";
+		return jget(rd, "recv_mbps") ? "measured" : "error";
 	return streq(r, "fail") ? "FAIL" : r;
 }
 
@@ -735,29 +720,29 @@ static void round_row(struct report *rp, struct json_object *g, struct json_obje
 {
 	FILE *f = rp->f;
 	const struct run_record *run = run_of(rp, rd);
-	struct json_object *ths = get(rd, "thresholds");
+	struct json_object *ths = jget(rd, "thresholds");
 	const char *word = result_word(rd);
-	_cleanup_free_ char *drops = drops_text(get(rd, "drops"));
+	_cleanup_free_ char *drops = drops_text(jget(rd, "drops"));
 	bool bad = !streq(word, "pass") && !streq(word, "measured") && !streq(word, "recorded");
 
 	fputs("<tr>", f);
 	label_cell(f, g);
 	fprintf(f, "<td class=\"num\">%d</td>",
-		get(rd, "repetition") ? json_object_get_int(get(rd, "repetition")) : (int)k + 1);
+		jget(rd, "repetition") ? json_object_get_int(jget(rd, "repetition")) : (int)k + 1);
 	if (run)
 		fprintf(f,
 			"<td class=\"num\"><a href=\"runs/run-%" PRId64 "/README.md\">%" PRId64 "</a></td>",
 			run->id, run->id);
-	else if (get(rd, "run"))
-		fprintf(f, "<td class=\"num\">%" PRId64 "</td>", json_object_get_int64(get(rd, "run")));
+	else if (jget(rd, "run"))
+		fprintf(f, "<td class=\"num\">%" PRId64 "</td>", json_object_get_int64(jget(rd, "run")));
 	else
 		fputs("<td class=\"num\">-</td>", f);
 	html_elem(f, "td", bad ? "fail" : "pass", word);
-	if (isnan(num(rd, "recv_mbps")))
+	if (isnan(jnum(rd, "recv_mbps")))
 		fputs("<td class=\"num\">-</td><td class=\"num\">-</td>", f);
 	else
-		fprintf(f, "<td class=\"num\">%.2f</td><td class=\"num\">%.2f</td>", num(rd, "recv_mbps"),
-			num(rd, "loss_percent"));
+		fprintf(f, "<td class=\"num\">%.2f</td><td class=\"num\">%.2f</td>", jnum(rd, "recv_mbps"),
+			jnum(rd, "loss_percent"));
 	fputs("<td class=\"long\">", f);
 	for (size_t t = 0; ths && t < json_object_array_length(ths); t++)
 		threshold_line(f, json_object_array_get_idx(ths, t));
@@ -765,7 +750,7 @@ static void round_row(struct report *rp, struct json_object *g, struct json_obje
 		fputs("none set", f);
 	fputs("</td>", f);
 	cell_text(f, "long", drops ? drops : "n/a");
-	cell_text(f, "long", str(rd, "error") ? str(rd, "error") : "");
+	cell_text(f, "long", jstr(rd, "error") ? jstr(rd, "error") : "");
 	fputs("</tr>\n", f);
 }
 
@@ -784,7 +769,7 @@ static int section_rounds(struct report *rp)
 
 		for (size_t k = 0; rounds && k < json_object_array_length(rounds); k++)
 			round_row(rp, g, json_object_array_get_idx(rounds, k), k);
-		if (!str(g, "skipped"))
+		if (!jstr(g, "skipped"))
 			continue;
 		fputs("<tr>", f);
 		label_cell(f, g);
@@ -807,7 +792,7 @@ static int group_ledger(struct report *rp, FILE *f, struct json_object *g)
 	struct json_object *rounds = rounds_of(g);
 	size_t n_stages, ledgers = 0;
 	const char *const *stages = ledger_stages(&n_stages);
-	const char *limited = str(g, "limited_by");
+	const char *limited = jstr(g, "limited_by");
 	uint64_t sum[LEDGER_REPORT_ROWS] = {0}, lost = 0;
 	_cleanup_free_ char *label = group_label(g);
 	char share[32], count[32];
@@ -895,17 +880,17 @@ static void numa_local(const struct run_record *run, char **ret_note, char **ret
 {
 	const struct run_artifact *a = run_record_artifact(run, ARTIFACT_HOST_FACTS);
 	struct json_object *host = a && a->content ? json_tokener_parse(a->content) : NULL,
-			   *ports = get(host, "interfaces");
+			   *ports = jget(host, "interfaces");
 
 	for (size_t i = 0; ports && i < json_object_array_length(ports); i++) {
 		struct json_object *p = json_object_array_get_idx(ports, i);
-		if (!streq_ptr(str(p, "name"), run->ifname) || !str(p, "local_cpus") ||
-		    !*str(p, "local_cpus"))
+		if (!streq_ptr(jstr(p, "name"), run->ifname) || !jstr(p, "local_cpus") ||
+		    !*jstr(p, "local_cpus"))
 			continue;
-		*ret_list = strdup(str(p, "local_cpus"));
+		*ret_list = strdup(jstr(p, "local_cpus"));
 		free(*ret_note); /* an earlier round's, whose list did not parse */
-		*ret_note = strprintf("%s, NUMA node %d: %s", str(p, "name"),
-				      json_object_get_int(get(p, "numa_node")), str(p, "local_cpus"));
+		*ret_note = strprintf("%s, NUMA node %d: %s", jstr(p, "name"),
+				      json_object_get_int(jget(p, "numa_node")), jstr(p, "local_cpus"));
 		break;
 	}
 	json_object_put(host);
@@ -915,14 +900,14 @@ static void numa_local(const struct run_record *run, char **ret_note, char **ret
  * into host); 0 when it has none recorded. */
 static size_t run_ports(struct json_object *host, struct irqheat_port *ports, size_t max)
 {
-	struct json_object *list = get(host, "interfaces");
+	struct json_object *list = jget(host, "interfaces");
 	size_t n = 0;
 
 	for (size_t i = 0; list && i < json_object_array_length(list) && n < max; i++) {
 		struct json_object *p = json_object_array_get_idx(list, i);
 
-		if (str(p, "name"))
-			ports[n++] = (struct irqheat_port){str(p, "name"), str(p, "pci")};
+		if (jstr(p, "name"))
+			ports[n++] = (struct irqheat_port){jstr(p, "name"), jstr(p, "pci")};
 	}
 	return n;
 }
@@ -1110,7 +1095,7 @@ static void parameter_row(FILE *f, const char *key, struct json_object **flat, s
 	if (!cells)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *v = get(flat[i], key);
+		struct json_object *v = jget(flat[i], key);
 		cells[i] = v ? value_text(key, v) : strdup(unset_word(key));
 		differs |= i > 0 && !streq_ptr(cells[i], cells[0]);
 	}
@@ -1130,7 +1115,7 @@ static int section_parameters(struct report *rp)
 	int r = flat && keys ? 0 : -ENOMEM;
 
 	for (size_t i = 0; r >= 0 && i < n; i++) {
-		struct json_object *p = get(group(rp, i), "profile");
+		struct json_object *p = jget(group(rp, i), "profile");
 		flat[i] = json_object_new_object();
 		r = flat[i] ? 0 : -ENOMEM;
 		if (r >= 0 && p && json_object_is_type(p, json_type_object))
@@ -1209,7 +1194,7 @@ static int (*const sections[])(struct report *rp) = {
 int report_html(struct history *h, struct json_object *doc, char **ret)
 {
 	struct report rp = {
-	    .h = h, .doc = doc, .groups = get(doc, "groups"), .single = !get(doc, "campaign")};
+	    .h = h, .doc = doc, .groups = jget(doc, "groups"), .single = !jget(doc, "campaign")};
 	_cleanup_free_ char *buf = NULL, *title = NULL;
 	size_t len = 0;
 	int r;
@@ -1218,7 +1203,7 @@ int report_html(struct history *h, struct json_object *doc, char **ret)
 	if (!rp.f)
 		return -ENOMEM;
 	r = load_runs(&rp);
-	title = strprintf("cx5prof report: %s", strna(str(doc, "name")));
+	title = strprintf("cx5prof report: %s", strna(jstr(doc, "name")));
 	html_page_open(rp.f, title ? title : "cx5prof report", NULL);
 	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(sections); i++)
 		r = sections[i](&rp);
@@ -1245,9 +1230,9 @@ int report_svg(struct json_object *doc, char **ret)
 		r = chart_build(doc, true, &loss);
 	if (r < 0)
 		return r;
-	if (get(doc, "campaign"))
+	if (jget(doc, "campaign"))
 		title = strprintf("cx5prof campaign %" PRId64 ": %s",
-				  json_object_get_int64(get(doc, "campaign")), strna(str(doc, "name")));
+				  json_object_get_int64(jget(doc, "campaign")), strna(jstr(doc, "name")));
 	else
 		title = strprintf("cx5prof runs");
 	f = open_memstream(&buf, &len);

@@ -17,21 +17,10 @@
 #include "os/procsys.h"
 #include "store/campaigns.h"
 #include "store/history.h"
+#include "base/jsonget.h"
 #include "store/runs.h"
 #include "verbkit.h"
 #include "verbs.h"
-
-static double jdouble(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : NAN;
-}
-
-static const char *jstring(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
-}
 
 /* "+67% [41..112] better" from a comparison's measure, into buf. */
 static void measure_cell(struct json_object *m, char *buf, size_t size)
@@ -538,12 +527,12 @@ static struct verdict_group doc_group(const struct loaded_campaign *l, size_t i)
 	struct json_object *g = json_object_array_get_idx(l->groups, i);
 
 	return (struct verdict_group){
-	    .name = jstring(g, "group"),
-	    .sweep_value = jstring(g, "sweep_value"),
+	    .name = jstr(g, "group"),
+	    .sweep_value = jstr(g, "sweep_value"),
 	    .recv = l->recv[i],
 	    .loss = l->loss[i],
 	    .n = l->rounds[i],
-	    .skipped = jstring(g, "skipped"),
+	    .skipped = jstr(g, "skipped"),
 	};
 }
 
@@ -570,7 +559,7 @@ static void render_campaign_compare(struct json_object *o, const struct loaded_c
 	struct json_object *cmps = json_object_object_get(o, "comparisons");
 
 	out_text("compare     campaign %" PRId64 " (%s) against campaign %" PRId64 " (%s)\n", l[1].id,
-		 strna(jstring(l[1].doc, "name")), l[0].id, strna(jstring(l[0].doc, "name")));
+		 strna(jstr(l[1].doc, "name")), l[0].id, strna(jstr(l[0].doc, "name")));
 	for (size_t i = 0; i < json_object_array_length(cmps); i++) {
 		struct json_object *c = json_object_array_get_idx(cmps, i),
 				   *recv = json_object_object_get(c, "recv");
@@ -579,15 +568,15 @@ static void render_campaign_compare(struct json_object *o, const struct loaded_c
 		if (i == 0)
 			out_text("%-24s %-14s %-14s %-44s %-44s %s\n", "group", "before Mbps", "after Mbps",
 				 "receive throughput", "loss", "interval levels (throughput, loss)");
-		snprintf(name, sizeof(name), "%s%s%s", jstring(c, "group"),
-			 jstring(c, "sweep_value") ? " " : "", strempty(jstring(c, "sweep_value")));
+		snprintf(name, sizeof(name), "%s%s%s", jstr(c, "group"), jstr(c, "sweep_value") ? " " : "",
+			 strempty(jstr(c, "sweep_value")));
 		for (size_t k = 0; k < 2; k++) {
 			char *buf = k ? after : before;
 			const char *key = k ? "rounds" : "rounds_against";
 			for (size_t g = 0; g < l[k].n; g++) {
 				struct verdict_group vg = doc_group(&l[k], g);
-				if (streq_ptr(vg.name, jstring(c, "group")) &&
-				    streq_ptr(vg.sweep_value, jstring(c, "sweep_value")))
+				if (streq_ptr(vg.name, jstr(c, "group")) &&
+				    streq_ptr(vg.sweep_value, jstr(c, "sweep_value")))
 					snprintf(buf, 32, "%.1f (%d)", stats_median(vg.recv, vg.n),
 						 json_object_get_int(json_object_object_get(c, key)));
 			}
@@ -595,8 +584,8 @@ static void render_campaign_compare(struct json_object *o, const struct loaded_c
 		measure_cell(recv, rc, sizeof(rc));
 		measure_cell(json_object_object_get(c, "loss"), lc, sizeof(lc));
 		out_text("%-24s %-14s %-14s %-44s %-44s %.1f%%, %.1f%%\n", name, before, after, rc, lc,
-			 100 * jdouble(recv, "confidence"),
-			 100 * jdouble(json_object_object_get(c, "loss"), "confidence"));
+			 100 * jnum(recv, "confidence"),
+			 100 * jnum(json_object_object_get(c, "loss"), "confidence"));
 	}
 	for (size_t k = 0; k < 2; k++) {
 		struct json_object *only = json_object_object_get(o, k ? "only_after" : "only_before");
@@ -652,7 +641,7 @@ static int compare_campaigns(struct cli *cli, char **args)
 		/* The later campaign's margins (its min_effect), else the defaults. */
 		struct json_object *me =
 		    json_object_object_get(json_object_object_get(l[1].doc, "statistics"), "min_effect");
-		double mr = jdouble(me, "throughput_percent"), ml = jdouble(me, "loss_points");
+		double mr = jnum(me, "throughput_percent"), ml = jnum(me, "loss_points");
 
 		in = (struct verdict_input){.groups = groups,
 					    .n_groups = l[0].n + l[1].n,
