@@ -14,7 +14,9 @@
 /* Ranges as the kernel's handlers check them: the socket-buffer limits
  * are ints (and below 4096 a limit is meaningless), netdev_budget needs at
  * least one packet per poll, busy_read/busy_poll and netdev_budget_usecs
- * accept 0, udp_mem is three longs in pages, udp_rmem_min at least 1. */
+ * accept 0, udp_mem is three longs in pages, udp_rmem_min at least 1,
+ * ipfrag_high_thresh a long (the kernel refuses one below
+ * ipfrag_low_thresh: the write fails, and the apply is undone). */
 static const struct sysctl_def sysctl_defs[_SYSCTL_MAX] = {
     [SYSCTL_RMEM_MAX] = {"net.core.rmem_max", 1, false, 4096, INT_MAX, "bytes",
 			 "bytes: the largest receive buffer a program may ask for; SO_RCVBUF above it "
@@ -42,6 +44,10 @@ static const struct sysctl_def sysctl_defs[_SYSCTL_MAX] = {
     [SYSCTL_UDP_RMEM_MIN] =
 	{"net.ipv4.udp_rmem_min", 1, false, 1, INT_MAX, "bytes",
 	 "bytes: the smallest receive buffer a UDP socket is held to under memory pressure"},
+    [SYSCTL_IPFRAG_HIGH_THRESH] =
+	{"net.ipv4.ipfrag_high_thresh", 1, false, 1, LONG_MAX, "bytes",
+	 "bytes: the memory IPv4 reassembly may hold; beyond it fragments are dropped (IpReasmFails), so "
+	 "datagrams larger than the MTU need room; not below net.ipv4.ipfrag_low_thresh"},
 };
 
 const struct sysctl_def *sysctl_def(enum sysctl_key k)

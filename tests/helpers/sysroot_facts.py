@@ -26,7 +26,8 @@ import sys
 MODELS = {("0x15b3", "0x1017"): "ConnectX-5", ("0x15b3", "0x1019"): "ConnectX-5 Ex"}
 SYSCTLS = ["net/core/rmem_max", "net/core/wmem_max", "net/core/rmem_default", "net/core/wmem_default",
            "net/core/netdev_max_backlog", "net/core/netdev_budget", "net/core/netdev_budget_usecs",
-           "net/core/busy_read", "net/core/busy_poll", "net/ipv4/udp_mem", "net/ipv4/udp_rmem_min"]
+           "net/core/busy_read", "net/core/busy_poll", "net/ipv4/udp_mem", "net/ipv4/udp_rmem_min",
+           "net/ipv4/ipfrag_high_thresh"]
 
 
 def read(path, default=None):

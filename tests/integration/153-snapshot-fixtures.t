@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # 153-snapshot-fixtures.t: every committed snapshot of a real host
 # (tests/fixtures/snapshot/NAME.tar.gz, with the host's own `show --json`
-# taken with it as NAME.show.json) still reads as that host; a snapshot
+# taken with it as NAME.show.json) still reads as that host (a setting
+# added since reads as unknown, null: net.ipv4.ipfrag_high_thresh); a snapshot
 # whose per-port facts are not this cx5prof's (a kind it does not know,
 # another layout or size, an older format) is refused naming the kind and
 # what to do, never misread.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 35-sysctl-table.t: the sysctls added to the one table (sysctl.h):
 # net.core.netdev_budget, netdev_budget_usecs, busy_read, busy_poll,
-# net.ipv4.udp_mem (three values) and udp_rmem_min, through the lab's
+# net.ipv4.udp_mem (three values), udp_rmem_min and ipfrag_high_thresh, through the lab's
 # sysroot copy: shown, planned, applied (the files as the kernel writes
 # them), idempotent, rolled back byte for byte; a failure at each step
 # undoes them, and after a kill -9 before each step rollback restores them.
@@ -83,6 +83,29 @@ for k in 1 2 3 4 5 6; do
 	sysroot_as_before
 	ok $? "kill -9 before step $k: the sysroot is byte for byte as before" || diag "$(diff -r "$PRISTINE" "$SR")"
 done
+
+# net.ipv4.ipfrag_high_thresh (one row of the table, nothing else): shown,
+# planned, applied, idempotent, rolled back byte for byte; a floor at or
+# below the current value changes nothing
+F=$WORK/profiles/ipfrag.yaml
+printf 'version: 1\nname: ipfrag\nsysctl:\n  net.ipv4.ipfrag_high_thresh: 8M\n' >"$F"
+run cx show
+printf '%s\n' "$out" | grep -qx '  net.ipv4.ipfrag_high_thresh  4194304'
+ok $? "ipfrag_high_thresh: shown"
+run cx plan "$F"
+is "$rc:$out" "2:sysctl  net.ipv4.ipfrag_high_thresh  4194304 -> 8388608
+1 change pending" "ipfrag_high_thresh: planned"
+run cx apply --runtime-only "$F"
+is "$rc:$(cat "$SYS/net/ipv4/ipfrag_high_thresh")" "0:8388608" "ipfrag_high_thresh: applied"
+run cx plan "$F"
+is "$rc:$out" "0:nothing to change" "ipfrag_high_thresh: nothing to change after apply"
+run cx rollback
+is "$rc" 0 "ipfrag_high_thresh: rollback exits 0"
+sysroot_as_before
+ok $? "ipfrag_high_thresh: the sysroot is byte for byte as before" || diag "$(diff -r "$PRISTINE" "$SR")"
+printf 'version: 1\nname: ipfrag-floor\nsysctl:\n  net.ipv4.ipfrag_high_thresh: ">= 4M"\n' >"$F"
+run cx plan "$F"
+is "$rc:$out" "0:nothing to change" "ipfrag_high_thresh: a floor the host meets changes nothing"
 
 # busy_poll is a floor: a larger value is left alone
 printf '100\n' >"$SYS/net/core/busy_poll"

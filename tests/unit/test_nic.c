@@ -233,7 +233,8 @@ static void test_sysctl(void **state)
 	    sysctl_names(),
 	    "net.core.rmem_max, net.core.wmem_max, net.core.rmem_default, net.core.wmem_default, "
 	    "net.core.netdev_max_backlog, net.core.netdev_budget, net.core.netdev_budget_usecs, "
-	    "net.core.busy_read, net.core.busy_poll, net.ipv4.udp_mem, net.ipv4.udp_rmem_min");
+	    "net.core.busy_read, net.core.busy_poll, net.ipv4.udp_mem, net.ipv4.udp_rmem_min, "
+	    "net.ipv4.ipfrag_high_thresh");
 
 	/* values: the kernel's text (tabs) in, one space between values out */
 	assert_int_equal(sysctl_value_parse(SYSCTL_UDP_MEM, "188010\t250681\t376020\n", &sv), 0);

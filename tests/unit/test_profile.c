@@ -368,7 +368,7 @@ static const struct {
      "p.yaml:4:3: unknown sysctl \"kernel.shmmax\" (cx5prof manages net.core.rmem_max, net.core.wmem_max, "
      "net.core.rmem_default, net.core.wmem_default, net.core.netdev_max_backlog, net.core.netdev_budget, "
      "net.core.netdev_budget_usecs, net.core.busy_read, net.core.busy_poll, net.ipv4.udp_mem, "
-     "net.ipv4.udp_rmem_min)"},
+     "net.ipv4.udp_rmem_min, net.ipv4.ipfrag_high_thresh)"},
     {"version: 1\nname: t\nsysctl:\n  net.ipv4.udp_mem: 1\n",
      "p.yaml:4:21: sysctl.net.ipv4.udp_mem: expected a list of 3 numbers (pages), got 1"},
     {"version: 1\nname: t\nsysctl:\n  [a]: 1\n", "p.yaml:4:3: mapping keys must be strings, got a list"},
