@@ -15,17 +15,16 @@
 
 extern const struct change_kind kind_mtu, kind_channels, kind_rings, kind_features, kind_coalesce, kind_pause,
     kind_sysctl, kind_irq, kind_irqbalance, kind_irqbalance_ban, kind_boot, kind_txqueuelen, kind_rss,
-    kind_flow_hash, kind_private_flags, kind_xps, kind_cpufreq;
+    kind_flow_hash, kind_private_flags, kind_xps, kind_cpufreq, kind_rss_hash;
 
 /* The order of planning (kinds.h) and of `show`: the ports' kinds, then
  * the host's; irq before irqbalance-ban, which bans the IRQs irq pins, and
  * before xps, which follows them; rss after channels, whose count it
  * spreads over. */
 const struct change_kind *const change_kinds[] = {
-    &kind_channels, &kind_rings,      &kind_mtu,	&kind_features,	 &kind_coalesce,
-    &kind_pause,    &kind_sysctl,     &kind_irqbalance, &kind_irq,	 &kind_irqbalance_ban,
-    &kind_boot,	    &kind_txqueuelen, &kind_rss,	&kind_flow_hash, &kind_private_flags,
-    &kind_xps,	    &kind_cpufreq,
+    &kind_channels, &kind_rings,      &kind_mtu,       &kind_features,	     &kind_coalesce, &kind_pause,
+    &kind_sysctl,   &kind_irqbalance, &kind_irq,       &kind_irqbalance_ban, &kind_boot,     &kind_txqueuelen,
+    &kind_rss,	    &kind_rss_hash,   &kind_flow_hash, &kind_private_flags,  &kind_xps,	     &kind_cpufreq,
 };
 const size_t n_change_kinds = ARRAY_SIZE(change_kinds);
 

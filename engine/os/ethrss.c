@@ -2,10 +2,10 @@
  * sysroot's `ethtool -x` text (see ethrss.h).
  *
  * Owns: the GRSSH/SRSSH buffers (the table, then the key, after the
- * header) and the text's table and key lines. Must never: send an SRSSH
- * that would change what the caller did not ask for (the hash function is
- * ETH_RSS_HASH_NO_CHANGE, the key size 0 when the key stays, the input
- * transformation the one GRSSH gave). */
+ * header) and the text's table, key and hash function lines. Must never:
+ * send an SRSSH that would change what the caller did not ask for (the
+ * hash function ETH_RSS_HASH_NO_CHANGE when it stays, the key size 0 when
+ * the key stays, the input transformation the one GRSSH gave). */
 #define _GNU_SOURCE
 #include "ethrss.h"
 
@@ -18,7 +18,30 @@
 
 #define SYSROOT_FILE ETHSYSROOT_RSS
 #define KEY_HEADER   "RSS hash key:\n"
-#define UNSUPPORTED  "Operation not supported\n"
+#define HFUNC_HEADER "RSS hash function:\n"
+
+/* The kernel's names of the hash functions (ETH_SS_RSS_HASH_FUNCS), bit i
+ * of hfunc each, as `ethtool -x` lists them. */
+static const char *const hfunc_names[] = {"toeplitz", "xor", "crc32"};
+
+const char *eth_rss_hfunc_name(uint8_t hfunc)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(hfunc_names); i++)
+		if (hfunc == 1u << i)
+			return hfunc_names[i];
+	return NULL;
+}
+
+int eth_rss_hfunc_from_name(const char *name, uint8_t *ret)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(hfunc_names); i++)
+		if (streq(name, hfunc_names[i])) {
+			*ret = (uint8_t)(1u << i);
+			return 0;
+		}
+	return -EINVAL;
+}
+#define UNSUPPORTED "Operation not supported\n"
 
 void eth_rss_done(struct eth_rss *r)
 {
@@ -121,6 +144,40 @@ static int parse_key(const char **pos, struct eth_rss *r)
 	return 0;
 }
 
+/* "RSS hash function:" and a line "    NAME: on|off" per function (ethtool
+ * 4.11 and later; older texts end at the key): the one on, 0 when none is
+ * or the section is absent. */
+static int parse_hfunc(const char *p, struct eth_rss *r)
+{
+	if (strncmp(p, HFUNC_HEADER, strlen(HFUNC_HEADER)) != 0)
+		return 0;
+	p += strlen(HFUNC_HEADER);
+	while (*p == ' ') {
+		const char *nl = strchr(p, '\n'), *colon = strchr(p, ':');
+		char name[16];
+		size_t n;
+		uint8_t bit;
+
+		if (!nl || !colon || colon > nl)
+			return -EBADMSG;
+		while (*p == ' ')
+			p++;
+		n = (size_t)(colon - p);
+		if (n == 0 || n >= sizeof(name))
+			return -EBADMSG;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (strncmp(colon, ": on\n", 5) == 0 && eth_rss_hfunc_from_name(name, &bit) == 0) {
+			if (r->hfunc)
+				return -EBADMSG; /* two on */
+			r->hfunc = bit;
+		} else if (strncmp(colon, ": on\n", 5) != 0 && strncmp(colon, ": off\n", 6) != 0)
+			return -EBADMSG;
+		p = nl + 1;
+	}
+	return 0;
+}
+
 /* The text's parts: the header line, and where the key line ends. */
 static int parse_text(const char *text, struct eth_rss *ret, size_t *ret_head, size_t *ret_tail)
 {
@@ -156,6 +213,9 @@ static int parse_text(const char *text, struct eth_rss *ret, size_t *ret_head, s
 	if (parse_key(&p, &r) < 0)
 		return -EBADMSG;
 	*ret_tail = (size_t)(p - text);
+	e = parse_hfunc(p, &r);
+	if (e < 0)
+		return e;
 	*ret = r;
 	r = (struct eth_rss){0};
 	return 0;
@@ -218,6 +278,29 @@ char *eth_rss_rewrite(const char *text, const struct eth_rss *r)
 		e = append(&out, &len, UNSUPPORTED);
 	for (uint32_t i = 0; e >= 0 && i < r->key_size; i++)
 		e = append(&out, &len, "%02x%s", r->key[i], i == r->key_size - 1 ? "\n" : ":");
+	/* The hash function's lines: each "NAME: on" or "off" as r has it. */
+	if (e >= 0 && r->hfunc && strncmp(text + tail, HFUNC_HEADER, strlen(HFUNC_HEADER)) == 0) {
+		const char *p = text + tail + strlen(HFUNC_HEADER);
+
+		e = append(&out, &len, HFUNC_HEADER);
+		while (e >= 0 && *p == ' ') {
+			const char *nl = strchr(p, '\n'), *colon = strchr(p, ':');
+			const char *name = p + strspn(p, " ");
+			uint8_t bit = 0;
+			_cleanup_free_ char *nm = strndup(name, (size_t)(colon - name));
+
+			if (!nm) {
+				e = -ENOMEM;
+				break;
+			}
+			(void)eth_rss_hfunc_from_name(nm, &bit);
+			/* (parse_text checked each line: "NAME: on|off") */
+			e = append(&out, &len, "%.*s: %s\n", (int)(colon - p), p,
+				   bit == r->hfunc ? "on" : "off");
+			p = nl + 1;
+		}
+		tail = (size_t)(p - text);
+	}
 	if (e >= 0)
 		e = append(&out, &len, "%s", text + tail);
 	return e < 0 ? NULL : TAKE_PTR(out);
@@ -259,6 +342,7 @@ static int ioctl_get(const char *ifname, struct eth_rss *ret)
 		return -EAGAIN; /* changed between the two calls */
 	r.rings = (uint32_t)rings.data;
 	r.input_xfrm = full->rsvd8[0];
+	r.hfunc = full->hfunc;
 	r.indir_size = head.indir_size;
 	memcpy(r.indir, full->rss_config, r.indir_size * sizeof(uint32_t));
 	r.key_size = head.key_size;
@@ -282,6 +366,7 @@ struct ethtool_rxfh *eth_rss_set_request(const struct eth_rss_change *c, uint8_t
 	/* input_xfrm since Linux 6.8 (rsvd8[0] before, which GRSSH gave as 0):
 	 * 0 would turn a symmetric hash off */
 	q->rsvd8[0] = input_xfrm;
+	q->hfunc = c->hfunc; /* 0: ETH_RSS_HASH_NO_CHANGE */
 	if (n)
 		memcpy(q->rss_config, c->indir, n * sizeof(uint32_t));
 	if (k)
@@ -363,12 +448,14 @@ static int apply_change(const struct eth_rss *cur, const struct eth_rss_change *
 		}
 		want->key = (uint8_t *)c->key;
 	}
+	if (c->hfunc)
+		want->hfunc = c->hfunc;
 	return 0;
 }
 
 static bool rss_equal(const struct eth_rss *a, const struct eth_rss *b)
 {
-	return a->indir_size == b->indir_size && a->key_size == b->key_size &&
+	return a->indir_size == b->indir_size && a->key_size == b->key_size && a->hfunc == b->hfunc &&
 	       memcmp(a->indir, b->indir, a->indir_size * sizeof(uint32_t)) == 0 &&
 	       (a->key_size == 0 || memcmp(a->key, b->key, a->key_size) == 0);
 }

@@ -9,8 +9,9 @@
  * (Linux 6.2) and netlink has no RSS set before Linux 6.16. A sysroot that
  * describes the port's RSS (ethsysroot.h: `ethtool -x` text) answers
  * instead of the kernel. Works in the caller's network namespace. Must
- * never: change the hash function or its input transformation, an RSS
- * context other than the main one, or the key when not asked; log above debug. */
+ * never: change the hash function or the key when not asked, the input
+ * transformation, or an RSS context other than the main one; log above
+ * debug. */
 #ifndef CX5_ETHRSS_H
 #define CX5_ETHRSS_H
 
@@ -27,7 +28,15 @@ struct eth_rss {
 	uint32_t key_size; /* bytes; 0: no key */
 	uint8_t *key;
 	uint8_t input_xfrm; /* GRSSH's input transformation (symmetric hash); 0 from a sysroot */
+	uint8_t hfunc;	    /* the hash function in use: one ETH_RSS_HASH_* bit (1 toeplitz, 2 xor,
+			     * 4 crc32); 0 when the driver or the text does not say */
 };
+
+/* The hash functions by ethtool's names ("toeplitz", "xor", "crc32"), as
+ * their ETH_RSS_HASH_* bit; eth_rss_hfunc_name: NULL for 0 or an unknown
+ * bit. -EINVAL for an unknown name. */
+const char *eth_rss_hfunc_name(uint8_t hfunc);
+int eth_rss_hfunc_from_name(const char *name, uint8_t *ret);
 
 void eth_rss_done(struct eth_rss *r);
 
@@ -44,6 +53,7 @@ struct eth_rss_change {
 	uint32_t indir_size;
 	const uint8_t *key;
 	uint32_t key_size;
+	uint8_t hfunc; /* the hash function to set (ETH_RSS_HASH_* bit), 0: left as it is */
 };
 
 /* Set, then read back: 1 changed, 0 already so (nothing sent), -EINVAL a
@@ -63,8 +73,9 @@ bool eth_rss_is_default(const struct eth_rss *r);
 /* `ethtool -x` text: parse (-EBADMSG: not that text, -EOVERFLOW: the
  * header's ring count is not digits from 0 to ETH_RSS_RINGS_MAX ("-1",
  * "4294967359"), -ERANGE: an entry names a queue the header's RX rings do
- * not have), and that text with
- * r's table and key written into it (the rest kept as it was). */
+ * not have), and that text with r's table, key and hash function (when
+ * r's is not 0 and the text lists them) written into it (the rest kept as
+ * it was). */
 int eth_rss_parse(const char *text, struct eth_rss *ret);
 char *eth_rss_rewrite(const char *text, const struct eth_rss *r);
 

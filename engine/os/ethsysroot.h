@@ -8,7 +8,8 @@
  * than "/" answers for that setting of that port, reads and writes alike
  * (a fixture of a ConnectX-5 host seen from a veth lab: the kernel's veth
  * has no RSS or private flags). <what> is "show-priv-flags" (`ethtool
- * --show-priv-flags IF`), "show-rxfh" (`ethtool -x IF`), "rx-flow-hash-udp4"
+ * --show-priv-flags IF`), "show-rxfh" (`ethtool -x IF`: the table, the key and
+ * the hash function), "rx-flow-hash-udp4"
  * and "rx-flow-hash-udp6" (`ethtool -n IF rx-flow-hash udp4`). Without the
  * file, the kernel answers. Must never: consult such a file on the live
  * host, create one, or write one the caller did not read. */

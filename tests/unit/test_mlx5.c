@@ -317,6 +317,51 @@ static void test_rss_text(void **state)
 	assert_int_equal(r.rings, 63);
 }
 
+/* The hash function: the one "on" of the "RSS hash function" lines (a
+ * text without them, as before ethtool 4.11, says none); two on, or a
+ * word other than on/off, is no ethtool text; a rewrite turns the wanted
+ * one on and the others off; SRSSH carries it (0: no change). */
+static void test_rss_hfunc(void **state)
+{
+	static const char head[] = "RX flow hash indirection table for x with 2 RX ring(s):\n"
+				   "    0:      0     1\nRSS hash key:\n7c:9c\n";
+	_cleanup_free_ char *text = strprintf("%sRSS hash function:\n    toeplitz: on\n    xor: off\n"
+					      "    crc32: off\n",
+					      head),
+			    *two = strprintf("%sRSS hash function:\n    toeplitz: on\n    xor: on\n", head),
+			    *odd = strprintf("%sRSS hash function:\n    toeplitz: maybe\n", head),
+			    *changed = NULL;
+	_cleanup_(eth_rss_done) struct eth_rss r = {0}, back = {0};
+	_cleanup_free_ struct ethtool_rxfh *q = NULL;
+	uint8_t bit = 0;
+
+	(void)state;
+	assert_int_equal(eth_rss_parse(text, &r), 0);
+	assert_int_equal(r.hfunc, 1 /* toeplitz */);
+	assert_string_equal(eth_rss_hfunc_name(r.hfunc), "toeplitz");
+	assert_int_equal(eth_rss_parse(head, &back), 0);
+	assert_int_equal(back.hfunc, 0);
+	assert_null(eth_rss_hfunc_name(back.hfunc));
+	eth_rss_done(&back);
+	assert_int_equal(eth_rss_parse(two, &back), -EBADMSG);
+	assert_int_equal(eth_rss_parse(odd, &back), -EBADMSG);
+	assert_int_equal(eth_rss_hfunc_from_name("xor", &bit), 0);
+	assert_int_equal(bit, 2 /* xor */);
+	assert_int_equal(eth_rss_hfunc_from_name("jenkins", &bit), -EINVAL);
+	r.hfunc = 2 /* xor */;
+	changed = eth_rss_rewrite(text, &r);
+	assert_non_null(changed);
+	assert_non_null(
+	    strstr(changed, "RSS hash function:\n    toeplitz: off\n    xor: on\n    crc32: off\n"));
+	assert_int_equal(eth_rss_parse(changed, &back), 0);
+	assert_int_equal(back.hfunc, 2 /* xor */);
+	q = eth_rss_set_request(&(struct eth_rss_change){.hfunc = 2 /* xor */}, 0);
+	assert_non_null(q);
+	assert_int_equal(q->hfunc, 2 /* xor */);
+	assert_int_equal(q->indir_size, ETH_RXFH_INDIR_NO_CHANGE);
+	assert_int_equal(q->key_size, 0);
+}
+
 /* ---- flow hash ---- */
 
 static void test_flow_hash(void **state)
@@ -555,23 +600,16 @@ static void test_governor_torn(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_priv_flags_text),
-	    cmocka_unit_test(test_priv_flags_netlink),
-	    cmocka_unit_test(test_priv_flags_sysroot),
-	    cmocka_unit_test(test_rss_text),
-	    cmocka_unit_test(test_flow_hash),
-	    cmocka_unit_test(test_xps_follow),
-	    cmocka_unit_test(test_xps_fixture),
-	    cmocka_unit_test(test_xps_write_width),
-	    cmocka_unit_test(test_pcicfg),
+	    cmocka_unit_test(test_priv_flags_text),    cmocka_unit_test(test_priv_flags_netlink),
+	    cmocka_unit_test(test_priv_flags_sysroot), cmocka_unit_test(test_rss_text),
+	    cmocka_unit_test(test_rss_hfunc),	       cmocka_unit_test(test_flow_hash),
+	    cmocka_unit_test(test_xps_follow),	       cmocka_unit_test(test_xps_fixture),
+	    cmocka_unit_test(test_xps_write_width),    cmocka_unit_test(test_pcicfg),
 	    cmocka_unit_test(test_governor),
 
-	    cmocka_unit_test(test_priv_flags_torn),
-	    cmocka_unit_test(test_rss_request),
-	    cmocka_unit_test(test_rss_bad_entries),
-	    cmocka_unit_test(test_rss_header_rings),
-	    cmocka_unit_test(test_flow_hash_torn),
-	    cmocka_unit_test(test_governor_torn),
+	    cmocka_unit_test(test_priv_flags_torn),    cmocka_unit_test(test_rss_request),
+	    cmocka_unit_test(test_rss_bad_entries),    cmocka_unit_test(test_rss_header_rings),
+	    cmocka_unit_test(test_flow_hash_torn),     cmocka_unit_test(test_governor_torn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
