@@ -158,7 +158,9 @@ static int parse_hfunc(const char *p, struct eth_rss *r)
 		size_t n;
 		uint8_t bit;
 
-		if (!nl || !colon || colon > nl)
+		if (!nl)
+			break; /* a last line without its newline: read no further */
+		if (!colon || colon > nl)
 			return -EBADMSG;
 		while (*p == ' ')
 			p++;
@@ -287,6 +289,9 @@ char *eth_rss_rewrite(const char *text, const struct eth_rss *r)
 			const char *nl = strchr(p, '\n'), *colon = strchr(p, ':');
 			const char *name = p + strspn(p, " ");
 			uint8_t bit = 0;
+
+			if (!nl || !colon)
+				break; /* kept as it is (a last line without its newline) */
 			_cleanup_free_ char *nm = strndup(name, (size_t)(colon - name));
 
 			if (!nm) {

@@ -58,7 +58,7 @@ map=$(sqlite3 "$DB" "SELECT content FROM artifacts WHERE run = 1 AND name = 'irq
 printf '%s\n' "$map" | grep -Eq '^mlx5_comp0(-[0-9]+)? -> [0-9][-0-9,]*(, mlx5_comp[0-9]+(-[0-9]+)? -> [0-9][-0-9,]*)*$'
 ok $? "the run's IRQ map is in ranges (mlx5_compA-B -> CPUS): $map"
 is "$(sqlite3 "$DB" "SELECT content FROM artifacts WHERE run = 1 AND name = 'host_tuning'" | sed '/^$/d' | cut -d: -f1 | paste -sd' ')" \
-	"net.core.rmem_max net.core.wmem_max net.core.rmem_default net.core.wmem_default net.core.netdev_max_backlog net.core.netdev_budget net.core.netdev_budget_usecs net.core.busy_read net.core.busy_poll net.ipv4.udp_mem net.ipv4.udp_rmem_min irqbalance bench_cpus" \
+	"net.core.rmem_max net.core.wmem_max net.core.rmem_default net.core.wmem_default net.core.netdev_max_backlog net.core.netdev_budget net.core.netdev_budget_usecs net.core.busy_read net.core.busy_poll net.ipv4.udp_mem net.ipv4.udp_rmem_min net.ipv4.ipfrag_high_thresh irqbalance bench_cpus" \
 	"the run records its host tuning (sysctls, irqbalance, the benchmark's CPUs) for compare"
 
 # ---- nothing sent (no iperf3 server): an error run, loss null, never 0
