@@ -205,6 +205,12 @@ void kinds_probe_facts(const struct probe_fact **ret);
 /* probe.h's check of a recorded struct ethnl_values (channels, rings,
  * coalesce, pause): each "present" is a bool. */
 int kind_check_ethnl_values(const void *value, char **ret_why);
+/* The plan problem of a port fact that could not be read (fact->r < 0):
+ * "PATH: UNSUPPORTED: <error>[ (kernel: ...)]<note on the sysroot's
+ * ethtool/IFACE/WHAT>" with exit 69 and "remove PATH from the profile for
+ * this port" for -EOPNOTSUPP, else "PATH: cannot be read: ..." (1). */
+int kind_fact_problem(struct plan_ctx *ctx, const struct iface_state *s, const char *path,
+		      const char *unsupported, const struct iface_fact *fact, const char *what);
 /* The fact the probe read for kind k on port s (r, value, kmsg). */
 const struct iface_fact *kind_fact(const struct iface_state *s, const struct change_kind *k);
 

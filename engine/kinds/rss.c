@@ -558,20 +558,9 @@ static int rss_diff(struct plan_ctx *ctx, const struct iface_state *s)
 		return 0;
 	if (fact->r == -EBADMSG || fact->r == -ERANGE || fact->r == -EOVERFLOW)
 		return bad_text(ctx, s, fact->r);
-	if (fact->r < 0) {
-		_cleanup_free_ char *note = ethsysroot_absent_note(s->name, ETHSYSROOT_RSS);
-
-		if (!note)
-			return -ENOMEM;
-		return plan_add_problem(
-		    ctx->plan, fact->r == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_ERROR, s->name,
-		    fact->r == -EOPNOTSUPP ? "remove link.rss from the profile for this port"
-					   : "check the interface",
-		    "link.rss: %s: %s%s%s%s%s",
-		    fact->r == -EOPNOTSUPP ? "the driver has no RSS table" : "cannot be read",
-		    sysroot_strerror(fact->r), fact->kmsg ? " (kernel: " : "", fact->kmsg ? fact->kmsg : "",
-		    fact->kmsg ? ")" : "", note);
-	}
+	if (fact->r < 0)
+		return kind_fact_problem(ctx, s, "link.rss", "the driver has no RSS table", fact,
+					 ETHSYSROOT_RSS);
 	r = diff_table(ctx, s, fact->value);
 	if (r < 0)
 		return r;

@@ -100,19 +100,9 @@ static int rsshash_diff(struct plan_ctx *ctx, const struct iface_state *s)
 
 	if (!want->set)
 		return 0;
-	if (fact->r < 0) {
-		_cleanup_free_ char *note = ethsysroot_absent_note(s->name, ETHSYSROOT_RSS);
-
-		if (!note)
-			return -ENOMEM;
-		return plan_add_problem(
-		    ctx->plan, fact->r == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_ERROR, s->name,
-		    fact->r == -EOPNOTSUPP ? "remove link.rss_hash from the profile for this port"
-					   : "check the interface",
-		    "link.rss_hash: %s: %s%s",
-		    fact->r == -EOPNOTSUPP ? "the driver has no RSS" : "cannot be read",
-		    sysroot_strerror(fact->r), note);
-	}
+	if (fact->r < 0)
+		return kind_fact_problem(ctx, s, "link.rss_hash", "the driver has no RSS", fact,
+					 ETHSYSROOT_RSS);
 	now = eth_rss_hfunc_name(cur->hfunc);
 	if (!now)
 		return plan_add_problem(ctx->plan, EXIT_UNSUPPORTED, s->name,
