@@ -39,7 +39,7 @@ FIREWALLDDIR   ?= $(PREFIX)/lib/firewalld/services
 DOCDIR         ?= $(PREFIX)/share/doc/cx5prof
 
 # engine/ and its layers (docs/ARCHITECTURE.md; `make layering` checks them).
-ENGINE_DIRS := engine engine/base engine/os engine/store engine/kinds engine/bench engine/campaign engine/tune engine/ledger engine/peer engine/mirror engine/cli
+ENGINE_DIRS := engine engine/base engine/os engine/store engine/keys engine/kinds engine/bench engine/campaign engine/tune engine/ledger engine/peer engine/mirror engine/cli
 ENGINE_HDR := $(wildcard $(addsuffix /*.h,$(ENGINE_DIRS)))
 ENGINE_SRC := $(filter-out engine/cli/main.c,$(wildcard $(addsuffix /*.c,$(ENGINE_DIRS))))
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILDDIR)/%.o)

@@ -703,7 +703,7 @@ static int check_irqbalance(struct ctx *c)
 {
 	if (!c->host->irqbalance_running)
 		return add(c, "host", "irqbalance", DOCTOR_PASS, NULL, "irqbalance is not running");
-	const char *mode = c->p ? profile_key_enum_name(c->p, "irq.irqbalance") : NULL;
+	const char *mode = c->p ? kinds_key_enum_name(c->p, "irq.irqbalance") : NULL;
 
 	if (mode && !streq(mode, "leave"))
 		return add(c, "host", "irqbalance", DOCTOR_WARN,
@@ -982,8 +982,8 @@ static int check_jumbo(struct ctx *c)
 
 	if (!peer)
 		return add(c, "peer", "jumbo-path", DOCTOR_SKIP, NULL, "%s", why);
-	if (c->p && profile_key_uint(c->p, "link.mtu"))
-		mtu = (uint32_t)profile_key_uint(c->p, "link.mtu")->value;
+	if (c->p && kinds_key_uint(c->p, "link.mtu"))
+		mtu = (uint32_t)kinds_key_uint(c->p, "link.mtu")->value;
 	else if (s && s->present)
 		mtu = s->link.mtu;
 	if (mtu <= 1500)

@@ -53,21 +53,6 @@ static int fail_at(struct profile_loader *l, const char *file, unsigned line, un
 	return -EINVAL;
 }
 
-int profile_fail_at(struct profile_error *err, const struct profile_mark *at, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		snprintf(err->file, sizeof(err->file), "%s", at->file);
-		err->line = at->line;
-		err->column = at->column;
-		va_start(ap, fmt);
-		vsnprintf(err->message, sizeof(err->message), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 #define fail(l, node, ...) fail_at((l), (l)->file, (node)->line, (node)->column, __VA_ARGS__)
 
 static int fail_oom(struct profile_loader *l, const char *file)
@@ -1885,11 +1870,6 @@ static struct profile *profile_new(void)
 	return TAKE_PTR(p);
 }
 
-const void *profile_kind_want(const struct profile *p, const struct change_kind *k)
-{
-	return p->kind_wants[change_kind_index(k)];
-}
-
 static int load_common(const char *data, size_t size, const char *name, const char *canon,
 		       struct profile **ret, struct profile_error *err)
 {
@@ -2006,38 +1986,21 @@ static int key_at(const struct profile *p, const char *path, const struct profil
 		  void **ret_field)
 {
 	const struct profile_key *table = profile_keys, *k = NULL;
-	const char *name = path, *section = NULL;
+	const char *name = path;
 	void *base = (void *)p, *field = NULL;
 	char kname[PATH_BUF];
-	struct kind_row row;
 
 	for (;;) {
 		size_t n = strcspn(name, ".");
 
 		snprintf(kname, sizeof(kname), "%.*s", (int)n, name);
-		if (section) {
-			if (!kinds_find(section, kname, &row))
-				return -ENOENT;
-			k = row.k;
-			field = kind_field(p, &row);
-			section = NULL;
-		} else {
-			for (k = table; k->name && !streq(k->name, kname); k++)
-				;
-			if (!k->name)
-				return -ENOENT;
-			field = (char *)base + k->offset;
-			if (k->type == KT_KINDS && kinds_find(NULL, k->name, &row)) {
-				k = row.k;
-				field = kind_field(p, &row);
-			} else if (k->type == KT_KINDS) {
-				if (!name[n])
-					return -EISDIR;
-				section = k->name;
-				name += n + 1;
-				continue;
-			}
-		}
+		for (k = table; k->name && !streq(k->name, kname); k++)
+			;
+		if (!k->name)
+			return -ENOENT;
+		if (k->type == KT_KINDS)
+			return kinds_key_at(p, path, ret_k, (const void **)ret_field);
+		field = (char *)base + k->offset;
 		if (!name[n])
 			break;
 		if (k->type != KT_SECTION)
@@ -2085,22 +2048,6 @@ const void *profile_key_value(const struct profile *p, const char *path, const s
 	return field;
 }
 
-const struct profile_uint *profile_key_uint(const struct profile *p, const char *path)
-{
-	const struct profile_key *k;
-	const struct profile_uint *u = profile_key_value(p, path, &k);
-
-	return u && (k->type == KT_UINT || k->type == KT_SIZE) && u->set ? u : NULL;
-}
-
-const char *profile_key_enum_name(const struct profile *p, const char *path)
-{
-	const struct profile_key *k;
-	const struct profile_enum *e = profile_key_value(p, path, &k);
-
-	return e && k->type == KT_ENUM && e->set ? k->names[e->value] : NULL;
-}
-
 /* Visit the rows of table under prefix (owned by kind, NULL: profile.c),
  * and the kinds' rows under each KT_KINDS row. */
 static int walk_table(const struct profile_key *table, const char *prefix, const struct change_kind *kind,
@@ -2145,7 +2092,7 @@ int profile_keys_walk(profile_key_visit_fn fn, void *userdata)
 
 bool profile_kind_is_set(const struct profile *p, const struct change_kind *k)
 {
-	const void *want = profile_kind_want(p, k);
+	const void *want = kind_want(p, k);
 
 	for (const struct profile_key *key = k->keys; key && key->name; key++)
 		if (field_is_set(key, (const char *)want + key->offset))

@@ -26,6 +26,7 @@
 #include <stdarg.h>
 
 #include "base/util.h"
+#include "keys/keys.h"
 #include "os/ethfeatures.h"
 #include "os/procsys.h"
 
@@ -34,85 +35,6 @@
 #define PROFILE_MAX_DEPTH      32	     /* nesting of mappings and lists */
 #define PROFILE_MAX_NODES      10000	     /* YAML nodes per file */
 #define PROFILE_MAX_EXTENDS    16	     /* files in one extends chain */
-
-/* Where a value was written. file points into profile->files (or is the
- * mirror config path); line and column are 1-based, 0 when unknown. */
-struct profile_mark {
-	const char *file;
-	unsigned line;
-	unsigned column;
-};
-
-struct profile_uint {
-	bool set;
-	uint64_t value;
-	struct profile_mark at;
-};
-
-struct profile_double {
-	bool set;
-	double value;
-	struct profile_mark at;
-};
-
-struct profile_bool {
-	bool set;
-	bool value;
-	struct profile_mark at;
-};
-
-/* For enums: value is one of the enum types below. */
-struct profile_enum {
-	bool set;
-	int value;
-	struct profile_mark at;
-};
-
-struct profile_string {
-	bool set;
-	char *value; /* never NULL when set */
-	struct profile_mark at;
-};
-
-struct profile_strv {
-	bool set;
-	char **value; /* NULL-terminated, at least one entry when set */
-	struct profile_mark at;
-};
-
-/* A list of integers (KT_UINTS). */
-struct profile_uints {
-	bool set;
-	uint64_t *value;
-	size_t n; /* >= 1 when set */
-	struct profile_mark at;
-};
-
-/* NAME: on | off with names the host knows, not the format (KT_FLAGS: a
- * driver's private flags): in the order written (parents' entries first,
- * overridden in place). */
-struct profile_flag {
-	char *name;
-	bool value;
-	struct profile_mark at;
-};
-
-struct profile_flags {
-	struct profile_flag *v;
-	size_t n;
-};
-
-struct profile_pci_id {
-	uint16_t vendor;
-	uint16_t device;
-};
-
-struct profile_pci_list {
-	bool set;
-	struct profile_pci_id *ids;
-	size_t n_ids; /* >= 1 when set */
-	struct profile_mark at;
-};
 
 enum profile_duplex {
 	PROFILE_DUPLEX_HALF,
@@ -200,7 +122,7 @@ struct profile {
 
 	/* What the change kinds' keys want (kinds/kinds.h: each kind's keys,
 	 * their values in a struct of its own, change_kinds[] order; a kind
-	 * reads its own with profile_kind_want(), anyone else a key's value by
+	 * reads its own with kind_want(), anyone else a key's value by
 	 * its path with profile_key_value()). */
 	void **kind_wants;
 
@@ -226,108 +148,6 @@ struct profile {
 	struct mirror_config mirror; /* mirror.taotoken */
 };
 
-/* A load failure. line/column are 1-based; 0 when the problem has no place
- * in the file (missing file, file too large). file is the file at fault,
- * which may be a parent in the extends chain. */
-struct profile_error {
-	char file[1024];
-	unsigned line;
-	unsigned column;
-	char message[512];
-};
-
-/* ---- key tables ----
- * Every key of the format is one row: its name, its type, its range, where
- * its value goes and one line of help. profile.c holds the rows of the
- * profile's own sections (match, requires, verify, peer, mirror); each
- * change kind holds the rows of the keys it manages (kinds/kinds.h), which
- * the loader places under their section, in change_kinds[] order. The JSON
- * Schema's key section and the man page's key table are generated from
- * these rows (`make docs`). */
-
-enum profile_key_type {
-	KT_SECTION,	   /* a mapping with its own table (children) */
-	KT_FORMAT_VERSION, /* version: 1 */
-	KT_UINT,	   /* decimal integer min..max: struct profile_uint */
-	KT_SIZE,	   /* integer or "4M" (K, M, G: 1024-based), min..max bytes: struct profile_uint */
-	KT_NUMBER,	   /* integer or decimal fraction, dmin..dmax: struct profile_double */
-	KT_BOOL,	   /* true | false: struct profile_bool */
-	KT_ENUM,	   /* one of names[]: struct profile_enum */
-	KT_TEXT,	   /* a string of min..max characters that the row's check accepts (any without one):
-			    * struct profile_string (so are the next ones) */
-	KT_NAME,	   /* profile name */
-	KT_EXTENDS,	   /* path of a parent profile, or a list of them: struct profile_strv */
-	KT_VERSION,	   /* version.h syntax */
-	KT_DRIVER,	   /* kernel driver name */
-	KT_CPULIST,	   /* "8-15,24-31" (min 1: must not be empty) */
-	KT_PEER,	   /* IP literal or host name */
-	KT_URL,		   /* http:// or https:// */
-	KT_ABSPATH,	   /* absolute path */
-	KT_ENVNAME,	   /* environment variable name */
-	KT_SSH_TARGET,	   /* [user@]host for ssh */
-	KT_COMMAND,	   /* absolute path of a program, no shell characters */
-	KT_IFNAMES,	   /* list of interface names: struct profile_strv */
-	KT_PCI,		   /* list of vendor:device: struct profile_pci_list */
-	KT_RUNNERS,	   /* runner name or list of them: struct profile_strv */
-	KT_SYSCTLS,	   /* NAME: VALUE of procsys.h's sysctls: struct profile_sysctls */
-	KT_FEATURES,  /* NAME: on | off of ethfeatures.h's features: struct profile_bool[_ETH_FEATURE_MAX] */
-	KT_UINTS,     /* a list of integers, each min..max: struct profile_uints */
-	KT_FLAGS,     /* NAME: on | off, NAME what the row's check accepts: struct profile_flags */
-	KT_FORBIDDEN, /* a key that is always an error (why says why) */
-	KT_KINDS,     /* where the change kinds' keys of this name go (profile.c's own tables) */
-	_KT_MAX,
-};
-
-struct profile_loader;
-struct ynode;
-struct change_kind;
-
-struct profile_key {
-	const char *name;
-	enum profile_key_type type;
-	size_t offset; /* field of the base; for sections: shift of the base for children */
-	int64_t min, max;
-	double dmin, dmax;
-	bool dmin_exclusive;
-	const char *const *names; /* KT_ENUM, KT_RUNNERS: NULL-terminated */
-	const struct profile_key *children;
-	void (*enter)(struct profile_loader *l, void *field, const struct ynode *key);
-	const char *why;  /* KT_FORBIDDEN */
-	const char *help; /* one line for the man page and the JSON Schema */
-	/* KT_TEXT: NULL when value is acceptable, else the end of the message
-	 * "PATH: "VALUE" is not ..."; KT_FLAGS: the same of each NAME. NULL:
-	 * any. */
-	const char *(*check)(const char *value);
-	bool int_ok;	     /* KT_TEXT: a plain integer is its text too ("equal: 8") */
-	const char *pattern; /* KT_TEXT, KT_FLAGS' names: what check accepts, as a JSON Schema pattern */
-};
-
-#define PROFILE_KEY_UINT(n, o, lo, hi, h)                                                                    \
-	{                                                                                                    \
-		.name = n, .type = KT_UINT, .offset = o, .min = lo, .max = hi, .help = h                     \
-	}
-#define PROFILE_KEY_BOOL(n, o, h)                                                                            \
-	{                                                                                                    \
-		.name = n, .type = KT_BOOL, .offset = o, .help = h                                           \
-	}
-#define PROFILE_KEY_ENUM(n, o, list, h)                                                                      \
-	{                                                                                                    \
-		.name = n, .type = KT_ENUM, .offset = o, .names = list, .help = h                            \
-	}
-#define PROFILE_KEY_SECTION(n, table, h)                                                                     \
-	{                                                                                                    \
-		.name = n, .type = KT_SECTION, .children = table, .help = h                                  \
-	}
-
-/* A failure of a check that spans keys, placed at `at`: fills err (may be
- * NULL) and returns -EINVAL. */
-int profile_fail_at(struct profile_error *err, const struct profile_mark *at, const char *fmt, ...)
-    _printf_(3, 4);
-
-/* The wanted state of one change kind (its keys' fields, the struct its
- * keys' offsets point into): never NULL for a loaded profile. */
-const void *profile_kind_want(const struct profile *p, const struct change_kind *k);
-
 /* Does the profile set any key of change kind k; and unset them all (the
  * kind then changes nothing): the campaign's ablation builds profiles with
  * some of their changes left out. */
@@ -336,12 +156,9 @@ void profile_kind_unset(struct profile *p, const struct change_kind *k);
 
 /* The field of the value key at path ("link.mtu", "irq.policy") and its
  * row; NULL when there is no such value key. For those who read another's
- * key: a kind reads its own through profile_kind_want(). */
+ * key: a kind reads its own through kind_want(); the kinds' keys are
+ * found by kinds_key_at() (kinds.h). */
 const void *profile_key_value(const struct profile *p, const char *path, const struct profile_key **ret_key);
-/* The value of a set KT_UINT/KT_SIZE key at path, else NULL. */
-const struct profile_uint *profile_key_uint(const struct profile *p, const char *path);
-/* The name of a set KT_ENUM key's value at path ("cpulist"), else NULL. */
-const char *profile_key_enum_name(const struct profile *p, const char *path);
 
 /* Visit every key row (sections before their children, the kinds' keys
  * under their sections) with its dotted path and the kind that owns it

@@ -898,7 +898,7 @@ static int record_run(const struct verify_options *o, const struct host_state *h
 	    .recv_buffer = r->params.recv_buffer,
 	    .streams = r->params.streams,
 	    .duration_s = r->bench_r >= 0 ? r->result.elapsed_sec : r->params.duration_sec,
-	    .irq_policy = (char *)profile_key_enum_name(o->profile, "irq.policy"),
+	    .irq_policy = (char *)kinds_key_enum_name(o->profile, "irq.policy"),
 	    .irq_map = map,
 	    .driver = s ? (char *)nicfacts_driver(s) : NULL,
 	    .driver_version = drv_version,

@@ -17,9 +17,8 @@ and fails (exit 1, one line per problem on stderr) on:
   - a circle of includes between modules, a circle of calls (nm) between
     modules of different folders or inside engine/cli/;
   - a row of engine/LAYERS that docs/ARCHITECTURE.md does not show.
-A call named by the table's `back` row does not close a circle. A problem
-listed in tests/layering.debts (while it is being paid off) is not one,
-and a listed problem that no longer occurs is.
+A problem listed in tests/layering.debts (while it is being paid off) is
+not one, and a listed problem that no longer occurs is.
 A module is NAME.c with NAME.h; a file's own header does not count.
 """
 import argparse
@@ -37,7 +36,7 @@ def complain(where, line, text):
 
 def read_table(root):
     path = os.path.join(root, "engine/LAYERS")
-    uses, pipeline, rows, back = {}, [], [], {}
+    uses, pipeline, rows = {}, [], []
     with open(path) as f:
         for n, raw in enumerate(f, 1):
             line = raw.split("#", 1)[0].strip()
@@ -50,10 +49,6 @@ def read_table(root):
                     complain("engine/LAYERS", n, "only the pipeline's modules are listed with '='")
                 pipeline = words[2:]
                 continue
-            if words[0] == "back":
-                layer, _, mods = words[2].partition(":")
-                back[words[1]] = (layer, set(mods.split(",")) if mods else None)
-                continue
             allowed = {}
             for w in words[1:]:
                 if w == "-":
@@ -61,7 +56,7 @@ def read_table(root):
                 layer, _, mods = w.partition(":")
                 allowed[layer] = set(mods.split(",")) if mods else None
             uses[words[0]] = allowed
-    return uses, pipeline, rows, back
+    return uses, pipeline, rows
 
 
 def layer_of(f):
@@ -214,7 +209,7 @@ def check_includes(root, files, uses):
         complain("engine", 0, "a circle of includes between modules: %s" % " ".join(comp))
 
 
-def check_calls(root, build, files, back):
+def check_calls(root, build, files):
     """Call edges from the objects' symbols: module A calls module B when
     A's object has an undefined symbol that B's object defines."""
     sources = [f for f in files if f.startswith("engine/") and f.endswith(".c")]
@@ -250,8 +245,7 @@ def check_calls(root, build, files, back):
             to = defined.get(s)
             if to is None or to == mod:
                 continue
-            if not is_back(back, mod, to):
-                graph.setdefault(mod, set()).add(to)
+            graph.setdefault(mod, set()).add(to)
             if verb.match(mod) and verb.match(to):
                 complain(mod + ".c", 0, "calls %s() of %s.c: a verb never calls another verb's file" % (s, to))
     for comp in sccs(graph):
@@ -259,14 +253,6 @@ def check_calls(root, build, files, back):
         if len(folders) > 1 or "engine/cli" in folders:
             complain("engine", 0, "a circle of calls between modules: %s" % " ".join(comp))
     return True
-
-
-def is_back(back, mod, to):
-    """A call the table's `back` row allows to close a circle."""
-    rule = back.get(layer_of(mod + ".c"))
-    if not rule or layer_of(to + ".c") != rule[0]:
-        return False
-    return rule[1] is None or os.path.basename(to) in rule[1]
 
 
 def read_debts(root):
@@ -295,11 +281,11 @@ def main():
     args = ap.parse_args()
     root = os.path.abspath(args.root)
     build = os.path.abspath(args.build or os.environ.get("BUILDDIR") or os.path.join(root, "build"))
-    uses, pipeline, rows, back = read_table(root)
+    uses, pipeline, rows = read_table(root)
     files = source_files(root)
     check_folders(root, files, uses, pipeline)
     check_includes(root, files, uses)
-    built = check_calls(root, build, files, back)
+    built = check_calls(root, build, files)
     check_doc(root, rows)
     debts = read_debts(root)
     seen = set()

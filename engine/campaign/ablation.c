@@ -91,7 +91,7 @@ static char *family_label(const struct profile *p, const struct ablation_family 
 		_cleanup_free_ char *path = k->profile_section
 						? strprintf("%s.%s", k->profile_section, k->keys[0].name)
 						: strdup(k->keys[0].name);
-		v = path ? profile_key_uint(p, path) : NULL;
+		v = path ? kinds_key_uint(p, path) : NULL;
 	}
 	return v ? strprintf("%s %" PRIu64, label, v->value) : strdup(label);
 }

@@ -1,6 +1,6 @@
 /* kinds/boot.c: the "boot" kind: object "cx5prof-apply@NAME.service", key
  * "enabled", "disabled" -> "enabled" (bootunit.h). Not diffed by
- * plan_build: plan_boot_unit (plan.h) plans it last, for the profile file
+ * plan_build: plan_boot_unit (kinds.h) plans it last, for the profile file
  * apply was given, once the plan has no problems. */
 #include "kinds.h"
 
@@ -8,7 +8,7 @@
 #include "os/bootunit.h"
 #include "os/service.h"
 #include "os/sysroot.h"
-#include "plan.h"
+#include "changes.h"
 
 static int boot_read(const char *object, const char *key, char **ret, char **kmsg _unused_)
 {

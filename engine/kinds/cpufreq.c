@@ -26,7 +26,7 @@
 #include "os/probe.h"
 #include "os/sysroot.h"
 #include "os/topology.h"
-#include "plan.h"
+#include "changes.h"
 #include "profile.h"
 
 struct cpufreq_want {
@@ -86,7 +86,7 @@ extern const struct change_kind kind_cpufreq;
 
 static const struct cpufreq_want *want_of(const struct profile *p)
 {
-	return profile_kind_want(p, &kind_cpufreq);
+	return kind_want(p, &kind_cpufreq);
 }
 
 static int cpufreq_profile_check(void *want, const char *file, struct profile_error *err)

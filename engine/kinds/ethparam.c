@@ -10,7 +10,7 @@
 #include "base/output.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
-#include "plan.h"
+#include "changes.h"
 #include "profile.h"
 
 /* "coalesce.rx_usecs" -> the index of rx_usecs in the group. */
@@ -75,7 +75,7 @@ int ethparam_write(const struct ethparam_kind *pk, const char *object, const cha
 /* The profile's wanted value of parameter i; false when it is not set. */
 static bool wanted(const struct ethparam_kind *pk, const struct profile *p, size_t i, uint32_t *ret)
 {
-	const void *f = (const char *)profile_kind_want(p, pk->kind) + pk->want_offset[i];
+	const void *f = (const char *)kind_want(p, pk->kind) + pk->want_offset[i];
 
 	if (pk->group->params[i].is_bool) {
 		const struct profile_bool *b = f;

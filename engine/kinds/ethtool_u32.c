@@ -11,7 +11,7 @@
 #include "kinds.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
-#include "plan.h"
+#include "changes.h"
 #include "profile.h"
 
 static const struct ethtool_u32_field *field_find(const struct ethtool_u32_group *g, const char *key)
@@ -25,7 +25,7 @@ static const struct ethtool_u32_field *field_find(const struct ethtool_u32_group
 static const struct profile_uint *want_of(const struct ethtool_u32_group *g,
 					  const struct ethtool_u32_field *f, const struct profile *p)
 {
-	return (const struct profile_uint *)((const char *)profile_kind_want(p, g->kind) + f->want);
+	return (const struct profile_uint *)((const char *)kind_want(p, g->kind) + f->want);
 }
 
 /* The group's index of key's parameter. */

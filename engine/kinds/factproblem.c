@@ -7,7 +7,7 @@
 #include "os/ethsysroot.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
-#include "plan.h"
+#include "changes.h"
 
 int kind_fact_problem(struct plan_ctx *ctx, const struct iface_state *s, const char *path,
 		      const char *unsupported, const struct iface_fact *fact, const char *what)

@@ -12,7 +12,7 @@
 #include "os/ethfeatures.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
-#include "plan.h"
+#include "changes.h"
 #include "profile.h"
 
 #define FEATURES_KEY_PREFIX "features."
@@ -39,7 +39,7 @@ extern const struct change_kind kind_features;
 
 static const struct profile_bool *want_of(const struct profile *p)
 {
-	return ((const struct features_want *)profile_kind_want(p, &kind_features))->f;
+	return ((const struct features_want *)kind_want(p, &kind_features))->f;
 }
 
 static int features_probe(const char *ifname, void *ret, char **kmsg)

@@ -16,7 +16,7 @@
 #include "os/ethsysroot.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
-#include "plan.h"
+#include "changes.h"
 #include "profile.h"
 
 #define KEY_PREFIX "flow_hash."
@@ -65,7 +65,7 @@ extern const struct change_kind kind_flow_hash;
 
 static const struct flowhash_want *want_of(const struct profile *p)
 {
-	return profile_kind_want(p, &kind_flow_hash);
+	return kind_want(p, &kind_flow_hash);
 }
 
 /* Each flow's fields and the result of reading them. */

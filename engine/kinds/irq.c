@@ -22,7 +22,7 @@
 #include "os/probe.h"
 #include "os/sysroot.h"
 #include "os/topology.h"
-#include "plan.h"
+#include "changes.h"
 #include "profile.h"
 
 #define IRQ_KEY_PREFIX "smp_affinity_list "
@@ -69,7 +69,7 @@ extern const struct change_kind kind_irq;
 
 static const struct irq_want *want_of(const struct profile *p)
 {
-	return profile_kind_want(p, &kind_irq);
+	return kind_want(p, &kind_irq);
 }
 
 static int irq_from_key(const char *key, unsigned *ret)

@@ -19,7 +19,7 @@
 #include "os/probe.h"
 #include "os/service.h"
 #include "os/sysroot.h"
-#include "plan.h"
+#include "changes.h"
 #include "profile.h"
 
 enum irqbalance_mode {
@@ -47,7 +47,7 @@ extern const struct change_kind kind_irqbalance;
 
 static const struct profile_enum *mode_of(const struct profile *p)
 {
-	return &((const struct irqbalance_want *)profile_kind_want(p, &kind_irqbalance))->mode;
+	return &((const struct irqbalance_want *)kind_want(p, &kind_irqbalance))->mode;
 }
 
 /* ---- irqbalance (irq.irqbalance: stop) ----
@@ -234,7 +234,7 @@ static int irqban_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	(void)port;
 	if (!mode->set || mode->value != MODE_BAN)
 		return 0;
-	if (!profile_key_enum_name(ctx->profile, "irq.policy"))
+	if (!kinds_key_enum_name(ctx->profile, "irq.policy"))
 		return strv_extend(&p->warnings, "irq.irqbalance: ban: the profile pins no IRQ "
 						 "(no irq.policy): nothing to ban");
 	if (n_pins == 0)

@@ -12,7 +12,7 @@
  * alone restores them after a crash. Must never: change the host from
  * diff, manages, probe or show; know another kind except through struct
  * plan_ctx (what planning shares), a conflict row naming the other kind,
- * a key path read with profile_key_value(), or an event of this table
+ * a key path read with kinds_key_value(), or an event of this table
  * (kinds_irqs_recreated).
  *
  * Adding a kind (a setting): one file here defining `const struct
@@ -97,13 +97,13 @@ struct change_kind {
 	const char *profile_section;
 	/* Its key rows (NULL name ends), offsets into its wanted state, a
 	 * struct of want_size bytes, zero when the profile sets none of them
-	 * (profile_kind_want). NULL: no keys. */
+	 * (kind_want). NULL: no keys. */
 	const struct profile_key *keys;
 	size_t want_size;
 	/* The checks that span its keys: after each file of an extends chain
 	 * (file: that file's name as the marks hold it; drop what that file's
 	 * own keys supersede) and once on the effective profile (file NULL).
-	 * -EINVAL with err filled (profile_fail_at). NULL: none. */
+	 * -EINVAL with err filled (profile_fail_at, keys.h). NULL: none. */
 	int (*profile_check)(void *want, const char *file, struct profile_error *err);
 
 	/* ---- the host ---- */
@@ -194,6 +194,23 @@ const struct change_kind *change_kind_find(const char *name);
 /* k's row in change_kinds[]. */
 size_t change_kind_index(const struct change_kind *k);
 
+/* Kind k's wanted state in profile p: its keys' fields, the struct of
+ * want_size bytes its rows' offsets point into; never NULL for a loaded
+ * profile. */
+const void *kind_want(const struct profile *p, const struct change_kind *k);
+/* A kind's key at a dotted path ("link.mtu", "irq.policy",
+ * "link.channels.combined", "sysctl"): 0 with its row and field, -ENOENT
+ * when no kind has it, -EISDIR for a section of rows. How one kind reads
+ * another's key, and the profile (profile_key_value) any kind's. */
+int kinds_key_at(const struct profile *p, const char *path, const struct profile_key **ret_key,
+		 const void **ret_field);
+/* Its field (NULL: no such key), *ret_key its row when ret_key is set. */
+const void *kinds_key_value(const struct profile *p, const char *path, const struct profile_key **ret_key);
+/* The value of a set KT_UINT/KT_SIZE key at path, else NULL. */
+const struct profile_uint *kinds_key_uint(const struct profile *p, const char *path);
+/* The name of a set KT_ENUM key's value at path ("cpulist"), else NULL. */
+const char *kinds_key_enum_name(const struct profile *p, const char *path);
+
 /* The profile manages ports through at least one kind. */
 bool kinds_manage_ports(const struct profile *p);
 
@@ -213,6 +230,15 @@ int kind_fact_problem(struct plan_ctx *ctx, const struct iface_state *s, const c
 		      const char *unsupported, const struct iface_fact *fact, const char *what);
 /* The fact the probe read for kind k on port s (r, value, kmsg). */
 const struct iface_fact *kind_fact(const struct iface_state *s, const struct change_kind *k);
+
+/* Make the applied profile persist: plan enabling the boot-time unit of
+ * profile file `path` (bootunit.h; the boot kind, boot.c) as the last change, and set
+ * p->boot_unit. When it cannot persist (the file is not the one the unit
+ * reads, the unit is not installed or masked, no service manager answers)
+ * a warning says why and the plan stays runtime only. Nothing is planned
+ * on a plan with problems, or with a sysroot and no service manager
+ * (service.h). -errno only for memory. */
+int plan_boot_unit(struct plan *p, const char *path);
 
 /* Tell every kind that the ports' IRQs were re-created. */
 void kinds_irqs_recreated(void);

@@ -10,7 +10,7 @@
 #include "base/output.h"
 #include "os/link.h"
 #include "os/probe.h"
-#include "plan.h"
+#include "changes.h"
 #include "profile.h"
 
 struct mtu_want {
@@ -122,5 +122,5 @@ const struct change_kind kind_mtu = {
 
 static const struct mtu_want *want_of(const struct profile *p)
 {
-	return profile_kind_want(p, &kind_mtu);
+	return kind_want(p, &kind_mtu);
 }

@@ -19,7 +19,7 @@
 #include "os/ethsysroot.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
-#include "plan.h"
+#include "changes.h"
 #include "profile.h"
 
 #define KEY_PREFIX "private_flags."
@@ -57,7 +57,7 @@ extern const struct change_kind kind_private_flags;
 
 static const struct profile_flags *want_of(const struct profile *p)
 {
-	return &((const struct privflags_want *)profile_kind_want(p, &kind_private_flags))->flags;
+	return &((const struct privflags_want *)kind_want(p, &kind_private_flags))->flags;
 }
 
 static int probe_flags(const char *ifname, void *ret, char **kmsg)

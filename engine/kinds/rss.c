@@ -24,7 +24,7 @@
 #include "os/ethsysroot.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
-#include "plan.h"
+#include "changes.h"
 #include "profile.h"
 
 #define RSS_EQUAL_MAX 1024
@@ -120,7 +120,7 @@ extern const struct change_kind kind_rss;
 
 static const struct rss_want *want_of(const struct profile *p)
 {
-	return profile_kind_want(p, &kind_rss);
+	return kind_want(p, &kind_rss);
 }
 
 static int rss_profile_check(void *want, const char *file, struct profile_error *err)
@@ -414,7 +414,7 @@ static int equal_queues(const struct iface_state *s, const char *equal, uint32_t
  * count the profile sets, else today's. */
 static uint32_t rings_after(const struct profile *p, uint32_t rings)
 {
-	const struct profile_uint *c = profile_key_uint(p, "link.channels.combined");
+	const struct profile_uint *c = kinds_key_uint(p, "link.channels.combined");
 	return c && c->value > 0 ? (uint32_t)c->value : rings;
 }
 

@@ -14,7 +14,7 @@
 #include "os/ethsysroot.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
-#include "plan.h"
+#include "changes.h"
 #include "profile.h"
 
 static const char *const hfunc_names[] = {"toeplitz", "xor", "crc32", NULL};
@@ -34,7 +34,7 @@ extern const struct change_kind kind_rss_hash;
 
 static const struct profile_enum *want_of(const struct profile *p)
 {
-	return &((const struct rsshash_want *)profile_kind_want(p, &kind_rss_hash))->hfunc;
+	return &((const struct rsshash_want *)kind_want(p, &kind_rss_hash))->hfunc;
 }
 
 /* The function in use: one ETH_RSS_HASH_* bit, 0 when the driver does

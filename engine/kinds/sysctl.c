@@ -14,7 +14,7 @@
 #include "os/probe.h"
 #include "os/procsys.h"
 #include "os/sysroot.h"
-#include "plan.h"
+#include "changes.h"
 #include "profile.h"
 
 struct sysctl_want {
@@ -73,7 +73,7 @@ static bool sysctl_differs(const struct profile_sysctl *w, const struct sysctl_v
 static int sysctl_diff(struct plan_ctx *ctx, const struct iface_state *port)
 {
 	const struct profile_sysctls *want =
-	    &((const struct sysctl_want *)profile_kind_want(ctx->profile, &kind_sysctl))->sysctls;
+	    &((const struct sysctl_want *)kind_want(ctx->profile, &kind_sysctl))->sysctls;
 	struct plan *p = ctx->plan;
 	int r;
 

@@ -11,7 +11,7 @@
 #include "base/output.h"
 #include "os/link.h"
 #include "os/probe.h"
-#include "plan.h"
+#include "changes.h"
 #include "profile.h"
 
 struct txqueuelen_want {
@@ -29,7 +29,7 @@ extern const struct change_kind kind_txqueuelen;
 
 static const struct profile_uint *want_of(const struct profile *p)
 {
-	return &((const struct txqueuelen_want *)profile_kind_want(p, &kind_txqueuelen))->len;
+	return &((const struct txqueuelen_want *)kind_want(p, &kind_txqueuelen))->len;
 }
 
 static int txqueuelen_read(const char *object, const char *key, char **ret, char **kmsg _unused_)

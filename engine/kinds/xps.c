@@ -27,7 +27,7 @@
 #include "os/sysroot.h"
 #include "os/topology.h"
 #include "os/txqueues.h"
-#include "plan.h"
+#include "changes.h"
 #include "profile.h"
 
 #define KEY_PREFIX "xps tx-"
@@ -64,7 +64,7 @@ extern const struct change_kind kind_xps;
 
 static const struct xps_want *want_of(const struct profile *p)
 {
-	return profile_kind_want(p, &kind_xps);
+	return kind_want(p, &kind_xps);
 }
 
 static int queue_of(const char *key, unsigned *ret)
@@ -242,7 +242,7 @@ static int wanted_masks(struct plan_ctx *ctx, const struct iface_state *s, const
 	}
 	if (s->irqs_r < 0 && s->irqs_r != -ENODEV) {
 		/* irq.policy's own problem names the same cause */
-		if (profile_key_enum_name(ctx->profile, "irq.policy"))
+		if (kinds_key_enum_name(ctx->profile, "irq.policy"))
 			return 0;
 		return plan_add_problem(
 		    ctx->plan, EXIT_ERROR, s->name, "check /proc/interrupts and the sysroot",

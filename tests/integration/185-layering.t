@@ -52,7 +52,7 @@ is "$rc:$err" '1:engine/base/zzplant.h:1: includes "os/probe.h" (engine/LAYERS: 
 fresh
 printf '#include "verify.h"\n' >"$W/engine/kinds/zzplant.h"
 check
-is "$rc:$err" '1:engine/kinds/zzplant.h:1: includes "verify.h": kinds uses only plan,profile,requires of pipeline' \
+is "$rc:$err" '1:engine/kinds/zzplant.h:1: includes "verify.h": kinds uses only profile of pipeline' \
 	"a kind including a pipeline module its row does not name fails"
 
 fresh

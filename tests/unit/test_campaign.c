@@ -64,7 +64,7 @@ static void test_rounds(void **state)
 	assert_int_equal(p->verify.duration.value, 1);
 	assert_string_equal(p->verify.runners.value[0], "netperf"); /* not in the campaign: inherited */
 	assert_int_equal(p->verify.message_size.value, 1400);	    /* the sweep value */
-	assert_int_equal(profile_key_uint(p, "link.mtu")->value, 1500);
+	assert_int_equal(kinds_key_uint(p, "link.mtu")->value, 1500);
 	profile_free(p);
 
 	/* g2 wrote its own duration: it wins over the campaign's; the sweep
@@ -245,11 +245,11 @@ static void test_ablation(void **state)
 	assert_int_equal(campaign_group_profile(c, 2, 0, &p, &err), 0);
 	assert_false(set(p, "mtu") || set(p, "sysctl"));
 	assert_true(set(p, "irq") && set(p, "irqbalance") && set(p, "xps")); /* XPS follows the map */
-	assert_non_null(profile_key_enum_name(p, "irq.policy"));
+	assert_non_null(kinds_key_enum_name(p, "irq.policy"));
 	profile_free(p);
 	/* full-no-irq */
 	assert_int_equal(campaign_group_profile(c, 6, 0, &p, &err), 0);
-	assert_int_equal(profile_key_uint(p, "link.mtu")->value, 9000);
+	assert_int_equal(kinds_key_uint(p, "link.mtu")->value, 9000);
 	assert_false(set(p, "irq") || set(p, "irqbalance") || set(p, "xps"));
 	assert_true(set(p, "sysctl"));
 	profile_free(p);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "base/exitcode.h"
+#include "kinds/kinds.h"
 #include "profile.h"
 #include "unit.h"
 
@@ -571,10 +572,10 @@ static void test_every_key(void **state)
 	assert_int_equal(KEY(p, "link.channels.tx", struct profile_uint).value, 2);
 	assert_int_equal(KEY(p, "link.rings.rx", struct profile_uint).value, 8192);
 	assert_int_equal(KEY(p, "link.rings.tx", struct profile_uint).value, 4096);
-	assert_string_equal(profile_key_enum_name(p, "irq.policy"), "cpulist");
+	assert_string_equal(kinds_key_enum_name(p, "irq.policy"), "cpulist");
 	assert_string_equal(KEY(p, "irq.cpulist", struct profile_string).value, "8-15,24-31");
 	assert_string_equal(KEY(p, "irq.exclude_cpus", struct profile_string).value, "0");
-	assert_string_equal(profile_key_enum_name(p, "irq.irqbalance"), "ban");
+	assert_string_equal(kinds_key_enum_name(p, "irq.irqbalance"), "ban");
 	assert_int_equal(SYSCTLS(p)->n, 5);
 	assert_int_equal(SYSCTLS(p)->v[0].key, SYSCTL_RMEM_MAX);
 	assert_string_equal(SYSCTLS(p)->v[0].name, "net.core.rmem_max");
@@ -784,7 +785,7 @@ static void test_extends(void **state)
 	assert_true(p->match.interfaces.set);
 	assert_false(p->match.pci.set);
 	/* policy numa-local drops the inherited cpulist */
-	assert_string_equal(profile_key_enum_name(p, "irq.policy"), "numa-local");
+	assert_string_equal(kinds_key_enum_name(p, "irq.policy"), "numa-local");
 	assert_false(KEY(p, "irq.cpulist", struct profile_string).set);
 	/* sysctl merged by name, overridden in place */
 	assert_int_equal(SYSCTLS(p)->n, 3);
@@ -840,7 +841,7 @@ static void test_extends(void **state)
 	write_str("sub/c2.yaml", "version: 1\nextends: parent.yaml\nirq:\n  cpulist: \"0-3\"\n");
 	assert_int_equal(profile_load("sub/c2.yaml", &p, &err), 0);
 	assert_string_equal(KEY(p, "irq.cpulist", struct profile_string).value, "0-3");
-	assert_string_equal(profile_key_enum_name(p, "irq.policy"), "cpulist");
+	assert_string_equal(kinds_key_enum_name(p, "irq.policy"), "cpulist");
 	profile_free(p);
 
 	/* Errors: missing parent, cycles, an error inside the parent, a
@@ -945,7 +946,7 @@ static void test_extends_list_and_unset(void **state)
 	assert_false(p->verify.loss_percent.set);
 	assert_int_equal(p->verify.duration.value, 5);
 	assert_string_equal(p->verify.peer.value, "198.18.0.2");
-	assert_string_equal(profile_key_enum_name(p, "irq.irqbalance"), "leave");
+	assert_string_equal(kinds_key_enum_name(p, "irq.irqbalance"), "leave");
 	assert_string_equal(p->name.value, "lchild");
 	assert_false(p->description.set);
 	profile_free(p);
