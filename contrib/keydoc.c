@@ -15,27 +15,27 @@
 #include "tune/rules.h"
 
 static const char *const type_names[_KT_MAX] = {
-    [KT_SECTION] = "section",	[KT_UINT] = "uint",   [KT_SIZE] = "size",	[KT_NUMBER] = "number",
-    [KT_BOOL] = "bool",		[KT_ENUM] = "enum",   [KT_CPULIST] = "cpulist", [KT_SYSCTLS] = "sysctls",
-    [KT_FEATURES] = "features", [KT_KINDS] = "kinds", [KT_TEXT] = "text",	[KT_UINTS] = "uints",
-    [KT_FLAGS] = "flags",
+    [KT_SECTION] = "section", [KT_UINT] = "uint",   [KT_SIZE] = "size",	      [KT_NUMBER] = "number",
+    [KT_BOOL] = "bool",	      [KT_ENUM] = "enum",   [KT_CPULIST] = "cpulist", [KT_KINDS] = "kinds",
+    [KT_TEXT] = "text",	      [KT_UINTS] = "uints",
 };
 
 static int add_key(const char *path, const struct profile_key *k, const struct change_kind *kind,
 		   void *userdata)
 {
 	struct json_object *keys = userdata, *o;
+	const char *type = k->type == KT_OWN ? k->codec->doc_type : type_names[k->type];
 
 	if (!kind && k->type != KT_KINDS)
 		return 0; /* the profile's own sections are written by hand */
-	if (!type_names[k->type]) {
+	if (!type) {
 		fprintf(stderr, "keydoc: %s: a key type the docs do not know (%d)\n", path, k->type);
 		return -1;
 	}
 	o = json_object_new_object();
 	json_object_object_add(o, "path", json_object_new_string(path));
 	json_object_object_add(o, "kind", kind ? json_object_new_string(kind->name) : NULL);
-	json_object_object_add(o, "type", json_object_new_string(type_names[k->type]));
+	json_object_object_add(o, "type", json_object_new_string(type));
 	if (k->type == KT_UINT || k->type == KT_SIZE || k->type == KT_CPULIST || k->type == KT_TEXT ||
 	    k->type == KT_UINTS) {
 		json_object_object_add(o, "min", json_object_new_int64(k->min));

@@ -1,12 +1,18 @@
 /* profile.c: profile format v1 -> struct profile (see profile.h).
  *
- * Owns: the key tables (one row per YAML key: name, type, range, where the
- * value goes), the `extends` chain, the checks that span keys, the JSON form
- * of a profile and its hash. A new key is one table row (plus its JSON
- * Schema entry, README row and a test), never a new if-branch.
+ * Owns: the file format: the profile's own sections and their key tables
+ * (match, requires, peer, verify, mirror; one row per YAML key: name,
+ * type, range, where the value goes), where the change kinds' keys go
+ * (KT_KINDS rows), the `extends` chain, the checks that span keys, the
+ * JSON form of a profile and its hash. The format's value types are read
+ * with keys/keyread.h; a kind's value of its own shape (KT_OWN: sysctl's
+ * map, features, private flags) by the kind's codec. A new key is one
+ * table row (plus its JSON Schema entry, README row and a test), never a
+ * new if-branch.
  * Must never: touch the host, read any file but the profiles named by the
- * caller and their parents, log above debug, or accept a value it cannot
- * range-check. The YAML syntax itself is yamltree.c's business. */
+ * caller and their parents, log above debug, accept a value it cannot
+ * range-check, or know a kind's values. The YAML syntax itself is
+ * yamltree.c's business. */
 #define _GNU_SOURCE
 #include "profile.h"
 
@@ -23,80 +29,17 @@
 #include "base/sha256.h"
 #include "base/version.h"
 #include "base/yamltree.h"
+#include "keys/keyread.h"
 #include "kinds/kinds.h"
 
-#define PATH_BUF	 256
+#define PATH_BUF	 KEY_PATH_BUF
 #define PROFILE_MAX_PATH 4096
-
-struct profile_loader {
-	const char *file; /* stable name of the file being applied (marks point here) */
-	struct profile_error *err;
-	/* Overlays (profile_overlay): a value written in this file is kept. */
-	const char *keep_from;
-};
-
-static int fail_at(struct profile_loader *l, const char *file, unsigned line, unsigned column,
-		   const char *fmt, ...) _printf_(5, 6);
-static int fail_at(struct profile_loader *l, const char *file, unsigned line, unsigned column,
-		   const char *fmt, ...)
-{
-	va_list ap;
-
-	if (l->err) {
-		snprintf(l->err->file, sizeof(l->err->file), "%s", file);
-		l->err->line = line;
-		l->err->column = column;
-		va_start(ap, fmt);
-		vsnprintf(l->err->message, sizeof(l->err->message), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
-#define fail(l, node, ...) fail_at((l), (l)->file, (node)->line, (node)->column, __VA_ARGS__)
-
-static int fail_oom(struct profile_loader *l, const char *file)
-{
-	fail_at(l, file, 0, 0, "out of memory");
-	return -ENOMEM;
-}
-
-static struct profile_mark mark_of(const struct profile_loader *l, const struct ynode *n)
-{
-	return (struct profile_mark){l->file, n->line, n->column};
-}
-
-/* The closest of names (stride bytes apart, NULL name ends) within 2 edits,
- * or a quarter of the candidate's length for long names ("net.core.rmem"),
- * or of which s is a prefix of at least 4 characters. */
-static const char *closest(const char *s, const void *names, size_t stride, size_t n)
-{
-	const char *best = NULL;
-	size_t best_d = SIZE_MAX;
-
-	for (size_t i = 0; i < n; i++) {
-		const char *t = *(const char *const *)((const char *)names + i * stride);
-		size_t d;
-		if (!t)
-			break;
-		d = edit_distance(s, t);
-		if (strlen(s) >= 4 && strncmp(s, t, strlen(s)) == 0 && d > 2)
-			d = 2; /* "throughput" for "throughput_mbps" */
-		if (d < best_d && d < strlen(t) && (d <= 2 || d <= strlen(t) / 4)) {
-			best_d = d;
-			best = t;
-		}
-	}
-	return best;
-}
 
 /* ---- enum tables ---- */
 
 static const char *const duplex_names[] = {
     [PROFILE_DUPLEX_HALF] = "half", [PROFILE_DUPLEX_FULL] = "full", NULL};
 static const char *const test_names[] = {[PROFILE_TEST_UDP_STREAM] = "UDP_STREAM", NULL};
-static const char *const sysctl_op_names[] = {
-    [PROFILE_SYSCTL_EXACT] = "exact", [PROFILE_SYSCTL_FLOOR] = "floor", NULL};
 static const char *const runner_names[] = {"netperf", "iperf3", "builtin", NULL};
 
 static const char *name_of(const char *const *names, size_t n, int v)
@@ -112,11 +55,6 @@ const char *profile_verify_test_to_string(int v)
 {
 	return name_of(test_names, ARRAY_SIZE(test_names), v);
 }
-const char *profile_sysctl_op_to_string(int v)
-{
-	return name_of(sysctl_op_names, ARRAY_SIZE(sysctl_op_names), v);
-}
-
 /* ---- key tables ---- */
 
 #define P(member) offsetof(struct profile, member)
@@ -287,45 +225,14 @@ typedef int (*parse_fn)(struct profile_loader *l, const struct profile_key *k, c
 static int apply_mapping(struct profile_loader *l, const struct profile_key *table, void *base,
 			 const struct ynode *map, const char *path);
 
-static int expect(struct profile_loader *l, const struct ynode *v, const char *path, const char *what)
-{
-	char buf[64];
-	return fail(l, v, "%s: expected %s, got %s", path, what, ynode_describe(v, buf, sizeof(buf)));
-}
-
 static int parse_section(struct profile_loader *l, const struct profile_key *k, const struct ynode *key,
 			 const struct ynode *v, void *field, const char *path)
 {
 	if (v->kind != YNODE_MAPPING)
-		return expect(l, v, path, "a mapping");
+		return key_expect(l, v, path, "a mapping");
 	if (k->enter)
 		k->enter(l, field, key);
 	return apply_mapping(l, k->children, field, v, path);
-}
-
-/* Decimal integers only, as YAML 1.1 and 1.2 agree on them: an optional
- * sign and no leading zeros. -ERANGE beyond int64. */
-static int scalar_integer(const struct ynode *v, int64_t *ret)
-{
-	const char *s = v->value;
-	char *end;
-	long long x;
-
-	if (v->kind != YNODE_SCALAR || !v->plain)
-		return -EINVAL;
-	if (*s == '-' || *s == '+')
-		s++;
-	if (!isdigit((unsigned char)*s) || (s[0] == '0' && s[1] != '\0'))
-		return -EINVAL;
-	for (const char *c = s; *c; c++)
-		if (!isdigit((unsigned char)*c))
-			return -EINVAL;
-	errno = 0;
-	x = strtoll(v->value, &end, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
-	*ret = x;
-	return 0;
 }
 
 static int set_uint(struct profile_loader *l, const struct profile_key *k, const struct ynode *v, int64_t x,
@@ -334,11 +241,11 @@ static int set_uint(struct profile_loader *l, const struct profile_key *k, const
 	struct profile_uint *f = field;
 
 	if (!range_ok || x < k->min || x > k->max)
-		return fail(l, v, "%s: %s is out of range %" PRId64 "..%" PRId64, path, v->value, k->min,
-			    k->max);
+		return key_fail(l, v, "%s: %s is out of range %" PRId64 "..%" PRId64, path, v->value, k->min,
+				k->max);
 	f->set = true;
 	f->value = (uint64_t)x;
-	f->at = mark_of(l, v);
+	f->at = key_mark(l, v);
 	return 0;
 }
 
@@ -346,10 +253,10 @@ static int parse_uint(struct profile_loader *l, const struct profile_key *k, con
 		      const struct ynode *v, void *field, const char *path)
 {
 	int64_t x = 0;
-	int r = scalar_integer(v, &x);
+	int r = key_scalar_integer(v, &x);
 
 	if (r == -EINVAL)
-		return expect(l, v, path, "an integer");
+		return key_expect(l, v, path, "an integer");
 	return set_uint(l, k, v, x, r == 0, field, path);
 }
 
@@ -357,41 +264,15 @@ static int parse_format_version(struct profile_loader *l, const struct profile_k
 				const struct ynode *key, const struct ynode *v, void *field, const char *path)
 {
 	int64_t x = 0;
-	int r = scalar_integer(v, &x);
+	int r = key_scalar_integer(v, &x);
 
 	if (r == -EINVAL)
-		return expect(l, v, path, "an integer");
+		return key_expect(l, v, path, "an integer");
 	if (r < 0 || x != PROFILE_FORMAT_VERSION)
-		return fail(l, v,
-			    "version: %s is not supported (this cx5prof reads profile format version %d)",
-			    v->value, PROFILE_FORMAT_VERSION);
+		return key_fail(l, v,
+				"version: %s is not supported (this cx5prof reads profile format version %d)",
+				v->value, PROFILE_FORMAT_VERSION);
 	return parse_uint(l, k, key, v, field, path);
-}
-
-/* "4194304", 4194304, "4M", 4M. */
-static int scalar_size(const struct ynode *v, int64_t *ret)
-{
-	uint64_t x;
-	int r;
-
-	r = scalar_integer(v, ret);
-	if (r != -EINVAL)
-		return r;
-	if (v->kind != YNODE_SCALAR || ynode_scalar_type(v) != YSCALAR_STRING ||
-	    !isdigit((unsigned char)v->value[0]))
-		return -EINVAL;
-	for (size_t i = 0; i + 1 < v->len; i++)
-		if (!isdigit((unsigned char)v->value[i]))
-			return -EINVAL;
-	if (!strchr("0123456789KkMmGg", v->value[v->len - 1]))
-		return -EINVAL;
-	r = parse_size(v->value, &x);
-	if (r < 0)
-		return r == -ERANGE ? -ERANGE : -EINVAL;
-	if (x > INT64_MAX)
-		return -ERANGE;
-	*ret = (int64_t)x;
-	return 0;
 }
 
 static int parse_size_value(struct profile_loader *l, const struct profile_key *k,
@@ -399,10 +280,10 @@ static int parse_size_value(struct profile_loader *l, const struct profile_key *
 			    const char *path)
 {
 	int64_t x = 0;
-	int r = scalar_size(v, &x);
+	int r = key_scalar_size(v, &x);
 
 	if (r == -EINVAL)
-		return expect(l, v, path, "a size (bytes, or a number with K, M or G)");
+		return key_expect(l, v, path, "a size (bytes, or a number with K, M or G)");
 	return set_uint(l, k, v, x, r == 0, field, path);
 }
 
@@ -416,27 +297,28 @@ static int parse_number(struct profile_loader *l, const struct profile_key *k,
 	double x;
 
 	if (v->kind != YNODE_SCALAR || !v->plain)
-		return expect(l, v, path, "a number");
+		return key_expect(l, v, path, "a number");
 	/* [-+]?(0|[1-9][0-9]*)(\.[0-9]*)? or [-+]?\.[0-9]+ */
 	if (*s == '-' || *s == '+')
 		s++;
 	if (s[0] == '0' && isdigit((unsigned char)s[1]))
-		return expect(l, v, path, "a number");
+		return key_expect(l, v, path, "a number");
 	for (; isdigit((unsigned char)*s); s++)
 		digits = true;
 	if (*s == '.')
 		for (s++; isdigit((unsigned char)*s); s++)
 			digits = true;
 	if (*s || !digits)
-		return expect(l, v, path, "a number");
+		return key_expect(l, v, path, "a number");
 	x = strtod(v->value, NULL);
 	if (k->dmin_exclusive && x <= k->dmin)
-		return fail(l, v, "%s: %s must be greater than %.10g", path, v->value, k->dmin);
+		return key_fail(l, v, "%s: %s must be greater than %.10g", path, v->value, k->dmin);
 	if (x < k->dmin || x > k->dmax)
-		return fail(l, v, "%s: %s is out of range %.10g..%.10g", path, v->value, k->dmin, k->dmax);
+		return key_fail(l, v, "%s: %s is out of range %.10g..%.10g", path, v->value, k->dmin,
+				k->dmax);
 	f->set = true;
 	f->value = x;
-	f->at = mark_of(l, v);
+	f->at = key_mark(l, v);
 	return 0;
 }
 
@@ -455,10 +337,10 @@ static int parse_bool(struct profile_loader *l, const struct profile_key *k _unu
 			if (streq(v->value, words[i].text)) {
 				f->set = true;
 				f->value = words[i].value;
-				f->at = mark_of(l, v);
+				f->at = key_mark(l, v);
 				return 0;
 			}
-	return expect(l, v, path, "true or false");
+	return key_expect(l, v, path, "true or false");
 }
 
 /* A scalar that YAML reads as a string (quoted, or plain but not a number,
@@ -469,19 +351,19 @@ static int scalar_string(struct profile_loader *l, const struct ynode *v, const 
 	char buf[64];
 
 	if (v->kind != YNODE_SCALAR)
-		return expect(l, v, path, "a string");
+		return key_expect(l, v, path, "a string");
 	switch (ynode_scalar_type(v)) {
 	case YSCALAR_STRING:
 		return 0;
 	case YSCALAR_NULL:
-		return expect(l, v, path, "a string");
+		return key_expect(l, v, path, "a string");
 	case YSCALAR_INT:
 		if (int_ok)
 			return 0;
 		__attribute__((fallthrough));
 	default:
-		return fail(l, v, "%s: expected a string, got %s (put it in quotes)", path,
-			    ynode_describe(v, buf, sizeof(buf)));
+		return key_fail(l, v, "%s: expected a string, got %s (put it in quotes)", path,
+				ynode_describe(v, buf, sizeof(buf)));
 	}
 }
 
@@ -672,11 +554,11 @@ static int set_string(struct profile_loader *l, struct profile_string *f, const 
 	char *s = strdup(v->value);
 
 	if (!s)
-		return fail_oom(l, l->file);
+		return key_fail_oom(l, l->file);
 	free(f->value);
 	f->value = s;
 	f->set = true;
-	f->at = mark_of(l, v);
+	f->at = key_mark(l, v);
 	return 0;
 }
 
@@ -695,20 +577,20 @@ static int parse_string(struct profile_loader *l, const struct profile_key *k,
 		return r;
 	n = utf8_length(v->value);
 	if (n < (size_t)k->min)
-		return fail(l, v, "%s: must not be empty", path);
+		return key_fail(l, v, "%s: must not be empty", path);
 	if (n > (size_t)k->max)
-		return fail(l, v, "%s: longer than %" PRId64 " characters", path, k->max);
+		return key_fail(l, v, "%s: longer than %" PRId64 " characters", path, k->max);
 	why = k->check ? k->check(v->value) : t->check(v->value);
 	if (why)
-		return fail(l, v, "%s: %s is not %s", path, ynode_quote(v, buf, sizeof(buf)), why);
+		return key_fail(l, v, "%s: %s is not %s", path, ynode_quote(v, buf, sizeof(buf)), why);
 	if (k->type == KT_CPULIST) {
 		_cleanup_cpuset_ struct cpuset set = CPUSET_INIT;
 		r = cpuset_parse_list(v->value, &set);
 		if (r == -ENOMEM)
-			return fail_oom(l, l->file);
+			return key_fail_oom(l, l->file);
 		if (r < 0)
-			return fail(l, v, "%s: %s has a reversed range or a CPU above %d", path,
-				    ynode_quote(v, buf, sizeof(buf)), CPUSET_MAX_CPUS - 1);
+			return key_fail(l, v, "%s: %s has a reversed range or a CPU above %d", path,
+					ynode_quote(v, buf, sizeof(buf)), CPUSET_MAX_CPUS - 1);
 	}
 	return set_string(l, field, v);
 }
@@ -729,18 +611,18 @@ static int parse_enum(struct profile_loader *l, const struct profile_key *k, con
 		if (streq(v->value, k->names[i])) {
 			f->set = true;
 			f->value = i;
-			f->at = mark_of(l, v);
+			f->at = key_mark(l, v);
 			return 0;
 		}
 		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", i ? ", " : "", k->names[i]);
 		if (o >= sizeof(list))
 			o = sizeof(list) - 1;
 	}
-	hint = closest(v->value, k->names, sizeof(char *), SIZE_MAX);
+	hint = key_closest(v->value, k->names, sizeof(char *), SIZE_MAX);
 	if (hint)
-		return fail(l, v, "%s: %s is not one of %s (did you mean \"%s\"?)", path,
-			    ynode_quote(v, buf, sizeof(buf)), list, hint);
-	return fail(l, v, "%s: %s is not one of %s", path, ynode_quote(v, buf, sizeof(buf)), list);
+		return key_fail(l, v, "%s: %s is not one of %s (did you mean \"%s\"?)", path,
+				ynode_quote(v, buf, sizeof(buf)), list, hint);
+	return key_fail(l, v, "%s: %s is not one of %s", path, ynode_quote(v, buf, sizeof(buf)), list);
 }
 
 /* A list of strings, each checked by check (which may fill *extra), with
@@ -755,9 +637,9 @@ static int parse_string_list(struct profile_loader *l, const struct ynode *v, co
 	int r;
 
 	if (v->kind != YNODE_SEQUENCE)
-		return expect(l, v, path, what);
+		return key_expect(l, v, path, what);
 	if (v->n_items == 0)
-		return fail(l, v, "%s: the list is empty", path);
+		return key_fail(l, v, "%s: the list is empty", path);
 	for (size_t i = 0; i < v->n_items; i++) {
 		const struct ynode *e = v->items[i];
 		snprintf(epath, sizeof(epath), "%s[%zu]", path, i);
@@ -766,8 +648,8 @@ static int parse_string_list(struct profile_loader *l, const struct ynode *v, co
 			return r;
 		for (size_t j = 0; j < i; j++)
 			if (streq(v->items[j]->value, e->value))
-				return fail(l, e, "%s: %s is listed twice", epath,
-					    ynode_quote(e, buf, sizeof(buf)));
+				return key_fail(l, e, "%s: %s is listed twice", epath,
+						ynode_quote(e, buf, sizeof(buf)));
 		r = item(l, k, e, epath);
 		if (r < 0)
 			return r;
@@ -781,10 +663,11 @@ static int ifname_item(struct profile_loader *l, const struct profile_key *k _un
 	char buf[64];
 
 	if (!ifname_valid(e->value))
-		return fail(l, e,
-			    "%s: %s is not a valid interface name (1..15 bytes, no '/', ':' or whitespace, "
-			    "not \".\" or \"..\")",
-			    epath, ynode_quote(e, buf, sizeof(buf)));
+		return key_fail(
+		    l, e,
+		    "%s: %s is not a valid interface name (1..15 bytes, no '/', ':' or whitespace, "
+		    "not \".\" or \"..\")",
+		    epath, ynode_quote(e, buf, sizeof(buf)));
 	return 0;
 }
 
@@ -795,11 +678,11 @@ static int set_strv(struct profile_loader *l, struct profile_strv *f, const stru
 
 	for (size_t i = 0; i < n; i++)
 		if (strv_extend(&list, v->kind == YNODE_SEQUENCE ? v->items[i]->value : v->value) < 0)
-			return fail_oom(l, l->file);
+			return key_fail_oom(l, l->file);
 	strv_free(f->value);
 	f->value = TAKE_PTR(list);
 	f->set = true;
-	f->at = mark_of(l, v);
+	f->at = key_mark(l, v);
 	return 0;
 }
 
@@ -831,7 +714,7 @@ static int parse_runners(struct profile_loader *l, const struct profile_key *k,
 	else if (v->kind == YNODE_SCALAR)
 		r = runner_item(l, k, v, path);
 	else
-		r = expect(l, v, path, "a runner or a list of runners");
+		r = key_expect(l, v, path, "a runner or a list of runners");
 	return r < 0 ? r : set_strv(l, field, v);
 }
 
@@ -839,9 +722,9 @@ static int extends_item(struct profile_loader *l, const struct profile_key *k _u
 			const char *epath)
 {
 	if (e->len == 0)
-		return fail(l, e, "%s: must not be empty", epath);
+		return key_fail(l, e, "%s: must not be empty", epath);
 	if (utf8_length(e->value) > PROFILE_MAX_PATH)
-		return fail(l, e, "%s: longer than %d characters", epath, PROFILE_MAX_PATH);
+		return key_fail(l, e, "%s: longer than %d characters", epath, PROFILE_MAX_PATH);
 	return 0;
 }
 
@@ -885,8 +768,8 @@ static int pci_item(struct profile_loader *l, const struct profile_key *k _unuse
 	char buf[64];
 
 	if (parse_pci_id(e->value, &id) < 0)
-		return fail(l, e, "%s: %s is not a PCI vendor:device id (like \"15b3:1017\")", epath,
-			    ynode_quote(e, buf, sizeof(buf)));
+		return key_fail(l, e, "%s: %s is not a PCI vendor:device id (like \"15b3:1017\")", epath,
+				ynode_quote(e, buf, sizeof(buf)));
 	return 0;
 }
 
@@ -902,46 +785,24 @@ static int parse_pci(struct profile_loader *l, const struct profile_key *k, cons
 		return r;
 	ids = calloc(v->n_items, sizeof(*ids));
 	if (!ids)
-		return fail_oom(l, l->file);
+		return key_fail_oom(l, l->file);
 	for (size_t i = 0; i < v->n_items; i++)
 		(void)parse_pci_id(v->items[i]->value, &ids[i]);
 	free(f->ids);
 	f->ids = ids;
 	f->n_ids = v->n_items;
 	f->set = true;
-	f->at = mark_of(l, v);
+	f->at = key_mark(l, v);
 	return 0;
 }
 
 static int parse_forbidden(struct profile_loader *l, const struct profile_key *k, const struct ynode *key,
 			   const struct ynode *v _unused_, void *field _unused_, const char *path)
 {
-	return fail(l, key, "%s: not allowed: %s", path, k->why);
-}
-
-/* Walk a mapping's keys: strings, no repeats. */
-static int check_key(struct profile_loader *l, const struct ynode *map, size_t i)
-{
-	const struct ynode *key = map->items[i];
-	char buf[64];
-
-	if (key->kind != YNODE_SCALAR)
-		return fail(l, key, "mapping keys must be strings, got %s",
-			    ynode_describe(key, buf, sizeof(buf)));
-	for (size_t j = 0; j < i; j += 2)
-		if (streq(map->items[j]->value, key->value))
-			return fail(l, key, "duplicate key %s (first at %u:%u)",
-				    ynode_quote(key, buf, sizeof(buf)), map->items[j]->line,
-				    map->items[j]->column);
-	return 0;
+	return key_fail(l, key, "%s: not allowed: %s", path, k->why);
 }
 
 /* ---- unsetting: `key: ~` removes what a parent set ---- */
-
-static bool is_null(const struct ynode *v)
-{
-	return v->kind == YNODE_SCALAR && ynode_scalar_type(v) == YSCALAR_NULL;
-}
 
 /* The size of a field of each type that is not a section or the sysctls. */
 static const size_t field_sizes[_KT_MAX] = {
@@ -1086,16 +947,8 @@ static bool field_is_set(const struct profile_key *k, const void *f)
 	}
 	if (k->type == KT_KINDS)
 		return kinds_is_set(k, f);
-	if (k->type == KT_SYSCTLS)
-		return ((const struct profile_sysctls *)f)->n > 0;
-	if (k->type == KT_FLAGS)
-		return ((const struct profile_flags *)f)->n > 0;
-	if (k->type == KT_FEATURES) {
-		for (size_t i = 0; i < _ETH_FEATURE_MAX; i++)
-			if (((const struct profile_bool *)f)[i].set)
-				return true;
-		return false;
-	}
+	if (k->type == KT_OWN)
+		return k->codec->is_set(f);
 	return field_sizes[k->type] && *(const bool *)f;
 }
 
@@ -1114,207 +967,12 @@ static void field_unset(const struct profile_key *k, void *f)
 		kinds_unset(k, f);
 		return;
 	}
-	if (k->type == KT_SYSCTLS) {
-		struct profile_sysctls *s = f;
-		free(s->v);
-		*s = (struct profile_sysctls){0};
-		return;
-	}
-	if (k->type == KT_FEATURES) {
-		memset(f, 0, _ETH_FEATURE_MAX * sizeof(struct profile_bool));
-		return;
-	}
-	if (k->type == KT_FLAGS) {
-		field_free(one, (char *)f - k->offset);
-		*(struct profile_flags *)f = (struct profile_flags){0};
+	if (k->type == KT_OWN) {
+		k->codec->unset(f);
 		return;
 	}
 	field_free(one, (char *)f - k->offset);
 	memset(f, 0, field_sizes[k->type]);
-}
-
-/* One value of a sysctl: an integer or, for a one-value sysctl, a size
- * ("4M"; inside a floor's string, num points past ">="), in the table's
- * range. */
-static int sysctl_number(struct profile_loader *l, const struct sysctl_def *def, const struct ynode *v,
-			 const struct ynode *num, const char *vpath, uint64_t *ret)
-{
-	char buf[64];
-	int64_t x = 0;
-	int r = def->n_values == 1 ? scalar_size(num, &x) : scalar_integer(num, &x);
-
-	if (r == -EINVAL && def->n_values == 1)
-		return fail(l, v, "%s: expected a number, a size like 4M or a floor like \">= 4M\", got %s",
-			    vpath, ynode_describe(v, buf, sizeof(buf)));
-	if (r == -EINVAL)
-		return fail(l, v, "%s: expected a number (%s), got %s", vpath, def->unit,
-			    ynode_describe(v, buf, sizeof(buf)));
-	if (r < 0 || x < 0 || (uint64_t)x < def->min || (uint64_t)x > def->max)
-		return fail(l, v, "%s: %s is out of range %" PRIu64 "..%" PRIu64, vpath, num->value, def->min,
-			    def->max);
-	*ret = (uint64_t)x;
-	return 0;
-}
-
-/* The value of one sysctl: NUMBER | "NUMBER" | ">= NUMBER" for a
- * one-value sysctl; a list of its numbers (not decreasing when the table
- * says so) for net.ipv4.udp_mem. */
-static int sysctl_entry(struct profile_loader *l, const struct sysctl_def *def, const struct ynode *v,
-			const char *vpath, enum profile_sysctl_op *ret_op, struct sysctl_value *ret)
-{
-	struct sysctl_value val = {.n = def->n_values};
-	struct ynode num = *v;
-	char buf[64];
-	int r;
-
-	*ret_op = PROFILE_SYSCTL_EXACT;
-	if (def->n_values > 1) {
-		if (v->kind != YNODE_SEQUENCE || v->n_items != def->n_values)
-			return fail(l, v, "%s: expected a list of %u numbers (%s), got %s", vpath,
-				    def->n_values, def->unit, ynode_describe(v, buf, sizeof(buf)));
-		for (unsigned i = 0; i < def->n_values; i++) {
-			r = sysctl_number(l, def, v->items[i], v->items[i], vpath, &val.v[i]);
-			if (r < 0)
-				return r;
-			if (def->ordered && i > 0 && val.v[i] < val.v[i - 1])
-				return fail(l, v->items[i],
-					    "%s: %" PRIu64 " is below the value before it (%" PRIu64
-					    "): the values must not decrease",
-					    vpath, val.v[i], val.v[i - 1]);
-		}
-		*ret = val;
-		return 0;
-	}
-	/* A floor: ">= 4M", spaces after ">=" optional. */
-	if (v->kind == YNODE_SCALAR && strncmp(v->value, ">=", 2) == 0) {
-		*ret_op = PROFILE_SYSCTL_FLOOR;
-		num.value = v->value + 2;
-		while (*num.value == ' ')
-			num.value++;
-		num.len = strlen(num.value);
-		num.plain = false; /* the number is inside a string */
-	}
-	r = sysctl_number(l, def, v, &num, vpath, &val.v[0]);
-	if (r < 0)
-		return r;
-	*ret = val;
-	return 0;
-}
-
-/* sysctl: NAME: VALUE, NAME from procsys.h's table. */
-static int parse_sysctls(struct profile_loader *l, const struct profile_key *k _unused_,
-			 const struct ynode *key _unused_, const struct ynode *map, void *field,
-			 const char *path)
-{
-	struct profile_sysctls *p = field;
-	char buf[64], vpath[PATH_BUF];
-	int r;
-
-	if (map->kind != YNODE_MAPPING)
-		return expect(l, map, path, "a mapping");
-	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
-		const struct ynode *name = map->items[i], *v = map->items[i + 1];
-		enum profile_sysctl_op op;
-		struct sysctl_value val;
-		enum sysctl_key id;
-		size_t j;
-
-		r = check_key(l, map, i);
-		if (r < 0)
-			return r;
-		if (sysctl_key_from_string(name->value, &id) < 0) {
-			const char *hint =
-			    closest(name->value, sysctl_def(0), sizeof(struct sysctl_def), _SYSCTL_MAX);
-			if (hint)
-				return fail(l, name, "unknown sysctl %s (did you mean \"%s\"?)",
-					    ynode_quote(name, buf, sizeof(buf)), hint);
-			return fail(l, name, "unknown sysctl %s (cx5prof manages %s)",
-				    ynode_quote(name, buf, sizeof(buf)), sysctl_names());
-		}
-		snprintf(vpath, sizeof(vpath), "%s.%s", path, sysctl_key_to_string(id));
-		for (j = 0; j < p->n; j++)
-			if (p->v[j].key == id)
-				break;
-		if (is_null(v) && j < p->n) {
-			memmove(&p->v[j], &p->v[j + 1], (p->n - j - 1) * sizeof(p->v[0]));
-			p->n--;
-			continue;
-		}
-		r = sysctl_entry(l, sysctl_def(id), v, vpath, &op, &val);
-		if (r < 0)
-			return r;
-		if (j == p->n) {
-			struct profile_sysctl *a = reallocarray(p->v, p->n + 1, sizeof(*a));
-			if (!a)
-				return fail_oom(l, l->file);
-			p->v = a;
-			p->n++;
-		}
-		p->v[j] = (struct profile_sysctl){id, sysctl_key_to_string(id), op, val, mark_of(l, v)};
-	}
-	return 0;
-}
-
-/* A switch's value: on | off (true | false too), plain scalars only;
- * path.name in the error. */
-static int parse_on_off(struct profile_loader *l, const struct ynode *v, const char *path, const char *name,
-			bool *ret)
-{
-	static const struct {
-		const char *text;
-		bool value;
-	} words[] = {{"on", true}, {"off", false}, {"true", true}, {"false", false}};
-	char buf[64];
-
-	for (size_t w = 0; w < ARRAY_SIZE(words); w++)
-		if (v->kind == YNODE_SCALAR && v->plain && streq(v->value, words[w].text)) {
-			*ret = words[w].value;
-			return 0;
-		}
-	return fail(l, v, "%s.%s: expected on or off, got %s", path, name,
-		    ynode_describe(v, buf, sizeof(buf)));
-}
-
-/* link.features: NAME: on | off (true | false too), NAME a profile or
- * kernel name from ethfeatures.h's table. */
-static int parse_features(struct profile_loader *l, const struct profile_key *k _unused_,
-			  const struct ynode *key _unused_, const struct ynode *map, void *field,
-			  const char *path)
-{
-	struct profile_bool *features = field;
-	char buf[64];
-	int r;
-
-	if (map->kind != YNODE_MAPPING)
-		return expect(l, map, path, "a mapping");
-	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
-		const struct ynode *name = map->items[i], *v = map->items[i + 1];
-		enum eth_feature f;
-		bool on;
-
-		r = check_key(l, map, i);
-		if (r < 0)
-			return r;
-		if (eth_feature_from_string(name->value, &f) < 0)
-			return fail(l, name, "%s: unknown feature %s (cx5prof manages %s)", path,
-				    ynode_quote(name, buf, sizeof(buf)), eth_feature_names());
-		for (size_t j = 0; j < i; j += 2) {
-			enum eth_feature g;
-			if (eth_feature_from_string(map->items[j]->value, &g) == 0 && g == f)
-				return fail(l, name, "%s: %s is the same feature as %s (first at %u:%u)",
-					    path, ynode_quote(name, buf, sizeof(buf)), map->items[j]->value,
-					    map->items[j]->line, map->items[j]->column);
-		}
-		if (is_null(v) && features[f].set) {
-			features[f] = (struct profile_bool){0};
-			continue;
-		}
-		r = parse_on_off(l, v, path, eth_feature_def(f)->name, &on);
-		if (r < 0)
-			return r;
-		features[f] = (struct profile_bool){.set = true, .value = on, .at = mark_of(l, v)};
-	}
-	return 0;
 }
 
 /* A list of integers, each in the row's range: "weights: [1, 1, 2]". */
@@ -1326,106 +984,66 @@ static int parse_uints(struct profile_loader *l, const struct profile_key *k,
 	char epath[PATH_BUF];
 
 	if (v->kind != YNODE_SEQUENCE)
-		return expect(l, v, path, "a list of integers");
+		return key_expect(l, v, path, "a list of integers");
 	if (v->n_items == 0)
-		return fail(l, v, "%s: the list is empty", path);
+		return key_fail(l, v, "%s: the list is empty", path);
 	vals = calloc(v->n_items, sizeof(*vals));
 	if (!vals)
-		return fail_oom(l, l->file);
+		return key_fail_oom(l, l->file);
 	for (size_t i = 0; i < v->n_items; i++) {
 		const struct ynode *e = v->items[i];
 		int64_t x = 0;
-		int r = scalar_integer(e, &x);
+		int r = key_scalar_integer(e, &x);
 
 		snprintf(epath, sizeof(epath), "%s[%zu]", path, i);
 		if (r == -EINVAL)
-			return expect(l, e, epath, "an integer");
+			return key_expect(l, e, epath, "an integer");
 		if (r < 0 || x < k->min || x > k->max)
-			return fail(l, e, "%s: %s is out of range %" PRId64 "..%" PRId64, epath, e->value,
-				    k->min, k->max);
+			return key_fail(l, e, "%s: %s is out of range %" PRId64 "..%" PRId64, epath, e->value,
+					k->min, k->max);
 		vals[i] = (uint64_t)x;
 	}
 	free(f->value);
 	f->value = TAKE_PTR(vals);
 	f->n = v->n_items;
 	f->set = true;
-	f->at = mark_of(l, v);
+	f->at = key_mark(l, v);
 	return 0;
 }
 
-/* NAME: on | off (true | false too), NAME what the row's check accepts;
- * a child's entry replaces its parent's of the same name, `NAME: ~`
- * removes it. */
-static int parse_flags(struct profile_loader *l, const struct profile_key *k,
-		       const struct ynode *key _unused_, const struct ynode *map, void *field,
-		       const char *path)
+/* A value of the row's own shape: its codec reads it (keys.h). */
+static int parse_own(struct profile_loader *l, const struct profile_key *k, const struct ynode *key _unused_,
+		     const struct ynode *v, void *field, const char *path)
 {
-	struct profile_flags *p = field;
-	char buf[64];
-	int r;
-
-	if (map->kind != YNODE_MAPPING)
-		return expect(l, map, path, "a mapping");
-	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
-		const struct ynode *name = map->items[i], *v = map->items[i + 1];
-		const char *why = NULL;
-		bool on;
-		size_t j;
-
-		r = check_key(l, map, i);
-		if (r < 0)
-			return r;
-		if (k->check)
-			why = k->check(name->value);
-		if (why)
-			return fail(l, name, "%s: %s is not %s", path, ynode_quote(name, buf, sizeof(buf)),
-				    why);
-		for (j = 0; j < p->n; j++)
-			if (streq(p->v[j].name, name->value))
-				break;
-		if (is_null(v) && j < p->n) {
-			free(p->v[j].name);
-			memmove(&p->v[j], &p->v[j + 1], (p->n - j - 1) * sizeof(p->v[0]));
-			p->n--;
-			continue;
-		}
-		r = parse_on_off(l, v, path, name->value, &on);
-		if (r < 0)
-			return r;
-		if (j == p->n) {
-			struct profile_flag *a = reallocarray(p->v, p->n + 1, sizeof(*a));
-			char *n = strdup(name->value);
-
-			if (!a || !n) {
-				free(n);
-				if (a)
-					p->v = a;
-				return fail_oom(l, l->file);
-			}
-			p->v = a;
-			p->v[p->n++] = (struct profile_flag){.name = n};
-		}
-		p->v[j].value = on;
-		p->v[j].at = mark_of(l, v);
-	}
-	return 0;
+	return k->codec->parse(l, k, v, field, path);
 }
 
 static const parse_fn parsers[_KT_MAX] = {
-    [KT_SECTION] = parse_section,   [KT_FORMAT_VERSION] = parse_format_version,
-    [KT_UINT] = parse_uint,	    [KT_SIZE] = parse_size_value,
-    [KT_NUMBER] = parse_number,	    [KT_BOOL] = parse_bool,
-    [KT_ENUM] = parse_enum,	    [KT_TEXT] = parse_string,
-    [KT_NAME] = parse_string,	    [KT_EXTENDS] = parse_extends,
-    [KT_VERSION] = parse_string,    [KT_DRIVER] = parse_string,
-    [KT_CPULIST] = parse_string,    [KT_PEER] = parse_string,
-    [KT_URL] = parse_string,	    [KT_ABSPATH] = parse_string,
-    [KT_ENVNAME] = parse_string,    [KT_IFNAMES] = parse_ifnames,
-    [KT_SSH_TARGET] = parse_string, [KT_COMMAND] = parse_string,
-    [KT_PCI] = parse_pci,	    [KT_RUNNERS] = parse_runners,
-    [KT_SYSCTLS] = parse_sysctls,   [KT_FORBIDDEN] = parse_forbidden,
-    [KT_FEATURES] = parse_features, [KT_UINTS] = parse_uints,
-    [KT_FLAGS] = parse_flags,
+    [KT_SECTION] = parse_section,
+    [KT_FORMAT_VERSION] = parse_format_version,
+    [KT_UINT] = parse_uint,
+    [KT_SIZE] = parse_size_value,
+    [KT_NUMBER] = parse_number,
+    [KT_BOOL] = parse_bool,
+    [KT_ENUM] = parse_enum,
+    [KT_TEXT] = parse_string,
+    [KT_NAME] = parse_string,
+    [KT_EXTENDS] = parse_extends,
+    [KT_VERSION] = parse_string,
+    [KT_DRIVER] = parse_string,
+    [KT_CPULIST] = parse_string,
+    [KT_PEER] = parse_string,
+    [KT_URL] = parse_string,
+    [KT_ABSPATH] = parse_string,
+    [KT_ENVNAME] = parse_string,
+    [KT_IFNAMES] = parse_ifnames,
+    [KT_SSH_TARGET] = parse_string,
+    [KT_COMMAND] = parse_string,
+    [KT_PCI] = parse_pci,
+    [KT_RUNNERS] = parse_runners,
+    [KT_FORBIDDEN] = parse_forbidden,
+    [KT_UINTS] = parse_uints,
+    [KT_OWN] = parse_own,
 };
 
 static int apply_kinds(struct profile_loader *l, const struct profile_key *ph, void *field,
@@ -1439,7 +1057,7 @@ static int apply_key(struct profile_loader *l, const struct profile_key *k, void
 		return apply_kinds(l, k, field, key, v, kpath);
 	/* Null removes an inherited value; with nothing inherited it is the
 	 * type error it always was. */
-	if (is_null(v) && k->type != KT_FORMAT_VERSION && field_is_set(k, field)) {
+	if (key_is_null(v) && k->type != KT_FORMAT_VERSION && field_is_set(k, field)) {
 		field_unset(k, field);
 		return 0;
 	}
@@ -1453,9 +1071,9 @@ static int unknown_key(struct profile_loader *l, const struct ynode *key, const 
 {
 	char buf[64];
 
-	return fail(l, key, "unknown key %s%s%s%s%s%s", ynode_quote(key, buf, sizeof(buf)),
-		    path ? " in " : "", path ? path : "", hint ? " (did you mean \"" : "", hint ? hint : "",
-		    hint ? "\"?)" : "");
+	return key_fail(l, key, "unknown key %s%s%s%s%s%s", ynode_quote(key, buf, sizeof(buf)),
+			path ? " in " : "", path ? path : "", hint ? " (did you mean \"" : "",
+			hint ? hint : "", hint ? "\"?)" : "");
 }
 
 static int apply_mapping(struct profile_loader *l, const struct profile_key *table, void *base,
@@ -1468,7 +1086,7 @@ static int apply_mapping(struct profile_loader *l, const struct profile_key *tab
 		const struct ynode *key = map->items[i], *v = map->items[i + 1];
 		const struct profile_key *k;
 
-		r = check_key(l, map, i);
+		r = key_check_name(l, map, i);
 		if (r < 0)
 			return r;
 		for (k = table; k->name; k++)
@@ -1476,7 +1094,7 @@ static int apply_mapping(struct profile_loader *l, const struct profile_key *tab
 				break;
 		if (!k->name)
 			return unknown_key(l, key, path,
-					   closest(key->value, table, sizeof(*table), SIZE_MAX));
+					   key_closest(key->value, table, sizeof(*table), SIZE_MAX));
 		snprintf(kpath, sizeof(kpath), "%s%s%s", path ? path : "", path ? "." : "", k->name);
 		r = apply_key(l, k, (char *)base + k->offset, key, v, kpath);
 		if (r < 0)
@@ -1499,23 +1117,23 @@ static int apply_kinds(struct profile_loader *l, const struct profile_key *ph, v
 
 	if (kinds_find(NULL, ph->name, &row))
 		return apply_key(l, row.k, kind_field(p, &row), key, v, path);
-	if (is_null(v) && field_is_set(ph, p)) {
+	if (key_is_null(v) && field_is_set(ph, p)) {
 		field_unset(ph, p);
 		return 0;
 	}
 	if (v->kind != YNODE_MAPPING)
-		return expect(l, v, path, "a mapping");
+		return key_expect(l, v, path, "a mapping");
 	for (size_t i = 0; i + 1 < v->n_items; i += 2) {
 		const struct ynode *sk = v->items[i], *sv = v->items[i + 1];
 
-		r = check_key(l, v, i);
+		r = key_check_name(l, v, i);
 		if (r < 0)
 			return r;
 		if (!kinds_find(ph->name, sk->value, &row)) {
 			for (n = 0; n < ARRAY_SIZE(names) - 1 && kinds_row(ph, n, &row); n++)
 				names[n] = row.k->name;
 			names[n] = NULL;
-			return unknown_key(l, sk, path, closest(sk->value, names, sizeof(names[0]), n));
+			return unknown_key(l, sk, path, key_closest(sk->value, names, sizeof(names[0]), n));
 		}
 		snprintf(kpath, sizeof(kpath), "%s.%s", path, row.k->name);
 		r = apply_key(l, row.k, kind_field(p, &row), sk, sv, kpath);
@@ -1550,7 +1168,7 @@ static void taotoken_enter(struct profile_loader *l, void *field, const struct y
 	struct mirror_config *m = field;
 
 	m->present = true;
-	m->at = mark_of(l, key);
+	m->at = key_mark(l, key);
 }
 
 /* After one file: the key source of the mirror is one choice; and a file
@@ -1563,16 +1181,17 @@ static int check_mirror_file(struct profile_loader *l, struct mirror_config *m, 
 	bool url_here = m->base_url.set && m->base_url.at.file == l->file;
 
 	if (url_here && !file_here && !env_here && (m->api_key_file.set || m->api_key_env.set))
-		return fail_at(l, l->file, m->base_url.at.line, m->base_url.at.column,
-			       "%s: base_url set here needs api_key_file or api_key_env in the same file "
-			       "(the key inherited from %s is not sent to another host)",
-			       path, m->api_key_file.set ? m->api_key_file.at.file : m->api_key_env.at.file);
+		return key_fail_at(l, l->file, m->base_url.at.line, m->base_url.at.column,
+				   "%s: base_url set here needs api_key_file or api_key_env in the same file "
+				   "(the key inherited from %s is not sent to another host)",
+				   path,
+				   m->api_key_file.set ? m->api_key_file.at.file : m->api_key_env.at.file);
 
 	if (file_here && env_here) {
 		const struct profile_string *later =
 		    m->api_key_env.at.line > m->api_key_file.at.line ? &m->api_key_env : &m->api_key_file;
-		return fail_at(l, l->file, later->at.line, later->at.column,
-			       "%s: api_key_file and api_key_env are exclusive (set one)", path);
+		return key_fail_at(l, l->file, later->at.line, later->at.column,
+				   "%s: api_key_file and api_key_env are exclusive (set one)", path);
 	}
 	if (file_here)
 		string_clear(&m->api_key_env);
@@ -1614,11 +1233,12 @@ static int check_mirror_complete(struct profile_loader *l, const struct mirror_c
 		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(required); i++)
 		if (!((const struct profile_string *)((const char *)m + required[i].offset))->set)
-			return fail_at(l, m->at.file, m->at.line, m->at.column,
-				       "%s: missing required key \"%s\"", path, required[i].name);
+			return key_fail_at(l, m->at.file, m->at.line, m->at.column,
+					   "%s: missing required key \"%s\"", path, required[i].name);
 	if (!m->api_key_file.set && !m->api_key_env.set)
-		return fail_at(l, m->at.file, m->at.line, m->at.column,
-			       "%s: missing api_key_file or api_key_env (where to read the API key)", path);
+		return key_fail_at(l, m->at.file, m->at.line, m->at.column,
+				   "%s: missing api_key_file or api_key_env (where to read the API key)",
+				   path);
 	return 0;
 }
 
@@ -1628,13 +1248,13 @@ static int check_effective(struct profile_loader *l, struct profile *p, const st
 	int r;
 
 	if (!p->name.set)
-		return fail_at(l, p->files[0], root->line, root->column, "missing required key \"name\"");
+		return key_fail_at(l, p->files[0], root->line, root->column, "missing required key \"name\"");
 	if (!p->peer.ssh.set && (p->peer.ssh_config.set || p->peer.command.set || p->peer.confirm.set)) {
 		const struct profile_mark *at = p->peer.ssh_config.set ? &p->peer.ssh_config.at
 						: p->peer.command.set  ? &p->peer.command.at
 								       : &p->peer.confirm.at;
-		return fail_at(l, at->file, at->line, at->column,
-			       "peer: missing required key \"ssh\" (the peer to tune, [user@]host)");
+		return key_fail_at(l, at->file, at->line, at->column,
+				   "peer: missing required key \"ssh\" (the peer to tune, [user@]host)");
 	}
 	r = check_kinds(l, p, NULL);
 	if (r < 0)
@@ -1731,14 +1351,15 @@ static int parse_tree(struct profile_loader *l, const char *file, const char *da
 
 	r = ytree_parse(data, size, &root, &e);
 	if (r == -ENOMEM)
-		return fail_oom(l, file);
+		return key_fail_oom(l, file);
 	if (r < 0)
-		return fail_at(l, file, e.line, e.column, "%s", e.message);
+		return key_fail_at(l, file, e.line, e.column, "%s", e.message);
 	if (!root)
-		return fail_at(l, file, 0, 0, "empty file (%s starts with \"version: 1\")", what);
+		return key_fail_at(l, file, 0, 0, "empty file (%s starts with \"version: 1\")", what);
 	if (root->kind != YNODE_MAPPING) {
-		r = fail_at(l, file, root->line, root->column, "expected a mapping at the top level, got %s",
-			    ynode_describe(root, buf, sizeof(buf)));
+		r = key_fail_at(l, file, root->line, root->column,
+				"expected a mapping at the top level, got %s",
+				ynode_describe(root, buf, sizeof(buf)));
 		ynode_free(root);
 		return r;
 	}
@@ -1760,10 +1381,10 @@ static int load_parent(struct profile_loader *l, struct profile *p, struct chain
 
 	path = parent_path(child, ext->value);
 	if (!path)
-		return fail_oom(l, child);
+		return key_fail_oom(l, child);
 	canon = realpath(path, NULL);
 	if (!canon)
-		return fail(l, ext, "extends: cannot read \"%s\": %s", path, strerror(errno));
+		return key_fail(l, ext, "extends: cannot read \"%s\": %s", path, strerror(errno));
 	for (unsigned i = 0; i < c->n; i++) {
 		if (!streq(c->canon[i], canon))
 			continue;
@@ -1774,23 +1395,23 @@ static int load_parent(struct profile_loader *l, struct profile *p, struct chain
 			cycle = s;
 		}
 		if (!cycle)
-			return fail_oom(l, child);
-		return fail(l, ext, "extends: cycle: %s%s", cycle, path);
+			return key_fail_oom(l, child);
+		return key_fail(l, ext, "extends: cycle: %s%s", cycle, path);
 	}
 	if (strv_length(p->files) >= PROFILE_MAX_EXTENDS)
-		return fail(l, ext, "extends: more than %d files in the chain", PROFILE_MAX_EXTENDS);
+		return key_fail(l, ext, "extends: more than %d files in the chain", PROFILE_MAX_EXTENDS);
 	/* A parent must be a regular file: a FIFO or a device named in a
 	 * profile would block the loader or read the host. */
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return fail(l, ext, "extends: cannot read \"%s\": %s", path,
-			    S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+		return key_fail(l, ext, "extends: cannot read \"%s\": %s", path,
+				S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
 	r = read_file(path, &data, &size);
 	if (r == -EFBIG)
-		return fail_at(l, path, 0, 0, "file is larger than %d bytes", PROFILE_MAX_BYTES);
+		return key_fail_at(l, path, 0, 0, "file is larger than %d bytes", PROFILE_MAX_BYTES);
 	if (r == -ENOMEM)
-		return fail_oom(l, child);
+		return key_fail_oom(l, child);
 	if (r < 0)
-		return fail(l, ext, "extends: cannot read \"%s\": %s", path, strerror(-r));
+		return key_fail(l, ext, "extends: cannot read \"%s\": %s", path, strerror(-r));
 	return load_file(l, p, c, path, canon, data, size, &root);
 }
 
@@ -1810,11 +1431,11 @@ static int load_file(struct profile_loader *l, struct profile *p, struct chain *
 		return r;
 	/* The marks of this file's values point to its entry in p->files. */
 	if (strv_extend(&p->files, display) < 0)
-		return fail_oom(l, display);
+		return key_fail_oom(l, display);
 	stable = p->files[strv_length(p->files) - 1];
 	c->canon[c->n] = strdup(canon);
 	if (!c->canon[c->n])
-		return fail_oom(l, display);
+		return key_fail_oom(l, display);
 	c->display[c->n++] = stable;
 
 	ext = mapping_get(root, "extends");
@@ -1840,9 +1461,9 @@ static int load_file(struct profile_loader *l, struct profile *p, struct chain *
 	if (r < 0)
 		return r;
 	if (!p->version.set || p->version.at.file != stable)
-		return fail_at(l, stable, root->line, root->column,
-			       "missing required key \"version\" (add \"version: %d\")",
-			       PROFILE_FORMAT_VERSION);
+		return key_fail_at(l, stable, root->line, root->column,
+				   "missing required key \"version\" (add \"version: %d\")",
+				   PROFILE_FORMAT_VERSION);
 	r = check_file(&here, p);
 	if (r < 0)
 		return r;
@@ -1882,7 +1503,7 @@ static int load_common(const char *data, size_t size, const char *name, const ch
 
 	p = profile_new();
 	if (!p)
-		return fail_oom(&l, name);
+		return key_fail_oom(&l, name);
 	r = load_file(&l, p, &c, name, canon, data, size, &root);
 	if (r < 0)
 		return r;
@@ -1904,10 +1525,10 @@ static int read_error(struct profile_error *err, const char *path, int r)
 	struct profile_loader l = {.file = path, .err = err ? err : &dummy};
 
 	if (r == -EFBIG)
-		return fail_at(&l, path, 0, 0, "file is larger than %d bytes", PROFILE_MAX_BYTES);
+		return key_fail_at(&l, path, 0, 0, "file is larger than %d bytes", PROFILE_MAX_BYTES);
 	if (r == -EFTYPE_NOT_REGULAR)
-		return fail_at(&l, path, 0, 0, "cannot read: not a regular file");
-	fail_at(&l, path, 0, 0, "cannot read: %s", strerror(-r));
+		return key_fail_at(&l, path, 0, 0, "cannot read: not a regular file");
+	key_fail_at(&l, path, 0, 0, "cannot read: %s", strerror(-r));
 	return r;
 }
 
@@ -1968,13 +1589,14 @@ int profile_overlay(struct profile *p, const struct ynode *map, const char *sect
 
 	l.file = files_entry(p, file);
 	if (!l.file)
-		return fail_oom(&l, file);
+		return key_fail_oom(&l, file);
 	for (k = profile_keys; k->name && !streq(k->name, section); k++)
 		;
 	if (!k->name || (k->type != KT_SECTION && k->type != KT_KINDS))
-		return fail_at(&l, l.file, map->line, map->column, "no section \"%s\" in a profile", section);
+		return key_fail_at(&l, l.file, map->line, map->column, "no section \"%s\" in a profile",
+				   section);
 	if (map->kind != YNODE_MAPPING)
-		return expect(&l, map, section, "a mapping");
+		return key_expect(&l, map, section, "a mapping");
 	if (k->type == KT_KINDS)
 		return apply_kinds(&l, k, p, map, map, section);
 	return apply_mapping(&l, k->children, p, map, section);
@@ -2027,12 +1649,12 @@ int profile_overlay_key(struct profile *p, const char *path, const struct ynode 
 
 	l.file = files_entry(p, file);
 	if (!l.file)
-		return fail_oom(&l, file);
+		return key_fail_oom(&l, file);
 	r = key_at(p, path, &k, &field);
-	if (r == -EISDIR || (r >= 0 && (k->type == KT_SYSCTLS || k->type == KT_FLAGS)))
-		return fail(&l, key, "%s: a section, not one value", path);
+	if (r == -EISDIR || (r >= 0 && k->type == KT_OWN && k->codec->not_one_value))
+		return key_fail(&l, key, "%s: a section, not one value", path);
 	if (r < 0)
-		return fail(&l, key, "%s: no such profile key", path);
+		return key_fail(&l, key, "%s: no such profile key", path);
 	return parsers[k->type](&l, k, key, value, field, path);
 }
 
@@ -2125,23 +1747,9 @@ static void free_string(void *f)
 	free(((struct profile_string *)f)->value);
 }
 
-static void free_sysctls(void *f)
-{
-	free(((struct profile_sysctls *)f)->v);
-}
-
 static void free_uints(void *f)
 {
 	free(((struct profile_uints *)f)->value);
-}
-
-static void free_flags(void *f)
-{
-	struct profile_flags *p = f;
-
-	for (size_t i = 0; i < p->n; i++)
-		free(p->v[i].name);
-	free(p->v);
 }
 
 /* What a field of each type owns (sections: their children's). */
@@ -2151,7 +1759,7 @@ static void (*const field_frees[_KT_MAX])(void *f) = {
     [KT_URL] = free_string,	   [KT_ABSPATH] = free_string, [KT_ENVNAME] = free_string,
     [KT_SSH_TARGET] = free_string, [KT_COMMAND] = free_string, [KT_EXTENDS] = free_strv,
     [KT_IFNAMES] = free_strv,	   [KT_RUNNERS] = free_strv,   [KT_PCI] = free_pci,
-    [KT_SYSCTLS] = free_sysctls,   [KT_UINTS] = free_uints,    [KT_FLAGS] = free_flags,
+    [KT_UINTS] = free_uints,
 };
 
 static void field_free(const struct profile_key *table, void *base)
@@ -2161,6 +1769,8 @@ static void field_free(const struct profile_key *table, void *base)
 
 		if (k->type == KT_SECTION)
 			field_free(k->children, f);
+		else if (k->type == KT_OWN)
+			k->codec->unset(f);
 		else if (field_frees[k->type])
 			field_frees[k->type](f);
 	}
@@ -2238,51 +1848,6 @@ static struct json_object *strv_json(char *const *v)
 	return a;
 }
 
-static struct json_object *sysctls_json(const struct profile_key *k _unused_, const void *f)
-{
-	const struct profile_sysctls *p = f;
-	struct json_object *o;
-
-	if (p->n == 0)
-		return NULL;
-	o = json_object_new_object();
-	for (size_t i = 0; o && i < p->n; i++) {
-		const struct profile_sysctl *s = &p->v[i];
-		if (s->op == PROFILE_SYSCTL_FLOOR) {
-			char buf[32];
-			snprintf(buf, sizeof(buf), ">= %" PRIu64, s->value.v[0]);
-			json_object_object_add(o, s->name, json_object_new_string(buf));
-		} else if (s->value.n == 1) {
-			json_object_object_add(o, s->name, json_object_new_uint64(s->value.v[0]));
-		} else {
-			struct json_object *a = json_object_new_array();
-			for (unsigned j = 0; a && j < s->value.n; j++)
-				json_object_array_add(a, json_object_new_uint64(s->value.v[j]));
-			json_object_object_add(o, s->name, a);
-		}
-	}
-	return o;
-}
-
-/* true/false: the loader reads a JSON "on" as a quoted string, which a
- * profile may not use, and the history's effective profile is loaded back
- * (verify's last applied profile). */
-static struct json_object *features_json(const struct profile_key *k _unused_, const void *f)
-{
-	const struct profile_bool *features = f;
-	struct json_object *o = json_object_new_object();
-
-	for (unsigned i = 0; o && i < _ETH_FEATURE_MAX; i++)
-		if (features[i].set)
-			json_object_object_add(o, eth_feature_def((enum eth_feature)i)->name,
-					       json_object_new_boolean(features[i].value));
-	if (o && json_object_object_length(o) == 0) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
 static struct json_object *uints_json(const struct profile_key *k _unused_, const void *f)
 {
 	const struct profile_uints *u = f;
@@ -2294,20 +1859,6 @@ static struct json_object *uints_json(const struct profile_key *k _unused_, cons
 	for (size_t i = 0; a && i < u->n; i++)
 		json_object_array_add(a, json_object_new_uint64(u->value[i]));
 	return a;
-}
-
-/* true/false, as features_json says why. */
-static struct json_object *flags_json(const struct profile_key *k _unused_, const void *f)
-{
-	const struct profile_flags *p = f;
-	struct json_object *o;
-
-	if (p->n == 0)
-		return NULL;
-	o = json_object_new_object();
-	for (size_t i = 0; o && i < p->n; i++)
-		json_object_object_add(o, p->v[i].name, json_object_new_boolean(p->v[i].value));
-	return o;
 }
 
 static struct json_object *section_field_json(const struct profile_key *k, const void *f)
@@ -2392,6 +1943,11 @@ static struct json_object *kinds_json(const struct profile_key *ph, const void *
 
 /* The JSON of a field of each type: NULL when unset (or never shown, like
  * extends and forbidden keys). */
+static struct json_object *own_json(const struct profile_key *k, const void *f)
+{
+	return k->codec->json(f);
+}
+
 static struct json_object *(*const field_jsons[_KT_MAX])(const struct profile_key *k, const void *f) = {
     [KT_SECTION] = section_field_json,
     [KT_FORMAT_VERSION] = uint_json,
@@ -2414,11 +1970,9 @@ static struct json_object *(*const field_jsons[_KT_MAX])(const struct profile_ke
     [KT_IFNAMES] = strv_field_json,
     [KT_RUNNERS] = strv_field_json,
     [KT_PCI] = pci_json,
-    [KT_SYSCTLS] = sysctls_json,
-    [KT_FEATURES] = features_json,
     [KT_KINDS] = kinds_json,
     [KT_UINTS] = uints_json,
-    [KT_FLAGS] = flags_json,
+    [KT_OWN] = own_json,
 };
 
 static struct json_object *field_json(const struct profile_key *k, const void *f)
@@ -2525,13 +2079,13 @@ int mirror_config_load(const char *path, struct mirror_config *ret, struct profi
 		return read_error(err, path, r);
 	m.path = strdup(path);
 	if (!m.path)
-		return fail_oom(&l, path);
+		return key_fail_oom(&l, path);
 	l.file = m.path;
 	r = parse_tree(&l, m.path, data, size, "a profile", &root);
 	if (r >= 0)
 		r = apply_mapping(&l, mirror_file_keys, &m, root, NULL);
 	if (r >= 0 && !m.present)
-		r = fail_at(&l, m.path, root->line, root->column, "missing required key \"taotoken\"");
+		r = key_fail_at(&l, m.path, root->line, root->column, "missing required key \"taotoken\"");
 	if (r >= 0)
 		r = check_mirror_file(&l, &m, "taotoken");
 	if (r >= 0)

@@ -3,9 +3,10 @@
  * Owns: reading profile files (and /etc/cx5prof/mirror.yaml) into a typed,
  * partial description of the wanted NIC state, resolving `extends` chains,
  * and the exact error text ("file:line:col: message") for bad input. Every
- * key is described by one table row in profile.c (name, type, range, where it
- * goes); README "Profiles" and schemas/profile.schema.json document the same
- * keys with the same ranges.
+ * key is described by one table row (keys/keys.h: name, type, range, where
+ * it goes), in profile.c for the format's own sections, in its kind's file
+ * for a setting; README "Profiles" and schemas/profile.schema.json
+ * document the same keys with the same ranges.
  * Must never: touch the host (it only reads the named files), log above debug,
  * or guess a value the operator did not write: a field whose `set` is false is
  * not managed by cx5prof.
@@ -27,8 +28,6 @@
 
 #include "base/util.h"
 #include "keys/keys.h"
-#include "os/ethfeatures.h"
-#include "os/procsys.h"
 
 #define PROFILE_FORMAT_VERSION 1
 #define PROFILE_MAX_BYTES      (1024 * 1024) /* a larger file is rejected unread */
@@ -43,28 +42,6 @@ enum profile_duplex {
 
 enum profile_verify_test {
 	PROFILE_TEST_UDP_STREAM,
-};
-
-/* The sysctl map's values (KT_SYSCTLS). How a sysctl value is wanted: exactly this value, or at least it (a
- * larger current value is left alone). */
-enum profile_sysctl_op {
-	PROFILE_SYSCTL_EXACT,
-	PROFILE_SYSCTL_FLOOR,
-};
-
-struct profile_sysctl {
-	enum sysctl_key key;
-	const char *name;	   /* "net.core.rmem_max" (static string) */
-	enum profile_sysctl_op op; /* a floor only for a one-value sysctl */
-	struct sysctl_value value; /* bytes/units after suffix expansion */
-	struct profile_mark at;
-};
-
-/* A KT_SYSCTLS field: in the order written (parents' entries first,
- * overridden in place). */
-struct profile_sysctls {
-	struct profile_sysctl *v;
-	size_t n;
 };
 
 /* mirror.taotoken in a profile, and the whole of /etc/cx5prof/mirror.yaml.
@@ -245,7 +222,6 @@ bool profile_match_default_pci(uint16_t vendor, uint16_t device);
 /* enum <-> string ("full", "UDP_STREAM"); NULL out of range. */
 const char *profile_duplex_to_string(int v);
 const char *profile_verify_test_to_string(int v);
-const char *profile_sysctl_op_to_string(int v); /* "exact" | "floor" */
 
 /* /etc/cx5prof/mirror.yaml: a top-level mapping `taotoken:` with the keys of
  * a profile's mirror.taotoken. Same error contract as profile_load(). On

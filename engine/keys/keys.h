@@ -67,8 +67,8 @@ struct profile_uints {
 	struct profile_mark at;
 };
 
-/* NAME: on | off with names the host knows, not the format (KT_FLAGS: a
- * driver's private flags): in the order written (parents' entries first,
+/* NAME: on | off with names the host knows, not the format (a driver's
+ * private flags, kinds/privflags.c): in the order written (parents' entries first,
  * overridden in place). */
 struct profile_flag {
 	char *name;
@@ -136,18 +136,41 @@ enum profile_key_type {
 	KT_IFNAMES,	   /* list of interface names: struct profile_strv */
 	KT_PCI,		   /* list of vendor:device: struct profile_pci_list */
 	KT_RUNNERS,	   /* runner name or list of them: struct profile_strv */
-	KT_SYSCTLS,	   /* NAME: VALUE of procsys.h's sysctls: struct profile_sysctls */
-	KT_FEATURES,  /* NAME: on | off of ethfeatures.h's features: struct profile_bool[_ETH_FEATURE_MAX] */
-	KT_UINTS,     /* a list of integers, each min..max: struct profile_uints */
-	KT_FLAGS,     /* NAME: on | off, NAME what the row's check accepts: struct profile_flags */
-	KT_FORBIDDEN, /* a key that is always an error (why says why) */
-	KT_KINDS,     /* where the change kinds' keys of this name go (profile.c's own tables) */
+	KT_UINTS,	   /* a list of integers, each min..max: struct profile_uints */
+	KT_OWN,		   /* a value of its owner's shape, read by the row's codec (struct key_codec) */
+	KT_FORBIDDEN,	   /* a key that is always an error (why says why) */
+	KT_KINDS,	   /* where the change kinds' keys of this name go (profile.c's own tables) */
 	_KT_MAX,
 };
 
 struct profile_loader;
 struct ynode;
 struct change_kind;
+struct json_object;
+struct profile_key;
+
+/* How a KT_OWN key's value is read, kept and written back: a change
+ * kind's value of its own shape (sysctl's NAME: VALUE map, link.features,
+ * link.private_flags), read with keyread.h's helpers into the field. */
+struct key_codec {
+	/* What `make docs` calls the value ("sysctls", "features", "flags"). */
+	const char *doc_type;
+	/* A map of entries that a campaign's sweep (profile_overlay_key)
+	 * cannot set as one value. */
+	bool not_one_value;
+	/* Read v (the YAML value at path) over what field holds: a child
+	 * file's entries replace its parent's, `NAME: ~` removes one. 0, or
+	 * the error in l (keyread.h) and -EINVAL / -ENOMEM. */
+	int (*parse)(struct profile_loader *l, const struct profile_key *k, const struct ynode *v,
+		     void *field, const char *path);
+	/* Anything set. */
+	bool (*is_set)(const void *field);
+	/* Free what field holds and leave it as never set. */
+	void (*unset)(void *field);
+	/* Its JSON in the effective profile (loaded back by parse); NULL
+	 * when nothing is set. */
+	struct json_object *(*json)(const void *field);
+};
 
 struct profile_key {
 	const char *name;
@@ -162,11 +185,12 @@ struct profile_key {
 	const char *why;  /* KT_FORBIDDEN */
 	const char *help; /* one line for the man page and the JSON Schema */
 	/* KT_TEXT: NULL when value is acceptable, else the end of the message
-	 * "PATH: "VALUE" is not ..."; KT_FLAGS: the same of each NAME. NULL:
+	 * "PATH: "VALUE" is not ..."; KT_OWN: what its codec makes of it (private_flags: of each NAME). NULL:
 	 * any. */
 	const char *(*check)(const char *value);
-	bool int_ok;	     /* KT_TEXT: a plain integer is its text too ("equal: 8") */
-	const char *pattern; /* KT_TEXT, KT_FLAGS' names: what check accepts, as a JSON Schema pattern */
+	bool int_ok;		       /* KT_TEXT: a plain integer is its text too ("equal: 8") */
+	const struct key_codec *codec; /* KT_OWN */
+	const char *pattern; /* KT_TEXT, private_flags' names: what check accepts, as a JSON Schema pattern */
 };
 
 #define PROFILE_KEY_UINT(n, o, lo, hi, h)                                                                    \

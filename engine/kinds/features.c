@@ -6,9 +6,13 @@
 #include "kinds.h"
 
 #include <errno.h>
+#include <json-c/json.h>
+#include <string.h>
 
 #include "base/exitcode.h"
 #include "base/output.h"
+#include "base/yamltree.h"
+#include "keys/keyread.h"
 #include "os/ethfeatures.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
@@ -21,9 +25,96 @@ struct features_want {
 	struct profile_bool f[_ETH_FEATURE_MAX]; /* by enum eth_feature */
 };
 
+/* ---- the profile's link.features (KT_OWN) ---- */
+
+/* link.features: NAME: on | off (true | false too), NAME a profile or
+ * kernel name from ethfeatures.h's table. */
+static int features_parse(struct profile_loader *l, const struct profile_key *k _unused_,
+			  const struct ynode *map, void *field, const char *path)
+{
+	struct profile_bool *features = field;
+	char buf[64];
+	int r;
+
+	if (map->kind != YNODE_MAPPING)
+		return key_expect(l, map, path, "a mapping");
+	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
+		const struct ynode *name = map->items[i], *v = map->items[i + 1];
+		enum eth_feature f;
+		bool on;
+
+		r = key_check_name(l, map, i);
+		if (r < 0)
+			return r;
+		if (eth_feature_from_string(name->value, &f) < 0)
+			return key_fail(l, name, "%s: unknown feature %s (cx5prof manages %s)", path,
+					ynode_quote(name, buf, sizeof(buf)), eth_feature_names());
+		for (size_t j = 0; j < i; j += 2) {
+			enum eth_feature g;
+			if (eth_feature_from_string(map->items[j]->value, &g) == 0 && g == f)
+				return key_fail(l, name, "%s: %s is the same feature as %s (first at %u:%u)",
+						path, ynode_quote(name, buf, sizeof(buf)),
+						map->items[j]->value, map->items[j]->line,
+						map->items[j]->column);
+		}
+		if (key_is_null(v) && features[f].set) {
+			features[f] = (struct profile_bool){0};
+			continue;
+		}
+		r = key_on_off(l, v, path, eth_feature_def(f)->name, &on);
+		if (r < 0)
+			return r;
+		features[f] = (struct profile_bool){.set = true, .value = on, .at = key_mark(l, v)};
+	}
+	return 0;
+}
+
+static bool features_is_set(const void *f)
+{
+	const struct profile_bool *features = f;
+
+	for (size_t i = 0; i < _ETH_FEATURE_MAX; i++)
+		if (features[i].set)
+			return true;
+	return false;
+}
+
+static void features_unset(void *f)
+{
+	memset(f, 0, _ETH_FEATURE_MAX * sizeof(struct profile_bool));
+}
+
+/* true/false: the loader reads a JSON "on" as a quoted string, which a
+ * profile may not use, and the history's effective profile is loaded back
+ * (verify's last applied profile). */
+static struct json_object *features_json(const void *f)
+{
+	const struct profile_bool *features = f;
+	struct json_object *o = json_object_new_object();
+
+	for (unsigned i = 0; o && i < _ETH_FEATURE_MAX; i++)
+		if (features[i].set)
+			json_object_object_add(o, eth_feature_def((enum eth_feature)i)->name,
+					       json_object_new_boolean(features[i].value));
+	if (o && json_object_object_length(o) == 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static const struct key_codec features_codec = {
+    .doc_type = "features",
+    .parse = features_parse,
+    .is_set = features_is_set,
+    .unset = features_unset,
+    .json = features_json,
+};
+
 static const struct profile_key features_keys[] = {
     {.name = "features",
-     .type = KT_FEATURES,
+     .type = KT_OWN,
+     .codec = &features_codec,
      .offset = offsetof(struct features_want, f),
      .help =
 	 "offload features to turn on or off (ethtool -K), by cx5prof's names; the kernel's names of the "

@@ -3,7 +3,8 @@
  *
  * Owns: what a kind is, end to end: its name (stored in the undo log,
  * never renamed); its profile keys (a table of rows: name, type, range,
- * help, profile.h) and the struct they fill; the checks that span its
+ * help, keys/keys.h; a value of its own shape it reads itself: KT_OWN,
+ * struct key_codec) and the struct they fill; the checks that span its
  * keys; the per-port fact it reads from the host (probe.h); how its current
  * value is read, written, undone and verified; how it is diffed against a
  * profile (diff) and which other kinds' changes block it (conflicts); how

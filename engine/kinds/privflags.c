@@ -12,9 +12,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "base/exitcode.h"
 #include "base/output.h"
+#include "base/yamltree.h"
+#include "keys/keyread.h"
 #include "os/ethprivflags.h"
 #include "os/ethsysroot.h"
 #include "os/probe.h"
@@ -41,9 +46,108 @@ static const char *check_flag_name(const char *s)
 	return NULL;
 }
 
+/* ---- the profile's link.private_flags (KT_OWN) ---- */
+
+/* NAME: on | off (true | false too), NAME what the row's check accepts;
+ * a child's entry replaces its parent's of the same name, `NAME: ~`
+ * removes it. */
+static int flags_parse(struct profile_loader *l, const struct profile_key *k, const struct ynode *map,
+		       void *field, const char *path)
+{
+	struct profile_flags *p = field;
+	char buf[64];
+	int r;
+
+	if (map->kind != YNODE_MAPPING)
+		return key_expect(l, map, path, "a mapping");
+	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
+		const struct ynode *name = map->items[i], *v = map->items[i + 1];
+		const char *why = NULL;
+		bool on;
+		size_t j;
+
+		r = key_check_name(l, map, i);
+		if (r < 0)
+			return r;
+		if (k->check)
+			why = k->check(name->value);
+		if (why)
+			return key_fail(l, name, "%s: %s is not %s", path,
+					ynode_quote(name, buf, sizeof(buf)), why);
+		for (j = 0; j < p->n; j++)
+			if (streq(p->v[j].name, name->value))
+				break;
+		if (key_is_null(v) && j < p->n) {
+			free(p->v[j].name);
+			memmove(&p->v[j], &p->v[j + 1], (p->n - j - 1) * sizeof(p->v[0]));
+			p->n--;
+			continue;
+		}
+		r = key_on_off(l, v, path, name->value, &on);
+		if (r < 0)
+			return r;
+		if (j == p->n) {
+			struct profile_flag *a = reallocarray(p->v, p->n + 1, sizeof(*a));
+			char *n = strdup(name->value);
+
+			if (!a || !n) {
+				free(n);
+				if (a)
+					p->v = a;
+				return key_fail_oom(l, l->file);
+			}
+			p->v = a;
+			p->v[p->n++] = (struct profile_flag){.name = n};
+		}
+		p->v[j].value = on;
+		p->v[j].at = key_mark(l, v);
+	}
+	return 0;
+}
+
+static bool flags_is_set(const void *f)
+{
+	return ((const struct profile_flags *)f)->n > 0;
+}
+
+static void flags_unset(void *f)
+{
+	struct profile_flags *p = f;
+
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i].name);
+	free(p->v);
+	*p = (struct profile_flags){0};
+}
+
+/* true/false: the loader reads a JSON "on" as a quoted string, which a
+ * profile may not use, and the history's effective profile is loaded back. */
+static struct json_object *flags_json(const void *f)
+{
+	const struct profile_flags *p = f;
+	struct json_object *o;
+
+	if (p->n == 0)
+		return NULL;
+	o = json_object_new_object();
+	for (size_t i = 0; o && i < p->n; i++)
+		json_object_object_add(o, p->v[i].name, json_object_new_boolean(p->v[i].value));
+	return o;
+}
+
+static const struct key_codec flags_codec = {
+    .doc_type = "flags",
+    .not_one_value = true,
+    .parse = flags_parse,
+    .is_set = flags_is_set,
+    .unset = flags_unset,
+    .json = flags_json,
+};
+
 static const struct profile_key privflags_keys[] = {
     {.name = "private_flags",
-     .type = KT_FLAGS,
+     .type = KT_OWN,
+     .codec = &flags_codec,
      .offset = offsetof(struct privflags_want, flags),
      .check = check_flag_name,
      .pattern = "^[A-Za-z0-9_.-]{1,31}$",

@@ -4,13 +4,19 @@
  * planned only when the host's value is lower. Read and written through
  * procsys.h (under the sysroot); host-wide, so it manages no port. */
 #include "kinds.h"
+#include "sysctl.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/exitcode.h"
 #include "base/output.h"
+#include "base/yamltree.h"
+#include "keys/keyread.h"
 #include "os/probe.h"
 #include "os/procsys.h"
 #include "os/sysroot.h"
@@ -21,9 +27,190 @@ struct sysctl_want {
 	struct profile_sysctls sysctls;
 };
 
+/* ---- the profile's sysctl map (KT_OWN) ---- */
+
+static const char *const sysctl_op_names[] = {
+    [PROFILE_SYSCTL_EXACT] = "exact", [PROFILE_SYSCTL_FLOOR] = "floor", NULL};
+
+const char *profile_sysctl_op_to_string(int v)
+{
+	return v >= 0 && (size_t)v < ARRAY_SIZE(sysctl_op_names) - 1 ? sysctl_op_names[v] : NULL;
+}
+
+/* One value of a sysctl: an integer or, for a one-value sysctl, a size
+ * ("4M"; inside a floor's string, num points past ">="), in the table's
+ * range. */
+static int sysctl_number(struct profile_loader *l, const struct sysctl_def *def, const struct ynode *v,
+			 const struct ynode *num, const char *vpath, uint64_t *ret)
+{
+	char buf[64];
+	int64_t x = 0;
+	int r = def->n_values == 1 ? key_scalar_size(num, &x) : key_scalar_integer(num, &x);
+
+	if (r == -EINVAL && def->n_values == 1)
+		return key_fail(l, v,
+				"%s: expected a number, a size like 4M or a floor like \">= 4M\", got %s",
+				vpath, ynode_describe(v, buf, sizeof(buf)));
+	if (r == -EINVAL)
+		return key_fail(l, v, "%s: expected a number (%s), got %s", vpath, def->unit,
+				ynode_describe(v, buf, sizeof(buf)));
+	if (r < 0 || x < 0 || (uint64_t)x < def->min || (uint64_t)x > def->max)
+		return key_fail(l, v, "%s: %s is out of range %" PRIu64 "..%" PRIu64, vpath, num->value,
+				def->min, def->max);
+	*ret = (uint64_t)x;
+	return 0;
+}
+
+/* The value of one sysctl: NUMBER | "NUMBER" | ">= NUMBER" for a
+ * one-value sysctl; a list of its numbers (not decreasing when the table
+ * says so) for net.ipv4.udp_mem. */
+static int sysctl_entry(struct profile_loader *l, const struct sysctl_def *def, const struct ynode *v,
+			const char *vpath, enum profile_sysctl_op *ret_op, struct sysctl_value *ret)
+{
+	struct sysctl_value val = {.n = def->n_values};
+	struct ynode num = *v;
+	char buf[64];
+	int r;
+
+	*ret_op = PROFILE_SYSCTL_EXACT;
+	if (def->n_values > 1) {
+		if (v->kind != YNODE_SEQUENCE || v->n_items != def->n_values)
+			return key_fail(l, v, "%s: expected a list of %u numbers (%s), got %s", vpath,
+					def->n_values, def->unit, ynode_describe(v, buf, sizeof(buf)));
+		for (unsigned i = 0; i < def->n_values; i++) {
+			r = sysctl_number(l, def, v->items[i], v->items[i], vpath, &val.v[i]);
+			if (r < 0)
+				return r;
+			if (def->ordered && i > 0 && val.v[i] < val.v[i - 1])
+				return key_fail(l, v->items[i],
+						"%s: %" PRIu64 " is below the value before it (%" PRIu64
+						"): the values must not decrease",
+						vpath, val.v[i], val.v[i - 1]);
+		}
+		*ret = val;
+		return 0;
+	}
+	/* A floor: ">= 4M", spaces after ">=" optional. */
+	if (v->kind == YNODE_SCALAR && strncmp(v->value, ">=", 2) == 0) {
+		*ret_op = PROFILE_SYSCTL_FLOOR;
+		num.value = v->value + 2;
+		while (*num.value == ' ')
+			num.value++;
+		num.len = strlen(num.value);
+		num.plain = false; /* the number is inside a string */
+	}
+	r = sysctl_number(l, def, v, &num, vpath, &val.v[0]);
+	if (r < 0)
+		return r;
+	*ret = val;
+	return 0;
+}
+
+/* sysctl: NAME: VALUE, NAME from procsys.h's table. */
+static int sysctls_parse(struct profile_loader *l, const struct profile_key *k _unused_,
+			 const struct ynode *map, void *field, const char *path)
+{
+	struct profile_sysctls *p = field;
+	char buf[64], vpath[KEY_PATH_BUF];
+	int r;
+
+	if (map->kind != YNODE_MAPPING)
+		return key_expect(l, map, path, "a mapping");
+	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
+		const struct ynode *name = map->items[i], *v = map->items[i + 1];
+		enum profile_sysctl_op op;
+		struct sysctl_value val;
+		enum sysctl_key id;
+		size_t j;
+
+		r = key_check_name(l, map, i);
+		if (r < 0)
+			return r;
+		if (sysctl_key_from_string(name->value, &id) < 0) {
+			const char *hint =
+			    key_closest(name->value, sysctl_def(0), sizeof(struct sysctl_def), _SYSCTL_MAX);
+			if (hint)
+				return key_fail(l, name, "unknown sysctl %s (did you mean \"%s\"?)",
+						ynode_quote(name, buf, sizeof(buf)), hint);
+			return key_fail(l, name, "unknown sysctl %s (cx5prof manages %s)",
+					ynode_quote(name, buf, sizeof(buf)), sysctl_names());
+		}
+		snprintf(vpath, sizeof(vpath), "%s.%s", path, sysctl_key_to_string(id));
+		for (j = 0; j < p->n; j++)
+			if (p->v[j].key == id)
+				break;
+		if (key_is_null(v) && j < p->n) {
+			memmove(&p->v[j], &p->v[j + 1], (p->n - j - 1) * sizeof(p->v[0]));
+			p->n--;
+			continue;
+		}
+		r = sysctl_entry(l, sysctl_def(id), v, vpath, &op, &val);
+		if (r < 0)
+			return r;
+		if (j == p->n) {
+			struct profile_sysctl *a = reallocarray(p->v, p->n + 1, sizeof(*a));
+			if (!a)
+				return key_fail_oom(l, l->file);
+			p->v = a;
+			p->n++;
+		}
+		p->v[j] = (struct profile_sysctl){id, sysctl_key_to_string(id), op, val, key_mark(l, v)};
+	}
+	return 0;
+}
+
+static bool sysctls_is_set(const void *f)
+{
+	return ((const struct profile_sysctls *)f)->n > 0;
+}
+
+static void sysctls_unset(void *f)
+{
+	struct profile_sysctls *s = f;
+
+	free(s->v);
+	*s = (struct profile_sysctls){0};
+}
+
+static struct json_object *sysctls_json(const void *f)
+{
+	const struct profile_sysctls *p = f;
+	struct json_object *o;
+
+	if (p->n == 0)
+		return NULL;
+	o = json_object_new_object();
+	for (size_t i = 0; o && i < p->n; i++) {
+		const struct profile_sysctl *s = &p->v[i];
+		if (s->op == PROFILE_SYSCTL_FLOOR) {
+			char buf[32];
+			snprintf(buf, sizeof(buf), ">= %" PRIu64, s->value.v[0]);
+			json_object_object_add(o, s->name, json_object_new_string(buf));
+		} else if (s->value.n == 1) {
+			json_object_object_add(o, s->name, json_object_new_uint64(s->value.v[0]));
+		} else {
+			struct json_object *a = json_object_new_array();
+			for (unsigned j = 0; a && j < s->value.n; j++)
+				json_object_array_add(a, json_object_new_uint64(s->value.v[j]));
+			json_object_object_add(o, s->name, a);
+		}
+	}
+	return o;
+}
+
+static const struct key_codec sysctls_codec = {
+    .doc_type = "sysctls",
+    .not_one_value = true,
+    .parse = sysctls_parse,
+    .is_set = sysctls_is_set,
+    .unset = sysctls_unset,
+    .json = sysctls_json,
+};
+
 static const struct profile_key sysctl_keys[] = {
     {.name = "sysctl",
-     .type = KT_SYSCTLS,
+     .type = KT_OWN,
+     .codec = &sysctls_codec,
      .offset = offsetof(struct sysctl_want, sysctls),
      .help =
 	 "NAME: VALUE of the sysctls cx5prof manages: a number or a size like 4M (K, M, G: 1024-based) "

@@ -14,6 +14,8 @@
 
 #include "base/exitcode.h"
 #include "kinds/kinds.h"
+#include "kinds/sysctl.h"
+#include "os/ethfeatures.h"
 #include "profile.h"
 #include "unit.h"
 

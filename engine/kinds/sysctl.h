@@ -1,0 +1,36 @@
+/* kinds/sysctl.h: the "sysctl" kind's wanted values, as the profile's
+ * sysctl map gives them (its key is KT_OWN: sysctl.c reads it).
+ *
+ * Owns: the types of the map's entries. Must never: be read by anyone
+ * but the sysctl kind and the tests of its key. */
+#ifndef CX5_KINDS_SYSCTL_H
+#define CX5_KINDS_SYSCTL_H
+
+#include "keys/keys.h"
+#include "os/procsys.h"
+
+/* How a sysctl value is wanted: exactly this value, or at least it (a
+ * larger current value is left alone). */
+enum profile_sysctl_op {
+	PROFILE_SYSCTL_EXACT,
+	PROFILE_SYSCTL_FLOOR,
+};
+
+struct profile_sysctl {
+	enum sysctl_key key;
+	const char *name;	   /* "net.core.rmem_max" (static string) */
+	enum profile_sysctl_op op; /* a floor only for a one-value sysctl */
+	struct sysctl_value value; /* bytes/units after suffix expansion */
+	struct profile_mark at;
+};
+
+/* The sysctl key's field: in the order written (parents' entries first,
+ * overridden in place). */
+struct profile_sysctls {
+	struct profile_sysctl *v;
+	size_t n;
+};
+
+const char *profile_sysctl_op_to_string(int v); /* "exact" | "floor", NULL: neither */
+
+#endif
