@@ -155,7 +155,8 @@ static char *remedy_reassembly(const struct ctx *c)
 		    "that fit (verify.message_size <= %u) or raise the MTU on both hosts (link.mtu)",
 		    c->in->message_size, mtu, mtu - 28);
 	return strdup("fragments were lost or reassembly ran out of memory: send datagrams that fit the MTU "
-		      "(verify.message_size) or raise the MTU on both hosts (link.mtu)");
+		      "(verify.message_size), raise the MTU on both hosts (link.mtu) or give reassembly more "
+		      "memory on the receiver (sysctl net.ipv4.ipfrag_high_thresh)");
 }
 
 static char *remedy_receiver_ip(const struct ctx *c)

@@ -72,21 +72,45 @@ static long long drops_total(const struct tune_facts *f)
 
 /* Fires on the ledger: the stage named the bottleneck (weight 100), or
  * its counters rose (their share of every counter's rise). */
+/* The counters of names that rose, "IpReasmFails + Ip6ReasmFails" (the
+ * first name when none did); NULL: out of memory. */
+static char *rose_names(const struct tune_facts *f, const char *const *names)
+{
+	_cleanup_free_ char *s = NULL;
+
+	for (size_t i = 0; names[i]; i++) {
+		const char *one[] = {names[i], NULL};
+		char *t;
+
+		if (drops_of(f, one) <= 0)
+			continue;
+		t = s ? strprintf("%s + %s", s, names[i]) : strdup(names[i]);
+		if (!t)
+			return NULL;
+		free(s);
+		s = t;
+	}
+	return s ? TAKE_PTR(s) : strdup(names[0]);
+}
+
 static int ledger_evidence(const struct tune_facts *f, const char *stage, const char *const *counters,
 			   char **ret_why, double *ret_weight)
 {
 	const char *limited = measured_string(f, "limited_by");
 	long long n = counters ? drops_of(f, counters) : -1, total = drops_total(f);
+	_cleanup_free_ char *rose = NULL;
 
+	if (n > 0 && !(rose = rose_names(f, counters)))
+		return -ENOMEM;
 	if (limited && streq(limited, stage)) {
 		*ret_why = n > 0 ? strprintf("the loss ledger names the %s the bottleneck (%s +%lld)", stage,
-					     counters[0], n)
+					     rose, n)
 				 : strprintf("the loss ledger names the %s the bottleneck", stage);
 		*ret_weight = 100;
 		return *ret_why ? 1 : -ENOMEM;
 	}
 	if (n > 0) {
-		*ret_why = strprintf("%s rose by %lld in the rounds", counters[0], n);
+		*ret_why = strprintf("%s rose by %lld in the rounds", rose, n);
 		*ret_weight = total > 0 ? 100.0 * (double)n / (double)total : 1;
 		if (*ret_weight > 99)
 			*ret_weight = 99;
@@ -310,6 +334,21 @@ static int fire_cqe(const struct tune_facts *f, char **ret_why, double *ret_weig
 	return add_key(ret_frag, "link.private_flags", "rx_cqe_compress", "true") < 0 ? -E2BIG : 1;
 }
 
+/* Reassembly: after the MTU (which removes the fragments), so half the
+ * ledger's weight; it tries more memory for the fragments in flight, which
+ * helps only when reassembly ran out of it: the rounds decide. */
+static int fire_reasm(const struct tune_facts *f, char **ret_why, double *ret_weight,
+		      struct tune_fragment *ret_frag)
+{
+	static const char *const c[] = {"IpReasmFails", "Ip6ReasmFails", NULL};
+	int r = ledger_evidence(f, "reassembly", c, ret_why, ret_weight);
+
+	if (r <= 0)
+		return r;
+	*ret_weight /= 2;
+	return add_key(ret_frag, "sysctl", "net.ipv4.ipfrag_high_thresh", "\">= 16M\"") < 0 ? -E2BIG : 1;
+}
+
 const struct tune_rule tune_rules[] = {
     {"mtu",
      "the ports below MTU 9000 and able to take it (first of all when messages are split into IP "
@@ -333,6 +372,8 @@ const struct tune_rule tune_rules[] = {
      "link.rings.rx: 8192", false, true, false, true, fire_rings},
     {"cqe", "rx_out_of_buffer rose", "link.private_flags.rx_cqe_compress: true", false, true, false, true,
      fire_cqe},
+    {"reasm", "IpReasmFails rose, or the ledger names IP reassembly",
+     "net.ipv4.ipfrag_high_thresh: \">= 16M\"", false, false, false, true, fire_reasm},
     {"irq", "doctor: completion IRQs on CPU0 or off the NIC's NUMA node (irq-placement)",
      "irq.policy: numa-local", false, false, false, false, fire_irq},
     {"xps", "doctor: transmit queues sending from other CPUs than their IRQ's (xps)", "link.xps: auto", false,

@@ -20,7 +20,7 @@ for line in \
 	'candidate   irq        irq.policy: numa-local <- doctor: ens1f[01]: 16 of 16 completion IRQs misplaced' \
 	'candidate   xps        link.xps: auto <- doctor: ens1f[01]: 16 of 16 transmit queues send from other CPUs' \
 	'candidate   cpufreq    host.cpufreq.governor: performance <- doctor: host: the NIC-local CPUs 8-15,24-31 run the powersave governor' \
-	'after the baseline rounds, the loss ledger decides: rcvbuf sndbuf txqueuelen backlog budget rings cqe' \
+	'after the baseline rounds, the loss ledger decides: rcvbuf sndbuf txqueuelen backlog budget rings cqe reasm' \
 	'estimate    at most [0-9]+ s'; do
 	printf '%s\n' "$out" | grep -qE "^$line"
 	ok $? "--dry-run lists: ${line%% <-*}"

@@ -395,7 +395,8 @@ static void test_sender(void **state)
 }
 
 /* The reassembly line counts fragments too: capped at the loss; the
- * remedy names the size that fits the MTU. */
+ * remedy names the size that fits the MTU, or, when the datagrams fit,
+ * the MTU and the reassembly memory. */
 static void test_reassembly(void **state)
 {
 	_cleanup_ledger_ struct ledger *l = NULL;
@@ -432,6 +433,18 @@ static void test_reassembly(void **state)
 			 "+60,000 (+24,000 beyond what was left to explain)\n"));
 	assert_non_null(strstr(text, "limited by: IP reassembly: "));
 	json_object_put(doc);
+
+	/* datagrams that fit the MTU: fragments lost, or reassembly out of
+	 * memory, which a sysctl gives more of */
+	ledger_free(TAKE_PTR(l));
+	in.mtu = 9000;
+	assert_int_equal(ledger_compute(&in, &l), 0);
+	assert_string_equal(l->bottleneck,
+			    "IP reassembly: IpReasmFails +30,000, IpReasmReqds +60,000 = 100% of the "
+			    "lost datagrams; fragments were lost or reassembly ran out of memory: send "
+			    "datagrams that fit the MTU (verify.message_size), raise the MTU on both hosts "
+			    "(link.mtu) or give reassembly more memory on the receiver (sysctl "
+			    "net.ipv4.ipfrag_high_thresh)");
 	snap_done(&snd);
 	snap_done(&rcv);
 }

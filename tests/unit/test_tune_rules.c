@@ -107,6 +107,44 @@ static void test_mtu(void **state)
 	assert_int_equal(fire("mtu", &f, &w, &fr, &why), 0);
 }
 
+/* Reassembly: half the ledger's weight (after the MTU's 90 when the
+ * ledger names it), a counter's share of the drops otherwise. */
+static void test_reasm(void **state)
+{
+	struct tune_fragment best = {0}, fr;
+	struct tune_facts f = {.best = &best, .mtu = 9000};
+	char *why;
+	double w;
+
+	(void)state;
+	assert_int_equal(fire("reasm", &f, &w, &fr, &why), 0);
+	f.measured = measured("reassembly", "IpReasmFails", 5, NULL, 0);
+	assert_int_equal(fire("reasm", &f, &w, &fr, &why), 1);
+	assert_float_equal(w, 50.0, 1e-9);
+	assert_string_equal(why, "the loss ledger names the reassembly the bottleneck (IpReasmFails +5)");
+	free(why);
+	assert_string_equal(tune_fragment_get(&fr, "sysctl", "net.ipv4.ipfrag_high_thresh"), "\">= 16M\"");
+	json_object_put(f.measured);
+	/* 200 of 800 drops on IPv6 reassembly, the ledger naming another
+	 * stage: a quarter, halved */
+	f.measured = measured("receiver-backlog", "Ip6ReasmFails", 200, "softnet.dropped", 600);
+	assert_int_equal(fire("reasm", &f, &w, &fr, &why), 1);
+	assert_float_equal(w, 12.5, 1e-9);
+	assert_string_equal(why, "Ip6ReasmFails rose by 200 in the rounds");
+	free(why);
+	json_object_put(f.measured);
+	/* both families rose: both named */
+	f.measured = measured(NULL, "IpReasmFails", 100, "Ip6ReasmFails", 200);
+	assert_int_equal(fire("reasm", &f, &w, &fr, &why), 1);
+	assert_string_equal(why, "IpReasmFails + Ip6ReasmFails rose by 300 in the rounds");
+	free(why);
+	json_object_put(f.measured);
+	/* drops elsewhere only: no candidate */
+	f.measured = measured("receiver-backlog", "softnet.dropped", 600, NULL, 0);
+	assert_int_equal(fire("reasm", &f, &w, &fr, &why), 0);
+	json_object_put(f.measured);
+}
+
 static void test_doctor_rules(void **state)
 {
 	struct doctor_check checks[] = {
@@ -179,9 +217,8 @@ static void test_fragments(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rcvbuf),
-	    cmocka_unit_test(test_mtu),
-	    cmocka_unit_test(test_doctor_rules),
+	    cmocka_unit_test(test_rcvbuf),    cmocka_unit_test(test_mtu),
+	    cmocka_unit_test(test_reasm),     cmocka_unit_test(test_doctor_rules),
 	    cmocka_unit_test(test_fragments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
