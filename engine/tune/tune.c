@@ -681,9 +681,11 @@ static int try_candidate(struct session *s, struct candidate *c)
 		say_step(st);
 		return EXIT_OK;
 	}
-	if (!out_is_json())
-		out_text("step %-3u %-10s trying %s (%s)\n", s->step, c->rule->family,
-			 strna(tune_fragment_text(&c->frag)), c->why);
+	if (!out_is_json()) {
+		_cleanup_free_ char *tries = tune_fragment_text(&c->frag);
+
+		out_text("step %-3u %-10s trying %s (%s)\n", s->step, c->rule->family, strna(tries), c->why);
+	}
 	code = run_campaign(s, label, (char *[]){best_path, cand_path}, 2, 0, &doc);
 	if (campaign_stops(s, code, doc)) {
 		step_result(st, doc, streq(s->stopped, "budget") ? "skipped" : "interrupted", s->stopped);
