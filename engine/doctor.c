@@ -26,7 +26,9 @@
 #include "os/nicfacts.h"
 #include "os/pcicfg.h"
 #include "kinds/flowhash.h"
+#include "kinds/irqbalance.h"
 #include "kinds/kinds.h"
+#include "kinds/sysctl.h"
 #include "os/probe.h"
 #include "os/snapshot.h"
 #include "os/sysroot.h"
@@ -701,7 +703,7 @@ static int check_firewall(struct ctx *c)
 
 static int check_irqbalance(struct ctx *c)
 {
-	if (!c->host->irqbalance_running)
+	if (!irqbalance_probed(c->host)->running)
 		return add(c, "host", "irqbalance", DOCTOR_PASS, NULL, "irqbalance is not running");
 	const char *mode = c->p ? kinds_key_enum_name(c->p, "irq.irqbalance") : NULL;
 
@@ -733,7 +735,7 @@ static int check_buffers(struct ctx *c)
 	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
 		const struct profile_uint *w =
 		    c->p ? (const struct profile_uint *)((const char *)c->p + limits[i].want) : NULL;
-		const struct sysctl_state *st = &c->host->sysctl[limits[i].key];
+		const struct sysctl_state probed = sysctl_probed(c->host, limits[i].key), *st = &probed;
 		char **into;
 		char *n;
 

@@ -22,7 +22,9 @@
 #include "os/ethtool.h"
 #include "os/irqaffinity.h"
 #include "os/nicfacts.h"
+#include "kinds/irqbalance.h"
 #include "kinds/kinds.h"
+#include "kinds/sysctl.h"
 #include "os/probe.h"
 #include "os/sysroot.h"
 #include "plan.h"
@@ -748,11 +750,12 @@ static char *tuning_text(const struct host_state *host, const struct verify_repo
 		return NULL;
 	for (int k = 0; k < _SYSCTL_MAX; k++) {
 		_cleanup_free_ char *v = NULL;
+		const struct sysctl_state st = sysctl_probed(host, (enum sysctl_key)k);
 
-		if (host->sysctl[k].r == 0 && sysctl_value_format(&host->sysctl[k].value, &v) >= 0)
+		if (st.r == 0 && sysctl_value_format(&st.value, &v) >= 0)
 			fprintf(f, "%s: %s\n", sysctl_key_to_string(k), v);
 	}
-	fprintf(f, "irqbalance: %s\n", host->irqbalance_running ? "running" : "stopped");
+	fprintf(f, "irqbalance: %s\n", irqbalance_probed(host)->running ? "running" : "stopped");
 	if (cpuset_format_list(&r->pin_cpus, &pins) >= 0)
 		fprintf(f, "bench_cpus: %s\n", *pins ? pins : "none");
 	if (fclose(f) != 0) {

@@ -21,6 +21,7 @@
 #include "os/nic.h"
 #include "os/nicfacts.h"
 #include "os/probe.h"
+#include "os/procsys.h"
 #include "os/sysroot.h"
 
 static bool same_address(const struct sockaddr *a, const struct sockaddr *b)
@@ -228,7 +229,7 @@ static int collect(const struct sockaddr *local, struct udpb_state *ret, int *re
 	if (r < 0)
 		return r;
 	collect_counters(ifname, ret);
-	r = probe_host(only, PROBE_IRQ_DETAILS | PROBE_IFACES_ONLY, NULL, 0, &h);
+	r = probe_host(only, PROBE_IRQ_DETAILS | PROBE_IFACES_ONLY, NULL, &h);
 	s = r >= 0 ? host_state_iface(h, ifname) : NULL;
 	collect_cpus(s && s->irqs_r == 0 ? s->irqs : NULL, ret);
 	if (!s) /* the probe leaves loopback out */

@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/output.h"
 #include "kinds/kinds.h"
+#include "os/probe.h"
 #include "os/snapshot.h"
 #include "os/sysroot.h"
 #include "verbs.h"
@@ -112,10 +113,13 @@ int verb_snapshot(struct cli *cli, int argc, char **argv)
 		}
 		dir = tmp;
 	}
-	/* The change kinds' per-port facts, as kinds_probe_host asks for them. */
-	const struct probe_fact *facts[n_change_kinds + 1];
-	kinds_probe_facts(facts);
-	r = snapshot_take(dir, facts, n_change_kinds, &sum);
+	/* The change kinds' facts, as kinds_probe_host asks for them. */
+	const struct probe_fact *port[n_change_kinds + 1];
+	const struct probe_host_fact *host[n_change_kinds + 1];
+	struct probe_facts facts = {.port = port, .n_port = n_change_kinds, .host = host};
+	kinds_probe_facts(port);
+	facts.n_host = kinds_probe_host_facts(host);
+	r = snapshot_take(dir, &facts, &sum);
 	if (r == 0 && tar) {
 		r = write_tar(dir, tar, &tar_output);
 		if (r < 0)

@@ -7,6 +7,7 @@
  * (plan_ctx), so ban is planned after irq; stop and ban are alternatives of
  * one key. Both come before the IRQ pins in apply order. */
 #include "kinds.h"
+#include "irqbalance.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "irqplan.h"
 #include "os/irqbalanced.h"
 #include "os/probe.h"
+#include "os/procscan.h"
 #include "os/service.h"
 #include "os/sysroot.h"
 #include "changes.h"
@@ -48,6 +50,41 @@ extern const struct change_kind kind_irqbalance;
 static const struct profile_enum *mode_of(const struct profile *p)
 {
 	return &((const struct irqbalance_want *)kind_want(p, &kind_irqbalance))->mode;
+}
+
+/* ---- the probe: irqbalance's process and service, host-wide ---- */
+
+static int irqbalance_probe(void *ret)
+{
+	struct irqbalance_state *st = ret;
+	int r = irqbalance_detect(st);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) /* a broken config file: still say whether it runs */
+		*st = (struct irqbalance_state){
+		    .running = procscan_find("irqbalance") > 0, .enabled = -1, .active = -1};
+	return 0;
+}
+
+static void irqbalance_probe_done(void *value)
+{
+	irqbalance_state_done(value);
+}
+
+static const struct probe_host_fact irqbalance_fact = {
+    .name = "irqbalance",
+    .size = sizeof(struct irqbalance_state),
+    .read = irqbalance_probe,
+    .done = irqbalance_probe_done,
+};
+
+const struct irqbalance_state *irqbalance_probed(const struct host_state *h)
+{
+	static const struct irqbalance_state unknown = {.enabled = -1, .active = -1};
+	const struct host_fact *f = kind_host_fact(h, &kind_irqbalance);
+
+	return f->r < 0 ? &unknown : f->value;
 }
 
 /* ---- irqbalance (irq.irqbalance: stop) ----
@@ -223,7 +260,7 @@ static int irqban_diff(struct plan_ctx *ctx, const struct iface_state *port)
 {
 	struct plan *p = ctx->plan;
 	const struct profile_enum *mode = mode_of(ctx->profile);
-	const struct irqbalance_state *st = &ctx->host->irqbalance;
+	const struct irqbalance_state *st = irqbalance_probed(ctx->host);
 	bool running = st->running || st->active == 1;
 	_cleanup_free_ char *old = NULL, *want = NULL, *banned = NULL;
 	_cleanup_free_ unsigned *pinned = NULL;
@@ -301,7 +338,7 @@ static int irqbalance_diff(struct plan_ctx *ctx, const struct iface_state *port)
 		return plan_irqbalance_stop(p);
 	if (mode->value == MODE_BAN)
 		return 0; /* after the IRQ plan: irqban_diff */
-	if (!ctx->host->irqbalance_running)
+	if (!irqbalance_probed(ctx->host)->running)
 		return 0;
 	return strv_extend(&p->warnings,
 			   "irqbalance is running and left alone: it may overwrite the IRQ pins");
@@ -323,28 +360,30 @@ static void show_tristate(const char *key, int v)
 
 static void irqbalance_show(const struct host_state *h)
 {
+	const struct irqbalance_state *st = irqbalance_probed(h);
+
 	out_open_object("irqbalance");
-	out_bool(OUT_JSON, "running", NULL, h->irqbalance.running);
-	if (h->irqbalance.running)
-		out_int(OUT_JSON, "pid", NULL, h->irqbalance.pid);
+	out_bool(OUT_JSON, "running", NULL, st->running);
+	if (st->running)
+		out_int(OUT_JSON, "pid", NULL, st->pid);
 	else
 		out_string(OUT_JSON, "pid", NULL, NULL);
-	show_tristate("service_enabled", h->irqbalance.enabled);
-	show_tristate("service_active", h->irqbalance.active);
-	if (h->irqbalance.running)
-		out_text("irqbalance  running (pid %d)", h->irqbalance.pid);
+	show_tristate("service_enabled", st->enabled);
+	show_tristate("service_active", st->active);
+	if (st->running)
+		out_text("irqbalance  running (pid %d)", st->pid);
 	else
 		out_text("irqbalance  not running");
-	if (h->irqbalance.enabled < 0 && h->irqbalance.active < 0)
+	if (st->enabled < 0 && st->active < 0)
 		out_text(", service state unknown\n");
 	else
 		out_text(", service %s, %s\n",
-			 h->irqbalance.enabled < 0 ? "enabled?"
-			 : h->irqbalance.enabled   ? "enabled"
-						   : "disabled",
-			 h->irqbalance.active < 0 ? "active?"
-			 : h->irqbalance.active	  ? "active"
-						  : "inactive");
+			 st->enabled < 0 ? "enabled?"
+			 : st->enabled	 ? "enabled"
+					 : "disabled",
+			 st->active < 0 ? "active?"
+			 : st->active	? "active"
+					: "inactive");
 	out_close_object();
 }
 
@@ -406,6 +445,7 @@ const struct change_kind kind_irqbalance = {
     .profile_section = "irq",
     .keys = irqbalance_keys,
     .want_size = sizeof(struct irqbalance_want),
+    .host_probe = &irqbalance_fact,
     .read = irqbalance_kind_read,
     .write = irqbalance_kind_write,
     .undo = kind_undo_by_write,

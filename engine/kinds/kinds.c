@@ -101,12 +101,35 @@ void kinds_probe_facts(const struct probe_fact **ret)
 	}
 }
 
+size_t kinds_probe_host_facts(const struct probe_host_fact **ret)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < n_change_kinds; i++)
+		if (change_kinds[i]->host_probe)
+			ret[n++] = change_kinds[i]->host_probe;
+	return n;
+}
+
 int kinds_probe_host(char *const *only, unsigned flags, struct host_state **ret)
 {
-	const struct probe_fact *facts[ARRAY_SIZE(change_kinds)];
+	const struct probe_fact *port[ARRAY_SIZE(change_kinds)];
+	const struct probe_host_fact *host[ARRAY_SIZE(change_kinds)];
+	struct probe_facts facts = {.port = port, .n_port = n_change_kinds, .host = host};
 
-	kinds_probe_facts(facts);
-	return probe_host(only, flags, facts, n_change_kinds, ret);
+	kinds_probe_facts(port);
+	facts.n_host = kinds_probe_host_facts(host);
+	return probe_host(only, flags, &facts, ret);
+}
+
+const struct host_fact *kind_host_fact(const struct host_state *h, const struct change_kind *k)
+{
+	static const struct host_fact none = {.r = -ENODATA};
+
+	for (size_t i = 0; k->host_probe && i < h->n_facts; i++)
+		if (h->facts[i].def == k->host_probe)
+			return &h->facts[i];
+	return &none;
 }
 
 const struct iface_fact *kind_fact(const struct iface_state *s, const struct change_kind *k)

@@ -37,7 +37,9 @@ struct profile_error;
 struct host_state;
 struct iface_state;
 struct iface_fact;
+struct host_fact;
 struct probe_fact;
+struct probe_host_fact;
 
 /* What a kind's diff publishes for the kinds planned after it (its plan
  * as a fact, such as the irq kind's "irq.pins": irqplan.h), by name: an
@@ -114,6 +116,11 @@ struct change_kind {
 	 * of its slots) changes, so a snapshot taken before is refused rather
 	 * than misread. */
 	const struct probe_fact *probe;
+	/* The host-wide fact the probe reads for it (probe.h: the sysctls,
+	 * irqbalance), found with kind_host_fact(); NULL: none. A host-wide
+	 * setting's live state comes from here, never from a slot of
+	 * host_state. */
+	const struct probe_host_fact *host_probe;
 	/* Current value as the plan would write it. ret_kernel_msg may be
 	 * NULL; else *ret_kernel_msg is NULL on entry and set to the kernel's
 	 * extack text when the read failed and it sent one. */
@@ -215,11 +222,17 @@ const char *kinds_key_enum_name(const struct profile *p, const char *path);
 /* The profile manages ports through at least one kind. */
 bool kinds_manage_ports(const struct profile *p);
 
-/* probe_host() with every kind's per-port fact. */
+/* probe_host() with every kind's per-port and host-wide fact. */
 int kinds_probe_host(char *const *only, unsigned flags, struct host_state **ret);
 /* Every kind's per-port fact (NULL for those without), in the table's
  * order: ret has n_change_kinds entries; what kinds_probe_host asks for. */
 void kinds_probe_facts(const struct probe_fact **ret);
+/* The host-wide kinds' facts (host_probe), in the table's order: ret has
+ * room for n_change_kinds; returns how many. */
+size_t kinds_probe_host_facts(const struct probe_host_fact **ret);
+/* The host-wide fact the probe read for kind k (r, value): r -ENODATA
+ * when it was not read (PROBE_IFACES_ONLY, a host built without it). */
+const struct host_fact *kind_host_fact(const struct host_state *h, const struct change_kind *k);
 /* probe.h's check of a recorded struct ethnl_values (channels, rings,
  * coalesce, pause): each "present" is a bool. */
 int kind_check_ethnl_values(const void *value, char **ret_why);

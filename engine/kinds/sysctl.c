@@ -257,6 +257,32 @@ static bool sysctl_differs(const struct profile_sysctl *w, const struct sysctl_v
 	return !sysctl_value_equal(cur, &w->value);
 }
 
+/* ---- the probe: every managed sysctl, host-wide ---- */
+
+static int sysctl_probe(void *ret)
+{
+	struct sysctl_state *s = ret;
+
+	for (unsigned k = 0; k < _SYSCTL_MAX; k++)
+		s[k].r = sysctl_read_value((enum sysctl_key)k, &s[k].value);
+	return 0;
+}
+
+static const struct probe_host_fact sysctl_fact = {
+    .name = "sysctl",
+    .size = _SYSCTL_MAX * sizeof(struct sysctl_state),
+    .read = sysctl_probe,
+};
+
+struct sysctl_state sysctl_probed(const struct host_state *h, enum sysctl_key k)
+{
+	const struct host_fact *f = kind_host_fact(h, &kind_sysctl);
+
+	if (f->r < 0)
+		return (struct sysctl_state){.r = f->r};
+	return ((const struct sysctl_state *)f->value)[k];
+}
+
 static int sysctl_diff(struct plan_ctx *ctx, const struct iface_state *port)
 {
 	const struct profile_sysctls *want =
@@ -267,7 +293,7 @@ static int sysctl_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	(void)port;
 	for (size_t i = 0; i < want->n; i++) {
 		const struct profile_sysctl *w = &want->v[i];
-		const struct sysctl_state *cur = &ctx->host->sysctl[w->key];
+		const struct sysctl_state st = sysctl_probed(ctx->host, w->key), *cur = &st;
 		_cleanup_free_ char *old = NULL, *new = NULL;
 
 		if (cur->r < 0) {
@@ -297,9 +323,10 @@ static void sysctl_show(const struct host_state *h)
 	out_text("sysctl\n");
 	for (unsigned k = 0; k < _SYSCTL_MAX; k++) {
 		const char *name = sysctl_key_to_string((enum sysctl_key)k);
-		const struct sysctl_value *v = &h->sysctl[k].value;
+		const struct sysctl_state st = sysctl_probed(h, (enum sysctl_key)k);
+		const struct sysctl_value *v = &st.value;
 
-		if (h->sysctl[k].r < 0)
+		if (st.r < 0)
 			out_string(OUT_JSON, name, NULL, NULL);
 		else if (sysctl_def((enum sysctl_key)k)->n_values == 1)
 			out_uint(OUT_JSON, name, NULL, v->v[0]);
@@ -310,13 +337,12 @@ static void sysctl_show(const struct host_state *h)
 			out_close_array();
 		}
 		out_text("  %-28s ", name);
-		if (h->sysctl[k].r >= 0) {
+		if (st.r >= 0) {
 			for (unsigned i = 0; i < v->n; i++)
 				out_text("%s%" PRIu64, i ? " " : "", v->v[i]);
 			out_text("\n");
 		} else
-			out_text("- (%s)\n",
-				 h->sysctl[k].r == -ENOENT ? "absent" : sysroot_strerror(h->sysctl[k].r));
+			out_text("- (%s)\n", st.r == -ENOENT ? "absent" : sysroot_strerror(st.r));
 	}
 	out_close_object();
 }
@@ -340,6 +366,7 @@ const struct change_kind kind_sysctl = {
     .scope = KIND_SCOPE_HOST,
     .keys = sysctl_keys,
     .want_size = sizeof(struct sysctl_want),
+    .host_probe = &sysctl_fact,
     .read = sysctl_kind_read,
     .write = sysctl_kind_write,
     .undo = kind_undo_by_write,

@@ -1,8 +1,9 @@
-/* kinds/sysctl.h: the "sysctl" kind's wanted values, as the profile's
- * sysctl map gives them (its key is KT_OWN: sysctl.c reads it).
+/* kinds/sysctl.h: the "sysctl" kind's values: wanted, as the profile's
+ * sysctl map gives them (its key is KT_OWN: sysctl.c reads it), and as the
+ * probe found them (its host-wide fact).
  *
- * Owns: the types of the map's entries. Must never: be read by anyone
- * but the sysctl kind and the tests of its key. */
+ * Owns: the types of the map's entries and of a probed sysctl, and how
+ * others read the probed ones (verify's host tuning, doctor). */
 #ifndef CX5_KINDS_SYSCTL_H
 #define CX5_KINDS_SYSCTL_H
 
@@ -30,6 +31,17 @@ struct profile_sysctls {
 	struct profile_sysctl *v;
 	size_t n;
 };
+
+/* A managed sysctl as the probe read it. */
+struct sysctl_state {
+	int r;			   /* 0, -ENOENT (absent here), -ENODATA (not probed), other -errno */
+	struct sysctl_value value; /* valid when r == 0 */
+};
+
+struct host_state;
+
+/* Sysctl k of a probed host (kinds_probe_host). */
+struct sysctl_state sysctl_probed(const struct host_state *h, enum sysctl_key k);
 
 const char *profile_sysctl_op_to_string(int v); /* "exact" | "floor", NULL: neither */
 

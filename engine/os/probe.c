@@ -8,7 +8,6 @@
 #include "probe.h"
 
 #include "linkfacts.h"
-#include "procscan.h"
 #include "sysroot.h"
 
 int probe_fact_bad(char **ret_why, const char *fmt, ...)
@@ -48,8 +47,13 @@ void host_state_free(struct host_state *h)
 	for (size_t i = 0; i < h->n_ifaces; i++)
 		iface_state_done(&h->ifaces[i]);
 	free(h->ifaces);
+	for (size_t i = 0; i < h->n_facts; i++) {
+		if (h->facts[i].value && h->facts[i].def && h->facts[i].def->done)
+			h->facts[i].def->done(h->facts[i].value);
+		free(h->facts[i].value);
+	}
+	free(h->facts);
 	firewall_state_done(&h->firewall);
-	irqbalance_state_done(&h->irqbalance);
 	free(h);
 }
 
@@ -107,6 +111,29 @@ struct probe_req {
 	const struct probe_fact *const *facts;
 	size_t n_facts;
 };
+
+/* The host-wide facts, in the caller's order; not read (-ENODATA) with
+ * read false. */
+static int probe_host_facts(struct host_state *h, const struct probe_facts *q, bool read)
+{
+	size_t n = q ? q->n_host : 0;
+
+	h->facts = calloc(n ? n : 1, sizeof(*h->facts));
+	if (!h->facts)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct host_fact *f = &h->facts[h->n_facts++];
+
+		f->def = q->host[i];
+		f->value = calloc(1, f->def->size ? f->def->size : 1);
+		if (!f->value)
+			return -ENOMEM;
+		f->r = read ? f->def->read(f->value) : -ENODATA;
+		if (f->r == -ENOMEM)
+			return f->r;
+	}
+	return 0;
+}
 
 /* Fact q as a snapshot recorded it, found by its name (snapshot_load
  * refused a record of another layout or size); -ENODATA when the snapshot
@@ -227,14 +254,13 @@ static int probe_interfaces(struct host_state *h, const struct probe_req *q, uns
 	return 0;
 }
 
-int probe_host(char *const *only, unsigned flags, const struct probe_fact *const *facts, size_t n_facts,
-	       struct host_state **ret)
+int probe_host(char *const *only, unsigned flags, const struct probe_facts *facts, struct host_state **ret)
 {
 	const struct probe_req q = {
 	    .only = only,
 	    .irq_flags = IRQ_DISCOVER_AFFINITY | (flags & PROBE_IRQ_DETAILS ? IRQ_DISCOVER_DETAILS : 0),
-	    .facts = facts,
-	    .n_facts = n_facts,
+	    .facts = facts ? facts->port : NULL,
+	    .n_facts = facts ? facts->n_port : 0,
 	};
 	struct host_state *h;
 	int r;
@@ -245,22 +271,13 @@ int probe_host(char *const *only, unsigned flags, const struct probe_fact *const
 	r = probe_interfaces(h, &q, flags);
 	if (r < 0)
 		goto fail;
+	r = probe_host_facts(h, facts, !(flags & PROBE_IFACES_ONLY));
+	if (r < 0)
+		goto fail;
 	if (flags & PROBE_IFACES_ONLY) {
-		h->irqbalance = (struct irqbalance_state){.enabled = -1, .active = -1};
-		for (unsigned k = 0; k < _SYSCTL_MAX; k++)
-			h->sysctl[k].r = -ENODATA;
 		*ret = h;
 		return 0;
 	}
-	for (unsigned k = 0; k < _SYSCTL_MAX; k++)
-		h->sysctl[k].r = sysctl_read_value((enum sysctl_key)k, &h->sysctl[k].value);
-	r = irqbalance_detect(&h->irqbalance);
-	if (r == -ENOMEM)
-		goto fail;
-	if (r < 0) /* a broken config file: still say whether it runs */
-		h->irqbalance = (struct irqbalance_state){
-		    .running = procscan_find("irqbalance") > 0, .enabled = -1, .active = -1};
-	h->irqbalance_running = h->irqbalance.running;
 	r = firewall_detect(&h->firewall);
 	if (r < 0)
 		goto fail;

@@ -2,9 +2,8 @@
  *
  * Owns: joining the kernel's links (linkfacts.h: link.h, ethtool.h in the
  * current network namespace, or a snapshot's record) and the per-port
- * facts its caller adds (the change kinds'
- * live state) with sysfs facts from the sysroot (nic.h), the managed
- * sysctls (procsys.h), irqbalance and the firewall. Read-only. Each fact
+ * and host-wide facts its caller adds (the change kinds' live state) with
+ * sysfs facts from the sysroot (nic.h) and the firewall. Read-only. Each fact
  * carries its own result code, so "unsupported" (-EOPNOTSUPP) is never
  * confused with "failed". Must never: change the host, log above debug. */
 #ifndef CX5_PROBE_H
@@ -13,10 +12,8 @@
 #include "ethtool.h"
 #include "firewall.h"
 #include "irqaffinity.h"
-#include "irqbalanced.h"
 #include "link.h"
 #include "nic.h"
-#include "procsys.h"
 
 /* A per-port fact a caller adds to the probe (a change kind's live state,
  * kinds.h): read fills a zeroed buffer of size bytes (plain data without
@@ -43,6 +40,37 @@ struct probe_fact {
 int probe_fact_bad(char **ret_why, const char *fmt, ...) _printf_(2, 3);
 /* The byte of a recorded bool is 0 or 1 (any other is no bool). */
 bool probe_fact_bool_ok(const bool *b);
+
+/* A host-wide fact a caller adds to the probe (a host-wide kind's live
+ * state: the sysctls, irqbalance): read once, after the ports, into a
+ * zeroed buffer of size bytes; not read with PROBE_IFACES_ONLY (r is then
+ * -ENODATA). A snapshot does not record the buffer but every file read
+ * fills it from, so a reader of the snapshot reads it again. */
+struct probe_host_fact {
+	const char *name;
+	size_t size;
+	/* 0 or -errno; -ENOMEM fails the probe. */
+	int (*read)(void *ret);
+	/* Free what a read buffer holds (not the buffer); NULL: nothing. */
+	void (*done)(void *value);
+};
+
+/* What the probe read of a host-wide fact. */
+struct host_fact {
+	const struct probe_host_fact *def;
+	int r;
+	void *value; /* def->size bytes, zero unless read */
+};
+
+/* The facts a caller adds to the probe: per port (entries may be NULL),
+ * into iface_state.facts in the same order, and host-wide, into
+ * host_state.facts. */
+struct probe_facts {
+	const struct probe_fact *const *port;
+	size_t n_port;
+	const struct probe_host_fact *const *host;
+	size_t n_host;
+};
 
 /* What the probe read of one fact: r 0, -EOPNOTSUPP (unsupported), other
  * -errno (-ENODEV: the port is only in the sysroot); value is the fact's
@@ -81,18 +109,12 @@ struct iface_state {
 	struct irq_list *irqs;
 };
 
-struct sysctl_state {
-	int r;			   /* 0, -ENOENT (absent here), other -errno */
-	struct sysctl_value value; /* valid when r == 0 */
-};
-
 struct host_state {
 	struct iface_state *ifaces; /* kernel links by ifindex, then sysroot-only by name */
 	size_t n_ifaces;
-	struct sysctl_state sysctl[_SYSCTL_MAX];
-	bool irqbalance_running;
-	/* irqbalanced.h's view: process, service enabled/active (-1 unknown). */
-	struct irqbalance_state irqbalance;
+	/* The callers' host-wide facts, in their order. */
+	struct host_fact *facts;
+	size_t n_facts;
 	struct firewall_state firewall;
 };
 
@@ -100,7 +122,7 @@ enum probe_flags {
 	/* The IRQs' effective affinity and per-CPU counts (`show`): two more
 	 * values per IRQ that planning does not use. */
 	PROBE_IRQ_DETAILS = 1 << 0,
-	/* The interfaces alone: the sysctls (-ENODATA), irqbalance and the
+	/* The interfaces alone: the host-wide facts (-ENODATA) and the
 	 * firewall, which cost programs run and a scan of every process, are
 	 * not read and must not be used (serve's STATE, answered to any
 	 * client). */
@@ -110,11 +132,9 @@ enum probe_flags {
 /* Probe the host. only: NULL for every interface (loopback skipped), or a
  * NULL-terminated list of names to keep (names found nowhere are simply
  * absent: check with host_state_iface). flags: enum probe_flags. facts:
- * n_facts more facts to read of each port (entries may be NULL), into
- * iface_state.facts in the same order. -errno only when the kernel's link
- * list itself cannot be read. */
-int probe_host(char *const *only, unsigned flags, const struct probe_fact *const *facts, size_t n_facts,
-	       struct host_state **ret);
+ * what else to read (NULL: nothing). -errno only when the kernel's link
+ * list itself cannot be read, or for memory. */
+int probe_host(char *const *only, unsigned flags, const struct probe_facts *facts, struct host_state **ret);
 void host_state_free(struct host_state *h);
 static inline void host_state_freep(struct host_state **h)
 {

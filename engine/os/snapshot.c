@@ -150,7 +150,7 @@ static void read_governors(const struct topology *t)
  * the ethtool texts of a sysroot that has them, ethsysroot.h), the CPU
  * topology and governors, each port's driver and link facts, transmit
  * queues and PCI config space; and the record of the links. */
-static int probe_everything(struct recording *rec, const struct probe_fact *const *facts, size_t n_facts,
+static int probe_everything(struct recording *rec, const struct probe_facts *facts,
 			    struct link_facts **ret_links, size_t *ret_n)
 {
 	_cleanup_host_state_ struct host_state *h = NULL;
@@ -158,7 +158,7 @@ static int probe_everything(struct recording *rec, const struct probe_fact *cons
 	int r;
 
 	sysroot_observe(record, rec);
-	r = probe_host(NULL, PROBE_IRQ_DETAILS, facts, n_facts, &h);
+	r = probe_host(NULL, PROBE_IRQ_DETAILS, facts, &h);
 	if (r >= 0 && topology_read(&t) == -ENOMEM)
 		r = -ENOMEM;
 	for (size_t i = 0; r >= 0 && h && i < h->n_ifaces; i++) {
@@ -184,7 +184,7 @@ static int probe_everything(struct recording *rec, const struct probe_fact *cons
 	if (r < 0)
 		return r;
 	qsort(rec->v, rec->n, sizeof(*rec->v), cmp_access);
-	return record_links(h, facts, n_facts, ret_links, ret_n);
+	return record_links(h, facts ? facts->port : NULL, facts ? facts->n_port : 0, ret_links, ret_n);
 }
 
 /* ---- what a snapshot may hold ---- */
@@ -509,8 +509,7 @@ static int open_empty_dir(const char *dir)
 	return TAKE_FD(dfd);
 }
 
-int snapshot_take(const char *dir, const struct probe_fact *const *facts, size_t n_facts,
-		  struct snapshot_summary *ret)
+int snapshot_take(const char *dir, const struct probe_facts *facts, struct snapshot_summary *ret)
 {
 	_cleanup_(recording_done) struct recording rec = {0};
 	_cleanup_close_ int dfd = -1;
@@ -523,7 +522,7 @@ int snapshot_take(const char *dir, const struct probe_fact *const *facts, size_t
 	dfd = open_empty_dir(dir);
 	if (dfd < 0)
 		return dfd;
-	r = probe_everything(&rec, facts, n_facts, &links, &n_links);
+	r = probe_everything(&rec, facts, &links, &n_links);
 	if (r < 0)
 		return r;
 	links_json = linkfacts_to_json(links, n_links);

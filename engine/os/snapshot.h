@@ -32,13 +32,14 @@ struct snapshot_summary {
 };
 
 struct probe_fact;
+struct probe_facts;
 
 /* Snapshot the host (the current sysroot and network namespace) into dir,
- * which must not exist or be empty (-ENOTEMPTY), with the per-port facts
- * the readers of the snapshot will ask for (probe.h: the change kinds',
- * in their order). */
-int snapshot_take(const char *dir, const struct probe_fact *const *facts, size_t n_facts,
-		  struct snapshot_summary *ret);
+ * which must not exist or be empty (-ENOTEMPTY), with the facts the
+ * readers of the snapshot will ask for (probe.h: the change kinds', in
+ * their order): the per-port ones are recorded, the files the host-wide
+ * ones read are copied. */
+int snapshot_take(const char *dir, const struct probe_facts *facts, struct snapshot_summary *ret);
 
 /* When the current sysroot is a snapshot: use its link facts from now on,
  * make the sysroot read-only, and return 1; 0 when it is not one. facts:

@@ -8,6 +8,7 @@
 
 #include "base/exitcode.h"
 #include "kinds/kinds.h"
+#include "kinds/sysctl.h"
 #include "os/ethfeatures.h"
 #include "os/ethnl.h"
 #include "os/irqaffinity.h"
@@ -100,6 +101,18 @@ static void *fact_set(struct iface_state *s, const char *name, int r, size_t siz
 	return f->value;
 }
 
+/* The host-wide fact of kind `name`, read with result r, its value zero. */
+static void *host_fact_set(struct host_state *h, const char *name, int r)
+{
+	const struct probe_host_fact *def = change_kind_find(name)->host_probe;
+	struct host_fact *f = &h->facts[h->n_facts++];
+
+	f->def = def;
+	f->r = r;
+	f->value = calloc(1, def->size);
+	return f->value;
+}
+
 static struct host_state *host_new(int rings_r)
 {
 	struct host_state *h = calloc(1, sizeof(*h));
@@ -128,10 +141,14 @@ static struct host_state *host_new(int rings_r)
 	    (struct ethnl_values){.v = {1024, 1024}, .present = {true, true}, .max = {8192, 8192}};
 	h->ifaces = s;
 	h->n_ifaces = 1;
+	h->facts = calloc(2, sizeof(*h->facts));
+	struct sysctl_state *sysctl = host_fact_set(h, "sysctl", 0);
 	for (int k = 0; k < _SYSCTL_MAX; k++)
-		h->sysctl[k] = (struct sysctl_state){.value = {.n = 1, .v = {212992}}};
-	h->sysctl[SYSCTL_WMEM_MAX].value.v[0] = 8388608;
-	h->sysctl[SYSCTL_UDP_MEM].value = (struct sysctl_value){.n = 3, .v = {188010, 250681, 376020}};
+		sysctl[k] = (struct sysctl_state){.value = {.n = 1, .v = {212992}}};
+	sysctl[SYSCTL_WMEM_MAX].value.v[0] = 8388608;
+	sysctl[SYSCTL_UDP_MEM].value = (struct sysctl_value){.n = 3, .v = {188010, 250681, 376020}};
+	/* irqbalance neither running nor a service */
+	host_fact_set(h, "irqbalance", 0);
 	/* veth-like offloads: gro changeable and on, lro fixed off; no
 	 * coalescing; pause without autoneg reported */
 	struct eth_features *features = fact_set(s, "features", 0, sizeof(struct eth_features));
