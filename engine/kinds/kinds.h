@@ -5,10 +5,11 @@
  * never renamed); its profile keys (a table of rows: name, type, range,
  * help, keys/keys.h; a value of its own shape it reads itself: KT_OWN,
  * struct key_codec) and the struct they fill; the checks that span its
- * keys; the per-port fact it reads from the host (probe.h); how its current
- * value is read, written, undone and verified; how it is diffed against a
- * profile (diff) and which other kinds' changes block it (conflicts); how
- * its state shows in `show`; how its values read to people (human). A
+ * keys; the per-port or host-wide fact it reads from the host (probe.h);
+ * how its current value is read, written, undone and verified; how it is
+ * diffed against a profile (diff) and which other kinds' changes block it
+ * (conflicts); how its state shows in `show`; how its values read to
+ * people (human). A
  * kind's values are strings only (object, key, old, new), so the undo log
  * alone restores them after a crash. Must never: change the host from
  * diff, manages, probe or show; know another kind except through struct
