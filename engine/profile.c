@@ -1620,8 +1620,12 @@ static int key_at(const struct profile *p, const char *path, const struct profil
 			;
 		if (!k->name)
 			return -ENOENT;
-		if (k->type == KT_KINDS)
-			return kinds_key_at(p, path, ret_k, (const void **)ret_field);
+		if (k->type == KT_KINDS) {
+			int r = kinds_key_at(p, path, ret_k, (const void **)ret_field);
+
+			/* "link": the section of the kinds' keys */
+			return r == -ENOENT && !name[n] ? -EISDIR : r;
+		}
 		field = (char *)base + k->offset;
 		if (!name[n])
 			break;

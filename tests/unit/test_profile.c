@@ -572,6 +572,17 @@ static void test_every_key(void **state)
 	assert_true(KEY(p, "link.channels.rx", struct profile_uint).set);
 	assert_int_equal(KEY(p, "link.channels.rx", struct profile_uint).value, 0);
 	assert_int_equal(KEY(p, "link.channels.tx", struct profile_uint).value, 2);
+	/* a kind's key by its path, for the profile and for the kinds; a
+	 * section or a path below a value is no key */
+	assert_ptr_equal(kinds_key_value(p, "link.channels.combined", NULL),
+			 profile_key_value(p, "link.channels.combined", NULL));
+	assert_int_equal(kinds_key_uint(p, "link.channels.combined")->value, 16);
+	assert_null(profile_key_value(p, "link", NULL));
+	assert_null(profile_key_value(p, "link.channels", NULL));
+	assert_null(kinds_key_value(p, "link.channels", NULL));
+	assert_null(profile_key_value(p, "link.mtu.x", NULL));
+	assert_null(kinds_key_value(p, "sysctl.net.core.rmem_max", NULL));
+	assert_non_null(kinds_key_value(p, "sysctl", NULL));
 	assert_int_equal(KEY(p, "link.rings.rx", struct profile_uint).value, 8192);
 	assert_int_equal(KEY(p, "link.rings.tx", struct profile_uint).value, 4096);
 	assert_string_equal(kinds_key_enum_name(p, "irq.policy"), "cpulist");
