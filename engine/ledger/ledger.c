@@ -156,7 +156,7 @@ static char *remedy_reassembly(const struct ctx *c)
 		    c->in->message_size, mtu, mtu - 28);
 	return strdup("fragments were lost or reassembly ran out of memory: send datagrams that fit the MTU "
 		      "(verify.message_size), raise the MTU on both hosts (link.mtu) or give reassembly more "
-		      "memory on the receiver (sysctl net.ipv4.ipfrag_high_thresh)");
+		      "memory on the receiver (sysctl net.ipv4.ipfrag_high_thresh for IPv4)");
 }
 
 static char *remedy_receiver_ip(const struct ctx *c)

@@ -4,8 +4,9 @@
  * weight orders the candidates: a rule whose stage the loss ledger names
  * as the bottleneck weighs 100, a stage that lost datagrams its share of
  * the drops; a port below MTU 9000 whose messages do not fit one frame (or
- * whose reassembly fails) 90, else 50; doctor's failed check 40, its
- * warning 20. Must never: touch the host, propose a CPU list, or fire on
+ * whose reassembly fails) 90, else 50; reassembly memory half its ledger
+ * weight (after the MTU, which removes the fragments); doctor's failed
+ * check 40, its warning 20. Must never: touch the host, propose a CPU list, or fire on
  * evidence it did not read (an unknown counter is no evidence). */
 #define _GNU_SOURCE
 #include "rules.h"
@@ -70,8 +71,6 @@ static long long drops_total(const struct tune_facts *f)
 	return n;
 }
 
-/* Fires on the ledger: the stage named the bottleneck (weight 100), or
- * its counters rose (their share of every counter's rise). */
 /* The counters of names that rose, "IpReasmFails + Ip6ReasmFails" (the
  * first name when none did); NULL: out of memory. */
 static char *rose_names(const struct tune_facts *f, const char *const *names)
@@ -93,6 +92,8 @@ static char *rose_names(const struct tune_facts *f, const char *const *names)
 	return s ? TAKE_PTR(s) : strdup(names[0]);
 }
 
+/* Fires on the ledger: the stage named the bottleneck (weight 100), or
+ * its counters rose (their share of every counter's rise). */
 static int ledger_evidence(const struct tune_facts *f, const char *stage, const char *const *counters,
 			   char **ret_why, double *ret_weight)
 {
@@ -334,13 +335,14 @@ static int fire_cqe(const struct tune_facts *f, char **ret_why, double *ret_weig
 	return add_key(ret_frag, "link.private_flags", "rx_cqe_compress", "true") < 0 ? -E2BIG : 1;
 }
 
-/* Reassembly: after the MTU (which removes the fragments), so half the
- * ledger's weight; it tries more memory for the fragments in flight, which
- * helps only when reassembly ran out of it: the rounds decide. */
+/* IPv4 reassembly: after the MTU (which removes the fragments), so half
+ * the ledger's weight; it tries more memory for the fragments in flight,
+ * which helps only when reassembly ran out of it: the rounds decide. Its
+ * sysctl is IPv4's: an IPv6 rise alone (Ip6ReasmFails) is no evidence. */
 static int fire_reasm(const struct tune_facts *f, char **ret_why, double *ret_weight,
 		      struct tune_fragment *ret_frag)
 {
-	static const char *const c[] = {"IpReasmFails", "Ip6ReasmFails", NULL};
+	static const char *const c[] = {"IpReasmFails", NULL};
 	int r = ledger_evidence(f, "reassembly", c, ret_why, ret_weight);
 
 	if (r <= 0)
@@ -372,7 +374,7 @@ const struct tune_rule tune_rules[] = {
      "link.rings.rx: 8192", false, true, false, true, fire_rings},
     {"cqe", "rx_out_of_buffer rose", "link.private_flags.rx_cqe_compress: true", false, true, false, true,
      fire_cqe},
-    {"reasm", "IpReasmFails rose, or the ledger names IP reassembly",
+    {"reasm", "IpReasmFails (IPv4) rose, or the ledger names IP reassembly",
      "net.ipv4.ipfrag_high_thresh: \">= 16M\"", false, false, false, true, fire_reasm},
     {"irq", "doctor: completion IRQs on CPU0 or off the NIC's NUMA node (irq-placement)",
      "irq.policy: numa-local", false, false, false, false, fire_irq},

@@ -444,7 +444,7 @@ static void test_reassembly(void **state)
 			    "lost datagrams; fragments were lost or reassembly ran out of memory: send "
 			    "datagrams that fit the MTU (verify.message_size), raise the MTU on both hosts "
 			    "(link.mtu) or give reassembly more memory on the receiver (sysctl "
-			    "net.ipv4.ipfrag_high_thresh)");
+			    "net.ipv4.ipfrag_high_thresh for IPv4)");
 	snap_done(&snd);
 	snap_done(&rcv);
 }

@@ -76,6 +76,13 @@ static void test_rcvbuf(void **state)
 	snprintf(best.keys[0].value, sizeof(best.keys[0].value), "64M");
 	assert_int_equal(fire("rcvbuf", &f, &w, &fr, &why), 0);
 	json_object_put(f.measured);
+	/* both families rose: the reason names both */
+	f.best = &(struct tune_fragment){0};
+	f.measured = measured(NULL, "UdpRcvbufErrors", 100, "Udp6RcvbufErrors", 200);
+	assert_int_equal(fire("rcvbuf", &f, &w, &fr, &why), 1);
+	assert_string_equal(why, "UdpRcvbufErrors + Udp6RcvbufErrors rose by 300 in the rounds");
+	free(why);
+	json_object_put(f.measured);
 }
 
 static void test_mtu(void **state)
@@ -107,8 +114,8 @@ static void test_mtu(void **state)
 	assert_int_equal(fire("mtu", &f, &w, &fr, &why), 0);
 }
 
-/* Reassembly: half the ledger's weight (after the MTU's 90 when the
- * ledger names it), a counter's share of the drops otherwise. */
+/* IPv4 reassembly: half the ledger's weight (after the MTU's 90 when the
+ * ledger names it), its counter's share of the drops otherwise. */
 static void test_reasm(void **state)
 {
 	struct tune_fragment best = {0}, fr;
@@ -125,19 +132,17 @@ static void test_reasm(void **state)
 	free(why);
 	assert_string_equal(tune_fragment_get(&fr, "sysctl", "net.ipv4.ipfrag_high_thresh"), "\">= 16M\"");
 	json_object_put(f.measured);
-	/* 200 of 800 drops on IPv6 reassembly, the ledger naming another
+	/* 200 of 800 drops on IPv4 reassembly, the ledger naming another
 	 * stage: a quarter, halved */
-	f.measured = measured("receiver-backlog", "Ip6ReasmFails", 200, "softnet.dropped", 600);
+	f.measured = measured("receiver-backlog", "IpReasmFails", 200, "softnet.dropped", 600);
 	assert_int_equal(fire("reasm", &f, &w, &fr, &why), 1);
 	assert_float_equal(w, 12.5, 1e-9);
-	assert_string_equal(why, "Ip6ReasmFails rose by 200 in the rounds");
+	assert_string_equal(why, "IpReasmFails rose by 200 in the rounds");
 	free(why);
 	json_object_put(f.measured);
-	/* both families rose: both named */
-	f.measured = measured(NULL, "IpReasmFails", 100, "Ip6ReasmFails", 200);
-	assert_int_equal(fire("reasm", &f, &w, &fr, &why), 1);
-	assert_string_equal(why, "IpReasmFails + Ip6ReasmFails rose by 300 in the rounds");
-	free(why);
+	/* IPv6 reassembly alone: its memory is not net.ipv4's, no candidate */
+	f.measured = measured(NULL, "Ip6ReasmFails", 200, NULL, 0);
+	assert_int_equal(fire("reasm", &f, &w, &fr, &why), 0);
 	json_object_put(f.measured);
 	/* drops elsewhere only: no candidate */
 	f.measured = measured("receiver-backlog", "softnet.dropped", 600, NULL, 0);
