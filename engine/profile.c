@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <sys/stat.h>
 
 #include "base/cpuset.h"
@@ -32,7 +31,6 @@
 #include "keys/keyread.h"
 #include "kinds/kinds.h"
 
-#define PATH_BUF	 KEY_PATH_BUF
 #define PROFILE_MAX_PATH 4096
 
 /* ---- enum tables ---- */
@@ -633,7 +631,7 @@ static int parse_string_list(struct profile_loader *l, const struct ynode *v, co
 					 const struct ynode *e, const char *epath),
 			     const struct profile_key *k)
 {
-	char epath[PATH_BUF], buf[64];
+	char epath[KEY_PATH_BUF], buf[64];
 	int r;
 
 	if (v->kind != YNODE_SEQUENCE)
@@ -804,7 +802,7 @@ static int parse_forbidden(struct profile_loader *l, const struct profile_key *k
 
 /* ---- unsetting: `key: ~` removes what a parent set ---- */
 
-/* The size of a field of each type that is not a section or the sysctls. */
+/* The size of a field of each type that is not a section or KT_OWN. */
 static const size_t field_sizes[_KT_MAX] = {
     [KT_FORMAT_VERSION] = sizeof(struct profile_uint), [KT_UINT] = sizeof(struct profile_uint),
     [KT_SIZE] = sizeof(struct profile_uint),	       [KT_NUMBER] = sizeof(struct profile_double),
@@ -981,7 +979,7 @@ static int parse_uints(struct profile_loader *l, const struct profile_key *k,
 {
 	struct profile_uints *f = field;
 	_cleanup_free_ uint64_t *vals = NULL;
-	char epath[PATH_BUF];
+	char epath[KEY_PATH_BUF];
 
 	if (v->kind != YNODE_SEQUENCE)
 		return key_expect(l, v, path, "a list of integers");
@@ -1079,7 +1077,7 @@ static int unknown_key(struct profile_loader *l, const struct ynode *key, const 
 static int apply_mapping(struct profile_loader *l, const struct profile_key *table, void *base,
 			 const struct ynode *map, const char *path)
 {
-	char kpath[PATH_BUF];
+	char kpath[KEY_PATH_BUF];
 	int r;
 
 	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
@@ -1110,7 +1108,7 @@ static int apply_kinds(struct profile_loader *l, const struct profile_key *ph, v
 {
 	struct profile *p = field;
 	const char *names[128];
-	char kpath[PATH_BUF];
+	char kpath[KEY_PATH_BUF];
 	struct kind_row row;
 	size_t n = 0;
 	int r;
@@ -1610,7 +1608,7 @@ static int key_at(const struct profile *p, const char *path, const struct profil
 	const struct profile_key *table = profile_keys, *k = NULL;
 	const char *name = path;
 	void *base = (void *)p, *field = NULL;
-	char kname[PATH_BUF];
+	char kname[KEY_PATH_BUF];
 
 	for (;;) {
 		size_t n = strcspn(name, ".");
@@ -1682,7 +1680,7 @@ static int walk_table(const struct profile_key *table, const char *prefix, const
 static int walk_row(const struct profile_key *k, const char *prefix, const struct change_kind *kind,
 		    profile_key_visit_fn fn, void *userdata)
 {
-	char path[PATH_BUF];
+	char path[KEY_PATH_BUF];
 	struct kind_row row;
 	int r;
 

@@ -24,10 +24,11 @@
 #define CX5_PROFILE_H
 
 #include <json-c/json.h>
-#include <stdarg.h>
 
 #include "base/util.h"
 #include "keys/keys.h"
+
+struct change_kind;
 
 #define PROFILE_FORMAT_VERSION 1
 #define PROFILE_MAX_BYTES      (1024 * 1024) /* a larger file is rejected unread */
@@ -99,8 +100,8 @@ struct profile {
 
 	/* What the change kinds' keys want (kinds/kinds.h: each kind's keys,
 	 * their values in a struct of its own, change_kinds[] order; a kind
-	 * reads its own with kind_want(), anyone else a key's value by
-	 * its path with profile_key_value()). */
+	 * reads its own with kind_want(); a kind's key by its path with
+	 * kinds_key_value(), any key with profile_key_value()). */
 	void **kind_wants;
 
 	struct {

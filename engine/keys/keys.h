@@ -67,20 +67,6 @@ struct profile_uints {
 	struct profile_mark at;
 };
 
-/* NAME: on | off with names the host knows, not the format (a driver's
- * private flags, kinds/privflags.c): in the order written (parents' entries first,
- * overridden in place). */
-struct profile_flag {
-	char *name;
-	bool value;
-	struct profile_mark at;
-};
-
-struct profile_flags {
-	struct profile_flag *v;
-	size_t n;
-};
-
 struct profile_pci_id {
 	uint16_t vendor;
 	uint16_t device;
@@ -145,7 +131,6 @@ enum profile_key_type {
 
 struct profile_loader;
 struct ynode;
-struct change_kind;
 struct json_object;
 struct profile_key;
 

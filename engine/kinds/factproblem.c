@@ -1,6 +1,6 @@
 /* kinds/factproblem.c: the plan problem of a port fact the probe could
- * not read, one text for every ethtool kind (see kinds.h). Apart from
- * kinds.c, which the pipeline's plan.c uses: this calls back plan.c. */
+ * not read, one text for every ethtool kind (see kinds.h): a problem
+ * added to the plan (changes.h). */
 #include "kinds.h"
 
 #include "base/exitcode.h"

@@ -209,8 +209,10 @@ size_t change_kind_index(const struct change_kind *k);
 const void *kind_want(const struct profile *p, const struct change_kind *k);
 /* A kind's key at a dotted path ("link.mtu", "irq.policy",
  * "link.channels.combined", "sysctl"): 0 with its row and field, -ENOENT
- * when no kind has it, -EISDIR for a section of rows. How one kind reads
- * another's key, and the profile (profile_key_value) any kind's. */
+ * when no kind has it, -EISDIR for a section of a kind's rows
+ * ("link.channels"; "link" itself is profile.c's section). Anyone may read
+ * a kind's key with it (another kind, doctor, verify); profile_key_value
+ * finds the kinds' keys through it, and the format's own too. */
 int kinds_key_at(const struct profile *p, const char *path, const struct profile_key **ret_key,
 		 const void **ret_field);
 /* Its field (NULL: no such key), *ret_key its row when ret_key is set. */

@@ -29,6 +29,19 @@
 
 #define KEY_PREFIX "private_flags."
 
+/* NAME: on | off with names the host knows, not the format: in the order written (parents' entries first,
+ * overridden in place). */
+struct profile_flag {
+	char *name;
+	bool value;
+	struct profile_mark at;
+};
+
+struct profile_flags {
+	struct profile_flag *v;
+	size_t n;
+};
+
 struct privflags_want {
 	struct profile_flags flags;
 };
