@@ -735,7 +735,7 @@ static int check_buffers(struct ctx *c)
 	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
 		const struct profile_uint *w =
 		    c->p ? (const struct profile_uint *)((const char *)c->p + limits[i].want) : NULL;
-		const struct sysctl_state probed = sysctl_probed(c->host, limits[i].key), *st = &probed;
+		const struct sysctl_state *st = sysctl_probed(c->host, limits[i].key);
 		char **into;
 		char *n;
 

@@ -750,9 +750,9 @@ static char *tuning_text(const struct host_state *host, const struct verify_repo
 		return NULL;
 	for (int k = 0; k < _SYSCTL_MAX; k++) {
 		_cleanup_free_ char *v = NULL;
-		const struct sysctl_state st = sysctl_probed(host, (enum sysctl_key)k);
+		const struct sysctl_state *st = sysctl_probed(host, (enum sysctl_key)k);
 
-		if (st.r == 0 && sysctl_value_format(&st.value, &v) >= 0)
+		if (st->r == 0 && sysctl_value_format(&st->value, &v) >= 0)
 			fprintf(f, "%s: %s\n", sysctl_key_to_string(k), v);
 	}
 	fprintf(f, "irqbalance: %s\n", irqbalance_probed(host)->running ? "running" : "stopped");

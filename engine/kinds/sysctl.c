@@ -274,13 +274,14 @@ static const struct probe_host_fact sysctl_fact = {
     .read = sysctl_probe,
 };
 
-struct sysctl_state sysctl_probed(const struct host_state *h, enum sysctl_key k)
+const struct sysctl_state *sysctl_probed(const struct host_state *h, enum sysctl_key k)
 {
+	/* sysctl_probe never fails as a whole (each sysctl has its own r):
+	 * a fact that is not 0 was not read. */
+	static const struct sysctl_state unprobed = {.r = -ENODATA};
 	const struct host_fact *f = kind_host_fact(h, &kind_sysctl);
 
-	if (f->r < 0)
-		return (struct sysctl_state){.r = f->r};
-	return ((const struct sysctl_state *)f->value)[k];
+	return f->r < 0 ? &unprobed : &((const struct sysctl_state *)f->value)[k];
 }
 
 static int sysctl_diff(struct plan_ctx *ctx, const struct iface_state *port)
@@ -293,7 +294,7 @@ static int sysctl_diff(struct plan_ctx *ctx, const struct iface_state *port)
 	(void)port;
 	for (size_t i = 0; i < want->n; i++) {
 		const struct profile_sysctl *w = &want->v[i];
-		const struct sysctl_state st = sysctl_probed(ctx->host, w->key), *cur = &st;
+		const struct sysctl_state *cur = sysctl_probed(ctx->host, w->key);
 		_cleanup_free_ char *old = NULL, *new = NULL;
 
 		if (cur->r < 0) {
@@ -323,10 +324,10 @@ static void sysctl_show(const struct host_state *h)
 	out_text("sysctl\n");
 	for (unsigned k = 0; k < _SYSCTL_MAX; k++) {
 		const char *name = sysctl_key_to_string((enum sysctl_key)k);
-		const struct sysctl_state st = sysctl_probed(h, (enum sysctl_key)k);
-		const struct sysctl_value *v = &st.value;
+		const struct sysctl_state *st = sysctl_probed(h, (enum sysctl_key)k);
+		const struct sysctl_value *v = &st->value;
 
-		if (st.r < 0)
+		if (st->r < 0)
 			out_string(OUT_JSON, name, NULL, NULL);
 		else if (sysctl_def((enum sysctl_key)k)->n_values == 1)
 			out_uint(OUT_JSON, name, NULL, v->v[0]);
@@ -337,12 +338,12 @@ static void sysctl_show(const struct host_state *h)
 			out_close_array();
 		}
 		out_text("  %-28s ", name);
-		if (st.r >= 0) {
+		if (st->r >= 0) {
 			for (unsigned i = 0; i < v->n; i++)
 				out_text("%s%" PRIu64, i ? " " : "", v->v[i]);
 			out_text("\n");
 		} else
-			out_text("- (%s)\n", st.r == -ENOENT ? "absent" : sysroot_strerror(st.r));
+			out_text("- (%s)\n", st->r == -ENOENT ? "absent" : sysroot_strerror(st->r));
 	}
 	out_close_object();
 }

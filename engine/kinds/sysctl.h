@@ -40,8 +40,9 @@ struct sysctl_state {
 
 struct host_state;
 
-/* Sysctl k of a probed host (kinds_probe_host). */
-struct sysctl_state sysctl_probed(const struct host_state *h, enum sysctl_key k);
+/* Sysctl k of a probed host (kinds_probe_host); r -ENODATA when the probe
+ * did not read the sysctls (PROBE_IFACES_ONLY). Never NULL. */
+const struct sysctl_state *sysctl_probed(const struct host_state *h, enum sysctl_key k);
 
 const char *profile_sysctl_op_to_string(int v); /* "exact" | "floor", NULL: neither */
 
