@@ -116,9 +116,8 @@ int verb_snapshot(struct cli *cli, int argc, char **argv)
 	/* The change kinds' facts, as kinds_probe_host asks for them. */
 	const struct probe_fact *port[n_change_kinds + 1];
 	const struct probe_host_fact *host[n_change_kinds + 1];
-	struct probe_facts facts = {.port = port, .n_port = n_change_kinds, .host = host};
-	kinds_probe_facts(port);
-	facts.n_host = kinds_probe_host_facts(host);
+	struct probe_facts facts;
+	kinds_probe_request(&facts, port, host);
 	r = snapshot_take(dir, &facts, &sum);
 	if (r == 0 && tar) {
 		r = write_tar(dir, tar, &tar_output);

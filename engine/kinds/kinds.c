@@ -101,24 +101,25 @@ void kinds_probe_facts(const struct probe_fact **ret)
 	}
 }
 
-size_t kinds_probe_host_facts(const struct probe_host_fact **ret)
+void kinds_probe_request(struct probe_facts *ret, const struct probe_fact **port,
+			 const struct probe_host_fact **host)
 {
 	size_t n = 0;
 
+	kinds_probe_facts(port);
 	for (size_t i = 0; i < n_change_kinds; i++)
 		if (change_kinds[i]->host_probe)
-			ret[n++] = change_kinds[i]->host_probe;
-	return n;
+			host[n++] = change_kinds[i]->host_probe;
+	*ret = (struct probe_facts){.port = port, .n_port = n_change_kinds, .host = host, .n_host = n};
 }
 
 int kinds_probe_host(char *const *only, unsigned flags, struct host_state **ret)
 {
 	const struct probe_fact *port[ARRAY_SIZE(change_kinds)];
 	const struct probe_host_fact *host[ARRAY_SIZE(change_kinds)];
-	struct probe_facts facts = {.port = port, .n_port = n_change_kinds, .host = host};
+	struct probe_facts facts;
 
-	kinds_probe_facts(port);
-	facts.n_host = kinds_probe_host_facts(host);
+	kinds_probe_request(&facts, port, host);
 	return probe_host(only, flags, &facts, ret);
 }
 

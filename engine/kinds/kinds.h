@@ -40,6 +40,7 @@ struct iface_state;
 struct iface_fact;
 struct host_fact;
 struct probe_fact;
+struct probe_facts;
 struct probe_host_fact;
 
 /* What a kind's diff publishes for the kinds planned after it (its plan
@@ -230,9 +231,12 @@ int kinds_probe_host(char *const *only, unsigned flags, struct host_state **ret)
 /* Every kind's per-port fact (NULL for those without), in the table's
  * order: ret has n_change_kinds entries; what kinds_probe_host asks for. */
 void kinds_probe_facts(const struct probe_fact **ret);
-/* The host-wide kinds' facts (host_probe), in the table's order: ret has
- * room for n_change_kinds; returns how many. */
-size_t kinds_probe_host_facts(const struct probe_host_fact **ret);
+/* What kinds_probe_host asks probe_host for, into *ret: every kind's
+ * per-port fact (kinds_probe_facts, into port) and the host-wide kinds'
+ * facts (host_probe, in the table's order, into host); port and host have
+ * room for n_change_kinds each and must outlive *ret. */
+void kinds_probe_request(struct probe_facts *ret, const struct probe_fact **port,
+			 const struct probe_host_fact **host);
 /* The host-wide fact the probe read for kind k (r, value): r -ENODATA
  * when it was not read (PROBE_IFACES_ONLY, a host built without it). */
 const struct host_fact *kind_host_fact(const struct host_state *h, const struct change_kind *k);
