@@ -55,8 +55,13 @@ static int probe_channels(const char *ifname, void *ret, char **kmsg)
 	return ethtool_u32_probe(&channels, ifname, ret, kmsg);
 }
 
-static const struct probe_fact channels_fact = {"channels", 1, sizeof(struct ethnl_values), probe_channels,
-						kind_check_ethnl_values};
+static const struct probe_fact channels_fact = {
+    .name = "channels",
+    .layout = 1,
+    .size = sizeof(struct ethnl_values),
+    .read = probe_channels,
+    .check = kind_check_ethnl_values,
+};
 
 static int channels_read(const char *object, const char *key, char **ret, char **kmsg)
 {

@@ -49,8 +49,13 @@ static int coalesce_probe(const char *ifname, void *ret, char **kmsg)
 	return ethparam_probe(&coalesce_kind, ifname, ret, kmsg);
 }
 
-static const struct probe_fact coalesce_fact = {"coalesce", 1, sizeof(struct ethnl_values), coalesce_probe,
-						kind_check_ethnl_values};
+static const struct probe_fact coalesce_fact = {
+    .name = "coalesce",
+    .layout = 1,
+    .size = sizeof(struct ethnl_values),
+    .read = coalesce_probe,
+    .check = kind_check_ethnl_values,
+};
 
 static int coalesce_read(const char *object, const char *key, char **ret, char **kmsg)
 {

@@ -149,8 +149,13 @@ static int features_check(const void *value, char **ret_why)
 	return 0;
 }
 
-static const struct probe_fact features_fact = {"features", 1, sizeof(struct eth_features), features_probe,
-						features_check};
+static const struct probe_fact features_fact = {
+    .name = "features",
+    .layout = 1,
+    .size = sizeof(struct eth_features),
+    .read = features_probe,
+    .check = features_check,
+};
 
 static const char *on_off(bool on)
 {

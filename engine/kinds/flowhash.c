@@ -95,8 +95,13 @@ static int flowhash_check(const void *value, char **ret_why)
 	return 0;
 }
 
-static const struct probe_fact flowhash_fact = {"flow_hash", 1, sizeof(struct flowhash_fact), probe_flowhash,
-						flowhash_check};
+static const struct probe_fact flowhash_fact = {
+    .name = "flow_hash",
+    .layout = 1,
+    .size = sizeof(struct flowhash_fact),
+    .read = probe_flowhash,
+    .check = flowhash_check,
+};
 
 int flow_hash_probed(const struct iface_state *s, enum eth_flow f, uint64_t *ret)
 {

@@ -42,8 +42,13 @@ static int pause_probe(const char *ifname, void *ret, char **kmsg)
 	return ethparam_probe(&pause_kind, ifname, ret, kmsg);
 }
 
-static const struct probe_fact pause_fact = {"pause", 1, sizeof(struct ethnl_values), pause_probe,
-					     kind_check_ethnl_values};
+static const struct probe_fact pause_fact = {
+    .name = "pause",
+    .layout = 1,
+    .size = sizeof(struct ethnl_values),
+    .read = pause_probe,
+    .check = kind_check_ethnl_values,
+};
 
 static int pause_read(const char *object, const char *key, char **ret, char **kmsg)
 {

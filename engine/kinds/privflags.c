@@ -203,8 +203,13 @@ static int privflags_check(const void *value, char **ret_why)
 	return 0;
 }
 
-static const struct probe_fact privflags_fact = {"private_flags", 1, sizeof(struct eth_priv_flags),
-						 probe_flags, privflags_check};
+static const struct probe_fact privflags_fact = {
+    .name = "private_flags",
+    .layout = 1,
+    .size = sizeof(struct eth_priv_flags),
+    .read = probe_flags,
+    .check = privflags_check,
+};
 
 static const char *flag_of(const char *key)
 {

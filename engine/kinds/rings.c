@@ -52,8 +52,13 @@ static int probe_rings(const char *ifname, void *ret, char **kmsg)
 	return ethtool_u32_probe(&rings, ifname, ret, kmsg);
 }
 
-static const struct probe_fact rings_fact = {"rings", 1, sizeof(struct ethnl_values), probe_rings,
-					     kind_check_ethnl_values};
+static const struct probe_fact rings_fact = {
+    .name = "rings",
+    .layout = 1,
+    .size = sizeof(struct ethnl_values),
+    .read = probe_rings,
+    .check = kind_check_ethnl_values,
+};
 
 static int rings_read(const char *object, const char *key, char **ret, char **kmsg)
 {

@@ -190,7 +190,13 @@ static int rss_check(const void *value, char **ret_why)
 	return 0;
 }
 
-static const struct probe_fact rss_fact = {"rss", 1, sizeof(struct rss_fact), probe_rss, rss_check};
+static const struct probe_fact rss_fact = {
+    .name = "rss",
+    .layout = 1,
+    .size = sizeof(struct rss_fact),
+    .read = probe_rss,
+    .check = rss_check,
+};
 
 static bool is_default(const uint32_t *indir, uint32_t n, uint32_t rings)
 {

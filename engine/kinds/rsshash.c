@@ -64,8 +64,13 @@ static int rsshash_check(const void *value, char **ret_why)
 	return 0;
 }
 
-static const struct probe_fact rsshash_fact = {"rss_hash", 1, sizeof(struct rsshash_fact), probe_rsshash,
-					       rsshash_check};
+static const struct probe_fact rsshash_fact = {
+    .name = "rss_hash",
+    .layout = 1,
+    .size = sizeof(struct rsshash_fact),
+    .read = probe_rsshash,
+    .check = rsshash_check,
+};
 
 static int rsshash_read(const char *object, const char *key, char **ret, char **kmsg)
 {
