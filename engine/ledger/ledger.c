@@ -830,10 +830,17 @@ static int name_bottleneck(const struct ctx *c, struct ledger *l)
 	return l->bottleneck ? 0 : -ENOMEM;
 }
 
+/* _cleanup_free_ on an array frees its first element only. */
+static void whys_free(char *(*why)[_LEDGER_HOST_MAX])
+{
+	for (int h = 0; h < _LEDGER_HOST_MAX; h++)
+		free((*why)[h]);
+}
+
 int ledger_compute(const struct ledger_input *given, struct ledger **ret)
 {
 	_cleanup_ledger_ struct ledger *l = calloc(1, sizeof(*l));
-	_cleanup_free_ char *why[_LEDGER_HOST_MAX] = {NULL};
+	_cleanup_(whys_free) char *why[_LEDGER_HOST_MAX] = {NULL};
 	struct ledger_input eff = *given, *in = &eff;
 	struct ctx c = {.in = in, .l = l};
 	uint64_t left;
