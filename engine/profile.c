@@ -1605,39 +1605,16 @@ int profile_overlay(struct profile *p, const struct ynode *map, const char *sect
 static int key_at(const struct profile *p, const char *path, const struct profile_key **ret_k,
 		  void **ret_field)
 {
-	const struct profile_key *table = profile_keys, *k = NULL;
-	const char *name = path;
-	void *base = (void *)p, *field = NULL;
-	char kname[KEY_PATH_BUF];
+	size_t n = strcspn(path, ".");
+	const struct profile_key *k = keys_row_named(profile_keys, path, n);
 
-	for (;;) {
-		size_t n = strcspn(name, ".");
+	if (k && k->type == KT_KINDS) {
+		int r = kinds_key_at(p, path, ret_k, (const void **)ret_field);
 
-		snprintf(kname, sizeof(kname), "%.*s", (int)n, name);
-		for (k = table; k->name && !streq(k->name, kname); k++)
-			;
-		if (!k->name)
-			return -ENOENT;
-		if (k->type == KT_KINDS) {
-			int r = kinds_key_at(p, path, ret_k, (const void **)ret_field);
-
-			/* "link": the section of the kinds' keys */
-			return r == -ENOENT && !name[n] ? -EISDIR : r;
-		}
-		field = (char *)base + k->offset;
-		if (!name[n])
-			break;
-		if (k->type != KT_SECTION)
-			return -ENOENT;
-		table = k->children;
-		base = field;
-		name += n + 1;
+		/* "link": the section of the kinds' keys */
+		return r == -ENOENT && !path[n] ? -EISDIR : r;
 	}
-	if (k->type == KT_SECTION)
-		return -EISDIR;
-	*ret_k = k;
-	*ret_field = field;
-	return 0;
+	return keys_row_at(profile_keys, path, p, ret_k, (const void **)ret_field);
 }
 
 int profile_overlay_key(struct profile *p, const char *path, const struct ynode *key,

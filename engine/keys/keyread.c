@@ -10,18 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int vfail_at(struct profile_loader *l, const char *file, unsigned line, unsigned column,
-		    const char *fmt, va_list ap)
-{
-	if (l->err) {
-		snprintf(l->err->file, sizeof(l->err->file), "%s", file);
-		l->err->line = line;
-		l->err->column = column;
-		vsnprintf(l->err->message, sizeof(l->err->message), fmt, ap);
-	}
-	return -EINVAL;
-}
-
 int key_fail_at(struct profile_loader *l, const char *file, unsigned line, unsigned column, const char *fmt,
 		...)
 {
@@ -29,7 +17,7 @@ int key_fail_at(struct profile_loader *l, const char *file, unsigned line, unsig
 	int r;
 
 	va_start(ap, fmt);
-	r = vfail_at(l, file, line, column, fmt, ap);
+	r = profile_vfail_at(l->err, file, line, column, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -40,7 +28,7 @@ int key_fail(struct profile_loader *l, const struct ynode *at, const char *fmt, 
 	int r;
 
 	va_start(ap, fmt);
-	r = vfail_at(l, l->file, at->line, at->column, fmt, ap);
+	r = profile_vfail_at(l->err, l->file, at->line, at->column, fmt, ap);
 	va_end(ap);
 	return r;
 }

@@ -8,6 +8,7 @@
 #ifndef CX5_KEYS_H
 #define CX5_KEYS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -199,5 +200,17 @@ struct profile_key {
  * NULL) and returns -EINVAL. */
 int profile_fail_at(struct profile_error *err, const struct profile_mark *at, const char *fmt, ...)
     _printf_(3, 4);
+/* The same at file:line:column with a va_list (keyread.h's failures). */
+int profile_vfail_at(struct profile_error *err, const char *file, unsigned line, unsigned column,
+		     const char *fmt, va_list ap) _printf_(5, 0);
+
+/* The row at a dotted path ("verify.socket_buffer.send") among rows, its
+ * sections' rows below them, and its field under base: 0, -ENOENT no such
+ * row, -EISDIR a section. The one walk of a key path, for profile.c's own
+ * tables and a kind's rows. */
+int keys_row_at(const struct profile_key *rows, const char *path, const void *base,
+		const struct profile_key **ret_key, const void **ret_field);
+/* The row named by the first len characters of name, NULL when none. */
+const struct profile_key *keys_row_named(const struct profile_key *rows, const char *name, size_t len);
 
 #endif

@@ -13,34 +13,6 @@ const void *kind_want(const struct profile *p, const struct change_kind *k)
 	return p->kind_wants[change_kind_index(k)];
 }
 
-/* The row named by the dotted path rest among rows (KT_SECTION rows
- * descend into their children) and its field under base. */
-static int row_at(const struct profile_key *rows, const char *rest, const void *base,
-		  const struct profile_key **ret_k, const void **ret_field)
-{
-	for (;;) {
-		size_t n = strcspn(rest, ".");
-		const struct profile_key *k;
-
-		for (k = rows; k->name && !(strlen(k->name) == n && strncmp(k->name, rest, n) == 0); k++)
-			;
-		if (!k->name)
-			return -ENOENT;
-		base = (const char *)base + k->offset;
-		if (!rest[n]) {
-			if (k->type == KT_SECTION)
-				return -EISDIR;
-			*ret_k = k;
-			*ret_field = base;
-			return 0;
-		}
-		if (k->type != KT_SECTION)
-			return -ENOENT;
-		rows = k->children;
-		rest += n + 1;
-	}
-}
-
 int kinds_key_at(const struct profile *p, const char *path, const struct profile_key **ret_key,
 		 const void **ret_field)
 {
@@ -57,7 +29,7 @@ int kinds_key_at(const struct profile *p, const char *path, const struct profile
 				continue;
 			rest = path + n + 1;
 		}
-		r = row_at(k->keys, rest, p->kind_wants[i], ret_key, ret_field);
+		r = keys_row_at(k->keys, rest, p->kind_wants[i], ret_key, ret_field);
 		if (r != -ENOENT)
 			return r;
 	}
