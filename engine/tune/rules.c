@@ -6,8 +6,9 @@
  * the drops; a port below MTU 9000 whose messages do not fit one frame (or
  * whose reassembly fails) 90, else 50; reassembly memory half its ledger
  * weight (after the MTU, which removes the fragments); doctor's failed
- * check 40, its warning 20. Must never: touch the host, propose a CPU list, or fire on
- * evidence it did not read (an unknown counter is no evidence). */
+ * check 40, its warning 20. Must never: touch the host, propose a CPU
+ * list, or fire on evidence it did not read (an unknown counter is no
+ * evidence). */
 #define _GNU_SOURCE
 #include "rules.h"
 
